@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+#include "commands.h"
+#include "progress_bar.h"
+
+#include "layoutlab/trace/generator.h"
+#include "layoutlab/trace/trace_file.h"
+
+#include <fmt/format.h>
+#include <optional>
+
+namespace layoutlab::cli {
+
+namespace {
+    struct GenOptions {
+        std::string output;
+        std::uint64_t keys = 0;
+        std::optional<std::uint64_t> ops;
+        bool noLoad = false;
+        std::string keySize = "16";
+        std::string valueSize = "96";
+        double ttlFraction = 0;
+        std::uint32_t ttlSeconds = 86400;
+        double intValues = 0;
+        double getFraction = 0.9;
+        double deleteFraction = 0;
+        std::string popularity = "uniform";
+        std::uint64_t seed = 1;
+    };
+
+    // Counts requests as they go to the writer, for the progress bar.
+    class CountingReader final : public TraceReader {
+    public:
+        CountingReader(TraceReader& inner, ProgressSink& sink)
+            : m_inner(inner)
+            , m_sink(sink) { }
+        Expected<std::size_t> read(std::span<Request> out) override {
+            auto n = m_inner.read(out);
+            if (n) {
+                m_done += *n;
+                if ((m_done & 0xfffff) < *n)
+                    m_sink.progress(static_cast<double>(m_done) / static_cast<double>(totalRequests()), m_done);
+            }
+            return n;
+        }
+        std::uint64_t totalRequests() const override { return m_inner.totalRequests(); }
+        std::uint64_t keyIdLimit() const override { return m_inner.keyIdLimit(); }
+        std::string name() const override { return m_inner.name(); }
+
+    private:
+        TraceReader& m_inner;
+        ProgressSink& m_sink;
+        std::uint64_t m_done = 0;
+    };
+
+    int runGen(const GenOptions& o) {
+        auto config = makeGeneratorConfig(o.keys, o.ops, o.keySize, o.valueSize, o.ttlFraction, o.intValues,
+            o.getFraction, o.deleteFraction, o.popularity, o.seed);
+        if (!config)
+            return reportError(config.error());
+        config->load = !o.noLoad;
+        config->ttlSeconds = o.ttlSeconds;
+        if (!config->load && config->ops == 0)
+            return reportError(usageError("--no-load without --ops would write an empty trace", "--no-load"));
+        SyntheticTrace trace(*config);
+        ProgressBar bar("gen");
+        CountingReader counting(trace, bar);
+        if (auto ok = writeTrace(counting, o.output); !ok)
+            return reportError(ok.error());
+        fmt::print(stderr, "wrote {} requests over {} keys to {}\n", trace.totalRequests(), config->keys, o.output);
+        return kExitOk;
+    }
+} // namespace
+
+void addGenCommand(CLI::App& app, int& status) {
+    auto options = std::make_shared<GenOptions>();
+    auto* cmd = app.add_subcommand("gen", "Generate a synthetic trace (layoutlab binary format)");
+    cmd->add_option("-o,--output", options->output, "Trace file to write")->required();
+    cmd->add_option("--keys", options->keys, "Distinct keys")->required();
+    cmd->add_option("--ops", options->ops, "Operations after the load (default: the load only)");
+    cmd->add_flag("--no-load", options->noLoad, "Skip the initial load that writes every key once");
+    cmd->add_option("--key-size", options->keySize,
+           "Key length distribution: N, uniform:A:B, normal:MU:SD, lognormal:MU:SIGMA[:MIN:MAX], hist:FILE")
+        ->capture_default_str();
+    cmd->add_option("--value-size", options->valueSize, "Value length distribution (same forms)")
+        ->capture_default_str();
+    cmd->add_option("--ttl-fraction", options->ttlFraction, "Share of writes with a TTL")->capture_default_str();
+    cmd->add_option("--ttl-seconds", options->ttlSeconds, "TTL given to those writes")->capture_default_str();
+    cmd->add_option("--int-values", options->intValues,
+           "Share of values that are decimal integers of the drawn length (1-19 digits)")
+        ->capture_default_str();
+    cmd->add_option("--get-fraction", options->getFraction, "Share of GETs among the operations after the load")
+        ->capture_default_str();
+    cmd->add_option("--delete-fraction", options->deleteFraction, "Share of DELETEs (the rest are SETs)")
+        ->capture_default_str();
+    cmd->add_option("--popularity", options->popularity, "Key popularity: uniform or zipf:A")->capture_default_str();
+    cmd->add_option("--seed", options->seed, "Random seed (same seed, same trace)")->capture_default_str();
+    cmd->callback([options, &status] { status = runGen(*options); });
+}
+
+} // namespace layoutlab::cli

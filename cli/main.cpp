@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+// layoutlab: the headless command. It parses arguments, calls the core, and prints through reporters.
+
+#include "commands.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fmt/format.h>
+
+namespace layoutlab::cli {
+
+int reportError(const Error& error) {
+    fmt::print(stderr, "layoutlab: error: {}\n", error.describe());
+    return error.code == ErrorCode::Usage ? kExitUsage : kExitData;
+}
+
+Status writeOutput(const std::string& text, const std::string& path) {
+    if (path.empty() || path == "-") {
+        std::fwrite(text.data(), 1, text.size(), stdout);
+        std::fflush(stdout);
+        return Ok {};
+    }
+    const std::string partial = path + ".partial";
+    std::FILE* f = std::fopen(partial.c_str(), "wb");
+    if (!f)
+        return ioError(fmt::format("cannot create: {}", std::strerror(errno)), partial);
+    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    if (std::fclose(f) != 0 || !ok || std::rename(partial.c_str(), path.c_str()) != 0) {
+        std::remove(partial.c_str());
+        return ioError(fmt::format("cannot write: {}", std::strerror(errno)), path);
+    }
+    return Ok {};
+}
+
+} // namespace layoutlab::cli
+
+int main(int argc, char** argv) {
+    using namespace layoutlab::cli;
+    CLI::App app { "layoutlab: allocator-aware memory-layout simulator for key/value stores.\n"
+                   "Exit codes: 0 success, 1 data or I/O error, 2 usage error.",
+        "layoutlab" };
+    app.require_subcommand(1);
+    app.set_version_flag("--version", std::string("layoutlab ") + LAYOUTLAB_VERSION);
+    int status = kExitOk;
+    addGenCommand(app, status);
+    addSimCommands(app, status);
+    addListCommands(app, status);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        fmt::print(stderr, "layoutlab: error: {}\n", e.what());
+        fmt::print(stderr, "Run with --help for usage.\n");
+        return kExitUsage;
+    }
+    return status;
+}

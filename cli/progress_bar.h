@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "layoutlab/sim/simulation.h"
+
+#include <chrono>
+
+namespace layoutlab::cli {
+
+// A one-line progress bar on stderr, shown only when stderr is a terminal.
+class ProgressBar final : public ProgressSink {
+public:
+    explicit ProgressBar(std::string label);
+    ~ProgressBar() override;
+    void progress(double fraction, std::uint64_t done) override;
+    bool enabled() const { return m_enabled; }
+
+private:
+    std::string m_label;
+    bool m_enabled = false;
+    bool m_drawn = false;
+    std::chrono::steady_clock::time_point m_start;
+    std::chrono::steady_clock::time_point m_lastDraw;
+};
+
+} // namespace layoutlab::cli

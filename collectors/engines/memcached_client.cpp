@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+#include "layoutlab/collect/memcached_client.h"
+
+#include <arpa/inet.h>
+#include <cerrno>
+#include <cstring>
+#include <fmt/format.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace layoutlab {
+
+namespace {
+    constexpr std::size_t kPipelineBatch = 256;
+}
+
+Expected<MemcachedClient> MemcachedClient::connect(const std::string& host, std::uint16_t port) {
+    addrinfo hints {};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo* res = nullptr;
+    if (getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &res) != 0 || !res)
+        return ioError(fmt::format("cannot resolve {}", host));
+    const int fd = ::socket(res->ai_family, res->ai_socktype, res->ai_protocol);
+    const bool ok = fd >= 0 && ::connect(fd, res->ai_addr, res->ai_addrlen) == 0;
+    freeaddrinfo(res);
+    if (!ok) {
+        const int err = errno;
+        if (fd >= 0)
+            ::close(fd);
+        return ioError(fmt::format("cannot connect to memcached at {}:{}: {}", host, port, std::strerror(err)));
+    }
+    return MemcachedClient(fd);
+}
+
+MemcachedClient::MemcachedClient(MemcachedClient&& other) noexcept
+    : m_fd(other.m_fd)
+    , m_buffer(std::move(other.m_buffer)) {
+    other.m_fd = -1;
+}
+
+MemcachedClient::~MemcachedClient() {
+    if (m_fd >= 0)
+        ::close(m_fd);
+}
+
+Status MemcachedClient::sendAll(const std::string& data) {
+    std::size_t sent = 0;
+    while (sent < data.size()) {
+        const ssize_t n = ::send(m_fd, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
+        if (n <= 0)
+            return ioError(fmt::format("memcached send failed: {}", std::strerror(errno)));
+        sent += static_cast<std::size_t>(n);
+    }
+    return Ok {};
+}
+
+Expected<std::string> MemcachedClient::readLine() {
+    while (true) {
+        const auto pos = m_buffer.find("\r\n");
+        if (pos != std::string::npos) {
+            std::string line = m_buffer.substr(0, pos);
+            m_buffer.erase(0, pos + 2);
+            return line;
+        }
+        char chunk[65536];
+        const ssize_t n = ::recv(m_fd, chunk, sizeof chunk, 0);
+        if (n <= 0)
+            return ioError("memcached closed the connection");
+        m_buffer.append(chunk, static_cast<std::size_t>(n));
+    }
+}
+
+Status MemcachedClient::setMany(const std::vector<MemcachedSet>& sets) {
+    for (std::size_t start = 0; start < sets.size(); start += kPipelineBatch) {
+        const std::size_t end = std::min(sets.size(), start + kPipelineBatch);
+        std::string out;
+        for (std::size_t i = start; i < end; ++i) {
+            const auto& s = sets[i];
+            out += fmt::format("set {} {} {} {}\r\n", s.key, s.flags, s.exptime, s.value.size());
+            out += s.value;
+            out += "\r\n";
+        }
+        if (auto ok = sendAll(out); !ok)
+            return ok;
+        for (std::size_t i = start; i < end; ++i) {
+            auto line = readLine();
+            if (!line)
+                return line.error();
+            if (*line != "STORED")
+                return dataError(fmt::format("memcached refused set of '{}': {}", sets[i].key, *line));
+        }
+    }
+    return Ok {};
+}
+
+Expected<std::map<std::string, std::string>> MemcachedClient::stats(const std::string& group) {
+    if (auto ok = sendAll(group.empty() ? "stats\r\n" : "stats " + group + "\r\n"); !ok)
+        return ok.error();
+    std::map<std::string, std::string> out;
+    while (true) {
+        auto line = readLine();
+        if (!line)
+            return line.error();
+        if (*line == "END")
+            return out;
+        if (line->rfind("STAT ", 0) != 0)
+            return dataError(fmt::format("unexpected reply to stats {}: {}", group, *line));
+        const auto space = line->find(' ', 5);
+        out[line->substr(5, space - 5)] = space == std::string::npos ? "" : line->substr(space + 1);
+    }
+}
+
+} // namespace layoutlab

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+#include "layoutlab/collect/resp_client.h"
+
+#include <fmt/format.h>
+#include <hiredis/hiredis.h>
+#include <sstream>
+
+namespace layoutlab {
+
+namespace {
+    constexpr std::size_t kPipelineBatch = 512;
+
+    std::string replyText(const redisReply* reply) {
+        switch (reply->type) {
+        case REDIS_REPLY_STRING:
+        case REDIS_REPLY_STATUS:
+        case REDIS_REPLY_ERROR:
+            return std::string(reply->str, reply->len);
+        case REDIS_REPLY_INTEGER:
+            return std::to_string(reply->integer);
+        default:
+            return {};
+        }
+    }
+
+    void appendCommand(redisContext* c, const std::vector<std::string>& argv) {
+        std::vector<const char*> args;
+        std::vector<size_t> lens;
+        for (const auto& a : argv) {
+            args.push_back(a.data());
+            lens.push_back(a.size());
+        }
+        redisAppendCommandArgv(c, static_cast<int>(args.size()), args.data(), lens.data());
+    }
+} // namespace
+
+Expected<RespClient> RespClient::connect(const std::string& host, std::uint16_t port) {
+    timeval timeout { 10, 0 };
+    redisContext* c = redisConnectWithTimeout(host.c_str(), port, timeout);
+    if (!c || c->err) {
+        std::string why = c ? c->errstr : "out of memory";
+        if (c)
+            redisFree(c);
+        return ioError(fmt::format("cannot connect to {}:{}: {}", host, port, why));
+    }
+    redisSetTimeout(c, timeout);
+    return RespClient(c);
+}
+
+RespClient::RespClient(RespClient&& other) noexcept
+    : m_context(other.m_context) {
+    other.m_context = nullptr;
+}
+
+RespClient::~RespClient() {
+    if (m_context)
+        redisFree(m_context);
+}
+
+Expected<std::string> RespClient::command(const std::vector<std::string>& argv) {
+    appendCommand(m_context, argv);
+    void* raw = nullptr;
+    if (redisGetReply(m_context, &raw) != REDIS_OK || !raw)
+        return ioError(fmt::format("connection error on {}: {}", argv.empty() ? "" : argv[0], m_context->errstr));
+    auto* reply = static_cast<redisReply*>(raw);
+    const bool isError = reply->type == REDIS_REPLY_ERROR;
+    std::string text = replyText(reply);
+    freeReplyObject(reply);
+    if (isError)
+        return dataError(fmt::format("{} failed: {}", argv.empty() ? "" : argv[0], text));
+    return text;
+}
+
+Status RespClient::pipeline(const std::vector<std::vector<std::string>>& commands) {
+    for (std::size_t start = 0; start < commands.size(); start += kPipelineBatch) {
+        const std::size_t end = std::min(commands.size(), start + kPipelineBatch);
+        for (std::size_t i = start; i < end; ++i)
+            appendCommand(m_context, commands[i]);
+        for (std::size_t i = start; i < end; ++i) {
+            void* raw = nullptr;
+            if (redisGetReply(m_context, &raw) != REDIS_OK || !raw)
+                return ioError(fmt::format("connection error: {}", m_context->errstr));
+            auto* reply = static_cast<redisReply*>(raw);
+            const bool isError = reply->type == REDIS_REPLY_ERROR;
+            std::string text = isError ? replyText(reply) : std::string();
+            freeReplyObject(reply);
+            if (isError)
+                return dataError(fmt::format("{} failed: {}", commands[i][0], text));
+        }
+    }
+    return Ok {};
+}
+
+Expected<std::map<std::string, std::string>> RespClient::info(const std::string& section) {
+    auto text = command({ "INFO", section });
+    if (!text)
+        return text.error();
+    std::map<std::string, std::string> out;
+    std::istringstream lines(*text);
+    std::string line;
+    while (std::getline(lines, line)) {
+        if (!line.empty() && line.back() == '\r')
+            line.pop_back();
+        const auto colon = line.find(':');
+        if (line.empty() || line[0] == '#' || colon == std::string::npos)
+            continue;
+        out[line.substr(0, colon)] = line.substr(colon + 1);
+    }
+    return out;
+}
+
+} // namespace layoutlab

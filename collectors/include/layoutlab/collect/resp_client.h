@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// RESP client for Valkey and Redis over hiredis: commands as argument vectors, pipelined batches.
+
+#include "layoutlab/expected.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+struct redisContext;
+
+namespace layoutlab {
+
+class RespClient {
+public:
+    static Expected<RespClient> connect(const std::string& host, std::uint16_t port);
+    RespClient(RespClient&& other) noexcept;
+    ~RespClient();
+
+    // One command; the reply as text (status, string, integer as decimal, nil as empty).
+    Expected<std::string> command(const std::vector<std::string>& argv);
+    // Many commands pipelined; fails on the first error reply.
+    Status pipeline(const std::vector<std::vector<std::string>>& commands);
+    // INFO [section] parsed into field -> value.
+    Expected<std::map<std::string, std::string>> info(const std::string& section);
+
+private:
+    explicit RespClient(redisContext* context)
+        : m_context(context) { }
+    redisContext* m_context = nullptr;
+};
+
+} // namespace layoutlab

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// A store server started for a measurement: an argument vector (never a shell string), 127.0.0.1 and
+// a free port, its own working directory, output captured to a log file, and stopped by its PID.
+
+#include "layoutlab/expected.h"
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace layoutlab {
+
+class ServerProcess {
+public:
+    // argv[0] is the binary; the child's stdout and stderr go to `logPath`.
+    static Expected<std::unique_ptr<ServerProcess>> start(const std::vector<std::string>& argv,
+        const std::string& workDir, const std::string& logPath);
+    ~ServerProcess();
+    ServerProcess(const ServerProcess&) = delete;
+    ServerProcess& operator=(const ServerProcess&) = delete;
+
+    pid_t pid() const { return m_pid; }
+    bool running();
+    // SIGTERM, then SIGKILL after the grace period; reaps the child.
+    void stop(std::chrono::milliseconds grace = std::chrono::milliseconds(3000));
+    std::string log() const;
+
+private:
+    ServerProcess() = default;
+    pid_t m_pid = -1;
+    std::string m_logPath;
+};
+
+// A TCP port on 127.0.0.1 that nothing listens on right now.
+Expected<std::uint16_t> findFreePort();
+// Polls until something accepts connections on 127.0.0.1:port, or the process dies, or time runs out.
+Status waitForPort(std::uint16_t port, ServerProcess& process, std::chrono::milliseconds timeout);
+// The first executable called `name` on PATH (and /usr/sbin, /usr/bin).
+std::optional<std::string> findExecutable(const std::string& name);
+// A fresh private directory under the system temp dir.
+Expected<std::string> makeTempDir(const std::string& prefix);
+void removeTree(const std::string& path);
+
+} // namespace layoutlab

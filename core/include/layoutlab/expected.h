@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Errors travel as values. The core never prints and never throws across its boundary: every fallible
+// function returns Expected<T>, and the caller (CLI, GUI, tests) decides how to show the Error.
+
+#include <cassert>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace layoutlab {
+
+enum class ErrorCode : std::uint8_t {
+    Usage, // a bad argument: unknown name, malformed value, out of range (CLI exit code 2)
+    Data, // bad input data: malformed or truncated file, impossible size (CLI exit code 1)
+    Io, // the operating system refused: missing file, no space (CLI exit code 1)
+    Cancelled, // the caller asked to stop
+};
+
+struct Error {
+    ErrorCode code = ErrorCode::Data;
+    std::string message;
+    std::string file; // the file the error is about, if any
+    std::uint64_t offset = 0; // byte offset (binary files) or line number (text), when hasOffset
+    bool hasOffset = false;
+    std::string field; // the argument or field named by the error, if any
+
+    // One line: "FILE: offset N: field F: message" with the parts that are known.
+    std::string describe() const;
+};
+
+Error usageError(std::string message, std::string field = {});
+Error dataError(std::string message, std::string file = {}, std::uint64_t offset = 0, bool hasOffset = false);
+Error ioError(std::string message, std::string file = {});
+
+template <class T>
+class [[nodiscard]] Expected {
+public:
+    Expected(T value)
+        : m_state(std::move(value)) { }
+    Expected(Error error)
+        : m_state(std::move(error)) { }
+
+    bool hasValue() const { return m_state.index() == 0; }
+    explicit operator bool() const { return hasValue(); }
+
+    T& value() & {
+        assert(hasValue());
+        return std::get<0>(m_state);
+    }
+    const T& value() const& {
+        assert(hasValue());
+        return std::get<0>(m_state);
+    }
+    T&& value() && {
+        assert(hasValue());
+        return std::get<0>(std::move(m_state));
+    }
+    T* operator->() { return &value(); }
+    const T* operator->() const { return &value(); }
+    T& operator*() & { return value(); }
+    const T& operator*() const& { return value(); }
+
+    const Error& error() const {
+        assert(!hasValue());
+        return std::get<1>(m_state);
+    }
+
+private:
+    std::variant<T, Error> m_state;
+};
+
+// Expected<void>: success or an Error.
+struct Ok { };
+using Status = Expected<Ok>;
+
+} // namespace layoutlab

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// What one key costs: the shape of a key (its lengths, TTL, value kind) goes in; the allocations the
+// store makes for it and the path a GET takes through them come out.
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+namespace layoutlab {
+
+enum class ValueKind : std::uint8_t {
+    String = 0, // arbitrary bytes
+    Integer = 1, // a canonical decimal integer that fits a C long
+    SmallInteger = 2, // an integer in [0, 9999]: Redis shares these (OBJ_SHARED_INTEGERS)
+};
+
+struct KeyShape {
+    std::uint32_t keyBytes = 0;
+    std::uint32_t valueBytes = 0;
+    bool hasTtl = false;
+    ValueKind kind = ValueKind::String;
+
+    auto operator<=>(const KeyShape&) const = default;
+};
+
+enum class Encoding : std::uint8_t {
+    Embedded, // value inside the key's main allocation (Valkey/Redis EMBSTR)
+    Raw, // value in a separate allocation behind a pointer
+    Integer, // value held in the object's pointer field
+    SharedInteger, // value is a shared object: no allocation of its own
+    Item, // memcached item in one slab chunk
+    ChunkedItem, // memcached item split over chunks (larger than slab_chunk_max)
+};
+std::string_view encodingName(Encoding encoding);
+
+enum class Purpose : std::uint8_t {
+    Object, // robj / serverObject (with whatever is embedded in it)
+    Key, // a separate key string
+    Value, // a separate value string
+    Entry, // dictEntry of the keyspace
+    ExpireEntry, // dictEntry of the expires dict
+    Item, // memcached item
+    ItemHeader, // memcached chunked-item header
+    ItemChunk, // memcached chunk of a large item
+};
+std::string_view purposeName(Purpose purpose);
+
+struct Allocation {
+    std::uint64_t requestedBytes = 0; // what the store asks the allocator for
+    std::uint64_t readBytes = 0; // bytes a GET reads from the start of it (0: not read by GET)
+    std::uint32_t count = 1; // identical allocations (chunks of a large item)
+    Purpose purpose = Purpose::Object;
+};
+
+struct KeyLayout {
+    static constexpr std::size_t kMaxAllocations = 8;
+
+    Encoding encoding = Encoding::Raw;
+    bool stored = true; // false when the engine refuses the key (memcached: item larger than -I)
+    std::array<Allocation, kMaxAllocations> allocations {};
+    std::uint8_t allocationCount = 0;
+    std::uint8_t indexLinesPerGet = 0; // hash-table lines a GET reads before the first object
+    std::uint8_t dependentLoads = 0; // loads whose address was read from memory by an earlier load
+    std::uint16_t pointerBytes = 0; // pointer fields of this key's structures, index slots included
+
+    void add(const Allocation& allocation) { allocations[allocationCount++] = allocation; }
+    bool embedded() const { return encoding == Encoding::Embedded; }
+};
+
+} // namespace layoutlab

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "layoutlab/layout/layout_model.h"
+
+#include <string_view>
+#include <vector>
+
+namespace layoutlab {
+
+struct LayoutInfo {
+    std::string name; // as given to --layout
+    std::string spec; // the full parameter set it stands for
+    std::string description;
+};
+
+// Parses "valkey", "valkey-9.1", "valkey:threshold=128,header=8,embstr-limit=auto", "redis-7.0",
+// "memcached-1.6:framing=marshal-utf8". Presets take parameter overrides too.
+Expected<LayoutPtr> parseLayout(std::string_view spec);
+std::vector<LayoutInfo> listLayouts();
+
+} // namespace layoutlab

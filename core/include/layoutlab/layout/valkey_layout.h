@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Valkey string keys (src/object.c, src/server.h struct serverObject, src/hashtable.c).
+//
+// One allocation holds the object, the optional expire, the key and, when it fits, the value:
+//
+//   [header: type|encoding|lru|flags|refcount (8)] [val ptr (8), absent when embedded in 9.1]
+//   [expire int64, if hasexpire] [key sds header size (1)] [key sds: hdr + K + NUL]
+//   [EMBSTR only: value sds type 8: 3 + V + NUL]
+//
+// The keyspace is a hashtable of 64-byte buckets with 7 entry slots; entries are the object pointers.
+
+#include "layoutlab/layout/layout_model.h"
+
+namespace layoutlab {
+
+struct ValkeyParams {
+    std::uint32_t threshold = 128; // createStringObjectWithKeyAndExpire / shouldEmbedStringObject limit
+    std::uint32_t headerBytes = 8; // object header in front of an embedded value: 16 in 8.1/9.0, 8 in 9.1
+    // Largest client value created EMBSTR (OBJ_ENCODING_EMBSTR_SIZE_LIMIT = 44 before 9.1); 0 = "auto":
+    // derive it from the threshold as 9.1's shouldEmbedStringObject(len, NULL, EXPIRY_NONE) does.
+    std::uint32_t embstrLimit = 0;
+    // Key sizing in the embed decision: "legacy" counts K + 3 (8.1, before PR #2087), "exact" counts
+    // sdsReqSize(K) + 1 (9.0 and later).
+    bool exactKeySizing = true;
+};
+
+class ValkeyLayout final : public LayoutModel {
+public:
+    ValkeyLayout(std::string presetName, const ValkeyParams& params);
+
+    std::string spec() const override;
+    std::string description() const override;
+    std::optional<ThresholdParam> threshold() const override;
+    std::string defaultAllocator() const override { return "jemalloc:quantum=8,page=4096"; }
+    Status checkAllocator(const AllocatorModel& allocator) const override;
+    IndexPolicy indexPolicy() const override { return { IndexKind::ValkeyHashtable, true }; }
+    KeyLayout describe(const KeyShape& shape, std::uint32_t threshold,
+        const AllocatorModel& allocator) const override;
+
+    const ValkeyParams& params() const { return m_params; }
+    std::uint32_t effectiveEmbstrLimit(std::uint32_t threshold) const;
+
+private:
+    std::string m_presetName;
+    ValkeyParams m_params;
+};
+
+} // namespace layoutlab

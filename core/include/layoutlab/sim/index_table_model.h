@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The sizes of an engine's key index over time: the simulator tells it about every insert, delete and
+// lookup, and it grows, shrinks and (incrementally) rehashes the way the engine's table does. Only
+// sizes are kept, never entries, so it costs a few integers whatever the keyspace size.
+
+#include "layoutlab/alloc/allocator_model.h"
+#include "layoutlab/layout/layout_model.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace layoutlab {
+
+// One allocation class used by an index table (arrays, child buckets).
+struct IndexAllocation {
+    std::uint64_t requestedBytes = 0;
+    std::uint64_t usableBytes = 0;
+    std::uint64_t count = 0;
+    bool fromAllocator = true; // false: allocated outside the modelled allocator (memcached's calloc'ed table)
+};
+
+struct IndexFootprint {
+    std::uint64_t requestedBytes = 0;
+    std::uint64_t usableBytes = 0;
+    std::uint64_t allocations = 0;
+    std::uint64_t buckets = 0; // top-level buckets of every live table array
+    std::uint64_t childBuckets = 0; // Valkey: expected child buckets (Poisson estimate)
+    bool rehashing = false;
+    std::vector<IndexAllocation> parts;
+};
+
+class IndexTableModel {
+public:
+    explicit IndexTableModel(IndexKind kind);
+
+    void insert(); // a new entry (the engine looks the key up first, which may advance rehashing)
+    void erase();
+    void lookup(); // a read access (advances incremental rehashing)
+
+    std::uint64_t entries() const { return m_used; }
+    IndexFootprint footprint(const AllocatorModel& allocator) const;
+
+    // Valkey hashtable.c: expected child buckets for `entries` spread over `buckets` top-level buckets.
+    static double expectedChildBuckets(double entries, double buckets);
+
+private:
+    void rehashStep();
+    void resize(std::uint64_t minCapacity);
+    std::uint64_t bucketsFor(std::uint64_t minCapacity) const;
+
+    IndexKind m_kind;
+    std::uint64_t m_used = 0;
+    std::uint64_t m_buckets = 0; // table 0
+    std::uint64_t m_targetBuckets = 0; // table 1 while rehashing, else 0
+    double m_rehashIndex = 0; // buckets of table 0 already moved
+};
+
+} // namespace layoutlab

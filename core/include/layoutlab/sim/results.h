@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Plain result structs: what a simulation reports per threshold. Byte counts are 64-bit integers and
+// carry their unit in their name.
+
+#include "layoutlab/trace/request.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace layoutlab {
+
+struct SizeClassUsage {
+    std::uint64_t classBytes = 0; // the allocator class (usable bytes)
+    std::uint64_t allocations = 0;
+    std::uint64_t requestedBytes = 0;
+    std::uint64_t usableBytes = 0;
+    std::uint64_t regionsPerSlab = 0; // 0 for page-multiple extents and unslabbed allocators
+    std::uint64_t slabs = 0; // slabs (pages for memcached) needed at minimum for these allocations
+
+    auto operator<=>(const SizeClassUsage&) const = default;
+};
+
+struct ThresholdPoint {
+    std::uint32_t threshold = 0; // 0 when the layout has none
+    std::uint64_t keys = 0;
+    std::uint64_t unstorableKeys = 0; // rejected by the engine (memcached: item larger than -I)
+    std::uint64_t payloadBytes = 0; // key + value lengths
+    std::uint64_t requestedBytes = 0; // asked of the allocator, index tables included
+    std::uint64_t usableBytes = 0; // handed out by the allocator (what used_memory counts)
+    std::uint64_t internalFragmentationBytes = 0; // usable - requested
+    std::uint64_t indexBytes = 0; // usable bytes of the index tables
+    std::uint64_t allocations = 0;
+    std::uint64_t pointerBytes = 0;
+    std::uint64_t embeddedKeys = 0;
+    double overheadBytesPerKey = 0; // (usable - payload) / keys
+    double usableBytesPerKey = 0;
+    double allocationsPerKey = 0;
+    double pointerBytesPerKey = 0;
+    double embeddedFraction = 0;
+    double linesTouchedPerGet = 0; // distinct 64-byte lines, index line(s) included
+    double dependentLoadsPerGet = 0;
+    std::vector<SizeClassUsage> sizeClasses; // sorted by class
+};
+
+struct TraceSummary {
+    std::uint64_t requests = 0;
+    std::array<std::uint64_t, kOpCount> requestsByOp {};
+    std::uint64_t getHits = 0;
+    std::uint64_t getMisses = 0;
+    std::uint64_t expiredKeys = 0;
+    std::uint64_t distinctKeys = 0; // key ids ever written
+    std::uint64_t liveKeys = 0; // at the end
+    std::uint64_t maxLiveKeys = 0;
+    std::uint64_t ttlKeys = 0; // live keys with a TTL at the end
+    std::uint64_t distinctShapes = 0;
+};
+
+struct SimulationResult {
+    std::string traceName;
+    std::string layoutSpec;
+    std::string allocatorSpec;
+    std::string thresholdName; // empty when the layout has none
+    std::uint32_t configuredThreshold = 0; // the layout's own value
+    bool getWeightsFromTrace = false; // per-GET metrics weighted by the trace's GET hits (else: every key once)
+    bool indexRehashing = false;
+    std::uint64_t indexBuckets = 0;
+    double indexChildBuckets = 0;
+    TraceSummary trace;
+    std::vector<ThresholdPoint> points;
+};
+
+} // namespace layoutlab

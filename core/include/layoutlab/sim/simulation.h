@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// simulate(): replays a trace once, keeping the live keyspace (8-16 bytes per key id) and the index
+// tables' sizes; then evaluates every requested threshold from the final keyspace's shape histogram
+// and the histogram of shapes the trace's GETs hit. The cost of a sweep is one replay plus
+// thresholds x distinct shapes, not thresholds x requests.
+
+#include "layoutlab/alloc/allocator_model.h"
+#include "layoutlab/layout/layout_model.h"
+#include "layoutlab/sim/results.h"
+#include "layoutlab/trace/trace_reader.h"
+
+#include <stop_token>
+
+namespace layoutlab {
+
+class ProgressSink {
+public:
+    virtual ~ProgressSink() = default;
+    // fraction in [0, 1] (negative when the total is unknown), and requests replayed so far.
+    virtual void progress(double fraction, std::uint64_t requestsDone) = 0;
+};
+
+struct SimulationConfig {
+    LayoutPtr layout;
+    AllocatorPtr allocator;
+    std::vector<std::uint32_t> thresholds; // empty: the layout's configured threshold (or none)
+};
+
+Expected<SimulationResult> simulate(const SimulationConfig& config, TraceReader& trace,
+    ProgressSink* progress = nullptr, std::stop_token stop = {});
+
+// Parses "32:512:16" (first:last:step) or "64,128" into a sorted, de-duplicated list.
+Expected<std::vector<std::uint32_t>> parseThresholds(std::string_view text, const ThresholdParam& param);
+
+// The metrics of one shape under one threshold (used by tests and `layoutlab layouts --explain`).
+struct ShapeCost {
+    KeyLayout layout;
+    std::uint64_t requestedBytes = 0;
+    std::uint64_t usableBytes = 0;
+    double linesTouched = 0;
+};
+ShapeCost costOf(const LayoutModel& layout, const AllocatorModel& allocator, const KeyShape& shape,
+    std::uint32_t threshold);
+
+} // namespace layoutlab

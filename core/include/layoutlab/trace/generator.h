@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Synthetic traces (`layoutlab gen`): a load that writes every key once, then optionally a mix of
+// operations over keys drawn uniformly or by Zipf popularity. Deterministic for a seed.
+
+#include "layoutlab/trace/distribution.h"
+#include "layoutlab/trace/trace_reader.h"
+
+#include <optional>
+
+namespace layoutlab {
+
+struct GeneratorConfig {
+    std::uint64_t keys = 100000;
+    std::uint64_t ops = 0; // operations after the load
+    bool load = true; // write every key once first
+    SizeDistribution keySize;
+    SizeDistribution valueSize;
+    double ttlFraction = 0.0; // share of writes that carry a TTL
+    std::uint32_t ttlSeconds = 86400;
+    double intValueFraction = 0.0; // share of values that are decimal integers of the drawn length
+    double getFraction = 0.9; // of the operations after the load
+    double deleteFraction = 0.0; // the rest are sets
+    double zipfExponent = 0.0; // 0: uniform popularity
+    std::uint64_t seed = 1;
+    std::uint32_t opsPerSecond = 100000; // spacing of timestamps
+};
+
+Expected<GeneratorConfig> makeGeneratorConfig(std::uint64_t keys, std::optional<std::uint64_t> ops,
+    std::string_view keySize, std::string_view valueSize, double ttlFraction, double intValues, double getFraction,
+    double deleteFraction, std::string_view popularity, std::uint64_t seed);
+
+class SyntheticTrace final : public TraceReader {
+public:
+    explicit SyntheticTrace(GeneratorConfig config);
+
+    Expected<std::size_t> read(std::span<Request> out) override;
+    std::uint64_t totalRequests() const override;
+    std::uint64_t keyIdLimit() const override { return m_config.keys; }
+    std::string name() const override { return "synthetic"; }
+
+    // The key length of a key id: fixed per key, derived from the seed and the id.
+    std::uint32_t keyBytesOf(std::uint32_t keyId) const;
+
+private:
+    Request makeWrite(std::uint32_t keyId, Op op);
+
+    GeneratorConfig m_config;
+    std::optional<ZipfSampler> m_zipf;
+    Random m_random;
+    std::uint64_t m_emitted = 0;
+};
+
+} // namespace layoutlab

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "layoutlab/layout/key_layout.h"
+
+#include <cstdint>
+#include <string_view>
+
+namespace layoutlab {
+
+// Operations a trace can carry; importers map their formats' commands onto these.
+enum class Op : std::uint8_t {
+    Get = 0,
+    Set = 1, // create or overwrite; a TTL of 0 clears any expiry
+    Add = 2, // set only if absent
+    Replace = 3, // set only if present
+    Append = 4, // value grows by valueBytes (created if absent, as Redis APPEND does)
+    Prepend = 5,
+    Incr = 6, // value becomes an integer of valueBytes chars (created if absent)
+    Decr = 7,
+    Delete = 8,
+    Expire = 9, // set the TTL of an existing key
+    Persist = 10, // clear the TTL of an existing key
+    Other = 11, // counted, no effect on the keyspace
+};
+inline constexpr int kOpCount = 12;
+std::string_view opName(Op op);
+
+struct Request {
+    std::uint64_t timeMs = 0; // since the start of the trace
+    std::uint32_t keyId = 0; // dense key id given at import/generation
+    std::uint32_t keyBytes = 0;
+    std::uint32_t valueBytes = 0;
+    std::uint32_t ttlSeconds = 0; // 0: no expiry
+    Op op = Op::Get;
+    ValueKind kind = ValueKind::String;
+
+    auto operator<=>(const Request&) const = default;
+};
+
+} // namespace layoutlab

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+#include "layoutlab/layout/valkey_layout.h"
+
+#include "layoutlab/alloc/memcached_slabs.h"
+#include "layoutlab/layout/sds.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace layoutlab {
+
+namespace {
+    // server.h struct serverObject: type:4 encoding:4 lru:24 hasexpire:1 hasembkey:1 refcount:30 (8 bytes)
+    // followed by void *ptr: sizeof(robj) = 16. A RAW or INT object always keeps the pointer slot.
+    constexpr std::uint64_t kRobjBytes = 16;
+    constexpr std::uint64_t kPointerBytes = 8;
+    constexpr std::uint64_t kExpireBytes = 8; // object.c: long long expire, when hasexpire
+    constexpr std::uint64_t kKeyHeaderSizeByte = 1; // object.c: one byte holding the key sds header size
+    // object.c KEY_SIZE_TO_INCLUDE_EXPIRE_THRESHOLD: keys this long always get an expire field.
+    constexpr std::uint32_t kKeySizeToIncludeExpire = 128;
+    // object.c createEmbeddedStringObjectWithKeyAndExpire: the embedded value is always sds type 8.
+    constexpr std::uint64_t kEmbeddedValueSdsOverhead = sds::reqSize(0, sds::Type::Type8);
+    // sds type 8 holds lengths up to 255; 9.1 shouldEmbedStringObject: "if (len > 255) return false".
+    constexpr std::uint32_t kMaxEmbeddedValueBytes = 255;
+    // 9.1 (PR #2516) "Ensure it's possible to unembed": the embedded value area is at least a pointer.
+    constexpr std::uint64_t kMinEmbeddedValueArea = kPointerBytes;
+    // object.c tryObjectEncodingEx: only strings of at most 20 chars are tried as a long.
+    constexpr std::uint32_t kMaxIntegerChars = 20;
+    // 8.1 header and 9.1 header (robj without val_ptr when the value is embedded).
+    constexpr std::uint32_t kHeaderWithPointer = 16;
+    constexpr std::uint32_t kHeaderWithoutPointer = 8;
+} // namespace
+
+ValkeyLayout::ValkeyLayout(std::string presetName, const ValkeyParams& params)
+    : m_presetName(std::move(presetName))
+    , m_params(params) { }
+
+std::string ValkeyLayout::spec() const {
+    return fmt::format("valkey:threshold={},header={},embstr-limit={},key-sizing={}", m_params.threshold,
+        m_params.headerBytes, m_params.embstrLimit == 0 ? std::string("auto") : std::to_string(m_params.embstrLimit),
+        m_params.exactKeySizing ? "exact" : "legacy");
+}
+
+std::string ValkeyLayout::description() const {
+    return fmt::format("{}: robj with embedded key and expire, value embedded when the object fits {} bytes "
+                       "(header {}, client EMBSTR limit {}); 64-byte hashtable buckets of 7",
+        m_presetName, m_params.threshold, m_params.headerBytes,
+        m_params.embstrLimit == 0 ? std::string("derived from the threshold") : std::to_string(m_params.embstrLimit));
+}
+
+std::optional<ThresholdParam> ValkeyLayout::threshold() const {
+    return ThresholdParam { "threshold", m_params.threshold, 16, 1024,
+        "largest embedded object (header + expire + key + value) in bytes" };
+}
+
+Status ValkeyLayout::checkAllocator(const AllocatorModel& allocator) const {
+    if (dynamic_cast<const MemcachedSlabModel*>(&allocator))
+        return usageError("layout 'valkey' needs a malloc-style allocator (jemalloc or glibc), not memcached slabs",
+            "alloc");
+    return Ok {};
+}
+
+std::uint32_t ValkeyLayout::effectiveEmbstrLimit(std::uint32_t threshold) const {
+    if (m_params.embstrLimit != 0)
+        return m_params.embstrLimit;
+    // 9.1 createStringObject -> shouldEmbedStringObject(len, NULL, EXPIRY_NONE):
+    // header + sdsReqSize(len, SDS_TYPE_8) <= threshold.
+    const std::uint64_t fixed = m_params.headerBytes + kEmbeddedValueSdsOverhead;
+    if (threshold <= fixed)
+        return 0;
+    return static_cast<std::uint32_t>(std::min<std::uint64_t>(threshold - fixed, kMaxEmbeddedValueBytes));
+}
+
+KeyLayout ValkeyLayout::describe(const KeyShape& shape, std::uint32_t threshold,
+    const AllocatorModel& allocator) const {
+    const std::uint64_t k = shape.keyBytes;
+    const std::uint64_t v = shape.valueBytes;
+    const bool forcedExpire = shape.keyBytes >= kKeySizeToIncludeExpire;
+    const bool wantsExpire = shape.hasTtl || forcedExpire;
+    // Embedded key: one byte of header size, then the key sds (object.c objectGetKey).
+    const std::uint64_t embeddedKeyBytes = kKeyHeaderSizeByte + sds::reqSize(k, sds::valkeyReqType(k));
+    // The decision's key term: 8.1 counted K + 3 (a type-5 header); PR #2087 uses the real header.
+    const std::uint64_t decisionKeyBytes = m_params.exactKeySizing ? embeddedKeyBytes : k + 3;
+    const std::uint64_t header = m_params.headerBytes;
+
+    KeyLayout out;
+    out.indexLinesPerGet = 1; // the bucket: one 64-byte line (hashtable.c bucket)
+    out.pointerBytes = static_cast<std::uint16_t>(kPointerBytes * (shape.hasTtl ? 2 : 1)); // bucket slot(s)
+
+    // An object without an embedded value (RAW or INT): createObjectWithKeyAndExpire reserves an
+    // expire field whenever the allocation has 8 spare bytes.
+    auto robjWithKey = [&](bool expire) {
+        std::uint64_t bytes = kRobjBytes + (expire ? kExpireBytes : 0) + embeddedKeyBytes;
+        if (!expire && allocator.usableSize(bytes) >= bytes + kExpireBytes)
+            bytes += kExpireBytes;
+        return bytes;
+    };
+
+    const bool isInteger = shape.kind != ValueKind::String && shape.valueBytes <= kMaxIntegerChars;
+    if (isInteger) {
+        // tryObjectEncodingEx -> OBJ_ENCODING_INT; Valkey never shares integers in the keyspace
+        // (objectSetKeyAndExpire copies a shared integer).
+        const auto bytes = robjWithKey(wantsExpire);
+        out.encoding = Encoding::Integer;
+        out.add({ bytes, bytes, 1, Purpose::Object });
+        out.dependentLoads = 1;
+        return out;
+    }
+
+    const bool argvEmbstr = v <= effectiveEmbstrLimit(threshold) && v <= kMaxEmbeddedValueBytes;
+    const std::uint64_t valueArea = header == kHeaderWithoutPointer
+        ? std::max<std::uint64_t>(v + kEmbeddedValueSdsOverhead, kMinEmbeddedValueArea)
+        : v + kEmbeddedValueSdsOverhead;
+    auto fits = [&](bool expire) {
+        // createStringObjectWithKeyAndExpire (8.1) / shouldEmbedStringObject (9.1).
+        return argvEmbstr
+            && header + decisionKeyBytes + (expire ? kExpireBytes : 0) + v + kEmbeddedValueSdsOverhead <= threshold;
+    };
+    auto embeddedBytes = [&](bool expire) { return header + (expire ? kExpireBytes : 0) + embeddedKeyBytes + valueArea; };
+
+    // SET k v EX t: dbAdd decides without the expire, then setExpire re-decides with it unless the
+    // first allocation had room for an expire field already (db.c setExpire -> objectSetExpire).
+    std::uint64_t embedded = 0;
+    if (fits(forcedExpire)) {
+        const auto bytes = embeddedBytes(forcedExpire);
+        if (forcedExpire || allocator.usableSize(bytes) >= bytes + kExpireBytes)
+            embedded = forcedExpire ? bytes : bytes + kExpireBytes; // expire field reserved from slack
+        else if (!shape.hasTtl)
+            embedded = bytes;
+        else if (fits(true))
+            embedded = embeddedBytes(true);
+    }
+    if (embedded != 0) {
+        out.encoding = Encoding::Embedded;
+        out.add({ embedded, embedded, 1, Purpose::Object });
+        out.dependentLoads = 1;
+        if (header == kHeaderWithPointer)
+            out.pointerBytes += kPointerBytes; // the robj ptr still points at the embedded value
+        return out;
+    }
+
+    const auto robjBytes = robjWithKey(wantsExpire);
+    const auto valueBytes = sds::valkeyNewLenBytes(v);
+    out.encoding = Encoding::Raw;
+    out.add({ robjBytes, robjBytes, 1, Purpose::Object });
+    out.add({ valueBytes, valueBytes, 1, Purpose::Value });
+    out.dependentLoads = 2;
+    out.pointerBytes += kPointerBytes;
+    return out;
+}
+
+} // namespace layoutlab

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: MIT
+#include "layoutlab/sim/index_table_model.h"
+
+#include <bit>
+#include <cmath>
+
+namespace layoutlab {
+
+namespace {
+    // Valkey src/hashtable.c.
+    constexpr std::uint64_t kValkeyBucketBytes = 64; // static_assert(sizeof(bucket) == HASHTABLE_BUCKET_SIZE)
+    constexpr std::uint64_t kValkeyEntriesPerBucket = 7; // ENTRIES_PER_BUCKET on 64-bit
+    constexpr std::uint64_t kValkeyBucketFactor = 5; // BUCKET_FACTOR
+    constexpr std::uint64_t kValkeyBucketDivisor = 32; // BUCKET_DIVISOR
+    constexpr std::uint64_t kValkeyMaxFillPercentSoft = 100; // MAX_FILL_PERCENT_SOFT
+    constexpr std::uint64_t kValkeyMinFillPercentSoft = 13; // MIN_FILL_PERCENT_SOFT
+    // Redis 7.0 src/dict.c / dict.h.
+    constexpr std::uint64_t kRedisSlotBytes = 8; // dictEntry *table[]
+    constexpr std::uint64_t kRedisInitialSize = 4; // DICT_HT_INITIAL_SIZE
+    constexpr std::uint64_t kRedisMinFillPercent = 10; // server.h HASHTABLE_MIN_FILL (tryResizeHashTables)
+    constexpr double kRedisEmptyVisits = 10; // dictRehash(d, n): empty_visits = n * 10
+    // memcached src/assoc.c.
+    constexpr std::uint64_t kMemcachedBucketBytes = 8; // item *primary_hashtable[]
+    constexpr std::uint64_t kMemcachedInitialHashpower = 16; // HASHPOWER_DEFAULT
+} // namespace
+
+IndexTableModel::IndexTableModel(IndexKind kind)
+    : m_kind(kind) {
+    if (m_kind == IndexKind::MemcachedAssoc)
+        m_buckets = std::uint64_t { 1 } << kMemcachedInitialHashpower; // assoc_init() allocates it at start
+}
+
+std::uint64_t IndexTableModel::bucketsFor(std::uint64_t minCapacity) const {
+    if (m_kind == IndexKind::ValkeyHashtable) {
+        // hashtable.c nextBucketExp(): ceil(min_capacity * 5 / 32) buckets, rounded up to a power of two.
+        const std::uint64_t minBuckets = (minCapacity * kValkeyBucketFactor - 1) / kValkeyBucketDivisor + 1;
+        return minBuckets <= 1 ? 1 : std::bit_ceil(minBuckets);
+    }
+    // dict.c _dictNextExp(): the smallest power of two >= size, at least DICT_HT_INITIAL_SIZE.
+    return std::max(kRedisInitialSize, std::bit_ceil(minCapacity));
+}
+
+void IndexTableModel::resize(std::uint64_t minCapacity) {
+    const std::uint64_t buckets = bucketsFor(std::max<std::uint64_t>(minCapacity, 1));
+    if (buckets == m_buckets)
+        return;
+    if (m_used == 0) {
+        m_buckets = buckets; // an empty table is replaced at once (rehashingCompleted / _dictExpand)
+        return;
+    }
+    m_targetBuckets = buckets;
+    m_rehashIndex = 0;
+}
+
+void IndexTableModel::rehashStep() {
+    if (m_targetBuckets == 0)
+        return;
+    if (m_kind == IndexKind::ValkeyHashtable) {
+        m_rehashIndex += 1; // hashtable.c rehashStep(): one bucket (and its chain) per step
+    } else {
+        // dict.c dictRehash(d, 1): moves one non-empty bucket, visiting at most 10 empty ones on the way.
+        const double load = static_cast<double>(m_used) / static_cast<double>(m_buckets);
+        const double perNonEmpty = 1.0 / std::max(1e-9, 1.0 - std::exp(-load));
+        m_rehashIndex += std::min(perNonEmpty, kRedisEmptyVisits + 1);
+    }
+    if (m_rehashIndex >= static_cast<double>(m_buckets)) {
+        m_buckets = m_targetBuckets;
+        m_targetBuckets = 0;
+        m_rehashIndex = 0;
+    }
+}
+
+void IndexTableModel::lookup() {
+    if (m_kind != IndexKind::MemcachedAssoc)
+        rehashStep(); // findBucket -> rehashStepOnReadIfNeeded / dictFind -> _dictRehashStep
+}
+
+void IndexTableModel::insert() {
+    switch (m_kind) {
+    case IndexKind::ValkeyHashtable:
+        rehashStep();
+        // hashtable.c hashtableExpandIfNeeded(): grow when used + 1 exceeds 100% of the slots.
+        if (m_targetBuckets == 0
+            && (m_buckets == 0
+                || (m_used + 1) * 100 > m_buckets * kValkeyEntriesPerBucket * kValkeyMaxFillPercentSoft))
+            resize(m_used + 1);
+        break;
+    case IndexKind::RedisDict:
+        rehashStep();
+        // dict.c _dictExpandIfNeeded(): first table of 4, then grow to used + 1 when used >= size.
+        if (m_targetBuckets == 0) {
+            if (m_buckets == 0)
+                resize(kRedisInitialSize);
+            else if (m_used >= m_buckets)
+                resize(m_used + 1);
+        }
+        break;
+    case IndexKind::MemcachedAssoc:
+        // assoc.c assoc_insert(): expand when curr_items > hashsize * 3 / 2 (done by the maintainer thread).
+        if (m_used + 1 > m_buckets * 3 / 2)
+            m_buckets *= 2;
+        break;
+    }
+    ++m_used;
+}
+
+void IndexTableModel::erase() {
+    if (m_used == 0)
+        return;
+    lookup();
+    --m_used;
+    if (m_targetBuckets != 0)
+        return;
+    if (m_kind == IndexKind::ValkeyHashtable) {
+        // hashtable.c hashtableShrinkIfNeeded(): shrink when at most 13% of the slots are used.
+        if (m_used * 100 <= m_buckets * kValkeyEntriesPerBucket * kValkeyMinFillPercentSoft)
+            resize(m_used);
+    } else if (m_kind == IndexKind::RedisDict) {
+        // server.c tryResizeHashTables() -> htNeedsResize(): below 10% fill, dictResize() to fit.
+        if (m_buckets > kRedisInitialSize && m_used * 100 / m_buckets < kRedisMinFillPercent)
+            resize(m_used);
+    }
+}
+
+double IndexTableModel::expectedChildBuckets(double entries, double buckets) {
+    // Entries land in top-level buckets as a Poisson(lambda = entries / buckets) count; a bucket with
+    // m > 7 entries needs ceil((m - 7) / 6) child buckets (bucketConvertToChained: the last slot of a
+    // full bucket becomes the child pointer, so a chain of c children holds 7 + 6c entries).
+    if (buckets <= 0 || entries <= 0)
+        return 0;
+    const double lambda = entries / buckets;
+    double p = std::exp(-lambda);
+    double expected = 0;
+    const int last = static_cast<int>(lambda * 4 + 60);
+    for (int m = 1; m <= last; ++m) {
+        p *= lambda / m;
+        if (m > static_cast<int>(kValkeyEntriesPerBucket))
+            expected += p * std::ceil((m - 7.0) / 6.0);
+    }
+    return expected * buckets;
+}
+
+IndexFootprint IndexTableModel::footprint(const AllocatorModel& allocator) const {
+    IndexFootprint f;
+    auto addPart = [&](std::uint64_t requested, std::uint64_t count, bool fromAllocator) {
+        if (count == 0 || requested == 0)
+            return;
+        const std::uint64_t usable = fromAllocator ? allocator.usableSize(requested) : requested;
+        f.parts.push_back({ requested, usable, count, fromAllocator });
+        f.requestedBytes += requested * count;
+        f.usableBytes += usable * count;
+        f.allocations += count;
+    };
+    f.rehashing = m_targetBuckets != 0;
+    f.buckets = m_buckets + m_targetBuckets;
+    switch (m_kind) {
+    case IndexKind::ValkeyHashtable: {
+        addPart(kValkeyBucketBytes * m_buckets, 1, true);
+        addPart(kValkeyBucketBytes * m_targetBuckets, 1, true);
+        double children = 0;
+        if (m_targetBuckets != 0) {
+            const double moved = m_rehashIndex / static_cast<double>(m_buckets);
+            const double used = static_cast<double>(m_used);
+            children = expectedChildBuckets(used * (1 - moved), static_cast<double>(m_buckets) * (1 - moved))
+                + expectedChildBuckets(used * moved, static_cast<double>(m_targetBuckets));
+        } else {
+            children = expectedChildBuckets(static_cast<double>(m_used), static_cast<double>(m_buckets));
+        }
+        f.childBuckets = static_cast<std::uint64_t>(std::llround(children));
+        addPart(kValkeyBucketBytes, f.childBuckets, true); // zcalloc(sizeof(bucket))
+        break;
+    }
+    case IndexKind::RedisDict:
+        addPart(kRedisSlotBytes * m_buckets, 1, true);
+        addPart(kRedisSlotBytes * m_targetBuckets, 1, true);
+        break;
+    case IndexKind::MemcachedAssoc:
+        addPart(kMemcachedBucketBytes * m_buckets, 1, false);
+        break;
+    }
+    return f;
+}
+
+} // namespace layoutlab

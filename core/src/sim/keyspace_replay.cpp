@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: MIT
+#include "keyspace_replay.h"
+
+#include <fmt/format.h>
+
+namespace layoutlab {
+
+namespace {
+    constexpr std::uint64_t kMaxKeyIds = std::uint64_t { 1 } << 32;
+    constexpr std::uint32_t kMaxIntegerChars = 20; // longest decimal long, sign included
+} // namespace
+
+KeyspaceReplay::KeyspaceReplay(IndexPolicy policy, std::uint64_t keyIdHint)
+    : m_table(policy.kind)
+    , m_expires(policy.kind)
+    , m_hasExpiresTable(policy.expiresTable) {
+    m_keys.resize(static_cast<std::size_t>(std::min(keyIdHint, kMaxKeyIds)));
+}
+
+void KeyspaceReplay::write(KeyState& key, const Request& r, std::uint32_t valueBytes, ValueKind kind) {
+    if (!key.live()) {
+        m_table.insert();
+        key.flags |= KeyState::kLive | KeyState::kWritten;
+        if (++m_summary.liveKeys > m_summary.maxLiveKeys)
+            m_summary.maxLiveKeys = m_summary.liveKeys;
+    } else {
+        m_table.lookup();
+    }
+    key.keyBytes = r.keyBytes;
+    key.valueBytes = valueBytes;
+    key.setKind(kind);
+}
+
+void KeyspaceReplay::setTtl(KeyState& key, std::uint32_t keyId, std::uint64_t nowSeconds, std::uint32_t ttlSeconds) {
+    if (!key.hasTtl()) {
+        key.flags |= KeyState::kHasTtl;
+        if (m_hasExpiresTable)
+            m_expires.insert();
+    }
+    const std::uint64_t at = std::min<std::uint64_t>(nowSeconds + ttlSeconds, UINT32_MAX);
+    key.expireAtSeconds = static_cast<std::uint32_t>(at);
+    m_expiryHeap.emplace(key.expireAtSeconds, keyId);
+}
+
+void KeyspaceReplay::clearTtl(KeyState& key) {
+    if (!key.hasTtl())
+        return;
+    key.flags &= static_cast<std::uint8_t>(~KeyState::kHasTtl);
+    if (m_hasExpiresTable)
+        m_expires.erase();
+}
+
+void KeyspaceReplay::remove(KeyState& key) {
+    clearTtl(key);
+    key.flags &= static_cast<std::uint8_t>(~KeyState::kLive);
+    m_table.erase();
+    --m_summary.liveKeys;
+}
+
+void KeyspaceReplay::expireDue(std::uint64_t nowSeconds) {
+    // Active expiry (expire.c activeExpireCycle) removes keys nobody touches again; here they go the
+    // moment their time has passed. Heap entries of keys whose TTL changed since are skipped.
+    while (!m_expiryHeap.empty() && m_expiryHeap.top().first <= nowSeconds) {
+        const auto [at, keyId] = m_expiryHeap.top();
+        m_expiryHeap.pop();
+        KeyState& key = m_keys[keyId];
+        if (key.live() && key.hasTtl() && key.expireAtSeconds == at) {
+            remove(key);
+            ++m_summary.expiredKeys;
+        }
+    }
+}
+
+void KeyspaceReplay::compactExpiryHeap() {
+    // Overwritten TTLs leave stale heap entries; rebuild from the keys so memory follows live keys.
+    std::vector<Expiry> live;
+    for (std::size_t id = 0; id < m_keys.size(); ++id)
+        if (m_keys[id].live() && m_keys[id].hasTtl())
+            live.emplace_back(m_keys[id].expireAtSeconds, static_cast<std::uint32_t>(id));
+    m_expiryHeap = decltype(m_expiryHeap)(std::greater<>(), std::move(live));
+}
+
+Status KeyspaceReplay::apply(std::span<const Request> batch, std::uint64_t firstRequestNumber) {
+    std::uint64_t number = firstRequestNumber;
+    for (const Request& r : batch) {
+        ++number;
+        if (r.keyId >= m_keys.size())
+            m_keys.resize(std::max<std::size_t>(std::size_t { r.keyId } + 1, m_keys.size() * 2));
+        if (r.keyBytes > kMaxShapeKeyBytes)
+            return dataError(fmt::format("request {}: key of {} bytes exceeds the {}-byte limit", number, r.keyBytes,
+                kMaxShapeKeyBytes));
+        const std::uint64_t now = r.timeMs / 1000;
+        if (!m_expiryHeap.empty() && m_expiryHeap.top().first <= now)
+            expireDue(now);
+        ++m_summary.requestsByOp[static_cast<std::size_t>(r.op)];
+        KeyState& key = m_keys[r.keyId];
+        switch (r.op) {
+        case Op::Get:
+            m_table.lookup();
+            if (key.live()) {
+                ++m_summary.getHits;
+                m_getShapes.add(key.shape());
+            } else {
+                ++m_summary.getMisses;
+            }
+            break;
+        case Op::Add:
+        case Op::Replace:
+        case Op::Set:
+            if ((r.op == Op::Add && key.live()) || (r.op == Op::Replace && !key.live())) {
+                m_table.lookup();
+                break;
+            }
+            write(key, r, r.valueBytes, r.kind);
+            if (r.ttlSeconds)
+                setTtl(key, r.keyId, now, r.ttlSeconds);
+            else
+                clearTtl(key); // SET without KEEPTTL / memcached exptime 0
+            break;
+        case Op::Append:
+        case Op::Prepend:
+            if (key.live()) {
+                m_table.lookup();
+                const std::uint64_t grown = std::uint64_t { key.valueBytes } + r.valueBytes;
+                key.valueBytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(grown, UINT32_MAX));
+                key.setKind(ValueKind::String);
+            } else {
+                write(key, r, r.valueBytes, ValueKind::String);
+            }
+            break;
+        case Op::Incr:
+        case Op::Decr: {
+            // The importer gives the new value's length; INCR on a missing key creates it.
+            const std::uint32_t chars = r.valueBytes ? r.valueBytes : (key.live() ? key.valueBytes : 1);
+            const ValueKind kind = chars > kMaxIntegerChars ? ValueKind::String
+                : r.kind == ValueKind::SmallInteger           ? ValueKind::SmallInteger
+                                                              : ValueKind::Integer;
+            write(key, r, chars, kind); // INCR keeps any TTL
+            break;
+        }
+        case Op::Delete:
+            m_table.lookup();
+            if (key.live())
+                remove(key);
+            break;
+        case Op::Expire:
+            m_table.lookup();
+            if (key.live() && r.ttlSeconds)
+                setTtl(key, r.keyId, now, r.ttlSeconds);
+            break;
+        case Op::Persist:
+            m_table.lookup();
+            if (key.live())
+                clearTtl(key);
+            break;
+        case Op::Other:
+            break;
+        }
+    }
+    m_summary.requests = number;
+    if (m_expiryHeap.size() > 2 * m_summary.liveKeys + 65536)
+        compactExpiryHeap();
+    return Ok {};
+}
+
+void KeyspaceReplay::finish() {
+    std::uint64_t distinct = 0;
+    std::uint64_t ttl = 0;
+    for (const auto& k : m_keys) {
+        distinct += (k.flags & KeyState::kWritten) ? 1 : 0;
+        ttl += (k.live() && k.hasTtl()) ? 1 : 0;
+    }
+    m_summary.distinctKeys = distinct;
+    m_summary.ttlKeys = ttl;
+}
+
+ShapeHistogram KeyspaceReplay::keyspaceShapes() const {
+    ShapeHistogram h;
+    for (const auto& k : m_keys)
+        if (k.live())
+            h.add(k.shape());
+    return h;
+}
+
+} // namespace layoutlab
