@@ -118,7 +118,7 @@ std::string Error::describe() const {
     if (!file.empty())
         text += file + ": ";
     if (hasOffset)
-        text += fmt::format("offset {}: ", offset);
+        text += fmt::format("{} {}: ", offsetIsLine ? "line" : "offset", offset);
     if (!field.empty() && file.empty())
         text += field + ": ";
     text += message;
@@ -140,6 +140,12 @@ Error dataError(std::string message, std::string file, std::uint64_t offset, boo
     e.file = std::move(file);
     e.offset = offset;
     e.hasOffset = hasOffset;
+    return e;
+}
+
+Error dataErrorAtLine(std::string message, std::string file, std::uint64_t line) {
+    Error e = dataError(std::move(message), std::move(file), line, true);
+    e.offsetIsLine = true;
     return e;
 }
 

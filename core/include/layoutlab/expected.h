@@ -25,6 +25,7 @@ struct Error {
     std::string file; // the file the error is about, if any
     std::uint64_t offset = 0; // byte offset (binary files) or line number (text), when hasOffset
     bool hasOffset = false;
+    bool offsetIsLine = false; // text formats count lines, binary ones bytes
     std::string field; // the argument or field named by the error, if any
 
     // One line: "FILE: offset N: field F: message" with the parts that are known.
@@ -33,6 +34,7 @@ struct Error {
 
 Error usageError(std::string message, std::string field = {});
 Error dataError(std::string message, std::string file = {}, std::uint64_t offset = 0, bool hasOffset = false);
+Error dataErrorAtLine(std::string message, std::string file, std::uint64_t line);
 Error ioError(std::string message, std::string file = {});
 
 template <class T>

@@ -104,13 +104,10 @@ void IndexTableModel::insert() {
     ++m_used;
 }
 
-void IndexTableModel::erase() {
-    if (m_used == 0)
-        return;
-    lookup();
-    --m_used;
+bool IndexTableModel::shrinkIfNeeded() {
     if (m_targetBuckets != 0)
-        return;
+        return false;
+    const std::uint64_t before = m_buckets;
     if (m_kind == IndexKind::ValkeyHashtable) {
         // hashtable.c hashtableShrinkIfNeeded(): shrink when at most 13% of the slots are used.
         if (m_used * 100 <= m_buckets * kValkeyEntriesPerBucket * kValkeyMinFillPercentSoft)
@@ -120,6 +117,28 @@ void IndexTableModel::erase() {
         if (m_buckets > kRedisInitialSize && m_used * 100 / m_buckets < kRedisMinFillPercent)
             resize(m_used);
     }
+    return m_targetBuckets != 0 || m_buckets != before;
+}
+
+void IndexTableModel::erase() {
+    if (m_used == 0)
+        return;
+    lookup();
+    --m_used;
+    // Valkey shrinks on delete (hashtableDelete -> hashtableShrinkIfNeeded); Redis 7.0 only from serverCron
+    // (tryResizeHashTables), which settle() stands for.
+    if (m_kind == IndexKind::ValkeyHashtable)
+        shrinkIfNeeded();
+}
+
+void IndexTableModel::settle() {
+    do {
+        if (m_targetBuckets != 0) {
+            m_buckets = m_targetBuckets;
+            m_targetBuckets = 0;
+            m_rehashIndex = 0;
+        }
+    } while (shrinkIfNeeded());
 }
 
 double IndexTableModel::expectedChildBuckets(double entries, double buckets) {

@@ -164,6 +164,8 @@ Status KeyspaceReplay::apply(std::span<const Request> batch, std::uint64_t first
 }
 
 void KeyspaceReplay::finish() {
+    m_table.settle();
+    m_expires.settle();
     std::uint64_t distinct = 0;
     std::uint64_t ttl = 0;
     for (const auto& k : m_keys) {

@@ -65,8 +65,8 @@ Expected<SizeDistribution> SizeDistribution::parse(std::string_view text, std::s
             std::istringstream fields(line);
             double size = -1, weight = -1;
             if (!(fields >> size >> weight) || size < 0 || size > kMaxSize || weight < 0 || size != std::floor(size))
-                return dataError("expected 'SIZE WEIGHT' with a whole non-negative size and a weight >= 0", path,
-                    lineNo, true);
+                return dataErrorAtLine("expected 'SIZE WEIGHT' with a whole non-negative size and a weight >= 0",
+                    path, lineNo);
             total += weight;
             d.m_sizes.push_back(static_cast<std::uint32_t>(size));
             d.m_cumulative.push_back(total);

@@ -38,6 +38,9 @@ public:
     void insert(); // a new entry (the engine looks the key up first, which may advance rehashing)
     void erase();
     void lookup(); // a read access (advances incremental rehashing)
+    // What the engine's cron does once the load goes quiet (Valkey/Redis databasesCron: finish incremental
+    // rehashing, resize tables whose fill crossed a limit): the state in which used_memory is read.
+    void settle();
 
     std::uint64_t entries() const { return m_used; }
     IndexFootprint footprint(const AllocatorModel& allocator) const;
@@ -48,6 +51,7 @@ public:
 private:
     void rehashStep();
     void resize(std::uint64_t minCapacity);
+    bool shrinkIfNeeded();
     std::uint64_t bucketsFor(std::uint64_t minCapacity) const;
 
     IndexKind m_kind;

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+#include "layoutlab/alloc/allocator_registry.h"
+#include "layoutlab/layout/layout_registry.h"
+
+#include <gtest/gtest.h>
+
+using namespace layoutlab;
+
+TEST(LayoutRegistry, EverySpecRoundTrips) {
+    for (const auto& info : listLayouts()) {
+        auto layout = parseLayout(info.spec);
+        ASSERT_TRUE(layout) << info.spec << ": " << layout.error().describe();
+        EXPECT_EQ((*layout)->spec(), info.spec);
+    }
+}
+
+TEST(LayoutRegistry, PresetsCarryTheirReleaseParameters) {
+    EXPECT_EQ((*parseLayout("valkey-8.1"))->spec(), "valkey:threshold=64,header=16,embstr-limit=44,key-sizing=legacy");
+    EXPECT_EQ((*parseLayout("valkey-9.1"))->spec(), "valkey:threshold=128,header=8,embstr-limit=auto,key-sizing=exact");
+    EXPECT_EQ((*parseLayout("valkey:threshold=96,header=16"))->spec(),
+        "valkey:threshold=96,header=16,embstr-limit=auto,key-sizing=exact");
+}
+
+TEST(LayoutRegistry, BadSpecsAreUsageErrorsNamingTheProblem) {
+    struct Case {
+        const char* spec;
+        const char* mentions;
+    };
+    for (const auto& c : { Case { "valkyrie", "unknown layout" }, Case { "valkey:colour=blue", "colour" },
+             Case { "valkey:header=12", "header" }, Case { "valkey:threshold=5000", "out of range" },
+             Case { "valkey:embstr-limit=abc", "embstr-limit" }, Case { "valkey:threshold", "KEY=VALUE" },
+             Case { "memcached-1.6:framing=json", "unknown framing" }, Case { "redis-7.0:shared-integers=maybe", "yes or no" } }) {
+        auto layout = parseLayout(c.spec);
+        ASSERT_FALSE(layout) << c.spec;
+        EXPECT_EQ(layout.error().code, ErrorCode::Usage) << c.spec;
+        EXPECT_NE(layout.error().describe().find(c.mentions), std::string::npos)
+            << c.spec << " -> " << layout.error().describe();
+    }
+}
+
+TEST(LayoutRegistry, LayoutsRefuseAllocatorsTheirEngineCannotUse) {
+    auto memcached = parseLayout("memcached-1.6");
+    auto valkey = parseLayout("valkey");
+    auto slabs = parseAllocator("memcached");
+    auto jemalloc = parseAllocator("jemalloc:quantum=16");
+    EXPECT_FALSE((*memcached)->checkAllocator(**jemalloc));
+    EXPECT_FALSE((*valkey)->checkAllocator(**slabs));
+    EXPECT_TRUE((*valkey)->checkAllocator(**jemalloc));
+    EXPECT_FALSE((*memcached)->threshold().has_value());
+}

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+#include "layoutlab/alloc/allocator_registry.h"
+#include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/sim/simulation.h"
+#include "layoutlab/trace/generator.h"
+
+#include <gtest/gtest.h>
+
+using namespace layoutlab;
+
+namespace {
+
+// A trace held in memory, for tests that need exact operations.
+class VectorTrace final : public TraceReader {
+public:
+    explicit VectorTrace(std::vector<Request> requests)
+        : m_requests(std::move(requests)) { }
+    Expected<std::size_t> read(std::span<Request> out) override {
+        std::size_t n = 0;
+        while (n < out.size() && m_at < m_requests.size())
+            out[n++] = m_requests[m_at++];
+        return n;
+    }
+    std::uint64_t totalRequests() const override { return m_requests.size(); }
+    std::uint64_t keyIdLimit() const override { return 0; }
+    std::string name() const override { return "vector"; }
+
+private:
+    std::vector<Request> m_requests;
+    std::size_t m_at = 0;
+};
+
+Request set(std::uint32_t key, std::uint32_t v, std::uint32_t ttl = 0, std::uint64_t timeMs = 0) {
+    Request r;
+    r.op = Op::Set;
+    r.keyId = key;
+    r.keyBytes = 16;
+    r.valueBytes = v;
+    r.ttlSeconds = ttl;
+    r.timeMs = timeMs;
+    return r;
+}
+
+Request op(Op o, std::uint32_t key, std::uint64_t timeMs = 0) {
+    Request r;
+    r.op = o;
+    r.keyId = key;
+    r.keyBytes = 16;
+    r.timeMs = timeMs;
+    return r;
+}
+
+SimulationConfig configFor(const char* layout, const char* alloc, std::vector<std::uint32_t> thresholds = {}) {
+    auto l = parseLayout(layout);
+    auto a = parseAllocator(alloc);
+    EXPECT_TRUE(l && a);
+    return { *l, *a, std::move(thresholds) };
+}
+
+SyntheticTrace mixedTrace(std::uint64_t seed = 11) {
+    auto c = makeGeneratorConfig(20000, 60000, "lognormal:3:0.5:4:200", "lognormal:4.5:1:1:5000", 0.3, 0.1, 0.7, 0.1,
+        "zipf:0.9", seed);
+    EXPECT_TRUE(c);
+    return SyntheticTrace(*c);
+}
+
+TEST(Simulation, AccountingAddsUpPerClass) {
+    auto trace = mixedTrace();
+    auto result = simulate(configFor("valkey-9.1", "jemalloc:quantum=8,page=4096", { 64, 128, 200 }), trace);
+    ASSERT_TRUE(result) << result.error().describe();
+    for (const auto& p : result->points) {
+        std::uint64_t usable = 0, requested = 0, allocations = 0;
+        for (const auto& c : p.sizeClasses) {
+            usable += c.usableBytes;
+            requested += c.requestedBytes;
+            allocations += c.allocations;
+            EXPECT_EQ(c.usableBytes, c.classBytes * c.allocations);
+        }
+        EXPECT_EQ(usable, p.usableBytes);
+        EXPECT_EQ(requested, p.requestedBytes);
+        EXPECT_EQ(allocations, p.allocations);
+        EXPECT_EQ(p.internalFragmentationBytes, p.usableBytes - p.requestedBytes);
+        EXPECT_EQ(p.keys, result->trace.liveKeys);
+        EXPECT_GT(p.linesTouchedPerGet, 1.0);
+    }
+}
+
+TEST(Simulation, SweepEqualsSeparateRuns) {
+    const std::vector<std::uint32_t> thresholds { 48, 64, 96, 128, 256 };
+    auto sweepTrace = mixedTrace();
+    auto sweep = simulate(configFor("valkey-9.1", "jemalloc:quantum=8,page=4096", thresholds), sweepTrace);
+    ASSERT_TRUE(sweep);
+    ASSERT_EQ(sweep->points.size(), thresholds.size());
+    for (std::size_t i = 0; i < thresholds.size(); ++i) {
+        auto single = mixedTrace();
+        auto one = simulate(configFor("valkey-9.1", "jemalloc:quantum=8,page=4096", { thresholds[i] }), single);
+        ASSERT_TRUE(one);
+        const auto& a = sweep->points[i];
+        const auto& b = one->points[0];
+        EXPECT_EQ(a.threshold, b.threshold);
+        EXPECT_EQ(a.usableBytes, b.usableBytes);
+        EXPECT_EQ(a.requestedBytes, b.requestedBytes);
+        EXPECT_EQ(a.embeddedKeys, b.embeddedKeys);
+        EXPECT_DOUBLE_EQ(a.linesTouchedPerGet, b.linesTouchedPerGet);
+        EXPECT_EQ(a.sizeClasses, b.sizeClasses);
+    }
+    // A higher threshold never embeds fewer keys.
+    for (std::size_t i = 1; i < thresholds.size(); ++i)
+        EXPECT_GE(sweep->points[i].embeddedKeys, sweep->points[i - 1].embeddedKeys);
+}
+
+TEST(Simulation, DeletingEverythingLeavesOnlyTheIndex) {
+    std::vector<Request> requests;
+    for (std::uint32_t k = 0; k < 1000; ++k)
+        requests.push_back(set(k, 100));
+    for (std::uint32_t k = 0; k < 1000; ++k)
+        requests.push_back(op(Op::Delete, k));
+    VectorTrace trace(requests);
+    auto result = simulate(configFor("redis-7.0", "jemalloc:quantum=16,page=4096"), trace);
+    ASSERT_TRUE(result);
+    const auto& p = result->points[0];
+    EXPECT_EQ(p.keys, 0u);
+    EXPECT_EQ(p.payloadBytes, 0u);
+    EXPECT_EQ(p.usableBytes, p.indexBytes);
+    EXPECT_EQ(result->trace.liveKeys, 0u);
+    EXPECT_EQ(result->trace.maxLiveKeys, 1000u);
+    EXPECT_EQ(result->trace.distinctKeys, 1000u);
+}
+
+TEST(Simulation, KeysExpireWhenTheirTimeHasPassed) {
+    std::vector<Request> requests { set(1, 50, 10, 0), set(2, 50, 0, 0), set(3, 50, 100, 0), op(Op::Get, 1, 5000),
+        op(Op::Get, 1, 20000), op(Op::Get, 3, 20000) };
+    VectorTrace trace(requests);
+    auto result = simulate(configFor("valkey-9.1", "jemalloc:quantum=8,page=4096"), trace);
+    ASSERT_TRUE(result);
+    EXPECT_EQ(result->trace.expiredKeys, 1u);
+    EXPECT_EQ(result->trace.liveKeys, 2u);
+    EXPECT_EQ(result->trace.ttlKeys, 1u);
+    EXPECT_EQ(result->trace.getHits, 2u);
+    EXPECT_EQ(result->trace.getMisses, 1u);
+}
+
+TEST(Simulation, OverwritesAppendsAndConditionalWrites) {
+    std::vector<Request> requests { set(1, 10), set(1, 300), op(Op::Add, 1), op(Op::Replace, 2) };
+    Request append = op(Op::Append, 1);
+    append.valueBytes = 20;
+    requests.push_back(append);
+    Request incr = op(Op::Incr, 3);
+    incr.valueBytes = 1;
+    requests.push_back(incr);
+    VectorTrace trace(requests);
+    auto result = simulate(configFor("valkey-9.1", "jemalloc:quantum=8,page=4096"), trace);
+    ASSERT_TRUE(result);
+    EXPECT_EQ(result->trace.liveKeys, 2u); // key 2 never existed: REPLACE does nothing
+    EXPECT_EQ(result->points[0].payloadBytes, (16u + 320) + (16u + 1));
+}
+
+TEST(Simulation, GetWeightsFollowTheTrace) {
+    // Two shapes; GETs hit only the large one, so per-GET figures are the large shape's.
+    std::vector<Request> requests { set(1, 16), set(2, 1024) };
+    for (int i = 0; i < 10; ++i)
+        requests.push_back(op(Op::Get, 2));
+    VectorTrace trace(requests);
+    auto cfg = configFor("valkey-9.1", "jemalloc:quantum=8,page=4096");
+    auto result = simulate(cfg, trace);
+    ASSERT_TRUE(result);
+    EXPECT_TRUE(result->getWeightsFromTrace);
+    const auto large = costOf(*cfg.layout, *cfg.allocator, { 16, 1024, false, ValueKind::String }, 128);
+    EXPECT_DOUBLE_EQ(result->points[0].linesTouchedPerGet, large.linesTouched);
+}
+
+TEST(Simulation, LayoutsWithoutAThresholdRefuseASweep) {
+    auto trace = mixedTrace();
+    auto result = simulate(configFor("memcached-1.6", "memcached", { 64, 128 }), trace);
+    ASSERT_FALSE(result);
+    EXPECT_EQ(result.error().code, ErrorCode::Usage);
+    auto plain = mixedTrace();
+    auto ok = simulate(configFor("memcached-1.6", "memcached"), plain);
+    ASSERT_TRUE(ok);
+    EXPECT_TRUE(ok->thresholdName.empty());
+}
+
+TEST(Simulation, CancelStopsTheReplay) {
+    auto trace = mixedTrace();
+    std::stop_source stop;
+    stop.request_stop();
+    auto result = simulate(configFor("valkey-9.1", "jemalloc:quantum=8,page=4096"), trace, nullptr, stop.get_token());
+    ASSERT_FALSE(result);
+    EXPECT_EQ(result.error().code, ErrorCode::Cancelled);
+}
+
+TEST(Simulation, ThresholdLists) {
+    const ThresholdParam param { "threshold", 128, 16, 1024, "" };
+    auto range = parseThresholds("32:256:16", param);
+    ASSERT_TRUE(range);
+    EXPECT_EQ(range->size(), 15u);
+    EXPECT_EQ(range->front(), 32u);
+    EXPECT_EQ(range->back(), 256u);
+    auto list = parseThresholds("128,64,64", param);
+    ASSERT_TRUE(list);
+    EXPECT_EQ(*list, (std::vector<std::uint32_t> { 64, 128 }));
+    for (const char* bad : { "8:64:8", "64:32:8", "32:64:0", "32:64", "a,b", "64,2000", "" })
+        EXPECT_FALSE(parseThresholds(bad, param)) << bad;
+}
+
+} // namespace

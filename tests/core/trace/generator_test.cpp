@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+#include "layoutlab/trace/generator.h"
+
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <map>
+
+using namespace layoutlab;
+
+namespace {
+
+GeneratorConfig config(std::uint64_t keys, std::optional<std::uint64_t> ops, const char* keySize, const char* valueSize,
+    double ttl = 0, double ints = 0, const char* popularity = "uniform", std::uint64_t seed = 7) {
+    auto c = makeGeneratorConfig(keys, ops, keySize, valueSize, ttl, ints, 0.8, 0.05, popularity, seed);
+    EXPECT_TRUE(c) << c.error().describe();
+    return *c;
+}
+
+std::vector<Request> drain(SyntheticTrace& trace) {
+    std::vector<Request> all(trace.totalRequests());
+    std::size_t at = 0;
+    while (true) {
+        auto n = trace.read(std::span<Request>(all.data() + at, std::min<std::size_t>(1000, all.size() - at)));
+        EXPECT_TRUE(n);
+        if (!n || *n == 0)
+            break;
+        at += *n;
+    }
+    EXPECT_EQ(at, all.size());
+    return all;
+}
+
+TEST(Generator, SameSeedSameTrace) {
+    SyntheticTrace a(config(1000, 5000, "uniform:8:40", "lognormal:4:1:1:4096", 0.2, 0.1));
+    SyntheticTrace b(config(1000, 5000, "uniform:8:40", "lognormal:4:1:1:4096", 0.2, 0.1));
+    SyntheticTrace c(config(1000, 5000, "uniform:8:40", "lognormal:4:1:1:4096", 0.2, 0.1, "uniform", 8));
+    const auto ra = drain(a);
+    EXPECT_EQ(ra, drain(b));
+    EXPECT_NE(ra, drain(c));
+}
+
+TEST(Generator, LoadWritesEveryKeyOnceWithAFixedKeyLength) {
+    SyntheticTrace trace(config(500, 3000, "uniform:8:40", "96"));
+    const auto all = drain(trace);
+    ASSERT_EQ(all.size(), 3500u);
+    std::map<std::uint32_t, std::uint32_t> keyLength;
+    for (std::uint32_t i = 0; i < 500; ++i) {
+        EXPECT_EQ(all[i].op, Op::Set);
+        EXPECT_EQ(all[i].keyId, i);
+        keyLength[i] = all[i].keyBytes;
+        EXPECT_GE(all[i].keyBytes, 8u);
+        EXPECT_LE(all[i].keyBytes, 40u);
+    }
+    std::map<Op, int> ops;
+    for (std::size_t i = 500; i < all.size(); ++i) {
+        EXPECT_EQ(all[i].keyBytes, keyLength[all[i].keyId]);
+        ++ops[all[i].op];
+    }
+    EXPECT_NEAR(ops[Op::Get] / 3000.0, 0.8, 0.03);
+    EXPECT_NEAR(ops[Op::Delete] / 3000.0, 0.05, 0.02);
+}
+
+TEST(Generator, IntegerValuesAndTtls) {
+    SyntheticTrace trace(config(20000, std::nullopt, "16", "uniform:1:30", 0.25, 0.5));
+    int ints = 0, small = 0, ttls = 0;
+    for (const auto& r : drain(trace)) {
+        if (r.kind != ValueKind::String) {
+            ++ints;
+            EXPECT_LE(r.valueBytes, 19u);
+        }
+        if (r.kind == ValueKind::SmallInteger) {
+            ++small;
+            EXPECT_LE(r.valueBytes, 4u);
+        }
+        ttls += r.ttlSeconds ? 1 : 0;
+    }
+    EXPECT_NEAR(ttls / 20000.0, 0.25, 0.02);
+    // Half of the values are integers when the drawn length allows one (1..19 of 1..30).
+    EXPECT_NEAR(ints / 20000.0, 0.5 * 19 / 30, 0.03);
+    EXPECT_GT(small, 0);
+}
+
+TEST(Generator, ZipfFavoursLowRanks) {
+    SyntheticTrace trace(config(1000, 50000, "16", "16", 0, 0, "zipf:1.1"));
+    std::vector<int> hits(1000);
+    const auto all = drain(trace);
+    for (std::size_t i = 1000; i < all.size(); ++i)
+        ++hits[all[i].keyId];
+    EXPECT_GT(hits[0], hits[9] * 5);
+    EXPECT_GT(hits[9], hits[500]);
+}
+
+TEST(Generator, DistributionsStayInRange) {
+    Random random(3);
+    auto uniform = SizeDistribution::parse("uniform:10:20", "x");
+    auto lognormal = SizeDistribution::parse("lognormal:5:2:32:512", "x");
+    auto normal = SizeDistribution::parse("normal:100:10", "x");
+    ASSERT_TRUE(uniform && lognormal && normal);
+    for (int i = 0; i < 10000; ++i) {
+        const auto u = uniform->sample(random);
+        EXPECT_TRUE(u >= 10 && u <= 20);
+        const auto l = lognormal->sample(random);
+        EXPECT_TRUE(l >= 32 && l <= 512);
+    }
+    double sum = 0;
+    for (int i = 0; i < 10000; ++i)
+        sum += normal->sample(random);
+    EXPECT_NEAR(sum / 10000, 100, 1.0);
+}
+
+TEST(Generator, HistogramFile) {
+    const auto path = std::filesystem::temp_directory_path() / "layoutlab-hist-test.txt";
+    std::ofstream(path) << "# size weight\n16 1\n96 3\n";
+    auto hist = SizeDistribution::parse("hist:" + path.string(), "x");
+    ASSERT_TRUE(hist) << hist.error().describe();
+    Random random(1);
+    int big = 0;
+    for (int i = 0; i < 10000; ++i) {
+        const auto s = hist->sample(random);
+        EXPECT_TRUE(s == 16 || s == 96);
+        big += s == 96;
+    }
+    EXPECT_NEAR(big / 10000.0, 0.75, 0.02);
+    std::ofstream(path) << "16 1\nninety-six 3\n";
+    auto bad = SizeDistribution::parse("hist:" + path.string(), "x");
+    ASSERT_FALSE(bad);
+    EXPECT_NE(bad.error().describe().find("line 2"), std::string::npos) << bad.error().describe();
+    std::filesystem::remove(path);
+}
+
+TEST(Generator, MalformedDistributionsAreUsageErrors) {
+    for (const char* text : { "uniform:5", "uniform:9:3", "foo:1:2", "lognormal:1", "-3", "normal:1:x", "" }) {
+        auto d = SizeDistribution::parse(text, "--value-size");
+        ASSERT_FALSE(d) << text;
+        EXPECT_EQ(d.error().code, ErrorCode::Usage) << text;
+        EXPECT_EQ(d.error().field, "--value-size");
+    }
+    EXPECT_FALSE(makeGeneratorConfig(10, 10, "16", "16", 1.5, 0, 0.5, 0, "uniform", 1));
+    EXPECT_FALSE(makeGeneratorConfig(10, 10, "16", "16", 0, 0, 0.8, 0.5, "uniform", 1));
+    EXPECT_FALSE(makeGeneratorConfig(10, 10, "16", "16", 0, 0, 0.5, 0, "zipf:0", 1));
+    EXPECT_FALSE(makeGeneratorConfig(0, 10, "16", "16", 0, 0, 0.5, 0, "uniform", 1));
+}
+
+} // namespace
