@@ -47,6 +47,19 @@ int main(int argc, char** argv) {
     addGenCommand(app, status);
     addSimCommands(app, status);
     addListCommands(app, status);
+    if (argc > 1 && argv[1][0] != '-') {
+        const std::string command = argv[1];
+        bool known = false;
+        std::string names;
+        for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+            known = known || sub->get_name() == command;
+            names += (names.empty() ? "" : ", ") + sub->get_name();
+        }
+        if (!known) {
+            fmt::print(stderr, "layoutlab: error: unknown command '{}' (commands: {})\n", command, names);
+            return kExitUsage;
+        }
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

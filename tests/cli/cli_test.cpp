@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: MIT
+// The layoutlab command as a user meets it: exit codes (0 ok, 1 data error, 2 usage error), one-line
+// errors naming the argument or file, no partial output files, --help everywhere.
+
+#include "layoutlab/trace/trace_file.h"
+
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <spawn.h>
+#include <sstream>
+#include <sys/wait.h>
+
+extern char** environ;
+
+namespace {
+
+struct CliRun {
+    int exitCode = -1;
+    std::string out;
+    std::string err;
+};
+
+std::string slurp(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+class CliTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        m_dir = std::filesystem::temp_directory_path()
+            / (std::string("layoutlab-cli-") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        std::filesystem::remove_all(m_dir);
+        std::filesystem::create_directories(m_dir);
+    }
+    void TearDown() override { std::filesystem::remove_all(m_dir); }
+
+    CliRun run(std::vector<std::string> args) const {
+        args.insert(args.begin(), LAYOUTLAB_CLI);
+        std::vector<char*> argv;
+        for (auto& a : args)
+            argv.push_back(a.data());
+        argv.push_back(nullptr);
+        const auto outPath = m_dir / "stdout";
+        const auto errPath = m_dir / "stderr";
+        posix_spawn_file_actions_t actions;
+        posix_spawn_file_actions_init(&actions);
+        posix_spawn_file_actions_addopen(&actions, 1, outPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        posix_spawn_file_actions_addopen(&actions, 2, errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        pid_t pid = -1;
+        CliRun r;
+        if (posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) == 0) {
+            int status = 0;
+            waitpid(pid, &status, 0);
+            r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        }
+        posix_spawn_file_actions_destroy(&actions);
+        r.out = slurp(outPath);
+        r.err = slurp(errPath);
+        return r;
+    }
+    std::string path(const std::string& name) const { return (m_dir / name).string(); }
+    static std::string seedTrace() { return LAYOUTLAB_DATASETS_DIR "/traces/seed-k16-v96.lltrace"; }
+
+    std::filesystem::path m_dir;
+};
+
+TEST_F(CliTest, HelpOnEveryCommand) {
+    for (const char* cmd : { "gen", "sim", "sweep", "layouts", "allocators", "collectors" }) {
+        const auto r = run({ cmd, "--help" });
+        EXPECT_EQ(r.exitCode, 0) << cmd;
+        EXPECT_NE(r.out.find("Usage"), std::string::npos) << cmd << ": " << r.out;
+    }
+    const auto top = run({ "--help" });
+    EXPECT_EQ(top.exitCode, 0);
+    EXPECT_NE(top.out.find("Exit codes"), std::string::npos);
+}
+
+TEST_F(CliTest, SweepJsonHasOnePointPerThresholdWithEveryMetric) {
+    const auto r = run({ "sweep", seedTrace(), "--layout", "valkey-9.1", "--thresholds", "32:512:16", "--json" });
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["points"].size(), 31u);
+    for (const char* metric : { "threshold", "keys", "payload_bytes", "requested_bytes", "usable_bytes",
+             "internal_fragmentation_bytes", "overhead_bytes_per_key", "allocations_per_key", "pointer_bytes_per_key",
+             "embedded_fraction", "size_classes", "lines_touched_per_get", "dependent_loads_per_get" })
+        EXPECT_TRUE(j["points"][0].contains(metric)) << metric;
+    EXPECT_EQ(j["points"][6]["threshold"], 128);
+    EXPECT_DOUBLE_EQ(j["points"][6]["embedded_fraction"].get<double>(), 1.0);
+}
+
+TEST_F(CliTest, CsvHasAHeaderAndOneRowPerThreshold) {
+    const auto r = run({ "sweep", seedTrace(), "--layout", "valkey-9.1", "--thresholds", "64,128", "--csv" });
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    std::istringstream lines(r.out);
+    std::string header, row;
+    std::getline(lines, header);
+    EXPECT_EQ(header.rfind("threshold,keys,payload_bytes,requested_bytes,usable_bytes", 0), 0u) << header;
+    int rows = 0;
+    while (std::getline(lines, row))
+        ++rows;
+    EXPECT_EQ(rows, 2);
+}
+
+TEST_F(CliTest, UsageErrorsExitTwoWithOneLineNamingTheArgument) {
+    struct Case {
+        std::vector<std::string> args;
+        const char* mentions;
+    };
+    const std::vector<Case> cases {
+        { { "sim", seedTrace(), "--layout", "valkey:threshold=9999" }, "threshold" },
+        { { "sim", seedTrace(), "--layout", "valkey-9.1", "--alloc", "jemalloc:quantum=12" }, "quantum" },
+        { { "sim", seedTrace(), "--layout", "valkey-9.1", "--alloc", "memcached" }, "alloc" },
+        { { "sweep", seedTrace(), "--layout", "valkey-9.1", "--thresholds", "64:32:8" }, "--thresholds" },
+        { { "gen", "-o", path("x.lltrace"), "--keys", "10", "--key-size", "uniform:3" }, "--key-size" },
+        { { "gen", "-o", path("x.lltrace"), "--keys", "10", "--popularity", "zipf" }, "--popularity" },
+        { { "gen", "-o", path("x.lltrace"), "--keys", "10", "--ttl-fraction", "2" }, "--ttl-fraction" },
+        { { "sim" }, "trace" },
+        { { "frobnicate" }, "frobnicate" },
+    };
+    for (const auto& c : cases) {
+        const auto r = run(c.args);
+        EXPECT_EQ(r.exitCode, 2) << c.args[0] << " " << r.err;
+        EXPECT_NE(r.err.find(c.mentions), std::string::npos) << r.err;
+        EXPECT_EQ(r.err.rfind("layoutlab: error: ", 0), 0u) << r.err;
+        EXPECT_TRUE(r.out.empty()) << r.out;
+    }
+    EXPECT_FALSE(std::filesystem::exists(path("x.lltrace")));
+    EXPECT_FALSE(std::filesystem::exists(path("x.lltrace.partial")));
+}
+
+TEST_F(CliTest, DataErrorsExitOneAndNameTheFile) {
+    // A truncated trace: the error names the file and the offset; no output file is written.
+    std::filesystem::copy_file(seedTrace(), path("cut.lltrace"));
+    std::filesystem::resize_file(path("cut.lltrace"), 5000);
+    auto r = run({ "sim", path("cut.lltrace"), "--layout", "valkey-9.1", "-o", path("out.txt") });
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_NE(r.err.find("cut.lltrace"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("truncated"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(path("out.txt")));
+    EXPECT_FALSE(std::filesystem::exists(path("out.txt.partial")));
+    r = run({ "sim", path("missing.lltrace"), "--layout", "valkey-9.1" });
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_NE(r.err.find("missing.lltrace"), std::string::npos);
+}
+
+TEST_F(CliTest, GenThenSimRoundTrip) {
+    auto r = run({ "gen", "-o", path("t.lltrace"), "--keys", "5000", "--ops", "20000", "--key-size", "uniform:10:30",
+        "--value-size", "lognormal:4:1:1:2000", "--ttl-fraction", "0.3", "--int-values", "0.1", "--get-fraction", "0.7",
+        "--delete-fraction", "0.1", "--popularity", "zipf:1.2", "--seed", "42" });
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    auto reader = layoutlab::TraceFileReader::open(path("t.lltrace"));
+    ASSERT_TRUE(reader);
+    EXPECT_EQ((*reader)->totalRequests(), 25000u);
+    r = run({ "sim", path("t.lltrace"), "--layout", "redis-7.0", "--json", "-o", path("result.json") });
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const auto j = nlohmann::json::parse(slurp(path("result.json")));
+    EXPECT_EQ(j["replay"]["requests"], 25000);
+    EXPECT_GT(j["points"][0]["keys"].get<int>(), 3000);
+}
+
+} // namespace
