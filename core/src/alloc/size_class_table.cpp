@@ -82,6 +82,17 @@ SizeClassTable SizeClassTable::fromClasses(std::vector<SizeClass> classes, int l
     t.m_lookup.resize(entries);
     for (std::size_t i = 0; i < entries; ++i)
         t.m_lookup[i] = static_cast<std::uint16_t>(t.classIndexBySearch(i * 8));
+    // The closed form above the lookup table holds when every class above it is 2^lg + k * 2^(lg - 2);
+    // check it rather than assume it (a linked library is read, not constructed).
+    t.m_uniformGroups = !t.m_classes.empty();
+    for (const auto& c : t.m_classes) {
+        if (c.size <= kLookupMaxBytes)
+            continue;
+        const int lg = 63 - __builtin_clzll(c.size - 1);
+        const std::uint64_t delta = std::uint64_t { 1 } << (lg - t.m_lgNgroup);
+        if (c.size % delta != 0)
+            t.m_uniformGroups = false;
+    }
     return t;
 }
 
@@ -110,6 +121,17 @@ std::size_t SizeClassTable::classIndex(std::uint64_t requested) const {
 }
 
 std::uint64_t SizeClassTable::usableSize(std::uint64_t requested) const {
+    if (requested > kLookupMaxBytes && m_uniformGroups) {
+        // sz_s2u_compute(): above the lookup table, a request in (2^lg, 2^(lg+1)] rounds up to a multiple
+        // of 2^(lg - lg_ngroup), because every group has four equally spaced classes.
+        if (requested > m_classes.back().size)
+            return 0;
+        const int lg = 63 - __builtin_clzll(requested - 1);
+        const std::uint64_t delta = std::uint64_t { 1 } << (lg - m_lgNgroup);
+        const std::uint64_t usable = (requested + delta - 1) & ~(delta - 1);
+        assert(usable == m_classes[classIndexBySearch(requested)].size);
+        return usable;
+    }
     const auto index = classIndex(requested);
     return index < m_classes.size() ? m_classes[index].size : 0;
 }

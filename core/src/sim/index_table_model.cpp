@@ -70,11 +70,6 @@ void IndexTableModel::rehashStep() {
     }
 }
 
-void IndexTableModel::lookup() {
-    if (m_kind != IndexKind::MemcachedAssoc)
-        rehashStep(); // findBucket -> rehashStepOnReadIfNeeded / dictFind -> _dictRehashStep
-}
-
 void IndexTableModel::insert() {
     switch (m_kind) {
     case IndexKind::ValkeyHashtable:

@@ -17,42 +17,54 @@ KeyspaceReplay::KeyspaceReplay(IndexPolicy policy, std::uint64_t keyIdHint)
     m_keys.resize(static_cast<std::size_t>(std::min(keyIdHint, kMaxKeyIds)));
 }
 
+void KeyspaceReplay::flushGets(KeyState& key) {
+    if (key.pendingGets != 0) {
+        m_getShapes.add(key.shape(), key.pendingGets);
+        key.pendingGets = 0;
+    }
+}
+
 void KeyspaceReplay::write(KeyState& key, const Request& r, std::uint32_t valueBytes, ValueKind kind) {
+    flushGets(key);
     if (!key.live()) {
         m_table.insert();
-        key.flags |= KeyState::kLive | KeyState::kWritten;
+        key.set(KeyState::kLive | KeyState::kWritten);
         if (++m_summary.liveKeys > m_summary.maxLiveKeys)
             m_summary.maxLiveKeys = m_summary.liveKeys;
     } else {
         m_table.lookup();
     }
-    key.keyBytes = r.keyBytes;
+    key.setKeyBytes(r.keyBytes);
     key.valueBytes = valueBytes;
     key.setKind(kind);
 }
 
 void KeyspaceReplay::setTtl(KeyState& key, std::uint32_t keyId, std::uint64_t nowSeconds, std::uint32_t ttlSeconds) {
     if (!key.hasTtl()) {
-        key.flags |= KeyState::kHasTtl;
+        flushGets(key);
+        key.set(KeyState::kHasTtl);
         if (m_hasExpiresTable)
             m_expires.insert();
     }
     const std::uint64_t at = std::min<std::uint64_t>(nowSeconds + ttlSeconds, UINT32_MAX);
     key.expireAtSeconds = static_cast<std::uint32_t>(at);
     m_expiryHeap.emplace(key.expireAtSeconds, keyId);
+    m_nextExpiryMs = std::min(m_nextExpiryMs, std::uint64_t { key.expireAtSeconds } * 1000);
 }
 
 void KeyspaceReplay::clearTtl(KeyState& key) {
     if (!key.hasTtl())
         return;
-    key.flags &= static_cast<std::uint8_t>(~KeyState::kHasTtl);
+    flushGets(key);
+    key.clear(KeyState::kHasTtl);
     if (m_hasExpiresTable)
         m_expires.erase();
 }
 
 void KeyspaceReplay::remove(KeyState& key) {
+    flushGets(key);
     clearTtl(key);
-    key.flags &= static_cast<std::uint8_t>(~KeyState::kLive);
+    key.clear(KeyState::kLive);
     m_table.erase();
     --m_summary.liveKeys;
 }
@@ -69,6 +81,7 @@ void KeyspaceReplay::expireDue(std::uint64_t nowSeconds) {
             ++m_summary.expiredKeys;
         }
     }
+    m_nextExpiryMs = m_expiryHeap.empty() ? UINT64_MAX : std::uint64_t { m_expiryHeap.top().first } * 1000;
 }
 
 void KeyspaceReplay::compactExpiryHeap() {
@@ -78,20 +91,26 @@ void KeyspaceReplay::compactExpiryHeap() {
         if (m_keys[id].live() && m_keys[id].hasTtl())
             live.emplace_back(m_keys[id].expireAtSeconds, static_cast<std::uint32_t>(id));
     m_expiryHeap = decltype(m_expiryHeap)(std::greater<>(), std::move(live));
+    m_nextExpiryMs = m_expiryHeap.empty() ? UINT64_MAX : std::uint64_t { m_expiryHeap.top().first } * 1000;
 }
 
 Status KeyspaceReplay::apply(std::span<const Request> batch, std::uint64_t firstRequestNumber) {
     std::uint64_t number = firstRequestNumber;
-    for (const Request& r : batch) {
+    // The key array is far larger than the caches: fetch the state of a request a few ahead while this
+    // one is applied.
+    constexpr std::size_t kPrefetchDistance = 32;
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+        const Request& r = batch[i];
+        if (i + kPrefetchDistance < batch.size() && batch[i + kPrefetchDistance].keyId < m_keys.size())
+            __builtin_prefetch(&m_keys[batch[i + kPrefetchDistance].keyId], 1);
         ++number;
         if (r.keyId >= m_keys.size())
             m_keys.resize(std::max<std::size_t>(std::size_t { r.keyId } + 1, m_keys.size() * 2));
         if (r.keyBytes > kMaxShapeKeyBytes)
             return dataError(fmt::format("request {}: key of {} bytes exceeds the {}-byte limit", number, r.keyBytes,
                 kMaxShapeKeyBytes));
-        const std::uint64_t now = r.timeMs / 1000;
-        if (!m_expiryHeap.empty() && m_expiryHeap.top().first <= now)
-            expireDue(now);
+        if (r.timeMs >= m_nextExpiryMs) [[unlikely]]
+            expireDue(r.timeMs / 1000);
         ++m_summary.requestsByOp[static_cast<std::size_t>(r.op)];
         KeyState& key = m_keys[r.keyId];
         switch (r.op) {
@@ -99,7 +118,8 @@ Status KeyspaceReplay::apply(std::span<const Request> batch, std::uint64_t first
             m_table.lookup();
             if (key.live()) {
                 ++m_summary.getHits;
-                m_getShapes.add(key.shape());
+                if (++key.pendingGets == UINT32_MAX)
+                    flushGets(key);
             } else {
                 ++m_summary.getMisses;
             }
@@ -113,7 +133,7 @@ Status KeyspaceReplay::apply(std::span<const Request> batch, std::uint64_t first
             }
             write(key, r, r.valueBytes, r.kind);
             if (r.ttlSeconds)
-                setTtl(key, r.keyId, now, r.ttlSeconds);
+                setTtl(key, r.keyId, r.timeMs / 1000, r.ttlSeconds);
             else
                 clearTtl(key); // SET without KEEPTTL / memcached exptime 0
             break;
@@ -121,6 +141,7 @@ Status KeyspaceReplay::apply(std::span<const Request> batch, std::uint64_t first
         case Op::Prepend:
             if (key.live()) {
                 m_table.lookup();
+                flushGets(key);
                 const std::uint64_t grown = std::uint64_t { key.valueBytes } + r.valueBytes;
                 key.valueBytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(grown, UINT32_MAX));
                 key.setKind(ValueKind::String);
@@ -146,7 +167,7 @@ Status KeyspaceReplay::apply(std::span<const Request> batch, std::uint64_t first
         case Op::Expire:
             m_table.lookup();
             if (key.live() && r.ttlSeconds)
-                setTtl(key, r.keyId, now, r.ttlSeconds);
+                setTtl(key, r.keyId, r.timeMs / 1000, r.ttlSeconds);
             break;
         case Op::Persist:
             m_table.lookup();
@@ -168,20 +189,18 @@ void KeyspaceReplay::finish() {
     m_expires.settle();
     std::uint64_t distinct = 0;
     std::uint64_t ttl = 0;
-    for (const auto& k : m_keys) {
-        distinct += (k.flags & KeyState::kWritten) ? 1 : 0;
-        ttl += (k.live() && k.hasTtl()) ? 1 : 0;
+    // One pass over the keys: flush pending GETs, count, and build the keyspace's shape histogram.
+    for (auto& k : m_keys) {
+        flushGets(k);
+        distinct += k.written() ? 1 : 0;
+        if (k.live()) {
+            ttl += k.hasTtl() ? 1 : 0;
+            m_keyspaceShapes.add(k.shape());
+        }
     }
     m_summary.distinctKeys = distinct;
     m_summary.ttlKeys = ttl;
 }
 
-ShapeHistogram KeyspaceReplay::keyspaceShapes() const {
-    ShapeHistogram h;
-    for (const auto& k : m_keys)
-        if (k.live())
-            h.add(k.shape());
-    return h;
-}
 
 } // namespace layoutlab

@@ -17,22 +17,30 @@ namespace layoutlab {
 
 struct KeyState {
     std::uint32_t valueBytes = 0;
-    std::uint32_t keyBytes = 0;
+    std::uint32_t keyAndFlags = 0; // key bytes (low 24 bits) | flags (high 8 bits)
     std::uint32_t expireAtSeconds = 0; // valid when hasTtl
-    std::uint8_t flags = 0;
+    // GET hits since the key's shape last changed; flushed into the GET-shape histogram when the shape
+    // changes, so a GET costs one increment instead of a hash-map update.
+    std::uint32_t pendingGets = 0;
 
-    static constexpr std::uint8_t kLive = 1;
-    static constexpr std::uint8_t kHasTtl = 2;
-    static constexpr std::uint8_t kWritten = 4; // ever written (distinct keys)
-    static constexpr unsigned kKindShift = 3;
+    static constexpr std::uint32_t kKeyMask = (1u << 24) - 1;
+    static constexpr std::uint32_t kLive = 1u << 24;
+    static constexpr std::uint32_t kHasTtl = 1u << 25;
+    static constexpr std::uint32_t kWritten = 1u << 26; // ever written (distinct keys)
+    static constexpr unsigned kKindShift = 27;
 
-    bool live() const { return flags & kLive; }
-    bool hasTtl() const { return flags & kHasTtl; }
-    ValueKind kind() const { return static_cast<ValueKind>((flags >> kKindShift) & 3u); }
+    bool live() const { return keyAndFlags & kLive; }
+    bool hasTtl() const { return keyAndFlags & kHasTtl; }
+    bool written() const { return keyAndFlags & kWritten; }
+    std::uint32_t keyBytes() const { return keyAndFlags & kKeyMask; }
+    ValueKind kind() const { return static_cast<ValueKind>((keyAndFlags >> kKindShift) & 3u); }
+    void set(std::uint32_t flag) { keyAndFlags |= flag; }
+    void clear(std::uint32_t flag) { keyAndFlags &= ~flag; }
+    void setKeyBytes(std::uint32_t bytes) { keyAndFlags = (keyAndFlags & ~kKeyMask) | bytes; }
     void setKind(ValueKind kind) {
-        flags = static_cast<std::uint8_t>((flags & ~(3u << kKindShift)) | (static_cast<unsigned>(kind) << kKindShift));
+        keyAndFlags = (keyAndFlags & ~(3u << kKindShift)) | (static_cast<std::uint32_t>(kind) << kKindShift);
     }
-    std::uint64_t shape() const { return packShape(keyBytes, valueBytes, hasTtl(), kind()); }
+    std::uint64_t shape() const { return packShape(keyBytes(), valueBytes, hasTtl(), kind()); }
 };
 static_assert(sizeof(KeyState) == 16, "per-key state stays at 16 bytes");
 
@@ -45,8 +53,9 @@ public:
     void finish();
 
     const TraceSummary& summary() const { return m_summary; }
+    // Call after finish(): every pending GET count has been flushed.
     const ShapeHistogram& getShapes() const { return m_getShapes; }
-    ShapeHistogram keyspaceShapes() const;
+    const ShapeHistogram& keyspaceShapes() const { return m_keyspaceShapes; } // after finish()
     const IndexTableModel& keyspaceTable() const { return m_table; }
     const IndexTableModel* expiresTable() const { return m_hasExpiresTable ? &m_expires : nullptr; }
 
@@ -56,15 +65,18 @@ private:
     void clearTtl(KeyState& key);
     void remove(KeyState& key);
     void expireDue(std::uint64_t nowSeconds);
+    void flushGets(KeyState& key);
     void compactExpiryHeap();
 
     using Expiry = std::pair<std::uint32_t, std::uint32_t>; // (expire-at seconds, key id)
     std::vector<KeyState> m_keys;
     std::priority_queue<Expiry, std::vector<Expiry>, std::greater<>> m_expiryHeap;
+    std::uint64_t m_nextExpiryMs = UINT64_MAX; // the heap top in milliseconds: one compare per request
     IndexTableModel m_table;
     IndexTableModel m_expires;
     bool m_hasExpiresTable;
     ShapeHistogram m_getShapes;
+    ShapeHistogram m_keyspaceShapes;
     TraceSummary m_summary;
 };
 

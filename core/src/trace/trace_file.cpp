@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/trace/trace_file.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fmt/format.h>
@@ -119,7 +120,7 @@ bool TraceFileReader::refill() {
     m_pos = 0;
     m_end = tail;
     const std::uint64_t fileRemaining = m_recordBytes - (m_consumedBytes + tail);
-    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(m_buffer.size() - tail, fileRemaining));
+    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(kBufferBytes - tail, fileRemaining));
     if (want == 0)
         return tail > 0;
     const std::size_t got = std::fread(m_buffer.data() + tail, 1, want, m_file);
@@ -127,45 +128,89 @@ bool TraceFileReader::refill() {
     return m_end > 0;
 }
 
-Expected<std::size_t> TraceFileReader::read(std::span<Request> out) {
-    std::size_t n = 0;
-    while (n < out.size() && m_recordsRead < m_recordCount) {
-        if (m_end - m_pos < kMaxRecordBytes && m_consumedBytes + (m_end - m_pos) < m_recordBytes)
-            refill();
-        if (m_pos >= m_end)
-            return dataError(fmt::format("truncated: record {} of {} is missing", m_recordsRead + 1, m_recordCount),
-                m_path, 32 + m_consumedBytes, true);
-        const unsigned char* start = m_buffer.data() + m_pos;
-        const unsigned char* p = start;
-        const unsigned char* end = m_buffer.data() + m_end;
+namespace {
+    // Decodes one record starting at p. Callers guarantee kMaxRecordBytes readable bytes, so the varints
+    // need no bounds checks, only a length limit. Returns nullptr on a malformed record.
+    inline const unsigned char* decodeRecord(const unsigned char* p, Request& r, std::uint32_t& lastKeyId,
+        std::uint64_t& timeMs) {
+        auto varint = [&p](int maxBytes, std::uint64_t& v) {
+            std::uint64_t byte = *p++;
+            v = byte;
+            if (byte < 0x80) [[likely]]
+                return true;
+            v &= 0x7f;
+            byte = *p++;
+            v |= (byte & 0x7f) << 7;
+            if (byte < 0x80) [[likely]]
+                return true;
+            for (int shift = 14, i = 2; i < maxBytes; ++i, shift += 7) {
+                byte = *p++;
+                v |= (byte & 0x7f) << shift;
+                if (byte < 0x80)
+                    return true;
+            }
+            return false;
+        };
         const unsigned tag = *p++;
         std::uint64_t keyDelta = 0, keyBytes = 0, valueBytes = 0, ttl = 0, delta = 0;
-        bool ok = getVarint(p, end, keyDelta) && getVarint(p, end, keyBytes) && getVarint(p, end, valueBytes);
-        const std::int64_t keyId = static_cast<std::int64_t>(m_lastKeyId) + unzigzag(keyDelta);
+        bool ok = varint(5, keyDelta) && varint(5, keyBytes) && varint(5, valueBytes);
         if (ok && (tag & kTagHasTtl))
-            ok = getVarint(p, end, ttl);
+            ok = varint(5, ttl);
         if (ok && (tag & kTagHasTime))
-            ok = getVarint(p, end, delta);
+            ok = varint(10, delta);
         const unsigned opCode = tag & kTagOpMask;
         const unsigned kind = (tag >> kTagKindShift) & kTagKindMask;
-        if (!ok || opCode >= static_cast<unsigned>(kOpCount) || kind > 2 || keyId < 0 || keyId > UINT32_MAX
-            || keyBytes > UINT32_MAX || valueBytes > UINT32_MAX || ttl > UINT32_MAX)
-            return dataError(fmt::format("damaged record {} (tag 0x{:02x})", m_recordsRead + 1, tag), m_path,
-                32 + m_consumedBytes, true);
-        m_timeMs += delta;
-        Request& r = out[n++];
-        r.timeMs = m_timeMs;
+        const auto keyId = static_cast<std::uint64_t>(static_cast<std::int64_t>(lastKeyId) + unzigzag(keyDelta));
+        // One test for every range: a negative key id wraps to a huge one; 32-bit fields must fit.
+        const bool fieldsFit = ((keyId | keyBytes | valueBytes | ttl) >> 32) == 0;
+        if (!ok || !fieldsFit || opCode >= static_cast<unsigned>(kOpCount) || kind > 2) [[unlikely]]
+            return nullptr;
+        timeMs += delta;
+        r.timeMs = timeMs;
         r.keyId = static_cast<std::uint32_t>(keyId);
-        m_lastKeyId = r.keyId;
         r.keyBytes = static_cast<std::uint32_t>(keyBytes);
         r.valueBytes = static_cast<std::uint32_t>(valueBytes);
         r.ttlSeconds = static_cast<std::uint32_t>(ttl);
         r.op = static_cast<Op>(opCode);
         r.kind = static_cast<ValueKind>(kind);
-        const auto used = static_cast<std::size_t>(p - start);
+        lastKeyId = r.keyId;
+        return p;
+    }
+} // namespace
+
+Expected<std::size_t> TraceFileReader::read(std::span<Request> out) {
+    std::size_t n = 0;
+    while (n < out.size() && m_recordsRead < m_recordCount) {
+        if (m_end - m_pos < kMaxRecordBytes && m_consumedBytes + (m_end - m_pos) < m_recordBytes) {
+            refill();
+            // The last records of the file may be shorter than kMaxRecordBytes: pad the buffer so the
+            // unchecked decoder can run over them; a record running into the padding is damaged.
+            std::fill(m_buffer.begin() + static_cast<std::ptrdiff_t>(m_end),
+                m_buffer.begin() + static_cast<std::ptrdiff_t>(std::min(m_buffer.size(), m_end + kMaxRecordBytes)), 0xff);
+        }
+        if (m_pos >= m_end)
+            return dataError(fmt::format("truncated: record {} of {} is missing", m_recordsRead + 1, m_recordCount),
+                m_path, 32 + m_consumedBytes, true);
+        // Decode as many records as the buffered bytes safely allow, without per-byte bounds checks.
+        const unsigned char* const base = m_buffer.data();
+        const unsigned char* p = base + m_pos;
+        const unsigned char* const end = base + m_end;
+        const std::uint64_t remaining = m_recordCount - m_recordsRead;
+        const std::size_t limit = static_cast<std::size_t>(std::min<std::uint64_t>(out.size() - n, remaining));
+        std::size_t decoded = 0;
+        do {
+            const unsigned char* next = decodeRecord(p, out[n + decoded], m_lastKeyId, m_timeMs);
+            if (!next || next > end)
+                return dataError(fmt::format("damaged record {} (tag 0x{:02x})", m_recordsRead + decoded + 1, *p),
+                    m_path, 32 + m_consumedBytes + static_cast<std::uint64_t>(p - (base + m_pos)), true);
+            p = next;
+            ++decoded;
+        } while (decoded < limit && end - p >= static_cast<std::ptrdiff_t>(kMaxRecordBytes));
+        const auto used = static_cast<std::size_t>(p - (base + m_pos));
         m_pos += used;
         m_consumedBytes += used;
-        ++m_recordsRead;
+        m_recordsRead += decoded;
+        n += decoded;
     }
     return n;
 }

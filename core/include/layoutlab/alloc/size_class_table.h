@@ -67,6 +67,8 @@ private:
 
     std::vector<SizeClass> m_classes;
     int m_lgPage = 12;
+    int m_lgNgroup = 2; // SC_LG_NGROUP
+    bool m_uniformGroups = false; // every class above the lookup table follows the four-per-doubling rule
     // Fast path, like jemalloc's sz_size2index_tab: one entry per 8 bytes up to kLookupMaxBytes.
     static constexpr std::uint64_t kLookupMaxBytes = 4096; // sc.c sc_data_init(): lg_max_lookup = 12
     std::vector<std::uint16_t> m_lookup;

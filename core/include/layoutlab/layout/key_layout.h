@@ -52,6 +52,8 @@ struct Allocation {
     std::uint64_t readBytes = 0; // bytes a GET reads from the start of it (0: not read by GET)
     std::uint32_t count = 1; // identical allocations (chunks of a large item)
     Purpose purpose = Purpose::Object;
+
+    bool operator==(const Allocation&) const = default;
 };
 
 struct KeyLayout {
@@ -67,6 +69,7 @@ struct KeyLayout {
 
     void add(const Allocation& allocation) { allocations[allocationCount++] = allocation; }
     bool embedded() const { return encoding == Encoding::Embedded; }
+    bool operator==(const KeyLayout&) const = default;
 };
 
 } // namespace layoutlab

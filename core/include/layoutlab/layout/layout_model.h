@@ -47,7 +47,9 @@ public:
     virtual IndexPolicy indexPolicy() const = 0;
 
     // The allocations and GET path of one key under the given embed threshold (ignored by layouts
-    // without one).
+    // without one). Contract the sweep relies on: as the threshold grows, a shape's layout changes at
+    // most once (from not embedded to embedded), so equal layouts at the lowest and highest threshold
+    // of a sweep mean equal layouts at every threshold in between.
     virtual KeyLayout describe(const KeyShape& shape, std::uint32_t threshold,
         const AllocatorModel& allocator) const = 0;
 };

@@ -37,7 +37,11 @@ public:
 
     void insert(); // a new entry (the engine looks the key up first, which may advance rehashing)
     void erase();
-    void lookup(); // a read access (advances incremental rehashing)
+    // A read access: findBucket -> rehashStepOnReadIfNeeded / dictFind -> _dictRehashStep.
+    void lookup() {
+        if (m_targetBuckets != 0)
+            rehashStep();
+    }
     // What the engine's cron does once the load goes quiet (Valkey/Redis databasesCron: finish incremental
     // rehashing, resize tables whose fill crossed a limit): the state in which used_memory is read.
     void settle();

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+// Micro-benchmarks of the simulation core. Run: build/bench/layoutlab_bench
+//   BM_DecodeTrace      reading layoutlab's binary trace format (requests/s)
+//   BM_Replay           replaying an in-memory trace through the valkey layout, one threshold
+//   BM_Sweep/N          the same with N thresholds: the cost must stay close to BM_Replay
+//   BM_SizeClassLookup  jemalloc size-class rounding
+
+#include "layoutlab/alloc/allocator_registry.h"
+#include "layoutlab/alloc/jemalloc_model.h"
+#include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/sim/simulation.h"
+#include "layoutlab/trace/generator.h"
+#include "layoutlab/trace/trace_file.h"
+
+#include <benchmark/benchmark.h>
+#include <filesystem>
+
+using namespace layoutlab;
+
+namespace {
+
+constexpr std::uint64_t kKeys = 200000;
+constexpr std::uint64_t kOps = 1800000;
+
+GeneratorConfig mixedConfig() {
+    auto c = makeGeneratorConfig(kKeys, kOps, "lognormal:3.3:0.45:6:200", "lognormal:4.3:1.2:1:100000", 0.2, 0.05,
+        0.8, 0.02, "zipf:0.99", 3);
+    return *c;
+}
+
+const std::vector<Request>& requests() {
+    static const std::vector<Request> all = [] {
+        SyntheticTrace trace(mixedConfig());
+        std::vector<Request> out(trace.totalRequests());
+        std::size_t at = 0;
+        while (at < out.size()) {
+            auto n = trace.read(std::span<Request>(out.data() + at, out.size() - at));
+            at += *n;
+        }
+        return out;
+    }();
+    return all;
+}
+
+class MemoryTrace final : public TraceReader {
+public:
+    explicit MemoryTrace(const std::vector<Request>& requests)
+        : m_requests(requests) { }
+    Expected<std::size_t> read(std::span<Request> out) override {
+        const std::size_t n = std::min(out.size(), m_requests.size() - m_at);
+        std::copy_n(m_requests.begin() + static_cast<std::ptrdiff_t>(m_at), n, out.begin());
+        m_at += n;
+        return n;
+    }
+    std::uint64_t totalRequests() const override { return m_requests.size(); }
+    std::uint64_t keyIdLimit() const override { return kKeys; }
+    std::string name() const override { return "memory"; }
+
+private:
+    const std::vector<Request>& m_requests;
+    std::size_t m_at = 0;
+};
+
+std::string traceFile() {
+    static const std::string path = [] {
+        const auto p = (std::filesystem::temp_directory_path() / "layoutlab-bench.lltrace").string();
+        SyntheticTrace trace(mixedConfig());
+        (void)writeTrace(trace, p);
+        return p;
+    }();
+    return path;
+}
+
+void BM_DecodeTrace(benchmark::State& state) {
+    const auto path = traceFile();
+    std::vector<Request> batch(4096);
+    for (auto _ : state) {
+        auto reader = TraceFileReader::open(path);
+        std::uint64_t total = 0;
+        while (true) {
+            auto n = (*reader)->read(batch);
+            if (!n || *n == 0)
+                break;
+            total += *n;
+        }
+        benchmark::DoNotOptimize(total);
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * (kKeys + kOps)));
+}
+BENCHMARK(BM_DecodeTrace)->Unit(benchmark::kMillisecond);
+
+void runSimulation(benchmark::State& state, std::vector<std::uint32_t> thresholds) {
+    const auto& all = requests();
+    auto layout = parseLayout("valkey-9.1");
+    auto alloc = parseAllocator("jemalloc:quantum=8,page=4096");
+    for (auto _ : state) {
+        MemoryTrace trace(all);
+        auto result = simulate({ *layout, *alloc, thresholds }, trace);
+        benchmark::DoNotOptimize(result->points.size());
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * all.size()));
+}
+
+void BM_Replay(benchmark::State& state) { runSimulation(state, { 128 }); }
+BENCHMARK(BM_Replay)->Unit(benchmark::kMillisecond);
+
+void BM_Sweep(benchmark::State& state) {
+    std::vector<std::uint32_t> thresholds;
+    for (std::int64_t i = 0; i < state.range(0); ++i)
+        thresholds.push_back(static_cast<std::uint32_t>(16 + 16 * i));
+    runSimulation(state, thresholds);
+}
+BENCHMARK(BM_Sweep)->Arg(2)->Arg(8)->Arg(32)->Unit(benchmark::kMillisecond);
+
+void BM_SizeClassLookup(benchmark::State& state) {
+    const JemallocModel model(SizeClassParams { 3, 12 });
+    std::uint64_t size = 1;
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(model.usableSize(size));
+        size = (size * 7 + 13) & 0xffff;
+    }
+}
+BENCHMARK(BM_SizeClassLookup);
+
+} // namespace

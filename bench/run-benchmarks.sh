@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# End-to-end speed and memory figures for docs/performance.md, measured in one run on this machine:
+#   - `sim` of a 20M-request trace over 1M keys (requests per second, median of RUNS runs)
+#   - a 32-threshold `sweep` of the same trace, as a ratio to the single-threshold `sim`
+#   - peak resident memory per live key
+#   - the Google Benchmark micro-benchmarks
+# Usage: bench/run-benchmarks.sh [BUILD_DIR]   (RUNS=5 by default; the trace is cached in BUILD_DIR/bench-data)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+runs=${RUNS:-5}
+layoutlab="$build/cli/layoutlab"
+data="$build/bench-data"
+mkdir -p "$data"
+trace="$data/mixed-20m-1m.lltrace"
+tiny="$data/tiny.lltrace"
+if [[ ! -f $trace ]]; then
+  echo "generating $trace (20M requests over 1M keys) ..." >&2
+  "$layoutlab" gen -o "$trace" --keys 1000000 --ops 19000000 --key-size lognormal:3.3:0.45:6:200 \
+    --value-size lognormal:4.3:1.2:1:100000 --ttl-fraction 0.2 --get-fraction 0.8 --delete-fraction 0.02 \
+    --popularity zipf:0.99 --seed 3
+fi
+[[ -f $tiny ]] || "$layoutlab" gen -o "$tiny" --keys 10 --seed 1 2>/dev/null
+
+# median wall seconds and max RSS (KiB) of RUNS runs of a command
+measure() {
+  local times=() rss=0 out
+  for ((i = 0; i < runs; i++)); do
+    out=$({ /usr/bin/time -f "%e %M" "$@" >/dev/null; } 2>&1 | tail -1)
+    times+=("${out% *}")
+    (( ${out#* } > rss )) && rss=${out#* }
+  done
+  printf '%s %s\n' "$(printf '%s\n' "${times[@]}" | sort -n | sed -n "$(( (runs + 1) / 2 ))p")" "$rss"
+}
+
+requests=$("$layoutlab" sim "$trace" --layout valkey-9.1 --json | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["replay"]["requests"], j["replay"]["max_live_keys"])')
+read -r nreq maxlive <<<"$requests"
+read -r sim_s sim_rss <<<"$(measure "$layoutlab" sim "$trace" --layout valkey-9.1)"
+read -r sweep_s sweep_rss <<<"$(measure "$layoutlab" sweep "$trace" --layout valkey-9.1 --thresholds 16:512:16)"
+read -r tiny_s tiny_rss <<<"$(measure "$layoutlab" sim "$tiny" --layout valkey-9.1)"
+
+python3 - "$nreq" "$maxlive" "$sim_s" "$sim_rss" "$sweep_s" "$sweep_rss" "$tiny_rss" "$runs" <<'PY'
+import sys
+nreq, maxlive = int(sys.argv[1]), int(sys.argv[2])
+sim_s, sim_rss, sweep_s, sweep_rss, tiny_rss, runs = float(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7]), int(sys.argv[8])
+print(f"| figure | measured | target |")
+print(f"|---|---|---|")
+print(f"| `sim` replay rate, {nreq/1e6:.0f}M requests, {maxlive/1e6:.2f}M live keys (median of {runs}) | {nreq/sim_s/1e6:.1f}M requests/s ({sim_s:.2f} s) | >= 30M/s |")
+print(f"| 32-threshold `sweep` / single-threshold `sim` | {sweep_s/sim_s:.2f}x ({sweep_s:.2f} s) | <= 1.5x |")
+print(f"| peak RSS per live key (whole process) | {sim_rss*1024/maxlive:.1f} B | <= 64 B |")
+print(f"| peak RSS per live key above an empty run ({tiny_rss} KiB) | {(sim_rss-tiny_rss)*1024/maxlive:.1f} B | |")
+PY
+echo
+"$build/bench/layoutlab_bench" --benchmark_repetitions="$runs" --benchmark_report_aggregates_only=true 2>/dev/null | grep -E "^(Benchmark|-|BM_.*_median)"
