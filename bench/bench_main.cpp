@@ -23,8 +23,8 @@ constexpr std::uint64_t kKeys = 200000;
 constexpr std::uint64_t kOps = 1800000;
 
 GeneratorConfig mixedConfig() {
-    auto c = makeGeneratorConfig(kKeys, kOps, "lognormal:3.3:0.45:6:200", "lognormal:4.3:1.2:1:100000", 0.2, 0.05,
-        0.8, 0.02, "zipf:0.99", 3);
+    auto c = makeGeneratorConfig(
+        kKeys, kOps, "lognormal:3.3:0.45:6:200", "lognormal:4.3:1.2:1:100000", 0.2, 0.05, 0.8, 0.02, "zipf:0.99", 3);
     return *c;
 }
 
@@ -101,7 +101,9 @@ void runSimulation(benchmark::State& state, std::vector<std::uint32_t> threshold
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * all.size()));
 }
 
-void BM_Replay(benchmark::State& state) { runSimulation(state, { 128 }); }
+void BM_Replay(benchmark::State& state) {
+    runSimulation(state, { 128 });
+}
 BENCHMARK(BM_Replay)->Unit(benchmark::kMillisecond);
 
 void BM_Sweep(benchmark::State& state) {

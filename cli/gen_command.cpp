@@ -11,64 +11,64 @@
 namespace layoutlab::cli {
 
 namespace {
-    struct GenOptions {
-        std::string output;
-        std::uint64_t keys = 0;
-        std::optional<std::uint64_t> ops;
-        bool noLoad = false;
-        std::string keySize = "16";
-        std::string valueSize = "96";
-        double ttlFraction = 0;
-        std::uint32_t ttlSeconds = 86400;
-        double intValues = 0;
-        double getFraction = 0.9;
-        double deleteFraction = 0;
-        std::string popularity = "uniform";
-        std::uint64_t seed = 1;
-    };
+struct GenOptions {
+    std::string output;
+    std::uint64_t keys = 0;
+    std::optional<std::uint64_t> ops;
+    bool noLoad = false;
+    std::string keySize = "16";
+    std::string valueSize = "96";
+    double ttlFraction = 0;
+    std::uint32_t ttlSeconds = 86400;
+    double intValues = 0;
+    double getFraction = 0.9;
+    double deleteFraction = 0;
+    std::string popularity = "uniform";
+    std::uint64_t seed = 1;
+};
 
-    // Counts requests as they go to the writer, for the progress bar.
-    class CountingReader final : public TraceReader {
-    public:
-        CountingReader(TraceReader& inner, ProgressSink& sink)
-            : m_inner(inner)
-            , m_sink(sink) { }
-        Expected<std::size_t> read(std::span<Request> out) override {
-            auto n = m_inner.read(out);
-            if (n) {
-                m_done += *n;
-                if ((m_done & 0xfffff) < *n)
-                    m_sink.progress(static_cast<double>(m_done) / static_cast<double>(totalRequests()), m_done);
-            }
-            return n;
+// Counts requests as they go to the writer, for the progress bar.
+class CountingReader final : public TraceReader {
+public:
+    CountingReader(TraceReader& inner, ProgressSink& sink)
+        : m_inner(inner)
+        , m_sink(sink) { }
+    Expected<std::size_t> read(std::span<Request> out) override {
+        auto n = m_inner.read(out);
+        if (n) {
+            m_done += *n;
+            if ((m_done & 0xfffff) < *n)
+                m_sink.progress(static_cast<double>(m_done) / static_cast<double>(totalRequests()), m_done);
         }
-        std::uint64_t totalRequests() const override { return m_inner.totalRequests(); }
-        std::uint64_t keyIdLimit() const override { return m_inner.keyIdLimit(); }
-        std::string name() const override { return m_inner.name(); }
-
-    private:
-        TraceReader& m_inner;
-        ProgressSink& m_sink;
-        std::uint64_t m_done = 0;
-    };
-
-    int runGen(const GenOptions& o) {
-        auto config = makeGeneratorConfig(o.keys, o.ops, o.keySize, o.valueSize, o.ttlFraction, o.intValues,
-            o.getFraction, o.deleteFraction, o.popularity, o.seed);
-        if (!config)
-            return reportError(config.error());
-        config->load = !o.noLoad;
-        config->ttlSeconds = o.ttlSeconds;
-        if (!config->load && config->ops == 0)
-            return reportError(usageError("--no-load without --ops would write an empty trace", "--no-load"));
-        SyntheticTrace trace(*config);
-        ProgressBar bar("gen");
-        CountingReader counting(trace, bar);
-        if (auto ok = writeTrace(counting, o.output); !ok)
-            return reportError(ok.error());
-        fmt::print(stderr, "wrote {} requests over {} keys to {}\n", trace.totalRequests(), config->keys, o.output);
-        return kExitOk;
+        return n;
     }
+    std::uint64_t totalRequests() const override { return m_inner.totalRequests(); }
+    std::uint64_t keyIdLimit() const override { return m_inner.keyIdLimit(); }
+    std::string name() const override { return m_inner.name(); }
+
+private:
+    TraceReader& m_inner;
+    ProgressSink& m_sink;
+    std::uint64_t m_done = 0;
+};
+
+int runGen(const GenOptions& o) {
+    auto config = makeGeneratorConfig(o.keys, o.ops, o.keySize, o.valueSize, o.ttlFraction, o.intValues, o.getFraction,
+        o.deleteFraction, o.popularity, o.seed);
+    if (!config)
+        return reportError(config.error());
+    config->load = !o.noLoad;
+    config->ttlSeconds = o.ttlSeconds;
+    if (!config->load && config->ops == 0)
+        return reportError(usageError("--no-load without --ops would write an empty trace", "--no-load"));
+    SyntheticTrace trace(*config);
+    ProgressBar bar("gen");
+    CountingReader counting(trace, bar);
+    if (auto ok = writeTrace(counting, o.output); !ok)
+        return reportError(ok.error());
+    fmt::print(stderr, "wrote {} requests over {} keys to {}\n", trace.totalRequests(), config->keys, o.output);
+    return kExitOk;
+}
 } // namespace
 
 void addGenCommand(CLI::App& app, int& status) {

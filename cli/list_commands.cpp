@@ -12,71 +12,70 @@
 namespace layoutlab::cli {
 
 namespace {
-    struct LayoutsOptions {
-        std::string layout;
-        std::string alloc;
-        std::optional<std::uint32_t> threshold;
-        std::uint32_t keyBytes = 16;
-        std::optional<std::uint32_t> valueBytes;
-        bool ttl = false;
-        bool integer = false;
-        bool json = false;
-    };
+struct LayoutsOptions {
+    std::string layout;
+    std::string alloc;
+    std::optional<std::uint32_t> threshold;
+    std::uint32_t keyBytes = 16;
+    std::optional<std::uint32_t> valueBytes;
+    bool ttl = false;
+    bool integer = false;
+    bool json = false;
+};
 
-    int listLayoutsText(bool json) {
-        const auto layouts = listLayouts();
-        if (json) {
-            auto j = nlohmann::json::array();
-            for (const auto& l : layouts)
-                j.push_back({ { "name", l.name }, { "spec", l.spec }, { "description", l.description } });
-            fmt::print("{}\n", j.dump(2));
-            return kExitOk;
-        }
+int listLayoutsText(bool json) {
+    const auto layouts = listLayouts();
+    if (json) {
+        auto j = nlohmann::json::array();
         for (const auto& l : layouts)
-            fmt::print("{:<15} {}\n{:<15} {}\n\n", l.name, l.description, "", l.spec);
-        fmt::print("Parameters override a preset: --layout valkey-9.1:threshold=96. Explain one key's layout with\n"
-                   "`layoutlab layouts LAYOUT --value-bytes V [--key-bytes K] [--ttl] [--int]`.\n");
+            j.push_back({ { "name", l.name }, { "spec", l.spec }, { "description", l.description } });
+        fmt::print("{}\n", j.dump(2));
         return kExitOk;
     }
+    for (const auto& l : layouts)
+        fmt::print("{:<15} {}\n{:<15} {}\n\n", l.name, l.description, "", l.spec);
+    fmt::print("Parameters override a preset: --layout valkey-9.1:threshold=96. Explain one key's layout with\n"
+               "`layoutlab layouts LAYOUT --value-bytes V [--key-bytes K] [--ttl] [--int]`.\n");
+    return kExitOk;
+}
 
-    int explainShape(const LayoutsOptions& o) {
-        auto layout = parseLayout(o.layout);
-        if (!layout)
-            return reportError(layout.error());
-        auto alloc = parseAllocator(o.alloc.empty() ? (*layout)->defaultAllocator() : o.alloc);
-        if (!alloc)
-            return reportError(alloc.error());
-        if (auto ok = (*layout)->checkAllocator(**alloc); !ok)
-            return reportError(ok.error());
-        const auto param = (*layout)->threshold();
-        const std::uint32_t threshold = o.threshold.value_or(param ? param->value : 0);
-        const KeyShape shape { o.keyBytes, *o.valueBytes, o.ttl,
-            o.integer ? (*o.valueBytes <= 4 ? ValueKind::SmallInteger : ValueKind::Integer) : ValueKind::String };
-        const auto cost = costOf(**layout, **alloc, shape, threshold);
-        fmt::print("layout     {}\nallocator  {}\nkey        {} bytes, value {} bytes{}{}\n", (*layout)->spec(),
-            (*alloc)->spec(), shape.keyBytes, shape.valueBytes, shape.hasTtl ? ", TTL" : "",
-            o.integer ? ", integer" : "");
-        if (param)
-            fmt::print("{:<10} {}\n", param->name, threshold);
-        if (!cost.layout.stored) {
-            fmt::print("not storable: the engine refuses an object this large\n");
-            return kExitOk;
-        }
-        fmt::print("encoding   {}\n\n{:<14} {:>6} {:>10} {:>8} {:>8} {:>10}\n", encodingName(cost.layout.encoding),
-            "allocation", "count", "requested", "class", "waste", "GET lines");
-        for (std::size_t i = 0; i < cost.layout.allocationCount; ++i) {
-            const auto& a = cost.layout.allocations[i];
-            const auto usable = (*alloc)->usableSize(a.requestedBytes);
-            fmt::print("{:<14} {:>6} {:>10} {:>8} {:>8} {:>10.3f}\n", purposeName(a.purpose), a.count,
-                a.requestedBytes, usable, usable - a.requestedBytes,
-                a.readBytes ? expectedLinesTouched(a.readBytes, (*alloc)->alignment(usable)) : 0.0);
-        }
-        fmt::print("\nper key: {} bytes requested, {} usable (index tables not included), {} pointer bytes\n"
-                   "per GET: {:.3f} distinct lines ({} index), {} dependent loads\n",
-            cost.requestedBytes, cost.usableBytes, cost.layout.pointerBytes, cost.linesTouched,
-            cost.layout.indexLinesPerGet, cost.layout.dependentLoads);
+int explainShape(const LayoutsOptions& o) {
+    auto layout = parseLayout(o.layout);
+    if (!layout)
+        return reportError(layout.error());
+    auto alloc = parseAllocator(o.alloc.empty() ? (*layout)->defaultAllocator() : o.alloc);
+    if (!alloc)
+        return reportError(alloc.error());
+    if (auto ok = (*layout)->checkAllocator(**alloc); !ok)
+        return reportError(ok.error());
+    const auto param = (*layout)->threshold();
+    const std::uint32_t threshold = o.threshold.value_or(param ? param->value : 0);
+    const KeyShape shape { o.keyBytes, *o.valueBytes, o.ttl,
+        o.integer ? (*o.valueBytes <= 4 ? ValueKind::SmallInteger : ValueKind::Integer) : ValueKind::String };
+    const auto cost = costOf(**layout, **alloc, shape, threshold);
+    fmt::print("layout     {}\nallocator  {}\nkey        {} bytes, value {} bytes{}{}\n", (*layout)->spec(),
+        (*alloc)->spec(), shape.keyBytes, shape.valueBytes, shape.hasTtl ? ", TTL" : "", o.integer ? ", integer" : "");
+    if (param)
+        fmt::print("{:<10} {}\n", param->name, threshold);
+    if (!cost.layout.stored) {
+        fmt::print("not storable: the engine refuses an object this large\n");
         return kExitOk;
     }
+    fmt::print("encoding   {}\n\n{:<14} {:>6} {:>10} {:>8} {:>8} {:>10}\n", encodingName(cost.layout.encoding),
+        "allocation", "count", "requested", "class", "waste", "GET lines");
+    for (std::size_t i = 0; i < cost.layout.allocationCount; ++i) {
+        const auto& a = cost.layout.allocations[i];
+        const auto usable = (*alloc)->usableSize(a.requestedBytes);
+        fmt::print("{:<14} {:>6} {:>10} {:>8} {:>8} {:>10.3f}\n", purposeName(a.purpose), a.count, a.requestedBytes,
+            usable, usable - a.requestedBytes,
+            a.readBytes ? expectedLinesTouched(a.readBytes, (*alloc)->alignment(usable)) : 0.0);
+    }
+    fmt::print("\nper key: {} bytes requested, {} usable (index tables not included), {} pointer bytes\n"
+               "per GET: {:.3f} distinct lines ({} index), {} dependent loads\n",
+        cost.requestedBytes, cost.usableBytes, cost.layout.pointerBytes, cost.linesTouched,
+        cost.layout.indexLinesPerGet, cost.layout.dependentLoads);
+    return kExitOk;
+}
 } // namespace
 
 void addListCommands(CLI::App& app, int& status) {

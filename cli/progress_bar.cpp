@@ -31,13 +31,14 @@ void ProgressBar::progress(double fraction, std::uint64_t done) {
     std::string bar;
     if (fraction >= 0) {
         const int filled = static_cast<int>(fraction * kWidth);
-        bar = std::string(static_cast<std::size_t>(filled), '#') + std::string(static_cast<std::size_t>(kWidth - filled), '.');
+        bar = std::string(static_cast<std::size_t>(filled), '#')
+            + std::string(static_cast<std::size_t>(kWidth - filled), '.');
         const double eta = fraction > 0 ? seconds * (1.0 - fraction) / fraction : 0.0;
         fmt::print(stderr, "\r\033[K{} [{}] {:5.1f}%  {:.1f}M requests  {:.1f}M/s  ETA {:.0f}s", m_label, bar,
             100.0 * fraction, static_cast<double>(done) / 1e6, rate / 1e6, eta);
     } else {
-        fmt::print(stderr, "\r\033[K{} {:.1f}M requests  {:.1f}M/s", m_label, static_cast<double>(done) / 1e6,
-            rate / 1e6);
+        fmt::print(
+            stderr, "\r\033[K{} {:.1f}M requests  {:.1f}M/s", m_label, static_cast<double>(done) / 1e6, rate / 1e6);
     }
     std::fflush(stderr);
 }

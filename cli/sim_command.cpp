@@ -12,67 +12,67 @@
 namespace layoutlab::cli {
 
 namespace {
-    struct SimOptions {
-        std::string trace;
-        std::string layout;
-        std::string alloc;
-        std::optional<std::uint32_t> threshold;
-        std::string thresholds;
-        bool json = false;
-        bool csv = false;
-        bool classes = false;
-        std::string output;
-    };
+struct SimOptions {
+    std::string trace;
+    std::string layout;
+    std::string alloc;
+    std::optional<std::uint32_t> threshold;
+    std::string thresholds;
+    bool json = false;
+    bool csv = false;
+    bool classes = false;
+    std::string output;
+};
 
-    int runSim(const SimOptions& o, bool sweep) {
-        auto layout = parseLayout(o.layout);
-        if (!layout)
-            return reportError(layout.error());
-        auto alloc = parseAllocator(o.alloc.empty() ? (*layout)->defaultAllocator() : o.alloc);
-        if (!alloc)
-            return reportError(alloc.error());
-        SimulationConfig config { *layout, *alloc, {} };
-        const auto param = (*layout)->threshold();
-        if (sweep || o.threshold) {
-            if (!param)
-                return reportError(usageError("layout '" + (*layout)->spec()
-                        + "' has no embed threshold (memcached stores every item whole in a slab chunk); use `sim`",
-                    sweep ? "--thresholds" : "--threshold"));
-            auto list = parseThresholds(sweep ? o.thresholds : std::to_string(*o.threshold), *param);
-            if (!list)
-                return reportError(list.error());
-            config.thresholds = *list;
-        }
-        auto trace = TraceFileReader::open(o.trace);
-        if (!trace)
-            return reportError(trace.error());
-        ProgressBar bar(sweep ? "sweep" : "sim");
-        auto result = simulate(config, **trace, &bar);
-        if (!result)
-            return reportError(result.error());
-        const std::string text = o.json ? renderJson(*result)
-            : o.csv                      ? renderCsv(*result)
-                                         : renderTable(*result, o.classes || !sweep);
-        if (auto ok = writeOutput(text, o.output); !ok)
-            return reportError(ok.error());
-        return kExitOk;
+int runSim(const SimOptions& o, bool sweep) {
+    auto layout = parseLayout(o.layout);
+    if (!layout)
+        return reportError(layout.error());
+    auto alloc = parseAllocator(o.alloc.empty() ? (*layout)->defaultAllocator() : o.alloc);
+    if (!alloc)
+        return reportError(alloc.error());
+    SimulationConfig config { *layout, *alloc, {} };
+    const auto param = (*layout)->threshold();
+    if (sweep || o.threshold) {
+        if (!param)
+            return reportError(usageError("layout '" + (*layout)->spec()
+                    + "' has no embed threshold (memcached stores every item whole in a slab chunk); use `sim`",
+                sweep ? "--thresholds" : "--threshold"));
+        auto list = parseThresholds(sweep ? o.thresholds : std::to_string(*o.threshold), *param);
+        if (!list)
+            return reportError(list.error());
+        config.thresholds = *list;
     }
+    auto trace = TraceFileReader::open(o.trace);
+    if (!trace)
+        return reportError(trace.error());
+    ProgressBar bar(sweep ? "sweep" : "sim");
+    auto result = simulate(config, **trace, &bar);
+    if (!result)
+        return reportError(result.error());
+    const std::string text = o.json ? renderJson(*result)
+        : o.csv                     ? renderCsv(*result)
+                                    : renderTable(*result, o.classes || !sweep);
+    if (auto ok = writeOutput(text, o.output); !ok)
+        return reportError(ok.error());
+    return kExitOk;
+}
 
-    CLI::App* addCommon(CLI::App& app, const char* name, const char* help, SimOptions& o) {
-        auto* cmd = app.add_subcommand(name, help);
-        cmd->add_option("trace", o.trace, "Trace file (layoutlab binary format, see `gen`)")->required();
-        cmd->add_option("--layout", o.layout,
-               "Layout and parameters, e.g. valkey-9.1, valkey:threshold=128,header=8, redis-7.0, memcached-1.6 "
-               "(see `layoutlab layouts`)")
-            ->required();
-        cmd->add_option("--alloc", o.alloc,
-            "Allocator, e.g. jemalloc (as linked), jemalloc:quantum=8,page=4096, memcached, glibc "
-            "(default: the layout's engine default; see `layoutlab allocators`)");
-        auto* json = cmd->add_flag("--json", o.json, "One JSON object with a `points` array");
-        cmd->add_flag("--csv", o.csv, "CSV rows, one per threshold")->excludes(json);
-        cmd->add_option("-o,--output", o.output, "Write the output to this file instead of stdout");
-        return cmd;
-    }
+CLI::App* addCommon(CLI::App& app, const char* name, const char* help, SimOptions& o) {
+    auto* cmd = app.add_subcommand(name, help);
+    cmd->add_option("trace", o.trace, "Trace file (layoutlab binary format, see `gen`)")->required();
+    cmd->add_option("--layout", o.layout,
+           "Layout and parameters, e.g. valkey-9.1, valkey:threshold=128,header=8, redis-7.0, memcached-1.6 "
+           "(see `layoutlab layouts`)")
+        ->required();
+    cmd->add_option("--alloc", o.alloc,
+        "Allocator, e.g. jemalloc (as linked), jemalloc:quantum=8,page=4096, memcached, glibc "
+        "(default: the layout's engine default; see `layoutlab allocators`)");
+    auto* json = cmd->add_flag("--json", o.json, "One JSON object with a `points` array");
+    cmd->add_flag("--csv", o.csv, "CSV rows, one per threshold")->excludes(json);
+    cmd->add_option("-o,--output", o.output, "Write the output to this file instead of stdout");
+    return cmd;
+}
 } // namespace
 
 void addSimCommands(CLI::App& app, int& status) {

@@ -10,7 +10,8 @@ std::vector<CollectorInfo> listCollectors() {
     std::vector<CollectorInfo> out;
     auto engine = [&](const char* name, const char* binary, bool compiled, const char* protocol) {
         if (!compiled) {
-            out.push_back({ name, false, std::string("not built: ") + protocol + " support missing at configure time" });
+            out.push_back(
+                { name, false, std::string("not built: ") + protocol + " support missing at configure time" });
             return;
         }
         const auto path = findExecutable(binary);

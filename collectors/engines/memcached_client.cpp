@@ -12,7 +12,7 @@
 namespace layoutlab {
 
 namespace {
-    constexpr std::size_t kPipelineBatch = 256;
+constexpr std::size_t kPipelineBatch = 256;
 }
 
 Expected<MemcachedClient> MemcachedClient::connect(const std::string& host, std::uint16_t port) {

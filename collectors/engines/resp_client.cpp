@@ -8,30 +8,30 @@
 namespace layoutlab {
 
 namespace {
-    constexpr std::size_t kPipelineBatch = 512;
+constexpr std::size_t kPipelineBatch = 512;
 
-    std::string replyText(const redisReply* reply) {
-        switch (reply->type) {
-        case REDIS_REPLY_STRING:
-        case REDIS_REPLY_STATUS:
-        case REDIS_REPLY_ERROR:
-            return std::string(reply->str, reply->len);
-        case REDIS_REPLY_INTEGER:
-            return std::to_string(reply->integer);
-        default:
-            return {};
-        }
+std::string replyText(const redisReply* reply) {
+    switch (reply->type) {
+    case REDIS_REPLY_STRING:
+    case REDIS_REPLY_STATUS:
+    case REDIS_REPLY_ERROR:
+        return std::string(reply->str, reply->len);
+    case REDIS_REPLY_INTEGER:
+        return std::to_string(reply->integer);
+    default:
+        return {};
     }
+}
 
-    void appendCommand(redisContext* c, const std::vector<std::string>& argv) {
-        std::vector<const char*> args;
-        std::vector<size_t> lens;
-        for (const auto& a : argv) {
-            args.push_back(a.data());
-            lens.push_back(a.size());
-        }
-        redisAppendCommandArgv(c, static_cast<int>(args.size()), args.data(), lens.data());
+void appendCommand(redisContext* c, const std::vector<std::string>& argv) {
+    std::vector<const char*> args;
+    std::vector<size_t> lens;
+    for (const auto& a : argv) {
+        args.push_back(a.data());
+        lens.push_back(a.size());
     }
+    redisAppendCommandArgv(c, static_cast<int>(args.size()), args.data(), lens.data());
+}
 } // namespace
 
 Expected<RespClient> RespClient::connect(const std::string& host, std::uint16_t port) {

@@ -22,8 +22,8 @@ extern char** environ;
 
 namespace layoutlab {
 
-Expected<std::unique_ptr<ServerProcess>> ServerProcess::start(const std::vector<std::string>& argv,
-    const std::string& workDir, const std::string& logPath) {
+Expected<std::unique_ptr<ServerProcess>> ServerProcess::start(
+    const std::vector<std::string>& argv, const std::string& workDir, const std::string& logPath) {
     if (argv.empty())
         return usageError("no server binary given");
     posix_spawn_file_actions_t actions;
@@ -48,7 +48,9 @@ Expected<std::unique_ptr<ServerProcess>> ServerProcess::start(const std::vector<
     return p;
 }
 
-ServerProcess::~ServerProcess() { stop(); }
+ServerProcess::~ServerProcess() {
+    stop();
+}
 
 bool ServerProcess::running() {
     if (m_pid <= 0)
@@ -110,8 +112,8 @@ Status waitForPort(std::uint16_t port, ServerProcess& process, std::chrono::mill
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     while (std::chrono::steady_clock::now() < deadline) {
         if (!process.running())
-            return ioError(fmt::format("server exited before listening on port {}; its output:\n{}", port,
-                process.log()));
+            return ioError(
+                fmt::format("server exited before listening on port {}; its output:\n{}", port, process.log()));
         const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
         sockaddr_in addr {};
         addr.sin_family = AF_INET;

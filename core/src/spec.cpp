@@ -60,10 +60,12 @@ Expected<Spec> Spec::parse(std::string_view text, std::string_view what) {
     return spec;
 }
 
-bool Spec::has(std::string_view key) const { return m_params.find(key) != m_params.end(); }
+bool Spec::has(std::string_view key) const {
+    return m_params.find(key) != m_params.end();
+}
 
-Expected<std::uint64_t> Spec::integer(std::string_view key, std::uint64_t fallback, std::uint64_t min,
-    std::uint64_t max) {
+Expected<std::uint64_t> Spec::integer(
+    std::string_view key, std::uint64_t fallback, std::uint64_t min, std::uint64_t max) {
     const auto it = m_params.find(key);
     if (it == m_params.end())
         return fallback;
@@ -73,8 +75,8 @@ Expected<std::uint64_t> Spec::integer(std::string_view key, std::uint64_t fallba
     if (!value)
         return value.error();
     if (*value < min || *value > max)
-        return usageError(fmt::format("{} {} parameter {}={} is out of range [{}, {}]", m_what, m_name, key,
-                              *value, min, max),
+        return usageError(
+            fmt::format("{} {} parameter {}={} is out of range [{}, {}]", m_what, m_name, key, *value, min, max),
             field);
     return *value;
 }
@@ -89,8 +91,8 @@ Expected<double> Spec::real(std::string_view key, double fallback, double min, d
     if (!value)
         return value.error();
     if (!(*value >= min && *value <= max))
-        return usageError(fmt::format("{} {} parameter {}={} is out of range [{}, {}]", m_what, m_name, key,
-                              it->second, min, max),
+        return usageError(
+            fmt::format("{} {} parameter {}={} is out of range [{}, {}]", m_what, m_name, key, it->second, min, max),
             field);
     return *value;
 }

@@ -21,7 +21,9 @@ using namespace layoutlab::test;
 
 namespace {
 
-std::optional<std::string> memcachedBinary() { return findExecutable("memcached"); }
+std::optional<std::string> memcachedBinary() {
+    return findExecutable("memcached");
+}
 
 struct VvCase {
     const char* minChunk;
@@ -36,7 +38,8 @@ TEST_P(MemcachedClassList, VvOutputEqualsTheModel) {
     if (!binary)
         GTEST_SKIP() << "memcached is not installed (scripts/install-deps installs it)";
     const auto c = GetParam();
-    std::vector<std::string> args { "-vv", "-U", "0", "-l", "127.0.0.1", "-p", "{port}", "-n", c.minChunk, "-f", c.factor };
+    std::vector<std::string> args { "-vv", "-U", "0", "-l", "127.0.0.1", "-p", "{port}", "-n", c.minChunk, "-f",
+        c.factor };
     std::string spec = std::string("memcached:min=") + c.minChunk + ",factor=" + c.factor;
     if (c.itemMax) {
         args.insert(args.end(), { "-I", c.itemMax });
@@ -52,8 +55,8 @@ TEST_P(MemcachedClassList, VvOutputEqualsTheModel) {
     const std::regex line(R"(slab class\s+(\d+): chunk size\s+(\d+) perslab\s+(\d+))");
     std::vector<MemcachedSlabClass> real;
     for (std::sregex_iterator it(log.begin(), log.end(), line), end; it != end; ++it)
-        real.push_back({ static_cast<std::uint32_t>(std::stoul((*it)[1])), static_cast<std::uint32_t>(std::stoul((*it)[2])),
-            static_cast<std::uint32_t>(std::stoul((*it)[3])) });
+        real.push_back({ static_cast<std::uint32_t>(std::stoul((*it)[1])),
+            static_cast<std::uint32_t>(std::stoul((*it)[2])), static_cast<std::uint32_t>(std::stoul((*it)[3])) });
     auto alloc = parseAllocator(spec);
     ASSERT_TRUE(alloc) << alloc.error().describe();
     const auto& model = dynamic_cast<const MemcachedSlabModel&>(**alloc).slabClasses();
@@ -158,8 +161,9 @@ void loadAndCompare(const std::string& framingName, const std::vector<Group>& gr
 }
 
 TEST(MemcachedValidation, UsedChunksPerClassMatchStatsSlabsRaw) {
-    loadAndCompare("raw", { { 3000, 16, 16 }, { 3000, 16, 100 }, { 2000, 40, 1000 }, { 500, 16, 10000 },
-                              { 40, 16, 250000 }, { 30, 16, 600000 }, { 20, 16, 1000000 } });
+    loadAndCompare("raw",
+        { { 3000, 16, 16 }, { 3000, 16, 100 }, { 2000, 40, 1000 }, { 500, 16, 10000 }, { 40, 16, 250000 },
+            { 30, 16, 600000 }, { 20, 16, 1000000 } });
 }
 
 TEST(MemcachedValidation, UsedChunksPerClassMatchStatsSlabsDalliMarshal) {

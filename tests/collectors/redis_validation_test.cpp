@@ -49,8 +49,9 @@ protected:
         const auto binary = findExecutable("redis-server");
         if (!binary)
             GTEST_SKIP() << "redis-server is not installed (scripts/install-deps installs it)";
-        m_server = startServer(*binary, { "--port", "{port}", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                                            "--protected-mode", "yes", "--daemonize", "no", "--dir", "." });
+        m_server = startServer(*binary,
+            { "--port", "{port}", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "yes",
+                "--daemonize", "no", "--dir", "." });
         ASSERT_TRUE(m_server);
         auto client = RespClient::connect("127.0.0.1", m_server->port);
         ASSERT_TRUE(client) << client.error().describe();
@@ -121,9 +122,9 @@ TEST_F(RedisValidation, UsableBytesPerKeyWithinOnePercentOfUsedMemory) {
         const double measured = measure(shape);
         const double predicted = predict(shape, *alloc);
         const double error = (predicted - measured) / measured;
-        EXPECT_LT(std::abs(error), 0.01) << "V=" << shape.valueBytes << " ttl=" << shape.ttl << " kind="
-                                          << static_cast<int>(shape.kind) << ": predicted " << predicted
-                                          << " B/key, measured " << measured << " B/key";
+        EXPECT_LT(std::abs(error), 0.01) << "V=" << shape.valueBytes << " ttl=" << shape.ttl
+                                         << " kind=" << static_cast<int>(shape.kind) << ": predicted " << predicted
+                                         << " B/key, measured " << measured << " B/key";
         std::printf("redis V=%u ttl=%d kind=%d: predicted %.2f, measured %.2f B/key (%+.3f%%)\n", shape.valueBytes,
             shape.ttl, static_cast<int>(shape.kind), predicted, measured, 100 * error);
     }

@@ -37,8 +37,7 @@ Error dataError(std::string message, std::string file = {}, std::uint64_t offset
 Error dataErrorAtLine(std::string message, std::string file, std::uint64_t line);
 Error ioError(std::string message, std::string file = {});
 
-template <class T>
-class [[nodiscard]] Expected {
+template <class T> class [[nodiscard]] Expected {
 public:
     Expected(T value)
         : m_state(std::move(value)) { }

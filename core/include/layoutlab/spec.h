@@ -20,8 +20,7 @@ public:
     const std::string& name() const { return m_name; }
     bool has(std::string_view key) const;
     // Each getter marks the key as used; unusedKeys() then names the parameters nobody understood.
-    Expected<std::uint64_t> integer(std::string_view key, std::uint64_t fallback, std::uint64_t min,
-        std::uint64_t max);
+    Expected<std::uint64_t> integer(std::string_view key, std::uint64_t fallback, std::uint64_t min, std::uint64_t max);
     Expected<double> real(std::string_view key, double fallback, double min, double max);
     std::string text(std::string_view key, std::string fallback);
     // Fails with a usage error naming the first parameter no getter asked for.

@@ -11,66 +11,66 @@
 namespace layoutlab {
 
 namespace {
-    Expected<int> exactLog2(std::uint64_t value, std::string_view field) {
-        for (int lg = 0; lg < 40; ++lg)
-            if ((std::uint64_t { 1 } << lg) == value)
-                return lg;
-        return usageError(fmt::format("{} must be a power of two, got {}", field, value), std::string(field));
-    }
+Expected<int> exactLog2(std::uint64_t value, std::string_view field) {
+    for (int lg = 0; lg < 40; ++lg)
+        if ((std::uint64_t { 1 } << lg) == value)
+            return lg;
+    return usageError(fmt::format("{} must be a power of two, got {}", field, value), std::string(field));
+}
 
-    Expected<AllocatorPtr> parseJemalloc(Spec& spec) {
-        if (!spec.has("quantum") && !spec.has("page")) {
-            auto linked = JemallocModel::linked();
-            if (!linked)
-                return linked.error();
-            return AllocatorPtr(*linked);
-        }
-        auto quantum = spec.integer("quantum", 16, 8, 16);
-        if (!quantum)
-            return quantum.error();
-        auto page = spec.integer("page", 4096, 4096, 65536);
-        if (!page)
-            return page.error();
-        if (auto ok = spec.rejectUnused("quantum, page"); !ok)
-            return ok.error();
-        SizeClassParams params;
-        auto lgQuantum = exactLog2(*quantum, "jemalloc:quantum");
-        if (!lgQuantum)
-            return lgQuantum.error();
-        auto lgPage = exactLog2(*page, "jemalloc:page");
-        if (!lgPage)
-            return lgPage.error();
-        params.lgQuantum = *lgQuantum;
-        params.lgPage = *lgPage;
-        return AllocatorPtr(std::make_shared<JemallocModel>(params));
+Expected<AllocatorPtr> parseJemalloc(Spec& spec) {
+    if (!spec.has("quantum") && !spec.has("page")) {
+        auto linked = JemallocModel::linked();
+        if (!linked)
+            return linked.error();
+        return AllocatorPtr(*linked);
     }
+    auto quantum = spec.integer("quantum", 16, 8, 16);
+    if (!quantum)
+        return quantum.error();
+    auto page = spec.integer("page", 4096, 4096, 65536);
+    if (!page)
+        return page.error();
+    if (auto ok = spec.rejectUnused("quantum, page"); !ok)
+        return ok.error();
+    SizeClassParams params;
+    auto lgQuantum = exactLog2(*quantum, "jemalloc:quantum");
+    if (!lgQuantum)
+        return lgQuantum.error();
+    auto lgPage = exactLog2(*page, "jemalloc:page");
+    if (!lgPage)
+        return lgPage.error();
+    params.lgQuantum = *lgQuantum;
+    params.lgPage = *lgPage;
+    return AllocatorPtr(std::make_shared<JemallocModel>(params));
+}
 
-    Expected<AllocatorPtr> parseMemcached(Spec& spec) {
-        MemcachedSlabParams params;
-        auto min = spec.integer("min", params.minChunkBytes, 1, 1024 * 1024);
-        if (!min)
-            return min.error();
-        auto factor = spec.real("factor", params.growthFactor, 1.01, 100.0);
-        if (!factor)
-            return factor.error();
-        auto page = spec.integer("page", params.pageBytes, 1024, 1024 * 1024 * 1024);
-        if (!page)
-            return page.error();
-        auto chunkMax = spec.integer("chunk-max", *page / 2, 1024, *page);
-        if (!chunkMax)
-            return chunkMax.error();
-        auto itemMax = spec.integer("item-max", std::max<std::uint64_t>(*page, 1024 * 1024), 1024, 1u << 30);
-        if (!itemMax)
-            return itemMax.error();
-        if (auto ok = spec.rejectUnused("min, factor, page, chunk-max, item-max"); !ok)
-            return ok.error();
-        params.minChunkBytes = static_cast<std::uint32_t>(*min);
-        params.growthFactor = *factor;
-        params.pageBytes = static_cast<std::uint32_t>(*page);
-        params.chunkMaxBytes = static_cast<std::uint32_t>(*chunkMax);
-        params.itemSizeMaxBytes = static_cast<std::uint32_t>(*itemMax);
-        return AllocatorPtr(std::make_shared<MemcachedSlabModel>(params));
-    }
+Expected<AllocatorPtr> parseMemcached(Spec& spec) {
+    MemcachedSlabParams params;
+    auto min = spec.integer("min", params.minChunkBytes, 1, 1024 * 1024);
+    if (!min)
+        return min.error();
+    auto factor = spec.real("factor", params.growthFactor, 1.01, 100.0);
+    if (!factor)
+        return factor.error();
+    auto page = spec.integer("page", params.pageBytes, 1024, 1024 * 1024 * 1024);
+    if (!page)
+        return page.error();
+    auto chunkMax = spec.integer("chunk-max", *page / 2, 1024, *page);
+    if (!chunkMax)
+        return chunkMax.error();
+    auto itemMax = spec.integer("item-max", std::max<std::uint64_t>(*page, 1024 * 1024), 1024, 1u << 30);
+    if (!itemMax)
+        return itemMax.error();
+    if (auto ok = spec.rejectUnused("min, factor, page, chunk-max, item-max"); !ok)
+        return ok.error();
+    params.minChunkBytes = static_cast<std::uint32_t>(*min);
+    params.growthFactor = *factor;
+    params.pageBytes = static_cast<std::uint32_t>(*page);
+    params.chunkMaxBytes = static_cast<std::uint32_t>(*chunkMax);
+    params.itemSizeMaxBytes = static_cast<std::uint32_t>(*itemMax);
+    return AllocatorPtr(std::make_shared<MemcachedSlabModel>(params));
+}
 } // namespace
 
 Expected<AllocatorPtr> parseAllocator(std::string_view text) {
@@ -86,8 +86,8 @@ Expected<AllocatorPtr> parseAllocator(std::string_view text) {
             return ok.error();
         return AllocatorPtr(std::make_shared<GlibcModel>());
     }
-    return usageError(fmt::format("unknown allocator '{}' (known: jemalloc, memcached, glibc)", spec->name()),
-        "allocator");
+    return usageError(
+        fmt::format("unknown allocator '{}' (known: jemalloc, memcached, glibc)", spec->name()), "allocator");
 }
 
 std::vector<AllocatorInfo> listAllocators() {

@@ -28,8 +28,8 @@ std::string JemallocModel::spec() const {
 std::string JemallocModel::description() const {
     return fmt::format("jemalloc size classes{} (quantum {}, page {}, {} small classes up to {})",
         m_linked ? " read from the linked library" : " emulated from sc.c", 1u << m_params.lgQuantum,
-        1u << m_params.lgPage, std::count_if(m_table.classes().begin(), m_table.classes().end(),
-                                   [](const SizeClass& c) { return c.isSlab; }),
+        1u << m_params.lgPage,
+        std::count_if(m_table.classes().begin(), m_table.classes().end(), [](const SizeClass& c) { return c.isSlab; }),
         m_table.largestSmallClass());
 }
 
@@ -57,23 +57,26 @@ std::vector<AllocatorClass> JemallocModel::classes() const {
 #if LAYOUTLAB_HAVE_JEMALLOC
 
 namespace {
-    template <class T>
-    bool readMallctl(const std::string& name, T& out) {
-        std::size_t len = sizeof(T);
-        return mallctl(name.c_str(), &out, &len, nullptr, 0) == 0 && len == sizeof(T);
-    }
+template <class T> bool readMallctl(const std::string& name, T& out) {
+    std::size_t len = sizeof(T);
+    return mallctl(name.c_str(), &out, &len, nullptr, 0) == 0 && len == sizeof(T);
+}
 
-    int log2Exact(std::uint64_t v) {
-        int lg = 0;
-        while ((std::uint64_t { 1 } << lg) < v)
-            ++lg;
-        return lg;
-    }
+int log2Exact(std::uint64_t v) {
+    int lg = 0;
+    while ((std::uint64_t { 1 } << lg) < v)
+        ++lg;
+    return lg;
+}
 } // namespace
 
-bool JemallocModel::linkedAvailable() { return true; }
+bool JemallocModel::linkedAvailable() {
+    return true;
+}
 
-std::uint64_t linkedNallocx(std::uint64_t requested) { return nallocx(requested == 0 ? 1 : requested, 0); }
+std::uint64_t linkedNallocx(std::uint64_t requested) {
+    return nallocx(requested == 0 ? 1 : requested, 0);
+}
 
 Expected<std::shared_ptr<const JemallocModel>> JemallocModel::linked() {
     std::size_t quantum = 0;
@@ -116,9 +119,13 @@ Expected<std::shared_ptr<const JemallocModel>> JemallocModel::linked() {
 
 #else
 
-bool JemallocModel::linkedAvailable() { return false; }
+bool JemallocModel::linkedAvailable() {
+    return false;
+}
 
-std::uint64_t linkedNallocx(std::uint64_t) { return 0; }
+std::uint64_t linkedNallocx(std::uint64_t) {
+    return 0;
+}
 
 Expected<std::shared_ptr<const JemallocModel>> JemallocModel::linked() {
     return usageError("this build does not link jemalloc; use an emulated model such as "

@@ -6,14 +6,14 @@
 namespace layoutlab {
 
 namespace {
-    // memcached.h: sizeof(item) on LP64 (three pointers, two rel_time_t, nbytes, refcount, it_flags,
-    // slabs_clsid, nkey, padded to 8 by the flexible data[] union).
-    constexpr std::uint32_t kItemHeaderBytes = 48;
-    constexpr std::uint32_t kChunkAlignBytes = 8; // memcached.h CHUNK_ALIGN_BYTES
-    constexpr std::uint32_t kMaxSlabClasses = 64; // memcached.h MAX_NUMBER_OF_SLAB_CLASSES (63 + 1)
-    // Slab pages are malloc'ed 1 MiB at a time; glibc serves them by mmap, and the chunk header puts
-    // the first byte 16 bytes past the page boundary (malloc.c sysmalloc_mmap, chunk2mem).
-    constexpr std::uint64_t kPageBaseOffset = 16;
+// memcached.h: sizeof(item) on LP64 (three pointers, two rel_time_t, nbytes, refcount, it_flags,
+// slabs_clsid, nkey, padded to 8 by the flexible data[] union).
+constexpr std::uint32_t kItemHeaderBytes = 48;
+constexpr std::uint32_t kChunkAlignBytes = 8; // memcached.h CHUNK_ALIGN_BYTES
+constexpr std::uint32_t kMaxSlabClasses = 64; // memcached.h MAX_NUMBER_OF_SLAB_CLASSES (63 + 1)
+// Slab pages are malloc'ed 1 MiB at a time; glibc serves them by mmap, and the chunk header puts
+// the first byte 16 bytes past the page boundary (malloc.c sysmalloc_mmap, chunk2mem).
+constexpr std::uint64_t kPageBaseOffset = 16;
 } // namespace
 
 MemcachedSlabModel::MemcachedSlabModel(const MemcachedSlabParams& params)

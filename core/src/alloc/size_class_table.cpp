@@ -17,20 +17,20 @@ std::uint32_t jemallocSlabPages(int lgPage, std::uint64_t regionSize) {
 
 namespace {
 
-    SizeClass makeClass(const SizeClassParams& p, int lgBase, int lgDelta, int ndelta) {
-        SizeClass c;
-        c.lgBase = lgBase;
-        c.lgDelta = lgDelta;
-        c.ndelta = ndelta;
-        c.size = (std::uint64_t { 1 } << lgBase) + (static_cast<std::uint64_t>(ndelta) << lgDelta);
-        // src/sc.c size_class(): small ("bin") classes are those below 2^(lg_page + lg_ngroup).
-        c.isSlab = c.size < (std::uint64_t { 1 } << (p.lgPage + p.lgNgroup));
-        if (c.isSlab) {
-            c.slabPages = jemallocSlabPages(p.lgPage, c.size);
-            c.regionsPerSlab = static_cast<std::uint32_t>((std::uint64_t { c.slabPages } << p.lgPage) / c.size);
-        }
-        return c;
+SizeClass makeClass(const SizeClassParams& p, int lgBase, int lgDelta, int ndelta) {
+    SizeClass c;
+    c.lgBase = lgBase;
+    c.lgDelta = lgDelta;
+    c.ndelta = ndelta;
+    c.size = (std::uint64_t { 1 } << lgBase) + (static_cast<std::uint64_t>(ndelta) << lgDelta);
+    // src/sc.c size_class(): small ("bin") classes are those below 2^(lg_page + lg_ngroup).
+    c.isSlab = c.size < (std::uint64_t { 1 } << (p.lgPage + p.lgNgroup));
+    if (c.isSlab) {
+        c.slabPages = jemallocSlabPages(p.lgPage, c.size);
+        c.regionsPerSlab = static_cast<std::uint32_t>((std::uint64_t { c.slabPages } << p.lgPage) / c.size);
     }
+    return c;
+}
 
 } // namespace
 

@@ -11,95 +11,95 @@
 namespace layoutlab {
 
 namespace {
-    struct ValkeyPreset {
-        std::string_view name;
-        ValkeyParams params;
-        std::string_view note;
-    };
+struct ValkeyPreset {
+    std::string_view name;
+    ValkeyParams params;
+    std::string_view note;
+};
 
-    // Presets for the releases in LAYOUTS-valkey-redis.md §3-4.
-    const ValkeyPreset kValkeyPresets[] = {
-        // 8.1.x: threshold 64 (object.c `size <= 64`), 16-byte robj, OBJ_ENCODING_EMBSTR_SIZE_LIMIT 44,
-        // embed decision counting K + 3 (before PR #2087).
-        { "valkey-8.1", { 64, 16, 44, false }, "Valkey 8.1" },
-        // 9.0.x: as 8.1 but with PR #2087's exact key-header sizing.
-        { "valkey-9.0", { 64, 16, 44, true }, "Valkey 9.0" },
-        // 9.1.0: PR #3397 (threshold 128) and PR #2516 (8-byte header when embedded, limit derived).
-        { "valkey-9.1", { 128, 8, 0, true }, "Valkey 9.1" },
-    };
+// Presets for the releases in LAYOUTS-valkey-redis.md §3-4.
+const ValkeyPreset kValkeyPresets[] = {
+    // 8.1.x: threshold 64 (object.c `size <= 64`), 16-byte robj, OBJ_ENCODING_EMBSTR_SIZE_LIMIT 44,
+    // embed decision counting K + 3 (before PR #2087).
+    { "valkey-8.1", { 64, 16, 44, false }, "Valkey 8.1" },
+    // 9.0.x: as 8.1 but with PR #2087's exact key-header sizing.
+    { "valkey-9.0", { 64, 16, 44, true }, "Valkey 9.0" },
+    // 9.1.0: PR #3397 (threshold 128) and PR #2516 (8-byte header when embedded, limit derived).
+    { "valkey-9.1", { 128, 8, 0, true }, "Valkey 9.1" },
+};
 
-    Expected<LayoutPtr> parseValkey(Spec& spec, ValkeyParams params, std::string presetName) {
-        auto threshold = spec.integer("threshold", params.threshold, 16, 1024);
-        if (!threshold)
-            return threshold.error();
-        auto header = spec.integer("header", params.headerBytes, 8, 16);
-        if (!header)
-            return header.error();
-        if (*header != 8 && *header != 16)
-            return usageError(fmt::format("layout valkey parameter header={} must be 16 (8.1/9.0) or 8 (9.1)", *header),
-                "layout valkey:header");
-        const auto limitText = spec.text("embstr-limit", params.embstrLimit == 0 ? "auto" : std::to_string(params.embstrLimit));
-        std::uint32_t limit = 0;
-        if (limitText != "auto") {
-            auto parsed = parseUnsigned(limitText, "layout valkey:embstr-limit");
-            if (!parsed)
-                return usageError("layout valkey parameter embstr-limit must be 'auto' or a byte count, got '"
-                        + limitText + "'",
-                    "layout valkey:embstr-limit");
-            if (*parsed == 0 || *parsed > 1024)
-                return usageError(fmt::format("layout valkey parameter embstr-limit={} is out of range [1, 1024]",
-                                      *parsed),
-                    "layout valkey:embstr-limit");
-            limit = static_cast<std::uint32_t>(*parsed);
-        }
-        const auto sizing = spec.text("key-sizing", params.exactKeySizing ? "exact" : "legacy");
-        if (sizing != "exact" && sizing != "legacy")
-            return usageError("layout valkey parameter key-sizing must be 'exact' or 'legacy', got '" + sizing + "'",
-                "layout valkey:key-sizing");
-        if (auto ok = spec.rejectUnused("threshold, header, embstr-limit, key-sizing"); !ok)
-            return ok.error();
-        params.threshold = static_cast<std::uint32_t>(*threshold);
-        params.headerBytes = static_cast<std::uint32_t>(*header);
-        params.embstrLimit = limit;
-        params.exactKeySizing = sizing == "exact";
-        return LayoutPtr(std::make_shared<ValkeyLayout>(std::move(presetName), params));
+Expected<LayoutPtr> parseValkey(Spec& spec, ValkeyParams params, std::string presetName) {
+    auto threshold = spec.integer("threshold", params.threshold, 16, 1024);
+    if (!threshold)
+        return threshold.error();
+    auto header = spec.integer("header", params.headerBytes, 8, 16);
+    if (!header)
+        return header.error();
+    if (*header != 8 && *header != 16)
+        return usageError(fmt::format("layout valkey parameter header={} must be 16 (8.1/9.0) or 8 (9.1)", *header),
+            "layout valkey:header");
+    const auto limitText
+        = spec.text("embstr-limit", params.embstrLimit == 0 ? "auto" : std::to_string(params.embstrLimit));
+    std::uint32_t limit = 0;
+    if (limitText != "auto") {
+        auto parsed = parseUnsigned(limitText, "layout valkey:embstr-limit");
+        if (!parsed)
+            return usageError(
+                "layout valkey parameter embstr-limit must be 'auto' or a byte count, got '" + limitText + "'",
+                "layout valkey:embstr-limit");
+        if (*parsed == 0 || *parsed > 1024)
+            return usageError(fmt::format("layout valkey parameter embstr-limit={} is out of range [1, 1024]", *parsed),
+                "layout valkey:embstr-limit");
+        limit = static_cast<std::uint32_t>(*parsed);
     }
+    const auto sizing = spec.text("key-sizing", params.exactKeySizing ? "exact" : "legacy");
+    if (sizing != "exact" && sizing != "legacy")
+        return usageError("layout valkey parameter key-sizing must be 'exact' or 'legacy', got '" + sizing + "'",
+            "layout valkey:key-sizing");
+    if (auto ok = spec.rejectUnused("threshold, header, embstr-limit, key-sizing"); !ok)
+        return ok.error();
+    params.threshold = static_cast<std::uint32_t>(*threshold);
+    params.headerBytes = static_cast<std::uint32_t>(*header);
+    params.embstrLimit = limit;
+    params.exactKeySizing = sizing == "exact";
+    return LayoutPtr(std::make_shared<ValkeyLayout>(std::move(presetName), params));
+}
 
-    Expected<LayoutPtr> parseRedis(Spec& spec) {
-        RedisParams params;
-        auto limit = spec.integer("embstr-limit", params.embstrLimit, 0, 1024);
-        if (!limit)
-            return limit.error();
-        const auto shared = spec.text("shared-integers", "yes");
-        if (shared != "yes" && shared != "no")
-            return usageError("layout redis-7.0 parameter shared-integers must be yes or no, got '" + shared + "'",
-                "layout redis-7.0:shared-integers");
-        if (auto ok = spec.rejectUnused("embstr-limit, shared-integers"); !ok)
-            return ok.error();
-        params.embstrLimit = static_cast<std::uint32_t>(*limit);
-        params.sharedIntegers = shared == "yes";
-        return LayoutPtr(std::make_shared<RedisLayout>(params));
-    }
+Expected<LayoutPtr> parseRedis(Spec& spec) {
+    RedisParams params;
+    auto limit = spec.integer("embstr-limit", params.embstrLimit, 0, 1024);
+    if (!limit)
+        return limit.error();
+    const auto shared = spec.text("shared-integers", "yes");
+    if (shared != "yes" && shared != "no")
+        return usageError("layout redis-7.0 parameter shared-integers must be yes or no, got '" + shared + "'",
+            "layout redis-7.0:shared-integers");
+    if (auto ok = spec.rejectUnused("embstr-limit, shared-integers"); !ok)
+        return ok.error();
+    params.embstrLimit = static_cast<std::uint32_t>(*limit);
+    params.sharedIntegers = shared == "yes";
+    return LayoutPtr(std::make_shared<RedisLayout>(params));
+}
 
-    Expected<LayoutPtr> parseMemcached(Spec& spec) {
-        MemcachedParams params;
-        auto framing = parseFraming(spec.text("framing", "raw"));
-        if (!framing)
-            return framing.error();
-        const auto cas = spec.text("cas", "yes");
-        if (cas != "yes" && cas != "no")
-            return usageError("layout memcached-1.6 parameter cas must be yes or no, got '" + cas + "'",
-                "layout memcached-1.6:cas");
-        auto version = spec.integer("version-bytes", 0, 0, 1024);
-        if (!version)
-            return version.error();
-        if (auto ok = spec.rejectUnused("framing, cas, version-bytes"); !ok)
-            return ok.error();
-        params.framing = *framing;
-        params.cas = cas == "yes";
-        params.versionBytes = static_cast<std::uint32_t>(*version);
-        return LayoutPtr(std::make_shared<MemcachedLayout>(params));
-    }
+Expected<LayoutPtr> parseMemcached(Spec& spec) {
+    MemcachedParams params;
+    auto framing = parseFraming(spec.text("framing", "raw"));
+    if (!framing)
+        return framing.error();
+    const auto cas = spec.text("cas", "yes");
+    if (cas != "yes" && cas != "no")
+        return usageError(
+            "layout memcached-1.6 parameter cas must be yes or no, got '" + cas + "'", "layout memcached-1.6:cas");
+    auto version = spec.integer("version-bytes", 0, 0, 1024);
+    if (!version)
+        return version.error();
+    if (auto ok = spec.rejectUnused("framing, cas, version-bytes"); !ok)
+        return ok.error();
+    params.framing = *framing;
+    params.cas = cas == "yes";
+    params.versionBytes = static_cast<std::uint32_t>(*version);
+    return LayoutPtr(std::make_shared<MemcachedLayout>(params));
+}
 } // namespace
 
 Expected<LayoutPtr> parseLayout(std::string_view text) {

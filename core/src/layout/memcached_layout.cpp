@@ -8,23 +8,23 @@
 namespace layoutlab {
 
 namespace {
-    constexpr std::uint64_t kItemHeaderBytes = 48; // memcached.h sizeof(item), LP64
-    constexpr std::uint64_t kItemChunkHeaderBytes = 48; // memcached.h sizeof(item_chunk)
-    constexpr std::uint64_t kCasBytes = 8; // memcached.h ITEM_CAS: uint64_t in data[]
-    constexpr std::uint64_t kClientFlagsBytes = 4; // item_make_header: sizeof(flags) when flags != 0
-    constexpr std::uint64_t kValueTerminatorBytes = 2; // proto_text.c: vlen += 2 for "\r\n"
-    constexpr std::uint64_t kKeyTerminatorBytes = 1; // items.c: nkey + 1
-    constexpr std::uint16_t kItemPointerBytes = 24; // next, prev, h_next
-    constexpr std::uint16_t kChunkPointerBytes = 16; // item_chunk next, prev
-    constexpr std::uint16_t kBucketPointerBytes = 8; // assoc.c primary_hashtable slot
+constexpr std::uint64_t kItemHeaderBytes = 48; // memcached.h sizeof(item), LP64
+constexpr std::uint64_t kItemChunkHeaderBytes = 48; // memcached.h sizeof(item_chunk)
+constexpr std::uint64_t kCasBytes = 8; // memcached.h ITEM_CAS: uint64_t in data[]
+constexpr std::uint64_t kClientFlagsBytes = 4; // item_make_header: sizeof(flags) when flags != 0
+constexpr std::uint64_t kValueTerminatorBytes = 2; // proto_text.c: vlen += 2 for "\r\n"
+constexpr std::uint64_t kKeyTerminatorBytes = 1; // items.c: nkey + 1
+constexpr std::uint16_t kItemPointerBytes = 24; // next, prev, h_next
+constexpr std::uint16_t kChunkPointerBytes = 16; // item_chunk next, prev
+constexpr std::uint16_t kBucketPointerBytes = 8; // assoc.c primary_hashtable slot
 } // namespace
 
 MemcachedLayout::MemcachedLayout(const MemcachedParams& params)
     : m_params(params) { }
 
 std::string MemcachedLayout::spec() const {
-    std::string text = fmt::format("memcached-1.6:framing={},cas={}", framingName(m_params.framing),
-        m_params.cas ? "yes" : "no");
+    std::string text
+        = fmt::format("memcached-1.6:framing={},cas={}", framingName(m_params.framing), m_params.cas ? "yes" : "no");
     if (m_params.versionBytes != 0)
         text += fmt::format(",version-bytes={}", m_params.versionBytes);
     return text;
@@ -38,13 +38,13 @@ std::string MemcachedLayout::description() const {
 
 Status MemcachedLayout::checkAllocator(const AllocatorModel& allocator) const {
     if (!dynamic_cast<const MemcachedSlabModel*>(&allocator))
-        return usageError("layout 'memcached-1.6' stores items in memcached's slab classes: use --alloc memcached",
-            "alloc");
+        return usageError(
+            "layout 'memcached-1.6' stores items in memcached's slab classes: use --alloc memcached", "alloc");
     return Ok {};
 }
 
-std::uint64_t MemcachedLayout::itemTotalBytes(std::uint32_t keyBytes, std::uint64_t storedBytes,
-    bool nonZeroFlags) const {
+std::uint64_t MemcachedLayout::itemTotalBytes(
+    std::uint32_t keyBytes, std::uint64_t storedBytes, bool nonZeroFlags) const {
     // memcached.h ITEM_ntotal: sizeof(item) + nkey + 1 + nsuffix + nbytes (+ CAS).
     return kItemHeaderBytes + (m_params.cas ? kCasBytes : 0) + keyBytes + kKeyTerminatorBytes
         + (nonZeroFlags ? kClientFlagsBytes : 0) + storedBytes + kValueTerminatorBytes;

@@ -9,26 +9,26 @@
 namespace layoutlab {
 
 namespace {
-    // dict.h struct dictEntry {void *key; union v; struct dictEntry *next;} (no metadata standalone).
-    constexpr std::uint64_t kDictEntryBytes = 24;
-    constexpr std::uint64_t kDictEntryPointerBytes = 24; // key, v.val, next
-    // server.h struct redisObject: type:4 encoding:4 lru:24, int refcount, void *ptr.
-    constexpr std::uint64_t kRobjBytes = 16;
-    constexpr std::uint64_t kPointerBytes = 8;
-    // object.c tryObjectEncoding: only strings of at most 20 chars are tried as a long.
-    constexpr std::uint32_t kMaxIntegerChars = 20;
-    // An EMBSTR's sds is type 8 (object.c createEmbeddedStringObject: struct sdshdr8).
-    constexpr std::uint64_t kEmbstrSdsOverhead = sds::reqSize(0, sds::Type::Type8);
-    static_assert(kRobjBytes + kEmbstrSdsOverhead + 44 == 64,
-        "OBJ_ENCODING_EMBSTR_SIZE_LIMIT 44 is the value that fills a 64-byte allocation");
+// dict.h struct dictEntry {void *key; union v; struct dictEntry *next;} (no metadata standalone).
+constexpr std::uint64_t kDictEntryBytes = 24;
+constexpr std::uint64_t kDictEntryPointerBytes = 24; // key, v.val, next
+// server.h struct redisObject: type:4 encoding:4 lru:24, int refcount, void *ptr.
+constexpr std::uint64_t kRobjBytes = 16;
+constexpr std::uint64_t kPointerBytes = 8;
+// object.c tryObjectEncoding: only strings of at most 20 chars are tried as a long.
+constexpr std::uint32_t kMaxIntegerChars = 20;
+// An EMBSTR's sds is type 8 (object.c createEmbeddedStringObject: struct sdshdr8).
+constexpr std::uint64_t kEmbstrSdsOverhead = sds::reqSize(0, sds::Type::Type8);
+static_assert(kRobjBytes + kEmbstrSdsOverhead + 44 == 64,
+    "OBJ_ENCODING_EMBSTR_SIZE_LIMIT 44 is the value that fills a 64-byte allocation");
 } // namespace
 
 RedisLayout::RedisLayout(const RedisParams& params)
     : m_params(params) { }
 
 std::string RedisLayout::spec() const {
-    return fmt::format("redis-7.0:embstr-limit={},shared-integers={}", m_params.embstrLimit,
-        m_params.sharedIntegers ? "yes" : "no");
+    return fmt::format(
+        "redis-7.0:embstr-limit={},shared-integers={}", m_params.embstrLimit, m_params.sharedIntegers ? "yes" : "no");
 }
 
 std::string RedisLayout::description() const {
@@ -44,8 +44,8 @@ std::optional<ThresholdParam> RedisLayout::threshold() const {
 
 Status RedisLayout::checkAllocator(const AllocatorModel& allocator) const {
     if (dynamic_cast<const MemcachedSlabModel*>(&allocator))
-        return usageError("layout 'redis-7.0' needs a malloc-style allocator (jemalloc or glibc), not memcached slabs",
-            "alloc");
+        return usageError(
+            "layout 'redis-7.0' needs a malloc-style allocator (jemalloc or glibc), not memcached slabs", "alloc");
     return Ok {};
 }
 

@@ -10,25 +10,25 @@
 namespace layoutlab {
 
 namespace {
-    // server.h struct serverObject: type:4 encoding:4 lru:24 hasexpire:1 hasembkey:1 refcount:30 (8 bytes)
-    // followed by void *ptr: sizeof(robj) = 16. A RAW or INT object always keeps the pointer slot.
-    constexpr std::uint64_t kRobjBytes = 16;
-    constexpr std::uint64_t kPointerBytes = 8;
-    constexpr std::uint64_t kExpireBytes = 8; // object.c: long long expire, when hasexpire
-    constexpr std::uint64_t kKeyHeaderSizeByte = 1; // object.c: one byte holding the key sds header size
-    // object.c KEY_SIZE_TO_INCLUDE_EXPIRE_THRESHOLD: keys this long always get an expire field.
-    constexpr std::uint32_t kKeySizeToIncludeExpire = 128;
-    // object.c createEmbeddedStringObjectWithKeyAndExpire: the embedded value is always sds type 8.
-    constexpr std::uint64_t kEmbeddedValueSdsOverhead = sds::reqSize(0, sds::Type::Type8);
-    // sds type 8 holds lengths up to 255; 9.1 shouldEmbedStringObject: "if (len > 255) return false".
-    constexpr std::uint32_t kMaxEmbeddedValueBytes = 255;
-    // 9.1 (PR #2516) "Ensure it's possible to unembed": the embedded value area is at least a pointer.
-    constexpr std::uint64_t kMinEmbeddedValueArea = kPointerBytes;
-    // object.c tryObjectEncodingEx: only strings of at most 20 chars are tried as a long.
-    constexpr std::uint32_t kMaxIntegerChars = 20;
-    // 8.1 header and 9.1 header (robj without val_ptr when the value is embedded).
-    constexpr std::uint32_t kHeaderWithPointer = 16;
-    constexpr std::uint32_t kHeaderWithoutPointer = 8;
+// server.h struct serverObject: type:4 encoding:4 lru:24 hasexpire:1 hasembkey:1 refcount:30 (8 bytes)
+// followed by void *ptr: sizeof(robj) = 16. A RAW or INT object always keeps the pointer slot.
+constexpr std::uint64_t kRobjBytes = 16;
+constexpr std::uint64_t kPointerBytes = 8;
+constexpr std::uint64_t kExpireBytes = 8; // object.c: long long expire, when hasexpire
+constexpr std::uint64_t kKeyHeaderSizeByte = 1; // object.c: one byte holding the key sds header size
+// object.c KEY_SIZE_TO_INCLUDE_EXPIRE_THRESHOLD: keys this long always get an expire field.
+constexpr std::uint32_t kKeySizeToIncludeExpire = 128;
+// object.c createEmbeddedStringObjectWithKeyAndExpire: the embedded value is always sds type 8.
+constexpr std::uint64_t kEmbeddedValueSdsOverhead = sds::reqSize(0, sds::Type::Type8);
+// sds type 8 holds lengths up to 255; 9.1 shouldEmbedStringObject: "if (len > 255) return false".
+constexpr std::uint32_t kMaxEmbeddedValueBytes = 255;
+// 9.1 (PR #2516) "Ensure it's possible to unembed": the embedded value area is at least a pointer.
+constexpr std::uint64_t kMinEmbeddedValueArea = kPointerBytes;
+// object.c tryObjectEncodingEx: only strings of at most 20 chars are tried as a long.
+constexpr std::uint32_t kMaxIntegerChars = 20;
+// 8.1 header and 9.1 header (robj without val_ptr when the value is embedded).
+constexpr std::uint32_t kHeaderWithPointer = 16;
+constexpr std::uint32_t kHeaderWithoutPointer = 8;
 } // namespace
 
 ValkeyLayout::ValkeyLayout(std::string presetName, const ValkeyParams& params)
@@ -55,8 +55,8 @@ std::optional<ThresholdParam> ValkeyLayout::threshold() const {
 
 Status ValkeyLayout::checkAllocator(const AllocatorModel& allocator) const {
     if (dynamic_cast<const MemcachedSlabModel*>(&allocator))
-        return usageError("layout 'valkey' needs a malloc-style allocator (jemalloc or glibc), not memcached slabs",
-            "alloc");
+        return usageError(
+            "layout 'valkey' needs a malloc-style allocator (jemalloc or glibc), not memcached slabs", "alloc");
     return Ok {};
 }
 
@@ -71,8 +71,8 @@ std::uint32_t ValkeyLayout::effectiveEmbstrLimit(std::uint32_t threshold) const 
     return static_cast<std::uint32_t>(std::min<std::uint64_t>(threshold - fixed, kMaxEmbeddedValueBytes));
 }
 
-KeyLayout ValkeyLayout::describe(const KeyShape& shape, std::uint32_t threshold,
-    const AllocatorModel& allocator) const {
+KeyLayout ValkeyLayout::describe(
+    const KeyShape& shape, std::uint32_t threshold, const AllocatorModel& allocator) const {
     const std::uint64_t k = shape.keyBytes;
     const std::uint64_t v = shape.valueBytes;
     const bool forcedExpire = shape.keyBytes >= kKeySizeToIncludeExpire;
@@ -116,7 +116,8 @@ KeyLayout ValkeyLayout::describe(const KeyShape& shape, std::uint32_t threshold,
         return argvEmbstr
             && header + decisionKeyBytes + (expire ? kExpireBytes : 0) + v + kEmbeddedValueSdsOverhead <= threshold;
     };
-    auto embeddedBytes = [&](bool expire) { return header + (expire ? kExpireBytes : 0) + embeddedKeyBytes + valueArea; };
+    auto embeddedBytes
+        = [&](bool expire) { return header + (expire ? kExpireBytes : 0) + embeddedKeyBytes + valueArea; };
 
     // SET k v EX t: dbAdd decides without the expire, then setExpire re-decides with it unless the
     // first allocation had room for an expire field already (db.c setExpire -> objectSetExpire).

@@ -7,27 +7,27 @@
 namespace layoutlab {
 
 namespace {
-    // marshal.c: "\x04\x08" version, '"' type byte; the UTF-8 form wraps it in 'I' ... 0x06 ':' 0x06 'E' 'T'.
-    constexpr std::uint64_t kMarshalBinaryOverhead = 3; // 04 08 22
-    constexpr std::uint64_t kMarshalUtf8Overhead = 9; // 04 08 49 22 ... 06 3a 06 45 54
-    // activesupport cache/coder.rb: "\x00\x11" signature, type, expires_at float64, version length int32.
-    constexpr std::uint64_t kRails71HeaderBytes = 15;
-    // Rails 7.0 (Marshal70WithFallback): 00 + Marshal.dump([value]) = 00 04 08 5B 06 + UTF-8 string body.
-    constexpr std::uint64_t kRails70Overhead = 12;
+// marshal.c: "\x04\x08" version, '"' type byte; the UTF-8 form wraps it in 'I' ... 0x06 ':' 0x06 'E' 'T'.
+constexpr std::uint64_t kMarshalBinaryOverhead = 3; // 04 08 22
+constexpr std::uint64_t kMarshalUtf8Overhead = 9; // 04 08 49 22 ... 06 3a 06 45 54
+// activesupport cache/coder.rb: "\x00\x11" signature, type, expires_at float64, version length int32.
+constexpr std::uint64_t kRails71HeaderBytes = 15;
+// Rails 7.0 (Marshal70WithFallback): 00 + Marshal.dump([value]) = 00 04 08 5B 06 + UTF-8 string body.
+constexpr std::uint64_t kRails70Overhead = 12;
 
-    struct FramingName {
-        Framing framing;
-        std::string_view name;
-    };
-    constexpr std::array kFramingNames {
-        FramingName { Framing::Raw, "raw" },
-        FramingName { Framing::RawUtf8, "raw-utf8" },
-        FramingName { Framing::MarshalUtf8, "marshal-utf8" },
-        FramingName { Framing::MarshalBinary, "marshal-binary" },
-        FramingName { Framing::Rails70, "rails-7.0" },
-        FramingName { Framing::Rails71, "rails-7.1" },
-        FramingName { Framing::Rails71Raw, "rails-7.1-raw" },
-    };
+struct FramingName {
+    Framing framing;
+    std::string_view name;
+};
+constexpr std::array kFramingNames {
+    FramingName { Framing::Raw, "raw" },
+    FramingName { Framing::RawUtf8, "raw-utf8" },
+    FramingName { Framing::MarshalUtf8, "marshal-utf8" },
+    FramingName { Framing::MarshalBinary, "marshal-binary" },
+    FramingName { Framing::Rails70, "rails-7.0" },
+    FramingName { Framing::Rails71, "rails-7.1" },
+    FramingName { Framing::Rails71Raw, "rails-7.1-raw" },
+};
 } // namespace
 
 std::uint64_t marshalLengthBytes(std::uint64_t n) {

@@ -8,43 +8,45 @@
 namespace layoutlab {
 
 namespace {
-    // Metric columns shared by JSON and CSV, in order: name and value getter.
-    struct Metric {
-        const char* name;
-        double (*get)(const ThresholdPoint&);
-        bool integral;
-    };
-    constexpr Metric kMetrics[] = {
-        { "keys", [](const ThresholdPoint& p) { return static_cast<double>(p.keys); }, true },
-        { "payload_bytes", [](const ThresholdPoint& p) { return static_cast<double>(p.payloadBytes); }, true },
-        { "requested_bytes", [](const ThresholdPoint& p) { return static_cast<double>(p.requestedBytes); }, true },
-        { "usable_bytes", [](const ThresholdPoint& p) { return static_cast<double>(p.usableBytes); }, true },
-        { "internal_fragmentation_bytes",
-            [](const ThresholdPoint& p) { return static_cast<double>(p.internalFragmentationBytes); }, true },
-        { "index_bytes", [](const ThresholdPoint& p) { return static_cast<double>(p.indexBytes); }, true },
-        { "usable_bytes_per_key", [](const ThresholdPoint& p) { return p.usableBytesPerKey; }, false },
-        { "overhead_bytes_per_key", [](const ThresholdPoint& p) { return p.overheadBytesPerKey; }, false },
-        { "allocations_per_key", [](const ThresholdPoint& p) { return p.allocationsPerKey; }, false },
-        { "pointer_bytes_per_key", [](const ThresholdPoint& p) { return p.pointerBytesPerKey; }, false },
-        { "embedded_fraction", [](const ThresholdPoint& p) { return p.embeddedFraction; }, false },
-        { "lines_touched_per_get", [](const ThresholdPoint& p) { return p.linesTouchedPerGet; }, false },
-        { "dependent_loads_per_get", [](const ThresholdPoint& p) { return p.dependentLoadsPerGet; }, false },
-        { "unstorable_keys", [](const ThresholdPoint& p) { return static_cast<double>(p.unstorableKeys); }, true },
-    };
+// Metric columns shared by JSON and CSV, in order: name and value getter.
+struct Metric {
+    const char* name;
+    double (*get)(const ThresholdPoint&);
+    bool integral;
+};
+constexpr Metric kMetrics[] = {
+    { "keys", [](const ThresholdPoint& p) { return static_cast<double>(p.keys); }, true },
+    { "payload_bytes", [](const ThresholdPoint& p) { return static_cast<double>(p.payloadBytes); }, true },
+    { "requested_bytes", [](const ThresholdPoint& p) { return static_cast<double>(p.requestedBytes); }, true },
+    { "usable_bytes", [](const ThresholdPoint& p) { return static_cast<double>(p.usableBytes); }, true },
+    { "internal_fragmentation_bytes",
+        [](const ThresholdPoint& p) { return static_cast<double>(p.internalFragmentationBytes); }, true },
+    { "index_bytes", [](const ThresholdPoint& p) { return static_cast<double>(p.indexBytes); }, true },
+    { "usable_bytes_per_key", [](const ThresholdPoint& p) { return p.usableBytesPerKey; }, false },
+    { "overhead_bytes_per_key", [](const ThresholdPoint& p) { return p.overheadBytesPerKey; }, false },
+    { "allocations_per_key", [](const ThresholdPoint& p) { return p.allocationsPerKey; }, false },
+    { "pointer_bytes_per_key", [](const ThresholdPoint& p) { return p.pointerBytesPerKey; }, false },
+    { "embedded_fraction", [](const ThresholdPoint& p) { return p.embeddedFraction; }, false },
+    { "lines_touched_per_get", [](const ThresholdPoint& p) { return p.linesTouchedPerGet; }, false },
+    { "dependent_loads_per_get", [](const ThresholdPoint& p) { return p.dependentLoadsPerGet; }, false },
+    { "unstorable_keys", [](const ThresholdPoint& p) { return static_cast<double>(p.unstorableKeys); }, true },
+};
 
-    // Rounded to 4 decimals so output is stable across compilers and easy to diff.
-    double rounded(double v) { return std::round(v * 10000.0) / 10000.0; }
+// Rounded to 4 decimals so output is stable across compilers and easy to diff.
+double rounded(double v) {
+    return std::round(v * 10000.0) / 10000.0;
+}
 
-    std::string humanBytes(std::uint64_t bytes) {
-        const char* units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-        double v = static_cast<double>(bytes);
-        int u = 0;
-        while (v >= 1024.0 && u < 4) {
-            v /= 1024.0;
-            ++u;
-        }
-        return u == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.1f} {}", v, units[u]);
+std::string humanBytes(std::uint64_t bytes) {
+    const char* units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+    double v = static_cast<double>(bytes);
+    int u = 0;
+    while (v >= 1024.0 && u < 4) {
+        v /= 1024.0;
+        ++u;
     }
+    return u == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.1f} {}", v, units[u]);
+}
 } // namespace
 
 SweepVerdict sweepVerdict(const SimulationResult& result) {
@@ -107,7 +109,9 @@ nlohmann::json toJson(const SimulationResult& r) {
     return j;
 }
 
-std::string renderJson(const SimulationResult& result) { return toJson(result).dump(2) + "\n"; }
+std::string renderJson(const SimulationResult& result) {
+    return toJson(result).dump(2) + "\n";
+}
 
 std::string renderCsv(const SimulationResult& r) {
     std::string out = "threshold";
@@ -134,8 +138,8 @@ std::string renderTable(const SimulationResult& r, bool withClasses) {
     out += fmt::format("allocator  {}\n", r.allocatorSpec);
     out += fmt::format("replay     {} requests, {} live keys ({} with TTL), {} distinct shapes, {} GET hits / {} "
                        "misses{}\n",
-        r.trace.requests, r.trace.liveKeys, r.trace.ttlKeys, r.trace.distinctShapes, r.trace.getHits,
-        r.trace.getMisses, r.getWeightsFromTrace ? "" : " (no GETs: per-GET figures read every key once)");
+        r.trace.requests, r.trace.liveKeys, r.trace.ttlKeys, r.trace.distinctShapes, r.trace.getHits, r.trace.getMisses,
+        r.getWeightsFromTrace ? "" : " (no GETs: per-GET figures read every key once)");
     out += fmt::format("index      {} buckets{}{}\n\n", r.indexBuckets,
         r.indexChildBuckets > 0 ? fmt::format(" + {:.0f} child buckets", r.indexChildBuckets) : std::string(),
         r.indexRehashing ? " (rehashing: both tables held)" : "");
@@ -174,9 +178,8 @@ std::string renderTable(const SimulationResult& r, bool withClasses) {
     }
     if (withClasses) {
         for (const auto& p : r.points) {
-            out += fmt::format("\nsize classes{}:\n", r.thresholdName.empty()
-                    ? std::string()
-                    : fmt::format(" at {} = {}", r.thresholdName, p.threshold));
+            out += fmt::format("\nsize classes{}:\n",
+                r.thresholdName.empty() ? std::string() : fmt::format(" at {} = {}", r.thresholdName, p.threshold));
             out += fmt::format("{:>10} {:>12} {:>14} {:>14} {:>12} {:>10}\n", "class", "allocations", "requested",
                 "usable", "waste", "slabs");
             for (const auto& c : p.sizeClasses)

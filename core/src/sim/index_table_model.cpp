@@ -7,21 +7,21 @@
 namespace layoutlab {
 
 namespace {
-    // Valkey src/hashtable.c.
-    constexpr std::uint64_t kValkeyBucketBytes = 64; // static_assert(sizeof(bucket) == HASHTABLE_BUCKET_SIZE)
-    constexpr std::uint64_t kValkeyEntriesPerBucket = 7; // ENTRIES_PER_BUCKET on 64-bit
-    constexpr std::uint64_t kValkeyBucketFactor = 5; // BUCKET_FACTOR
-    constexpr std::uint64_t kValkeyBucketDivisor = 32; // BUCKET_DIVISOR
-    constexpr std::uint64_t kValkeyMaxFillPercentSoft = 100; // MAX_FILL_PERCENT_SOFT
-    constexpr std::uint64_t kValkeyMinFillPercentSoft = 13; // MIN_FILL_PERCENT_SOFT
-    // Redis 7.0 src/dict.c / dict.h.
-    constexpr std::uint64_t kRedisSlotBytes = 8; // dictEntry *table[]
-    constexpr std::uint64_t kRedisInitialSize = 4; // DICT_HT_INITIAL_SIZE
-    constexpr std::uint64_t kRedisMinFillPercent = 10; // server.h HASHTABLE_MIN_FILL (tryResizeHashTables)
-    constexpr double kRedisEmptyVisits = 10; // dictRehash(d, n): empty_visits = n * 10
-    // memcached src/assoc.c.
-    constexpr std::uint64_t kMemcachedBucketBytes = 8; // item *primary_hashtable[]
-    constexpr std::uint64_t kMemcachedInitialHashpower = 16; // HASHPOWER_DEFAULT
+// Valkey src/hashtable.c.
+constexpr std::uint64_t kValkeyBucketBytes = 64; // static_assert(sizeof(bucket) == HASHTABLE_BUCKET_SIZE)
+constexpr std::uint64_t kValkeyEntriesPerBucket = 7; // ENTRIES_PER_BUCKET on 64-bit
+constexpr std::uint64_t kValkeyBucketFactor = 5; // BUCKET_FACTOR
+constexpr std::uint64_t kValkeyBucketDivisor = 32; // BUCKET_DIVISOR
+constexpr std::uint64_t kValkeyMaxFillPercentSoft = 100; // MAX_FILL_PERCENT_SOFT
+constexpr std::uint64_t kValkeyMinFillPercentSoft = 13; // MIN_FILL_PERCENT_SOFT
+// Redis 7.0 src/dict.c / dict.h.
+constexpr std::uint64_t kRedisSlotBytes = 8; // dictEntry *table[]
+constexpr std::uint64_t kRedisInitialSize = 4; // DICT_HT_INITIAL_SIZE
+constexpr std::uint64_t kRedisMinFillPercent = 10; // server.h HASHTABLE_MIN_FILL (tryResizeHashTables)
+constexpr double kRedisEmptyVisits = 10; // dictRehash(d, n): empty_visits = n * 10
+// memcached src/assoc.c.
+constexpr std::uint64_t kMemcachedBucketBytes = 8; // item *primary_hashtable[]
+constexpr std::uint64_t kMemcachedInitialHashpower = 16; // HASHPOWER_DEFAULT
 } // namespace
 
 IndexTableModel::IndexTableModel(IndexKind kind)
@@ -76,8 +76,7 @@ void IndexTableModel::insert() {
         rehashStep();
         // hashtable.c hashtableExpandIfNeeded(): grow when used + 1 exceeds 100% of the slots.
         if (m_targetBuckets == 0
-            && (m_buckets == 0
-                || (m_used + 1) * 100 > m_buckets * kValkeyEntriesPerBucket * kValkeyMaxFillPercentSoft))
+            && (m_buckets == 0 || (m_used + 1) * 100 > m_buckets * kValkeyEntriesPerBucket * kValkeyMaxFillPercentSoft))
             resize(m_used + 1);
         break;
     case IndexKind::RedisDict:

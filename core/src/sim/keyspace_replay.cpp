@@ -6,8 +6,8 @@
 namespace layoutlab {
 
 namespace {
-    constexpr std::uint64_t kMaxKeyIds = std::uint64_t { 1 } << 32;
-    constexpr std::uint32_t kMaxIntegerChars = 20; // longest decimal long, sign included
+constexpr std::uint64_t kMaxKeyIds = std::uint64_t { 1 } << 32;
+constexpr std::uint32_t kMaxIntegerChars = 20; // longest decimal long, sign included
 } // namespace
 
 KeyspaceReplay::KeyspaceReplay(IndexPolicy policy, std::uint64_t keyIdHint)
@@ -107,8 +107,8 @@ Status KeyspaceReplay::apply(std::span<const Request> batch, std::uint64_t first
         if (r.keyId >= m_keys.size())
             m_keys.resize(std::max<std::size_t>(std::size_t { r.keyId } + 1, m_keys.size() * 2));
         if (r.keyBytes > kMaxShapeKeyBytes)
-            return dataError(fmt::format("request {}: key of {} bytes exceeds the {}-byte limit", number, r.keyBytes,
-                kMaxShapeKeyBytes));
+            return dataError(fmt::format(
+                "request {}: key of {} bytes exceeds the {}-byte limit", number, r.keyBytes, kMaxShapeKeyBytes));
         if (r.timeMs >= m_nextExpiryMs) [[unlikely]]
             expireDue(r.timeMs / 1000);
         ++m_summary.requestsByOp[static_cast<std::size_t>(r.op)];
@@ -154,8 +154,8 @@ Status KeyspaceReplay::apply(std::span<const Request> batch, std::uint64_t first
             // The importer gives the new value's length; INCR on a missing key creates it.
             const std::uint32_t chars = r.valueBytes ? r.valueBytes : (key.live() ? key.valueBytes : 1);
             const ValueKind kind = chars > kMaxIntegerChars ? ValueKind::String
-                : r.kind == ValueKind::SmallInteger           ? ValueKind::SmallInteger
-                                                              : ValueKind::Integer;
+                : r.kind == ValueKind::SmallInteger         ? ValueKind::SmallInteger
+                                                            : ValueKind::Integer;
             write(key, r, chars, kind); // INCR keeps any TTL
             break;
         }
@@ -201,6 +201,5 @@ void KeyspaceReplay::finish() {
     m_summary.distinctKeys = distinct;
     m_summary.ttlKeys = ttl;
 }
-
 
 } // namespace layoutlab

@@ -13,26 +13,26 @@
 namespace layoutlab {
 
 namespace {
-    constexpr double kMaxSize = 4294967295.0;
+constexpr double kMaxSize = 4294967295.0;
 
-    Error malformed(std::string_view text, std::string_view field, std::string_view why) {
-        return usageError(fmt::format("malformed distribution '{}': {} (forms: 96, uniform:A:B, normal:MU:SD, "
-                                      "lognormal:MU:SIGMA[:MIN:MAX], hist:FILE)",
-                              text, why),
-            std::string(field));
-    }
+Error malformed(std::string_view text, std::string_view field, std::string_view why) {
+    return usageError(fmt::format("malformed distribution '{}': {} (forms: 96, uniform:A:B, normal:MU:SD, "
+                                  "lognormal:MU:SIGMA[:MIN:MAX], hist:FILE)",
+                          text, why),
+        std::string(field));
+}
 
-    Expected<std::vector<double>> numbers(std::span<const std::string_view> parts, std::string_view text,
-        std::string_view field) {
-        std::vector<double> out;
-        for (auto part : parts) {
-            auto value = parseReal(part, field);
-            if (!value)
-                return malformed(text, field, fmt::format("'{}' is not a number", part));
-            out.push_back(*value);
-        }
-        return out;
+Expected<std::vector<double>> numbers(
+    std::span<const std::string_view> parts, std::string_view text, std::string_view field) {
+    std::vector<double> out;
+    for (auto part : parts) {
+        auto value = parseReal(part, field);
+        if (!value)
+            return malformed(text, field, fmt::format("'{}' is not a number", part));
+        out.push_back(*value);
     }
+    return out;
+}
 } // namespace
 
 Expected<SizeDistribution> SizeDistribution::parse(std::string_view text, std::string_view field) {
@@ -65,8 +65,8 @@ Expected<SizeDistribution> SizeDistribution::parse(std::string_view text, std::s
             std::istringstream fields(line);
             double size = -1, weight = -1;
             if (!(fields >> size >> weight) || size < 0 || size > kMaxSize || weight < 0 || size != std::floor(size))
-                return dataErrorAtLine("expected 'SIZE WEIGHT' with a whole non-negative size and a weight >= 0",
-                    path, lineNo);
+                return dataErrorAtLine(
+                    "expected 'SIZE WEIGHT' with a whole non-negative size and a weight >= 0", path, lineNo);
             total += weight;
             d.m_sizes.push_back(static_cast<std::uint32_t>(size));
             d.m_cumulative.push_back(total);
@@ -121,7 +121,8 @@ std::uint32_t SizeDistribution::sample(Random& random) const {
     case Kind::Fixed:
         return static_cast<std::uint32_t>(m_a);
     case Kind::Uniform:
-        return static_cast<std::uint32_t>(m_a + static_cast<double>(random.below(static_cast<std::uint64_t>(m_b - m_a) + 1)));
+        return static_cast<std::uint32_t>(
+            m_a + static_cast<double>(random.below(static_cast<std::uint64_t>(m_b - m_a) + 1)));
     case Kind::Normal: {
         const double x = std::round(m_a + m_b * random.normal());
         return static_cast<std::uint32_t>(std::clamp(x, 0.0, kMaxSize));
@@ -133,7 +134,8 @@ std::uint32_t SizeDistribution::sample(Random& random) const {
     case Kind::Histogram: {
         const double u = random.uniform();
         const auto it = std::upper_bound(m_cumulative.begin(), m_cumulative.end(), u);
-        const auto index = std::min<std::size_t>(static_cast<std::size_t>(it - m_cumulative.begin()), m_sizes.size() - 1);
+        const auto index
+            = std::min<std::size_t>(static_cast<std::size_t>(it - m_cumulative.begin()), m_sizes.size() - 1);
         return m_sizes[index];
     }
     }

@@ -9,17 +9,17 @@
 namespace layoutlab {
 
 namespace {
-    // Integers the engines encode as a C long have at most 19 digits here (no sign); 1..4 digits are
-    // 0..9999, the range Redis shares (server.h OBJ_SHARED_INTEGERS 10000).
-    constexpr std::uint32_t kMaxIntegerDigits = 19;
-    constexpr std::uint32_t kMaxSharedIntegerDigits = 4;
-    constexpr std::uint32_t kMaxKeyBytes = (1u << 24) - 1;
+// Integers the engines encode as a C long have at most 19 digits here (no sign); 1..4 digits are
+// 0..9999, the range Redis shares (server.h OBJ_SHARED_INTEGERS 10000).
+constexpr std::uint32_t kMaxIntegerDigits = 19;
+constexpr std::uint32_t kMaxSharedIntegerDigits = 4;
+constexpr std::uint32_t kMaxKeyBytes = (1u << 24) - 1;
 
-    Expected<double> fraction(double value, std::string_view field) {
-        if (!(value >= 0.0 && value <= 1.0))
-            return usageError(fmt::format("{} must be a fraction in [0, 1], got {}", field, value), std::string(field));
-        return value;
-    }
+Expected<double> fraction(double value, std::string_view field) {
+    if (!(value >= 0.0 && value <= 1.0))
+        return usageError(fmt::format("{} must be a fraction in [0, 1], got {}", field, value), std::string(field));
+    return value;
+}
 } // namespace
 
 Expected<GeneratorConfig> makeGeneratorConfig(std::uint64_t keys, std::optional<std::uint64_t> ops,
@@ -53,11 +53,12 @@ Expected<GeneratorConfig> makeGeneratorConfig(std::uint64_t keys, std::optional<
     } else if (popularity.substr(0, 5) == "zipf:") {
         auto a = parseReal(popularity.substr(5), "--popularity");
         if (!a || *a <= 0.0 || *a > 10.0)
-            return usageError(fmt::format("--popularity zipf:A needs 0 < A <= 10, got '{}'", popularity), "--popularity");
+            return usageError(
+                fmt::format("--popularity zipf:A needs 0 < A <= 10, got '{}'", popularity), "--popularity");
         c.zipfExponent = *a;
     } else {
-        return usageError(fmt::format("--popularity must be 'uniform' or 'zipf:A', got '{}'", popularity),
-            "--popularity");
+        return usageError(
+            fmt::format("--popularity must be 'uniform' or 'zipf:A', got '{}'", popularity), "--popularity");
     }
     c.seed = seed;
     return c;
@@ -70,7 +71,9 @@ SyntheticTrace::SyntheticTrace(GeneratorConfig config)
         m_zipf.emplace(m_config.keys, m_config.zipfExponent);
 }
 
-std::uint64_t SyntheticTrace::totalRequests() const { return (m_config.load ? m_config.keys : 0) + m_config.ops; }
+std::uint64_t SyntheticTrace::totalRequests() const {
+    return (m_config.load ? m_config.keys : 0) + m_config.ops;
+}
 
 std::uint32_t SyntheticTrace::keyBytesOf(std::uint32_t keyId) const {
     // A key's length never changes: draw it from a generator seeded by (seed, key id).
@@ -102,8 +105,8 @@ Expected<std::size_t> SyntheticTrace::read(std::span<Request> out) {
         if (m_emitted < loadOps) {
             r = makeWrite(static_cast<std::uint32_t>(m_emitted), Op::Set);
         } else {
-            const auto keyId = static_cast<std::uint32_t>(
-                m_zipf ? m_zipf->sample(m_random) - 1 : m_random.below(m_config.keys));
+            const auto keyId
+                = static_cast<std::uint32_t>(m_zipf ? m_zipf->sample(m_random) - 1 : m_random.below(m_config.keys));
             const double u = m_random.uniform();
             if (u < m_config.getFraction) {
                 r.op = Op::Get;

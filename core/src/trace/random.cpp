@@ -6,9 +6,13 @@
 namespace layoutlab {
 
 namespace {
-    // log1p(x)/x and expm1(x)/x, continuous at 0 (Apache Commons RNG RejectionInversionZipfSampler).
-    double helper1(double x) { return std::abs(x) > 1e-8 ? std::log1p(x) / x : 1.0 - x * (0.5 - x * (1.0 / 3.0 - 0.25 * x)); }
-    double helper2(double x) { return std::abs(x) > 1e-8 ? std::expm1(x) / x : 1.0 + x * 0.5 * (1.0 + x / 3.0 * (1.0 + 0.25 * x)); }
+// log1p(x)/x and expm1(x)/x, continuous at 0 (Apache Commons RNG RejectionInversionZipfSampler).
+double helper1(double x) {
+    return std::abs(x) > 1e-8 ? std::log1p(x) / x : 1.0 - x * (0.5 - x * (1.0 / 3.0 - 0.25 * x));
+}
+double helper2(double x) {
+    return std::abs(x) > 1e-8 ? std::expm1(x) / x : 1.0 + x * 0.5 * (1.0 + x / 3.0 * (1.0 + 0.25 * x));
+}
 } // namespace
 
 ZipfSampler::ZipfSampler(std::uint64_t n, double exponent)

@@ -10,60 +10,53 @@
 namespace layoutlab {
 
 namespace {
-    constexpr char kHeaderMagic[8] = { 'L', 'L', 'T', 'R', 'A', 'C', 'E', '\0' };
-    constexpr char kTrailerMagic[8] = { 'L', 'L', 'T', 'R', 'E', 'N', 'D', '\0' };
-    constexpr std::size_t kHeaderBytes = 32;
-    constexpr std::size_t kTrailerBytes = 32;
-    constexpr std::size_t kBufferBytes = 1 << 20;
-    constexpr std::size_t kMaxRecordBytes = 1 + 5 * 4 + 10; // tag, four u32 varints, one u64 varint
+constexpr char kHeaderMagic[8] = { 'L', 'L', 'T', 'R', 'A', 'C', 'E', '\0' };
+constexpr char kTrailerMagic[8] = { 'L', 'L', 'T', 'R', 'E', 'N', 'D', '\0' };
+constexpr std::size_t kHeaderBytes = 32;
+constexpr std::size_t kTrailerBytes = 32;
+constexpr std::size_t kBufferBytes = 1 << 20;
+constexpr std::size_t kMaxRecordBytes = 1 + 5 * 4 + 10; // tag, four u32 varints, one u64 varint
 
-    constexpr unsigned kTagOpMask = 0x0f;
-    constexpr unsigned kTagKindShift = 4;
-    constexpr unsigned kTagKindMask = 0x3;
-    constexpr unsigned kTagHasTtl = 0x40;
-    constexpr unsigned kTagHasTime = 0x80;
+constexpr unsigned kTagOpMask = 0x0f;
+constexpr unsigned kTagKindShift = 4;
+constexpr unsigned kTagKindMask = 0x3;
+constexpr unsigned kTagHasTtl = 0x40;
+constexpr unsigned kTagHasTime = 0x80;
 
-    void putU32(unsigned char* p, std::uint32_t v) {
-        for (int i = 0; i < 4; ++i)
-            p[i] = static_cast<unsigned char>(v >> (8 * i));
+void putU32(unsigned char* p, std::uint32_t v) {
+    for (int i = 0; i < 4; ++i)
+        p[i] = static_cast<unsigned char>(v >> (8 * i));
+}
+void putU64(unsigned char* p, std::uint64_t v) {
+    for (int i = 0; i < 8; ++i)
+        p[i] = static_cast<unsigned char>(v >> (8 * i));
+}
+std::uint32_t getU32(const unsigned char* p) {
+    std::uint32_t v = 0;
+    for (int i = 3; i >= 0; --i)
+        v = (v << 8) | p[i];
+    return v;
+}
+std::uint64_t getU64(const unsigned char* p) {
+    std::uint64_t v = 0;
+    for (int i = 7; i >= 0; --i)
+        v = (v << 8) | p[i];
+    return v;
+}
+void putVarint(std::vector<unsigned char>& out, std::uint64_t v) {
+    while (v >= 0x80) {
+        out.push_back(static_cast<unsigned char>(v | 0x80));
+        v >>= 7;
     }
-    void putU64(unsigned char* p, std::uint64_t v) {
-        for (int i = 0; i < 8; ++i)
-            p[i] = static_cast<unsigned char>(v >> (8 * i));
-    }
-    std::uint32_t getU32(const unsigned char* p) {
-        std::uint32_t v = 0;
-        for (int i = 3; i >= 0; --i)
-            v = (v << 8) | p[i];
-        return v;
-    }
-    std::uint64_t getU64(const unsigned char* p) {
-        std::uint64_t v = 0;
-        for (int i = 7; i >= 0; --i)
-            v = (v << 8) | p[i];
-        return v;
-    }
-    void putVarint(std::vector<unsigned char>& out, std::uint64_t v) {
-        while (v >= 0x80) {
-            out.push_back(static_cast<unsigned char>(v | 0x80));
-            v >>= 7;
-        }
-        out.push_back(static_cast<unsigned char>(v));
-    }
-    std::uint64_t zigzag(std::int64_t v) { return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63); }
-    std::int64_t unzigzag(std::uint64_t v) { return static_cast<std::int64_t>(v >> 1) ^ -static_cast<std::int64_t>(v & 1); }
+    out.push_back(static_cast<unsigned char>(v));
+}
+std::uint64_t zigzag(std::int64_t v) {
+    return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63);
+}
+std::int64_t unzigzag(std::uint64_t v) {
+    return static_cast<std::int64_t>(v >> 1) ^ -static_cast<std::int64_t>(v & 1);
+}
 
-    // Returns false on an over-long varint.
-    inline bool getVarint(const unsigned char*& p, const unsigned char* end, std::uint64_t& v) {
-        v = 0;
-        for (int shift = 0; shift < 64 && p < end; shift += 7) {
-            const unsigned char byte = *p++;
-            v |= static_cast<std::uint64_t>(byte & 0x7f) << shift;
-            if (!(byte & 0x80))
-                return true;
-        }
-        return false;
-    }
 } // namespace
 
 TraceFileReader::~TraceFileReader() {
@@ -77,7 +70,7 @@ Expected<std::unique_ptr<TraceFileReader>> TraceFileReader::open(const std::stri
     r->m_file = std::fopen(path.c_str(), "rb");
     if (!r->m_file)
         return ioError(fmt::format("cannot open trace: {}", std::strerror(errno)), path);
-    struct stat st {};
+    struct stat st { };
     if (fstat(fileno(r->m_file), &st) != 0 || !S_ISREG(st.st_mode))
         return ioError("not a regular file", path);
     const auto size = static_cast<std::uint64_t>(st.st_size);
@@ -85,12 +78,12 @@ Expected<std::unique_ptr<TraceFileReader>> TraceFileReader::open(const std::stri
     if (size < kHeaderBytes || std::fread(header, 1, kHeaderBytes, r->m_file) != kHeaderBytes)
         return dataError("too short to be a layoutlab trace (no 32-byte header)", path, 0, true);
     if (std::memcmp(header, kHeaderMagic, sizeof kHeaderMagic) != 0)
-        return dataError("not a layoutlab trace (bad magic; import other formats with `layoutlab import`)", path, 0,
-            true);
+        return dataError(
+            "not a layoutlab trace (bad magic; import other formats with `layoutlab import`)", path, 0, true);
     const auto version = getU32(header + 8);
     if (version != kTraceFormatVersion)
-        return dataError(fmt::format("trace format version {} is not supported (this build reads version {})",
-                             version, kTraceFormatVersion),
+        return dataError(fmt::format("trace format version {} is not supported (this build reads version {})", version,
+                             kTraceFormatVersion),
             path, 8, true);
     if (size < kHeaderBytes + kTrailerBytes)
         return dataError("truncated: the file ends before the trailer", path, size, true);
@@ -129,53 +122,53 @@ bool TraceFileReader::refill() {
 }
 
 namespace {
-    // Decodes one record starting at p. Callers guarantee kMaxRecordBytes readable bytes, so the varints
-    // need no bounds checks, only a length limit. Returns nullptr on a malformed record.
-    inline const unsigned char* decodeRecord(const unsigned char* p, Request& r, std::uint32_t& lastKeyId,
-        std::uint64_t& timeMs) {
-        auto varint = [&p](int maxBytes, std::uint64_t& v) {
-            std::uint64_t byte = *p++;
-            v = byte;
-            if (byte < 0x80) [[likely]]
-                return true;
-            v &= 0x7f;
+// Decodes one record starting at p. Callers guarantee kMaxRecordBytes readable bytes, so the varints
+// need no bounds checks, only a length limit. Returns nullptr on a malformed record.
+inline const unsigned char* decodeRecord(
+    const unsigned char* p, Request& r, std::uint32_t& lastKeyId, std::uint64_t& timeMs) {
+    auto varint = [&p](int maxBytes, std::uint64_t& v) {
+        std::uint64_t byte = *p++;
+        v = byte;
+        if (byte < 0x80) [[likely]]
+            return true;
+        v &= 0x7f;
+        byte = *p++;
+        v |= (byte & 0x7f) << 7;
+        if (byte < 0x80) [[likely]]
+            return true;
+        for (int shift = 14, i = 2; i < maxBytes; ++i, shift += 7) {
             byte = *p++;
-            v |= (byte & 0x7f) << 7;
-            if (byte < 0x80) [[likely]]
+            v |= (byte & 0x7f) << shift;
+            if (byte < 0x80)
                 return true;
-            for (int shift = 14, i = 2; i < maxBytes; ++i, shift += 7) {
-                byte = *p++;
-                v |= (byte & 0x7f) << shift;
-                if (byte < 0x80)
-                    return true;
-            }
-            return false;
-        };
-        const unsigned tag = *p++;
-        std::uint64_t keyDelta = 0, keyBytes = 0, valueBytes = 0, ttl = 0, delta = 0;
-        bool ok = varint(5, keyDelta) && varint(5, keyBytes) && varint(5, valueBytes);
-        if (ok && (tag & kTagHasTtl))
-            ok = varint(5, ttl);
-        if (ok && (tag & kTagHasTime))
-            ok = varint(10, delta);
-        const unsigned opCode = tag & kTagOpMask;
-        const unsigned kind = (tag >> kTagKindShift) & kTagKindMask;
-        const auto keyId = static_cast<std::uint64_t>(static_cast<std::int64_t>(lastKeyId) + unzigzag(keyDelta));
-        // One test for every range: a negative key id wraps to a huge one; 32-bit fields must fit.
-        const bool fieldsFit = ((keyId | keyBytes | valueBytes | ttl) >> 32) == 0;
-        if (!ok || !fieldsFit || opCode >= static_cast<unsigned>(kOpCount) || kind > 2) [[unlikely]]
-            return nullptr;
-        timeMs += delta;
-        r.timeMs = timeMs;
-        r.keyId = static_cast<std::uint32_t>(keyId);
-        r.keyBytes = static_cast<std::uint32_t>(keyBytes);
-        r.valueBytes = static_cast<std::uint32_t>(valueBytes);
-        r.ttlSeconds = static_cast<std::uint32_t>(ttl);
-        r.op = static_cast<Op>(opCode);
-        r.kind = static_cast<ValueKind>(kind);
-        lastKeyId = r.keyId;
-        return p;
-    }
+        }
+        return false;
+    };
+    const unsigned tag = *p++;
+    std::uint64_t keyDelta = 0, keyBytes = 0, valueBytes = 0, ttl = 0, delta = 0;
+    bool ok = varint(5, keyDelta) && varint(5, keyBytes) && varint(5, valueBytes);
+    if (ok && (tag & kTagHasTtl))
+        ok = varint(5, ttl);
+    if (ok && (tag & kTagHasTime))
+        ok = varint(10, delta);
+    const unsigned opCode = tag & kTagOpMask;
+    const unsigned kind = (tag >> kTagKindShift) & kTagKindMask;
+    const auto keyId = static_cast<std::uint64_t>(static_cast<std::int64_t>(lastKeyId) + unzigzag(keyDelta));
+    // One test for every range: a negative key id wraps to a huge one; 32-bit fields must fit.
+    const bool fieldsFit = ((keyId | keyBytes | valueBytes | ttl) >> 32) == 0;
+    if (!ok || !fieldsFit || opCode >= static_cast<unsigned>(kOpCount) || kind > 2) [[unlikely]]
+        return nullptr;
+    timeMs += delta;
+    r.timeMs = timeMs;
+    r.keyId = static_cast<std::uint32_t>(keyId);
+    r.keyBytes = static_cast<std::uint32_t>(keyBytes);
+    r.valueBytes = static_cast<std::uint32_t>(valueBytes);
+    r.ttlSeconds = static_cast<std::uint32_t>(ttl);
+    r.op = static_cast<Op>(opCode);
+    r.kind = static_cast<ValueKind>(kind);
+    lastKeyId = r.keyId;
+    return p;
+}
 } // namespace
 
 Expected<std::size_t> TraceFileReader::read(std::span<Request> out) {
@@ -186,7 +179,8 @@ Expected<std::size_t> TraceFileReader::read(std::span<Request> out) {
             // The last records of the file may be shorter than kMaxRecordBytes: pad the buffer so the
             // unchecked decoder can run over them; a record running into the padding is damaged.
             std::fill(m_buffer.begin() + static_cast<std::ptrdiff_t>(m_end),
-                m_buffer.begin() + static_cast<std::ptrdiff_t>(std::min(m_buffer.size(), m_end + kMaxRecordBytes)), 0xff);
+                m_buffer.begin() + static_cast<std::ptrdiff_t>(std::min(m_buffer.size(), m_end + kMaxRecordBytes)),
+                0xff);
         }
         if (m_pos >= m_end)
             return dataError(fmt::format("truncated: record {} of {} is missing", m_recordsRead + 1, m_recordCount),

@@ -80,8 +80,8 @@ TEST_P(SizeClassProperties, SlabsHoldWholeRegions) {
 }
 
 INSTANTIATE_TEST_SUITE_P(QuantumAndPage, SizeClassProperties,
-    ::testing::Values(Config { 4, 12 }, Config { 3, 12 }, Config { 4, 14 }, Config { 3, 14 }, Config { 4, 16 },
-        Config { 3, 16 }),
+    ::testing::Values(
+        Config { 4, 12 }, Config { 3, 12 }, Config { 4, 14 }, Config { 3, 14 }, Config { 4, 16 }, Config { 3, 16 }),
     [](const auto& info) {
         return "quantum" + std::to_string(1 << info.param.lgQuantum) + "_page" + std::to_string(1 << info.param.lgPage);
     });
@@ -97,8 +97,8 @@ std::vector<std::uint64_t> firstClasses(const SizeClassTable& t, std::uint64_t u
 TEST(SizeClassTable, DebianQuantum16ClassesUpTo1KiB) {
     // LAYOUTS-valkey-redis.md §1: Debian libjemalloc2 5.3.0, read with nallocx().
     SizeClassParams p;
-    const std::vector<std::uint64_t> expected { 8, 16, 32, 48, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384,
-        448, 512, 640, 768, 896, 1024 };
+    const std::vector<std::uint64_t> expected { 8, 16, 32, 48, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384, 448,
+        512, 640, 768, 896, 1024 };
     EXPECT_EQ(firstClasses(SizeClassTable::fromParams(p), 1024), expected);
 }
 
@@ -123,7 +123,8 @@ TEST(SizeClassTable, BinCountsOfDebianAndBundledBuilds) {
 }
 
 TEST(SizeClassTable, SlabGeometryOfReferenceClasses) {
-    // LAYOUTS.md: 48 B -> 12 KiB / 256; 80 -> 20 KiB / 256; 112 -> 28 KiB / 256; 128 -> 4 KiB / 32; 160 -> 20 KiB / 128.
+    // LAYOUTS.md: 48 B -> 12 KiB / 256; 80 -> 20 KiB / 256; 112 -> 28 KiB / 256; 128 -> 4 KiB / 32; 160 -> 20 KiB /
+    // 128.
     const auto t = SizeClassTable::fromParams(SizeClassParams {});
     auto find = [&](std::uint64_t size) { return t.classes()[t.classIndex(size)]; };
     EXPECT_EQ(find(48).slabPages, 3u);

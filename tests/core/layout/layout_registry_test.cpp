@@ -29,7 +29,8 @@ TEST(LayoutRegistry, BadSpecsAreUsageErrorsNamingTheProblem) {
     for (const auto& c : { Case { "valkyrie", "unknown layout" }, Case { "valkey:colour=blue", "colour" },
              Case { "valkey:header=12", "header" }, Case { "valkey:threshold=5000", "out of range" },
              Case { "valkey:embstr-limit=abc", "embstr-limit" }, Case { "valkey:threshold", "KEY=VALUE" },
-             Case { "memcached-1.6:framing=json", "unknown framing" }, Case { "redis-7.0:shared-integers=maybe", "yes or no" } }) {
+             Case { "memcached-1.6:framing=json", "unknown framing" },
+             Case { "redis-7.0:shared-integers=maybe", "yes or no" } }) {
         auto layout = parseLayout(c.spec);
         ASSERT_FALSE(layout) << c.spec;
         EXPECT_EQ(layout.error().code, ErrorCode::Usage) << c.spec;

@@ -18,8 +18,8 @@ namespace {
 constexpr std::uint64_t kKeys = 200000;
 
 ThresholdPoint simulateLoad(const std::string& layout, const std::string& alloc, std::uint32_t valueBytes, bool ttl) {
-    auto cfg = makeGeneratorConfig(kKeys, std::nullopt, "16", std::to_string(valueBytes), ttl ? 1.0 : 0.0, 0, 0, 0,
-        "uniform", 1);
+    auto cfg = makeGeneratorConfig(
+        kKeys, std::nullopt, "16", std::to_string(valueBytes), ttl ? 1.0 : 0.0, 0, 0, 0, "uniform", 1);
     EXPECT_TRUE(cfg);
     SyntheticTrace trace(*cfg);
     auto l = parseLayout(layout);
@@ -55,8 +55,8 @@ TEST(ReferenceRows, EveryMeasuredServerRowWithinOnePercent) {
         const auto build = buildFor(row.at("server"));
         ASSERT_FALSE(build.layout.empty()) << row.at("server");
         ASSERT_EQ(std::stoull(row.at("n_keys")), kKeys);
-        const auto p = simulateLoad(build.layout, build.alloc, static_cast<std::uint32_t>(std::stoul(row.at("value_len"))),
-            row.at("ttl") == "yes");
+        const auto p = simulateLoad(build.layout, build.alloc,
+            static_cast<std::uint32_t>(std::stoul(row.at("value_len"))), row.at("ttl") == "yes");
         const double measured = std::stod(row.at("bytes_per_key"));
         const double error = (p.usableBytesPerKey - measured) / measured;
         worst = std::max(worst, std::abs(error));

@@ -58,8 +58,8 @@ SimulationConfig configFor(const char* layout, const char* alloc, std::vector<st
 }
 
 SyntheticTrace mixedTrace(std::uint64_t seed = 11) {
-    auto c = makeGeneratorConfig(20000, 60000, "lognormal:3:0.5:4:200", "lognormal:4.5:1:1:5000", 0.3, 0.1, 0.7, 0.1,
-        "zipf:0.9", seed);
+    auto c = makeGeneratorConfig(
+        20000, 60000, "lognormal:3:0.5:4:200", "lognormal:4.5:1:1:5000", 0.3, 0.1, 0.7, 0.1, "zipf:0.9", seed);
     EXPECT_TRUE(c);
     return SyntheticTrace(*c);
 }

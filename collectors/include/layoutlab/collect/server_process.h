@@ -18,8 +18,8 @@ namespace layoutlab {
 class ServerProcess {
 public:
     // argv[0] is the binary; the child's stdout and stderr go to `logPath`.
-    static Expected<std::unique_ptr<ServerProcess>> start(const std::vector<std::string>& argv,
-        const std::string& workDir, const std::string& logPath);
+    static Expected<std::unique_ptr<ServerProcess>> start(
+        const std::vector<std::string>& argv, const std::string& workDir, const std::string& logPath);
     ~ServerProcess();
     ServerProcess(const ServerProcess&) = delete;
     ServerProcess& operator=(const ServerProcess&) = delete;

@@ -50,8 +50,8 @@ public:
     // without one). Contract the sweep relies on: as the threshold grows, a shape's layout changes at
     // most once (from not embedded to embedded), so equal layouts at the lowest and highest threshold
     // of a sweep mean equal layouts at every threshold in between.
-    virtual KeyLayout describe(const KeyShape& shape, std::uint32_t threshold,
-        const AllocatorModel& allocator) const = 0;
+    virtual KeyLayout describe(
+        const KeyShape& shape, std::uint32_t threshold, const AllocatorModel& allocator) const = 0;
 };
 
 using LayoutPtr = std::shared_ptr<const LayoutModel>;

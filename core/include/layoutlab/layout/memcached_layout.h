@@ -30,8 +30,7 @@ public:
     std::string defaultAllocator() const override { return "memcached:min=48,factor=1.25"; }
     Status checkAllocator(const AllocatorModel& allocator) const override;
     IndexPolicy indexPolicy() const override { return { IndexKind::MemcachedAssoc, false }; }
-    KeyLayout describe(const KeyShape& shape, std::uint32_t threshold,
-        const AllocatorModel& allocator) const override;
+    KeyLayout describe(const KeyShape& shape, std::uint32_t threshold, const AllocatorModel& allocator) const override;
 
     // ITEM_ntotal for a stored value of `storedBytes` (after framing).
     std::uint64_t itemTotalBytes(std::uint32_t keyBytes, std::uint64_t storedBytes, bool nonZeroFlags) const;

@@ -28,8 +28,7 @@ public:
     std::string defaultAllocator() const override { return "jemalloc:quantum=8,page=4096"; }
     Status checkAllocator(const AllocatorModel& allocator) const override;
     IndexPolicy indexPolicy() const override { return { IndexKind::RedisDict, true }; }
-    KeyLayout describe(const KeyShape& shape, std::uint32_t threshold,
-        const AllocatorModel& allocator) const override;
+    KeyLayout describe(const KeyShape& shape, std::uint32_t threshold, const AllocatorModel& allocator) const override;
 
 private:
     RedisParams m_params;

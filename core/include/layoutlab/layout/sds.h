@@ -52,7 +52,9 @@ constexpr Type redisReqType(std::uint64_t len) {
 }
 
 // sds.h sdsReqSize(): header + string + NUL terminator.
-constexpr std::uint64_t reqSize(std::uint64_t len, Type type) { return headerBytes(type) + len + 1; }
+constexpr std::uint64_t reqSize(std::uint64_t len, Type type) {
+    return headerBytes(type) + len + 1;
+}
 
 // sdsnewlen() of a string value: empty strings get type 8 (sds.c _sdsnewlen: "Empty strings are
 // usually created in order to append. Use type 8 since type 5 is not good at this").

@@ -28,8 +28,8 @@ struct SimulationConfig {
     std::vector<std::uint32_t> thresholds; // empty: the layout's configured threshold (or none)
 };
 
-Expected<SimulationResult> simulate(const SimulationConfig& config, TraceReader& trace,
-    ProgressSink* progress = nullptr, std::stop_token stop = {});
+Expected<SimulationResult> simulate(
+    const SimulationConfig& config, TraceReader& trace, ProgressSink* progress = nullptr, std::stop_token stop = {});
 
 // Parses "32:512:16" (first:last:step) or "64,128" into a sorted, de-duplicated list.
 Expected<std::vector<std::uint32_t>> parseThresholds(std::string_view text, const ThresholdParam& param);
@@ -41,7 +41,7 @@ struct ShapeCost {
     std::uint64_t usableBytes = 0;
     double linesTouched = 0;
 };
-ShapeCost costOf(const LayoutModel& layout, const AllocatorModel& allocator, const KeyShape& shape,
-    std::uint32_t threshold);
+ShapeCost costOf(
+    const LayoutModel& layout, const AllocatorModel& allocator, const KeyShape& shape, std::uint32_t threshold);
 
 } // namespace layoutlab
