@@ -99,20 +99,25 @@ Status KeyspaceReplay::apply(std::span<const Request> batch, std::uint64_t first
     // The key array is far larger than the caches: fetch the state of a request a few ahead while this
     // one is applied.
     constexpr std::size_t kPrefetchDistance = 32;
+    // Make room for the batch's largest key id once, so the loop indexes a plain array.
+    std::uint32_t maxKeyId = 0;
+    for (const Request& r : batch)
+        maxKeyId = std::max(maxKeyId, r.keyId);
+    if (!batch.empty() && maxKeyId >= m_keys.size())
+        m_keys.resize(std::max<std::size_t>(std::size_t { maxKeyId } + 1, m_keys.size() * 2));
+    KeyState* const keys = m_keys.data();
     for (std::size_t i = 0; i < batch.size(); ++i) {
         const Request& r = batch[i];
-        if (i + kPrefetchDistance < batch.size() && batch[i + kPrefetchDistance].keyId < m_keys.size())
-            __builtin_prefetch(&m_keys[batch[i + kPrefetchDistance].keyId], 1);
+        if (i + kPrefetchDistance < batch.size())
+            __builtin_prefetch(&keys[batch[i + kPrefetchDistance].keyId], 1);
         ++number;
-        if (r.keyId >= m_keys.size())
-            m_keys.resize(std::max<std::size_t>(std::size_t { r.keyId } + 1, m_keys.size() * 2));
         if (r.keyBytes > kMaxShapeKeyBytes)
             return dataError(fmt::format(
                 "request {}: key of {} bytes exceeds the {}-byte limit", number, r.keyBytes, kMaxShapeKeyBytes));
         if (r.timeMs >= m_nextExpiryMs) [[unlikely]]
             expireDue(r.timeMs / 1000);
         ++m_summary.requestsByOp[static_cast<std::size_t>(r.op)];
-        KeyState& key = m_keys[r.keyId];
+        KeyState& key = keys[r.keyId];
         switch (r.op) {
         case Op::Get:
             m_table.lookup();

@@ -186,20 +186,28 @@ Expected<std::size_t> TraceFileReader::read(std::span<Request> out) {
             return dataError(fmt::format("truncated: record {} of {} is missing", m_recordsRead + 1, m_recordCount),
                 m_path, 32 + m_consumedBytes, true);
         // Decode as many records as the buffered bytes safely allow, without per-byte bounds checks.
+        // The running key id and time live in locals: as members they could alias the Request stores.
         const unsigned char* const base = m_buffer.data();
         const unsigned char* p = base + m_pos;
         const unsigned char* const end = base + m_end;
+        const unsigned char* const safeEnd = end - std::min<std::ptrdiff_t>(end - p, kMaxRecordBytes);
         const std::uint64_t remaining = m_recordCount - m_recordsRead;
-        const std::size_t limit = static_cast<std::size_t>(std::min<std::uint64_t>(out.size() - n, remaining));
-        std::size_t decoded = 0;
+        Request* const first = out.data() + n;
+        Request* const last = first + std::min<std::uint64_t>(out.size() - n, remaining);
+        Request* r = first;
+        std::uint32_t lastKeyId = m_lastKeyId;
+        std::uint64_t timeMs = m_timeMs;
         do {
-            const unsigned char* next = decodeRecord(p, out[n + decoded], m_lastKeyId, m_timeMs);
-            if (!next || next > end)
-                return dataError(fmt::format("damaged record {} (tag 0x{:02x})", m_recordsRead + decoded + 1, *p),
+            const unsigned char* next = decodeRecord(p, *r, lastKeyId, timeMs);
+            if (!next || next > end) [[unlikely]]
+                return dataError(fmt::format("damaged record {} (tag 0x{:02x})", m_recordsRead + (r - first) + 1, *p),
                     m_path, 32 + m_consumedBytes + static_cast<std::uint64_t>(p - (base + m_pos)), true);
             p = next;
-            ++decoded;
-        } while (decoded < limit && end - p >= static_cast<std::ptrdiff_t>(kMaxRecordBytes));
+            ++r;
+        } while (r < last && p < safeEnd);
+        m_lastKeyId = lastKeyId;
+        m_timeMs = timeMs;
+        const auto decoded = static_cast<std::size_t>(r - first);
         const auto used = static_cast<std::size_t>(p - (base + m_pos));
         m_pos += used;
         m_consumedBytes += used;
