@@ -10,6 +10,7 @@
 #include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/sim/simulation.h"
 #include "layoutlab/trace/generator.h"
+#include "layoutlab/trace/memory_trace.h"
 #include "layoutlab/trace/trace_file.h"
 
 #include <benchmark/benchmark.h>
@@ -41,25 +42,6 @@ const std::vector<Request>& requests() {
     }();
     return all;
 }
-
-class MemoryTrace final : public TraceReader {
-public:
-    explicit MemoryTrace(const std::vector<Request>& requests)
-        : m_requests(requests) { }
-    Expected<std::size_t> read(std::span<Request> out) override {
-        const std::size_t n = std::min(out.size(), m_requests.size() - m_at);
-        std::copy_n(m_requests.begin() + static_cast<std::ptrdiff_t>(m_at), n, out.begin());
-        m_at += n;
-        return n;
-    }
-    std::uint64_t totalRequests() const override { return m_requests.size(); }
-    std::uint64_t keyIdLimit() const override { return kKeys; }
-    std::string name() const override { return "memory"; }
-
-private:
-    const std::vector<Request>& m_requests;
-    std::size_t m_at = 0;
-};
 
 std::string traceFile() {
     static const std::string path = [] {
@@ -93,8 +75,9 @@ void runSimulation(benchmark::State& state, std::vector<std::uint32_t> threshold
     const auto& all = requests();
     auto layout = parseLayout("valkey-9.1");
     auto alloc = parseAllocator("jemalloc:quantum=8,page=4096");
+    MemoryTrace trace(all);
     for (auto _ : state) {
-        MemoryTrace trace(all);
+        trace.rewind();
         auto result = simulate({ *layout, *alloc, thresholds }, trace);
         benchmark::DoNotOptimize(result->points.size());
     }

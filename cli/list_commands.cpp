@@ -40,21 +40,18 @@ int listLayoutsText(bool json) {
 }
 
 int explainShape(const LayoutsOptions& o) {
-    auto layout = parseLayout(o.layout);
-    if (!layout)
-        return reportError(layout.error());
-    auto alloc = parseAllocator(o.alloc.empty() ? (*layout)->defaultAllocator() : o.alloc);
-    if (!alloc)
-        return reportError(alloc.error());
-    if (auto ok = (*layout)->checkAllocator(**alloc); !ok)
-        return reportError(ok.error());
-    const auto param = (*layout)->threshold();
+    auto models = parseLayoutAndAllocator(o.layout, o.alloc);
+    if (!models)
+        return reportError(models.error());
+    const auto& layout = models->layout;
+    const auto& alloc = models->allocator;
+    const auto param = layout->threshold();
     const std::uint32_t threshold = o.threshold.value_or(param ? param->value : 0);
     const KeyShape shape { o.keyBytes, *o.valueBytes, o.ttl,
         o.integer ? (*o.valueBytes <= 4 ? ValueKind::SmallInteger : ValueKind::Integer) : ValueKind::String };
-    const auto cost = costOf(**layout, **alloc, shape, threshold);
-    fmt::print("layout     {}\nallocator  {}\nkey        {} bytes, value {} bytes{}{}\n", (*layout)->spec(),
-        (*alloc)->spec(), shape.keyBytes, shape.valueBytes, shape.hasTtl ? ", TTL" : "", o.integer ? ", integer" : "");
+    const auto cost = costOf(*layout, *alloc, shape, threshold);
+    fmt::print("layout     {}\nallocator  {}\nkey        {} bytes, value {} bytes{}{}\n", layout->spec(), alloc->spec(),
+        shape.keyBytes, shape.valueBytes, shape.hasTtl ? ", TTL" : "", o.integer ? ", integer" : "");
     if (param)
         fmt::print("{:<10} {}\n", param->name, threshold);
     if (!cost.layout.stored) {
@@ -65,10 +62,10 @@ int explainShape(const LayoutsOptions& o) {
         "allocation", "count", "requested", "class", "waste", "GET lines");
     for (std::size_t i = 0; i < cost.layout.allocationCount; ++i) {
         const auto& a = cost.layout.allocations[i];
-        const auto usable = (*alloc)->usableSize(a.requestedBytes);
+        const auto usable = alloc->usableSize(a.requestedBytes);
         fmt::print("{:<14} {:>6} {:>10} {:>8} {:>8} {:>10.3f}\n", purposeName(a.purpose), a.count, a.requestedBytes,
             usable, usable - a.requestedBytes,
-            a.readBytes ? expectedLinesTouched(a.readBytes, (*alloc)->alignment(usable)) : 0.0);
+            a.readBytes ? expectedLinesTouched(a.readBytes, alloc->alignment(usable)) : 0.0);
     }
     fmt::print("\nper key: {} bytes requested, {} usable (index tables not included), {} pointer bytes\n"
                "per GET: {:.3f} distinct lines ({} index), {} dependent loads\n",

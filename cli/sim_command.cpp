@@ -25,17 +25,14 @@ struct SimOptions {
 };
 
 int runSim(const SimOptions& o, bool sweep) {
-    auto layout = parseLayout(o.layout);
-    if (!layout)
-        return reportError(layout.error());
-    auto alloc = parseAllocator(o.alloc.empty() ? (*layout)->defaultAllocator() : o.alloc);
-    if (!alloc)
-        return reportError(alloc.error());
-    SimulationConfig config { *layout, *alloc, {} };
-    const auto param = (*layout)->threshold();
+    auto models = parseLayoutAndAllocator(o.layout, o.alloc);
+    if (!models)
+        return reportError(models.error());
+    SimulationConfig config { models->layout, models->allocator, {} };
+    const auto param = models->layout->threshold();
     if (sweep || o.threshold) {
         if (!param)
-            return reportError(usageError("layout '" + (*layout)->spec()
+            return reportError(usageError("layout '" + models->layout->spec()
                     + "' has no embed threshold (memcached stores every item whole in a slab chunk); use `sim`",
                 sweep ? "--thresholds" : "--threshold"));
         auto list = parseThresholds(sweep ? o.thresholds : std::to_string(*o.threshold), *param);

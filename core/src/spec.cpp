@@ -105,6 +105,14 @@ std::string Spec::text(std::string_view key, std::string fallback) {
     return it->second;
 }
 
+Expected<bool> Spec::yesNo(std::string_view key, bool fallback) {
+    const auto value = text(key, fallback ? "yes" : "no");
+    if (value != "yes" && value != "no")
+        return usageError(fmt::format("{} {} parameter {} must be yes or no, got '{}'", m_what, m_name, key, value),
+            fmt::format("{} {}:{}", m_what, m_name, key));
+    return value == "yes";
+}
+
 Status Spec::rejectUnused(std::string_view allowedList) const {
     for (const auto& [key, value] : m_params) {
         if (!m_used.count(key))

@@ -9,6 +9,7 @@
 #include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/layout/value_framing.h"
 #include "layoutlab/sim/simulation.h"
+#include "layoutlab/trace/memory_trace.h"
 #include "server_fixture.h"
 
 #include <gtest/gtest.h>
@@ -80,25 +81,6 @@ INSTANTIATE_TEST_SUITE_P(Settings, MemcachedClassList,
         return name;
     });
 
-class VectorTrace final : public TraceReader {
-public:
-    explicit VectorTrace(std::vector<Request> requests)
-        : m_requests(std::move(requests)) { }
-    Expected<std::size_t> read(std::span<Request> out) override {
-        std::size_t n = 0;
-        while (n < out.size() && m_at < m_requests.size())
-            out[n++] = m_requests[m_at++];
-        return n;
-    }
-    std::uint64_t totalRequests() const override { return m_requests.size(); }
-    std::uint64_t keyIdLimit() const override { return 0; }
-    std::string name() const override { return "memcached-validation"; }
-
-private:
-    std::vector<Request> m_requests;
-    std::size_t m_at = 0;
-};
-
 struct Group {
     std::uint32_t keys;
     std::uint32_t keyBytes;
@@ -148,7 +130,7 @@ void loadAndCompare(const std::string& framingName, const std::vector<Group>& gr
             realUsedChunks[chunk] += std::stoull(value);
     }
 
-    VectorTrace trace(std::move(requests));
+    MemoryTrace trace(std::move(requests));
     auto layout = parseLayout("memcached-1.6:framing=" + framingName);
     auto alloc = parseAllocator("memcached");
     ASSERT_TRUE(layout && alloc);

@@ -7,6 +7,7 @@
 #include "layoutlab/collect/resp_client.h"
 #include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/sim/simulation.h"
+#include "layoutlab/trace/memory_trace.h"
 #include "server_fixture.h"
 
 #include <gtest/gtest.h>
@@ -17,25 +18,6 @@ using namespace layoutlab::test;
 namespace {
 
 constexpr std::uint32_t kKeys = 100000;
-
-class VectorTrace final : public TraceReader {
-public:
-    explicit VectorTrace(std::vector<Request> requests)
-        : m_requests(std::move(requests)) { }
-    Expected<std::size_t> read(std::span<Request> out) override {
-        std::size_t n = 0;
-        while (n < out.size() && m_at < m_requests.size())
-            out[n++] = m_requests[m_at++];
-        return n;
-    }
-    std::uint64_t totalRequests() const override { return m_requests.size(); }
-    std::uint64_t keyIdLimit() const override { return 0; }
-    std::string name() const override { return "redis-validation"; }
-
-private:
-    std::vector<Request> m_requests;
-    std::size_t m_at = 0;
-};
 
 struct Shape {
     std::uint32_t valueBytes;
@@ -95,7 +77,7 @@ protected:
             r.ttlSeconds = shape.ttl ? 100000 : 0;
             requests.push_back(r);
         }
-        VectorTrace trace(std::move(requests));
+        MemoryTrace trace(std::move(requests));
         auto layout = parseLayout("redis-7.0");
         auto result = simulate({ *layout, alloc, {} }, trace);
         EXPECT_TRUE(result);

@@ -14,9 +14,9 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     // The reader works on files (it seeks to the trailer), so the input goes through a temporary file.
-    static const std::string path = (std::filesystem::temp_directory_path()
-        / ("layoutlab-fuzz-" + std::to_string(::getpid()) + ".lltrace"))
-                                        .string();
+    static const std::string path
+        = (std::filesystem::temp_directory_path() / ("layoutlab-fuzz-" + std::to_string(::getpid()) + ".lltrace"))
+              .string();
     // Inputs that start like a trace are used as they are (header and trailer checks). Anything else
     // becomes the record section of an otherwise well-formed file, so the record decoder is reached:
     // the first byte gives the record count.

@@ -23,6 +23,8 @@ public:
     Expected<std::uint64_t> integer(std::string_view key, std::uint64_t fallback, std::uint64_t min, std::uint64_t max);
     Expected<double> real(std::string_view key, double fallback, double min, double max);
     std::string text(std::string_view key, std::string fallback);
+    // A "yes" or "no" parameter.
+    Expected<bool> yesNo(std::string_view key, bool fallback);
     // Fails with a usage error naming the first parameter no getter asked for.
     Status rejectUnused(std::string_view allowedList) const;
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/layout/layout_registry.h"
 
+#include "layoutlab/alloc/allocator_registry.h"
 #include "layoutlab/layout/memcached_layout.h"
 #include "layoutlab/layout/redis_layout.h"
 #include "layoutlab/layout/valkey_layout.h"
@@ -70,14 +71,13 @@ Expected<LayoutPtr> parseRedis(Spec& spec) {
     auto limit = spec.integer("embstr-limit", params.embstrLimit, 0, 1024);
     if (!limit)
         return limit.error();
-    const auto shared = spec.text("shared-integers", "yes");
-    if (shared != "yes" && shared != "no")
-        return usageError("layout redis-7.0 parameter shared-integers must be yes or no, got '" + shared + "'",
-            "layout redis-7.0:shared-integers");
+    auto shared = spec.yesNo("shared-integers", params.sharedIntegers);
+    if (!shared)
+        return shared.error();
     if (auto ok = spec.rejectUnused("embstr-limit, shared-integers"); !ok)
         return ok.error();
     params.embstrLimit = static_cast<std::uint32_t>(*limit);
-    params.sharedIntegers = shared == "yes";
+    params.sharedIntegers = *shared;
     return LayoutPtr(std::make_shared<RedisLayout>(params));
 }
 
@@ -86,17 +86,16 @@ Expected<LayoutPtr> parseMemcached(Spec& spec) {
     auto framing = parseFraming(spec.text("framing", "raw"));
     if (!framing)
         return framing.error();
-    const auto cas = spec.text("cas", "yes");
-    if (cas != "yes" && cas != "no")
-        return usageError(
-            "layout memcached-1.6 parameter cas must be yes or no, got '" + cas + "'", "layout memcached-1.6:cas");
+    auto cas = spec.yesNo("cas", params.cas);
+    if (!cas)
+        return cas.error();
     auto version = spec.integer("version-bytes", 0, 0, 1024);
     if (!version)
         return version.error();
     if (auto ok = spec.rejectUnused("framing, cas, version-bytes"); !ok)
         return ok.error();
     params.framing = *framing;
-    params.cas = cas == "yes";
+    params.cas = *cas;
     params.versionBytes = static_cast<std::uint32_t>(*version);
     return LayoutPtr(std::make_shared<MemcachedLayout>(params));
 }
@@ -120,6 +119,18 @@ Expected<LayoutPtr> parseLayout(std::string_view text) {
                                   "redis-7.0, memcached-1.6; see `layoutlab layouts`)",
                           name),
         "layout");
+}
+
+Expected<LayoutAndAllocator> parseLayoutAndAllocator(std::string_view layoutSpec, std::string_view allocatorSpec) {
+    auto layout = parseLayout(layoutSpec);
+    if (!layout)
+        return layout.error();
+    auto allocator = parseAllocator(allocatorSpec.empty() ? (*layout)->defaultAllocator() : allocatorSpec);
+    if (!allocator)
+        return allocator.error();
+    if (auto ok = (*layout)->checkAllocator(**allocator); !ok)
+        return ok.error();
+    return LayoutAndAllocator { *layout, *allocator };
 }
 
 std::vector<LayoutInfo> listLayouts() {

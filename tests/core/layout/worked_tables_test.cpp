@@ -7,6 +7,7 @@
 #include "layoutlab/alloc/allocator_registry.h"
 #include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/sim/simulation.h"
+#include "reference_builds.h"
 
 #include <gtest/gtest.h>
 
@@ -15,32 +16,11 @@ using namespace layoutlab::test;
 
 namespace {
 
-struct ModelSetup {
-    std::string layout;
-    std::string allocator;
-};
-
-ModelSetup setupFor(const std::string& model) {
-    if (model == "redis70q16")
-        return { "redis-7.0", "jemalloc:quantum=16,page=4096" };
-    if (model == "redis70q8")
-        return { "redis-7.0", "jemalloc:quantum=8,page=4096" };
-    if (model == "valkey81_t64")
-        return { "valkey-8.1", "jemalloc:quantum=8,page=4096" };
-    if (model == "valkey81_t128")
-        return { "valkey-8.1:threshold=128", "jemalloc:quantum=8,page=4096" };
-    if (model == "valkey81_t128L")
-        return { "valkey-8.1:threshold=128,embstr-limit=108", "jemalloc:quantum=8,page=4096" };
-    if (model == "valkey91")
-        return { "valkey-9.1", "jemalloc:quantum=8,page=4096" };
-    return {};
-}
-
 TEST(WorkedTables, EveryRowOfTheValkeyAndRedisTables) {
     const auto rows = readCsv(LAYOUTLAB_DATASETS_DIR "/reference/valkey-redis-worked-k16.csv");
     ASSERT_EQ(rows.size(), 132u) << "6 models x 11 value sizes x TTL or not";
     for (const auto& row : rows) {
-        const auto setup = setupFor(row.at("model"));
+        const auto setup = referenceBuild(row.at("model"));
         ASSERT_FALSE(setup.layout.empty()) << row.at("model");
         auto layout = parseLayout(setup.layout);
         auto alloc = parseAllocator(setup.allocator);

@@ -7,6 +7,7 @@
 #include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/sim/simulation.h"
 #include "layoutlab/trace/generator.h"
+#include "reference_builds.h"
 
 #include <gtest/gtest.h>
 
@@ -30,32 +31,15 @@ ThresholdPoint simulateLoad(const std::string& layout, const std::string& alloc,
     return result->points.at(0);
 }
 
-struct Build {
-    std::string layout;
-    std::string alloc;
-};
-
-Build buildFor(const std::string& server) {
-    if (server == "redis-debian")
-        return { "redis-7.0", "jemalloc:quantum=16,page=4096" }; // Debian links its quantum-16 libjemalloc
-    if (server == "valkey-t64")
-        return { "valkey-8.1", "jemalloc:quantum=8,page=4096" };
-    if (server == "valkey-t128")
-        return { "valkey-8.1:threshold=128", "jemalloc:quantum=8,page=4096" };
-    if (server == "valkey-t128L")
-        return { "valkey-8.1:threshold=128,embstr-limit=108", "jemalloc:quantum=8,page=4096" };
-    return {};
-}
-
 TEST(ReferenceRows, EveryMeasuredServerRowWithinOnePercent) {
     const auto rows = readCsv(LAYOUTLAB_DATASETS_DIR "/reference/valkey-redis-k16.csv");
     ASSERT_EQ(rows.size(), 88u);
     double worst = 0;
     for (const auto& row : rows) {
-        const auto build = buildFor(row.at("server"));
+        const auto build = referenceBuild(row.at("server"));
         ASSERT_FALSE(build.layout.empty()) << row.at("server");
         ASSERT_EQ(std::stoull(row.at("n_keys")), kKeys);
-        const auto p = simulateLoad(build.layout, build.alloc,
+        const auto p = simulateLoad(build.layout, build.allocator,
             static_cast<std::uint32_t>(std::stoul(row.at("value_len"))), row.at("ttl") == "yes");
         const double measured = std::stod(row.at("bytes_per_key"));
         const double error = (p.usableBytesPerKey - measured) / measured;
@@ -72,15 +56,9 @@ TEST(ReferenceRows, EveryMeasuredServerRowWithinOnePercent) {
 
 TEST(ReferenceRows, WorkedTablePredictionsPerKey) {
     const auto rows = readCsv(LAYOUTLAB_DATASETS_DIR "/reference/valkey-redis-worked-k16.csv");
-    const std::map<std::string, Build> builds { { "redis70q16", { "redis-7.0", "jemalloc:quantum=16,page=4096" } },
-        { "redis70q8", { "redis-7.0", "jemalloc:quantum=8,page=4096" } },
-        { "valkey81_t64", { "valkey-8.1", "jemalloc:quantum=8,page=4096" } },
-        { "valkey81_t128", { "valkey-8.1:threshold=128", "jemalloc:quantum=8,page=4096" } },
-        { "valkey81_t128L", { "valkey-8.1:threshold=128,embstr-limit=108", "jemalloc:quantum=8,page=4096" } },
-        { "valkey91", { "valkey-9.1", "jemalloc:quantum=8,page=4096" } } };
     for (const auto& row : rows) {
-        const auto& build = builds.at(row.at("model"));
-        const auto p = simulateLoad(build.layout, build.alloc,
+        const auto build = referenceBuild(row.at("model"));
+        const auto p = simulateLoad(build.layout, build.allocator,
             static_cast<std::uint32_t>(std::stoul(row.at("value_len"))), row.at("ttl") == "yes");
         const std::string where = row.at("model") + " V=" + row.at("value_len") + " ttl=" + row.at("ttl");
         // The table rounds the child-bucket estimate per table: agree to within 0.02 B/key.

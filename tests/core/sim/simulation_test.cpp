@@ -3,32 +3,13 @@
 #include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/sim/simulation.h"
 #include "layoutlab/trace/generator.h"
+#include "layoutlab/trace/memory_trace.h"
 
 #include <gtest/gtest.h>
 
 using namespace layoutlab;
 
 namespace {
-
-// A trace held in memory, for tests that need exact operations.
-class VectorTrace final : public TraceReader {
-public:
-    explicit VectorTrace(std::vector<Request> requests)
-        : m_requests(std::move(requests)) { }
-    Expected<std::size_t> read(std::span<Request> out) override {
-        std::size_t n = 0;
-        while (n < out.size() && m_at < m_requests.size())
-            out[n++] = m_requests[m_at++];
-        return n;
-    }
-    std::uint64_t totalRequests() const override { return m_requests.size(); }
-    std::uint64_t keyIdLimit() const override { return 0; }
-    std::string name() const override { return "vector"; }
-
-private:
-    std::vector<Request> m_requests;
-    std::size_t m_at = 0;
-};
 
 Request set(std::uint32_t key, std::uint32_t v, std::uint32_t ttl = 0, std::uint64_t timeMs = 0) {
     Request r;
@@ -115,7 +96,7 @@ TEST(Simulation, DeletingEverythingLeavesOnlyTheIndex) {
         requests.push_back(set(k, 100));
     for (std::uint32_t k = 0; k < 1000; ++k)
         requests.push_back(op(Op::Delete, k));
-    VectorTrace trace(requests);
+    MemoryTrace trace(requests);
     auto result = simulate(configFor("redis-7.0", "jemalloc:quantum=16,page=4096"), trace);
     ASSERT_TRUE(result);
     const auto& p = result->points[0];
@@ -130,7 +111,7 @@ TEST(Simulation, DeletingEverythingLeavesOnlyTheIndex) {
 TEST(Simulation, KeysExpireWhenTheirTimeHasPassed) {
     std::vector<Request> requests { set(1, 50, 10, 0), set(2, 50, 0, 0), set(3, 50, 100, 0), op(Op::Get, 1, 5000),
         op(Op::Get, 1, 20000), op(Op::Get, 3, 20000) };
-    VectorTrace trace(requests);
+    MemoryTrace trace(requests);
     auto result = simulate(configFor("valkey-9.1", "jemalloc:quantum=8,page=4096"), trace);
     ASSERT_TRUE(result);
     EXPECT_EQ(result->trace.expiredKeys, 1u);
@@ -148,7 +129,7 @@ TEST(Simulation, OverwritesAppendsAndConditionalWrites) {
     Request incr = op(Op::Incr, 3);
     incr.valueBytes = 1;
     requests.push_back(incr);
-    VectorTrace trace(requests);
+    MemoryTrace trace(requests);
     auto result = simulate(configFor("valkey-9.1", "jemalloc:quantum=8,page=4096"), trace);
     ASSERT_TRUE(result);
     EXPECT_EQ(result->trace.liveKeys, 2u); // key 2 never existed: REPLACE does nothing
@@ -160,7 +141,7 @@ TEST(Simulation, GetWeightsFollowTheTrace) {
     std::vector<Request> requests { set(1, 16), set(2, 1024) };
     for (int i = 0; i < 10; ++i)
         requests.push_back(op(Op::Get, 2));
-    VectorTrace trace(requests);
+    MemoryTrace trace(requests);
     auto cfg = configFor("valkey-9.1", "jemalloc:quantum=8,page=4096");
     auto result = simulate(cfg, trace);
     ASSERT_TRUE(result);

@@ -17,6 +17,14 @@ struct LayoutInfo {
 // Parses "valkey", "valkey-9.1", "valkey:threshold=128,header=8,embstr-limit=auto", "redis-7.0",
 // "memcached-1.6:framing=marshal-utf8". Presets take parameter overrides too.
 Expected<LayoutPtr> parseLayout(std::string_view spec);
+
+struct LayoutAndAllocator {
+    LayoutPtr layout;
+    AllocatorPtr allocator;
+};
+// A layout and its allocator; an empty allocator spec means the layout's engine default. Fails when the
+// allocator cannot serve the layout.
+Expected<LayoutAndAllocator> parseLayoutAndAllocator(std::string_view layoutSpec, std::string_view allocatorSpec);
 std::vector<LayoutInfo> listLayouts();
 
 } // namespace layoutlab
