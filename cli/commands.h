@@ -7,6 +7,7 @@
 // Exit codes: 0 success, 1 data or I/O error (bad trace, failed server), 2 usage error.
 
 #include "layoutlab/expected.h"
+#include "layoutlab/import/importer.h"
 
 #include <CLI/CLI.hpp>
 #include <string>
@@ -22,7 +23,18 @@ int reportError(const Error& error);
 // Writes `text` to stdout, or atomically to `path` when it is not empty.
 Status writeOutput(const std::string& text, const std::string& path);
 
+// Options of every command that reads a trace: the source format and the bad-input policy.
+struct TraceSourceOptions {
+    std::string format = "auto";
+    std::string onError = "fail";
+    std::uint32_t keyBytes = 16;
+
+    void addTo(CLI::App& command);
+    Expected<ImportOptions> toImportOptions() const;
+};
+
 void addGenCommand(CLI::App& app, int& status);
+void addImportCommands(CLI::App& app, int& status);
 void addSimCommands(CLI::App& app, int& status);
 void addListCommands(CLI::App& app, int& status);
 

@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
     app.set_version_flag("--version", std::string("layoutlab ") + LAYOUTLAB_VERSION);
     int status = kExitOk;
     addGenCommand(app, status);
+    addImportCommands(app, status);
     addSimCommands(app, status);
     addListCommands(app, status);
     if (argc > 1 && argv[1][0] != '-') {

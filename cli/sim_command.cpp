@@ -7,6 +7,8 @@
 #include "layoutlab/report/reporter.h"
 #include "layoutlab/trace/trace_file.h"
 
+#include <fmt/format.h>
+
 #include <optional>
 
 namespace layoutlab::cli {
@@ -22,6 +24,7 @@ struct SimOptions {
     bool csv = false;
     bool classes = false;
     std::string output;
+    TraceSourceOptions source;
 };
 
 int runSim(const SimOptions& o, bool sweep) {
@@ -40,7 +43,10 @@ int runSim(const SimOptions& o, bool sweep) {
             return reportError(list.error());
         config.thresholds = *list;
     }
-    auto trace = TraceFileReader::open(o.trace);
+    auto importOptions = o.source.toImportOptions();
+    if (!importOptions)
+        return reportError(importOptions.error());
+    auto trace = openTrace(o.trace, *importOptions);
     if (!trace)
         return reportError(trace.error());
     ProgressBar bar(sweep ? "sweep" : "sim");
@@ -52,12 +58,16 @@ int runSim(const SimOptions& o, bool sweep) {
                                     : renderTable(*result, o.classes || !sweep);
     if (auto ok = writeOutput(text, o.output); !ok)
         return reportError(ok.error());
+    if (const auto* importer = dynamic_cast<const Importer*>(trace->get()); importer && importer->rejects().total)
+        fmt::print(stderr, "note: {} input lines were rejected and skipped (run `layoutlab import {} --stats` for details)\n",
+            importer->rejects().total, o.trace);
     return kExitOk;
 }
 
 CLI::App* addCommon(CLI::App& app, const char* name, const char* help, SimOptions& o) {
     auto* cmd = app.add_subcommand(name, help);
-    cmd->add_option("trace", o.trace, "Trace file (layoutlab binary format, see `gen`)")->required();
+    cmd->add_option("trace", o.trace, "Trace: a layoutlab trace, or any importable format (see `import`)")->required();
+    o.source.addTo(*cmd);
     cmd->add_option("--layout", o.layout,
            "Layout and parameters, e.g. valkey-9.1, valkey:threshold=128,header=8, redis-7.0, memcached-1.6 "
            "(see `layoutlab layouts`)")

@@ -137,6 +137,8 @@ Status KeyspaceReplay::apply(std::span<const Request> batch, std::uint64_t first
                 break;
             }
             write(key, r, r.valueBytes, r.kind);
+            if (r.ttlSeconds == kKeepTtl)
+                break; // SET ... KEEPTTL
             if (r.ttlSeconds)
                 setTtl(key, r.keyId, r.timeMs / 1000, r.ttlSeconds);
             else

@@ -26,12 +26,15 @@ enum class Op : std::uint8_t {
 inline constexpr int kOpCount = 12;
 std::string_view opName(Op op);
 
+// A write's TTL of kKeepTtl keeps whatever TTL the key has (Redis SET ... KEEPTTL).
+inline constexpr std::uint32_t kKeepTtl = 0xffffffffu;
+
 struct Request {
     std::uint64_t timeMs = 0; // since the start of the trace
     std::uint32_t keyId = 0; // dense key id given at import/generation
     std::uint32_t keyBytes = 0;
     std::uint32_t valueBytes = 0;
-    std::uint32_t ttlSeconds = 0; // 0: no expiry
+    std::uint32_t ttlSeconds = 0; // 0: no expiry; kKeepTtl on a write: keep the key's current TTL
     Op op = Op::Get;
     ValueKind kind = ValueKind::String;
 

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+#include "commands.h"
+#include "progress_bar.h"
+
+#include "layoutlab/import/import_stats.h"
+#include "layoutlab/trace/trace_export.h"
+#include "layoutlab/trace/trace_file.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace layoutlab::cli {
+
+namespace {
+
+struct ImportCommandOptions {
+    std::string file;
+    std::string output;
+    TraceSourceOptions source;
+    bool stats = false;
+    bool json = false;
+};
+
+// Counts requests for the progress bar, by the importer's position in the source file when it has one.
+class ProgressReader final : public TraceReader {
+public:
+    ProgressReader(TraceReader& inner, const Importer* importer, ProgressSink& sink)
+        : m_inner(inner)
+        , m_importer(importer)
+        , m_sink(sink) { }
+    Expected<std::size_t> read(std::span<Request> out) override {
+        auto n = m_inner.read(out);
+        if (n && *n) {
+            m_done += *n;
+            if (++m_calls % 64 == 0)
+                m_sink.progress(m_importer ? m_importer->progress() : -1.0, m_done);
+        }
+        return n;
+    }
+    std::uint64_t totalRequests() const override { return m_inner.totalRequests(); }
+    std::uint64_t keyIdLimit() const override { return m_inner.keyIdLimit(); }
+    std::string name() const override { return m_inner.name(); }
+
+private:
+    TraceReader& m_inner;
+    const Importer* m_importer;
+    ProgressSink& m_sink;
+    std::uint64_t m_done = 0;
+    std::uint64_t m_calls = 0;
+};
+
+int runImport(const ImportCommandOptions& o) {
+    if (o.output.empty() && !o.stats)
+        return reportError(usageError("say where the trace goes (-o OUT) or ask for --stats", "-o"));
+    auto options = o.source.toImportOptions();
+    if (!options)
+        return reportError(options.error());
+    auto trace = openTrace(o.file, *options);
+    if (!trace)
+        return reportError(trace.error());
+    const auto* importer = dynamic_cast<const Importer*>(trace->get());
+    ProgressBar bar("import");
+    ProgressReader progress(**trace, importer, bar);
+    StatsCollector stats(progress, importer);
+    if (!o.output.empty()) {
+        if (auto ok = writeTrace(stats, o.output); !ok)
+            return reportError(ok.error());
+    } else {
+        std::vector<Request> batch(4096);
+        while (true) {
+            auto n = stats.read(batch);
+            if (!n)
+                return reportError(n.error());
+            if (*n == 0)
+                break;
+        }
+    }
+    const auto s = stats.stats();
+    if (o.stats) {
+        const std::string text = o.json ? toJson(s).dump(2) + "\n" : renderStats(s);
+        if (auto ok = writeOutput(text, ""); !ok)
+            return reportError(ok.error());
+    }
+    if (!o.output.empty())
+        fmt::print(stderr, "imported {} requests over {} keys from {} ({}) into {}\n", s.requests, s.distinctKeys, o.file,
+            s.format, o.output);
+    if (s.rejects.total) {
+        fmt::print(stderr, "rejected {} lines:", s.rejects.total);
+        for (const auto& [reason, n] : s.rejects.byReason)
+            fmt::print(stderr, " {} {};", n, reason);
+        fmt::print(stderr, "\nfirst ones:\n");
+        for (const auto& e : s.rejects.examples)
+            fmt::print(stderr, "  {}\n", e);
+    }
+    return kExitOk;
+}
+
+} // namespace
+
+Expected<ImportOptions> TraceSourceOptions::toImportOptions() const {
+    ImportOptions options;
+    options.format = format == "auto" ? std::string() : format;
+    if (onError == "fail")
+        options.onError = OnError::Fail;
+    else if (onError == "skip")
+        options.onError = OnError::Skip;
+    else
+        return usageError("--on-error must be 'fail' or 'skip', got '" + onError + "'", "--on-error");
+    if (keyBytes == 0)
+        return usageError("--key-size must be at least 1", "--key-size");
+    options.oracleKeyBytes = keyBytes;
+    return options;
+}
+
+void TraceSourceOptions::addTo(CLI::App& command) {
+    command.add_option("--format", format,
+               "Trace format: auto (detect from the content), layoutlab, twitter, cachelib, oracle, monitor, mc-watch, "
+               "mc-metadump, rdb-csv")
+        ->capture_default_str();
+    command.add_option("--on-error", onError, "Bad input lines: fail (stop at the first) or skip (count and go on)")
+        ->capture_default_str();
+    command.add_option("--key-size", keyBytes, "oracle traces: bytes of each object's size that are its key")
+        ->capture_default_str();
+}
+
+void addImportCommands(CLI::App& app, int& status) {
+    auto o = std::make_shared<ImportCommandOptions>();
+    auto* cmd = app.add_subcommand("import", "Import a captured trace into layoutlab's binary format, with statistics");
+    cmd->add_option("file", o->file, "Source trace (.zst files are read directly)")->required();
+    cmd->add_option("-o,--output", o->output, "layoutlab trace to write");
+    cmd->add_flag("--stats", o->stats, "Print the trace's statistics (ops, keys, size histograms, rejects)");
+    cmd->add_flag("--json", o->json, "Statistics as one JSON object");
+    o->source.addTo(*cmd);
+    cmd->callback([o, &status] { status = runImport(*o); });
+
+    auto e = std::make_shared<std::tuple<std::string, std::string, std::string, TraceSourceOptions>>();
+    auto* exp = app.add_subcommand("export", "Write a trace in another tool's format (twitter, cachelib, oracle)");
+    exp->add_option("trace", std::get<0>(*e), "Trace to export (any importable format)")->required();
+    exp->add_option("--to", std::get<1>(*e), "Target format: twitter, cachelib or oracle")->required();
+    exp->add_option("-o,--output", std::get<2>(*e), "File to write")->required();
+    std::get<3>(*e).addTo(*exp);
+    exp->callback([e, &status] {
+        auto options = std::get<3>(*e).toImportOptions();
+        if (!options) {
+            status = reportError(options.error());
+            return;
+        }
+        auto trace = openTrace(std::get<0>(*e), *options);
+        if (!trace) {
+            status = reportError(trace.error());
+            return;
+        }
+        if (auto ok = exportTrace(**trace, std::get<1>(*e), std::get<2>(*e)); !ok) {
+            status = reportError(ok.error());
+            return;
+        }
+        status = kExitOk;
+    });
+}
+
+} // namespace layoutlab::cli

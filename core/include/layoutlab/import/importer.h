@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Importers turn captured traces (Twitter CSV, CacheLib kvcache CSV, libCacheSim oracleGeneral, Redis
+// MONITOR, memcached watch/metadump, RDB memory CSV) into layoutlab requests, streamed: an importer is a
+// TraceReader, and its memory grows with the distinct keys it has seen, never with the file's size.
+//
+// Keys get dense ids in order of first appearance (a 64-bit hash of the key bytes identifies a key;
+// two keys would merge only on a hash collision, about n^2 / 2^65 for n keys). For requests that report
+// value size 0 on a miss (Twitter get/gets, CacheLib GET, memcached watch fetches), the importer
+// remembers each key's last known value size and uses it.
+
+#include "layoutlab/trace/trace_reader.h"
+
+#include <array>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace layoutlab {
+
+enum class OnError { Fail, Skip };
+
+struct ImportOptions {
+    std::string format; // empty: detect from the content
+    OnError onError = OnError::Fail;
+    std::uint32_t oracleKeyBytes = 16; // oracleGeneral carries one size: this much of it is the key
+};
+
+// Rejected input, by reason, with the first examples (file:line: reason).
+struct RejectReport {
+    std::uint64_t total = 0;
+    std::map<std::string, std::uint64_t> byReason;
+    std::vector<std::string> examples; // at most kMaxExamples
+    // Input the format itself says to skip (zero-size oracle records, commands that touch no string
+    // key): counted, never an error.
+    std::map<std::string, std::uint64_t> skipped;
+    static constexpr std::size_t kMaxExamples = 10;
+    static constexpr std::size_t kMaxSkipReasons = 100;
+};
+
+// Dense key ids by first appearance.
+class KeyInterner {
+public:
+    // Returns the key's id, assigning the next one to a new key.
+    std::uint32_t idFor(std::string_view key);
+    std::uint32_t idForHash(std::uint64_t hash);
+    std::uint64_t size() const { return m_size; }
+    static std::uint64_t hashKey(std::string_view key);
+
+private:
+    void grow();
+    struct Slot {
+        std::uint64_t hash = 0;
+        std::uint32_t id = 0;
+        bool used = false;
+    };
+    std::vector<Slot> m_slots = std::vector<Slot>(1024);
+    std::uint64_t m_size = 0;
+};
+
+class Importer : public TraceReader {
+public:
+    // The format's name as --format takes it.
+    virtual std::string formatName() const = 0;
+    const RejectReport& rejects() const { return m_rejects; }
+    // Progress through the source file, in [0, 1].
+    virtual double progress() const = 0;
+
+protected:
+    // Records a rejected line; returns the error to stop with under OnError::Fail.
+    std::optional<Error> reject(const std::string& reason, std::uint64_t line, bool isLine, const std::string& detail);
+    void noteSkipped(const std::string& reason);
+
+    ImportOptions m_options;
+    std::string m_path;
+    RejectReport m_rejects;
+};
+
+struct ImportFormatInfo {
+    std::string name;
+    std::string description;
+};
+std::vector<ImportFormatInfo> importFormats();
+
+// Opens an importer for the file: --format when given, else detected from the first bytes.
+Expected<std::unique_ptr<Importer>> openImporter(const std::string& path, const ImportOptions& options);
+
+// Opens any trace: a layoutlab trace as it is, anything else through its importer.
+Expected<std::unique_ptr<TraceReader>> openTrace(const std::string& path, const ImportOptions& options = {});
+
+} // namespace layoutlab

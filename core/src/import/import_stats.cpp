@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: MIT
+#include "layoutlab/import/import_stats.h"
+
+#include "layoutlab/alloc/size_class_table.h"
+
+#include <bit>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace layoutlab {
+
+namespace {
+    // The bucket bounds of the jemalloc-class histogram: Valkey's and Redis's bundled jemalloc
+    // (deps/Makefile --with-lg-quantum=3, 4 KiB pages), up to 1 MiB, then one open bucket.
+    const std::vector<std::uint64_t>& jemallocBounds() {
+        static const std::vector<std::uint64_t> bounds = [] {
+            std::vector<std::uint64_t> out;
+            SizeClassParams params;
+            params.lgQuantum = 3;
+            const auto table = SizeClassTable::fromParams(params, 21); // a local: classes() refers into it
+            for (const auto& c : table.classes())
+                out.push_back(c.size);
+            return out;
+        }();
+        return bounds;
+    }
+
+    bool isWrite(Op op) {
+        switch (op) {
+        case Op::Set:
+        case Op::Add:
+        case Op::Replace:
+        case Op::Append:
+        case Op::Prepend:
+        case Op::Incr:
+        case Op::Decr:
+            return true;
+        default:
+            return false;
+        }
+    }
+
+    void addTo(std::vector<SizeHistogram::Bucket>& buckets, std::size_t index, std::uint64_t upper) {
+        if (buckets.size() <= index) {
+            const std::size_t old = buckets.size();
+            buckets.resize(index + 1);
+            for (std::size_t i = old; i < buckets.size(); ++i)
+                buckets[i].upperBytes = 0;
+        }
+        buckets[index].upperBytes = upper;
+        ++buckets[index].count;
+    }
+} // namespace
+
+void SizeHistogram::add(std::uint64_t bytes) {
+    minBytes = count == 0 ? bytes : std::min(minBytes, bytes);
+    maxBytes = std::max(maxBytes, bytes);
+    ++count;
+    sumBytes += bytes;
+    // Power of two: bucket 0 holds 0, bucket i holds (2^(i-2), 2^(i-1)].
+    const std::size_t p2 = bytes == 0 ? 0 : static_cast<std::size_t>(std::bit_width(bytes - 1)) + 1;
+    addTo(powerOfTwo, p2, bytes == 0 ? 0 : std::bit_ceil(bytes));
+    const auto& bounds = jemallocBounds();
+    const auto it = std::lower_bound(bounds.begin(), bounds.end(), bytes);
+    const auto index = static_cast<std::size_t>(it - bounds.begin());
+    addTo(jemallocClasses, index, it == bounds.end() ? UINT64_MAX : *it);
+}
+
+StatsCollector::StatsCollector(TraceReader& inner, const Importer* importer)
+    : m_inner(inner)
+    , m_importer(importer ? importer : dynamic_cast<const Importer*>(&inner)) { }
+
+Expected<std::size_t> StatsCollector::read(std::span<Request> out) {
+    auto n = m_inner.read(out);
+    if (!n)
+        return n;
+    for (std::size_t i = 0; i < *n; ++i) {
+        const Request& r = out[i];
+        ++m_stats.requests;
+        ++m_stats.requestsByOp[static_cast<std::size_t>(r.op)];
+        if (r.keyId >= m_seen.size())
+            m_seen.resize(std::max<std::size_t>(std::size_t { r.keyId } + 1, m_seen.size() * 2));
+        if (!m_seen[r.keyId]) {
+            m_seen[r.keyId] = true;
+            ++m_stats.distinctKeys;
+            m_stats.keySize.add(r.keyBytes);
+        }
+        if (isWrite(r.op)) {
+            ++m_stats.writes;
+            m_stats.writesWithTtl += (r.ttlSeconds != 0) ? 1 : 0;
+            m_stats.valueSize.add(r.valueBytes);
+        }
+    }
+    return n;
+}
+
+TraceStats StatsCollector::stats() const {
+    TraceStats s = m_stats;
+    if (m_importer) {
+        s.format = m_importer->formatName();
+        s.rejects = m_importer->rejects();
+    } else {
+        s.format = "layoutlab";
+    }
+    return s;
+}
+
+nlohmann::json toJson(const TraceStats& s) {
+    auto histogram = [](const SizeHistogram& h) {
+        nlohmann::json j;
+        j["count"] = h.count;
+        j["min_bytes"] = h.minBytes;
+        j["max_bytes"] = h.maxBytes;
+        j["mean_bytes"] = h.count ? std::round(static_cast<double>(h.sumBytes) / static_cast<double>(h.count) * 100) / 100 : 0.0;
+        auto buckets = [](const std::vector<SizeHistogram::Bucket>& bs) {
+            auto a = nlohmann::json::array();
+            for (const auto& b : bs)
+                if (b.count)
+                    a.push_back({ { "upper_bytes", b.upperBytes == UINT64_MAX ? nlohmann::json(nullptr) : nlohmann::json(b.upperBytes) },
+                        { "count", b.count } });
+            return a;
+        };
+        j["power_of_two"] = buckets(h.powerOfTwo);
+        j["jemalloc_classes"] = buckets(h.jemallocClasses);
+        return j;
+    };
+    nlohmann::json j;
+    j["format"] = s.format;
+    j["ops"] = s.requests;
+    auto& byType = j["ops_by_type"] = nlohmann::json::object();
+    for (int op = 0; op < kOpCount; ++op)
+        if (s.requestsByOp[static_cast<std::size_t>(op)])
+            byType[std::string(opName(static_cast<Op>(op)))] = s.requestsByOp[static_cast<std::size_t>(op)];
+    j["distinct_keys"] = s.distinctKeys;
+    j["writes"] = s.writes;
+    j["ttl_share"] = s.writes ? std::round(static_cast<double>(s.writesWithTtl) / static_cast<double>(s.writes) * 1e4) / 1e4 : 0.0;
+    j["rejected"] = s.rejects.total;
+    j["rejected_by_reason"] = s.rejects.byReason;
+    j["rejected_examples"] = s.rejects.examples;
+    j["skipped"] = s.rejects.skipped;
+    j["key_size"] = histogram(s.keySize);
+    j["value_size"] = histogram(s.valueSize);
+    return j;
+}
+
+std::string renderStats(const TraceStats& s) {
+    std::string out = fmt::format("format          {}\nrequests        {}\n", s.format, s.requests);
+    for (int op = 0; op < kOpCount; ++op)
+        if (const auto n = s.requestsByOp[static_cast<std::size_t>(op)])
+            out += fmt::format("  {:<13} {:>12}  {:5.1f}%\n", opName(static_cast<Op>(op)), n,
+                100.0 * static_cast<double>(n) / static_cast<double>(s.requests));
+    out += fmt::format("distinct keys   {}\nwrites with TTL {:.1f}%\n", s.distinctKeys,
+        s.writes ? 100.0 * static_cast<double>(s.writesWithTtl) / static_cast<double>(s.writes) : 0.0);
+    auto hist = [&out](const char* title, const SizeHistogram& h) {
+        out += fmt::format("\n{}: {} values, min {}, mean {:.1f}, max {} bytes\n", title, h.count, h.minBytes,
+            h.count ? static_cast<double>(h.sumBytes) / static_cast<double>(h.count) : 0.0, h.maxBytes);
+        for (const auto& b : h.powerOfTwo)
+            if (b.count)
+                out += fmt::format("  <= {:>10} B {:>12}  {:5.1f}%\n", b.upperBytes, b.count,
+                    100.0 * static_cast<double>(b.count) / static_cast<double>(h.count));
+    };
+    hist("key size (distinct keys)", s.keySize);
+    hist("value size (writes)", s.valueSize);
+    if (s.rejects.total) {
+        out += fmt::format("\nrejected {} lines:\n", s.rejects.total);
+        for (const auto& [reason, n] : s.rejects.byReason)
+            out += fmt::format("  {:<28} {}\n", reason, n);
+        out += "first ones:\n";
+        for (const auto& e : s.rejects.examples)
+            out += "  " + e + "\n";
+    }
+    if (!s.rejects.skipped.empty()) {
+        out += "skipped (not string-key requests):\n";
+        for (const auto& [reason, n] : s.rejects.skipped)
+            out += fmt::format("  {:<28} {}\n", reason, n);
+    }
+    return out;
+}
+
+} // namespace layoutlab

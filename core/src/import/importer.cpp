@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+#include "layoutlab/import/importer.h"
+
+#include "import_formats.h"
+#include "layoutlab/import/input_stream.h"
+#include "layoutlab/trace/trace_file.h"
+
+#include <cstring>
+#include <fmt/format.h>
+
+namespace layoutlab {
+
+std::uint64_t KeyInterner::hashKey(std::string_view key) {
+    // FNV-1a, then a 64-bit finaliser (splitmix) so that the table's low bits are well mixed.
+    std::uint64_t h = 0xcbf29ce484222325ULL;
+    for (const char c : key) {
+        h ^= static_cast<unsigned char>(c);
+        h *= 0x100000001b3ULL;
+    }
+    h ^= h >> 30;
+    h *= 0xbf58476d1ce4e5b9ULL;
+    h ^= h >> 27;
+    h *= 0x94d049bb133111ebULL;
+    return h ^ (h >> 31);
+}
+
+std::uint32_t KeyInterner::idFor(std::string_view key) { return idForHash(hashKey(key)); }
+
+std::uint32_t KeyInterner::idForHash(std::uint64_t hash) {
+    const std::size_t mask = m_slots.size() - 1;
+    std::size_t i = static_cast<std::size_t>(hash ^ (hash >> 32)) & mask;
+    while (true) {
+        Slot& s = m_slots[i];
+        if (!s.used) {
+            s.used = true;
+            s.hash = hash;
+            s.id = static_cast<std::uint32_t>(m_size++);
+            if (m_size * 4 > m_slots.size() * 3)
+                grow();
+            return static_cast<std::uint32_t>(m_size - 1);
+        }
+        if (s.hash == hash)
+            return s.id;
+        i = (i + 1) & mask;
+    }
+}
+
+void KeyInterner::grow() {
+    std::vector<Slot> old(m_slots.size() * 2);
+    old.swap(m_slots);
+    const std::size_t mask = m_slots.size() - 1;
+    for (const auto& s : old) {
+        if (!s.used)
+            continue;
+        std::size_t i = static_cast<std::size_t>(s.hash ^ (s.hash >> 32)) & mask;
+        while (m_slots[i].used)
+            i = (i + 1) & mask;
+        m_slots[i] = s;
+    }
+}
+
+std::optional<Error> Importer::reject(const std::string& reason, std::uint64_t where, bool isLine,
+    const std::string& detail) {
+    ++m_rejects.total;
+    ++m_rejects.byReason[reason];
+    if (m_rejects.examples.size() < RejectReport::kMaxExamples)
+        m_rejects.examples.push_back(fmt::format("{}: {} {}: {}", m_path, isLine ? "line" : "offset", where, detail));
+    if (m_options.onError == OnError::Skip)
+        return std::nullopt;
+    Error e = isLine ? dataErrorAtLine(detail, m_path, where) : dataError(detail, m_path, where, true);
+    e.message += fmt::format(" ({} input; --on-error=skip counts and skips such lines)", formatName());
+    return e;
+}
+
+void Importer::noteSkipped(const std::string& reason) {
+    auto it = m_rejects.skipped.find(reason);
+    if (it != m_rejects.skipped.end())
+        ++it->second;
+    else if (m_rejects.skipped.size() < RejectReport::kMaxSkipReasons)
+        m_rejects.skipped.emplace(reason, 1);
+    else
+        ++m_rejects.skipped["other"];
+}
+
+std::vector<ImportFormatInfo> importFormats() {
+    return {
+        { "layoutlab", "layoutlab's own binary trace (read as it is)" },
+        { "twitter", "Twitter cache-trace CSV: timestamp,key,key_size,value_size,client,op,ttl (.zst read directly)" },
+        { "cachelib", "Meta CacheLib kvcache CSV with a header row (202206 and 202401 column sets)" },
+        { "oracle", "libCacheSim oracleGeneral binary, 24-byte records (.zst read directly)" },
+        { "monitor", "Redis/Valkey MONITOR output" },
+        { "mc-watch", "memcached `watch fetchers mutations` log" },
+        { "mc-metadump", "memcached `lru_crawler metadump` snapshot" },
+        { "rdb-csv", "redis-rdb-tools or HDT3213/rdb memory CSV (string keys become a snapshot)" },
+    };
+}
+
+namespace {
+    // Reads the first bytes (decompressed) to recognise a format.
+    Expected<std::string> sniff(const std::string& path, std::size_t bytes) {
+        auto input = InputStream::open(path);
+        if (!input)
+            return input.error();
+        std::string head(bytes, '\0');
+        std::size_t have = 0;
+        while (have < bytes) {
+            auto n = (*input)->read(head.data() + have, bytes - have);
+            if (!n)
+                return n.error();
+            if (*n == 0)
+                break;
+            have += *n;
+        }
+        head.resize(have);
+        return head;
+    }
+} // namespace
+
+Expected<std::string> detectFormat(const std::string& path) {
+    auto head = sniff(path, 64 * 1024);
+    if (!head)
+        return head.error();
+    const std::string& h = *head;
+    if (h.rfind(std::string("LLTRACE\0", 8), 0) == 0)
+        return std::string("layoutlab");
+    const auto firstLineEnd = h.find('\n');
+    std::string_view first(h.data(), firstLineEnd == std::string::npos ? h.size() : firstLineEnd);
+    if (!first.empty() && first.back() == '\r')
+        first.remove_suffix(1);
+    std::size_t printable = 0;
+    for (const unsigned char c : h)
+        printable += (c >= 32 && c < 127) || c == '\n' || c == '\r' || c == '\t';
+    const bool text = !h.empty() && printable * 100 >= h.size() * 95;
+    if (text) {
+        if (detectMetadump(first))
+            return std::string("mc-metadump");
+        if (detectWatch(first))
+            return std::string("mc-watch");
+        if (detectMonitor(h))
+            return std::string("monitor");
+        if (detectRdbCsv(first))
+            return std::string("rdb-csv");
+        if (detectCachelib(first))
+            return std::string("cachelib");
+        if (detectTwitter(first))
+            return std::string("twitter");
+    } else if (!h.empty() && detectOracle(h)) {
+        return std::string("oracle");
+    }
+    return dataError("cannot tell the trace format from its content; name it with --format (one of: twitter, "
+                     "cachelib, oracle, monitor, mc-watch, mc-metadump, rdb-csv)",
+        path);
+}
+
+Expected<std::unique_ptr<Importer>> openImporter(const std::string& path, const ImportOptions& options) {
+    std::string format = options.format;
+    if (format.empty()) {
+        auto detected = detectFormat(path);
+        if (!detected)
+            return detected.error();
+        format = *detected;
+        if (format == "layoutlab")
+            return usageError("this is already a layoutlab trace; nothing to import", "--format");
+    }
+    auto input = InputStream::open(path);
+    if (!input)
+        return input.error();
+    if (format == "twitter")
+        return makeTwitterImporter(std::move(*input), options);
+    if (format == "cachelib")
+        return makeCachelibImporter(std::move(*input), options);
+    if (format == "oracle")
+        return makeOracleImporter(std::move(*input), options);
+    if (format == "monitor")
+        return makeMonitorImporter(std::move(*input), options);
+    if (format == "mc-watch")
+        return makeWatchImporter(std::move(*input), options);
+    if (format == "mc-metadump")
+        return makeMetadumpImporter(std::move(*input), options);
+    if (format == "rdb-csv")
+        return makeRdbCsvImporter(std::move(*input), options);
+    return usageError(fmt::format("unknown trace format '{}' (known: twitter, cachelib, oracle, monitor, mc-watch, "
+                                  "mc-metadump, rdb-csv, layoutlab)",
+                          format),
+        "--format");
+}
+
+Expected<std::unique_ptr<TraceReader>> openTrace(const std::string& path, const ImportOptions& options) {
+    if (options.format.empty() || options.format == "layoutlab") {
+        auto head = sniff(path, 8);
+        if (!head)
+            return head.error();
+        if (*head == std::string("LLTRACE\0", 8) || options.format == "layoutlab") {
+            auto reader = TraceFileReader::open(path);
+            if (!reader)
+                return reader.error();
+            return std::unique_ptr<TraceReader>(std::move(*reader));
+        }
+    }
+    auto importer = openImporter(path, options);
+    if (!importer)
+        return importer.error();
+    return std::unique_ptr<TraceReader>(std::move(*importer));
+}
+
+} // namespace layoutlab

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Shared machinery of the text importers: lines in, requests out, through a small queue (one line can
+// give several requests: CacheLib's op_count, MSET), with the --on-error policy applied per line.
+
+#include "layoutlab/import/importer.h"
+#include "layoutlab/import/input_stream.h"
+
+#include <charconv>
+#include <deque>
+#include <limits>
+
+namespace layoutlab {
+
+// Why a line was refused: a short category for counting, and details for the message.
+struct LineError {
+    std::string reason;
+    std::string detail;
+};
+
+class LineImporter : public Importer {
+public:
+    LineImporter(std::unique_ptr<InputStream> input, const ImportOptions& options);
+    Expected<std::size_t> read(std::span<Request> out) override;
+    std::uint64_t totalRequests() const override { return 0; }
+    std::uint64_t keyIdLimit() const override { return 0; }
+    std::string name() const override { return m_path; }
+    double progress() const override;
+
+protected:
+    // Parses one line into requests (push()). Returns a LineError for a line to reject.
+    virtual std::optional<LineError> parseLine(std::string_view line) = 0;
+
+    void push(const Request& r) { m_queue.push_back(r); }
+    std::uint32_t keyId(std::string_view key) { return m_keys.idFor(key); }
+    // Milliseconds since the first timestamp of the trace (earlier ones clamp to 0).
+    std::uint64_t relativeMs(std::uint64_t absoluteMs);
+    // The value size to use for a request: reads that report 0 (a miss) take the key's last known size.
+    std::uint32_t valueSizeFor(std::uint32_t keyId, std::uint32_t reported, bool isRead);
+    std::uint64_t lineNumber() const { return m_lines.lineNumber(); }
+
+    KeyInterner m_keys;
+
+private:
+    std::unique_ptr<InputStream> m_input;
+    LineReader m_lines;
+    std::deque<Request> m_queue;
+    std::vector<std::uint32_t> m_lastValueBytes;
+    bool m_haveFirstTime = false;
+    std::uint64_t m_firstTimeMs = 0;
+    bool m_done = false;
+};
+
+// Field parsing helpers shared by the importers. Each returns nullopt on success.
+template <class T>
+std::optional<LineError> parseField(std::string_view text, std::string_view field, T& out) {
+    if (text.empty())
+        return LineError { "empty number", "field " + std::string(field) + " is empty" };
+    if (text.front() == '-')
+        return LineError { "negative number", "field " + std::string(field) + " is negative: " + std::string(text) };
+    std::uint64_t value = 0;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec == std::errc::result_out_of_range || (ec == std::errc() && value > std::numeric_limits<T>::max()))
+        return LineError { "size over 4 GiB",
+            "field " + std::string(field) + " is too large: " + std::string(text.substr(0, 40)) };
+    if (ec != std::errc() || ptr != text.data() + text.size())
+        return LineError { "not a number",
+            "field " + std::string(field) + " is not a non-negative integer: '" + std::string(text.substr(0, 40)) + "'" };
+    out = static_cast<T>(value);
+    return std::nullopt;
+}
+
+// Case-insensitive ASCII equality.
+bool equalsIgnoreCase(std::string_view a, std::string_view b);
+
+} // namespace layoutlab

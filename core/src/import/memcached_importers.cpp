@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: MIT
+// memcached's `watch` logger stream and `lru_crawler metadump` snapshots (doc/protocol.txt, logger.c,
+// crawler.c). Both are lines of key=value pairs; keys are URI-encoded (util.c uriencode: bytes outside
+// [A-Za-z0-9-._~] become %HH).
+
+#include "import_formats.h"
+#include "line_importer.h"
+
+#include <queue>
+
+namespace layoutlab {
+
+namespace {
+
+// memcached.h ITEM_ntotal: 48-byte item header, 8-byte CAS (unless -C), key + NUL, 4 bytes of client
+// flags when non-zero, value + "\r\n".
+constexpr std::uint64_t kItemHeaderBytes = 48;
+constexpr std::uint64_t kCasBytes = 8;
+constexpr std::uint64_t kFlagsBytes = 4;
+constexpr std::uint64_t kKeyTerminator = 1;
+constexpr std::uint64_t kValueTerminator = 2;
+// A snapshot has no clock: keys with an expiry keep it for the whole replay.
+constexpr std::uint32_t kSnapshotTtlSeconds = 10u * 365 * 86400;
+
+// Splits "k=v k=v" into (key, value) views.
+bool splitPairs(std::string_view line, std::vector<std::pair<std::string_view, std::string_view>>& out) {
+    out.clear();
+    std::size_t i = 0;
+    while (i < line.size()) {
+        while (i < line.size() && line[i] == ' ')
+            ++i;
+        if (i == line.size())
+            break;
+        const auto end = std::min(line.find(' ', i), line.size());
+        const auto token = line.substr(i, end - i);
+        const auto eq = token.find('=');
+        if (eq == std::string_view::npos || eq == 0)
+            return false;
+        out.emplace_back(token.substr(0, eq), token.substr(eq + 1));
+        i = end;
+    }
+    return true;
+}
+
+std::string_view valueOf(const std::vector<std::pair<std::string_view, std::string_view>>& pairs,
+    std::string_view name) {
+    for (const auto& [k, v] : pairs)
+        if (k == name)
+            return v;
+    return {};
+}
+
+int hexDigit(char c) {
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+// The decoded key; false on a malformed %HH escape.
+bool uriDecode(std::string_view text, std::string& out) {
+    out.clear();
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] != '%') {
+            out.push_back(text[i]);
+            continue;
+        }
+        if (i + 2 >= text.size() || hexDigit(text[i + 1]) < 0 || hexDigit(text[i + 2]) < 0)
+            return false;
+        out.push_back(static_cast<char>(hexDigit(text[i + 1]) * 16 + hexDigit(text[i + 2])));
+        i += 2;
+    }
+    return true;
+}
+
+// "1466120156.99667": the microseconds are printed with %d, not zero-padded (logger.c).
+std::optional<LineError> parseWatchTime(std::string_view text, std::uint64_t& ms) {
+    const auto dot = text.find('.');
+    std::uint64_t seconds = 0, micros = 0;
+    if (auto e = parseField(text.substr(0, dot), "ts", seconds))
+        return e;
+    if (dot != std::string_view::npos)
+        if (auto e = parseField(text.substr(dot + 1), "ts", micros))
+            return e;
+    ms = seconds * 1000 + micros / 1000;
+    return std::nullopt;
+}
+
+class WatchImporter final : public LineImporter {
+public:
+    using LineImporter::LineImporter;
+    std::string formatName() const override { return "mc-watch"; }
+
+    Expected<std::size_t> read(std::span<Request> out) override {
+        // Lines can arrive out of order: hold a window of them and release in gid order.
+        std::size_t n = 0;
+        while (n < out.size()) {
+            if (m_window.size() > kReorderWindow || (m_inputDone && !m_window.empty())) {
+                out[n++] = m_window.top().request;
+                m_window.pop();
+                continue;
+            }
+            if (m_inputDone)
+                break;
+            auto got = LineImporter::read(std::span<Request>(&m_staging, 1));
+            if (!got)
+                return got.error();
+            if (*got == 0)
+                m_inputDone = true;
+            else
+                m_window.push({ m_stagingGid, m_staging });
+        }
+        return n;
+    }
+
+protected:
+    std::optional<LineError> parseLine(std::string_view line) override {
+        if (line == "OK")
+            return std::nullopt;
+        if (!splitPairs(line, m_pairs))
+            return LineError { "malformed line", "expected space-separated key=value pairs" };
+        std::uint64_t ms = 0, gid = 0;
+        if (auto e = parseWatchTime(valueOf(m_pairs, "ts"), ms))
+            return e;
+        if (auto e = parseField(valueOf(m_pairs, "gid"), "gid", gid))
+            return e;
+        const auto type = valueOf(m_pairs, "type");
+        Op op;
+        bool isRead = false;
+        if (type == "item_get") {
+            op = Op::Get;
+            isRead = true;
+        } else if (type == "item_store") {
+            if (valueOf(m_pairs, "status") != "stored") {
+                noteSkipped("item_store not stored");
+                return std::nullopt;
+            }
+            op = Op::Set; // size is the stored item's whole value, also after append/prepend
+        } else if (type == "deleted" || type == "eviction") {
+            op = Op::Delete;
+        } else {
+            noteSkipped("type " + std::string(type.substr(0, 32)));
+            return std::nullopt;
+        }
+        if (!uriDecode(valueOf(m_pairs, "key"), m_key) || m_key.empty())
+            return LineError { "bad key", "field key is missing or has a malformed %HH escape" };
+        std::uint32_t size = 0, ttl = 0;
+        if (auto e = parseField(valueOf(m_pairs, "size").empty() ? "0" : valueOf(m_pairs, "size"), "size", size))
+            return e;
+        if (op == Op::Set && !valueOf(m_pairs, "ttl").empty())
+            if (auto e = parseField(valueOf(m_pairs, "ttl"), "ttl", ttl))
+                return e;
+        Request r;
+        r.timeMs = relativeMs(ms);
+        r.keyId = keyId(m_key);
+        r.keyBytes = static_cast<std::uint32_t>(m_key.size());
+        r.op = op;
+        r.valueBytes = op == Op::Delete ? 0 : valueSizeFor(r.keyId, size, isRead);
+        r.ttlSeconds = ttl;
+        m_stagingGid = gid;
+        push(r);
+        return std::nullopt;
+    }
+
+private:
+    static constexpr std::size_t kReorderWindow = 4096;
+    struct Pending {
+        std::uint64_t gid;
+        Request request;
+        bool operator>(const Pending& o) const { return gid > o.gid; }
+    };
+    std::priority_queue<Pending, std::vector<Pending>, std::greater<>> m_window;
+    Request m_staging;
+    std::uint64_t m_stagingGid = 0;
+    bool m_inputDone = false;
+    std::vector<std::pair<std::string_view, std::string_view>> m_pairs;
+    std::string m_key;
+};
+
+class MetadumpImporter final : public LineImporter {
+public:
+    using LineImporter::LineImporter;
+    std::string formatName() const override { return "mc-metadump"; }
+
+protected:
+    std::optional<LineError> parseLine(std::string_view line) override {
+        if (line == "END")
+            return std::nullopt;
+        if (!splitPairs(line, m_pairs))
+            return LineError { "malformed line", "expected space-separated key=value pairs" };
+        if (!uriDecode(valueOf(m_pairs, "key"), m_key) || m_key.empty())
+            return LineError { "bad key", "field key is missing or has a malformed %HH escape" };
+        std::uint64_t total = 0, cas = 0, flags = 0;
+        if (auto e = parseField(valueOf(m_pairs, "size"), "size", total))
+            return e;
+        if (!valueOf(m_pairs, "cas").empty())
+            if (auto e = parseField(valueOf(m_pairs, "cas"), "cas", cas))
+                return e;
+        if (!valueOf(m_pairs, "flags").empty())
+            if (auto e = parseField(valueOf(m_pairs, "flags"), "flags", flags))
+                return e;
+        // size is ITEM_ntotal: take the header, CAS (when the server has it: cas != 0), key + NUL, flags
+        // and CRLF back out to get the value length.
+        const std::uint64_t fixed = kItemHeaderBytes + (cas != 0 ? kCasBytes : 0) + m_key.size() + kKeyTerminator
+            + (flags != 0 ? kFlagsBytes : 0) + kValueTerminator;
+        if (total < fixed)
+            return LineError { "impossible size",
+                "field size " + std::to_string(total) + " is smaller than the item's fixed part " + std::to_string(fixed) };
+        if (total - fixed > UINT32_MAX)
+            return LineError { "size over 4 GiB", "field size is over 4 GiB" };
+        const auto exp = valueOf(m_pairs, "exp");
+        Request r;
+        r.keyId = keyId(m_key);
+        r.keyBytes = static_cast<std::uint32_t>(m_key.size());
+        r.valueBytes = static_cast<std::uint32_t>(total - fixed);
+        r.op = Op::Set;
+        r.ttlSeconds = (exp.empty() || exp == "-1" || exp == "0") ? 0 : kSnapshotTtlSeconds;
+        push(r);
+        return std::nullopt;
+    }
+
+private:
+    std::vector<std::pair<std::string_view, std::string_view>> m_pairs;
+    std::string m_key;
+};
+
+} // namespace
+
+bool detectWatch(std::string_view firstLine) {
+    if (firstLine == "OK")
+        return false;
+    return firstLine.rfind("ts=", 0) == 0 && firstLine.find(" gid=") != std::string_view::npos;
+}
+
+bool detectMetadump(std::string_view firstLine) {
+    return firstLine.rfind("key=", 0) == 0 && firstLine.find(" exp=") != std::string_view::npos
+        && firstLine.find(" size=") != std::string_view::npos;
+}
+
+std::unique_ptr<Importer> makeWatchImporter(std::unique_ptr<InputStream> input, const ImportOptions& options) {
+    return std::make_unique<WatchImporter>(std::move(input), options);
+}
+
+std::unique_ptr<Importer> makeMetadumpImporter(std::unique_ptr<InputStream> input, const ImportOptions& options) {
+    return std::make_unique<MetadumpImporter>(std::move(input), options);
+}
+
+} // namespace layoutlab

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+#include "layoutlab/trace/trace_export.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fmt/format.h>
+#include <vector>
+
+namespace layoutlab {
+
+namespace {
+
+// "k" + base-36 id, padded with '0' after the "k" to the key's length when that is longer.
+std::string keyName(std::uint32_t id, std::uint32_t keyBytes) {
+    std::string digits;
+    do {
+        digits.push_back("0123456789abcdefghijklmnopqrstuvwxyz"[id % 36]);
+        id /= 36;
+    } while (id);
+    std::string name = "k";
+    if (keyBytes > digits.size() + 1)
+        name.append(keyBytes - digits.size() - 1, '0');
+    name.append(digits.rbegin(), digits.rend());
+    return name;
+}
+
+const char* twitterOp(Op op) {
+    switch (op) {
+    case Op::Get:
+        return "get";
+    case Op::Set:
+        return "set";
+    case Op::Add:
+        return "add";
+    case Op::Replace:
+        return "replace";
+    case Op::Append:
+        return "append";
+    case Op::Prepend:
+        return "prepend";
+    case Op::Incr:
+        return "incr";
+    case Op::Decr:
+        return "decr";
+    case Op::Delete:
+        return "delete";
+    default:
+        return nullptr;
+    }
+}
+
+const char* cachelibOp(Op op) {
+    switch (op) {
+    case Op::Get:
+        return "GET";
+    case Op::Set:
+        return "SET";
+    case Op::Delete:
+        return "DELETE";
+    default:
+        return nullptr;
+    }
+}
+
+void putLe(std::string& out, std::uint64_t v, int bytes) {
+    for (int i = 0; i < bytes; ++i)
+        out.push_back(static_cast<char>(v >> (8 * i)));
+}
+
+} // namespace
+
+Status exportTrace(TraceReader& trace, std::string_view format, const std::string& path) {
+    if (format != "twitter" && format != "cachelib" && format != "oracle")
+        return usageError(fmt::format("cannot export to '{}' (formats: twitter, cachelib, oracle)", format), "--format");
+    const std::string partial = path + ".partial";
+    std::FILE* f = std::fopen(partial.c_str(), "wb");
+    if (!f)
+        return ioError(fmt::format("cannot create: {}", std::strerror(errno)), partial);
+    std::string out;
+    if (format == "cachelib")
+        out = "op_time,key,key_size,op,op_count,size,cache_hits,ttl\n";
+    std::vector<std::uint32_t> objectSize; // oracle: the last size of each object
+    std::vector<Request> batch(4096);
+    std::uint64_t unexportable = 0;
+    Status status = Ok {};
+    while (status) {
+        auto n = trace.read(batch);
+        if (!n) {
+            status = n.error();
+            break;
+        }
+        if (*n == 0)
+            break;
+        for (std::size_t i = 0; i < *n; ++i) {
+            const Request& r = batch[i];
+            const std::uint64_t seconds = r.timeMs / 1000;
+            const bool write = r.op != Op::Get && r.op != Op::Delete;
+            const std::uint32_t ttl = r.ttlSeconds == kKeepTtl ? 0 : r.ttlSeconds;
+            if (format == "twitter") {
+                const char* op = twitterOp(r.op);
+                if (!op) {
+                    ++unexportable;
+                    continue;
+                }
+                out += fmt::format("{},{},{},{},0,{},{}\n", seconds, keyName(r.keyId, r.keyBytes), r.keyBytes,
+                    write ? r.valueBytes : 0, op, write ? ttl : 0);
+            } else if (format == "cachelib") {
+                const char* op = cachelibOp(r.op);
+                if (!op) {
+                    ++unexportable;
+                    continue;
+                }
+                out += fmt::format("{},{},{},{},1,{},0,{}\n", seconds, keyName(r.keyId, r.keyBytes), r.keyBytes, op,
+                    write ? r.valueBytes : 0, write ? ttl : 0);
+            } else {
+                if (r.keyId >= objectSize.size())
+                    objectSize.resize(std::max<std::size_t>(std::size_t { r.keyId } + 1, objectSize.size() * 2));
+                if (write)
+                    objectSize[r.keyId] = r.keyBytes + r.valueBytes;
+                if (r.op == Op::Delete || objectSize[r.keyId] == 0) {
+                    ++unexportable;
+                    continue;
+                }
+                putLe(out, seconds, 4);
+                putLe(out, r.keyId, 8);
+                putLe(out, objectSize[r.keyId], 4);
+                putLe(out, ~std::uint64_t { 0 }, 8); // next_access_vtime: -1 (not computed)
+            }
+        }
+        if (std::fwrite(out.data(), 1, out.size(), f) != out.size())
+            status = ioError(fmt::format("write failed: {}", std::strerror(errno)), partial);
+        out.clear();
+    }
+    if (std::fclose(f) != 0 && status)
+        status = ioError(fmt::format("write failed: {}", std::strerror(errno)), partial);
+    if (!status || std::rename(partial.c_str(), path.c_str()) != 0) {
+        std::remove(partial.c_str());
+        return status ? ioError(fmt::format("cannot rename into place: {}", std::strerror(errno)), path) : status;
+    }
+    (void)unexportable;
+    return Ok {};
+}
+
+} // namespace layoutlab
