@@ -164,4 +164,59 @@ TEST_F(CliTest, GenThenSimRoundTrip) {
     EXPECT_GT(j["points"][0]["keys"].get<int>(), 3000);
 }
 
+TEST_F(CliTest, OneTraceInThreeFormatsGivesIdenticalSweeps) {
+    // datasets/samples/regenerate.sh stores one trace as layoutlab binary, Twitter CSV and CacheLib CSV
+    // (and the Twitter CSV zstd-compressed): importing any of them must give the same keyspace.
+    std::vector<nlohmann::json> points;
+    for (const char* file : { "mixed.lltrace", "mixed.twitter.csv", "mixed.cachelib.csv", "mixed.twitter.csv.zst" }) {
+        const auto r = run({ "sweep", std::string(LAYOUTLAB_DATASETS_DIR "/samples/") + file, "--layout", "valkey-9.1",
+            "--thresholds", "32:256:16", "--json" });
+        ASSERT_EQ(r.exitCode, 0) << file << ": " << r.err;
+        points.push_back(nlohmann::json::parse(r.out)["points"]);
+    }
+    ASSERT_EQ(points[0].size(), 15u);
+    for (std::size_t i = 1; i < points.size(); ++i)
+        EXPECT_EQ(points[i], points[0]) << "format " << i;
+}
+
+TEST_F(CliTest, ImportWritesATraceThatRereadsIdentically) {
+    auto r = run({ "import", LAYOUTLAB_DATASETS_DIR "/samples/mixed.twitter.csv", "-o", path("imported.lltrace") });
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.err.find("imported 2000 requests over 400 keys"), std::string::npos) << r.err;
+    const auto a = run({ "sweep", path("imported.lltrace"), "--layout", "redis-7.0", "--thresholds", "0:64:16", "--json" });
+    const auto b = run({ "sweep", LAYOUTLAB_DATASETS_DIR "/samples/mixed.twitter.csv", "--layout", "redis-7.0",
+        "--thresholds", "0:64:16", "--json" });
+    ASSERT_EQ(a.exitCode, 0);
+    ASSERT_EQ(b.exitCode, 0);
+    EXPECT_EQ(nlohmann::json::parse(a.out)["points"], nlohmann::json::parse(b.out)["points"]);
+}
+
+TEST_F(CliTest, BadLinesFailByDefaultAndAreCountedWithSkip) {
+    {
+        std::ofstream f(path("bad.csv"));
+        f << "0,key:a,16,100,1,set,0\n"
+          << "1,key:b,16,-5,1,set,0\n" // negative size
+          << "2,key:c,16,100,1,frobnicate,0\n" // unknown op
+          << "3,key:d,16,99999999999,1,set,0\n" // over 4 GiB
+          << "4,key:a,16,0,1,get,0\n"
+          << "5,key,with,commas,16,10,1,set,0\n"; // commas inside the key
+    }
+    auto r = run({ "import", path("bad.csv"), "--format", "twitter", "-o", path("bad.lltrace") });
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_NE(r.err.find("bad.csv: line 2"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("value_size"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(path("bad.lltrace")));
+    EXPECT_FALSE(std::filesystem::exists(path("bad.lltrace.partial")));
+    r = run({ "import", path("bad.csv"), "--format", "twitter", "--on-error", "skip", "--stats", "--json" });
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["ops"], 3);
+    EXPECT_EQ(j["rejected"], 3);
+    EXPECT_EQ(j["rejected_by_reason"]["negative number"], 1);
+    EXPECT_EQ(j["rejected_by_reason"]["unknown op"], 1);
+    EXPECT_EQ(j["rejected_by_reason"]["size over 4 GiB"], 1);
+    EXPECT_EQ(j["rejected_examples"].size(), 3u);
+    EXPECT_EQ(j["distinct_keys"], 2);
+}
+
 } // namespace
