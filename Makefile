@@ -4,7 +4,7 @@ PRESET ?= dev
 BUILD_DIR := build
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps configure build demo test bench clean
+.PHONY: all deps configure build demo test bench fuzz clean
 
 all: build
 
@@ -16,6 +16,8 @@ configure: deps
 
 build: configure
 	@cmake --build --preset $(PRESET) -j $(JOBS)
+
+SHELL := /bin/bash
 
 # The main job: threshold sweeps on the bundled datasets, trade-off tables on stdout, reports in build/demo/.
 demo: build
@@ -29,3 +31,18 @@ bench: build
 
 clean:
 	rm -rf $(BUILD_DIR)
+
+# Fuzz every importer and the trace reader with libFuzzer (clang, ASan + UBSan), FUZZ_SECONDS each.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := trace_file twitter cachelib oracle monitor mc-watch mc-metadump rdb-csv
+fuzz: deps
+	@CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DLAYOUTLAB_BUILD_FUZZERS=ON -DLAYOUTLAB_BUILD_GUI=OFF -DLAYOUTLAB_WITH_JEMALLOC=OFF \
+	  -DLAYOUTLAB_BUILD_BENCH=OFF >/dev/null
+	@cmake --build build-fuzz -j $(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS))
+	@set -o pipefail; for t in $(FUZZ_TARGETS); do \
+	  corpus=datasets/fuzz/$$( [ $$t = trace_file ] && echo trace-file || echo $$t ); \
+	  work=build-fuzz/corpus/$$t; mkdir -p $$work; cp $$corpus/* $$work/; \
+	  echo "== fuzz_$$t ($(FUZZ_SECONDS) s)"; \
+	  build-fuzz/tests/fuzz/fuzz_$$t $$work -max_total_time=$(FUZZ_SECONDS) -max_len=65536 2>&1 | tail -2 || exit 1; \
+	done

@@ -10,19 +10,15 @@
 namespace layoutlab {
 
 namespace {
-    // The bucket bounds of the jemalloc-class histogram: Valkey's and Redis's bundled jemalloc
-    // (deps/Makefile --with-lg-quantum=3, 4 KiB pages), up to 1 MiB, then one open bucket.
-    const std::vector<std::uint64_t>& jemallocBounds() {
-        static const std::vector<std::uint64_t> bounds = [] {
-            std::vector<std::uint64_t> out;
+    // The buckets of the jemalloc-class histogram: Valkey's and Redis's bundled jemalloc
+    // (deps/Makefile --with-lg-quantum=3, 4 KiB pages), up to 2 MiB, then one open bucket.
+    const SizeClassTable& histogramClasses() {
+        static const SizeClassTable table = [] {
             SizeClassParams params;
             params.lgQuantum = 3;
-            const auto table = SizeClassTable::fromParams(params, 21); // a local: classes() refers into it
-            for (const auto& c : table.classes())
-                out.push_back(c.size);
-            return out;
+            return SizeClassTable::fromParams(params, 21);
         }();
-        return bounds;
+        return table;
     }
 
     bool isWrite(Op op) {
@@ -40,16 +36,7 @@ namespace {
         }
     }
 
-    void addTo(std::vector<SizeHistogram::Bucket>& buckets, std::size_t index, std::uint64_t upper) {
-        if (buckets.size() <= index) {
-            const std::size_t old = buckets.size();
-            buckets.resize(index + 1);
-            for (std::size_t i = old; i < buckets.size(); ++i)
-                buckets[i].upperBytes = 0;
-        }
-        buckets[index].upperBytes = upper;
-        ++buckets[index].count;
-    }
+    constexpr std::size_t kPowerOfTwoBuckets = 66; // 0, then (2^(i-2), 2^(i-1)] up to 2^64
 } // namespace
 
 void SizeHistogram::add(std::uint64_t bytes) {
@@ -57,13 +44,20 @@ void SizeHistogram::add(std::uint64_t bytes) {
     maxBytes = std::max(maxBytes, bytes);
     ++count;
     sumBytes += bytes;
+    const auto& table = histogramClasses();
+    if (powerOfTwo.empty()) {
+        powerOfTwo.resize(kPowerOfTwoBuckets);
+        for (std::size_t i = 1; i < kPowerOfTwoBuckets; ++i)
+            powerOfTwo[i].upperBytes = i - 1 < 64 ? std::uint64_t { 1 } << (i - 1) : UINT64_MAX;
+        jemallocClasses.resize(table.classes().size() + 1);
+        for (std::size_t i = 0; i < table.classes().size(); ++i)
+            jemallocClasses[i].upperBytes = table.classes()[i].size;
+        jemallocClasses.back().upperBytes = UINT64_MAX;
+    }
     // Power of two: bucket 0 holds 0, bucket i holds (2^(i-2), 2^(i-1)].
     const std::size_t p2 = bytes == 0 ? 0 : static_cast<std::size_t>(std::bit_width(bytes - 1)) + 1;
-    addTo(powerOfTwo, p2, bytes == 0 ? 0 : std::bit_ceil(bytes));
-    const auto& bounds = jemallocBounds();
-    const auto it = std::lower_bound(bounds.begin(), bounds.end(), bytes);
-    const auto index = static_cast<std::size_t>(it - bounds.begin());
-    addTo(jemallocClasses, index, it == bounds.end() ? UINT64_MAX : *it);
+    ++powerOfTwo[p2].count;
+    ++jemallocClasses[std::min(table.classIndex(bytes), table.classes().size())].count;
 }
 
 StatsCollector::StatsCollector(TraceReader& inner, const Importer* importer)

@@ -11,7 +11,8 @@ namespace layoutlab {
 
 namespace {
     constexpr unsigned char kZstdMagic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
-    constexpr std::size_t kReadChunk = 1 << 20;
+    constexpr std::size_t kReadChunk = 128 * 1024; // about ZSTD_DStreamInSize()
+    constexpr std::size_t kInitialLineBuffer = 64 * 1024; // grows to hold a line of up to kMaxLineBytes
 } // namespace
 
 Expected<std::unique_ptr<InputStream>> InputStream::open(const std::string& path) {
@@ -86,7 +87,7 @@ Expected<std::size_t> InputStream::read(void* out, std::size_t size) {
 
 LineReader::LineReader(InputStream& input)
     : m_input(input) {
-    m_buffer.resize(4 * kMaxLineBytes);
+    m_buffer.resize(kInitialLineBuffer);
 }
 
 Status LineReader::fill() {
@@ -95,6 +96,9 @@ Status LineReader::fill() {
     m_consumed += m_pos;
     m_end -= m_pos;
     m_pos = 0;
+    // A partial line fills the buffer: grow it, up to what a line of kMaxLineBytes needs.
+    if (m_end == m_buffer.size() && m_buffer.size() <= kMaxLineBytes)
+        m_buffer.resize(m_buffer.size() * 2);
     while (!m_eof && m_end < m_buffer.size()) {
         auto n = m_input.read(m_buffer.data() + m_end, m_buffer.size() - m_end);
         if (!n)

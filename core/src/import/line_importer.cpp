@@ -36,9 +36,10 @@ std::uint32_t LineImporter::valueSizeFor(std::uint32_t keyId, std::uint32_t repo
 Expected<std::size_t> LineImporter::read(std::span<Request> out) {
     std::size_t n = 0;
     while (n < out.size()) {
-        if (!m_queue.empty()) {
-            out[n++] = m_queue.front();
-            m_queue.pop_front();
+        if (m_queueHead < m_queue.size()) {
+            out[n++] = m_queue[m_queueHead++];
+            if (m_queueHead == m_queue.size())
+                dropQueued();
             continue;
         }
         if (m_done)
@@ -59,7 +60,7 @@ Expected<std::size_t> LineImporter::read(std::span<Request> out) {
         if (line.empty())
             continue;
         if (auto problem = parseLine(line)) {
-            m_queue.clear(); // a rejected line contributes nothing
+            dropQueued(); // a rejected line contributes nothing
             if (auto error = reject(problem->reason, m_lines.lineNumber(), true, problem->detail))
                 return *error;
         }

@@ -33,6 +33,10 @@ protected:
     virtual std::optional<LineError> parseLine(std::string_view line) = 0;
 
     void push(const Request& r) { m_queue.push_back(r); }
+    void dropQueued() {
+        m_queue.clear();
+        m_queueHead = 0;
+    }
     std::uint32_t keyId(std::string_view key) { return m_keys.idFor(key); }
     // Milliseconds since the first timestamp of the trace (earlier ones clamp to 0).
     std::uint64_t relativeMs(std::uint64_t absoluteMs);
@@ -45,7 +49,8 @@ protected:
 private:
     std::unique_ptr<InputStream> m_input;
     LineReader m_lines;
-    std::deque<Request> m_queue;
+    std::vector<Request> m_queue; // requests of the current line not yet handed out, from m_queueHead
+    std::size_t m_queueHead = 0;
     std::vector<std::uint32_t> m_lastValueBytes;
     bool m_haveFirstTime = false;
     std::uint64_t m_firstTimeMs = 0;
@@ -53,8 +58,27 @@ private:
 };
 
 // Field parsing helpers shared by the importers. Each returns nullopt on success.
+// Digits only, at most 19 of them: the common case, without building an error.
+inline bool parseDigits(std::string_view text, std::uint64_t& out) {
+    if (text.empty() || text.size() > 19)
+        return false;
+    std::uint64_t v = 0;
+    for (const char c : text) {
+        const auto d = static_cast<unsigned>(c - '0');
+        if (d > 9)
+            return false;
+        v = v * 10 + d;
+    }
+    out = v;
+    return true;
+}
+
 template <class T>
 std::optional<LineError> parseField(std::string_view text, std::string_view field, T& out) {
+    if (std::uint64_t fast = 0; parseDigits(text, fast) && fast <= std::numeric_limits<T>::max()) [[likely]] {
+        out = static_cast<T>(fast);
+        return std::nullopt;
+    }
     if (text.empty())
         return LineError { "empty number", "field " + std::string(field) + " is empty" };
     if (text.front() == '-')

@@ -76,6 +76,8 @@ protected:
         }
         // redis-rdb-tools: keys may contain commas; the fields after the key are counted from the right.
         const std::size_t extra = m_hdt ? 0 : m_fields.size() - m_columns;
+        if (!m_hdt && 5 + extra >= m_fields.size())
+            return LineError { "wrong field count", "too few fields for the num_elements column" };
         const std::string& type = m_hdt ? m_fields[2] : m_fields[1];
         if (type != "string") {
             noteSkipped("type " + type.substr(0, 32));
@@ -124,6 +126,12 @@ private:
                 "(database,key,type,size,...) memory CSV header" };
         }
         m_columns = splitString(line, ',').size();
+        // The fields this importer reads must be in the header: num_elements (6th) for redis-rdb-tools,
+        // element_count (6th) for HDT3213/rdb.
+        constexpr std::size_t kMinColumns = 6;
+        if (m_columns < kMinColumns)
+            return LineError { "bad header", "the header has " + std::to_string(m_columns)
+                    + " columns; a memory CSV has at least " + std::to_string(kMinColumns) };
         m_haveHeader = true;
         return std::nullopt;
     }

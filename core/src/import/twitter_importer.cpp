@@ -8,6 +8,7 @@
 #include "line_importer.h"
 
 #include <array>
+#include <cstring>
 
 namespace layoutlab {
 
@@ -26,6 +27,11 @@ constexpr std::array kTwitterOps { OpName { "get", Op::Get, true }, OpName { "ge
     OpName { "incr", Op::Incr, false }, OpName { "decr", Op::Decr, false } };
 
 const OpName* findOp(std::string_view name) {
+    // The common names first, compared whole; the rest by a scan.
+    if (name.size() == 3 && name[0] == 'g' && name[1] == 'e' && name[2] == 't')
+        return &kTwitterOps[0];
+    if (name.size() == 3 && name[0] == 's' && name[1] == 'e' && name[2] == 't')
+        return &kTwitterOps[2];
     for (const auto& o : kTwitterOps)
         if (o.name == name)
             return &o;
@@ -38,15 +44,16 @@ bool splitTwitter(std::string_view line, std::array<std::string_view, 7>& f) {
     if (firstComma == std::string_view::npos)
         return false;
     f[0] = line.substr(0, firstComma);
-    std::string_view rest = line.substr(firstComma + 1);
+    const char* const begin = line.data() + firstComma + 1;
+    const char* end = line.data() + line.size();
     for (int i = 6; i >= 2; --i) {
-        const auto comma = rest.rfind(',');
-        if (comma == std::string_view::npos)
+        const auto* comma = static_cast<const char*>(::memrchr(begin, ',', static_cast<std::size_t>(end - begin)));
+        if (!comma)
             return false;
-        f[static_cast<std::size_t>(i)] = rest.substr(comma + 1);
-        rest = rest.substr(0, comma);
+        f[static_cast<std::size_t>(i)] = std::string_view(comma + 1, static_cast<std::size_t>(end - comma - 1));
+        end = comma;
     }
-    f[1] = rest;
+    f[1] = std::string_view(begin, static_cast<std::size_t>(end - begin));
     return true;
 }
 
@@ -61,18 +68,24 @@ protected:
         if (!splitTwitter(line, f))
             return LineError { "wrong field count", "expected 7 comma-separated fields (timestamp,key,key_size,"
                                                     "value_size,client,op,ttl)" };
-        std::uint64_t seconds = 0;
-        std::uint32_t keyBytes = 0, valueBytes = 0, ttl = 0, client = 0;
-        if (auto e = parseField(f[0], "timestamp", seconds))
-            return e;
-        if (auto e = parseField(f[2], "key_size", keyBytes))
-            return e;
-        if (auto e = parseField(f[3], "value_size", valueBytes))
-            return e;
-        if (auto e = parseField(f[4], "client_id", client))
-            return e;
-        if (auto e = parseField(f[6], "ttl", ttl))
-            return e;
+        std::uint64_t seconds = 0, keyBytes = 0, valueBytes = 0, ttl = 0, client = 0;
+        if (!(parseDigits(f[0], seconds) && parseDigits(f[2], keyBytes) && keyBytes <= UINT32_MAX
+                && parseDigits(f[3], valueBytes) && valueBytes <= UINT32_MAX && parseDigits(f[4], client)
+                && parseDigits(f[6], ttl) && ttl <= UINT32_MAX)) [[unlikely]] {
+            // Slow path, only to name the bad field.
+            std::uint64_t s64 = 0;
+            std::uint32_t u32 = 0;
+            if (auto e = parseField(f[0], "timestamp", s64))
+                return e;
+            if (auto e = parseField(f[2], "key_size", u32))
+                return e;
+            if (auto e = parseField(f[3], "value_size", u32))
+                return e;
+            if (auto e = parseField(f[4], "client_id", u32))
+                return e;
+            if (auto e = parseField(f[6], "ttl", u32))
+                return e;
+        }
         const OpName* op = findOp(f[5]);
         if (!op)
             return LineError { "unknown op", "field op: unknown operation '" + std::string(f[5].substr(0, 40)) + "'" };
@@ -83,10 +96,10 @@ protected:
         Request r;
         r.timeMs = relativeMs(seconds * 1000);
         r.keyId = keyId(f[1]);
-        r.keyBytes = keyBytes;
+        r.keyBytes = static_cast<std::uint32_t>(keyBytes);
         r.op = op->op;
-        r.valueBytes = valueSizeFor(r.keyId, valueBytes, op->isRead);
-        r.ttlSeconds = op->isRead ? 0 : ttl;
+        r.valueBytes = valueSizeFor(r.keyId, static_cast<std::uint32_t>(valueBytes), op->isRead);
+        r.ttlSeconds = op->isRead ? 0 : static_cast<std::uint32_t>(ttl);
         if (r.op == Op::Incr || r.op == Op::Decr)
             r.kind = ValueKind::Integer;
         push(r);

@@ -43,13 +43,6 @@ std::uint64_t getU64(const unsigned char* p) {
         v = (v << 8) | p[i];
     return v;
 }
-void putVarint(std::vector<unsigned char>& out, std::uint64_t v) {
-    while (v >= 0x80) {
-        out.push_back(static_cast<unsigned char>(v | 0x80));
-        v >>= 7;
-    }
-    out.push_back(static_cast<unsigned char>(v));
-}
 std::uint64_t zigzag(std::int64_t v) {
     return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63);
 }
@@ -250,6 +243,15 @@ Status TraceFileWriter::flush() {
 }
 
 Status TraceFileWriter::write(std::span<const Request> requests) {
+    // Encode each record into a small array, then append it whole: one bounds check per record.
+    unsigned char record[kMaxRecordBytes];
+    auto varint = [](unsigned char*& p, std::uint64_t v) {
+        while (v >= 0x80) {
+            *p++ = static_cast<unsigned char>(v | 0x80);
+            v >>= 7;
+        }
+        *p++ = static_cast<unsigned char>(v);
+    };
     for (const auto& r : requests) {
         const std::uint64_t delta = r.timeMs >= m_lastTimeMs ? r.timeMs - m_lastTimeMs : 0;
         unsigned tag = static_cast<unsigned>(r.op) | (static_cast<unsigned>(r.kind) << kTagKindShift);
@@ -257,15 +259,17 @@ Status TraceFileWriter::write(std::span<const Request> requests) {
             tag |= kTagHasTtl;
         if (delta)
             tag |= kTagHasTime;
-        m_buffer.push_back(static_cast<unsigned char>(tag));
-        putVarint(m_buffer, zigzag(static_cast<std::int64_t>(r.keyId) - static_cast<std::int64_t>(m_lastKeyId)));
+        unsigned char* p = record;
+        *p++ = static_cast<unsigned char>(tag);
+        varint(p, zigzag(static_cast<std::int64_t>(r.keyId) - static_cast<std::int64_t>(m_lastKeyId)));
         m_lastKeyId = r.keyId;
-        putVarint(m_buffer, r.keyBytes);
-        putVarint(m_buffer, r.valueBytes);
+        varint(p, r.keyBytes);
+        varint(p, r.valueBytes);
         if (r.ttlSeconds)
-            putVarint(m_buffer, r.ttlSeconds);
+            varint(p, r.ttlSeconds);
         if (delta)
-            putVarint(m_buffer, delta);
+            varint(p, delta);
+        m_buffer.insert(m_buffer.end(), record, p);
         m_lastTimeMs += delta;
         m_keyIdLimit = std::max<std::uint64_t>(m_keyIdLimit, std::uint64_t { r.keyId } + 1);
         ++m_recordCount;

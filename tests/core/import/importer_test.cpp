@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: MIT
+// Importers on bad input: every kind of damage gets a clean error naming the file and line (or byte
+// offset) and field under --on-error=fail, is counted by reason under skip, and never crashes or hangs.
+
+#include "layoutlab/import/import_stats.h"
+#include "layoutlab/import/importer.h"
+
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+
+using namespace layoutlab;
+
+namespace {
+
+class ImporterTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        m_dir = std::filesystem::temp_directory_path()
+            / (std::string("layoutlab-import-") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        std::filesystem::remove_all(m_dir);
+        std::filesystem::create_directories(m_dir);
+    }
+    void TearDown() override { std::filesystem::remove_all(m_dir); }
+
+    std::string write(const std::string& name, const std::string& content) {
+        const auto p = (m_dir / name).string();
+        std::ofstream(p, std::ios::binary) << content;
+        return p;
+    }
+
+    // Reads everything; returns the error, if any, and the requests read.
+    static std::pair<std::optional<Error>, std::vector<Request>> drain(TraceReader& reader) {
+        std::vector<Request> all, batch(64);
+        for (int guard = 0; guard < 100000; ++guard) {
+            auto n = reader.read(batch);
+            if (!n)
+                return { n.error(), all };
+            if (*n == 0)
+                return { std::nullopt, all };
+            all.insert(all.end(), batch.begin(), batch.begin() + static_cast<std::ptrdiff_t>(*n));
+        }
+        ADD_FAILURE() << "importer did not finish";
+        return { std::nullopt, all };
+    }
+
+    std::filesystem::path m_dir;
+};
+
+TEST_F(ImporterTest, TwitterKeysWithCommasAndMissSizes) {
+    const auto path = write("t.csv", "10,a,b,c,5,100,1,set,60\n11,a,b,c,5,0,1,get,0\n12,x,3,7,2,gets,0\n");
+    auto importer = openImporter(path, { "twitter", OnError::Fail, 16 });
+    ASSERT_TRUE(importer) << importer.error().describe();
+    auto [error, requests] = drain(**importer);
+    ASSERT_FALSE(error) << error->describe();
+    ASSERT_EQ(requests.size(), 3u);
+    EXPECT_EQ(requests[0].keyBytes, 5u); // the original key size column, not the anonymised string
+    EXPECT_EQ(requests[0].ttlSeconds, 60u);
+    EXPECT_EQ(requests[1].keyId, requests[0].keyId); // "a,b,c" is one key
+    EXPECT_EQ(requests[1].valueBytes, 100u); // a miss's 0 becomes the last known size
+    EXPECT_EQ(requests[1].timeMs, 1000u);
+    EXPECT_EQ(requests[2].op, Op::Get);
+    EXPECT_NE(requests[2].keyId, requests[0].keyId);
+}
+
+TEST_F(ImporterTest, ErrorsNameFileLineAndField) {
+    struct Case {
+        const char* format;
+        std::string content;
+        const char* mentions;
+    };
+    const std::vector<Case> cases {
+        { "twitter", "0,k,16,1,1,set,0\n0,k,16,1,1,set\n", "line 2" },
+        { "twitter", "0,k,16,-1,1,set,0\n", "value_size" },
+        { "twitter", "0,k,16,5000000000,1,set,0\n", "too large" },
+        { "twitter", "0,k,16,1,1,flip,0\n", "unknown operation 'flip'" },
+        { "cachelib", "key,op,size\nk,GET,abc\n", "field size" },
+        { "cachelib", "foo,bar\nk,GET,1\n", "header" },
+        { "monitor", "1700000000.000001 [0 1.2.3.4:5] \"SET\" \"k\n", "quoted" },
+        { "monitor", "1700000000.000001 [0 1.2.3.4:5] \"SET\" \"k\"\n", "at least 2 arguments" },
+        { "mc-metadump", "key=a exp=-1 la=1 cas=1 fetch=no cls=1 size=10 flags=0\n", "smaller than the item" },
+        { "mc-watch", "ts=1.1 gid=x type=item_get key=a status=found size=1\n", "gid" },
+        { "rdb-csv", "database,type,key\n", "header" },
+    };
+    for (const auto& c : cases) {
+        const auto path = write(std::string("bad.") + c.format, c.content);
+        auto importer = openImporter(path, { c.format, OnError::Fail, 16 });
+        ASSERT_TRUE(importer) << c.format;
+        auto [error, requests] = drain(**importer);
+        ASSERT_TRUE(error) << c.format << ": " << c.content;
+        EXPECT_EQ(error->code, ErrorCode::Data);
+        const auto text = error->describe();
+        EXPECT_NE(text.find(path), std::string::npos) << text;
+        EXPECT_NE(text.find(c.mentions), std::string::npos) << c.format << ": " << text;
+    }
+}
+
+TEST_F(ImporterTest, SkipCountsByReasonAndKeepsTheFirstTen) {
+    std::string content;
+    for (int i = 0; i < 30; ++i)
+        content += i % 2 ? "0,k,16,1,1,set,0\n" : "0,k,16,x,1,set,0\n";
+    const auto path = write("skip.csv", content);
+    auto importer = openImporter(path, { "twitter", OnError::Skip, 16 });
+    ASSERT_TRUE(importer);
+    auto [error, requests] = drain(**importer);
+    ASSERT_FALSE(error);
+    EXPECT_EQ(requests.size(), 15u);
+    EXPECT_EQ((*importer)->rejects().total, 15u);
+    EXPECT_EQ((*importer)->rejects().byReason.at("not a number"), 15u);
+    EXPECT_EQ((*importer)->rejects().examples.size(), 10u);
+    EXPECT_NE((*importer)->rejects().examples[0].find("line 1"), std::string::npos);
+}
+
+TEST_F(ImporterTest, LinesLongerThanOneMiBAreRejectedNotBuffered) {
+    std::string content = "0,k,16,1,1,set,0\n0," + std::string(3 << 20, 'x') + ",16,1,1,set,0\n1,k,16,2,1,set,0\n";
+    const auto path = write("long.csv", content);
+    auto importer = openImporter(path, { "twitter", OnError::Skip, 16 });
+    ASSERT_TRUE(importer);
+    auto [error, requests] = drain(**importer);
+    ASSERT_FALSE(error);
+    EXPECT_EQ(requests.size(), 2u);
+    EXPECT_EQ((*importer)->rejects().byReason.at("line longer than 1 MiB"), 1u);
+}
+
+TEST_F(ImporterTest, OracleRecordsSplitTheSizeAndFillOnFirstAccess) {
+    std::string bytes;
+    auto record = [&bytes](std::uint32_t t, std::uint64_t id, std::uint32_t size) {
+        for (int i = 0; i < 4; ++i)
+            bytes.push_back(static_cast<char>(t >> (8 * i)));
+        for (int i = 0; i < 8; ++i)
+            bytes.push_back(static_cast<char>(id >> (8 * i)));
+        for (int i = 0; i < 4; ++i)
+            bytes.push_back(static_cast<char>(size >> (8 * i)));
+        bytes.append(8, '\xff');
+    };
+    record(100, 42, 116);
+    record(101, 42, 116);
+    record(102, 7, 0); // size 0: skipped
+    record(103, 42, 216); // size changed: a new fill
+    const auto path = write("o.bin", bytes + "\x01\x02\x03"); // and a truncated tail
+    auto importer = openImporter(path, { "oracle", OnError::Skip, 16 });
+    ASSERT_TRUE(importer);
+    auto [error, requests] = drain(**importer);
+    ASSERT_FALSE(error);
+    ASSERT_EQ(requests.size(), 5u); // set+get, get, set+get
+    EXPECT_EQ(requests[0].op, Op::Set);
+    EXPECT_EQ(requests[0].keyBytes, 16u);
+    EXPECT_EQ(requests[0].valueBytes, 100u);
+    EXPECT_EQ(requests[2].op, Op::Get);
+    EXPECT_EQ(requests[3].op, Op::Set);
+    EXPECT_EQ(requests[3].valueBytes, 200u);
+    EXPECT_EQ(requests[4].timeMs, 3000u);
+    EXPECT_EQ((*importer)->rejects().skipped.at("zero-size record"), 1u);
+    EXPECT_EQ((*importer)->rejects().byReason.at("truncated record"), 1u);
+    auto strict = openImporter(path, { "oracle", OnError::Fail, 16 });
+    auto [strictError, strictRequests] = drain(**strict);
+    ASSERT_TRUE(strictError);
+    EXPECT_NE(strictError->describe().find("offset 96"), std::string::npos) << strictError->describe();
+}
+
+TEST_F(ImporterTest, BinaryGarbageAndBadUtf8NeverCrash) {
+    std::string garbage;
+    for (int i = 0; i < 5000; ++i)
+        garbage.push_back(static_cast<char>((i * 7919) & 0xff));
+    const auto path = write("garbage.bin", garbage);
+    auto detected = openImporter(path, {});
+    if (detected) {
+        auto [error, requests] = drain(**detected);
+        (void)error;
+    }
+    for (const char* format : { "twitter", "cachelib", "oracle", "monitor", "mc-watch", "mc-metadump", "rdb-csv" }) {
+        auto importer = openImporter(path, { format, OnError::Skip, 16 });
+        ASSERT_TRUE(importer) << format;
+        auto [error, requests] = drain(**importer);
+        (void)requests;
+        if (error)
+            EXPECT_EQ(error->code, ErrorCode::Data) << format;
+    }
+    const auto utf8 = write("utf8.txt", "1700000000.000001 [0 x] \"SET\" \"\xff\xfe\xc3\x28\" \"v\"\n");
+    auto monitor = openImporter(utf8, { "monitor", OnError::Fail, 16 });
+    auto [error, requests] = drain(**monitor);
+    ASSERT_FALSE(error);
+    ASSERT_EQ(requests.size(), 1u);
+    EXPECT_EQ(requests[0].keyBytes, 4u); // keys are bytes: invalid UTF-8 is just bytes
+}
+
+TEST_F(ImporterTest, DetectionAndUnknownFormats) {
+    EXPECT_FALSE(openImporter(write("empty", ""), {}));
+    auto unknown = openImporter(write("x.csv", "a,b\n"), { "protobuf", OnError::Fail, 16 });
+    ASSERT_FALSE(unknown);
+    EXPECT_EQ(unknown.error().code, ErrorCode::Usage);
+    auto missing = openImporter((m_dir / "nope").string(), {});
+    ASSERT_FALSE(missing);
+    EXPECT_EQ(missing.error().code, ErrorCode::Io);
+}
+
+TEST_F(ImporterTest, KeyInternerGivesDenseIdsByFirstAppearance) {
+    KeyInterner keys;
+    EXPECT_EQ(keys.idFor("a"), 0u);
+    EXPECT_EQ(keys.idFor("b"), 1u);
+    EXPECT_EQ(keys.idFor("a"), 0u);
+    for (int i = 0; i < 100000; ++i)
+        keys.idFor("key:" + std::to_string(i));
+    EXPECT_EQ(keys.size(), 100002u);
+    EXPECT_EQ(keys.idFor("key:99999"), 100001u);
+}
+
+} // namespace
