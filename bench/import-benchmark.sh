@@ -34,9 +34,9 @@ median() {
 
 cat "$csv" >/dev/null # warm the page cache for every contender alike
 wc_s=$(median wc -l "$csv")
-import_s=$(median "$layoutlab" import "$csv" -o "$data/import-25m.reimported.lltrace")
-stats_csv_s=$(median "$layoutlab" import "$csv" --stats)
-stats_bin_s=$(median "$layoutlab" import "$data/import-25m.reimported.lltrace" --stats)
+import_s=$(median "$layoutlab" import "$csv" --no-db -o "$data/import-25m.reimported.lltrace")
+stats_csv_s=$(median "$layoutlab" import "$csv" --no-db --stats)
+stats_bin_s=$(median "$layoutlab" import "$data/import-25m.reimported.lltrace" --no-db --stats)
 bytes=$(stat -c %s "$csv")
 lines=$(wc -l <"$csv")
 python3 - "$bytes" "$lines" "$wc_s" "$import_s" "$stats_csv_s" "$stats_bin_s" "$runs" <<'PY'

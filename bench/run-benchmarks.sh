@@ -35,11 +35,11 @@ measure() {
   printf '%s %s %s\n' "$(sed -n "$(( (runs + 1) / 2 ))p" <<<"$sorted")" "$(head -1 <<<"$sorted")" "$rss"
 }
 
-requests=$("$layoutlab" sim "$trace" --layout valkey-9.1 --json | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["replay"]["requests"], j["replay"]["max_live_keys"])')
+requests=$("$layoutlab" sim "$trace" --layout valkey-9.1 --json --no-db | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["replay"]["requests"], j["replay"]["max_live_keys"])')
 read -r nreq maxlive <<<"$requests"
-read -r sim_s sim_best sim_rss <<<"$(measure "$layoutlab" sim "$trace" --layout valkey-9.1)"
-read -r sweep_s sweep_best sweep_rss <<<"$(measure "$layoutlab" sweep "$trace" --layout valkey-9.1 --thresholds 16:512:16)"
-read -r tiny_s tiny_best tiny_rss <<<"$(measure "$layoutlab" sim "$tiny" --layout valkey-9.1)"
+read -r sim_s sim_best sim_rss <<<"$(measure "$layoutlab" sim "$trace" --layout valkey-9.1 --no-db)"
+read -r sweep_s sweep_best sweep_rss <<<"$(measure "$layoutlab" sweep "$trace" --layout valkey-9.1 --thresholds 16:512:16 --no-db)"
+read -r tiny_s tiny_best tiny_rss <<<"$(measure "$layoutlab" sim "$tiny" --layout valkey-9.1 --no-db)"
 
 python3 - "$nreq" "$maxlive" "$sim_s" "$sim_rss" "$sweep_s" "$sweep_rss" "$tiny_rss" "$runs" "$sim_best" "$sweep_best" <<'PY'
 import sys
@@ -54,7 +54,7 @@ print(f"| peak RSS per live key (whole process) | {sim_rss*1024/maxlive:.1f} B |
 print(f"| peak RSS per live key above an empty run ({tiny_rss} KiB) | {(sim_rss-tiny_rss)*1024/maxlive:.1f} B | |")
 PY
 if [[ ${CALLGRIND:-0} == 1 ]]; then
-  valgrind --tool=callgrind --callgrind-out-file="$data/callgrind.out" "$layoutlab" sim "$trace" --layout valkey-9.1 >/dev/null 2>&1
+  valgrind --tool=callgrind --callgrind-out-file="$data/callgrind.out" "$layoutlab" sim "$trace" --layout valkey-9.1 --no-db >/dev/null 2>&1
   total=$(callgrind_annotate "$data/callgrind.out" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
   echo "| instructions per request (callgrind, whole \`sim\` run) | $(( total / nreq )) | |"
 fi

@@ -35,6 +35,7 @@ struct TraceSourceOptions {
 
 void addGenCommand(CLI::App& app, int& status);
 void addImportCommands(CLI::App& app, int& status);
+void addDbCommands(CLI::App& app, int& status);
 void addSimCommands(CLI::App& app, int& status);
 void addListCommands(CLI::App& app, int& status);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "commands.h"
 #include "progress_bar.h"
+#include "run_store.h"
 
 #include "layoutlab/import/import_stats.h"
 #include "layoutlab/trace/trace_export.h"
@@ -19,6 +20,7 @@ struct ImportCommandOptions {
     TraceSourceOptions source;
     bool stats = false;
     bool json = false;
+    DbOptions db;
 };
 
 // Counts requests for the progress bar, by the importer's position in the source file when it has one.
@@ -76,14 +78,20 @@ int runImport(const ImportCommandOptions& o) {
         }
     }
     const auto s = stats.stats();
+    auto db = o.db.open();
+    if (!db)
+        return reportError(db.error());
+    if (*db)
+        if (auto id = recordTrace(**db, o.file, s.format, toJson(s).dump(), s.requests, s.distinctKeys); !id)
+            return reportError(id.error());
     if (o.stats) {
         const std::string text = o.json ? toJson(s).dump(2) + "\n" : renderStats(s);
         if (auto ok = writeOutput(text, ""); !ok)
             return reportError(ok.error());
     }
     if (!o.output.empty())
-        fmt::print(stderr, "imported {} requests over {} keys from {} ({}) into {}\n", s.requests, s.distinctKeys, o.file,
-            s.format, o.output);
+        fmt::print(stderr, "imported {} requests over {} keys from {} ({}) into {}\n", s.requests, s.distinctKeys,
+            o.file, s.format, o.output);
     if (s.rejects.total) {
         fmt::print(stderr, "rejected {} lines:", s.rejects.total);
         for (const auto& [reason, n] : s.rejects.byReason)
@@ -113,9 +121,10 @@ Expected<ImportOptions> TraceSourceOptions::toImportOptions() const {
 }
 
 void TraceSourceOptions::addTo(CLI::App& command) {
-    command.add_option("--format", format,
-               "Trace format: auto (detect from the content), layoutlab, twitter, cachelib, oracle, monitor, mc-watch, "
-               "mc-metadump, rdb-csv")
+    command
+        .add_option("--format", format,
+            "Trace format: auto (detect from the content), layoutlab, twitter, cachelib, oracle, monitor, mc-watch, "
+            "mc-metadump, rdb-csv")
         ->capture_default_str();
     command.add_option("--on-error", onError, "Bad input lines: fail (stop at the first) or skip (count and go on)")
         ->capture_default_str();
@@ -131,6 +140,7 @@ void addImportCommands(CLI::App& app, int& status) {
     cmd->add_flag("--stats", o->stats, "Print the trace's statistics (ops, keys, size histograms, rejects)");
     cmd->add_flag("--json", o->json, "Statistics as one JSON object");
     o->source.addTo(*cmd);
+    o->db.addTo(*cmd);
     cmd->callback([o, &status] { status = runImport(*o); });
 
     auto e = std::make_shared<std::tuple<std::string, std::string, std::string, TraceSourceOptions>>();

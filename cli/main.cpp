@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
     addImportCommands(app, status);
     addSimCommands(app, status);
     addListCommands(app, status);
+    addDbCommands(app, status);
     if (argc > 1 && argv[1][0] != '-') {
         const std::string command = argv[1];
         bool known = false;

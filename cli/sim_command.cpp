@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "commands.h"
 #include "progress_bar.h"
+#include "run_store.h"
 
 #include "layoutlab/alloc/allocator_registry.h"
 #include "layoutlab/layout/layout_registry.h"
@@ -8,6 +9,7 @@
 #include "layoutlab/trace/trace_file.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <optional>
 
@@ -25,6 +27,7 @@ struct SimOptions {
     bool classes = false;
     std::string output;
     TraceSourceOptions source;
+    DbOptions db;
 };
 
 int runSim(const SimOptions& o, bool sweep) {
@@ -49,17 +52,51 @@ int runSim(const SimOptions& o, bool sweep) {
     auto trace = openTrace(o.trace, *importOptions);
     if (!trace)
         return reportError(trace.error());
+    const auto* importer = dynamic_cast<const Importer*>(trace->get());
+    auto db = o.db.open();
+    if (!db)
+        return reportError(db.error());
+    std::int64_t runId = 0;
+    if (*db) {
+        auto traceId = recordTrace(**db, o.trace, importer ? importer->formatName() : "layoutlab");
+        if (!traceId)
+            return reportError(traceId.error());
+        nlohmann::json parameters { { "trace", o.trace }, { "layout", config.layout->spec() },
+            { "allocator", config.allocator->spec() }, { "thresholds", config.thresholds },
+            { "format", o.source.format }, { "on_error", o.source.onError }, { "key_size", o.source.keyBytes },
+            { "threshold_parameter", param ? param->name : std::string() } };
+        RunRecord record;
+        record.kind = sweep ? "sweep" : "sim";
+        record.traceId = *traceId;
+        record.layout = config.layout->spec();
+        record.allocator = config.allocator->spec();
+        record.parametersJson = parameters.dump();
+        record.toolVersion = LAYOUTLAB_VERSION;
+        auto id = (*db)->beginRun(record);
+        if (!id)
+            return reportError(id.error());
+        runId = *id;
+    }
     ProgressBar bar(sweep ? "sweep" : "sim");
     auto result = simulate(config, **trace, &bar);
-    if (!result)
+    if (!result) {
+        if (*db)
+            (void)(*db)->failRun(runId, result.error().describe());
         return reportError(result.error());
+    }
+    if (*db) {
+        if (auto ok = (*db)->completeRun(runId, *result); !ok)
+            return reportError(ok.error());
+        fmt::print(stderr, "stored as run {} in {}\n", runId, o.db.resolvedPath());
+    }
     const std::string text = o.json ? renderJson(*result)
         : o.csv                     ? renderCsv(*result)
                                     : renderTable(*result, o.classes || !sweep);
     if (auto ok = writeOutput(text, o.output); !ok)
         return reportError(ok.error());
-    if (const auto* importer = dynamic_cast<const Importer*>(trace->get()); importer && importer->rejects().total)
-        fmt::print(stderr, "note: {} input lines were rejected and skipped (run `layoutlab import {} --stats` for details)\n",
+    if (importer && importer->rejects().total)
+        fmt::print(stderr,
+            "note: {} input lines were rejected and skipped (run `layoutlab import {} --stats` for details)\n",
             importer->rejects().total, o.trace);
     return kExitOk;
 }
@@ -68,6 +105,7 @@ CLI::App* addCommon(CLI::App& app, const char* name, const char* help, SimOption
     auto* cmd = app.add_subcommand(name, help);
     cmd->add_option("trace", o.trace, "Trace: a layoutlab trace, or any importable format (see `import`)")->required();
     o.source.addTo(*cmd);
+    o.db.addTo(*cmd);
     cmd->add_option("--layout", o.layout,
            "Layout and parameters, e.g. valkey-9.1, valkey:threshold=128,header=8, redis-7.0, memcached-1.6 "
            "(see `layoutlab layouts`)")

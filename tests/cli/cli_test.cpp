@@ -4,6 +4,7 @@
 
 #include "layoutlab/trace/trace_file.h"
 
+#include <csignal>
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include <spawn.h>
 #include <sstream>
 #include <sys/wait.h>
+#include <unistd.h>
 
 extern char** environ;
 
@@ -37,6 +39,7 @@ protected:
             / (std::string("layoutlab-cli-") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
         std::filesystem::remove_all(m_dir);
         std::filesystem::create_directories(m_dir);
+        ::setenv("LAYOUTLAB_DB", (m_dir / "results.db").c_str(), 1); // runs are stored here, not in the cwd
     }
     void TearDown() override { std::filesystem::remove_all(m_dir); }
 
@@ -183,7 +186,8 @@ TEST_F(CliTest, ImportWritesATraceThatRereadsIdentically) {
     auto r = run({ "import", LAYOUTLAB_DATASETS_DIR "/samples/mixed.twitter.csv", "-o", path("imported.lltrace") });
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_NE(r.err.find("imported 2000 requests over 400 keys"), std::string::npos) << r.err;
-    const auto a = run({ "sweep", path("imported.lltrace"), "--layout", "redis-7.0", "--thresholds", "0:64:16", "--json" });
+    const auto a
+        = run({ "sweep", path("imported.lltrace"), "--layout", "redis-7.0", "--thresholds", "0:64:16", "--json" });
     const auto b = run({ "sweep", LAYOUTLAB_DATASETS_DIR "/samples/mixed.twitter.csv", "--layout", "redis-7.0",
         "--thresholds", "0:64:16", "--json" });
     ASSERT_EQ(a.exitCode, 0);
@@ -217,6 +221,97 @@ TEST_F(CliTest, BadLinesFailByDefaultAndAreCountedWithSkip) {
     EXPECT_EQ(j["rejected_by_reason"]["size over 4 GiB"], 1);
     EXPECT_EQ(j["rejected_examples"].size(), 3u);
     EXPECT_EQ(j["distinct_keys"], 2);
+}
+
+TEST_F(CliTest, EveryRunIsStoredAndCanBeExported) {
+    ASSERT_EQ(run({ "sweep", seedTrace(), "--layout", "valkey-9.1", "--thresholds", "64,128" }).exitCode, 0);
+    ASSERT_EQ(run({ "sim", seedTrace(), "--layout", "redis-7.0" }).exitCode, 0);
+    ASSERT_EQ(run({ "sim", seedTrace(), "--layout", "redis-7.0", "--no-db" }).exitCode, 0);
+    auto list = run({ "db", "list", "--json" });
+    ASSERT_EQ(list.exitCode, 0) << list.err;
+    const auto runs = nlohmann::json::parse(list.out);
+    ASSERT_EQ(runs.size(), 2u);
+    EXPECT_EQ(runs[0]["status"], "complete");
+    EXPECT_EQ(runs[0]["points"], 2);
+    EXPECT_EQ(runs[0]["parameters"]["thresholds"], nlohmann::json::array({ 64, 128 }));
+    auto csv = run({ "db", "export", "1", "2", "--csv" });
+    ASSERT_EQ(csv.exitCode, 0) << csv.err;
+    EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 4); // header + 2 + 1 points
+    auto shown = run({ "db", "show", "1", "--json" });
+    ASSERT_EQ(shown.exitCode, 0);
+    EXPECT_EQ(nlohmann::json::parse(shown.out)["result"]["points"][1]["threshold"], 128);
+    EXPECT_EQ(run({ "db", "show", "99" }).exitCode, 2);
+    EXPECT_EQ(run({ "db", "delete", "2" }).exitCode, 0);
+    EXPECT_EQ(nlohmann::json::parse(run({ "db", "list", "--json" }).out).size(), 1u);
+    EXPECT_EQ(run({ "db", "check" }).out, "ok\n");
+}
+
+TEST_F(CliTest, KilledSweepLeavesTheDatabaseConsistent) {
+    // A trace long enough that the sweep is still replaying when it is killed.
+    ASSERT_EQ(run({ "gen", "-o", path("long.lltrace"), "--keys", "500000", "--ops", "6000000", "--key-size",
+                      "uniform:8:64", "--value-size", "lognormal:4:1:1:4000", "--seed", "4" })
+                  .exitCode,
+        0);
+    ASSERT_EQ(run({ "sweep", seedTrace(), "--layout", "valkey-9.1", "--thresholds", "64,128" }).exitCode, 0);
+    const std::string db = (m_dir / "results.db").string();
+    std::string trace = path("long.lltrace");
+    std::vector<std::string> args { LAYOUTLAB_CLI, "sweep", trace, "--layout", "valkey-9.1", "--thresholds",
+        "16:512:16" };
+    std::vector<char*> argv;
+    for (auto& a : args)
+        argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_t pid = -1;
+    ASSERT_EQ(posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ), 0);
+    // Kill it once its run row exists (it is then replaying), or after 100 ms at the latest.
+    for (int i = 0; i < 100; ++i) {
+        const auto listed = run({ "db", "list", "--json" });
+        if (listed.exitCode == 0 && nlohmann::json::parse(listed.out).size() == 2)
+            break;
+        usleep(1000);
+    }
+    ::kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFSIGNALED(status));
+
+    EXPECT_EQ(run({ "db", "check" }).out, "ok\n");
+    const auto runs = nlohmann::json::parse(run({ "db", "list", "--json" }).out);
+    ASSERT_GE(runs.size(), 1u);
+    EXPECT_EQ(runs[0]["status"], "complete"); // the earlier run is intact
+    EXPECT_EQ(runs[0]["points"], 2);
+    for (std::size_t i = 1; i < runs.size(); ++i) {
+        // The killed run never shows as complete, and has no half-written points.
+        EXPECT_NE(runs[i]["status"], "complete");
+        EXPECT_EQ(runs[i]["points"], 0);
+    }
+    EXPECT_EQ(run({ "db", "delete", "--incomplete" }).exitCode, 0);
+}
+
+TEST_F(CliTest, TwoProcessesWritingOneDatabaseBothSucceed) {
+    std::vector<pid_t> pids;
+    for (int i = 0; i < 2; ++i) {
+        std::vector<std::string> args { LAYOUTLAB_CLI, "sweep", seedTrace(), "--layout", "valkey-9.1", "--thresholds",
+            "32:256:16", "-o", path("out" + std::to_string(i)) };
+        std::vector<char*> argv;
+        for (auto& a : args)
+            argv.push_back(a.data());
+        argv.push_back(nullptr);
+        pid_t pid = -1;
+        ASSERT_EQ(posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ), 0);
+        pids.push_back(pid);
+    }
+    for (const auto pid : pids) {
+        int status = 0;
+        waitpid(pid, &status, 0);
+        EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    }
+    const auto runs = nlohmann::json::parse(run({ "db", "list", "--json" }).out);
+    ASSERT_EQ(runs.size(), 2u);
+    for (const auto& r : runs) {
+        EXPECT_EQ(r["status"], "complete");
+        EXPECT_EQ(r["points"], 15);
+    }
 }
 
 } // namespace

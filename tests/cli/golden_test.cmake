@@ -10,6 +10,9 @@ if(EXISTS "${SCENARIO_DIR}/exit-code.txt")
   file(READ "${SCENARIO_DIR}/exit-code.txt" expected_rc)
   string(STRIP "${expected_rc}" expected_rc)
 endif()
+# Runs are stored in a database next to the .actual file, never in the source tree.
+set(ENV{LAYOUTLAB_DB} "${ACTUAL}.db")
+file(REMOVE "${ACTUAL}.db" "${ACTUAL}.db-wal" "${ACTUAL}.db-shm")
 execute_process(COMMAND "${LAYOUTLAB}" ${args}
                 WORKING_DIRECTORY "${DATASETS}"
                 OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)

@@ -26,7 +26,8 @@ protected:
             return parseHeader(line);
         const auto fields = splitString(line, ',');
         if (fields.size() != m_columns)
-            return LineError { "wrong field count", "expected " + std::to_string(m_columns) + " fields as in the header, got "
+            return LineError { "wrong field count",
+                "expected " + std::to_string(m_columns) + " fields as in the header, got "
                     + std::to_string(fields.size()) };
         const std::string_view key = fields[m_key];
         const std::string_view opText = fields[m_op];
@@ -60,7 +61,8 @@ protected:
         } else if (opText == "DELETE") {
             op = Op::Delete;
         } else {
-            return LineError { "unknown op", "field op: unknown operation '" + std::string(opText.substr(0, 40)) + "'" };
+            return LineError { "unknown op",
+                "field op: unknown operation '" + std::string(opText.substr(0, 40)) + "'" };
         }
         Request r;
         r.timeMs = relativeMs(time * 1000);
@@ -99,8 +101,8 @@ private:
                 m_time = index;
         }
         if (key < 0 || op < 0 || size < 0)
-            return LineError { "bad header", "the header must name the columns key, op and size (got '"
-                    + std::string(line.substr(0, 120)) + "')" };
+            return LineError { "bad header",
+                "the header must name the columns key, op and size (got '" + std::string(line.substr(0, 120)) + "')" };
         m_key = static_cast<std::size_t>(key);
         m_op = static_cast<std::size_t>(op);
         m_size = static_cast<std::size_t>(size);

@@ -10,33 +10,33 @@
 namespace layoutlab {
 
 namespace {
-    // The buckets of the jemalloc-class histogram: Valkey's and Redis's bundled jemalloc
-    // (deps/Makefile --with-lg-quantum=3, 4 KiB pages), up to 2 MiB, then one open bucket.
-    const SizeClassTable& histogramClasses() {
-        static const SizeClassTable table = [] {
-            SizeClassParams params;
-            params.lgQuantum = 3;
-            return SizeClassTable::fromParams(params, 21);
-        }();
-        return table;
-    }
+// The buckets of the jemalloc-class histogram: Valkey's and Redis's bundled jemalloc
+// (deps/Makefile --with-lg-quantum=3, 4 KiB pages), up to 2 MiB, then one open bucket.
+const SizeClassTable& histogramClasses() {
+    static const SizeClassTable table = [] {
+        SizeClassParams params;
+        params.lgQuantum = 3;
+        return SizeClassTable::fromParams(params, 21);
+    }();
+    return table;
+}
 
-    bool isWrite(Op op) {
-        switch (op) {
-        case Op::Set:
-        case Op::Add:
-        case Op::Replace:
-        case Op::Append:
-        case Op::Prepend:
-        case Op::Incr:
-        case Op::Decr:
-            return true;
-        default:
-            return false;
-        }
+bool isWrite(Op op) {
+    switch (op) {
+    case Op::Set:
+    case Op::Add:
+    case Op::Replace:
+    case Op::Append:
+    case Op::Prepend:
+    case Op::Incr:
+    case Op::Decr:
+        return true;
+    default:
+        return false;
     }
+}
 
-    constexpr std::size_t kPowerOfTwoBuckets = 66; // 0, then (2^(i-2), 2^(i-1)] up to 2^64
+constexpr std::size_t kPowerOfTwoBuckets = 66; // 0, then (2^(i-2), 2^(i-1)] up to 2^64
 } // namespace
 
 void SizeHistogram::add(std::uint64_t bytes) {
@@ -105,13 +105,16 @@ nlohmann::json toJson(const TraceStats& s) {
         j["count"] = h.count;
         j["min_bytes"] = h.minBytes;
         j["max_bytes"] = h.maxBytes;
-        j["mean_bytes"] = h.count ? std::round(static_cast<double>(h.sumBytes) / static_cast<double>(h.count) * 100) / 100 : 0.0;
+        j["mean_bytes"]
+            = h.count ? std::round(static_cast<double>(h.sumBytes) / static_cast<double>(h.count) * 100) / 100 : 0.0;
         auto buckets = [](const std::vector<SizeHistogram::Bucket>& bs) {
             auto a = nlohmann::json::array();
             for (const auto& b : bs)
                 if (b.count)
-                    a.push_back({ { "upper_bytes", b.upperBytes == UINT64_MAX ? nlohmann::json(nullptr) : nlohmann::json(b.upperBytes) },
-                        { "count", b.count } });
+                    a.push_back(
+                        { { "upper_bytes",
+                              b.upperBytes == UINT64_MAX ? nlohmann::json(nullptr) : nlohmann::json(b.upperBytes) },
+                            { "count", b.count } });
             return a;
         };
         j["power_of_two"] = buckets(h.powerOfTwo);
@@ -127,7 +130,8 @@ nlohmann::json toJson(const TraceStats& s) {
             byType[std::string(opName(static_cast<Op>(op)))] = s.requestsByOp[static_cast<std::size_t>(op)];
     j["distinct_keys"] = s.distinctKeys;
     j["writes"] = s.writes;
-    j["ttl_share"] = s.writes ? std::round(static_cast<double>(s.writesWithTtl) / static_cast<double>(s.writes) * 1e4) / 1e4 : 0.0;
+    j["ttl_share"]
+        = s.writes ? std::round(static_cast<double>(s.writesWithTtl) / static_cast<double>(s.writes) * 1e4) / 1e4 : 0.0;
     j["rejected"] = s.rejects.total;
     j["rejected_by_reason"] = s.rejects.byReason;
     j["rejected_examples"] = s.rejects.examples;

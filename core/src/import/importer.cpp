@@ -38,7 +38,9 @@ std::uint64_t KeyInterner::hashKey(std::string_view key) {
     return h ^ (h >> 31);
 }
 
-std::uint32_t KeyInterner::idFor(std::string_view key) { return idForHash(hashKey(key)); }
+std::uint32_t KeyInterner::idFor(std::string_view key) {
+    return idForHash(hashKey(key));
+}
 
 std::uint32_t KeyInterner::idForHash(std::uint64_t hash) {
     const std::size_t mask = m_slots.size() - 1;
@@ -73,8 +75,8 @@ void KeyInterner::grow() {
     }
 }
 
-std::optional<Error> Importer::reject(const std::string& reason, std::uint64_t where, bool isLine,
-    const std::string& detail) {
+std::optional<Error> Importer::reject(
+    const std::string& reason, std::uint64_t where, bool isLine, const std::string& detail) {
     ++m_rejects.total;
     ++m_rejects.byReason[reason];
     if (m_rejects.examples.size() < RejectReport::kMaxExamples)
@@ -110,24 +112,24 @@ std::vector<ImportFormatInfo> importFormats() {
 }
 
 namespace {
-    // Reads the first bytes (decompressed) to recognise a format.
-    Expected<std::string> sniff(const std::string& path, std::size_t bytes) {
-        auto input = InputStream::open(path);
-        if (!input)
-            return input.error();
-        std::string head(bytes, '\0');
-        std::size_t have = 0;
-        while (have < bytes) {
-            auto n = (*input)->read(head.data() + have, bytes - have);
-            if (!n)
-                return n.error();
-            if (*n == 0)
-                break;
-            have += *n;
-        }
-        head.resize(have);
-        return head;
+// Reads the first bytes (decompressed) to recognise a format.
+Expected<std::string> sniff(const std::string& path, std::size_t bytes) {
+    auto input = InputStream::open(path);
+    if (!input)
+        return input.error();
+    std::string head(bytes, '\0');
+    std::size_t have = 0;
+    while (have < bytes) {
+        auto n = (*input)->read(head.data() + have, bytes - have);
+        if (!n)
+            return n.error();
+        if (*n == 0)
+            break;
+        have += *n;
     }
+    head.resize(have);
+    return head;
+}
 } // namespace
 
 Expected<std::string> detectFormat(const std::string& path) {

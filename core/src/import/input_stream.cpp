@@ -10,9 +10,9 @@
 namespace layoutlab {
 
 namespace {
-    constexpr unsigned char kZstdMagic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
-    constexpr std::size_t kReadChunk = 128 * 1024; // about ZSTD_DStreamInSize()
-    constexpr std::size_t kInitialLineBuffer = 64 * 1024; // grows to hold a line of up to kMaxLineBytes
+constexpr unsigned char kZstdMagic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+constexpr std::size_t kReadChunk = 128 * 1024; // about ZSTD_DStreamInSize()
+constexpr std::size_t kInitialLineBuffer = 64 * 1024; // grows to hold a line of up to kMaxLineBytes
 } // namespace
 
 Expected<std::unique_ptr<InputStream>> InputStream::open(const std::string& path) {
@@ -21,7 +21,7 @@ Expected<std::unique_ptr<InputStream>> InputStream::open(const std::string& path
     s->m_file = std::fopen(path.c_str(), "rb");
     if (!s->m_file)
         return ioError(fmt::format("cannot open: {}", std::strerror(errno)), path);
-    struct stat st {};
+    struct stat st { };
     if (fstat(fileno(s->m_file), &st) != 0 || S_ISDIR(st.st_mode))
         return ioError("not a readable file", path);
     s->m_sourceSize = static_cast<std::uint64_t>(st.st_size);

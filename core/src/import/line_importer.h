@@ -73,8 +73,7 @@ inline bool parseDigits(std::string_view text, std::uint64_t& out) {
     return true;
 }
 
-template <class T>
-std::optional<LineError> parseField(std::string_view text, std::string_view field, T& out) {
+template <class T> std::optional<LineError> parseField(std::string_view text, std::string_view field, T& out) {
     if (std::uint64_t fast = 0; parseDigits(text, fast) && fast <= std::numeric_limits<T>::max()) [[likely]] {
         out = static_cast<T>(fast);
         return std::nullopt;
@@ -90,7 +89,8 @@ std::optional<LineError> parseField(std::string_view text, std::string_view fiel
             "field " + std::string(field) + " is too large: " + std::string(text.substr(0, 40)) };
     if (ec != std::errc() || ptr != text.data() + text.size())
         return LineError { "not a number",
-            "field " + std::string(field) + " is not a non-negative integer: '" + std::string(text.substr(0, 40)) + "'" };
+            "field " + std::string(field) + " is not a non-negative integer: '" + std::string(text.substr(0, 40))
+                + "'" };
     out = static_cast<T>(value);
     return std::nullopt;
 }

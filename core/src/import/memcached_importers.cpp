@@ -42,8 +42,8 @@ bool splitPairs(std::string_view line, std::vector<std::pair<std::string_view, s
     return true;
 }
 
-std::string_view valueOf(const std::vector<std::pair<std::string_view, std::string_view>>& pairs,
-    std::string_view name) {
+std::string_view valueOf(
+    const std::vector<std::pair<std::string_view, std::string_view>>& pairs, std::string_view name) {
     for (const auto& [k, v] : pairs)
         if (k == name)
             return v;
@@ -208,7 +208,8 @@ protected:
             + (flags != 0 ? kFlagsBytes : 0) + kValueTerminator;
         if (total < fixed)
             return LineError { "impossible size",
-                "field size " + std::to_string(total) + " is smaller than the item's fixed part " + std::to_string(fixed) };
+                "field size " + std::to_string(total) + " is smaller than the item's fixed part "
+                    + std::to_string(fixed) };
         if (total - fixed > UINT32_MAX)
             return LineError { "size over 4 GiB", "field size is over 4 GiB" };
         const auto exp = valueOf(m_pairs, "exp");

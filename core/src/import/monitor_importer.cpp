@@ -185,7 +185,8 @@ private:
         auto is = [&](std::string_view name) { return equalsIgnoreCase(cmd, name); };
         auto need = [&](std::size_t n) -> std::optional<LineError> {
             if (a.size() < n)
-                return LineError { "missing argument", cmd + " needs at least " + std::to_string(n - 1) + " arguments" };
+                return LineError { "missing argument",
+                    cmd + " needs at least " + std::to_string(n - 1) + " arguments" };
             return std::nullopt;
         };
         if (is("GET")) {

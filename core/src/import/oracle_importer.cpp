@@ -24,7 +24,9 @@ std::uint32_t le32(const unsigned char* p) {
     return static_cast<std::uint32_t>(p[0]) | (static_cast<std::uint32_t>(p[1]) << 8)
         | (static_cast<std::uint32_t>(p[2]) << 16) | (static_cast<std::uint32_t>(p[3]) << 24);
 }
-std::uint64_t le64(const unsigned char* p) { return le32(p) | (static_cast<std::uint64_t>(le32(p + 4)) << 32); }
+std::uint64_t le64(const unsigned char* p) {
+    return le32(p) | (static_cast<std::uint64_t>(le32(p + 4)) << 32);
+}
 
 class OracleImporter final : public Importer {
 public:
@@ -59,7 +61,8 @@ public:
                     if (m_end > m_pos && !m_reportedTail) {
                         m_reportedTail = true;
                         if (auto error = reject("truncated record", m_offset, false,
-                                fmt::format("truncated: the last {} bytes are not a whole 24-byte record", m_end - m_pos)))
+                                fmt::format(
+                                    "truncated: the last {} bytes are not a whole 24-byte record", m_end - m_pos)))
                             return *error;
                     }
                     break;

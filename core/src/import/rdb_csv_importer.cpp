@@ -72,7 +72,8 @@ protected:
                 return LineError { "wrong field count", "expected at least 6 fields as in the header" };
         } else if (m_fields.size() < m_columns) {
             // redis-rdb-tools does not quote keys: a key with commas gives extra fields, fewer is malformed.
-            return LineError { "wrong field count", "expected " + std::to_string(m_columns) + " fields as in the header" };
+            return LineError { "wrong field count",
+                "expected " + std::to_string(m_columns) + " fields as in the header" };
         }
         // redis-rdb-tools: keys may contain commas; the fields after the key are counted from the right.
         const std::size_t extra = m_hdt ? 0 : m_fields.size() - m_columns;
@@ -91,7 +92,8 @@ protected:
             std::uint64_t size = 0;
             if (auto e = parseField(m_fields[3], "size", size))
                 return e;
-            valueBytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(size > key.size() ? size - key.size() : 0, UINT32_MAX));
+            valueBytes = static_cast<std::uint32_t>(
+                std::min<std::uint64_t>(size > key.size() ? size - key.size() : 0, UINT32_MAX));
             if (m_fields.size() > 7)
                 expiry = m_fields[7];
         } else {
@@ -130,8 +132,9 @@ private:
         // element_count (6th) for HDT3213/rdb.
         constexpr std::size_t kMinColumns = 6;
         if (m_columns < kMinColumns)
-            return LineError { "bad header", "the header has " + std::to_string(m_columns)
-                    + " columns; a memory CSV has at least " + std::to_string(kMinColumns) };
+            return LineError { "bad header",
+                "the header has " + std::to_string(m_columns) + " columns; a memory CSV has at least "
+                    + std::to_string(kMinColumns) };
         m_haveHeader = true;
         return std::nullopt;
     }
@@ -145,7 +148,8 @@ private:
 } // namespace
 
 bool detectRdbCsv(std::string_view firstLine) {
-    return firstLine.rfind("database,type,key,size_in_bytes", 0) == 0 || firstLine.rfind("database,key,type,size", 0) == 0;
+    return firstLine.rfind("database,type,key,size_in_bytes", 0) == 0
+        || firstLine.rfind("database,key,type,size", 0) == 0;
 }
 
 std::unique_ptr<Importer> makeRdbCsvImporter(std::unique_ptr<InputStream> input, const ImportOptions& options) {

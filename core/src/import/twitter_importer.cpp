@@ -22,9 +22,8 @@ struct OpName {
 // The 11 memcached operations of the README. cas stores like set; gets reads like get.
 constexpr std::array kTwitterOps { OpName { "get", Op::Get, true }, OpName { "gets", Op::Get, true },
     OpName { "set", Op::Set, false }, OpName { "add", Op::Add, false }, OpName { "replace", Op::Replace, false },
-    OpName { "cas", Op::Set, false }, OpName { "append", Op::Append, false },
-    OpName { "prepend", Op::Prepend, false }, OpName { "delete", Op::Delete, false },
-    OpName { "incr", Op::Incr, false }, OpName { "decr", Op::Decr, false } };
+    OpName { "cas", Op::Set, false }, OpName { "append", Op::Append, false }, OpName { "prepend", Op::Prepend, false },
+    OpName { "delete", Op::Delete, false }, OpName { "incr", Op::Incr, false }, OpName { "decr", Op::Decr, false } };
 
 const OpName* findOp(std::string_view name) {
     // The common names first, compared whole; the rest by a scan.
@@ -66,8 +65,9 @@ protected:
     std::optional<LineError> parseLine(std::string_view line) override {
         std::array<std::string_view, 7> f;
         if (!splitTwitter(line, f))
-            return LineError { "wrong field count", "expected 7 comma-separated fields (timestamp,key,key_size,"
-                                                    "value_size,client,op,ttl)" };
+            return LineError { "wrong field count",
+                "expected 7 comma-separated fields (timestamp,key,key_size,"
+                "value_size,client,op,ttl)" };
         std::uint64_t seconds = 0, keyBytes = 0, valueBytes = 0, ttl = 0, client = 0;
         if (!(parseDigits(f[0], seconds) && parseDigits(f[2], keyBytes) && keyBytes <= UINT32_MAX
                 && parseDigits(f[3], valueBytes) && valueBytes <= UINT32_MAX && parseDigits(f[4], client)

@@ -72,7 +72,8 @@ void putLe(std::string& out, std::uint64_t v, int bytes) {
 
 Status exportTrace(TraceReader& trace, std::string_view format, const std::string& path) {
     if (format != "twitter" && format != "cachelib" && format != "oracle")
-        return usageError(fmt::format("cannot export to '{}' (formats: twitter, cachelib, oracle)", format), "--format");
+        return usageError(
+            fmt::format("cannot export to '{}' (formats: twitter, cachelib, oracle)", format), "--format");
     const std::string partial = path + ".partial";
     std::FILE* f = std::fopen(partial.c_str(), "wb");
     if (!f)

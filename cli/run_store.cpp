@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: MIT
+#include "run_store.h"
+
+#include <cstdlib>
+
+namespace layoutlab::cli {
+
+void DbOptions::addTo(CLI::App& command, bool allowDisable) {
+    command.add_option("--db", path, "Results database (default: $LAYOUTLAB_DB, else layoutlab.db here)");
+    if (allowDisable)
+        command.add_flag("--no-db", disabled, "Do not store this run in the results database");
+}
+
+std::string DbOptions::resolvedPath() const {
+    if (!path.empty())
+        return path;
+    if (const char* env = std::getenv("LAYOUTLAB_DB"); env && *env)
+        return env;
+    return "layoutlab.db";
+}
+
+Expected<std::unique_ptr<ResultsDb>> DbOptions::open() const {
+    if (disabled)
+        return std::unique_ptr<ResultsDb>();
+    return ResultsDb::open(resolvedPath());
+}
+
+Expected<std::int64_t> recordTrace(ResultsDb& db, const std::string& path, const std::string& format,
+    const std::string& statsJson, std::uint64_t requests, std::uint64_t distinctKeys) {
+    TraceRecord t;
+    t.source = path;
+    t.format = format;
+    auto hash = hashFile(path, &t.sizeBytes);
+    if (!hash)
+        return hash.error();
+    t.contentHash = *hash;
+    t.statsJson = statsJson;
+    t.requests = requests;
+    t.distinctKeys = distinctKeys;
+    return db.upsertTrace(t);
+}
+
+} // namespace layoutlab::cli

@@ -1,0 +1,538 @@
+// SPDX-License-Identifier: MIT
+#include "layoutlab/store/results_db.h"
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <sqlite3.h>
+
+#include "layoutlab/report/reporter.h"
+
+namespace layoutlab {
+
+namespace {
+
+constexpr int kBusyTimeoutMs = 30000;
+
+// Schema migrations, in order: migration i brings the schema from version i to i + 1.
+const char* const kMigrations[] = {
+    // 0 -> 1
+    R"SQL(
+CREATE TABLE traces (
+  id            INTEGER PRIMARY KEY,
+  source        TEXT NOT NULL,
+  format        TEXT NOT NULL,
+  content_hash  TEXT NOT NULL,
+  size_bytes    INTEGER NOT NULL,
+  requests      INTEGER NOT NULL DEFAULT 0,
+  distinct_keys INTEGER NOT NULL DEFAULT 0,
+  stats_json    TEXT NOT NULL DEFAULT '{}',
+  first_seen_at TEXT NOT NULL,
+  UNIQUE (content_hash, format)
+);
+CREATE TABLE runs (
+  id              INTEGER PRIMARY KEY,
+  kind            TEXT NOT NULL,
+  trace_id        INTEGER REFERENCES traces(id),
+  layout          TEXT NOT NULL,
+  allocator       TEXT NOT NULL,
+  parameters_json TEXT NOT NULL,
+  tool_version    TEXT NOT NULL,
+  status          TEXT NOT NULL CHECK (status IN ('running', 'complete', 'failed')),
+  error           TEXT,
+  replay_json     TEXT NOT NULL DEFAULT '{}',
+  started_at      TEXT NOT NULL,
+  finished_at     TEXT
+);
+CREATE INDEX runs_by_trace ON runs(trace_id);
+CREATE TABLE points (
+  run_id                       INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  point_index                  INTEGER NOT NULL,
+  threshold                    INTEGER,
+  keys                         INTEGER NOT NULL,
+  unstorable_keys              INTEGER NOT NULL,
+  payload_bytes                INTEGER NOT NULL,
+  requested_bytes              INTEGER NOT NULL,
+  usable_bytes                 INTEGER NOT NULL,
+  internal_fragmentation_bytes INTEGER NOT NULL,
+  index_bytes                  INTEGER NOT NULL,
+  allocations                  INTEGER NOT NULL,
+  pointer_bytes                INTEGER NOT NULL,
+  embedded_keys                INTEGER NOT NULL,
+  usable_bytes_per_key         REAL NOT NULL,
+  overhead_bytes_per_key       REAL NOT NULL,
+  allocations_per_key          REAL NOT NULL,
+  pointer_bytes_per_key        REAL NOT NULL,
+  embedded_fraction            REAL NOT NULL,
+  lines_touched_per_get        REAL NOT NULL,
+  dependent_loads_per_get      REAL NOT NULL,
+  PRIMARY KEY (run_id, point_index)
+);
+CREATE TABLE size_classes (
+  run_id           INTEGER NOT NULL,
+  point_index      INTEGER NOT NULL,
+  class_bytes      INTEGER NOT NULL,
+  allocations      INTEGER NOT NULL,
+  requested_bytes  INTEGER NOT NULL,
+  usable_bytes     INTEGER NOT NULL,
+  regions_per_slab INTEGER NOT NULL,
+  slabs            INTEGER NOT NULL,
+  PRIMARY KEY (run_id, point_index, class_bytes),
+  FOREIGN KEY (run_id, point_index) REFERENCES points(run_id, point_index) ON DELETE CASCADE
+);
+CREATE TABLE measurements (
+  id             INTEGER PRIMARY KEY,
+  run_id         INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  engine         TEXT NOT NULL,
+  engine_version TEXT,
+  metric         TEXT NOT NULL,
+  value          REAL,
+  unit           TEXT,
+  details_json   TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX measurements_by_run ON measurements(run_id);
+)SQL",
+};
+constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
+static_assert(kMigrationCount == kResultsSchemaVersion, "one migration per schema version");
+
+// A prepared statement that finalises itself.
+class Statement {
+public:
+    Statement(sqlite3* db, const char* sql) { m_rc = sqlite3_prepare_v2(db, sql, -1, &m_stmt, nullptr); }
+    ~Statement() { sqlite3_finalize(m_stmt); }
+    Statement(const Statement&) = delete;
+    Statement& operator=(const Statement&) = delete;
+    bool ok() const { return m_rc == SQLITE_OK; }
+    Statement& bind(int i, std::int64_t v) {
+        sqlite3_bind_int64(m_stmt, i, v);
+        return *this;
+    }
+    Statement& bind(int i, double v) {
+        sqlite3_bind_double(m_stmt, i, v);
+        return *this;
+    }
+    Statement& bind(int i, const std::string& v) {
+        sqlite3_bind_text(m_stmt, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+        return *this;
+    }
+    Statement& bindNull(int i) {
+        sqlite3_bind_null(m_stmt, i);
+        return *this;
+    }
+    int step() { return sqlite3_step(m_stmt); }
+    void reset() {
+        sqlite3_reset(m_stmt);
+        sqlite3_clear_bindings(m_stmt);
+    }
+    std::int64_t integer(int col) const { return sqlite3_column_int64(m_stmt, col); }
+    double real(int col) const { return sqlite3_column_double(m_stmt, col); }
+    bool isNull(int col) const { return sqlite3_column_type(m_stmt, col) == SQLITE_NULL; }
+    std::string text(int col) const {
+        const auto* p = sqlite3_column_text(m_stmt, col);
+        return p
+            ? std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(m_stmt, col)))
+            : std::string();
+    }
+
+private:
+    sqlite3_stmt* m_stmt = nullptr;
+    int m_rc = SQLITE_ERROR;
+};
+
+Error dbError(sqlite3* db, const std::string& path, const std::string& what) {
+    Error e = ioError(fmt::format("{}: {}", what, db ? sqlite3_errmsg(db) : "out of memory"), path);
+    return e;
+}
+
+std::int64_t toInt(std::uint64_t v) {
+    return static_cast<std::int64_t>(v);
+}
+
+} // namespace
+
+std::string utcNow() {
+    const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    std::tm tm {};
+    gmtime_r(&now, &tm);
+    char buffer[32];
+    std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buffer;
+}
+
+Expected<std::string> hashFile(const std::string& path, std::uint64_t* sizeBytes) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f)
+        return ioError(fmt::format("cannot open: {}", std::strerror(errno)), path);
+    std::vector<unsigned char> buffer(1 << 20);
+    std::uint64_t h = 0x6a09e667f3bcc908ULL;
+    std::uint64_t total = 0;
+    while (true) {
+        const std::size_t n = std::fread(buffer.data(), 1, buffer.size(), f);
+        if (n == 0)
+            break;
+        total += n;
+        // Word-wise multiply-xorshift over the block (the tail word zero-padded).
+        std::size_t i = 0;
+        for (; i + 8 <= n; i += 8) {
+            std::uint64_t w;
+            std::memcpy(&w, buffer.data() + i, 8);
+            h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+            h ^= h >> 29;
+        }
+        if (i < n) {
+            std::uint64_t w = 0;
+            std::memcpy(&w, buffer.data() + i, n - i);
+            h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+            h ^= h >> 29;
+        }
+    }
+    const bool failed = std::ferror(f) != 0;
+    std::fclose(f);
+    if (failed)
+        return ioError("read failed", path);
+    h ^= total * 0xbf58476d1ce4e5b9ULL;
+    h ^= h >> 31;
+    if (sizeBytes)
+        *sizeBytes = total;
+    return fmt::format("{:016x}", h);
+}
+
+Expected<std::unique_ptr<ResultsDb>> ResultsDb::open(const std::string& path) {
+    std::unique_ptr<ResultsDb> db(new ResultsDb());
+    db->m_path = path;
+    if (sqlite3_open_v2(
+            path.c_str(), &db->m_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr)
+        != SQLITE_OK)
+        return dbError(db->m_db, path, "cannot open the results database");
+    sqlite3_busy_timeout(db->m_db, kBusyTimeoutMs);
+    if (auto ok = db->exec("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;"); !ok)
+        return ok.error();
+    if (auto ok = db->migrate(); !ok)
+        return ok.error();
+    return db;
+}
+
+ResultsDb::~ResultsDb() {
+    if (m_db)
+        sqlite3_close(m_db);
+}
+
+Status ResultsDb::exec(const char* sql) {
+    char* message = nullptr;
+    if (sqlite3_exec(m_db, sql, nullptr, nullptr, &message) != SQLITE_OK) {
+        std::string text = message ? message : sqlite3_errmsg(m_db);
+        sqlite3_free(message);
+        if (text.find("not a database") != std::string::npos || text.find("malformed") != std::string::npos)
+            return dataError("not a layoutlab results database (or damaged): " + text, m_path);
+        return ioError(text, m_path);
+    }
+    return Ok {};
+}
+
+void ResultsDb::rollbackQuietly() {
+    // Already failing: the original error is the one to report, not a failed rollback.
+    (void)exec("ROLLBACK");
+}
+
+Status ResultsDb::migrate() {
+    // BEGIN IMMEDIATE: two processes creating the same file do not both migrate.
+    if (auto ok = exec("BEGIN IMMEDIATE"); !ok)
+        return ok;
+    auto rollback = [this](Error e) {
+        rollbackQuietly();
+        return e;
+    };
+    if (auto ok = exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"); !ok)
+        return rollback(ok.error());
+    {
+        Statement q(m_db, "SELECT version FROM schema_version");
+        m_version = q.step() == SQLITE_ROW ? static_cast<int>(q.integer(0)) : 0;
+    }
+    if (m_version > kResultsSchemaVersion)
+        return rollback(dataError(fmt::format("this database has schema version {}, newer than this layoutlab ({}); "
+                                              "use a newer layoutlab",
+                                      m_version, kResultsSchemaVersion),
+            m_path));
+    for (int v = m_version; v < kResultsSchemaVersion; ++v)
+        if (auto ok = exec(kMigrations[v]); !ok)
+            return rollback(ok.error());
+    if (m_version != kResultsSchemaVersion) {
+        if (auto ok = exec("DELETE FROM schema_version"); !ok)
+            return rollback(ok.error());
+        Statement s(m_db, "INSERT INTO schema_version (version) VALUES (?)");
+        s.bind(1, std::int64_t { kResultsSchemaVersion });
+        if (s.step() != SQLITE_DONE)
+            return rollback(dbError(m_db, m_path, "cannot record the schema version"));
+        m_version = kResultsSchemaVersion;
+    }
+    return exec("COMMIT");
+}
+
+Expected<std::int64_t> ResultsDb::upsertTrace(const TraceRecord& t) {
+    // One write transaction, and INSERT ... ON CONFLICT DO NOTHING: two processes recording the same
+    // trace at once both end up with the one row.
+    if (auto ok = exec("BEGIN IMMEDIATE"); !ok)
+        return ok.error();
+    auto fail = [this](const char* what) {
+        Error e = dbError(m_db, m_path, what);
+        rollbackQuietly();
+        return e;
+    };
+    {
+        Statement insert(m_db,
+            "INSERT INTO traces (source, format, content_hash, size_bytes, requests, distinct_keys, "
+            "stats_json, first_seen_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (content_hash, format) DO NOTHING");
+        insert.bind(1, t.source).bind(2, t.format).bind(3, t.contentHash).bind(4, toInt(t.sizeBytes));
+        insert.bind(5, toInt(t.requests)).bind(6, toInt(t.distinctKeys));
+        insert.bind(7, t.statsJson.empty() ? std::string("{}") : t.statsJson).bind(8, utcNow());
+        if (insert.step() != SQLITE_DONE)
+            return fail("cannot record the trace");
+    }
+    std::int64_t id = 0;
+    {
+        Statement find(m_db, "SELECT id FROM traces WHERE content_hash = ? AND format = ?");
+        find.bind(1, t.contentHash).bind(2, t.format);
+        if (find.step() != SQLITE_ROW)
+            return fail("cannot find the recorded trace");
+        id = find.integer(0);
+    }
+    if (t.statsJson.size() > 2) {
+        Statement update(
+            m_db, "UPDATE traces SET stats_json = ?, requests = ?, distinct_keys = ?, source = ? WHERE id = ?");
+        update.bind(1, t.statsJson)
+            .bind(2, toInt(t.requests))
+            .bind(3, toInt(t.distinctKeys))
+            .bind(4, t.source)
+            .bind(5, id);
+        if (update.step() != SQLITE_DONE)
+            return fail("cannot update the trace");
+    }
+    if (auto ok = exec("COMMIT"); !ok)
+        return ok.error();
+    return id;
+}
+
+Expected<std::int64_t> ResultsDb::beginRun(const RunRecord& r) {
+    Statement s(m_db,
+        "INSERT INTO runs (kind, trace_id, layout, allocator, parameters_json, tool_version, status, "
+        "started_at) VALUES (?, ?, ?, ?, ?, ?, 'running', ?)");
+    s.bind(1, r.kind);
+    if (r.traceId)
+        s.bind(2, r.traceId);
+    else
+        s.bindNull(2);
+    s.bind(3, r.layout).bind(4, r.allocator).bind(5, r.parametersJson).bind(6, r.toolVersion).bind(7, utcNow());
+    if (s.step() != SQLITE_DONE)
+        return dbError(m_db, m_path, "cannot record the run");
+    return static_cast<std::int64_t>(sqlite3_last_insert_rowid(m_db));
+}
+
+Status ResultsDb::completeRun(std::int64_t runId, const SimulationResult& result) {
+    if (auto ok = exec("BEGIN IMMEDIATE"); !ok)
+        return ok;
+    auto fail = [this](const char* what) {
+        Error e = dbError(m_db, m_path, what);
+        rollbackQuietly();
+        return e;
+    };
+    {
+        Statement point(m_db, "INSERT INTO points VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        Statement cls(m_db, "INSERT INTO size_classes VALUES (?,?,?,?,?,?,?,?)");
+        if (!point.ok() || !cls.ok())
+            return fail("cannot prepare the result statements");
+        for (std::size_t i = 0; i < result.points.size(); ++i) {
+            const auto& p = result.points[i];
+            point.reset();
+            point.bind(1, runId).bind(2, static_cast<std::int64_t>(i));
+            if (result.thresholdName.empty())
+                point.bindNull(3);
+            else
+                point.bind(3, std::int64_t { p.threshold });
+            point.bind(4, toInt(p.keys)).bind(5, toInt(p.unstorableKeys)).bind(6, toInt(p.payloadBytes));
+            point.bind(7, toInt(p.requestedBytes))
+                .bind(8, toInt(p.usableBytes))
+                .bind(9, toInt(p.internalFragmentationBytes));
+            point.bind(10, toInt(p.indexBytes)).bind(11, toInt(p.allocations)).bind(12, toInt(p.pointerBytes));
+            point.bind(13, toInt(p.embeddedKeys)).bind(14, p.usableBytesPerKey).bind(15, p.overheadBytesPerKey);
+            point.bind(16, p.allocationsPerKey).bind(17, p.pointerBytesPerKey).bind(18, p.embeddedFraction);
+            point.bind(19, p.linesTouchedPerGet).bind(20, p.dependentLoadsPerGet);
+            if (point.step() != SQLITE_DONE)
+                return fail("cannot store a point");
+            for (const auto& c : p.sizeClasses) {
+                cls.reset();
+                cls.bind(1, runId).bind(2, static_cast<std::int64_t>(i)).bind(3, toInt(c.classBytes));
+                cls.bind(4, toInt(c.allocations)).bind(5, toInt(c.requestedBytes)).bind(6, toInt(c.usableBytes));
+                cls.bind(7, toInt(c.regionsPerSlab)).bind(8, toInt(c.slabs));
+                if (cls.step() != SQLITE_DONE)
+                    return fail("cannot store a size class");
+            }
+        }
+        const auto summary = toJson(result);
+        const nlohmann::json replay { { "replay", summary["replay"] }, { "index", summary["index"] },
+            { "get_weights", summary["get_weights"] } };
+        Statement done(m_db,
+            "UPDATE runs SET status = 'complete', finished_at = ?, replay_json = ? WHERE id = ? AND "
+            "status = 'running'");
+        done.bind(1, utcNow()).bind(2, replay.dump()).bind(3, runId);
+        if (done.step() != SQLITE_DONE || sqlite3_changes(m_db) != 1)
+            return fail("cannot mark the run complete");
+        // A trace first seen by a run has no counts yet: take them from the replay.
+        Statement counts(m_db,
+            "UPDATE traces SET requests = ?, distinct_keys = ? WHERE id = (SELECT trace_id FROM "
+            "runs WHERE id = ?) AND requests = 0");
+        counts.bind(1, toInt(result.trace.requests)).bind(2, toInt(result.trace.distinctKeys)).bind(3, runId);
+        if (counts.step() != SQLITE_DONE)
+            return fail("cannot update the trace's counts");
+    }
+    return exec("COMMIT");
+}
+
+Status ResultsDb::failRun(std::int64_t runId, const std::string& error) {
+    Statement s(m_db, "UPDATE runs SET status = 'failed', error = ?, finished_at = ? WHERE id = ?");
+    s.bind(1, error).bind(2, utcNow()).bind(3, runId);
+    if (s.step() != SQLITE_DONE)
+        return dbError(m_db, m_path, "cannot mark the run failed");
+    return Ok {};
+}
+
+namespace {
+constexpr const char* kRunColumns
+    = "SELECT r.id, r.kind, COALESCE(r.trace_id, 0), COALESCE(t.source, ''), r.layout, r.allocator, "
+      "r.parameters_json, r.tool_version, r.status, COALESCE(r.error, ''), r.started_at, "
+      "COALESCE(r.finished_at, ''), (SELECT COUNT(*) FROM points p WHERE p.run_id = r.id), r.replay_json "
+      "FROM runs r LEFT JOIN traces t ON t.id = r.trace_id";
+
+RunRecord runFrom(const Statement& s) {
+    RunRecord r;
+    r.id = s.integer(0);
+    r.kind = s.text(1);
+    r.traceId = s.integer(2);
+    r.traceSource = s.text(3);
+    r.layout = s.text(4);
+    r.allocator = s.text(5);
+    r.parametersJson = s.text(6);
+    r.toolVersion = s.text(7);
+    r.status = s.text(8);
+    r.error = s.text(9);
+    r.startedAt = s.text(10);
+    r.finishedAt = s.text(11);
+    r.points = static_cast<std::uint64_t>(s.integer(12));
+    r.replayJson = s.text(13);
+    return r;
+}
+} // namespace
+
+Expected<std::vector<RunRecord>> ResultsDb::listRuns() {
+    Statement s(m_db, (std::string(kRunColumns) + " ORDER BY r.id").c_str());
+    if (!s.ok())
+        return dbError(m_db, m_path, "cannot list runs");
+    std::vector<RunRecord> out;
+    while (s.step() == SQLITE_ROW)
+        out.push_back(runFrom(s));
+    return out;
+}
+
+Expected<RunRecord> ResultsDb::run(std::int64_t runId) {
+    Statement s(m_db, (std::string(kRunColumns) + " WHERE r.id = ?").c_str());
+    s.bind(1, runId);
+    if (s.step() != SQLITE_ROW)
+        return usageError(fmt::format("no run {} in {}", runId, m_path), "run");
+    return runFrom(s);
+}
+
+Expected<std::vector<TraceRecord>> ResultsDb::listTraces() {
+    Statement s(m_db,
+        "SELECT id, source, format, content_hash, size_bytes, requests, distinct_keys, stats_json FROM "
+        "traces ORDER BY id");
+    std::vector<TraceRecord> out;
+    while (s.step() == SQLITE_ROW)
+        out.push_back({ s.integer(0), s.text(1), s.text(2), s.text(3), static_cast<std::uint64_t>(s.integer(4)),
+            static_cast<std::uint64_t>(s.integer(5)), static_cast<std::uint64_t>(s.integer(6)), s.text(7) });
+    return out;
+}
+
+Expected<std::vector<ThresholdPoint>> ResultsDb::points(std::int64_t runId) {
+    Statement s(m_db, "SELECT * FROM points WHERE run_id = ? ORDER BY point_index");
+    Statement c(m_db,
+        "SELECT class_bytes, allocations, requested_bytes, usable_bytes, regions_per_slab, slabs FROM "
+        "size_classes WHERE run_id = ? AND point_index = ? ORDER BY class_bytes");
+    s.bind(1, runId);
+    std::vector<ThresholdPoint> out;
+    while (s.step() == SQLITE_ROW) {
+        ThresholdPoint p;
+        p.threshold = s.isNull(2) ? 0 : static_cast<std::uint32_t>(s.integer(2));
+        auto u = [&s](int col) { return static_cast<std::uint64_t>(s.integer(col)); };
+        p.keys = u(3);
+        p.unstorableKeys = u(4);
+        p.payloadBytes = u(5);
+        p.requestedBytes = u(6);
+        p.usableBytes = u(7);
+        p.internalFragmentationBytes = u(8);
+        p.indexBytes = u(9);
+        p.allocations = u(10);
+        p.pointerBytes = u(11);
+        p.embeddedKeys = u(12);
+        p.usableBytesPerKey = s.real(13);
+        p.overheadBytesPerKey = s.real(14);
+        p.allocationsPerKey = s.real(15);
+        p.pointerBytesPerKey = s.real(16);
+        p.embeddedFraction = s.real(17);
+        p.linesTouchedPerGet = s.real(18);
+        p.dependentLoadsPerGet = s.real(19);
+        c.reset();
+        c.bind(1, runId).bind(2, s.integer(1));
+        while (c.step() == SQLITE_ROW)
+            p.sizeClasses.push_back(
+                { static_cast<std::uint64_t>(c.integer(0)), static_cast<std::uint64_t>(c.integer(1)),
+                    static_cast<std::uint64_t>(c.integer(2)), static_cast<std::uint64_t>(c.integer(3)),
+                    static_cast<std::uint64_t>(c.integer(4)), static_cast<std::uint64_t>(c.integer(5)) });
+        out.push_back(std::move(p));
+    }
+    return out;
+}
+
+Expected<std::uint64_t> ResultsDb::deleteRuns(const std::vector<std::int64_t>& runIds) {
+    if (auto ok = exec("BEGIN IMMEDIATE"); !ok)
+        return ok.error();
+    std::uint64_t deleted = 0;
+    Statement s(m_db, "DELETE FROM runs WHERE id = ?");
+    for (const auto id : runIds) {
+        s.reset();
+        s.bind(1, id);
+        if (s.step() != SQLITE_DONE) {
+            Error e = dbError(m_db, m_path, "cannot delete a run");
+            rollbackQuietly();
+            return e;
+        }
+        deleted += static_cast<std::uint64_t>(sqlite3_changes(m_db));
+    }
+    if (auto ok = exec("COMMIT"); !ok)
+        return ok.error();
+    return deleted;
+}
+
+Expected<std::uint64_t> ResultsDb::deleteIncompleteRuns() {
+    if (auto ok = exec("DELETE FROM runs WHERE status <> 'complete'"); !ok)
+        return ok.error();
+    return static_cast<std::uint64_t>(sqlite3_changes(m_db));
+}
+
+Status ResultsDb::vacuum() {
+    return exec("VACUUM");
+}
+
+Expected<std::string> ResultsDb::integrityCheck() {
+    Statement s(m_db, "PRAGMA integrity_check");
+    std::string out;
+    while (s.step() == SQLITE_ROW)
+        out += (out.empty() ? "" : "\n") + s.text(0);
+    return out;
+}
+
+} // namespace layoutlab

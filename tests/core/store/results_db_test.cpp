@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: MIT
+#include "layoutlab/alloc/allocator_registry.h"
+#include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/sim/simulation.h"
+#include "layoutlab/store/results_db.h"
+#include "layoutlab/trace/generator.h"
+
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+using namespace layoutlab;
+
+namespace {
+
+class ResultsDbTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        m_dir = std::filesystem::temp_directory_path()
+            / (std::string("layoutlab-db-") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        std::filesystem::remove_all(m_dir);
+        std::filesystem::create_directories(m_dir);
+    }
+    void TearDown() override { std::filesystem::remove_all(m_dir); }
+    std::string path(const std::string& name = "results.db") const { return (m_dir / name).string(); }
+
+    static SimulationResult sweep() {
+        auto cfg = makeGeneratorConfig(
+            2000, 6000, "uniform:8:40", "lognormal:4:1:1:3000", 0.2, 0.05, 0.7, 0.05, "zipf:0.9", 3);
+        SyntheticTrace trace(*cfg);
+        auto models = parseLayoutAndAllocator("valkey-9.1", "");
+        auto result = simulate({ models->layout, models->allocator, { 32, 64, 128, 256 } }, trace);
+        return *result;
+    }
+
+    std::filesystem::path m_dir;
+};
+
+TEST_F(ResultsDbTest, CreatesTheCurrentSchema) {
+    auto db = ResultsDb::open(path());
+    ASSERT_TRUE(db) << db.error().describe();
+    EXPECT_EQ((*db)->schemaVersion(), kResultsSchemaVersion);
+    auto check = (*db)->integrityCheck();
+    ASSERT_TRUE(check);
+    EXPECT_EQ(*check, "ok");
+}
+
+TEST_F(ResultsDbTest, StoredRunsReadBackExactly) {
+    const auto result = sweep();
+    std::int64_t runId = 0;
+    {
+        auto db = ResultsDb::open(path());
+        ASSERT_TRUE(db);
+        TraceRecord t;
+        t.source = "mixed.lltrace";
+        t.format = "layoutlab";
+        t.contentHash = "0123456789abcdef";
+        auto traceId = (*db)->upsertTrace(t);
+        ASSERT_TRUE(traceId);
+        EXPECT_EQ(*(*db)->upsertTrace(t), *traceId); // same content and format: same trace
+        RunRecord r;
+        r.kind = "sweep";
+        r.traceId = *traceId;
+        r.layout = result.layoutSpec;
+        r.allocator = result.allocatorSpec;
+        r.parametersJson = R"({"thresholds":[32,64,128,256]})";
+        r.toolVersion = "test";
+        auto id = (*db)->beginRun(r);
+        ASSERT_TRUE(id);
+        runId = *id;
+        EXPECT_EQ((*db)->run(runId)->status, "running");
+        ASSERT_TRUE((*db)->completeRun(runId, result));
+    }
+    auto db = ResultsDb::open(path()); // reopened: everything persisted
+    ASSERT_TRUE(db);
+    auto run = (*db)->run(runId);
+    ASSERT_TRUE(run);
+    EXPECT_EQ(run->status, "complete");
+    EXPECT_EQ(run->points, 4u);
+    EXPECT_FALSE(run->finishedAt.empty());
+    auto points = (*db)->points(runId);
+    ASSERT_TRUE(points);
+    ASSERT_EQ(points->size(), result.points.size());
+    for (std::size_t i = 0; i < points->size(); ++i) {
+        const auto& a = (*points)[i];
+        const auto& b = result.points[i];
+        EXPECT_EQ(a.threshold, b.threshold);
+        EXPECT_EQ(a.usableBytes, b.usableBytes);
+        EXPECT_EQ(a.requestedBytes, b.requestedBytes);
+        EXPECT_EQ(a.embeddedKeys, b.embeddedKeys);
+        EXPECT_DOUBLE_EQ(a.linesTouchedPerGet, b.linesTouchedPerGet);
+        EXPECT_EQ(a.sizeClasses, b.sizeClasses);
+    }
+    auto traces = (*db)->listTraces();
+    ASSERT_EQ(traces->size(), 1u);
+    EXPECT_EQ(traces->front().requests, result.trace.requests); // filled in from the run
+}
+
+TEST_F(ResultsDbTest, FailedAndInterruptedRunsAreNeverComplete) {
+    auto db = ResultsDb::open(path());
+    RunRecord r;
+    r.kind = "sim";
+    r.layout = "valkey";
+    r.allocator = "jemalloc";
+    r.parametersJson = "{}";
+    r.toolVersion = "test";
+    const auto interrupted = *(*db)->beginRun(r);
+    const auto failed = *(*db)->beginRun(r);
+    ASSERT_TRUE((*db)->failRun(failed, "cancelled"));
+    EXPECT_EQ((*db)->run(interrupted)->status, "running");
+    EXPECT_EQ((*db)->run(failed)->status, "failed");
+    EXPECT_EQ((*db)->run(failed)->error, "cancelled");
+    // completeRun only completes a running run once.
+    const auto done = *(*db)->beginRun(r);
+    ASSERT_TRUE((*db)->completeRun(done, sweep()));
+    EXPECT_FALSE((*db)->completeRun(done, sweep()));
+    EXPECT_EQ(*(*db)->deleteIncompleteRuns(), 2u);
+    EXPECT_EQ((*db)->listRuns()->size(), 1u);
+    EXPECT_EQ(*(*db)->deleteRuns({ done }), 1u);
+    EXPECT_TRUE((*db)->points(done)->empty()); // cascaded
+    EXPECT_TRUE((*db)->vacuum());
+}
+
+TEST_F(ResultsDbTest, RefusesNewerSchemasAndOtherFiles) {
+    {
+        auto db = ResultsDb::open(path());
+        ASSERT_TRUE(db);
+    }
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(path().c_str(), &raw), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(raw, "UPDATE schema_version SET version = 99", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(raw);
+    auto newer = ResultsDb::open(path());
+    ASSERT_FALSE(newer);
+    EXPECT_NE(newer.error().describe().find("newer"), std::string::npos) << newer.error().describe();
+
+    std::ofstream(path("text.db")) << std::string(5000, 'x');
+    auto text = ResultsDb::open(path("text.db"));
+    ASSERT_FALSE(text);
+    EXPECT_NE(text.error().describe().find("text.db"), std::string::npos) << text.error().describe();
+}
+
+TEST_F(ResultsDbTest, FileHashFollowsContent) {
+    std::ofstream(path("a")) << "same";
+    std::ofstream(path("b")) << "same";
+    std::ofstream(path("c")) << "other";
+    std::uint64_t size = 0;
+    EXPECT_EQ(*hashFile(path("a"), &size), *hashFile(path("b")));
+    EXPECT_EQ(size, 4u);
+    EXPECT_NE(*hashFile(path("a")), *hashFile(path("c")));
+    EXPECT_FALSE(hashFile(path("missing")));
+}
+
+} // namespace
