@@ -39,18 +39,22 @@ const OpName* findOp(std::string_view name) {
 
 // Splits "ts,key...,ks,vs,cid,op,ttl" into its 7 fields; false if there are fewer than 7.
 bool splitTwitter(std::string_view line, std::array<std::string_view, 7>& f) {
-    const auto firstComma = line.find(',');
-    if (firstComma == std::string_view::npos)
+    const auto* comma0 = static_cast<const char*>(std::memchr(line.data(), ',', line.size()));
+    if (!comma0)
         return false;
+    const auto firstComma = static_cast<std::size_t>(comma0 - line.data());
     f[0] = line.substr(0, firstComma);
     const char* const begin = line.data() + firstComma + 1;
     const char* end = line.data() + line.size();
+    // The last five fields are short numbers and an op name: a plain backward scan beats memrchr calls.
     for (int i = 6; i >= 2; --i) {
-        const auto* comma = static_cast<const char*>(::memrchr(begin, ',', static_cast<std::size_t>(end - begin)));
-        if (!comma)
+        const char* comma = end;
+        while (comma > begin && comma[-1] != ',')
+            --comma;
+        if (comma == begin)
             return false;
-        f[static_cast<std::size_t>(i)] = std::string_view(comma + 1, static_cast<std::size_t>(end - comma - 1));
-        end = comma;
+        f[static_cast<std::size_t>(i)] = std::string_view(comma, static_cast<std::size_t>(end - comma));
+        end = comma - 1;
     }
     f[1] = std::string_view(begin, static_cast<std::size_t>(end - begin));
     return true;
