@@ -27,31 +27,6 @@ struct GenOptions {
     std::uint64_t seed = 1;
 };
 
-// Counts requests as they go to the writer, for the progress bar.
-class CountingReader final : public TraceReader {
-public:
-    CountingReader(TraceReader& inner, ProgressSink& sink)
-        : m_inner(inner)
-        , m_sink(sink) { }
-    Expected<std::size_t> read(std::span<Request> out) override {
-        auto n = m_inner.read(out);
-        if (n) {
-            m_done += *n;
-            if ((m_done & 0xfffff) < *n)
-                m_sink.progress(static_cast<double>(m_done) / static_cast<double>(totalRequests()), m_done);
-        }
-        return n;
-    }
-    std::uint64_t totalRequests() const override { return m_inner.totalRequests(); }
-    std::uint64_t keyIdLimit() const override { return m_inner.keyIdLimit(); }
-    std::string name() const override { return m_inner.name(); }
-
-private:
-    TraceReader& m_inner;
-    ProgressSink& m_sink;
-    std::uint64_t m_done = 0;
-};
-
 int runGen(const GenOptions& o) {
     auto config = makeGeneratorConfig(o.keys, o.ops, o.keySize, o.valueSize, o.ttlFraction, o.intValues, o.getFraction,
         o.deleteFraction, o.popularity, o.seed);
@@ -63,7 +38,9 @@ int runGen(const GenOptions& o) {
         return reportError(usageError("--no-load without --ops would write an empty trace", "--no-load"));
     SyntheticTrace trace(*config);
     ProgressBar bar("gen");
-    CountingReader counting(trace, bar);
+    ProgressReader counting(trace, bar, [total = trace.totalRequests()](std::uint64_t done) {
+        return static_cast<double>(done) / static_cast<double>(total);
+    });
     if (auto ok = writeTrace(counting, o.output); !ok)
         return reportError(ok.error());
     fmt::print(stderr, "wrote {} requests over {} keys to {}\n", trace.totalRequests(), config->keys, o.output);

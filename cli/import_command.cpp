@@ -23,34 +23,6 @@ struct ImportCommandOptions {
     DbOptions db;
 };
 
-// Counts requests for the progress bar, by the importer's position in the source file when it has one.
-class ProgressReader final : public TraceReader {
-public:
-    ProgressReader(TraceReader& inner, const Importer* importer, ProgressSink& sink)
-        : m_inner(inner)
-        , m_importer(importer)
-        , m_sink(sink) { }
-    Expected<std::size_t> read(std::span<Request> out) override {
-        auto n = m_inner.read(out);
-        if (n && *n) {
-            m_done += *n;
-            if (++m_calls % 64 == 0)
-                m_sink.progress(m_importer ? m_importer->progress() : -1.0, m_done);
-        }
-        return n;
-    }
-    std::uint64_t totalRequests() const override { return m_inner.totalRequests(); }
-    std::uint64_t keyIdLimit() const override { return m_inner.keyIdLimit(); }
-    std::string name() const override { return m_inner.name(); }
-
-private:
-    TraceReader& m_inner;
-    const Importer* m_importer;
-    ProgressSink& m_sink;
-    std::uint64_t m_done = 0;
-    std::uint64_t m_calls = 0;
-};
-
 int runImport(const ImportCommandOptions& o) {
     if (o.output.empty() && !o.stats)
         return reportError(usageError("say where the trace goes (-o OUT) or ask for --stats", "-o"));
@@ -62,7 +34,7 @@ int runImport(const ImportCommandOptions& o) {
         return reportError(trace.error());
     const auto* importer = dynamic_cast<const Importer*>(trace->get());
     ProgressBar bar("import");
-    ProgressReader progress(**trace, importer, bar);
+    ProgressReader progress(**trace, bar, [importer](std::uint64_t) { return importer ? importer->progress() : -1.0; });
     StatsCollector stats(progress, importer);
     if (!o.output.empty()) {
         if (auto ok = writeTrace(stats, o.output); !ok)

@@ -4,6 +4,7 @@
 #include "layoutlab/sim/simulation.h"
 
 #include <chrono>
+#include <functional>
 
 namespace layoutlab::cli {
 
@@ -21,6 +22,35 @@ private:
     bool m_drawn = false;
     std::chrono::steady_clock::time_point m_start;
     std::chrono::steady_clock::time_point m_lastDraw;
+};
+
+// Passes a trace through, telling a ProgressSink how far it is (`fraction` returns [0, 1], or < 0 when
+// unknown) every 64 batches.
+class ProgressReader final : public TraceReader {
+public:
+    ProgressReader(TraceReader& inner, ProgressSink& sink, std::function<double(std::uint64_t done)> fraction)
+        : m_inner(inner)
+        , m_sink(sink)
+        , m_fraction(std::move(fraction)) { }
+    Expected<std::size_t> read(std::span<Request> out) override {
+        auto n = m_inner.read(out);
+        if (n && *n) {
+            m_done += *n;
+            if (++m_calls % 64 == 0)
+                m_sink.progress(m_fraction(m_done), m_done);
+        }
+        return n;
+    }
+    std::uint64_t totalRequests() const override { return m_inner.totalRequests(); }
+    std::uint64_t keyIdLimit() const override { return m_inner.keyIdLimit(); }
+    std::string name() const override { return m_inner.name(); }
+
+private:
+    TraceReader& m_inner;
+    ProgressSink& m_sink;
+    std::function<double(std::uint64_t)> m_fraction;
+    std::uint64_t m_done = 0;
+    std::uint64_t m_calls = 0;
 };
 
 } // namespace layoutlab::cli

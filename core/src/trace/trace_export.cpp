@@ -25,29 +25,9 @@ std::string keyName(std::uint32_t id, std::uint32_t keyBytes) {
     return name;
 }
 
-const char* twitterOp(Op op) {
-    switch (op) {
-    case Op::Get:
-        return "get";
-    case Op::Set:
-        return "set";
-    case Op::Add:
-        return "add";
-    case Op::Replace:
-        return "replace";
-    case Op::Append:
-        return "append";
-    case Op::Prepend:
-        return "prepend";
-    case Op::Incr:
-        return "incr";
-    case Op::Decr:
-        return "decr";
-    case Op::Delete:
-        return "delete";
-    default:
-        return nullptr;
-    }
+// The Twitter trace names its operations as layoutlab does; these three have no Twitter counterpart.
+bool twitterExpressible(Op op) {
+    return op != Op::Expire && op != Op::Persist && op != Op::Other;
 }
 
 const char* cachelibOp(Op op) {
@@ -99,11 +79,11 @@ Status exportTrace(TraceReader& trace, std::string_view format, const std::strin
             const bool write = r.op != Op::Get && r.op != Op::Delete;
             const std::uint32_t ttl = r.ttlSeconds == kKeepTtl ? 0 : r.ttlSeconds;
             if (format == "twitter") {
-                const char* op = twitterOp(r.op);
-                if (!op) {
+                if (!twitterExpressible(r.op)) {
                     ++unexportable;
                     continue;
                 }
+                const auto op = opName(r.op);
                 out += fmt::format("{},{},{},{},0,{},{}\n", seconds, keyName(r.keyId, r.keyBytes), r.keyBytes,
                     write ? r.valueBytes : 0, op, write ? ttl : 0);
             } else if (format == "cachelib") {
