@@ -60,6 +60,10 @@ Expected<SimulationResult> storedResult(ResultsDb& db, std::int64_t runId) {
         r.indexChildBuckets = index.value("child_buckets", 0.0);
         r.indexRehashing = index.value("rehashing", false);
         r.getWeightsFromTrace = replay.value("get_weights", std::string()) == "trace-gets";
+        if (replay.contains("cache")) {
+            r.cacheGeometry = replay["cache"].value("geometry", std::string());
+            r.cacheSampledGets = replay["cache"].value("sampled_gets", std::uint64_t { 0 });
+        }
     }
     return r;
 }

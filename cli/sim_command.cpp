@@ -28,13 +28,27 @@ struct SimOptions {
     std::string output;
     TraceSourceOptions source;
     DbOptions db;
+    bool cache = false;
+    std::string cacheGeometry;
 };
 
 int runSim(const SimOptions& o, bool sweep) {
     auto models = parseLayoutAndAllocator(o.layout, o.alloc);
     if (!models)
         return reportError(models.error());
-    SimulationConfig config { models->layout, models->allocator, {} };
+    SimulationConfig config;
+    config.layout = models->layout;
+    config.allocator = models->allocator;
+    if (o.cache || !o.cacheGeometry.empty()) {
+        if (o.cacheGeometry.empty()) {
+            config.cache = CacheGeometry::detect();
+        } else {
+            auto geometry = CacheGeometry::parse(o.cacheGeometry);
+            if (!geometry)
+                return reportError(geometry.error());
+            config.cache = *geometry;
+        }
+    }
     const auto param = models->layout->threshold();
     if (sweep || o.threshold) {
         if (!param)
@@ -106,6 +120,10 @@ CLI::App* addCommon(CLI::App& app, const char* name, const char* help, SimOption
     cmd->add_option("trace", o.trace, "Trace: a layoutlab trace, or any importable format (see `import`)")->required();
     o.source.addTo(*cmd);
     o.db.addTo(*cmd);
+    cmd->add_flag("--cache", o.cache,
+        "Run the cache model: L1/L2/LLC misses per GET for the trace's last GETs (geometry from sysfs)");
+    cmd->add_option("--cache-geometry", o.cacheGeometry,
+        "Cache levels for --cache, SIZE:WAYS from L1 outward, e.g. 32K:8,512K:8,32M:16 (implies --cache)");
     cmd->add_option("--layout", o.layout,
            "Layout and parameters, e.g. valkey-9.1, valkey:threshold=128,header=8, redis-7.0, memcached-1.6 "
            "(see `layoutlab layouts`)")

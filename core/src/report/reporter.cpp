@@ -37,6 +37,15 @@ double rounded(double v) {
     return std::round(v * 10000.0) / 10000.0;
 }
 
+// The cache-model metric names of a point: l1, l2 (with three levels), llc (the last level).
+std::vector<std::string> missNames(std::size_t levels) {
+    if (levels == 2)
+        return { "l1_misses_per_get", "llc_misses_per_get" };
+    if (levels == 3)
+        return { "l1_misses_per_get", "l2_misses_per_get", "llc_misses_per_get" };
+    return {};
+}
+
 std::string humanBytes(std::uint64_t bytes) {
     const char* units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
     double v = static_cast<double>(bytes);
@@ -96,6 +105,9 @@ nlohmann::json toJson(const SimulationResult& r) {
             else
                 point[m.name] = rounded(m.get(p));
         }
+        const auto names = missNames(p.missesPerGet.size());
+        for (std::size_t i = 0; i < names.size(); ++i)
+            point[names[i]] = rounded(p.missesPerGet[i]);
         auto& classes = point["size_classes"] = nlohmann::json::array();
         for (const auto& c : p.sizeClasses)
             classes.push_back({ { "class_bytes", c.classBytes }, { "allocations", c.allocations },
@@ -106,6 +118,8 @@ nlohmann::json toJson(const SimulationResult& r) {
     const auto verdict = sweepVerdict(r);
     if (verdict.best && r.points.size() > 1)
         j["best_threshold"] = verdict.best->threshold;
+    if (!r.cacheGeometry.empty())
+        j["cache"] = { { "geometry", r.cacheGeometry }, { "sampled_gets", r.cacheSampledGets } };
     return j;
 }
 
@@ -117,6 +131,9 @@ std::string renderCsv(const SimulationResult& r) {
     std::string out = "threshold";
     for (const auto& m : kMetrics)
         out += fmt::format(",{}", m.name);
+    const auto names = missNames(r.points.empty() ? 0 : r.points.front().missesPerGet.size());
+    for (const auto& name : names)
+        out += "," + name;
     out += "\n";
     for (const auto& p : r.points) {
         out += r.thresholdName.empty() ? std::string() : std::to_string(p.threshold);
@@ -126,6 +143,8 @@ std::string renderCsv(const SimulationResult& r) {
             else
                 out += fmt::format(",{}", rounded(m.get(p)));
         }
+        for (std::size_t i = 0; i < names.size() && i < p.missesPerGet.size(); ++i)
+            out += fmt::format(",{}", rounded(p.missesPerGet[i]));
         out += "\n";
     }
     return out;
@@ -140,13 +159,17 @@ std::string renderTable(const SimulationResult& r, bool withClasses) {
                        "misses{}\n",
         r.trace.requests, r.trace.liveKeys, r.trace.ttlKeys, r.trace.distinctShapes, r.trace.getHits, r.trace.getMisses,
         r.getWeightsFromTrace ? "" : " (no GETs: per-GET figures read every key once)");
+    if (!r.cacheGeometry.empty())
+        out += fmt::format("cache      {} (LRU, 64-byte lines), last {} GET hits replayed per threshold\n",
+            r.cacheGeometry, r.cacheSampledGets);
     out += fmt::format("index      {} buckets{}{}\n\n", r.indexBuckets,
         r.indexChildBuckets > 0 ? fmt::format(" + {:.0f} child buckets", r.indexChildBuckets) : std::string(),
         r.indexRehashing ? " (rehashing: both tables held)" : "");
     const std::string thresholdHeader = r.thresholdName.empty() ? "-" : r.thresholdName;
-    out += fmt::format("{:>12} {:>10} {:>10} {:>10} {:>10} {:>9} {:>8} {:>9} {:>9} {:>8} {:>9}\n", thresholdHeader,
+    const bool withCache = !r.points.empty() && !r.points.front().missesPerGet.empty();
+    out += fmt::format("{:>12} {:>10} {:>10} {:>10} {:>10} {:>9} {:>8} {:>9} {:>9} {:>8} {:>9}{}\n", thresholdHeader,
         "keys", "bytes/key", "overhd/key", "waste/key", "allocs/k", "ptr B/k", "embedded", "lines/GET", "deps/GET",
-        "total");
+        "total", withCache ? fmt::format(" {:>8} {:>8}", "L1 miss", "LLC miss") : std::string());
     for (const auto& p : r.points) {
         const double keys = p.keys ? static_cast<double>(p.keys) : 1.0;
         out += fmt::format("{:>12} {:>10} {:>10.2f} {:>10.2f} {:>10.2f} {:>9.3f} {:>8.2f} {:>8.1f}% {:>9.3f} {:>8.3f} "
@@ -155,6 +178,10 @@ std::string renderTable(const SimulationResult& r, bool withClasses) {
             p.overheadBytesPerKey, static_cast<double>(p.internalFragmentationBytes) / keys, p.allocationsPerKey,
             p.pointerBytesPerKey, 100.0 * p.embeddedFraction, p.linesTouchedPerGet, p.dependentLoadsPerGet,
             humanBytes(p.usableBytes));
+        if (withCache && !p.missesPerGet.empty()) {
+            out.pop_back(); // the newline
+            out += fmt::format(" {:>8.3f} {:>8.3f}\n", p.missesPerGet.front(), p.missesPerGet.back());
+        }
     }
     if (r.points.size() > 1) {
         const auto v = sweepVerdict(r);

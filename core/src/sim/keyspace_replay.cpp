@@ -10,11 +10,24 @@ constexpr std::uint64_t kMaxKeyIds = std::uint64_t { 1 } << 32;
 constexpr std::uint32_t kMaxIntegerChars = 20; // longest decimal long, sign included
 } // namespace
 
-KeyspaceReplay::KeyspaceReplay(IndexPolicy policy, std::uint64_t keyIdHint)
+KeyspaceReplay::KeyspaceReplay(IndexPolicy policy, std::uint64_t keyIdHint, std::uint32_t getSampleSize)
     : m_table(policy.kind)
     , m_expires(policy.kind)
-    , m_hasExpiresTable(policy.expiresTable) {
+    , m_hasExpiresTable(policy.expiresTable)
+    , m_getRingSize(getSampleSize) {
     m_keys.resize(static_cast<std::size_t>(std::min(keyIdHint, kMaxKeyIds)));
+    m_getRing.reserve(getSampleSize);
+}
+
+std::vector<std::uint32_t> KeyspaceReplay::getSample() const {
+    if (m_getRing.size() < m_getRingSize || m_getRingSize == 0)
+        return m_getRing;
+    std::vector<std::uint32_t> ordered;
+    ordered.reserve(m_getRing.size());
+    const std::size_t start = static_cast<std::size_t>(m_getRingNext % m_getRingSize);
+    ordered.insert(ordered.end(), m_getRing.begin() + static_cast<std::ptrdiff_t>(start), m_getRing.end());
+    ordered.insert(ordered.end(), m_getRing.begin(), m_getRing.begin() + static_cast<std::ptrdiff_t>(start));
+    return ordered;
 }
 
 void KeyspaceReplay::flushGets(KeyState& key) {
@@ -125,6 +138,13 @@ Status KeyspaceReplay::apply(std::span<const Request> batch, std::uint64_t first
                 ++m_summary.getHits;
                 if (++key.pendingGets == UINT32_MAX)
                     flushGets(key);
+                if (m_getRingSize != 0) {
+                    if (m_getRing.size() < m_getRingSize)
+                        m_getRing.push_back(r.keyId);
+                    else
+                        m_getRing[static_cast<std::size_t>(m_getRingNext % m_getRingSize)] = r.keyId;
+                    ++m_getRingNext;
+                }
             } else {
                 ++m_summary.getMisses;
             }

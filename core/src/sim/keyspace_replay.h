@@ -46,7 +46,8 @@ static_assert(sizeof(KeyState) == 16, "per-key state stays at 16 bytes");
 
 class KeyspaceReplay {
 public:
-    KeyspaceReplay(IndexPolicy policy, std::uint64_t keyIdHint);
+    // getSampleSize: how many of the most recent GET hits to remember (for the cache model; 0: none).
+    KeyspaceReplay(IndexPolicy policy, std::uint64_t keyIdHint, std::uint32_t getSampleSize = 0);
 
     // Applies one batch; fails on an impossible request (key id or size out of range).
     Status apply(std::span<const Request> batch, std::uint64_t firstRequestNumber);
@@ -58,6 +59,9 @@ public:
     const ShapeHistogram& keyspaceShapes() const { return m_keyspaceShapes; } // after finish()
     const IndexTableModel& keyspaceTable() const { return m_table; }
     const IndexTableModel* expiresTable() const { return m_hasExpiresTable ? &m_expires : nullptr; }
+    const std::vector<KeyState>& keys() const { return m_keys; }
+    // The remembered GET hits' key ids, oldest first.
+    std::vector<std::uint32_t> getSample() const;
 
 private:
     void write(KeyState& key, const Request& r, std::uint32_t valueBytes, ValueKind kind);
@@ -77,6 +81,9 @@ private:
     bool m_hasExpiresTable;
     ShapeHistogram m_getShapes;
     ShapeHistogram m_keyspaceShapes;
+    std::vector<std::uint32_t> m_getRing;
+    std::uint32_t m_getRingSize = 0;
+    std::uint64_t m_getRingNext = 0;
     TraceSummary m_summary;
 };
 

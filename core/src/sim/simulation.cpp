@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/sim/simulation.h"
 
+#include "cache_evaluation.h"
 #include "keyspace_replay.h"
 #include "layoutlab/spec.h"
 
@@ -285,7 +286,7 @@ Expected<SimulationResult> simulate(
         thresholds.push_back(thresholdParam ? thresholdParam->value : 0);
 
     const IndexPolicy policy = config.layout->indexPolicy();
-    KeyspaceReplay replay(policy, trace.keyIdLimit());
+    KeyspaceReplay replay(policy, trace.keyIdLimit(), config.cache ? config.cacheSampleGets : 0);
     std::vector<Request> batch(kBatchRequests);
     std::uint64_t done = 0;
     const std::uint64_t total = trace.totalRequests();
@@ -337,6 +338,13 @@ Expected<SimulationResult> simulate(
     if (!points)
         return points.error();
     result.points = std::move(*points);
+    if (config.cache) {
+        auto counted = evaluateCache(config, thresholds, replay, keyspace, result.points, stop);
+        if (!counted)
+            return counted.error();
+        result.cacheGeometry = config.cache->describe();
+        result.cacheSampledGets = *counted;
+    }
     if (progress)
         progress->progress(1.0, done);
     return result;

@@ -70,6 +70,9 @@ CREATE TABLE points (
   embedded_fraction            REAL NOT NULL,
   lines_touched_per_get        REAL NOT NULL,
   dependent_loads_per_get      REAL NOT NULL,
+  l1_misses_per_get            REAL,
+  l2_misses_per_get            REAL,
+  llc_misses_per_get           REAL,
   PRIMARY KEY (run_id, point_index)
 );
 CREATE TABLE size_classes (
@@ -342,7 +345,7 @@ Status ResultsDb::completeRun(std::int64_t runId, const SimulationResult& result
         return e;
     };
     {
-        Statement point(m_db, "INSERT INTO points VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        Statement point(m_db, "INSERT INTO points VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
         Statement cls(m_db, "INSERT INTO size_classes VALUES (?,?,?,?,?,?,?,?)");
         if (!point.ok() || !cls.ok())
             return fail("cannot prepare the result statements");
@@ -362,6 +365,16 @@ Status ResultsDb::completeRun(std::int64_t runId, const SimulationResult& result
             point.bind(13, toInt(p.embeddedKeys)).bind(14, p.usableBytesPerKey).bind(15, p.overheadBytesPerKey);
             point.bind(16, p.allocationsPerKey).bind(17, p.pointerBytesPerKey).bind(18, p.embeddedFraction);
             point.bind(19, p.linesTouchedPerGet).bind(20, p.dependentLoadsPerGet);
+            // Cache-model misses: L1, L2 (three levels only) and the last level; NULL without --cache.
+            const auto& m = p.missesPerGet;
+            for (int col = 21; col <= 23; ++col)
+                point.bindNull(col);
+            if (!m.empty()) {
+                point.bind(21, m.front());
+                point.bind(23, m.back());
+                if (m.size() == 3)
+                    point.bind(22, m[1]);
+            }
             if (point.step() != SQLITE_DONE)
                 return fail("cannot store a point");
             for (const auto& c : p.sizeClasses) {
@@ -374,8 +387,10 @@ Status ResultsDb::completeRun(std::int64_t runId, const SimulationResult& result
             }
         }
         const auto summary = toJson(result);
-        const nlohmann::json replay { { "replay", summary["replay"] }, { "index", summary["index"] },
+        nlohmann::json replay { { "replay", summary["replay"] }, { "index", summary["index"] },
             { "get_weights", summary["get_weights"] } };
+        if (summary.contains("cache"))
+            replay["cache"] = summary["cache"];
         Statement done(m_db,
             "UPDATE runs SET status = 'complete', finished_at = ?, replay_json = ? WHERE id = ? AND "
             "status = 'running'");
@@ -485,6 +500,12 @@ Expected<std::vector<ThresholdPoint>> ResultsDb::points(std::int64_t runId) {
         p.embeddedFraction = s.real(17);
         p.linesTouchedPerGet = s.real(18);
         p.dependentLoadsPerGet = s.real(19);
+        if (!s.isNull(20)) {
+            p.missesPerGet.push_back(s.real(20));
+            if (!s.isNull(21))
+                p.missesPerGet.push_back(s.real(21));
+            p.missesPerGet.push_back(s.real(22));
+        }
         c.reset();
         c.bind(1, runId).bind(2, s.integer(1));
         while (c.step() == SQLITE_ROW)

@@ -43,6 +43,8 @@ struct ThresholdPoint {
     double embeddedFraction = 0;
     double linesTouchedPerGet = 0; // distinct 64-byte lines, index line(s) included
     double dependentLoadsPerGet = 0;
+    // Cache-model misses per GET, one per cache level from L1 outward (empty without --cache).
+    std::vector<double> missesPerGet;
     std::vector<SizeClassUsage> sizeClasses; // sorted by class
 };
 
@@ -70,6 +72,8 @@ struct SimulationResult {
     std::uint64_t indexBuckets = 0;
     double indexChildBuckets = 0;
     TraceSummary trace;
+    std::string cacheGeometry; // "48K:12,2M:16,300M:20" when the cache model ran
+    std::uint64_t cacheSampledGets = 0; // GETs replayed through the cache model per threshold (after warm-up)
     std::vector<ThresholdPoint> points;
 };
 

@@ -8,9 +8,11 @@
 
 #include "layoutlab/alloc/allocator_model.h"
 #include "layoutlab/layout/layout_model.h"
+#include "layoutlab/sim/cache_model.h"
 #include "layoutlab/sim/results.h"
 #include "layoutlab/trace/trace_reader.h"
 
+#include <optional>
 #include <stop_token>
 
 namespace layoutlab {
@@ -26,6 +28,10 @@ struct SimulationConfig {
     LayoutPtr layout;
     AllocatorPtr allocator;
     std::vector<std::uint32_t> thresholds; // empty: the layout's configured threshold (or none)
+    // The cache model: when set, the last `cacheSampleGets` GET hits of the trace are replayed through it
+    // for every threshold (the first tenth only warms the cache).
+    std::optional<CacheGeometry> cache;
+    std::uint32_t cacheSampleGets = 100000;
 };
 
 Expected<SimulationResult> simulate(

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// A set-associative LRU cache hierarchy of 64-byte lines (L1d, L2, LLC; two or three levels), fed the
+// lines a GET reads. Each level is looked up only when the level above missed, as in a non-inclusive
+// hierarchy; prefetchers, TLBs and coherence are not modelled (docs/cache-model.md).
+
+#include "layoutlab/expected.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace layoutlab {
+
+struct CacheLevelGeometry {
+    std::uint64_t sizeBytes = 0;
+    std::uint32_t ways = 0;
+
+    auto operator<=>(const CacheLevelGeometry&) const = default;
+};
+
+struct CacheGeometry {
+    std::vector<CacheLevelGeometry> levels; // from L1 outward
+
+    // "32K:8,512K:8,32M:16": one SIZE:WAYS per level, two or three levels, sizes with K/M/G suffixes.
+    static Expected<CacheGeometry> parse(std::string_view text);
+    // The data and unified caches of cpu0 under `sysfsDir` (/sys/devices/system/cpu/cpu0/cache); a
+    // fallback of 32K:8,1M:16,32M:16 when it cannot be read.
+    static CacheGeometry detect(const std::string& sysfsDir = "/sys/devices/system/cpu/cpu0/cache");
+    std::string describe() const;
+};
+
+class CacheHierarchy {
+public:
+    explicit CacheHierarchy(const CacheGeometry& geometry);
+
+    // One access to the line holding `address`.
+    void access(std::uint64_t address);
+    // Misses per level since the last resetCounters().
+    const std::vector<std::uint64_t>& misses() const { return m_misses; }
+    std::uint64_t accesses() const { return m_accesses; }
+    void resetCounters();
+    // Empties every level (a cold cache) and resets the counters.
+    void clear();
+
+private:
+    struct Level {
+        std::uint32_t ways = 0;
+        std::uint64_t sets = 0;
+        std::uint64_t setMask = 0; // sets - 1 when sets is a power of two, else 0
+        // Per set, most recently used first: (generation << 51) | (line + 1); 0 = never used.
+        std::vector<std::uint64_t> tags;
+    };
+    // True on a hit; on a miss the line goes to the front of its set, pushing out the last way.
+    bool lookup(Level& level, std::uint64_t line);
+
+    std::vector<Level> m_levels;
+    // clear() starts a new generation: older entries never match, and sit behind every newer line in
+    // the LRU order, so they are evicted first, as empty ways would be.
+    std::uint64_t m_generation = 1;
+    std::vector<std::uint64_t> m_misses;
+    std::uint64_t m_accesses = 0;
+};
+
+} // namespace layoutlab

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: MIT
+#include "cache_evaluation.h"
+
+#include "layoutlab/trace/random.h"
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <thread>
+
+namespace layoutlab {
+
+namespace {
+
+constexpr std::uint64_t kClassRegionSpacing = std::uint64_t { 1 } << 40; // each class's slabs in their own range
+constexpr std::uint64_t kIndexBase = std::uint64_t { 1 } << 56; // the keyspace index table
+constexpr std::uint64_t kExpiresIndexBase = std::uint64_t { 1 } << 57; // the expires index table
+constexpr std::size_t kWarmupDivisor = 10; // the first tenth of the sample only warms the cache
+constexpr std::size_t kMaxWorkers = 4; // each holds a cache hierarchy (tens of MB for a large LLC)
+
+// Where an allocation class puts its regions.
+struct ClassSlot {
+    std::uint64_t usable = 0;
+    std::uint64_t regionsPerSlab = 0; // 0: page-aligned extents (or heap chunks), one after another
+    std::uint64_t slabBytes = 0;
+    std::uint64_t baseOffset = 0;
+    std::uint64_t stride = 0; // for extents and heap chunks
+    std::uint64_t base = 0;
+
+    std::uint64_t address(std::uint64_t region) const {
+        if (regionsPerSlab)
+            return base + (region / regionsPerSlab) * slabBytes + baseOffset + (region % regionsPerSlab) * usable;
+        return base + baseOffset + region * stride;
+    }
+};
+
+struct PlannedAllocation {
+    std::uint32_t slot = 0;
+    std::uint32_t count = 1;
+    std::uint64_t readBytes = 0;
+};
+
+struct ShapePlan {
+    std::uint8_t allocations = 0;
+    std::uint8_t indexLines = 0;
+    bool stored = true;
+    PlannedAllocation allocation[KeyLayout::kMaxAllocations];
+};
+
+// The address of the first region of each sampled key's allocations.
+struct SampledKey {
+    std::uint32_t shape = 0;
+    std::uint64_t address[KeyLayout::kMaxAllocations] {};
+};
+
+std::uint64_t mix(std::uint64_t x) {
+    return Random::splitmix64(x);
+}
+
+void touch(CacheHierarchy& cache, std::uint64_t address, std::uint64_t bytes) {
+    for (std::uint64_t line = address / kCacheLineBytes; line <= (address + bytes - 1) / kCacheLineBytes; ++line)
+        cache.access(line * kCacheLineBytes);
+}
+
+} // namespace
+
+Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std::vector<std::uint32_t>& thresholds,
+    const KeyspaceReplay& replay, const std::vector<ShapeHistogram::Entry>& keyspace,
+    std::vector<ThresholdPoint>& points, std::stop_token stop) {
+    const auto& layout = *config.layout;
+    const auto& alloc = *config.allocator;
+    const auto& keys = replay.keys();
+
+    // The GETs to replay: the trace's last GET hits, or every live key once when the trace has none.
+    std::vector<std::uint32_t> sample = replay.getSample();
+    if (sample.empty())
+        for (std::uint32_t id = 0; id < keys.size() && sample.size() < config.cacheSampleGets; ++id)
+            if (keys[id].live())
+                sample.push_back(id);
+    // Each live key's shape index (keyspace is sorted by shape), and which keys the sample reads.
+    std::vector<std::uint32_t> shapeOf(keys.size(), UINT32_MAX);
+    for (std::size_t id = 0; id < keys.size(); ++id) {
+        if (!keys[id].live())
+            continue;
+        const auto packed = keys[id].shape();
+        const auto it = std::lower_bound(keyspace.begin(), keyspace.end(), packed,
+            [](const ShapeHistogram::Entry& e, std::uint64_t s) { return e.shape < s; });
+        shapeOf[id] = static_cast<std::uint32_t>(it - keyspace.begin());
+    }
+    std::vector<std::uint32_t> sampledSlot(keys.size(), UINT32_MAX);
+    std::vector<std::uint32_t> sampledIds;
+    for (const auto id : sample)
+        if (id < keys.size() && keys[id].live() && sampledSlot[id] == UINT32_MAX) {
+            sampledSlot[id] = static_cast<std::uint32_t>(sampledIds.size());
+            sampledIds.push_back(id);
+        }
+
+    // The index tables' sizes at the end of the trace.
+    const auto policy = layout.indexPolicy();
+    const std::uint64_t slotBytes = policy.kind == IndexKind::ValkeyHashtable ? kCacheLineBytes : 8;
+    const auto keyspaceTable = replay.keyspaceTable().footprint(alloc);
+    const std::uint64_t buckets = std::max<std::uint64_t>(keyspaceTable.buckets, 1);
+    std::uint64_t expiresBuckets = 1;
+    if (const auto* expires = replay.expiresTable())
+        expiresBuckets = std::max<std::uint64_t>(expires->footprint(alloc).buckets, 1);
+
+    std::map<std::uint64_t, AllocatorClass> classInfo;
+    for (const auto& c : alloc.classes())
+        classInfo[c.size] = c;
+
+    // Thresholds are independent: share them among the cores, each worker with its own cache state.
+    std::atomic<std::size_t> next { 0 };
+    std::atomic<std::uint64_t> counted { 0 };
+    auto worker = [&]() {
+        CacheHierarchy cache(*config.cache);
+        for (std::size_t t = next++; t < thresholds.size(); t = next++) {
+            if (stop.stop_requested())
+                return;
+            // Plans per distinct shape; one slot per allocation class.
+            std::vector<ClassSlot> slots;
+            std::map<std::uint64_t, std::uint32_t> slotOfClass;
+            std::vector<ShapePlan> plans(keyspace.size());
+            for (std::size_t s = 0; s < keyspace.size(); ++s) {
+                const KeyLayout kl = layout.describe(unpackShape(keyspace[s].shape), thresholds[t], alloc);
+                ShapePlan& plan = plans[s];
+                plan.stored = kl.stored;
+                plan.indexLines = kl.indexLinesPerGet;
+                plan.allocations = kl.allocationCount;
+                for (std::size_t a = 0; a < kl.allocationCount; ++a) {
+                    const std::uint64_t usable = alloc.usableSize(kl.allocations[a].requestedBytes);
+                    auto [it, inserted] = slotOfClass.emplace(usable, static_cast<std::uint32_t>(slots.size()));
+                    if (inserted) {
+                        ClassSlot slot;
+                        slot.usable = usable;
+                        const auto alignment = alloc.alignment(usable);
+                        const auto info = classInfo.find(usable);
+                        if (info != classInfo.end() && info->second.regionsPerSlab > 0 && info->second.slabBytes > 0) {
+                            slot.regionsPerSlab = info->second.regionsPerSlab;
+                            slot.slabBytes = info->second.slabBytes;
+                            slot.baseOffset = alignment.baseOffset;
+                        } else {
+                            slot.stride = std::max<std::uint64_t>(alloc.footprintBytes(usable), usable);
+                            slot.baseOffset = alignment.baseOffset;
+                        }
+                        slot.base = (slots.size() + 1) * kClassRegionSpacing;
+                        slots.push_back(slot);
+                    }
+                    plan.allocation[a] = { it->second, kl.allocations[a].count, kl.allocations[a].readBytes };
+                }
+            }
+            // Place every live key in key-id order: each allocation takes its class's next region.
+            std::vector<std::uint64_t> nextRegion(slots.size(), 0);
+            std::vector<SampledKey> sampled(sampledIds.size());
+            for (std::size_t id = 0; id < keys.size(); ++id) {
+                if (shapeOf[id] == UINT32_MAX)
+                    continue;
+                const ShapePlan& plan = plans[shapeOf[id]];
+                if (!plan.stored)
+                    continue;
+                const bool isSampled = sampledSlot[id] != UINT32_MAX;
+                for (std::size_t a = 0; a < plan.allocations; ++a) {
+                    const auto& pa = plan.allocation[a];
+                    if (isSampled)
+                        sampled[sampledSlot[id]].address[a] = slots[pa.slot].address(nextRegion[pa.slot]);
+                    nextRegion[pa.slot] += pa.count;
+                }
+                if (isSampled)
+                    sampled[sampledSlot[id]].shape = shapeOf[id];
+            }
+            // Replay the sampled GETs through a cold cache; the first tenth only warms it.
+            cache.clear();
+            const std::size_t warmup = sample.size() / kWarmupDivisor;
+            std::uint64_t gets = 0;
+            for (std::size_t i = 0; i < sample.size(); ++i) {
+                if (i == warmup)
+                    cache.resetCounters();
+                const auto id = sample[i];
+                if (id >= keys.size() || sampledSlot[id] == UINT32_MAX)
+                    continue; // deleted before the end of the trace
+                const SampledKey& key = sampled[sampledSlot[id]];
+                const ShapePlan& plan = plans[key.shape];
+                if (!plan.stored)
+                    continue;
+                const std::uint64_t hash = mix(id);
+                touch(cache, kIndexBase + (hash % buckets) * slotBytes, slotBytes);
+                if (plan.indexLines > 1)
+                    touch(cache, kExpiresIndexBase + (mix(hash) % expiresBuckets) * slotBytes, slotBytes);
+                for (std::size_t a = 0; a < plan.allocations; ++a) {
+                    const auto& pa = plan.allocation[a];
+                    if (pa.readBytes == 0)
+                        continue;
+                    // A chunked item's chunks were placed as consecutive regions of their class.
+                    const ClassSlot& slot = slots[pa.slot];
+                    const std::uint64_t stride = slot.regionsPerSlab ? slot.usable : slot.stride;
+                    for (std::uint32_t c = 0; c < pa.count; ++c)
+                        touch(cache, key.address[a] + c * stride, pa.readBytes);
+                }
+                if (i >= warmup)
+                    ++gets;
+            }
+            auto& point = points[t];
+            point.missesPerGet.clear();
+            for (const auto m : cache.misses())
+                point.missesPerGet.push_back(gets ? static_cast<double>(m) / static_cast<double>(gets) : 0.0);
+            counted = gets;
+        }
+    };
+    const std::size_t workers = std::clamp<std::size_t>(
+        std::thread::hardware_concurrency(), 1, std::min<std::size_t>(kMaxWorkers, thresholds.size()));
+    {
+        std::vector<std::jthread> pool;
+        for (std::size_t i = 1; i < workers; ++i)
+            pool.emplace_back(worker);
+        worker();
+    }
+    if (stop.stop_requested()) {
+        Error e;
+        e.code = ErrorCode::Cancelled;
+        e.message = "cancelled";
+        return e;
+    }
+    return counted.load();
+}
+
+} // namespace layoutlab

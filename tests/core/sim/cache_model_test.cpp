@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+#include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/sim/cache_model.h"
+#include "layoutlab/sim/simulation.h"
+#include "layoutlab/trace/generator.h"
+
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+
+using namespace layoutlab;
+
+namespace {
+
+TEST(CacheGeometry, ParsesLevelsAndRefusesNonsense) {
+    auto g = CacheGeometry::parse("32K:8,512K:8,32M:16");
+    ASSERT_TRUE(g) << g.error().describe();
+    ASSERT_EQ(g->levels.size(), 3u);
+    EXPECT_EQ(g->levels[0].sizeBytes, 32u * 1024);
+    EXPECT_EQ(g->levels[2].ways, 16u);
+    EXPECT_EQ(g->describe(), "32K:8,512K:8,32M:16");
+    EXPECT_TRUE(CacheGeometry::parse("32K:8,1M:16"));
+    for (const char* bad :
+        { "32K:8", "32K:8,1M:16,32M:16,64M:16", "32K,1M:16", "32K:0,1M:16", "100:8,1M:16", "32X:8,1M:16" }) {
+        auto b = CacheGeometry::parse(bad);
+        ASSERT_FALSE(b) << bad;
+        EXPECT_EQ(b.error().field, "--cache-geometry");
+    }
+}
+
+TEST(CacheGeometry, DetectsFromSysfs) {
+    const auto dir = std::filesystem::temp_directory_path() / "layoutlab-fake-cpu-cache";
+    std::filesystem::remove_all(dir);
+    auto level = [&dir](const char* name, const char* lvl, const char* type, const char* size, const char* ways) {
+        const auto d = dir / name;
+        std::filesystem::create_directories(d);
+        std::ofstream(d / "level") << lvl << "\n";
+        std::ofstream(d / "type") << type << "\n";
+        std::ofstream(d / "size") << size << "\n";
+        std::ofstream(d / "ways_of_associativity") << ways << "\n";
+    };
+    level("index0", "1", "Data", "48K", "12");
+    level("index1", "1", "Instruction", "32K", "8");
+    level("index2", "2", "Unified", "2048K", "16");
+    level("index3", "3", "Unified", "307200K", "20");
+    const auto g = CacheGeometry::detect(dir.string());
+    EXPECT_EQ(g.describe(), "48K:12,2M:16,300M:20");
+    std::filesystem::remove_all(dir);
+    EXPECT_EQ(CacheGeometry::detect("/nonexistent").describe(), "32K:8,1M:16,32M:16"); // the fallback
+}
+
+TEST(CacheHierarchy, LruWithinASet) {
+    // One set of 2 ways at L1 (128 B), a larger L2.
+    CacheHierarchy cache(*CacheGeometry::parse("128:2,8K:4"));
+    cache.access(0);
+    cache.access(64);
+    cache.access(0); // hit
+    EXPECT_EQ(cache.misses()[0], 2u);
+    cache.access(128); // evicts line 64 (least recently used)
+    cache.access(0); // still there
+    EXPECT_EQ(cache.misses()[0], 3u);
+    cache.access(64); // gone from L1, but in L2
+    EXPECT_EQ(cache.misses()[0], 4u);
+    EXPECT_EQ(cache.misses()[1], 3u);
+    EXPECT_EQ(cache.accesses(), 6u);
+    cache.clear(); // a cold cache again
+    cache.access(0);
+    EXPECT_EQ(cache.misses()[0], 1u);
+    EXPECT_EQ(cache.misses()[1], 1u);
+}
+
+TEST(CacheHierarchy, WorkingSetThatFitsOnlyMissesOnce) {
+    CacheHierarchy cache(*CacheGeometry::parse("32K:8,1M:16"));
+    for (int round = 0; round < 3; ++round)
+        for (std::uint64_t a = 0; a < 16 * 1024; a += 64)
+            cache.access(a);
+    EXPECT_EQ(cache.misses()[0], 256u); // 16 KiB = 256 lines, cold misses only
+    for (std::uint64_t a = 0; a < 64 * 1024; a += 64)
+        cache.access(a); // 64 KiB does not fit L1
+    cache.resetCounters();
+    for (std::uint64_t a = 0; a < 64 * 1024; a += 64)
+        cache.access(a);
+    EXPECT_EQ(cache.misses()[0], 1024u); // LRU streaming thrashes L1
+    EXPECT_EQ(cache.misses()[1], 0u); // but fits L2
+}
+
+SimulationResult seedCase(std::vector<std::uint32_t> thresholds) {
+    auto cfg = makeGeneratorConfig(100000, 100000, "16", "96", 0, 0, 1.0, 0, "uniform", 1);
+    SyntheticTrace trace(*cfg);
+    auto models = parseLayoutAndAllocator("valkey-9.1", "");
+    SimulationConfig config;
+    config.layout = models->layout;
+    config.allocator = models->allocator;
+    config.thresholds = std::move(thresholds);
+    config.cache = *CacheGeometry::parse("32K:8,1M:16,8M:16");
+    auto result = simulate(config, trace);
+    EXPECT_TRUE(result) << result.error().describe();
+    return *result;
+}
+
+TEST(CacheModel, SeedCaseEmbeddingSavesALoadLinesAndMisses) {
+    // 16-byte keys, 96-byte values: at 128 the value is embedded (9.1 rules).
+    const auto r = seedCase({ 64, 128 });
+    ASSERT_EQ(r.points.size(), 2u);
+    const auto& at64 = r.points[0];
+    const auto& at128 = r.points[1];
+    EXPECT_EQ(at64.dependentLoadsPerGet - at128.dependentLoadsPerGet, 1.0);
+    EXPECT_LT(at128.linesTouchedPerGet, at64.linesTouchedPerGet);
+    ASSERT_EQ(at64.missesPerGet.size(), 3u);
+    for (std::size_t level = 0; level < 3; ++level)
+        EXPECT_LT(at128.missesPerGet[level], at64.missesPerGet[level]) << "level " << level;
+    EXPECT_EQ(r.cacheGeometry, "32K:8,1M:16,8M:16");
+    EXPECT_EQ(r.cacheSampledGets, 90000u); // the last 100000 GETs, the first tenth warming the cache
+}
+
+TEST(CacheModel, ThresholdsAreIndependentOfTheSweepAroundThem) {
+    const auto alone = seedCase({ 128 });
+    const auto swept = seedCase({ 64, 96, 128 });
+    EXPECT_EQ(alone.points[0].missesPerGet, swept.points[2].missesPerGet);
+}
+
+TEST(CacheModel, OffByDefault) {
+    auto cfg = makeGeneratorConfig(1000, 1000, "16", "96", 0, 0, 1.0, 0, "uniform", 1);
+    SyntheticTrace trace(*cfg);
+    auto models = parseLayoutAndAllocator("valkey-9.1", "");
+    auto result = simulate({ models->layout, models->allocator, {} }, trace);
+    ASSERT_TRUE(result);
+    EXPECT_TRUE(result->points[0].missesPerGet.empty());
+    EXPECT_TRUE(result->cacheGeometry.empty());
+}
+
+} // namespace
