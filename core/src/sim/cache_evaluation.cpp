@@ -12,9 +12,11 @@ namespace layoutlab {
 
 namespace {
 
-constexpr std::uint64_t kClassRegionSpacing = std::uint64_t { 1 } << 40; // each class's slabs in their own range
-constexpr std::uint64_t kIndexBase = std::uint64_t { 1 } << 56; // the keyspace index table
-constexpr std::uint64_t kExpiresIndexBase = std::uint64_t { 1 } << 57; // the expires index table
+constexpr std::uint64_t kClassRegionSpacing = std::uint64_t { 1 } << 36; // each class's slabs in their own 64 GiB
+constexpr std::uint64_t kIndexBase = std::uint64_t { 1 } << 46; // the keyspace index table, above every class
+constexpr std::uint64_t kExpiresIndexBase = std::uint64_t { 1 } << 47; // the expires index table
+// Every simulated address stays below 2^48, far below the cache model's generation bits (line numbers
+// must stay below 2^51, CacheHierarchy).
 constexpr std::size_t kWarmupDivisor = 10; // the first tenth of the sample only warms the cache
 constexpr std::size_t kMaxWorkers = 4; // each holds a cache hierarchy (tens of MB for a large LLC)
 

@@ -5,6 +5,7 @@
 #include "layoutlab/spec.h"
 
 #include <algorithm>
+#include <cassert>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -113,6 +114,7 @@ bool CacheHierarchy::lookup(Level& level, std::uint64_t line) {
     // Sets are indexed by the low line-number bits (modulo for non-power-of-two set counts).
     const std::uint64_t set = level.setMask ? (line & level.setMask) : line % level.sets;
     std::uint64_t* ways = level.tags.data() + set * level.ways;
+    assert(line + 1 < (std::uint64_t { 1 } << kGenerationShift)); // else tags of two generations could collide
     const std::uint64_t tag = (m_generation << kGenerationShift) | (line + 1);
     if (ways[0] == tag)
         return true; // already the most recently used

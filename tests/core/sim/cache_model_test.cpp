@@ -119,6 +119,28 @@ TEST(CacheModel, ThresholdsAreIndependentOfTheSweepAroundThem) {
     EXPECT_EQ(alone.points[0].missesPerGet, swept.points[2].missesPerGet);
 }
 
+TEST(CacheModel, RedisWithTtlsIsDeterministicAcrossWorkers) {
+    // Regression: expires-table lines once reached the cache model's generation bits, so a line left
+    // from an earlier threshold could hit in a later one, depending on how workers shared thresholds.
+    auto run = [](std::vector<std::uint32_t> thresholds) {
+        auto cfg
+            = makeGeneratorConfig(20000, 40000, "uniform:8:32", "lognormal:3.5:1:1:500", 0.5, 0, 0.9, 0, "zipf:0.9", 5);
+        SyntheticTrace trace(*cfg);
+        auto models = parseLayoutAndAllocator("redis-7.0", "");
+        SimulationConfig config;
+        config.layout = models->layout;
+        config.allocator = models->allocator;
+        config.thresholds = std::move(thresholds);
+        config.cache = *CacheGeometry::parse("32K:8,8M:16"); // large enough that lines survive between thresholds
+        return *simulate(config, trace);
+    };
+    const auto swept = run({ 0, 16, 32, 48, 64 });
+    for (std::size_t i = 0; i < swept.points.size(); ++i) {
+        const auto alone = run({ swept.points[i].threshold });
+        EXPECT_EQ(alone.points[0].missesPerGet, swept.points[i].missesPerGet) << swept.points[i].threshold;
+    }
+}
+
 TEST(CacheModel, OffByDefault) {
     auto cfg = makeGeneratorConfig(1000, 1000, "16", "96", 0, 0, 1.0, 0, "uniform", 1);
     SyntheticTrace trace(*cfg);
