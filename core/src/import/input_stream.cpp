@@ -71,6 +71,10 @@ Expected<std::size_t> InputStream::read(void* out, std::size_t size) {
             m_sourceRead += m_compressedEnd;
             if (m_compressedEnd == 0) {
                 m_eof = true;
+                // ZSTD_decompressStream returns 0 only at the end of a whole frame.
+                if (m_frameOpen)
+                    return dataError("truncated: the zstd stream ends in the middle of a frame", m_path, m_sourceRead,
+                        true);
                 continue;
             }
         }
@@ -79,6 +83,7 @@ Expected<std::size_t> InputStream::read(void* out, std::size_t size) {
         m_compressedPos = input.pos;
         if (ZSTD_isError(rc))
             return dataError(fmt::format("zstd: {}", ZSTD_getErrorName(rc)), m_path, m_sourceRead, true);
+        m_frameOpen = rc != 0;
         if (m_eof && output.pos == 0)
             return std::size_t { 0 };
     }

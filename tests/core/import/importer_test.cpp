@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <iterator>
 
 using namespace layoutlab;
 
@@ -182,6 +183,23 @@ TEST_F(ImporterTest, BinaryGarbageAndBadUtf8NeverCrash) {
     ASSERT_FALSE(error);
     ASSERT_EQ(requests.size(), 1u);
     EXPECT_EQ(requests[0].keyBytes, 4u); // keys are bytes: invalid UTF-8 is just bytes
+}
+
+TEST_F(ImporterTest, TruncatedZstdIsAnErrorNamingTheOffset) {
+    std::ifstream in(LAYOUTLAB_DATASETS_DIR "/samples/mixed.twitter.csv.zst", std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ASSERT_GT(bytes.size(), 3000u);
+    const auto path = write("cut.csv.zst", bytes.substr(0, 3000));
+    auto importer = openImporter(path, { "twitter", OnError::Skip, 16 });
+    ASSERT_TRUE(importer);
+    auto [error, requests] = drain(**importer);
+    ASSERT_TRUE(error); // even under skip: a damaged stream is not a bad line
+    EXPECT_NE(error->describe().find("zstd stream ends in the middle of a frame"), std::string::npos)
+        << error->describe();
+    auto whole = openImporter(write("whole.csv.zst", bytes), { "twitter", OnError::Fail, 16 });
+    auto [noError, all] = drain(**whole);
+    ASSERT_FALSE(noError);
+    EXPECT_EQ(all.size(), 2000u);
 }
 
 TEST_F(ImporterTest, DetectionAndUnknownFormats) {

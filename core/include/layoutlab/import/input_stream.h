@@ -38,6 +38,7 @@ private:
     std::uint64_t m_sourceRead = 0;
     std::uint64_t m_sourceSize = 0;
     bool m_eof = false;
+    bool m_frameOpen = false; // a zstd frame has started and not ended
 };
 
 inline constexpr std::size_t kMaxLineBytes = 1 << 20;
