@@ -10,7 +10,10 @@ if(EXISTS "${SCENARIO_DIR}/exit-code.txt")
   file(READ "${SCENARIO_DIR}/exit-code.txt" expected_rc)
   string(STRIP "${expected_rc}" expected_rc)
 endif()
-# Runs are stored in a database next to the .actual file, never in the source tree.
+# Runs are stored in a database next to the .actual file, never in the source tree (the directory must
+# exist first: on a fresh build nothing has created it yet).
+get_filename_component(actual_dir "${ACTUAL}" DIRECTORY)
+file(MAKE_DIRECTORY "${actual_dir}")
 set(ENV{LAYOUTLAB_DB} "${ACTUAL}.db")
 file(REMOVE "${ACTUAL}.db" "${ACTUAL}.db-wal" "${ACTUAL}.db-shm")
 execute_process(COMMAND "${LAYOUTLAB}" ${args}
@@ -22,8 +25,6 @@ endif()
 if(NOT expected_rc STREQUAL "0")
   set(out "${err}")  # error scenarios compare the message
 endif()
-get_filename_component(actual_dir "${ACTUAL}" DIRECTORY)
-file(MAKE_DIRECTORY "${actual_dir}")
 file(WRITE "${ACTUAL}" "${out}")
 if(DEFINED ENV{LAYOUTLAB_UPDATE_GOLDEN})
   file(WRITE "${SCENARIO_DIR}/expected.txt" "${out}")
