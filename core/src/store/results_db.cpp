@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
@@ -208,6 +209,10 @@ Expected<std::string> hashFile(const std::string& path, std::uint64_t* sizeBytes
 Expected<std::unique_ptr<ResultsDb>> ResultsDb::open(const std::string& path) {
     std::unique_ptr<ResultsDb> db(new ResultsDb());
     db->m_path = path;
+    if (const auto parent = std::filesystem::path(path).parent_path();
+        !parent.empty() && !std::filesystem::is_directory(parent))
+        return ioError(
+            fmt::format("cannot create the results database: directory {} does not exist", parent.string()), path);
     if (sqlite3_open_v2(
             path.c_str(), &db->m_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr)
         != SQLITE_OK)
