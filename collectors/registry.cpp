@@ -3,6 +3,9 @@
 
 #include "collectors_config.h"
 #include "layoutlab/collect/server_process.h"
+#if LAYOUTLAB_HAVE_PERF
+#include "layoutlab/collect/perf_counters.h"
+#endif
 
 namespace layoutlab {
 
@@ -19,6 +22,23 @@ std::vector<CollectorInfo> listCollectors() {
             path ? std::string(protocol) + " engine driver; server binary " + *path
                  : std::string(protocol) + " engine driver built, but no '" + binary + "' on PATH" });
     };
+#if LAYOUTLAB_HAVE_PERF
+    {
+        const auto availability = perfAvailability();
+        out.push_back({ "perf",
+            availability.rfind("hardware and software", 0) == 0 || availability.rfind("software counters only", 0) == 0,
+            availability });
+    }
+#else
+    out.push_back({ "perf", false, "not built: libpfm4 (libpfm4-dev) was not found at configure time" });
+#endif
+    {
+        const auto valgrind = findExecutable("valgrind");
+        // Nothing runs under cachegrind until the reference engine exists (issue 4): say so, not "yes".
+        out.push_back({ "cachegrind", false,
+            valgrind ? "valgrind found at " + *valgrind + ", but the reference engine it would run is not built yet"
+                     : std::string("no 'valgrind' on PATH (Debian package valgrind)") });
+    }
     engine("engine:redis", "redis-server", LAYOUTLAB_HAVE_HIREDIS, "RESP (hiredis)");
     engine("engine:valkey", "valkey-server", LAYOUTLAB_HAVE_HIREDIS, "RESP (hiredis)");
     engine("engine:memcached", "memcached", true, "memcached text protocol");

@@ -73,8 +73,8 @@ Expected<std::size_t> InputStream::read(void* out, std::size_t size) {
                 m_eof = true;
                 // ZSTD_decompressStream returns 0 only at the end of a whole frame.
                 if (m_frameOpen)
-                    return dataError("truncated: the zstd stream ends in the middle of a frame", m_path, m_sourceRead,
-                        true);
+                    return dataError(
+                        "truncated: the zstd stream ends in the middle of a frame", m_path, m_sourceRead, true);
                 continue;
             }
         }
