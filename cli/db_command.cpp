@@ -106,10 +106,10 @@ void addDbCommands(CLI::App& app, int& status) {
                 fmt::print("{}\n", j.dump(2));
                 return kExitOk;
             }
-            fmt::print("{:>5} {:<6} {:<9} {:>6} {:<21} {:<40} {}\n", "run", "kind", "status", "points", "started",
+            fmt::print("{:>5} {:<6} {:<9} {:>6} {:<21} {:<66} {}\n", "run", "kind", "status", "points", "started",
                 "layout", "trace");
             for (const auto& r : *runs)
-                fmt::print("{:>5} {:<6} {:<9} {:>6} {:<21} {:<40} {}\n", r.id, r.kind, r.status, r.points, r.startedAt,
+                fmt::print("{:>5} {:<6} {:<9} {:>6} {:<21} {:<66} {}\n", r.id, r.kind, r.status, r.points, r.startedAt,
                     r.layout, r.traceSource);
             return kExitOk;
         });
