@@ -160,8 +160,9 @@ std::string renderTable(const SimulationResult& r, bool withClasses) {
         r.trace.requests, r.trace.liveKeys, r.trace.ttlKeys, r.trace.distinctShapes, r.trace.getHits, r.trace.getMisses,
         r.getWeightsFromTrace ? "" : " (no GETs: per-GET figures read every key once)");
     if (!r.cacheGeometry.empty())
-        out += fmt::format("cache      {} (LRU, 64-byte lines), last {} GET hits replayed per threshold\n",
-            r.cacheGeometry, r.cacheSampledGets);
+        out += fmt::format("cache      {} (LRU, 64-byte lines), {} per threshold\n", r.cacheGeometry,
+            r.getWeightsFromTrace ? fmt::format("the trace's last {} GET hits replayed", r.cacheSampledGets)
+                                  : fmt::format("{} live keys read once (the trace has no GETs)", r.cacheSampledGets));
     out += fmt::format("index      {} buckets{}{}\n\n", r.indexBuckets,
         r.indexChildBuckets > 0 ? fmt::format(" + {:.0f} child buckets", r.indexChildBuckets) : std::string(),
         r.indexRehashing ? " (rehashing: both tables held)" : "");
