@@ -84,164 +84,156 @@ int withDb(const DbCommandOptions& o, const std::function<int(ResultsDb&)>& body
     return body(**db);
 }
 
+struct DbSubcommand {
+    CLI::App* command;
+    std::shared_ptr<DbCommandOptions> options;
+};
+
+// `db NAME` with its --db option.
+DbSubcommand addDbSubcommand(CLI::App& db, const char* name, const char* help) {
+    DbSubcommand sub { db.add_subcommand(name, help), std::make_shared<DbCommandOptions>() };
+    sub.options->db.addTo(*sub.command, false);
+    return sub;
+}
+
+// Runs `body` with the open database once the arguments are parsed.
+void onDb(const DbSubcommand& sub, int& status, std::function<int(const DbCommandOptions&, ResultsDb&)> body) {
+    sub.command->callback([options = sub.options, &status, body = std::move(body)] {
+        status = withDb(*options, [&](ResultsDb& d) { return body(*options, d); });
+    });
+}
+
 } // namespace
 
 void addDbCommands(CLI::App& app, int& status) {
     auto* db = app.add_subcommand("db", "Look into the results database (list, show, export, delete, vacuum)");
     db->require_subcommand(1);
 
-    auto lo = std::make_shared<DbCommandOptions>();
-    auto* list = db->add_subcommand("list", "List the stored runs");
-    lo->db.addTo(*list, false);
-    list->add_flag("--json", lo->json, "JSON output");
-    list->callback([lo, &status] {
-        status = withDb(*lo, [&](ResultsDb& d) {
-            auto runs = d.listRuns();
-            if (!runs)
-                return reportError(runs.error());
-            if (lo->json) {
-                auto j = nlohmann::json::array();
-                for (const auto& r : *runs)
-                    j.push_back(runJson(r));
-                fmt::print("{}\n", j.dump(2));
-                return kExitOk;
-            }
-            fmt::print("{:>5} {:<6} {:<9} {:>6} {:<21} {:<66} {}\n", "run", "kind", "status", "points", "started",
-                "layout", "trace");
+    auto list = addDbSubcommand(*db, "list", "List the stored runs");
+    list.command->add_flag("--json", list.options->json, "JSON output");
+    onDb(list, status, [](const DbCommandOptions& o, ResultsDb& d) {
+        auto runs = d.listRuns();
+        if (!runs)
+            return reportError(runs.error());
+        if (o.json) {
+            auto j = nlohmann::json::array();
             for (const auto& r : *runs)
-                fmt::print("{:>5} {:<6} {:<9} {:>6} {:<21} {:<66} {}\n", r.id, r.kind, r.status, r.points, r.startedAt,
-                    r.layout, r.traceSource);
+                j.push_back(runJson(r));
+            fmt::print("{}\n", j.dump(2));
             return kExitOk;
-        });
+        }
+        fmt::print("{:>5} {:<6} {:<9} {:>6} {:<21} {:<66} {}\n", "run", "kind", "status", "points", "started", "layout",
+            "trace");
+        for (const auto& r : *runs)
+            fmt::print("{:>5} {:<6} {:<9} {:>6} {:<21} {:<66} {}\n", r.id, r.kind, r.status, r.points, r.startedAt,
+                r.layout, r.traceSource);
+        return kExitOk;
     });
 
-    auto to = std::make_shared<DbCommandOptions>();
-    auto* traces = db->add_subcommand("traces", "List the traces the database knows");
-    to->db.addTo(*traces, false);
-    traces->callback([to, &status] {
-        status = withDb(*to, [&](ResultsDb& d) {
-            auto all = d.listTraces();
-            if (!all)
-                return reportError(all.error());
-            fmt::print("{:>5} {:<12} {:<16} {:>12} {:>12} {:>12} {}\n", "trace", "format", "content hash", "bytes",
-                "requests", "keys", "source");
-            for (const auto& t : *all)
-                fmt::print("{:>5} {:<12} {:<16} {:>12} {:>12} {:>12} {}\n", t.id, t.format, t.contentHash, t.sizeBytes,
-                    t.requests, t.distinctKeys, t.source);
-            return kExitOk;
-        });
+    auto traces = addDbSubcommand(*db, "traces", "List the traces the database knows");
+    onDb(traces, status, [](const DbCommandOptions&, ResultsDb& d) {
+        auto all = d.listTraces();
+        if (!all)
+            return reportError(all.error());
+        fmt::print("{:>5} {:<12} {:<16} {:>12} {:>12} {:>12} {}\n", "trace", "format", "content hash", "bytes",
+            "requests", "keys", "source");
+        for (const auto& t : *all)
+            fmt::print("{:>5} {:<12} {:<16} {:>12} {:>12} {:>12} {}\n", t.id, t.format, t.contentHash, t.sizeBytes,
+                t.requests, t.distinctKeys, t.source);
+        return kExitOk;
     });
 
-    auto so = std::make_shared<DbCommandOptions>();
-    auto* show = db->add_subcommand("show", "Show one stored run");
-    so->db.addTo(*show, false);
-    show->add_option("run", so->runs, "Run id")->required()->expected(1);
-    show->add_flag("--json", so->json, "JSON output");
-    show->callback([so, &status] {
-        status = withDb(*so, [&](ResultsDb& d) {
-            const auto id = so->runs.front();
+    auto show = addDbSubcommand(*db, "show", "Show one stored run");
+    show.command->add_option("run", show.options->runs, "Run id")->required()->expected(1);
+    show.command->add_flag("--json", show.options->json, "JSON output");
+    onDb(show, status, [](const DbCommandOptions& o, ResultsDb& d) {
+        const auto id = o.runs.front();
+        auto run = d.run(id);
+        if (!run)
+            return reportError(run.error());
+        auto result = storedResult(d, id);
+        if (!result)
+            return reportError(result.error());
+        if (o.json) {
+            auto j = runJson(*run);
+            j["result"] = toJson(*result);
+            fmt::print("{}\n", j.dump(2));
+            return kExitOk;
+        }
+        fmt::print("run {} ({}, {}), started {}, finished {}\n{}", run->id, run->kind, run->status, run->startedAt,
+            run->finishedAt.empty() ? "-" : run->finishedAt,
+            run->error.empty() ? std::string() : "error: " + run->error + "\n");
+        fmt::print("{}", renderTable(*result, run->kind == "sim"));
+        return kExitOk;
+    });
+
+    auto exp = addDbSubcommand(*db, "export", "Export stored runs' points as CSV or JSON");
+    exp.command->add_option("runs", exp.options->runs, "Run ids")->required();
+    auto* json = exp.command->add_flag("--json", exp.options->json, "One JSON array of runs with their points");
+    exp.command->add_flag("--csv", exp.options->csv, "CSV rows (a run column first)")->excludes(json);
+    exp.command->add_option("-o,--output", exp.options->output, "Write to this file instead of stdout");
+    onDb(exp, status, [](const DbCommandOptions& o, ResultsDb& d) {
+        std::string text;
+        auto array = nlohmann::json::array();
+        for (const auto id : o.runs) {
             auto run = d.run(id);
             if (!run)
                 return reportError(run.error());
             auto result = storedResult(d, id);
             if (!result)
                 return reportError(result.error());
-            if (so->json) {
+            if (o.json) {
                 auto j = runJson(*run);
                 j["result"] = toJson(*result);
-                fmt::print("{}\n", j.dump(2));
-                return kExitOk;
-            }
-            fmt::print("run {} ({}, {}), started {}, finished {}\n{}", run->id, run->kind, run->status, run->startedAt,
-                run->finishedAt.empty() ? "-" : run->finishedAt,
-                run->error.empty() ? std::string() : "error: " + run->error + "\n");
-            fmt::print("{}", renderTable(*result, run->kind == "sim"));
-            return kExitOk;
-        });
-    });
-
-    auto eo = std::make_shared<DbCommandOptions>();
-    auto* exp = db->add_subcommand("export", "Export stored runs' points as CSV or JSON");
-    eo->db.addTo(*exp, false);
-    exp->add_option("runs", eo->runs, "Run ids")->required();
-    auto* json = exp->add_flag("--json", eo->json, "One JSON array of runs with their points");
-    exp->add_flag("--csv", eo->csv, "CSV rows (a run column first)")->excludes(json);
-    exp->add_option("-o,--output", eo->output, "Write to this file instead of stdout");
-    exp->callback([eo, &status] {
-        status = withDb(*eo, [&](ResultsDb& d) {
-            std::string text;
-            auto array = nlohmann::json::array();
-            for (const auto id : eo->runs) {
-                auto run = d.run(id);
-                if (!run)
-                    return reportError(run.error());
-                auto result = storedResult(d, id);
-                if (!result)
-                    return reportError(result.error());
-                if (eo->json) {
-                    auto j = runJson(*run);
-                    j["result"] = toJson(*result);
-                    array.push_back(std::move(j));
-                } else {
-                    const auto csv = renderCsv(*result);
-                    const auto header = csv.substr(0, csv.find('\n') + 1);
-                    if (text.empty())
-                        text = "run," + header;
-                    std::size_t at = header.size();
-                    while (at < csv.size()) {
-                        const auto end = csv.find('\n', at);
-                        text += fmt::format("{},{}\n", id, csv.substr(at, end - at));
-                        at = end + 1;
-                    }
+                array.push_back(std::move(j));
+            } else {
+                const auto csv = renderCsv(*result);
+                const auto header = csv.substr(0, csv.find('\n') + 1);
+                if (text.empty())
+                    text = "run," + header;
+                std::size_t at = header.size();
+                while (at < csv.size()) {
+                    const auto end = csv.find('\n', at);
+                    text += fmt::format("{},{}\n", id, csv.substr(at, end - at));
+                    at = end + 1;
                 }
             }
-            if (eo->json)
-                text = array.dump(2) + "\n";
-            if (auto ok = writeOutput(text, eo->output); !ok)
-                return reportError(ok.error());
-            return kExitOk;
-        });
+        }
+        if (o.json)
+            text = array.dump(2) + "\n";
+        if (auto ok = writeOutput(text, o.output); !ok)
+            return reportError(ok.error());
+        return kExitOk;
     });
 
-    auto del = std::make_shared<DbCommandOptions>();
-    auto* remove = db->add_subcommand("delete", "Delete stored runs (with their points)");
-    del->db.addTo(*remove, false);
-    remove->add_option("runs", del->runs, "Run ids");
-    remove->add_flag("--incomplete", del->incomplete, "Delete every run that is not complete (interrupted or failed)");
-    remove->callback([del, &status] {
-        status = withDb(*del, [&](ResultsDb& d) {
-            if (del->runs.empty() && !del->incomplete)
-                return reportError(usageError("name the runs to delete, or --incomplete", "runs"));
-            auto n = del->incomplete ? d.deleteIncompleteRuns() : d.deleteRuns(del->runs);
-            if (!n)
-                return reportError(n.error());
-            fmt::print("deleted {} run{}\n", *n, *n == 1 ? "" : "s");
-            return kExitOk;
-        });
+    auto remove = addDbSubcommand(*db, "delete", "Delete stored runs (with their points)");
+    remove.command->add_option("runs", remove.options->runs, "Run ids");
+    remove.command->add_flag(
+        "--incomplete", remove.options->incomplete, "Delete every run that is not complete (interrupted or failed)");
+    onDb(remove, status, [](const DbCommandOptions& o, ResultsDb& d) {
+        if (o.runs.empty() && !o.incomplete)
+            return reportError(usageError("name the runs to delete, or --incomplete", "runs"));
+        auto n = o.incomplete ? d.deleteIncompleteRuns() : d.deleteRuns(o.runs);
+        if (!n)
+            return reportError(n.error());
+        fmt::print("deleted {} run{}\n", *n, *n == 1 ? "" : "s");
+        return kExitOk;
     });
 
-    auto vo = std::make_shared<DbCommandOptions>();
-    auto* vacuum = db->add_subcommand("vacuum", "Compact the database file");
-    vo->db.addTo(*vacuum, false);
-    vacuum->callback([vo, &status] {
-        status = withDb(*vo, [&](ResultsDb& d) {
-            if (auto ok = d.vacuum(); !ok)
-                return reportError(ok.error());
-            return kExitOk;
-        });
+    auto vacuum = addDbSubcommand(*db, "vacuum", "Compact the database file");
+    onDb(vacuum, status, [](const DbCommandOptions&, ResultsDb& d) {
+        if (auto ok = d.vacuum(); !ok)
+            return reportError(ok.error());
+        return kExitOk;
     });
 
-    auto co = std::make_shared<DbCommandOptions>();
-    auto* check = db->add_subcommand("check", "Run SQLite's integrity check");
-    co->db.addTo(*check, false);
-    check->callback([co, &status] {
-        status = withDb(*co, [&](ResultsDb& d) {
-            auto result = d.integrityCheck();
-            if (!result)
-                return reportError(result.error());
-            fmt::print("{}\n", *result);
-            return *result == "ok" ? kExitOk : kExitData;
-        });
+    auto check = addDbSubcommand(*db, "check", "Run SQLite's integrity check");
+    onDb(check, status, [](const DbCommandOptions&, ResultsDb& d) {
+        auto result = d.integrityCheck();
+        if (!result)
+            return reportError(result.error());
+        fmt::print("{}\n", *result);
+        return *result == "ok" ? kExitOk : kExitData;
     });
 }
 
