@@ -20,8 +20,13 @@ nlohmann::json runJson(const RunRecord& r) {
         { "finished_at", r.finishedAt }, { "points", r.points } };
 }
 
-// A SimulationResult rebuilt from the stored run, so the normal reporters print it.
-Expected<SimulationResult> storedResult(ResultsDb& db, std::int64_t runId) {
+// A stored run with its result rebuilt, so the normal reporters print it.
+struct StoredRun {
+    RunRecord run;
+    SimulationResult result;
+};
+
+Expected<StoredRun> loadStoredRun(ResultsDb& db, std::int64_t runId) {
     auto run = db.run(runId);
     if (!run)
         return run.error();
@@ -65,7 +70,13 @@ Expected<SimulationResult> storedResult(ResultsDb& db, std::int64_t runId) {
             r.cacheSampledGets = replay["cache"].value("sampled_gets", std::uint64_t { 0 });
         }
     }
-    return r;
+    return StoredRun { std::move(*run), std::move(r) };
+}
+
+nlohmann::json storedRunJson(const StoredRun& stored) {
+    auto j = runJson(stored.run);
+    j["result"] = toJson(stored.result);
+    return j;
 }
 
 struct DbCommandOptions {
@@ -147,23 +158,18 @@ void addDbCommands(CLI::App& app, int& status) {
     show.command->add_option("run", show.options->runs, "Run id")->required()->expected(1);
     show.command->add_flag("--json", show.options->json, "JSON output");
     onDb(show, status, [](const DbCommandOptions& o, ResultsDb& d) {
-        const auto id = o.runs.front();
-        auto run = d.run(id);
-        if (!run)
-            return reportError(run.error());
-        auto result = storedResult(d, id);
-        if (!result)
-            return reportError(result.error());
+        auto stored = loadStoredRun(d, o.runs.front());
+        if (!stored)
+            return reportError(stored.error());
         if (o.json) {
-            auto j = runJson(*run);
-            j["result"] = toJson(*result);
-            fmt::print("{}\n", j.dump(2));
+            fmt::print("{}\n", storedRunJson(*stored).dump(2));
             return kExitOk;
         }
-        fmt::print("run {} ({}, {}), started {}, finished {}\n{}", run->id, run->kind, run->status, run->startedAt,
-            run->finishedAt.empty() ? "-" : run->finishedAt,
-            run->error.empty() ? std::string() : "error: " + run->error + "\n");
-        fmt::print("{}", renderTable(*result, run->kind == "sim"));
+        const auto& run = stored->run;
+        fmt::print("run {} ({}, {}), started {}, finished {}\n{}", run.id, run.kind, run.status, run.startedAt,
+            run.finishedAt.empty() ? "-" : run.finishedAt,
+            run.error.empty() ? std::string() : "error: " + run.error + "\n");
+        fmt::print("{}", renderTable(stored->result, run.kind == "sim"));
         return kExitOk;
     });
 
@@ -176,18 +182,13 @@ void addDbCommands(CLI::App& app, int& status) {
         std::string text;
         auto array = nlohmann::json::array();
         for (const auto id : o.runs) {
-            auto run = d.run(id);
-            if (!run)
-                return reportError(run.error());
-            auto result = storedResult(d, id);
-            if (!result)
-                return reportError(result.error());
+            auto stored = loadStoredRun(d, id);
+            if (!stored)
+                return reportError(stored.error());
             if (o.json) {
-                auto j = runJson(*run);
-                j["result"] = toJson(*result);
-                array.push_back(std::move(j));
+                array.push_back(storedRunJson(*stored));
             } else {
-                const auto csv = renderCsv(*result);
+                const auto csv = renderCsv(stored->result);
                 const auto header = csv.substr(0, csv.find('\n') + 1);
                 if (text.empty())
                     text = "run," + header;

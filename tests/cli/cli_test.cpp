@@ -32,6 +32,17 @@ std::string slurp(const std::filesystem::path& path) {
     return s.str();
 }
 
+// Starts the CLI with these arguments; returns its pid, or -1 when it could not be started.
+pid_t spawnCli(std::vector<std::string> args, const posix_spawn_file_actions_t* actions = nullptr) {
+    args.insert(args.begin(), LAYOUTLAB_CLI);
+    std::vector<char*> argv;
+    for (auto& a : args)
+        argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_t pid = -1;
+    return posix_spawn(&pid, argv[0], actions, nullptr, argv.data(), environ) == 0 ? pid : -1;
+}
+
 class CliTest : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -44,20 +55,14 @@ protected:
     void TearDown() override { std::filesystem::remove_all(m_dir); }
 
     CliRun run(std::vector<std::string> args) const {
-        args.insert(args.begin(), LAYOUTLAB_CLI);
-        std::vector<char*> argv;
-        for (auto& a : args)
-            argv.push_back(a.data());
-        argv.push_back(nullptr);
         const auto outPath = m_dir / "stdout";
         const auto errPath = m_dir / "stderr";
         posix_spawn_file_actions_t actions;
         posix_spawn_file_actions_init(&actions);
         posix_spawn_file_actions_addopen(&actions, 1, outPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
         posix_spawn_file_actions_addopen(&actions, 2, errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        pid_t pid = -1;
         CliRun r;
-        if (posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) == 0) {
+        if (const auto pid = spawnCli(std::move(args), &actions); pid > 0) {
             int status = 0;
             waitpid(pid, &status, 0);
             r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -253,16 +258,9 @@ TEST_F(CliTest, KilledSweepLeavesTheDatabaseConsistent) {
                   .exitCode,
         0);
     ASSERT_EQ(run({ "sweep", seedTrace(), "--layout", "valkey-9.1", "--thresholds", "64,128" }).exitCode, 0);
-    const std::string db = (m_dir / "results.db").string();
-    std::string trace = path("long.lltrace");
-    std::vector<std::string> args { LAYOUTLAB_CLI, "sweep", trace, "--layout", "valkey-9.1", "--thresholds",
-        "16:512:16" };
-    std::vector<char*> argv;
-    for (auto& a : args)
-        argv.push_back(a.data());
-    argv.push_back(nullptr);
-    pid_t pid = -1;
-    ASSERT_EQ(posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ), 0);
+    const pid_t pid
+        = spawnCli({ "sweep", path("long.lltrace"), "--layout", "valkey-9.1", "--thresholds", "16:512:16" });
+    ASSERT_GT(pid, 0);
     // Kill it once its run row exists (it is then replaying), or after 100 ms at the latest.
     for (int i = 0; i < 100; ++i) {
         const auto listed = run({ "db", "list", "--json" });
@@ -291,14 +289,9 @@ TEST_F(CliTest, KilledSweepLeavesTheDatabaseConsistent) {
 TEST_F(CliTest, TwoProcessesWritingOneDatabaseBothSucceed) {
     std::vector<pid_t> pids;
     for (int i = 0; i < 2; ++i) {
-        std::vector<std::string> args { LAYOUTLAB_CLI, "sweep", seedTrace(), "--layout", "valkey-9.1", "--thresholds",
-            "32:256:16", "-o", path("out" + std::to_string(i)) };
-        std::vector<char*> argv;
-        for (auto& a : args)
-            argv.push_back(a.data());
-        argv.push_back(nullptr);
-        pid_t pid = -1;
-        ASSERT_EQ(posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ), 0);
+        const pid_t pid = spawnCli({ "sweep", seedTrace(), "--layout", "valkey-9.1", "--thresholds", "32:256:16", "-o",
+            path("out" + std::to_string(i)) });
+        ASSERT_GT(pid, 0);
         pids.push_back(pid);
     }
     for (const auto pid : pids) {
