@@ -3,27 +3,18 @@
 // requests or a clean Error, never a crash, a hang or an out-of-bounds access. Under --on-error=skip the
 // importer reads to the end, so every line of the input is exercised.
 
+#include "fuzz_input_file.h"
 #include "layoutlab/import/importer.h"
 
 #include <cstdint>
-#include <cstdio>
-#include <filesystem>
-#include <string>
-#include <unistd.h>
 #include <vector>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    static const std::string path = (std::filesystem::temp_directory_path()
-        / ("layoutlab-fuzz-" LAYOUTLAB_FUZZ_FORMAT "-" + std::to_string(::getpid())))
-                                        .string();
-    if (std::FILE* f = std::fopen(path.c_str(), "wb")) {
-        std::fwrite(data, 1, size, f);
-        std::fclose(f);
-    }
+    static const FuzzInputFile input(LAYOUTLAB_FUZZ_FORMAT);
     layoutlab::ImportOptions options;
     options.format = LAYOUTLAB_FUZZ_FORMAT;
     options.onError = layoutlab::OnError::Skip;
-    auto importer = layoutlab::openImporter(path, options);
+    auto importer = layoutlab::openImporter(input.write(data, size), options);
     if (importer) {
         std::vector<layoutlab::Request> batch(61);
         for (int rounds = 0; rounds < 1000000; ++rounds) {

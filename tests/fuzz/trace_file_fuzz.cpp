@@ -3,20 +3,15 @@
 // never a crash, a hang or an out-of-bounds read. Built as a libFuzzer target with clang
 // (-DLAYOUTLAB_BUILD_FUZZERS=ON); otherwise run over the corpus by fuzz_corpus_main.cpp as a test.
 
+#include "fuzz_input_file.h"
 #include "layoutlab/trace/trace_file.h"
 
 #include <cstdint>
-#include <cstdio>
-#include <filesystem>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    // The reader works on files (it seeks to the trailer), so the input goes through a temporary file.
-    static const std::string path
-        = (std::filesystem::temp_directory_path() / ("layoutlab-fuzz-" + std::to_string(::getpid()) + ".lltrace"))
-              .string();
+    static const FuzzInputFile input("trace-file"); // the reader seeks to the trailer, so it needs a file
     // Inputs that start like a trace are used as they are (header and trailer checks). Anything else
     // becomes the record section of an otherwise well-formed file, so the record decoder is reached:
     // the first byte gives the record count.
@@ -36,11 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         u64(size - 1);
         bytes = file + trailer;
     }
-    if (std::FILE* f = std::fopen(path.c_str(), "wb")) {
-        std::fwrite(bytes.data(), 1, bytes.size(), f);
-        std::fclose(f);
-    }
-    auto reader = layoutlab::TraceFileReader::open(path);
+    auto reader = layoutlab::TraceFileReader::open(input.write(bytes.data(), bytes.size()));
     if (reader) {
         std::vector<layoutlab::Request> batch(97);
         for (int rounds = 0; rounds < 100000; ++rounds) {
