@@ -4,6 +4,7 @@
 #   - `sim` of a 20M-request trace over 1M keys (requests per second, median of RUNS runs)
 #   - a 32-threshold `sweep` of the same trace, as a ratio to the single-threshold `sim`
 #   - peak resident memory per live key
+#   - `sweep --cache` as a ratio to the same sweep without it, on the 20M trace and a 10M one
 #   - the Google Benchmark micro-benchmarks
 # Usage: bench/run-benchmarks.sh [BUILD_DIR]   (RUNS=5 by default; the trace is cached in BUILD_DIR/bench-data)
 set -euo pipefail
@@ -18,6 +19,13 @@ tiny="$data/tiny.lltrace"
 if [[ ! -f $trace ]]; then
   echo "generating $trace (20M requests over 1M keys) ..." >&2
   "$layoutlab" gen -o "$trace" --keys 1000000 --ops 19000000 --key-size lognormal:3.3:0.45:6:200 \
+    --value-size lognormal:4.3:1.2:1:100000 --ttl-fraction 0.2 --get-fraction 0.8 --delete-fraction 0.02 \
+    --popularity zipf:0.99 --seed 3
+fi
+trace10m="$data/mixed-10m-500k.lltrace"
+if [[ ! -f $trace10m ]]; then
+  echo "generating $trace10m (10M requests over 500k keys) ..." >&2
+  "$layoutlab" gen -o "$trace10m" --keys 500000 --ops 9500000 --key-size lognormal:3.3:0.45:6:200 \
     --value-size lognormal:4.3:1.2:1:100000 --ttl-fraction 0.2 --get-fraction 0.8 --delete-fraction 0.02 \
     --popularity zipf:0.99 --seed 3
 fi
@@ -58,5 +66,12 @@ if [[ ${CALLGRIND:-0} == 1 ]]; then
   total=$(callgrind_annotate "$data/callgrind.out" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
   echo "| instructions per request (callgrind, whole \`sim\` run) | $(( total / nreq )) | |"
 fi
+# The cache model's cost: the same 32-threshold sweep with and without --cache (host cache geometry).
+for t in "$trace" "$trace10m"; do
+  read -r plain_s _ _ <<<"$(measure "$layoutlab" sweep "$t" --layout valkey-9.1 --thresholds 16:512:16 --no-db)"
+  read -r cache_s _ _ <<<"$(measure "$layoutlab" sweep "$t" --layout valkey-9.1 --thresholds 16:512:16 --cache --no-db)"
+  python3 -c 'import sys; n, p, c = sys.argv[1:]; print(f"| `sweep --cache` / `sweep`, 32 thresholds, {n}, medians | {float(c)/float(p):.2f}x ({c} s / {p} s) | <= 4x on 10M |")' \
+    "$(basename "$t" .lltrace)" "$plain_s" "$cache_s"
+done
 echo
 "$build/bench/layoutlab_bench" --benchmark_repetitions="$runs" --benchmark_report_aggregates_only=true 2>/dev/null | grep -E "^(Benchmark|-|BM_.*_median)"

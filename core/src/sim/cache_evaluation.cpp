@@ -49,6 +49,12 @@ struct ShapePlan {
     PlannedAllocation allocation[KeyLayout::kMaxAllocations];
 };
 
+// One allocation of a shape, as the placement pass sees it.
+struct PlacementStep {
+    std::uint32_t slot = 0;
+    std::uint32_t count = 1;
+};
+
 // The address of the first region of each sampled key's allocations.
 struct SampledKey {
     std::uint32_t shape = 0;
@@ -79,7 +85,18 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
         for (std::uint32_t id = 0; id < keys.size() && sample.size() < config.cacheSampleGets; ++id)
             if (keys[id].live())
                 sample.push_back(id);
-    // Each live key's shape index (keyspace is sorted by shape), and which keys the sample reads.
+    // Shapes ranked by how many keys have them: the placement pass looks a plan up for every key, and
+    // with the common shapes' plans first those lookups stay in the host's cache. Ranking only renames
+    // shapes; slots are still created in keyspace order, so addresses do not change.
+    std::vector<std::uint32_t> shapeByRank(keyspace.size());
+    for (std::uint32_t s = 0; s < shapeByRank.size(); ++s)
+        shapeByRank[s] = s;
+    std::stable_sort(shapeByRank.begin(), shapeByRank.end(),
+        [&keyspace](std::uint32_t a, std::uint32_t b) { return keyspace[a].count > keyspace[b].count; });
+    std::vector<std::uint32_t> rankOfShape(keyspace.size());
+    for (std::uint32_t r = 0; r < shapeByRank.size(); ++r)
+        rankOfShape[shapeByRank[r]] = r;
+    // Each live key's shape rank, and which keys the sample reads.
     std::vector<std::uint32_t> shapeOf(keys.size(), UINT32_MAX);
     for (std::size_t id = 0; id < keys.size(); ++id) {
         if (!keys[id].live())
@@ -87,7 +104,7 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
         const auto packed = keys[id].shape();
         const auto it = std::lower_bound(keyspace.begin(), keyspace.end(), packed,
             [](const ShapeHistogram::Entry& e, std::uint64_t s) { return e.shape < s; });
-        shapeOf[id] = static_cast<std::uint32_t>(it - keyspace.begin());
+        shapeOf[id] = rankOfShape[static_cast<std::size_t>(it - keyspace.begin())];
     }
     std::vector<std::uint32_t> sampledSlot(keys.size(), UINT32_MAX);
     std::vector<std::uint32_t> sampledIds;
@@ -96,6 +113,11 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
             sampledSlot[id] = static_cast<std::uint32_t>(sampledIds.size());
             sampledIds.push_back(id);
         }
+    // Each GET's sampled key, resolved once for every threshold (UINT32_MAX: deleted before the end).
+    std::vector<std::uint32_t> sampleSlots(sample.size(), UINT32_MAX);
+    for (std::size_t i = 0; i < sample.size(); ++i)
+        if (sample[i] < keys.size())
+            sampleSlots[i] = sampledSlot[sample[i]];
 
     // The index tables' sizes at the end of the trace.
     const auto policy = layout.indexPolicy();
@@ -121,10 +143,10 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
             // Plans per distinct shape; one slot per allocation class.
             std::vector<ClassSlot> slots;
             std::map<std::uint64_t, std::uint32_t> slotOfClass;
-            std::vector<ShapePlan> plans(keyspace.size());
+            std::vector<ShapePlan> plans(keyspace.size()); // indexed by shape rank
             for (std::size_t s = 0; s < keyspace.size(); ++s) {
                 const KeyLayout kl = layout.describe(unpackShape(keyspace[s].shape), thresholds[t], alloc);
-                ShapePlan& plan = plans[s];
+                ShapePlan& plan = plans[rankOfShape[s]];
                 plan.stored = kl.stored;
                 plan.indexLines = kl.indexLinesPerGet;
                 plan.allocations = kl.allocationCount;
@@ -150,24 +172,39 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
                     plan.allocation[a] = { it->second, kl.allocations[a].count, kl.allocations[a].readBytes };
                 }
             }
+            // What placement needs of each plan, packed (a few bytes per shape rather than a whole plan) so
+            // the pass over every key below reads it from the host's cache: ranks' allocations, one after
+            // another; an unstored shape has none.
+            std::vector<std::uint32_t> placementStart(plans.size() + 1, 0);
+            std::vector<PlacementStep> placementSteps;
+            for (std::size_t r = 0; r < plans.size(); ++r) {
+                placementStart[r] = static_cast<std::uint32_t>(placementSteps.size());
+                if (plans[r].stored)
+                    for (std::size_t a = 0; a < plans[r].allocations; ++a)
+                        placementSteps.push_back({ plans[r].allocation[a].slot, plans[r].allocation[a].count });
+            }
+            placementStart[plans.size()] = static_cast<std::uint32_t>(placementSteps.size());
             // Place every live key in key-id order: each allocation takes its class's next region.
             std::vector<std::uint64_t> nextRegion(slots.size(), 0);
             std::vector<SampledKey> sampled(sampledIds.size());
             for (std::size_t id = 0; id < keys.size(); ++id) {
-                if (shapeOf[id] == UINT32_MAX)
+                const auto rank = shapeOf[id];
+                if (rank == UINT32_MAX)
                     continue;
-                const ShapePlan& plan = plans[shapeOf[id]];
-                if (!plan.stored)
+                const std::uint32_t first = placementStart[rank];
+                const std::uint32_t end = placementStart[rank + 1];
+                if (sampledSlot[id] == UINT32_MAX) {
+                    for (std::uint32_t step = first; step < end; ++step)
+                        nextRegion[placementSteps[step].slot] += placementSteps[step].count;
                     continue;
-                const bool isSampled = sampledSlot[id] != UINT32_MAX;
-                for (std::size_t a = 0; a < plan.allocations; ++a) {
-                    const auto& pa = plan.allocation[a];
-                    if (isSampled)
-                        sampled[sampledSlot[id]].address[a] = slots[pa.slot].address(nextRegion[pa.slot]);
-                    nextRegion[pa.slot] += pa.count;
                 }
-                if (isSampled)
-                    sampled[sampledSlot[id]].shape = shapeOf[id];
+                SampledKey& key = sampled[sampledSlot[id]];
+                key.shape = rank;
+                for (std::uint32_t step = first; step < end; ++step) {
+                    const auto& ps = placementSteps[step];
+                    key.address[step - first] = slots[ps.slot].address(nextRegion[ps.slot]);
+                    nextRegion[ps.slot] += ps.count;
+                }
             }
             // Replay the sampled GETs through a cold cache; the first tenth only warms it.
             cache.clear();
@@ -176,10 +213,10 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
             for (std::size_t i = 0; i < sample.size(); ++i) {
                 if (i == warmup)
                     cache.resetCounters();
-                const auto id = sample[i];
-                if (id >= keys.size() || sampledSlot[id] == UINT32_MAX)
+                if (sampleSlots[i] == UINT32_MAX)
                     continue; // deleted before the end of the trace
-                const SampledKey& key = sampled[sampledSlot[id]];
+                const std::uint64_t id = sample[i];
+                const SampledKey& key = sampled[sampleSlots[i]];
                 const ShapePlan& plan = plans[key.shape];
                 if (!plan.stored)
                     continue;

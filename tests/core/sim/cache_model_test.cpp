@@ -141,6 +141,25 @@ TEST(CacheModel, RedisWithTtlsIsDeterministicAcrossWorkers) {
     }
 }
 
+TEST(CacheModel, GetsOfUnstoredItemsAreNotReplayed) {
+    // Regression: a sampled key whose item is too large for memcached was replayed with another shape's
+    // plan at address 0. Half of these values exceed item_size_max (1 MiB), so about half the GETs count.
+    auto cfg = makeGeneratorConfig(2000, 4000, "16", "uniform:100:2097152", 0, 0, 1.0, 0, "uniform", 7);
+    SyntheticTrace trace(*cfg);
+    auto models = parseLayoutAndAllocator("memcached-1.6", "");
+    SimulationConfig config;
+    config.layout = models->layout;
+    config.allocator = models->allocator;
+    config.cache = *CacheGeometry::parse("32K:8,1M:16");
+    auto result = simulate(config, trace);
+    ASSERT_TRUE(result) << result.error().describe();
+    const auto& point = result->points[0];
+    ASSERT_GT(point.unstorableKeys, 0u);
+    const double storedFraction = 1.0 - static_cast<double>(point.unstorableKeys) / 2000.0;
+    const double gets = static_cast<double>(result->trace.getHits) * 0.9; // the first tenth warms the cache
+    EXPECT_NEAR(static_cast<double>(result->cacheSampledGets) / gets, storedFraction, 0.05);
+}
+
 TEST(CacheModel, OffByDefault) {
     auto cfg = makeGeneratorConfig(1000, 1000, "16", "96", 0, 0, 1.0, 0, "uniform", 1);
     SyntheticTrace trace(*cfg);
