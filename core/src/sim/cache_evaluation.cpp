@@ -55,10 +55,22 @@ struct PlacementStep {
     std::uint32_t count = 1;
 };
 
-// The address of the first region of each sampled key's allocations.
+// What a GET of one sampled key reads, resolved once its allocations are placed: the index lookups, then
+// its reads (a run of readSteps), so the replay touches only this and the cache model.
 struct SampledKey {
-    std::uint32_t shape = 0;
-    std::uint64_t address[KeyLayout::kMaxAllocations] {};
+    std::uint32_t firstRead = 0;
+    std::uint8_t reads = 0;
+    std::uint8_t indexLines = 0;
+    bool stored = false;
+};
+
+// One read of a sampled key: `bytes` from each of `count` regions, `stride` apart (a chunked item's
+// chunks were placed as consecutive regions of their class).
+struct ReadStep {
+    std::uint64_t address = 0;
+    std::uint64_t stride = 0;
+    std::uint32_t count = 1;
+    std::uint32_t bytes = 0;
 };
 
 std::uint64_t mix(std::uint64_t x) {
@@ -187,6 +199,7 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
             // Place every live key in key-id order: each allocation takes its class's next region.
             std::vector<std::uint64_t> nextRegion(slots.size(), 0);
             std::vector<SampledKey> sampled(sampledIds.size());
+            std::vector<ReadStep> readSteps;
             for (std::size_t id = 0; id < keys.size(); ++id) {
                 const auto rank = shapeOf[id];
                 if (rank == UINT32_MAX)
@@ -198,11 +211,21 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
                         nextRegion[placementSteps[step].slot] += placementSteps[step].count;
                     continue;
                 }
+                const ShapePlan& plan = plans[rank];
                 SampledKey& key = sampled[sampledSlot[id]];
-                key.shape = rank;
+                key.stored = plan.stored;
+                key.indexLines = plan.indexLines;
+                key.firstRead = static_cast<std::uint32_t>(readSteps.size());
                 for (std::uint32_t step = first; step < end; ++step) {
                     const auto& ps = placementSteps[step];
-                    key.address[step - first] = slots[ps.slot].address(nextRegion[ps.slot]);
+                    const auto& pa = plan.allocation[step - first];
+                    const ClassSlot& slot = slots[ps.slot];
+                    if (pa.readBytes > 0) {
+                        readSteps.push_back(
+                            { slot.address(nextRegion[ps.slot]), slot.regionsPerSlab ? slot.usable : slot.stride,
+                                ps.count, static_cast<std::uint32_t>(pa.readBytes) });
+                        ++key.reads;
+                    }
                     nextRegion[ps.slot] += ps.count;
                 }
             }
@@ -217,22 +240,16 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
                     continue; // deleted before the end of the trace
                 const std::uint64_t id = sample[i];
                 const SampledKey& key = sampled[sampleSlots[i]];
-                const ShapePlan& plan = plans[key.shape];
-                if (!plan.stored)
+                if (!key.stored)
                     continue;
                 const std::uint64_t hash = mix(id);
                 touch(cache, kIndexBase + (hash % buckets) * slotBytes, slotBytes);
-                if (plan.indexLines > 1)
+                if (key.indexLines > 1)
                     touch(cache, kExpiresIndexBase + (mix(hash) % expiresBuckets) * slotBytes, slotBytes);
-                for (std::size_t a = 0; a < plan.allocations; ++a) {
-                    const auto& pa = plan.allocation[a];
-                    if (pa.readBytes == 0)
-                        continue;
-                    // A chunked item's chunks were placed as consecutive regions of their class.
-                    const ClassSlot& slot = slots[pa.slot];
-                    const std::uint64_t stride = slot.regionsPerSlab ? slot.usable : slot.stride;
-                    for (std::uint32_t c = 0; c < pa.count; ++c)
-                        touch(cache, key.address[a] + c * stride, pa.readBytes);
+                for (std::uint32_t r = key.firstRead; r < key.firstRead + key.reads; ++r) {
+                    const ReadStep& read = readSteps[r];
+                    for (std::uint32_t c = 0; c < read.count; ++c)
+                        touch(cache, read.address + c * read.stride, read.bytes);
                 }
                 if (i >= warmup)
                     ++gets;
