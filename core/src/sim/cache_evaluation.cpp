@@ -149,16 +149,21 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
     std::atomic<std::uint64_t> counted { 0 };
     auto worker = [&]() {
         CacheHierarchy cache(*config.cache);
+        // Reused from threshold to threshold: every field read is written for each threshold first.
+        std::vector<ShapePlan> plans(keyspace.size()); // in keyspace order, written as described
+        std::vector<std::uint32_t> placementStart(keyspace.size() + 1, 0);
+        std::vector<PlacementStep> placementSteps;
+        std::vector<SampledKey> sampled;
+        std::vector<ReadStep> readSteps;
         for (std::size_t t = next++; t < thresholds.size(); t = next++) {
             if (stop.stop_requested())
                 return;
             // Plans per distinct shape; one slot per allocation class.
             std::vector<ClassSlot> slots;
             std::map<std::uint64_t, std::uint32_t> slotOfClass;
-            std::vector<ShapePlan> plans(keyspace.size()); // indexed by shape rank
             for (std::size_t s = 0; s < keyspace.size(); ++s) {
                 const KeyLayout kl = layout.describe(unpackShape(keyspace[s].shape), thresholds[t], alloc);
-                ShapePlan& plan = plans[rankOfShape[s]];
+                ShapePlan& plan = plans[s];
                 plan.stored = kl.stored;
                 plan.indexLines = kl.indexLinesPerGet;
                 plan.allocations = kl.allocationCount;
@@ -187,19 +192,19 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
             // What placement needs of each plan, packed (a few bytes per shape rather than a whole plan) so
             // the pass over every key below reads it from the host's cache: ranks' allocations, one after
             // another; an unstored shape has none.
-            std::vector<std::uint32_t> placementStart(plans.size() + 1, 0);
-            std::vector<PlacementStep> placementSteps;
+            placementSteps.clear();
             for (std::size_t r = 0; r < plans.size(); ++r) {
                 placementStart[r] = static_cast<std::uint32_t>(placementSteps.size());
-                if (plans[r].stored)
-                    for (std::size_t a = 0; a < plans[r].allocations; ++a)
-                        placementSteps.push_back({ plans[r].allocation[a].slot, plans[r].allocation[a].count });
+                const ShapePlan& plan = plans[shapeByRank[r]];
+                if (plan.stored)
+                    for (std::size_t a = 0; a < plan.allocations; ++a)
+                        placementSteps.push_back({ plan.allocation[a].slot, plan.allocation[a].count });
             }
             placementStart[plans.size()] = static_cast<std::uint32_t>(placementSteps.size());
             // Place every live key in key-id order: each allocation takes its class's next region.
             std::vector<std::uint64_t> nextRegion(slots.size(), 0);
-            std::vector<SampledKey> sampled(sampledIds.size());
-            std::vector<ReadStep> readSteps;
+            sampled.assign(sampledIds.size(), SampledKey {});
+            readSteps.clear();
             for (std::size_t id = 0; id < keys.size(); ++id) {
                 const auto rank = shapeOf[id];
                 if (rank == UINT32_MAX)
@@ -211,7 +216,7 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
                         nextRegion[placementSteps[step].slot] += placementSteps[step].count;
                     continue;
                 }
-                const ShapePlan& plan = plans[rank];
+                const ShapePlan& plan = plans[shapeByRank[rank]];
                 SampledKey& key = sampled[sampledSlot[id]];
                 key.stored = plan.stored;
                 key.indexLines = plan.indexLines;
