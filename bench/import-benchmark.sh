@@ -8,18 +8,12 @@
 # Usage: bench/import-benchmark.sh [BUILD_DIR]    (RUNS=3 by default; medians)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${1:-build}
-runs=${RUNS:-3}
-layoutlab="$build/cli/layoutlab"
-data="$build/bench-data"
-mkdir -p "$data"
+runs_default=3
+source bench/lib.sh
 trace="$data/import-25m.lltrace"
 csv="$data/import-25m.twitter.csv"
 if [[ ! -f $csv ]]; then
-  echo "generating $csv ..." >&2
-  "$layoutlab" gen -o "$trace" --keys 2000000 --ops 23000000 --key-size lognormal:3.3:0.45:6:200 \
-    --value-size lognormal:4.3:1.2:1:100000 --ttl-fraction 0.2 --get-fraction 0.8 --delete-fraction 0.02 \
-    --popularity zipf:0.99 --seed 5 2>/dev/null
+  gen_mixed_trace "$trace" 2000000 25000000 5
   "$layoutlab" export "$trace" --to twitter -o "$csv"
 fi
 

@@ -9,26 +9,13 @@
 # Usage: bench/run-benchmarks.sh [BUILD_DIR]   (RUNS=5 by default; the trace is cached in BUILD_DIR/bench-data)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${1:-build}
-runs=${RUNS:-5}
-layoutlab="$build/cli/layoutlab"
-data="$build/bench-data"
-mkdir -p "$data"
+runs_default=5
+source bench/lib.sh
 trace="$data/mixed-20m-1m.lltrace"
-tiny="$data/tiny.lltrace"
-if [[ ! -f $trace ]]; then
-  echo "generating $trace (20M requests over 1M keys) ..." >&2
-  "$layoutlab" gen -o "$trace" --keys 1000000 --ops 19000000 --key-size lognormal:3.3:0.45:6:200 \
-    --value-size lognormal:4.3:1.2:1:100000 --ttl-fraction 0.2 --get-fraction 0.8 --delete-fraction 0.02 \
-    --popularity zipf:0.99 --seed 3
-fi
 trace10m="$data/mixed-10m-500k.lltrace"
-if [[ ! -f $trace10m ]]; then
-  echo "generating $trace10m (10M requests over 500k keys) ..." >&2
-  "$layoutlab" gen -o "$trace10m" --keys 500000 --ops 9500000 --key-size lognormal:3.3:0.45:6:200 \
-    --value-size lognormal:4.3:1.2:1:100000 --ttl-fraction 0.2 --get-fraction 0.8 --delete-fraction 0.02 \
-    --popularity zipf:0.99 --seed 3
-fi
+tiny="$data/tiny.lltrace"
+gen_mixed_trace "$trace" 1000000 20000000 3
+gen_mixed_trace "$trace10m" 500000 10000000 3
 [[ -f $tiny ]] || "$layoutlab" gen -o "$tiny" --keys 10 --seed 1 2>/dev/null
 
 # median and best wall seconds, and max RSS (KiB), of RUNS runs of a command
