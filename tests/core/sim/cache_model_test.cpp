@@ -84,15 +84,22 @@ TEST(CacheHierarchy, WorkingSetThatFitsOnlyMissesOnce) {
     EXPECT_EQ(cache.misses()[1], 0u); // but fits L2
 }
 
-SimulationResult seedCase(std::vector<std::uint32_t> thresholds) {
-    auto cfg = makeGeneratorConfig(100000, 100000, "16", "96", 0, 0, 1.0, 0, "uniform", 1);
-    SyntheticTrace trace(*cfg);
-    auto models = parseLayoutAndAllocator("valkey-9.1", "");
+// A simulation of this layout preset (default allocator) with the cache model on.
+SimulationConfig cacheConfig(
+    const std::string& layout, const std::string& geometry, std::vector<std::uint32_t> thresholds = {}) {
+    auto models = parseLayoutAndAllocator(layout, "");
     SimulationConfig config;
     config.layout = models->layout;
     config.allocator = models->allocator;
     config.thresholds = std::move(thresholds);
-    config.cache = *CacheGeometry::parse("32K:8,1M:16,8M:16");
+    config.cache = *CacheGeometry::parse(geometry);
+    return config;
+}
+
+SimulationResult seedCase(std::vector<std::uint32_t> thresholds) {
+    auto cfg = makeGeneratorConfig(100000, 100000, "16", "96", 0, 0, 1.0, 0, "uniform", 1);
+    SyntheticTrace trace(*cfg);
+    const auto config = cacheConfig("valkey-9.1", "32K:8,1M:16,8M:16", std::move(thresholds));
     auto result = simulate(config, trace);
     EXPECT_TRUE(result) << result.error().describe();
     return *result;
@@ -126,13 +133,8 @@ TEST(CacheModel, RedisWithTtlsIsDeterministicAcrossWorkers) {
         auto cfg
             = makeGeneratorConfig(20000, 40000, "uniform:8:32", "lognormal:3.5:1:1:500", 0.5, 0, 0.9, 0, "zipf:0.9", 5);
         SyntheticTrace trace(*cfg);
-        auto models = parseLayoutAndAllocator("redis-7.0", "");
-        SimulationConfig config;
-        config.layout = models->layout;
-        config.allocator = models->allocator;
-        config.thresholds = std::move(thresholds);
-        config.cache = *CacheGeometry::parse("32K:8,8M:16"); // large enough that lines survive between thresholds
-        return *simulate(config, trace);
+        // An LLC large enough that lines survive between thresholds.
+        return *simulate(cacheConfig("redis-7.0", "32K:8,8M:16", std::move(thresholds)), trace);
     };
     const auto swept = run({ 0, 16, 32, 48, 64 });
     for (std::size_t i = 0; i < swept.points.size(); ++i) {
@@ -146,12 +148,7 @@ TEST(CacheModel, GetsOfUnstoredItemsAreNotReplayed) {
     // plan at address 0. Half of these values exceed item_size_max (1 MiB), so about half the GETs count.
     auto cfg = makeGeneratorConfig(2000, 4000, "16", "uniform:100:2097152", 0, 0, 1.0, 0, "uniform", 7);
     SyntheticTrace trace(*cfg);
-    auto models = parseLayoutAndAllocator("memcached-1.6", "");
-    SimulationConfig config;
-    config.layout = models->layout;
-    config.allocator = models->allocator;
-    config.cache = *CacheGeometry::parse("32K:8,1M:16");
-    auto result = simulate(config, trace);
+    auto result = simulate(cacheConfig("memcached-1.6", "32K:8,1M:16"), trace);
     ASSERT_TRUE(result) << result.error().describe();
     const auto& point = result->points[0];
     ASSERT_GT(point.unstorableKeys, 0u);

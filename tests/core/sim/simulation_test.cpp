@@ -4,6 +4,7 @@
 #include "layoutlab/sim/simulation.h"
 #include "layoutlab/trace/generator.h"
 #include "layoutlab/trace/memory_trace.h"
+#include "threshold_points.h"
 
 #include <gtest/gtest.h>
 
@@ -76,14 +77,8 @@ TEST(Simulation, SweepEqualsSeparateRuns) {
         auto single = mixedTrace();
         auto one = simulate(configFor("valkey-9.1", "jemalloc:quantum=8,page=4096", { thresholds[i] }), single);
         ASSERT_TRUE(one);
-        const auto& a = sweep->points[i];
-        const auto& b = one->points[0];
-        EXPECT_EQ(a.threshold, b.threshold);
-        EXPECT_EQ(a.usableBytes, b.usableBytes);
-        EXPECT_EQ(a.requestedBytes, b.requestedBytes);
-        EXPECT_EQ(a.embeddedKeys, b.embeddedKeys);
-        EXPECT_DOUBLE_EQ(a.linesTouchedPerGet, b.linesTouchedPerGet);
-        EXPECT_EQ(a.sizeClasses, b.sizeClasses);
+        SCOPED_TRACE(i);
+        test::expectSamePoint(sweep->points[i], one->points[0]);
     }
     // A higher threshold never embeds fewer keys.
     for (std::size_t i = 1; i < thresholds.size(); ++i)

@@ -4,6 +4,7 @@
 #include "layoutlab/sim/simulation.h"
 #include "layoutlab/store/results_db.h"
 #include "layoutlab/trace/generator.h"
+#include "threshold_points.h"
 
 #include <filesystem>
 #include <fstream>
@@ -83,14 +84,8 @@ TEST_F(ResultsDbTest, StoredRunsReadBackExactly) {
     ASSERT_TRUE(points);
     ASSERT_EQ(points->size(), result.points.size());
     for (std::size_t i = 0; i < points->size(); ++i) {
-        const auto& a = (*points)[i];
-        const auto& b = result.points[i];
-        EXPECT_EQ(a.threshold, b.threshold);
-        EXPECT_EQ(a.usableBytes, b.usableBytes);
-        EXPECT_EQ(a.requestedBytes, b.requestedBytes);
-        EXPECT_EQ(a.embeddedKeys, b.embeddedKeys);
-        EXPECT_DOUBLE_EQ(a.linesTouchedPerGet, b.linesTouchedPerGet);
-        EXPECT_EQ(a.sizeClasses, b.sizeClasses);
+        SCOPED_TRACE(i);
+        test::expectSamePoint((*points)[i], result.points[i]);
     }
     auto traces = (*db)->listTraces();
     ASSERT_EQ(traces->size(), 1u);
