@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "keyspace_replay.h"
+#include "layoutlab/sim/keyspace_replay.h"
 #include "layoutlab/sim/simulation.h"
 
 namespace layoutlab {

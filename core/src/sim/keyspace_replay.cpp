@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "keyspace_replay.h"
+#include "layoutlab/sim/keyspace_replay.h"
 
 #include <fmt/format.h>
 
@@ -50,6 +50,7 @@ void KeyspaceReplay::write(KeyState& key, const Request& r, std::uint32_t valueB
     key.setKeyBytes(r.keyBytes);
     key.valueBytes = valueBytes;
     key.setKind(kind);
+    notifyStored(key);
 }
 
 void KeyspaceReplay::setTtl(KeyState& key, std::uint32_t keyId, std::uint64_t nowSeconds, std::uint32_t ttlSeconds) {
@@ -63,6 +64,7 @@ void KeyspaceReplay::setTtl(KeyState& key, std::uint32_t keyId, std::uint64_t no
     key.expireAtSeconds = static_cast<std::uint32_t>(at);
     m_expiryHeap.emplace(key.expireAtSeconds, keyId);
     m_nextExpiryMs = std::min(m_nextExpiryMs, std::uint64_t { key.expireAtSeconds } * 1000);
+    notifyStored(key);
 }
 
 void KeyspaceReplay::clearTtl(KeyState& key) {
@@ -72,14 +74,18 @@ void KeyspaceReplay::clearTtl(KeyState& key) {
     key.clear(KeyState::kHasTtl);
     if (m_hasExpiresTable)
         m_expires.erase();
+    if (key.live())
+        notifyStored(key);
 }
 
 void KeyspaceReplay::remove(KeyState& key) {
     flushGets(key);
+    key.clear(KeyState::kLive); // first, so clearing the TTL tells no observer of a shape change
     clearTtl(key);
-    key.clear(KeyState::kLive);
     m_table.erase();
     --m_summary.liveKeys;
+    if (m_observer) [[unlikely]]
+        m_observer->removed(static_cast<std::uint32_t>(&key - m_keys.data()));
 }
 
 void KeyspaceReplay::expireDue(std::uint64_t nowSeconds) {
@@ -172,6 +178,7 @@ Status KeyspaceReplay::apply(std::span<const Request> batch, std::uint64_t first
                 const std::uint64_t grown = std::uint64_t { key.valueBytes } + r.valueBytes;
                 key.valueBytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(grown, UINT32_MAX));
                 key.setKind(ValueKind::String);
+                notifyStored(key);
             } else {
                 write(key, r, r.valueBytes, ValueKind::String);
             }

@@ -2,7 +2,7 @@
 #include "layoutlab/sim/simulation.h"
 
 #include "cache_evaluation.h"
-#include "keyspace_replay.h"
+#include "layoutlab/sim/keyspace_replay.h"
 #include "layoutlab/spec.h"
 
 #include <algorithm>

@@ -47,6 +47,9 @@ public:
     void settle();
 
     std::uint64_t entries() const { return m_used; }
+    // Top-level buckets of the table in use, and of the table being rehashed into (0 when not rehashing).
+    std::uint64_t buckets() const { return m_buckets; }
+    std::uint64_t targetBuckets() const { return m_targetBuckets; }
     IndexFootprint footprint(const AllocatorModel& allocator) const;
 
     // Valkey hashtable.c: expected child buckets for `entries` spread over `buckets` top-level buckets.

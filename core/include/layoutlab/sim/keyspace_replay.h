@@ -2,7 +2,9 @@
 #pragma once
 
 // The replay half of simulate(): applies requests to the live keyspace and the index tables.
-// Per key id it keeps 16 bytes; expiring keys also have an 8-byte entry in a min-heap.
+// Per key id it keeps 16 bytes; expiring keys also have an 8-byte entry in a min-heap. The reference
+// engine (collectors/) drives the same replay with an observer, so both apply a trace's semantics
+// (ADD/REPLACE, APPEND, INCR, TTLs, expiry) identically.
 
 #include "layoutlab/layout/layout_model.h"
 #include "layoutlab/sim/index_table_model.h"
@@ -44,6 +46,16 @@ struct KeyState {
 };
 static_assert(sizeof(KeyState) == 16, "per-key state stays at 16 bytes");
 
+// Told of every change to the live keyspace, after it happened.
+class KeyspaceObserver {
+public:
+    virtual ~KeyspaceObserver() = default;
+    // The key was created, or its shape (lengths, TTL, kind) or content changed: `key` is its new state.
+    virtual void stored(std::uint32_t keyId, const KeyState& key) = 0;
+    // The key was deleted or expired.
+    virtual void removed(std::uint32_t keyId) = 0;
+};
+
 class KeyspaceReplay {
 public:
     // getSampleSize: how many of the most recent GET hits to remember (for the cache model; 0: none).
@@ -62,6 +74,8 @@ public:
     const std::vector<KeyState>& keys() const { return m_keys; }
     // The remembered GET hits' key ids, oldest first.
     std::vector<std::uint32_t> getSample() const;
+    // Receives every change from now on (nullptr: none). The observer must outlive the replay.
+    void setObserver(KeyspaceObserver* observer) { m_observer = observer; }
 
 private:
     void write(KeyState& key, const Request& r, std::uint32_t valueBytes, ValueKind kind);
@@ -71,6 +85,10 @@ private:
     void expireDue(std::uint64_t nowSeconds);
     void flushGets(KeyState& key);
     void compactExpiryHeap();
+    void notifyStored(const KeyState& key) {
+        if (m_observer) [[unlikely]]
+            m_observer->stored(static_cast<std::uint32_t>(&key - m_keys.data()), key);
+    }
 
     using Expiry = std::pair<std::uint32_t, std::uint32_t>; // (expire-at seconds, key id)
     std::vector<KeyState> m_keys;
@@ -85,6 +103,7 @@ private:
     std::uint32_t m_getRingSize = 0;
     std::uint64_t m_getRingNext = 0;
     TraceSummary m_summary;
+    KeyspaceObserver* m_observer = nullptr;
 };
 
 } // namespace layoutlab

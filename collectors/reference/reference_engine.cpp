@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: MIT
+#include "layoutlab/collect/reference_engine.h"
+
+#include "jemalloc_arena.h"
+#include "layoutlab/alloc/jemalloc_model.h"
+#include "layoutlab/sim/keyspace_replay.h"
+#include "layoutlab/trace/random.h"
+#include "reference_index.h"
+
+#include <chrono>
+#include <cstring>
+#include <fmt/format.h>
+#include <unordered_map>
+
+namespace layoutlab {
+
+namespace {
+
+constexpr std::size_t kBatchRequests = 4096;
+constexpr std::uint8_t kNone = 0xff;
+constexpr std::uint32_t kNotTheKey = 0xffffffffu; // the tag of allocations that do not hold the key
+
+// Fields the reference engine keeps inside the allocations, where the engines keep theirs:
+// dictEntry (dict.c): key pointer at 0, value pointer at 8, chain `next` at 16;
+// robj (server.h): its `ptr` at 8; every other allocation: a 4-byte key tag at 0 and its read length
+// at 4 (the engines read lengths from their sds/robj headers the same way).
+constexpr std::size_t kEntryKeyOffset = 0;
+constexpr std::size_t kEntryValueOffset = 8;
+constexpr std::size_t kTagOffset = 0;
+constexpr std::size_t kReadLengthOffset = 4;
+constexpr std::size_t kObjectPointerOffset = 8;
+
+template <class T> T loadAt(const void* base, std::size_t offset) {
+    T value;
+    std::memcpy(&value, static_cast<const char*>(base) + offset, sizeof(value));
+    return value;
+}
+template <class T> void storeAt(void* base, std::size_t offset, T value) {
+    std::memcpy(static_cast<char*>(base) + offset, &value, sizeof(value));
+}
+
+std::uint64_t hashKey(std::uint32_t keyId) {
+    std::uint64_t state = keyId;
+    return Random::splitmix64(state);
+}
+// Valkey's tables hold the object, whose tag is its key; Redis's hold dictEntries pointing at the key.
+std::uint64_t hashOfObject(void* object) {
+    return hashKey(loadAt<std::uint32_t>(object, kTagOffset));
+}
+std::uint64_t hashOfEntry(void* entry) {
+    return hashOfObject(loadAt<void*>(entry, kEntryKeyOffset));
+}
+
+// Reads `bytes` from the start of an allocation a word at a time, as a server copying it out would.
+std::uint64_t readBytes(const void* base, std::uint32_t bytes) {
+    std::uint64_t sum = 0;
+    for (std::uint32_t offset = 0; offset < bytes; offset += 8)
+        sum += loadAt<std::uint64_t>(base, offset); // within the usable size: regions are 8-byte multiples
+    return sum;
+}
+
+// Where a key's allocations are, by position in its KeyLayout.
+struct KeyRecord {
+    void* allocation[KeyLayout::kMaxAllocations] {};
+    std::uint8_t count = 0;
+    std::uint8_t head = kNone; // what the keyspace index holds
+    std::uint8_t expiresHead = kNone; // what the expires index holds
+};
+
+} // namespace
+
+struct ReferenceEngine::Impl final : KeyspaceObserver {
+    ReferenceEngineConfig config;
+    std::uint32_t threshold = 0;
+    IndexPolicy policy;
+    std::unique_ptr<JemallocArena> arena;
+    std::unique_ptr<ReferenceIndex> keys;
+    std::unique_ptr<ReferenceIndex> expires;
+    std::vector<KeyRecord> records;
+    std::unordered_map<std::uint64_t, KeyLayout> layouts; // by packed shape
+    std::uint32_t entryReadBytes = 0;
+    KeyspaceReplay* replay = nullptr; // during load()
+    std::vector<std::uint32_t> sample;
+    std::uint64_t liveKeys = 0;
+    std::uint64_t keyBytes = 0;
+    ArenaStats before;
+    bool loaded = false;
+    std::optional<Error> failure; // the first error an observer callback met
+
+    bool dictIndex() const { return policy.kind == IndexKind::RedisDict; }
+
+    const KeyLayout& layoutOf(std::uint64_t packedShape) {
+        auto it = layouts.find(packedShape);
+        if (it == layouts.end())
+            it = layouts
+                     .emplace(
+                         packedShape, config.layout->describe(unpackShape(packedShape), threshold, *config.allocator))
+                     .first;
+        return it->second;
+    }
+
+    // The bucket count the simulator's model has settled on, or is rehashing to. An empty table holds
+    // no array, as the simulator counts it (simulate() leaves an empty expires table out).
+    static std::uint64_t targetBuckets(const IndexTableModel& model) {
+        if (model.entries() == 0)
+            return 0;
+        return model.targetBuckets() ? model.targetBuckets() : model.buckets();
+    }
+    void syncIndexSizes() {
+        keys->resize(targetBuckets(replay->keyspaceTable()));
+        if (const IndexTableModel* model = replay->expiresTable())
+            expires->resize(targetBuckets(*model));
+    }
+
+    void stored(std::uint32_t keyId, const KeyState& state) override {
+        if (failure)
+            return;
+        if (keyId >= records.size())
+            records.resize(std::max<std::size_t>(std::size_t { keyId } + 1, records.size() * 2));
+        syncIndexSizes();
+        auto built = build(keyId, state);
+        if (!built) {
+            failure = built.error();
+            return;
+        }
+        // The new allocations take the old ones' places in the indexes, then the old ones are freed
+        // (an overwrite in the engines: a new object, the same hash-table position).
+        const KeyRecord old = records[keyId];
+        const KeyRecord& record = records[keyId] = *built;
+        const std::uint64_t hash = hashKey(keyId);
+        auto at = [](const KeyRecord& r, std::uint8_t i) { return r.allocation[i]; };
+        if (old.count != 0)
+            keys->replace(hash, at(old, old.head), at(record, record.head));
+        else
+            keys->insert(hash, at(record, record.head));
+        const bool hadExpire = old.expiresHead != kNone;
+        const bool hasExpire = record.expiresHead != kNone;
+        if (hadExpire && hasExpire)
+            expires->replace(hash, at(old, old.expiresHead), at(record, record.expiresHead));
+        else if (hadExpire)
+            expires->erase(hash, at(old, old.expiresHead));
+        else if (hasExpire)
+            expires->insert(hash, at(record, record.expiresHead));
+        if (old.count == 0)
+            ++liveKeys;
+        freeAllocations(old);
+    }
+
+    // Allocates and fills a key's allocations as the layout describes them for its current shape.
+    Expected<KeyRecord> build(std::uint32_t keyId, const KeyState& state) {
+        const KeyLayout& layout = layoutOf(state.shape());
+        if (!layout.stored)
+            return usageError(fmt::format("key id {} cannot be stored by layout '{}'", keyId, config.layout->spec()));
+        KeyRecord record;
+        std::uint8_t keyCarrier = kNone, object = kNone, value = kNone, entry = kNone, expireEntry = kNone;
+        for (std::uint8_t i = 0; i < layout.allocationCount; ++i) {
+            const Allocation& a = layout.allocations[i];
+            const bool supported = a.count == 1 && a.purpose != Purpose::Item && a.purpose != Purpose::ItemHeader
+                && a.purpose != Purpose::ItemChunk;
+            if (!supported) {
+                freeAllocations(record);
+                return usageError(fmt::format("the reference engine does not build {} allocations (memcached)",
+                                      purposeName(a.purpose)),
+                    "layout");
+            }
+            void* p = arena->allocate(a.requestedBytes);
+            record.allocation[record.count++] = p;
+            keyBytes += arena->usableSize(p);
+            std::memset(p, static_cast<int>('a' + keyId % 26), a.requestedBytes); // the key's and value's bytes
+            std::uint8_t* role = a.purpose == Purpose::Entry ? &entry
+                : a.purpose == Purpose::ExpireEntry          ? &expireEntry
+                : a.purpose == Purpose::Key                  ? &keyCarrier
+                : a.purpose == Purpose::Object               ? &object
+                                                             : &value;
+            *role = i;
+            if (a.purpose == Purpose::Entry)
+                entryReadBytes = static_cast<std::uint32_t>(a.readBytes);
+        }
+        if (keyCarrier == kNone)
+            keyCarrier = object; // Valkey embeds the key in the object
+        auto at = [&](std::uint8_t i) { return i == kNone ? nullptr : record.allocation[i]; };
+        for (std::uint8_t i = 0; i < record.count; ++i) {
+            if (i == entry || i == expireEntry)
+                continue;
+            storeAt<std::uint32_t>(record.allocation[i], kTagOffset, i == keyCarrier ? keyId : kNotTheKey);
+            storeAt<std::uint32_t>(
+                record.allocation[i], kReadLengthOffset, static_cast<std::uint32_t>(layout.allocations[i].readBytes));
+        }
+        if (object != kNone)
+            storeAt<void*>(at(object), kObjectPointerOffset, at(value));
+        for (std::uint8_t e : { entry, expireEntry })
+            if (e != kNone) {
+                storeAt<void*>(at(e), kEntryKeyOffset, at(keyCarrier));
+                storeAt<void*>(at(e), kEntryValueOffset, e == entry ? at(object) : nullptr);
+            }
+        record.head = entry != kNone ? entry : object;
+        if (record.head == kNone || keyCarrier == kNone) {
+            freeAllocations(record);
+            return usageError("the layout gave a key neither a dictEntry nor an object to hold its key", "layout");
+        }
+        if (state.hasTtl() && policy.expiresTable)
+            record.expiresHead = expireEntry != kNone ? expireEntry : record.head;
+        return record;
+    }
+
+    void freeAllocations(const KeyRecord& record) {
+        for (std::uint8_t i = 0; i < record.count; ++i) {
+            keyBytes -= arena->usableSize(record.allocation[i]);
+            arena->release(record.allocation[i]);
+        }
+    }
+
+    void removed(std::uint32_t keyId) override {
+        if (!failure && keyId < records.size() && records[keyId].count != 0) {
+            release(keyId);
+            syncIndexSizes();
+        }
+    }
+
+    void release(std::uint32_t keyId) {
+        KeyRecord& record = records[keyId];
+        const std::uint64_t hash = hashKey(keyId);
+        keys->erase(hash, record.allocation[record.head]);
+        if (record.expiresHead != kNone)
+            expires->erase(hash, record.allocation[record.expiresHead]);
+        freeAllocations(record);
+        --liveKeys;
+        record = KeyRecord {};
+    }
+
+    // One GET along the engine's path; returns false on a miss.
+    bool get(std::uint32_t keyId, std::uint64_t& checksum) const {
+        const std::uint64_t hash = hashKey(keyId);
+        if (!dictIndex()) {
+            // Valkey: bucket -> object (key, expire and an embedded value inside) -> value behind ptr.
+            void* object = keys->find(hash, [keyId](void* o) { return loadAt<std::uint32_t>(o, kTagOffset) == keyId; });
+            if (!object)
+                return false;
+            checksum += readBytes(object, loadAt<std::uint32_t>(object, kReadLengthOffset));
+            if (void* value = loadAt<void*>(object, kObjectPointerOffset))
+                checksum += readBytes(value, loadAt<std::uint32_t>(value, kReadLengthOffset));
+            return true;
+        }
+        // Redis: slot -> dictEntry chain, comparing keys -> robj -> value; expireIfNeeded looks the key
+        // up in db->expires whenever that dict is not empty.
+        void* key = nullptr;
+        void* entry = keys->find(hash, [keyId, &key](void* e) {
+            key = loadAt<void*>(e, kEntryKeyOffset);
+            return loadAt<std::uint32_t>(key, kTagOffset) == keyId;
+        });
+        if (!entry)
+            return false;
+        checksum += readBytes(entry, entryReadBytes);
+        checksum += readBytes(key, loadAt<std::uint32_t>(key, kReadLengthOffset));
+        if (expires->entries() != 0)
+            if (void* e = expires->find(hash, [key](void* x) { return loadAt<void*>(x, kEntryKeyOffset) == key; }))
+                checksum += readBytes(e, entryReadBytes);
+        if (void* object = loadAt<void*>(entry, kEntryValueOffset)) {
+            checksum += readBytes(object, loadAt<std::uint32_t>(object, kReadLengthOffset));
+            if (void* value = loadAt<void*>(object, kObjectPointerOffset))
+                checksum += readBytes(value, loadAt<std::uint32_t>(value, kReadLengthOffset));
+        }
+        return true;
+    }
+
+    ~Impl() override {
+        for (std::uint32_t id = 0; id < records.size(); ++id)
+            if (records[id].count != 0)
+                release(id);
+        keys.reset();
+        expires.reset();
+    }
+};
+
+ReferenceEngine::ReferenceEngine(std::unique_ptr<Impl> impl)
+    : m_impl(std::move(impl)) { }
+ReferenceEngine::~ReferenceEngine() = default;
+
+bool ReferenceEngine::available(std::string* whyNot) {
+    if (!JemallocModel::linkedAvailable()) {
+        if (whyNot)
+            *whyNot = "this build does not link jemalloc (libjemalloc-dev was not found at configure time)";
+        return false;
+    }
+    return true;
+}
+
+Expected<std::unique_ptr<ReferenceEngine>> ReferenceEngine::create(const ReferenceEngineConfig& config) {
+    std::string whyNot;
+    if (!available(&whyNot))
+        return usageError("the reference engine is not available: " + whyNot);
+    if (!config.layout || !config.allocator)
+        return usageError("the reference engine needs a layout and an allocator");
+    const auto* jemalloc = dynamic_cast<const JemallocModel*>(config.allocator.get());
+    if (!jemalloc || !jemalloc->isLinked())
+        return usageError(fmt::format("the reference engine allocates from the linked jemalloc, so the model must "
+                                      "be the linked 'jemalloc' (got '{}')",
+                              config.allocator->spec()),
+            "alloc");
+    if (auto ok = config.layout->checkAllocator(*config.allocator); !ok)
+        return ok.error();
+    auto impl = std::make_unique<Impl>();
+    impl->config = config;
+    impl->policy = config.layout->indexPolicy();
+    if (impl->policy.kind == IndexKind::MemcachedAssoc)
+        return usageError("the reference engine builds malloc-based stores (Valkey, Redis); memcached items live in "
+                          "its own slab allocator: measure memcached with `layoutlab drive`",
+            "layout");
+    const auto param = config.layout->threshold();
+    impl->threshold = config.threshold ? config.threshold : (param ? param->value : 0);
+    auto arena = JemallocArena::create();
+    if (!arena)
+        return arena.error();
+    impl->arena = std::move(*arena);
+    const auto hashOf = impl->dictIndex() ? &hashOfEntry : &hashOfObject;
+    impl->keys = std::make_unique<ReferenceIndex>(impl->policy.kind, *impl->arena, hashOf);
+    impl->expires = std::make_unique<ReferenceIndex>(impl->policy.kind, *impl->arena, hashOf);
+    auto before = impl->arena->stats();
+    if (!before)
+        return before.error();
+    impl->before = *before;
+    return std::unique_ptr<ReferenceEngine>(new ReferenceEngine(std::move(impl)));
+}
+
+Expected<ReferenceLoadReport> ReferenceEngine::load(TraceReader& trace, ProgressSink* progress, std::stop_token stop) {
+    Impl& s = *m_impl;
+    if (s.loaded)
+        return usageError("the reference engine was loaded already");
+    s.loaded = true;
+    const auto started = std::chrono::steady_clock::now();
+    KeyspaceReplay replay(s.policy, trace.keyIdLimit(), s.config.getSampleSize);
+    replay.setObserver(&s);
+    s.replay = &replay;
+    s.records.resize(static_cast<std::size_t>(std::min<std::uint64_t>(trace.keyIdLimit(), UINT32_MAX)));
+    std::vector<Request> batch(kBatchRequests);
+    std::uint64_t done = 0;
+    const std::uint64_t total = trace.totalRequests();
+    for (;;) {
+        if (stop.stop_requested()) {
+            s.replay = nullptr;
+            Error e;
+            e.code = ErrorCode::Cancelled;
+            e.message = "cancelled";
+            return e;
+        }
+        auto n = trace.read(batch);
+        if (!n) {
+            s.replay = nullptr;
+            return n.error();
+        }
+        if (*n == 0)
+            break;
+        auto applied = replay.apply(std::span<const Request>(batch.data(), *n), done);
+        if (!applied) {
+            s.replay = nullptr;
+            return applied.error();
+        }
+        if (s.failure) {
+            s.replay = nullptr;
+            return *s.failure;
+        }
+        done += *n;
+        if (progress)
+            progress->progress(total ? static_cast<double>(done) / static_cast<double>(total) : -1.0, done);
+    }
+    replay.finish();
+    s.syncIndexSizes(); // the engine's cron finished rehashing and resizing (IndexTableModel::settle)
+    s.replay = nullptr;
+    s.sample = replay.getSample();
+    if (s.sample.empty())
+        for (std::uint32_t id = 0; id < s.records.size() && s.sample.size() < s.config.getSampleSize; ++id)
+            if (s.records[id].count != 0)
+                s.sample.push_back(id);
+    auto after = s.arena->stats();
+    if (!after)
+        return after.error();
+    ReferenceLoadReport report;
+    report.trace = replay.summary();
+    report.after = *after;
+    report.allocatedBytes = after->allocatedBytes - s.before.allocatedBytes;
+    report.keyBytes = s.keyBytes;
+    report.indexBytes = s.keys->usableBytes() + s.expires->usableBytes();
+    report.indexChildBuckets = s.keys->childBuckets() + s.expires->childBuckets();
+    report.liveKeys = s.liveKeys;
+    report.loadSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return report;
+}
+
+const std::vector<std::uint32_t>& ReferenceEngine::getSample() const {
+    return m_impl->sample;
+}
+
+GetReplayReport ReferenceEngine::replayGets(std::span<const std::uint32_t> keyIds) {
+    GetReplayReport report;
+    const auto started = std::chrono::steady_clock::now();
+    for (const std::uint32_t id : keyIds)
+        report.hits += m_impl->get(id, report.checksum) ? 1 : 0;
+    const auto elapsed = std::chrono::steady_clock::now() - started;
+    report.gets = keyIds.size();
+    if (report.gets)
+        report.nanosecondsPerGet
+            = std::chrono::duration<double, std::nano>(elapsed).count() / static_cast<double>(report.gets);
+    return report;
+}
+
+std::uint64_t ReferenceEngine::deleteEveryOtherKey() {
+    std::uint64_t live = 0, deleted = 0;
+    for (std::uint32_t id = 0; id < m_impl->records.size(); ++id)
+        if (m_impl->records[id].count != 0 && (live++ % 2) == 1) {
+            m_impl->release(id);
+            ++deleted;
+        }
+    return deleted;
+}
+
+Expected<ArenaStats> ReferenceEngine::arenaStats() const {
+    return m_impl->arena->stats();
+}
+
+std::string ReferenceEngine::layoutSpec() const {
+    const auto param = m_impl->config.layout->threshold();
+    return param ? fmt::format("{} at {}={}", m_impl->config.layout->spec(), param->name, m_impl->threshold)
+                 : m_impl->config.layout->spec();
+}
+
+} // namespace layoutlab
