@@ -148,3 +148,54 @@ TEST_F(ResultsDbTest, FileHashFollowsContent) {
 }
 
 } // namespace
+
+namespace {
+
+TEST_F(ResultsDbTest, MeasurementsReadBackPerThreshold) {
+    auto db = ResultsDb::open(path());
+    ASSERT_TRUE(db);
+    RunRecord r;
+    r.kind = "reference";
+    r.layout = "valkey-9.1";
+    r.allocator = "jemalloc";
+    r.parametersJson = "{}";
+    r.toolVersion = "test";
+    auto runId = (*db)->beginRun(r);
+    ASSERT_TRUE(runId);
+    const std::vector<Measurement> measured {
+        { 64u, "reference", "jemalloc 5.3.0", "allocated_bytes", 3494144, "bytes", R"({"bins":3})" },
+        { 128u, "reference", "jemalloc 5.3.0", "ns_per_get", 41.5, "ns", "{}" },
+        { std::nullopt, "reference", "", "load_seconds", 0.25, "s", "{}" },
+    };
+    ASSERT_TRUE((*db)->completeMeasuredRun(*runId, measured, R"({"requests":10})"));
+    auto back = (*db)->measurements(*runId);
+    ASSERT_TRUE(back) << back.error().describe();
+    EXPECT_EQ(*back, measured);
+    auto run = (*db)->run(*runId);
+    ASSERT_TRUE(run);
+    EXPECT_EQ(run->status, "complete");
+    EXPECT_EQ(run->replayJson, R"({"requests":10})");
+}
+
+TEST_F(ResultsDbTest, AVersionOneDatabaseIsMigrated) {
+    // A database as layoutlab 0.x wrote it (schema 1: measurements had no threshold column).
+    {
+        sqlite3* raw = nullptr;
+        ASSERT_EQ(sqlite3_open(path().c_str(), &raw), SQLITE_OK);
+        const char* v1 = "CREATE TABLE schema_version (version INTEGER NOT NULL);"
+                         "INSERT INTO schema_version VALUES (1);"
+                         "CREATE TABLE measurements (id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL, engine TEXT "
+                         "NOT NULL, engine_version TEXT, metric TEXT NOT NULL, value REAL, unit TEXT, details_json "
+                         "TEXT NOT NULL DEFAULT '{}');";
+        ASSERT_EQ(sqlite3_exec(raw, v1, nullptr, nullptr, nullptr), SQLITE_OK);
+        sqlite3_close(raw);
+    }
+    auto db = ResultsDb::open(path());
+    ASSERT_TRUE(db) << db.error().describe();
+    EXPECT_EQ((*db)->schemaVersion(), kResultsSchemaVersion);
+    auto none = (*db)->measurements(1);
+    ASSERT_TRUE(none) << none.error().describe();
+    EXPECT_TRUE(none->empty());
+}
+
+} // namespace

@@ -8,7 +8,8 @@
 //                 parameter, tool version, status, start and end
 //   points        one row per threshold of a run, every metric
 //   size_classes  the per-size-class breakdown of each point
-//   measurements  measured results from real engines, next to the predictions (filled by later commands)
+//   measurements  measured results (the reference engine, real servers), per threshold, next to the
+//                 predictions of the run they belong to
 //
 // Nothing is lost: a run row is written as 'running' when the run starts, and its results are written,
 // with the status set to 'complete', in one transaction at its end. A run whose process died stays
@@ -27,7 +28,7 @@ struct sqlite3;
 
 namespace layoutlab {
 
-inline constexpr int kResultsSchemaVersion = 1;
+inline constexpr int kResultsSchemaVersion = 2;
 
 struct TraceRecord {
     std::int64_t id = 0;
@@ -57,6 +58,19 @@ struct RunRecord {
     std::string replayJson; // the replay summary of a complete run: requests, keys, index tables
 };
 
+// One measured figure: what a profile's reference engine (or a driven server) measured.
+struct Measurement {
+    std::optional<std::uint32_t> threshold; // the threshold it was measured at (none: the whole run)
+    std::string engine; // "reference", "redis-server", ...
+    std::string engineVersion;
+    std::string metric; // e.g. allocated_bytes, bytes_per_key, ns_per_get, l1_misses_per_get
+    double value = 0;
+    std::string unit; // bytes, ns, misses/GET, ...
+    std::string detailsJson = "{}";
+
+    bool operator==(const Measurement&) const = default;
+};
+
 class ResultsDb {
 public:
     // Opens (creating and migrating as needed) the database at `path`.
@@ -73,6 +87,9 @@ public:
     Expected<std::int64_t> beginRun(const RunRecord& run);
     // Writes the points and size classes and marks the run complete, in one transaction.
     Status completeRun(std::int64_t runId, const SimulationResult& result);
+    // Writes the measurements and the replay summary and marks the run complete, in one transaction.
+    Status completeMeasuredRun(
+        std::int64_t runId, const std::vector<Measurement>& measurements, const std::string& replayJson = "{}");
     Status failRun(std::int64_t runId, const std::string& error);
 
     Expected<std::vector<RunRecord>> listRuns();
@@ -80,6 +97,7 @@ public:
     Expected<std::vector<TraceRecord>> listTraces();
     // The run's points with their size classes, as sim/sweep produced them.
     Expected<std::vector<ThresholdPoint>> points(std::int64_t runId);
+    Expected<std::vector<Measurement>> measurements(std::int64_t runId);
     Expected<std::uint64_t> deleteRuns(const std::vector<std::int64_t>& runIds);
     Expected<std::uint64_t> deleteIncompleteRuns();
     Status vacuum();
