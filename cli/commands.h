@@ -8,6 +8,7 @@
 
 #include "layoutlab/expected.h"
 #include "layoutlab/import/importer.h"
+#include "layoutlab/layout/layout_model.h"
 
 #include <CLI/CLI.hpp>
 #include <string>
@@ -33,10 +34,16 @@ struct TraceSourceOptions {
     Expected<ImportOptions> toImportOptions() const;
 };
 
+// The thresholds `text` names ("64,128" or "32:512:16") for this layout; a usage error naming `option`
+// when the layout has no embed threshold.
+Expected<std::vector<std::uint32_t>> resolveThresholds(
+    const LayoutModel& layout, const std::string& text, const std::string& option);
+
 void addGenCommand(CLI::App& app, int& status);
 void addImportCommands(CLI::App& app, int& status);
 void addDbCommands(CLI::App& app, int& status);
 void addSimCommands(CLI::App& app, int& status);
 void addListCommands(CLI::App& app, int& status);
+void addProfileCommands(CLI::App& app, int& status);
 
 } // namespace layoutlab::cli

@@ -48,6 +48,9 @@ int main(int argc, char** argv) {
     addImportCommands(app, status);
     addSimCommands(app, status);
     addListCommands(app, status);
+#if LAYOUTLAB_HAVE_JEMALLOC
+    addProfileCommands(app, status);
+#endif
     addDbCommands(app, status);
     if (argc > 1 && argv[1][0] != '-') {
         const std::string command = argv[1];

@@ -40,4 +40,16 @@ Expected<std::int64_t> recordTrace(ResultsDb& db, const std::string& path, const
     return db.upsertTrace(t);
 }
 
+Expected<std::int64_t> beginRun(ResultsDb& db, const std::string& kind, std::int64_t traceId, const std::string& layout,
+    const std::string& allocator, const nlohmann::json& parameters) {
+    RunRecord record;
+    record.kind = kind;
+    record.traceId = traceId;
+    record.layout = layout;
+    record.allocator = allocator;
+    record.parametersJson = parameters.dump();
+    record.toolVersion = LAYOUTLAB_VERSION;
+    return db.beginRun(record);
+}
+
 } // namespace layoutlab::cli

@@ -7,6 +7,7 @@
 #include "layoutlab/store/results_db.h"
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 namespace layoutlab::cli {
 
@@ -23,5 +24,9 @@ struct DbOptions {
 // Records the trace file (content hash, format) and returns its id.
 Expected<std::int64_t> recordTrace(ResultsDb& db, const std::string& path, const std::string& format,
     const std::string& statsJson = "{}", std::uint64_t requests = 0, std::uint64_t distinctKeys = 0);
+
+// Starts a run of `kind` ('running' until completed or failed) and returns its id.
+Expected<std::int64_t> beginRun(ResultsDb& db, const std::string& kind, std::int64_t traceId, const std::string& layout,
+    const std::string& allocator, const nlohmann::json& parameters);
 
 } // namespace layoutlab::cli

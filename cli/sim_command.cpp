@@ -51,11 +51,8 @@ int runSim(const SimOptions& o, bool sweep) {
     }
     const auto param = models->layout->threshold();
     if (sweep || o.threshold) {
-        if (!param)
-            return reportError(usageError("layout '" + models->layout->spec()
-                    + "' has no embed threshold (memcached stores every item whole in a slab chunk); use `sim`",
-                sweep ? "--thresholds" : "--threshold"));
-        auto list = parseThresholds(sweep ? o.thresholds : std::to_string(*o.threshold), *param);
+        auto list = resolveThresholds(*models->layout, sweep ? o.thresholds : std::to_string(*o.threshold),
+            sweep ? "--thresholds" : "--threshold");
         if (!list)
             return reportError(list.error());
         config.thresholds = *list;
@@ -79,14 +76,8 @@ int runSim(const SimOptions& o, bool sweep) {
             { "allocator", config.allocator->spec() }, { "thresholds", config.thresholds },
             { "format", o.source.format }, { "on_error", o.source.onError }, { "key_size", o.source.keyBytes },
             { "threshold_parameter", param ? param->name : std::string() } };
-        RunRecord record;
-        record.kind = sweep ? "sweep" : "sim";
-        record.traceId = *traceId;
-        record.layout = config.layout->spec();
-        record.allocator = config.allocator->spec();
-        record.parametersJson = parameters.dump();
-        record.toolVersion = LAYOUTLAB_VERSION;
-        auto id = (*db)->beginRun(record);
+        auto id = beginRun(
+            **db, sweep ? "sweep" : "sim", *traceId, config.layout->spec(), config.allocator->spec(), parameters);
         if (!id)
             return reportError(id.error());
         runId = *id;
@@ -137,6 +128,16 @@ CLI::App* addCommon(CLI::App& app, const char* name, const char* help, SimOption
     return cmd;
 }
 } // namespace
+
+Expected<std::vector<std::uint32_t>> resolveThresholds(
+    const LayoutModel& layout, const std::string& text, const std::string& option) {
+    const auto param = layout.threshold();
+    if (!param)
+        return usageError("layout '" + layout.spec()
+                + "' has no embed threshold (memcached stores every item whole in a slab chunk); use `sim`",
+            option);
+    return parseThresholds(text, *param);
+}
 
 void addSimCommands(CLI::App& app, int& status) {
     auto simOptions = std::make_shared<SimOptions>();

@@ -2,6 +2,8 @@
 #include "layoutlab/collect/registry.h"
 
 #include "collectors_config.h"
+#include "layoutlab/collect/cachegrind.h"
+#include "layoutlab/collect/reference_engine.h"
 #include "layoutlab/collect/server_process.h"
 #if LAYOUTLAB_HAVE_PERF
 #include "layoutlab/collect/perf_counters.h"
@@ -33,11 +35,22 @@ std::vector<CollectorInfo> listCollectors() {
     out.push_back({ "perf", false, "not built: libpfm4 (libpfm4-dev) was not found at configure time" });
 #endif
     {
-        const auto valgrind = findExecutable("valgrind");
-        // Nothing runs under cachegrind until the reference engine exists (issue 4): say so, not "yes".
-        out.push_back({ "cachegrind", false,
-            valgrind ? "valgrind found at " + *valgrind + ", but the reference engine it would run is not built yet"
-                     : std::string("no 'valgrind' on PATH (Debian package valgrind)") });
+#if LAYOUTLAB_HAVE_JEMALLOC
+        std::string why;
+        const bool reference = ReferenceEngine::available(&why);
+        out.push_back({ "reference", reference,
+            reference ? "in-process reference engine on " + ReferenceEngine::allocatorVersion()
+                    + " (a private arena): stats.allocated, per-bin slabs, ns per GET (`profile`)"
+                      : why });
+#else
+        const bool reference = false;
+        const std::string why = "this build does not link jemalloc (libjemalloc-dev was not found at configure time)";
+        out.push_back({ "reference", false, why });
+#endif
+        bool valgrind = false;
+        const std::string detail = cachegrindAvailability(&valgrind);
+        out.push_back({ "cachegrind", valgrind && reference,
+            reference ? detail : "needs the reference engine, which this build lacks (" + why + ")" });
     }
     engine("engine:redis", "redis-server", LAYOUTLAB_HAVE_HIREDIS, "RESP (hiredis)");
     engine("engine:valkey", "valkey-server", LAYOUTLAB_HAVE_HIREDIS, "RESP (hiredis)");

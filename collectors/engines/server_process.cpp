@@ -64,6 +64,28 @@ bool ServerProcess::running() {
     return r == 0;
 }
 
+Expected<int> ServerProcess::waitForExit(std::stop_token stop) {
+    while (m_pid > 0) {
+        int status = 0;
+        const pid_t r = waitpid(m_pid, &status, WNOHANG);
+        if (r == m_pid) {
+            m_pid = -1;
+            if (WIFSIGNALED(status))
+                return ioError(fmt::format(
+                    "the process was ended by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status))));
+            return WEXITSTATUS(status);
+        }
+        if (r < 0)
+            return ioError(fmt::format("waitpid failed: {}", std::strerror(errno)));
+        if (stop.stop_requested()) {
+            this->stop();
+            return cancelledError();
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return ioError("the process is not running");
+}
+
 void ServerProcess::stop(std::chrono::milliseconds grace) {
     if (m_pid <= 0)
         return;

@@ -48,6 +48,11 @@ std::size_t JemallocArena::usableSizeFor(std::size_t bytes) {
     return nallocx(bytes, 0);
 }
 
+std::string JemallocArena::version() {
+    auto text = readControl<const char*>("version");
+    return text && *text ? std::string(*text) : std::string("unknown");
+}
+
 Expected<ArenaStats> JemallocArena::stats() const {
     // Statistics are a snapshot taken when "epoch" is written.
     std::uint64_t epoch = 1;

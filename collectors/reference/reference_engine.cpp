@@ -253,7 +253,10 @@ struct ReferenceEngine::Impl final : KeyspaceObserver {
         checksum += readBytes(entry, entryReadBytes);
         checksum += readBytes(key, loadAt<std::uint32_t>(key, kReadLengthOffset));
         if (expires->entries() != 0)
-            if (void* e = expires->find(hash, [key](void* x) { return loadAt<void*>(x, kEntryKeyOffset) == key; }))
+            // dictSdsKeyCompare reads each candidate's key: compare the tags, as in the keyspace chain.
+            if (void* e = expires->find(hash, [keyId](void* x) {
+                    return loadAt<std::uint32_t>(loadAt<void*>(x, kEntryKeyOffset), kTagOffset) == keyId;
+                }))
                 checksum += readBytes(e, entryReadBytes);
         if (void* object = loadAt<void*>(entry, kEntryValueOffset)) {
             checksum += readBytes(object, loadAt<std::uint32_t>(object, kReadLengthOffset));
@@ -283,6 +286,10 @@ bool ReferenceEngine::available(std::string* whyNot) {
         return false;
     }
     return true;
+}
+
+std::string ReferenceEngine::allocatorVersion() {
+    return "jemalloc " + JemallocArena::version();
 }
 
 Expected<std::unique_ptr<ReferenceEngine>> ReferenceEngine::create(const ReferenceEngineConfig& config) {
@@ -338,10 +345,7 @@ Expected<ReferenceLoadReport> ReferenceEngine::load(TraceReader& trace, Progress
     for (;;) {
         if (stop.stop_requested()) {
             s.replay = nullptr;
-            Error e;
-            e.code = ErrorCode::Cancelled;
-            e.message = "cancelled";
-            return e;
+            return cancelledError();
         }
         auto n = trace.read(batch);
         if (!n) {

@@ -135,6 +135,13 @@ std::string Error::describe() const {
     return text;
 }
 
+Error cancelledError() {
+    Error e;
+    e.code = ErrorCode::Cancelled;
+    e.message = "cancelled";
+    return e;
+}
+
 Error usageError(std::string message, std::string field) {
     Error e;
     e.code = ErrorCode::Usage;

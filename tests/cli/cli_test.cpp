@@ -2,6 +2,7 @@
 // The layoutlab command as a user meets it: exit codes (0 ok, 1 data error, 2 usage error), one-line
 // errors naming the argument or file, no partial output files, --help everywhere.
 
+#include "cli_runner.h"
 #include "layoutlab/trace/trace_file.h"
 
 #include <csignal>
@@ -15,71 +16,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern char** environ;
-
 namespace {
 
-struct CliRun {
-    int exitCode = -1;
-    std::string out;
-    std::string err;
-};
-
-std::string slurp(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-// Starts the CLI with these arguments; returns its pid, or -1 when it could not be started.
-pid_t spawnCli(std::vector<std::string> args, const posix_spawn_file_actions_t* actions = nullptr) {
-    args.insert(args.begin(), LAYOUTLAB_CLI);
-    std::vector<char*> argv;
-    for (auto& a : args)
-        argv.push_back(a.data());
-    argv.push_back(nullptr);
-    pid_t pid = -1;
-    return posix_spawn(&pid, argv[0], actions, nullptr, argv.data(), environ) == 0 ? pid : -1;
-}
-
-class CliTest : public ::testing::Test {
-protected:
-    void SetUp() override {
-        m_dir = std::filesystem::temp_directory_path()
-            / (std::string("layoutlab-cli-") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        std::filesystem::remove_all(m_dir);
-        std::filesystem::create_directories(m_dir);
-        ::setenv("LAYOUTLAB_DB", (m_dir / "results.db").c_str(), 1); // runs are stored here, not in the cwd
-    }
-    void TearDown() override { std::filesystem::remove_all(m_dir); }
-
-    CliRun run(std::vector<std::string> args) const {
-        const auto outPath = m_dir / "stdout";
-        const auto errPath = m_dir / "stderr";
-        posix_spawn_file_actions_t actions;
-        posix_spawn_file_actions_init(&actions);
-        posix_spawn_file_actions_addopen(&actions, 1, outPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        posix_spawn_file_actions_addopen(&actions, 2, errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        CliRun r;
-        if (const auto pid = spawnCli(std::move(args), &actions); pid > 0) {
-            int status = 0;
-            waitpid(pid, &status, 0);
-            r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        }
-        posix_spawn_file_actions_destroy(&actions);
-        r.out = slurp(outPath);
-        r.err = slurp(errPath);
-        return r;
-    }
-    std::string path(const std::string& name) const { return (m_dir / name).string(); }
-    static std::string seedTrace() { return LAYOUTLAB_DATASETS_DIR "/traces/seed-k16-v96.lltrace"; }
-
-    std::filesystem::path m_dir;
-};
+using layoutlab::test::CliRun;
+using layoutlab::test::slurp;
+using layoutlab::test::spawnCli;
+using CliTest = layoutlab::test::CliTestBase;
 
 TEST_F(CliTest, HelpOnEveryCommand) {
-    for (const char* cmd : { "gen", "sim", "sweep", "layouts", "allocators", "collectors" }) {
+    for (const char* cmd : { "gen", "sim", "sweep", "layouts", "allocators", "collectors", "profile" }) {
         const auto r = run({ cmd, "--help" });
         EXPECT_EQ(r.exitCode, 0) << cmd;
         EXPECT_NE(r.out.find("Usage"), std::string::npos) << cmd << ": " << r.out;

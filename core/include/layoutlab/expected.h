@@ -36,6 +36,8 @@ Error usageError(std::string message, std::string field = {});
 Error dataError(std::string message, std::string file = {}, std::uint64_t offset = 0, bool hasOffset = false);
 Error dataErrorAtLine(std::string message, std::string file, std::uint64_t line);
 Error ioError(std::string message, std::string file = {});
+// The caller asked to stop (a stop_token was signalled).
+Error cancelledError();
 
 template <class T> class [[nodiscard]] Expected {
 public:

@@ -17,7 +17,6 @@ constexpr std::uint64_t kIndexBase = std::uint64_t { 1 } << 46; // the keyspace 
 constexpr std::uint64_t kExpiresIndexBase = std::uint64_t { 1 } << 47; // the expires index table
 // Every simulated address stays below 2^48, far below the cache model's generation bits (line numbers
 // must stay below 2^51, CacheHierarchy).
-constexpr std::size_t kWarmupDivisor = 10; // the first tenth of the sample only warms the cache
 constexpr std::size_t kMaxWorkers = 4; // each holds a cache hierarchy (tens of MB for a large LLC)
 
 // Where an allocation class puts its regions.
@@ -236,7 +235,7 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
             }
             // Replay the sampled GETs through a cold cache; the first tenth only warms it.
             cache.clear();
-            const std::size_t warmup = sample.size() / kWarmupDivisor;
+            const std::size_t warmup = sample.size() / kCacheWarmupDivisor;
             std::uint64_t gets = 0;
             for (std::size_t i = 0; i < sample.size(); ++i) {
                 if (i == warmup)
@@ -274,12 +273,8 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
             pool.emplace_back(worker);
         worker();
     }
-    if (stop.stop_requested()) {
-        Error e;
-        e.code = ErrorCode::Cancelled;
-        e.message = "cancelled";
-        return e;
-    }
+    if (stop.stop_requested())
+        return cancelledError();
     return counted.load();
 }
 

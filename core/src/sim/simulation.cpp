@@ -15,12 +15,6 @@ namespace layoutlab {
 namespace {
 constexpr std::size_t kBatchRequests = 4096;
 
-Error cancelled() {
-    Error e;
-    e.code = ErrorCode::Cancelled;
-    e.message = "cancelled";
-    return e;
-}
 constexpr std::size_t kMaxThresholds = 4096;
 
 // Sums for one threshold, before they become a ThresholdPoint.
@@ -176,7 +170,7 @@ Expected<std::vector<ThresholdPoint>> evaluateThresholds(const SimulationConfig&
         high[s].addKeys(shape, entry.count, last, alloc);
     }
     if (stop.stop_requested())
-        return cancelled();
+        return cancelledError();
     for (const auto& entry : gets) {
         const KeyShape shape = unpackShape(entry.shape);
         const ShapeCost first = costOf(layout, alloc, shape, thresholds.front());
@@ -199,7 +193,7 @@ Expected<std::vector<ThresholdPoint>> evaluateThresholds(const SimulationConfig&
     PointAccumulator highBelow; // sum of high[s] for s <= i
     for (std::size_t i = 0; i < count; ++i) {
         if (stop.stop_requested())
-            return cancelled();
+            return cancelledError();
         highBelow.merge(high[i]);
         PointAccumulator acc = base;
         acc.merge(highBelow);
@@ -292,7 +286,7 @@ Expected<SimulationResult> simulate(
     const std::uint64_t total = trace.totalRequests();
     while (true) {
         if (stop.stop_requested())
-            return cancelled();
+            return cancelledError();
         auto n = trace.read(batch);
         if (!n)
             return n.error();

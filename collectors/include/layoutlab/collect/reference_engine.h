@@ -74,6 +74,8 @@ class ReferenceEngine {
 public:
     // True when this build links jemalloc with statistics; else false and the reason in `whyNot`.
     static bool available(std::string* whyNot = nullptr);
+    // The linked jemalloc's version string (mallctl "version").
+    static std::string allocatorVersion();
     static Expected<std::unique_ptr<ReferenceEngine>> create(const ReferenceEngineConfig& config);
     ~ReferenceEngine();
     ReferenceEngine(const ReferenceEngine&) = delete;

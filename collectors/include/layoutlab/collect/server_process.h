@@ -9,6 +9,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -26,6 +27,9 @@ public:
 
     pid_t pid() const { return m_pid; }
     bool running();
+    // Waits for the process to exit and returns its exit status; stops it when `stop` is requested
+    // (then the result is a Cancelled error), and fails when a signal ended it.
+    Expected<int> waitForExit(std::stop_token stop = {});
     // SIGTERM, then SIGKILL after the grace period; reaps the child.
     void stop(std::chrono::milliseconds grace = std::chrono::milliseconds(3000));
     std::string log() const;

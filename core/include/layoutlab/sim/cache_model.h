@@ -29,6 +29,7 @@ struct CacheGeometry {
     // fallback of 32K:8,1M:16,32M:16 when it cannot be read.
     static CacheGeometry detect(const std::string& sysfsDir = "/sys/devices/system/cpu/cpu0/cache");
     std::string describe() const;
+    bool operator==(const CacheGeometry&) const = default;
 };
 
 class CacheHierarchy {

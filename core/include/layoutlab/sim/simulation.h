@@ -24,6 +24,10 @@ public:
     virtual void progress(double fraction, std::uint64_t requestsDone) = 0;
 };
 
+// The cache model replays the sampled GETs through a cold cache; the first 1/kCacheWarmupDivisor of them
+// only warm it (the reference engine's measured replays split the same way).
+inline constexpr std::size_t kCacheWarmupDivisor = 10;
+
 struct SimulationConfig {
     LayoutPtr layout;
     AllocatorPtr allocator;

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The cachegrind collector: runs a program under `valgrind --tool=cachegrind --cache-sim=yes` with the
+// D1 and LL geometry of the cache model given explicitly (so both simulate the same caches), and reads
+// the data-read counts (Dr, D1mr, DLmr) from its output file. Valgrind simulates two data levels: the
+// model's first level is D1 and its last is LL.
+
+#include "layoutlab/expected.h"
+#include "layoutlab/sim/cache_model.h"
+
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+namespace layoutlab {
+
+struct CachegrindCounts {
+    std::uint64_t instructions = 0; // Ir
+    std::uint64_t dataReads = 0; // Dr
+    std::uint64_t l1ReadMisses = 0; // D1mr
+    std::uint64_t llReadMisses = 0; // DLmr
+
+    CachegrindCounts operator-(const CachegrindCounts& other) const;
+};
+
+// The `valgrind` on PATH, if any.
+std::optional<std::string> findValgrind();
+// One line for `layoutlab collectors`.
+std::string cachegrindAvailability(bool* available = nullptr);
+
+// Valgrind simulates caches whose set count is a power of two. This keeps the size and the line size of
+// each level and, where needed, raises the ways so that the sets become a power of two (a 300 MiB 20-way
+// LLC becomes 65536 sets of 75 ways); the model then runs with the same geometry.
+CacheGeometry cachegrindCompatible(const CacheGeometry& geometry);
+// "--I1=32768,8,64 --D1=... --LL=...": the first level of `geometry` as D1 (and I1), the last as LL.
+Expected<std::vector<std::string>> cachegrindCacheOptions(const CacheGeometry& geometry);
+
+// Parses a cachegrind.out file's `events:` and `summary:` lines.
+Expected<CachegrindCounts> parseCachegrindOutput(const std::string& text, const std::string& file = {});
+
+// Runs `program` (argv, argv[0] an absolute path) under cachegrind in `workDir` and returns its counts.
+// The program's own output goes to workDir/program.log; `programLog` receives it when given.
+Expected<CachegrindCounts> runUnderCachegrind(const std::vector<std::string>& program, const CacheGeometry& geometry,
+    const std::string& workDir, std::stop_token stop = {}, std::string* programLog = nullptr);
+
+} // namespace layoutlab

@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: MIT
+#include "layoutlab/collect/profiler.h"
+
+#include "collectors_config.h"
+#include "layoutlab/collect/cachegrind.h"
+#include "layoutlab/collect/server_process.h"
+#if LAYOUTLAB_HAVE_PERF
+#include "layoutlab/collect/perf_counters.h"
+#endif
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace layoutlab {
+
+namespace {
+
+constexpr std::size_t kTimedPasses = 5; // ns per GET: the median of this many passes
+
+// The sampled GETs, split as the cache model splits them: a warm-up, then the measured GETs.
+struct SampleSplit {
+    std::span<const std::uint32_t> warmup;
+    std::span<const std::uint32_t> measured;
+};
+SampleSplit split(const std::vector<std::uint32_t>& sample) {
+    const std::size_t warm = sample.size() / kCacheWarmupDivisor;
+    const std::span<const std::uint32_t> all(sample);
+    return { all.first(warm), all.subspan(warm) };
+}
+
+// Hardware read misses around the measured replay, when this build and machine have them.
+struct MissCounts {
+    std::optional<std::uint64_t> l1;
+    std::optional<std::uint64_t> llc;
+};
+
+class ProfileProgress {
+public:
+    ProfileProgress(ProgressSink* sink, std::size_t steps)
+        : m_sink(sink)
+        , m_steps(static_cast<double>(steps)) { }
+    void step() {
+        if (m_sink)
+            m_sink->progress(++m_done / m_steps, 0);
+    }
+
+private:
+    ProgressSink* m_sink;
+    double m_steps;
+    double m_done = 0;
+};
+
+Expected<CachegrindCounts> cachegrindPhase(const ProfileConfig& config, const CacheGeometry& geometry,
+    std::uint32_t threshold, const char* phase, std::uint64_t expectedGets, std::stop_token stop) {
+    auto dir = makeTempDir("layoutlab-cachegrind");
+    if (!dir)
+        return dir.error();
+    std::vector<std::string> argv = config.replayCommand;
+    argv.insert(argv.end(),
+        { "--threshold", std::to_string(threshold), "--gets", std::to_string(config.sampleGets), "--phase", phase });
+    std::string log;
+    auto counts = runUnderCachegrind(argv, geometry, *dir, stop, &log);
+    removeTree(*dir);
+    if (!counts)
+        return counts.error();
+    // The replay prints one JSON line with the GETs it measured: the same trace gives the same sample.
+    const auto start = log.rfind("\n{\"");
+    const auto end = start == std::string::npos ? start : log.find('\n', start + 1);
+    const auto reported = start == std::string::npos
+        ? nlohmann::json()
+        : nlohmann::json::parse(
+            log.substr(start + 1, end == std::string::npos ? end : end - start - 1), nullptr, false);
+    if (!reported.is_object() || !reported.contains("gets"))
+        return ioError("the replay under cachegrind printed no summary: " + log.substr(0, 2000));
+    if (reported["gets"].get<std::uint64_t>() != expectedGets)
+        return dataError(fmt::format("the replay under cachegrind measured {} GETs, the profile {}",
+            reported["gets"].get<std::uint64_t>(), expectedGets));
+    return counts;
+}
+
+} // namespace
+
+Expected<CounterSource> parseCounterSource(std::string_view name) {
+    for (auto s : { CounterSource::Auto, CounterSource::Perf, CounterSource::Cachegrind, CounterSource::None })
+        if (counterSourceName(s) == name)
+            return s;
+    return usageError(fmt::format("unknown counter source '{}' (auto, perf, cachegrind, none)", name), "--counters");
+}
+
+std::string_view counterSourceName(CounterSource source) {
+    switch (source) {
+    case CounterSource::Auto:
+        return "auto";
+    case CounterSource::Perf:
+        return "perf";
+    case CounterSource::Cachegrind:
+        return "cachegrind";
+    case CounterSource::None:
+        return "none";
+    }
+    return "none";
+}
+
+CounterSource chooseCounterSource(CounterSource requested, std::string* why) {
+    if (requested != CounterSource::Auto)
+        return requested;
+    std::string perfReason = "this build has no perf collector (libpfm4)";
+#if LAYOUTLAB_HAVE_PERF
+    if (auto counters = PerfCounters::open({ "l1d-read-misses", "llc-read-misses" }); counters) {
+        if ((*counters)->hardwareAvailable())
+            return CounterSource::Perf;
+        perfReason = (*counters)->hardwareReason();
+    }
+#endif
+    if (findValgrind()) {
+        if (why)
+            *why = "perf: " + perfReason + "; using cachegrind";
+        return CounterSource::Cachegrind;
+    }
+    if (why)
+        *why = "perf: " + perfReason + "; and no 'valgrind' on PATH for cachegrind";
+    return CounterSource::None;
+}
+
+Expected<GetReplayReport> runReplayPhase(const ReferenceEngineConfig& engineConfig, TraceReader& trace, bool measure) {
+    auto engine = ReferenceEngine::create(engineConfig);
+    if (!engine)
+        return engine.error();
+    if (auto loaded = (*engine)->load(trace); !loaded)
+        return loaded.error();
+    const auto parts = split((*engine)->getSample());
+    auto report = (*engine)->replayGets(parts.warmup);
+    if (measure)
+        report = (*engine)->replayGets(parts.measured);
+    return report;
+}
+
+Expected<ProfileResult> runProfile(const ProfileConfig& config, ProgressSink* progress, std::stop_token stop) {
+    ProfileResult result;
+    std::string why;
+    result.counterSource = chooseCounterSource(config.counters, &why);
+    result.counterNote = why;
+    if (result.counterSource == CounterSource::Cachegrind && config.replayCommand.empty())
+        return usageError("cachegrind needs a replay command", "--counters");
+#if !LAYOUTLAB_HAVE_PERF
+    if (result.counterSource == CounterSource::Perf)
+        return usageError("this build has no perf collector (libpfm4-dev was missing at configure time)", "--counters");
+#endif
+
+    CacheGeometry geometry = config.geometry ? *config.geometry : CacheGeometry::detect();
+    if (result.counterSource == CounterSource::Cachegrind) {
+        // Valgrind simulates D1 and LL: the model runs with the same two levels.
+        const CacheGeometry twoLevels { { geometry.levels.front(), geometry.levels.back() } };
+        geometry = cachegrindCompatible(twoLevels);
+        if (geometry != twoLevels)
+            result.counterNote += (result.counterNote.empty() ? "" : "; ")
+                + fmt::format("cache geometry {} adjusted to {} (valgrind needs power-of-two set counts)",
+                    twoLevels.describe(), geometry.describe());
+    }
+    result.geometry = geometry.describe();
+
+    auto trace = config.openTrace();
+    if (!trace)
+        return trace.error();
+    SimulationConfig simConfig { config.layout, config.allocator, config.thresholds, geometry, config.sampleGets };
+    auto prediction = simulate(simConfig, **trace, nullptr, stop);
+    if (!prediction)
+        return prediction.error();
+    result.prediction = std::move(*prediction);
+
+    const std::size_t steps
+        = result.prediction.points.size() * (result.counterSource == CounterSource::Cachegrind ? 3 : 1);
+    ProfileProgress bar(progress, steps);
+    for (const auto& predicted : result.prediction.points) {
+        if (stop.stop_requested())
+            return cancelledError();
+        ProfilePoint point;
+        point.threshold = predicted.threshold;
+        point.keys = predicted.keys;
+        point.predictedBytesPerKey = predicted.usableBytesPerKey;
+        point.predictedUsableBytes = predicted.usableBytes;
+        point.predictedChildBuckets = result.prediction.indexChildBuckets;
+        point.linesTouchedPerGet = predicted.linesTouchedPerGet;
+        point.dependentLoadsPerGet = predicted.dependentLoadsPerGet;
+        point.predictedMissesPerGet = predicted.missesPerGet;
+
+        const ReferenceEngineConfig engineConfig { config.layout, config.allocator, predicted.threshold,
+            config.sampleGets };
+        auto engine = ReferenceEngine::create(engineConfig);
+        if (!engine)
+            return engine.error();
+        auto source = config.openTrace();
+        if (!source)
+            return source.error();
+        auto loaded = (*engine)->load(**source, nullptr, stop);
+        if (!loaded)
+            return loaded.error();
+        result.liveKeys = loaded->liveKeys;
+        point.measuredAllocatedBytes = loaded->allocatedBytes;
+        point.measuredBytesPerKey = loaded->liveKeys
+            ? static_cast<double>(loaded->allocatedBytes) / static_cast<double>(loaded->liveKeys)
+            : 0;
+        point.measuredChildBuckets = loaded->indexChildBuckets;
+        point.arena = loaded->after;
+
+        const auto parts = split((*engine)->getSample());
+        (void)(*engine)->replayGets(parts.warmup);
+        MissCounts misses;
+#if LAYOUTLAB_HAVE_PERF
+        std::unique_ptr<PerfCounters> counters;
+        if (result.counterSource == CounterSource::Perf) {
+            auto opened = PerfCounters::open({ "l1d-read-misses", "llc-read-misses" });
+            if (!opened)
+                return opened.error();
+            if (!(*opened)->hardwareAvailable())
+                return usageError("perf: " + (*opened)->hardwareReason(), "--counters");
+            counters = std::move(*opened);
+            counters->start();
+        }
+#endif
+        const auto replay = (*engine)->replayGets(parts.measured);
+#if LAYOUTLAB_HAVE_PERF
+        if (counters) {
+            counters->stop();
+            for (const auto& value : counters->read())
+                if (value.available)
+                    (value.name == "l1d-read-misses" ? misses.l1 : misses.llc) = value.value;
+        }
+#endif
+        point.measuredGets = replay.gets;
+        point.measuredHits = replay.hits;
+        // Timing on a shared machine is noisy: the median of several passes over the measured GETs (the
+        // counters above cover the first pass only).
+        std::vector<double> timings { replay.nanosecondsPerGet };
+        while (timings.size() < kTimedPasses)
+            timings.push_back((*engine)->replayGets(parts.measured).nanosecondsPerGet);
+        std::nth_element(timings.begin(), timings.begin() + kTimedPasses / 2, timings.end());
+        point.nsPerGet = timings[kTimedPasses / 2];
+        engine->reset();
+        bar.step();
+
+        if (result.counterSource == CounterSource::Cachegrind) {
+            auto warm = cachegrindPhase(config, geometry, predicted.threshold, "warm", parts.warmup.size(), stop);
+            if (!warm)
+                return warm.error();
+            bar.step();
+            auto full = cachegrindPhase(config, geometry, predicted.threshold, "measure", replay.gets, stop);
+            if (!full)
+                return full.error();
+            bar.step();
+            const auto counted = *full - *warm;
+            misses.l1 = counted.l1ReadMisses;
+            misses.llc = counted.llReadMisses;
+        }
+        if (replay.gets) {
+            const auto perGet
+                = [&](std::uint64_t n) { return static_cast<double>(n) / static_cast<double>(replay.gets); };
+            if (misses.l1)
+                point.measuredL1MissesPerGet = perGet(*misses.l1);
+            if (misses.llc)
+                point.measuredLlcMissesPerGet = perGet(*misses.llc);
+        }
+        result.points.push_back(std::move(point));
+    }
+    return result;
+}
+
+} // namespace layoutlab
