@@ -15,8 +15,8 @@ namespace {
 constexpr std::uint64_t kClassRegionSpacing = std::uint64_t { 1 } << 36; // each class's slabs in their own 64 GiB
 constexpr std::uint64_t kIndexBase = std::uint64_t { 1 } << 46; // the keyspace index table, above every class
 constexpr std::uint64_t kExpiresIndexBase = std::uint64_t { 1 } << 47; // the expires index table
-// Every simulated address stays below 2^48, far below the cache model's generation bits (line numbers
-// must stay below 2^51, CacheHierarchy).
+// Every simulated address stays below 2^48 (CacheHierarchy::kMaxAddressBits).
+constexpr std::size_t kPrefetchGets = 4; // how far ahead the replay prefetches the cache model's sets
 constexpr std::size_t kMaxWorkers = 4; // each holds a cache hierarchy (tens of MB for a large LLC)
 
 // Where an allocation class puts its regions.
@@ -237,7 +237,19 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
             cache.clear();
             const std::size_t warmup = sample.size() / kCacheWarmupDivisor;
             std::uint64_t gets = 0;
+            // The outer levels' tag arrays are far larger than the host's caches: fetch the sets a GET a
+            // few places ahead will look up while this one is replayed.
+            auto prefetchGet = [&](std::size_t i) {
+                if (sampleSlots[i] == UINT32_MAX)
+                    return;
+                const SampledKey& key = sampled[sampleSlots[i]];
+                cache.prefetch(kIndexBase + (mix(sample[i]) % buckets) * slotBytes);
+                for (std::uint32_t r = key.firstRead; r < key.firstRead + key.reads; ++r)
+                    cache.prefetch(readSteps[r].address);
+            };
             for (std::size_t i = 0; i < sample.size(); ++i) {
+                if (i + kPrefetchGets < sample.size())
+                    prefetchGet(i + kPrefetchGets);
                 if (i == warmup)
                     cache.resetCounters();
                 if (sampleSlots[i] == UINT32_MAX)

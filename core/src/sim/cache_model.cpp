@@ -5,7 +5,9 @@
 #include "layoutlab/spec.h"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
+#include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -94,44 +96,81 @@ std::string CacheGeometry::describe() const {
 }
 
 CacheHierarchy::CacheHierarchy(const CacheGeometry& geometry) {
+    constexpr std::uint64_t kMaxLines = (std::uint64_t { 1 } << kMaxAddressBits) / kCacheLineBytes;
     for (const auto& g : geometry.levels) {
         Level level;
         level.ways = g.ways;
         level.sets = g.sizeBytes / (kCacheLineBytes * g.ways);
         level.setMask = (level.sets & (level.sets - 1)) == 0 ? level.sets - 1 : 0;
-        level.tags.assign(level.sets * level.ways, 0);
+        level.setShift = level.setMask ? static_cast<unsigned>(std::countr_zero(level.sets)) : 0;
+        level.narrow = kMaxLines / level.sets + 1 <= UINT32_MAX;
+        if (level.narrow)
+            level.narrowTags.assign(level.sets * level.ways, 0);
+        else
+            level.wideTags.assign(level.sets * level.ways, 0);
+        level.setGeneration.assign(level.sets, 0);
         m_levels.push_back(std::move(level));
     }
     m_misses.assign(m_levels.size(), 0);
 }
 
 namespace {
-constexpr int kGenerationShift = 51; // line numbers stay below 2^51 (addresses below 2^57)
-constexpr std::uint64_t kMaxGeneration = (std::uint64_t { 1 } << (64 - kGenerationShift)) - 1;
-} // namespace
 
-bool CacheHierarchy::lookup(Level& level, std::uint64_t line) {
-    // Sets are indexed by the low line-number bits (modulo for non-power-of-two set counts).
-    const std::uint64_t set = level.setMask ? (line & level.setMask) : line % level.sets;
-    std::uint64_t* ways = level.tags.data() + set * level.ways;
-    assert(line + 1 < (std::uint64_t { 1 } << kGenerationShift)); // else tags of two generations could collide
-    const std::uint64_t tag = (m_generation << kGenerationShift) | (line + 1);
+// Move-to-front LRU within one set: on a hit the line moves to the front; on a miss the least recently
+// used (last) way falls off. A read-only search, then one move of the ways in front of it.
+template <class Tag> bool lookupSet(Tag* ways, std::uint32_t count, Tag tag) {
     if (ways[0] == tag)
         return true; // already the most recently used
-    // Find the line, shifting the ways before it back by one as we go: on a hit it moves to the front;
-    // on a miss the least recently used (last) way falls off. A plain loop: sets are small (<= 64 ways).
-    std::uint64_t carried = ways[0];
-    for (std::uint32_t w = 1; w < level.ways; ++w) {
-        const std::uint64_t current = ways[w];
-        ways[w] = carried;
-        if (current == tag) {
-            ways[0] = tag;
-            return true;
-        }
-        carried = current;
-    }
+    Tag* const end = ways + count;
+    Tag* const found = std::find(ways + 1, end, tag);
+    const bool hit = found != end;
+    Tag* const last = hit ? found : end - 1; // the way that is overwritten
+    std::memmove(ways + 1, ways, static_cast<std::size_t>(last - ways) * sizeof(Tag));
     ways[0] = tag;
-    return false;
+    return hit;
+}
+
+} // namespace
+
+void CacheHierarchy::prefetch(std::uint64_t address) const {
+    const std::uint64_t line = address / kCacheLineBytes;
+    // The first level is small and stays in the host's caches; the outer ones are where lookups stall.
+    for (std::size_t i = 1; i < m_levels.size(); ++i) {
+        const Level& level = m_levels[i];
+        const std::uint64_t set = level.setMask ? (line & level.setMask) : line % level.sets;
+        __builtin_prefetch(&level.setGeneration[set]);
+        if (level.narrow)
+            __builtin_prefetch(level.narrowTags.data() + set * level.ways, 1);
+        else
+            __builtin_prefetch(level.wideTags.data() + set * level.ways, 1);
+    }
+}
+
+bool CacheHierarchy::lookup(Level& level, std::uint64_t line) {
+    assert(line < (std::uint64_t { 1 } << (kMaxAddressBits - 6)));
+    // Sets are indexed by the low line-number bits (modulo for non-power-of-two set counts); the rest of
+    // the line number is the tag.
+    std::uint64_t set, tag;
+    if (level.setMask) {
+        set = line & level.setMask;
+        tag = (line >> level.setShift) + 1;
+    } else {
+        set = line % level.sets;
+        tag = line / level.sets + 1;
+    }
+    const bool stale = level.setGeneration[set] != m_generation;
+    if (stale)
+        level.setGeneration[set] = m_generation;
+    if (level.narrow) {
+        std::uint32_t* ways = level.narrowTags.data() + set * level.ways;
+        if (stale)
+            std::fill(ways, ways + level.ways, 0u);
+        return lookupSet<std::uint32_t>(ways, level.ways, static_cast<std::uint32_t>(tag));
+    }
+    std::uint64_t* ways = level.wideTags.data() + set * level.ways;
+    if (stale)
+        std::fill(ways, ways + level.ways, std::uint64_t { 0 });
+    return lookupSet<std::uint64_t>(ways, level.ways, tag);
 }
 
 void CacheHierarchy::access(std::uint64_t address) {
@@ -154,10 +193,10 @@ void CacheHierarchy::resetCounters() {
 namespace layoutlab {
 
 void CacheHierarchy::clear() {
-    // O(1) however large the last level is, but for a real wipe when the generations run out.
-    if (++m_generation > kMaxGeneration) {
+    // O(1) however large the last level is; when the 16-bit generations run out, a real wipe.
+    if (++m_generation == 0) {
         for (auto& level : m_levels)
-            std::fill(level.tags.begin(), level.tags.end(), 0);
+            std::fill(level.setGeneration.begin(), level.setGeneration.end(), std::uint16_t { 0 });
         m_generation = 1;
     }
     resetCounters();

@@ -3,6 +3,10 @@
 #include "layoutlab/sim/cache_model.h"
 #include "layoutlab/sim/simulation.h"
 #include "layoutlab/trace/generator.h"
+#include "layoutlab/trace/random.h"
+
+#include <algorithm>
+#include <map>
 
 #include <filesystem>
 #include <fstream>
@@ -165,6 +169,74 @@ TEST(CacheModel, OffByDefault) {
     ASSERT_TRUE(result);
     EXPECT_TRUE(result->points[0].missesPerGet.empty());
     EXPECT_TRUE(result->cacheGeometry.empty());
+}
+
+} // namespace
+
+namespace {
+
+// A plain reference: per level, per set, a list of lines with the most recently used first.
+class ReferenceLru {
+public:
+    explicit ReferenceLru(const CacheGeometry& g) {
+        for (const auto& level : g.levels)
+            m_levels.push_back({ level.ways, level.sizeBytes / (64 * level.ways), {} });
+        m_misses.assign(g.levels.size(), 0);
+    }
+    void access(std::uint64_t address) {
+        const std::uint64_t line = address / 64;
+        for (std::size_t i = 0; i < m_levels.size(); ++i) {
+            auto& level = m_levels[i];
+            auto& set = level.sets[line % level.setCount];
+            const auto it = std::find(set.begin(), set.end(), line);
+            const bool hit = it != set.end();
+            if (hit)
+                set.erase(it);
+            else if (set.size() == level.ways)
+                set.pop_back();
+            set.insert(set.begin(), line);
+            if (hit)
+                return;
+            ++m_misses[i];
+        }
+    }
+    void clear() {
+        for (auto& level : m_levels)
+            level.sets.clear();
+        std::fill(m_misses.begin(), m_misses.end(), 0);
+    }
+    const std::vector<std::uint64_t>& misses() const { return m_misses; }
+
+private:
+    struct Level {
+        std::uint32_t ways;
+        std::uint64_t setCount;
+        std::map<std::uint64_t, std::vector<std::uint64_t>> sets;
+    };
+    std::vector<Level> m_levels;
+    std::vector<std::uint64_t> m_misses;
+};
+
+TEST(CacheHierarchy, MatchesAPlainLruForLargeAndOddSizedLevels) {
+    // L2 has a power-of-two set count, the LLC does not (24576 sets); both keep 32-bit tags, L1 64-bit ones.
+    const auto geometry = *CacheGeometry::parse("48K:12,2M:16,30M:20");
+    CacheHierarchy cache(geometry);
+    ReferenceLru reference(geometry);
+    std::uint64_t state = 7;
+    for (int round = 0; round < 3; ++round) {
+        for (int i = 0; i < 200000; ++i) {
+            const std::uint64_t r = Random::splitmix64(state);
+            // A hot region, a warm one, and addresses spread over the whole simulated space.
+            const std::uint64_t address = (r % 4 == 0) ? (r >> 8) % (64 * 1024)
+                : (r % 4 == 1)                         ? (std::uint64_t { 1 } << 40) + (r >> 8) % (64 << 20)
+                               : (r >> 16) % (std::uint64_t { 1 } << CacheHierarchy::kMaxAddressBits);
+            cache.access(address);
+            reference.access(address);
+        }
+        EXPECT_EQ(cache.misses(), reference.misses()) << "round " << round;
+        cache.clear();
+        reference.clear();
+    }
 }
 
 } // namespace

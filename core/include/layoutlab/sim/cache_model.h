@@ -34,10 +34,16 @@ struct CacheGeometry {
 
 class CacheHierarchy {
 public:
+    // Addresses must stay below 2^kMaxAddressBits (the cache evaluation's simulated space does).
+    static constexpr unsigned kMaxAddressBits = 48;
+
     explicit CacheHierarchy(const CacheGeometry& geometry);
 
     // One access to the line holding `address`.
     void access(std::uint64_t address);
+    // A hint that `address` will be accessed soon: fetches the outer levels' sets for it into the host's
+    // caches (the simulated state does not change).
+    void prefetch(std::uint64_t address) const;
     // Misses per level since the last resetCounters().
     const std::vector<std::uint64_t>& misses() const { return m_misses; }
     std::uint64_t accesses() const { return m_accesses; }
@@ -50,16 +56,21 @@ private:
         std::uint32_t ways = 0;
         std::uint64_t sets = 0;
         std::uint64_t setMask = 0; // sets - 1 when sets is a power of two, else 0
-        // Per set, most recently used first: (generation << 51) | (line + 1); 0 = never used.
-        std::vector<std::uint64_t> tags;
+        unsigned setShift = 0; // log2(sets) when a power of two
+        // Per set, most recently used first: the line's tag (line / sets) + 1; 0 = empty. Levels whose
+        // tags fit 32 bits keep them in `narrowTags`, halving the host memory a large LLC's lookups touch.
+        bool narrow = false;
+        std::vector<std::uint32_t> narrowTags;
+        std::vector<std::uint64_t> wideTags;
+        // The generation each set was last used in: a set of an older generation is empty.
+        std::vector<std::uint16_t> setGeneration;
     };
     // True on a hit; on a miss the line goes to the front of its set, pushing out the last way.
     bool lookup(Level& level, std::uint64_t line);
 
     std::vector<Level> m_levels;
-    // clear() starts a new generation: older entries never match, and sit behind every newer line in
-    // the LRU order, so they are evicted first, as empty ways would be.
-    std::uint64_t m_generation = 1;
+    // clear() starts a new generation: every set is empty until it is next used, whatever the size.
+    std::uint16_t m_generation = 1;
     std::vector<std::uint64_t> m_misses;
     std::uint64_t m_accesses = 0;
 };
