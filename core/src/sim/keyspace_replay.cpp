@@ -37,6 +37,7 @@ void KeyspaceReplay::flushGets(KeyState& key) {
     }
 }
 
+template <bool Observed>
 void KeyspaceReplay::write(KeyState& key, const Request& r, std::uint32_t valueBytes, ValueKind kind) {
     flushGets(key);
     if (!key.live()) {
@@ -50,9 +51,10 @@ void KeyspaceReplay::write(KeyState& key, const Request& r, std::uint32_t valueB
     key.setKeyBytes(r.keyBytes);
     key.valueBytes = valueBytes;
     key.setKind(kind);
-    notifyStored(key);
+    notifyStored<Observed>(key);
 }
 
+template <bool Observed>
 void KeyspaceReplay::setTtl(KeyState& key, std::uint32_t keyId, std::uint64_t nowSeconds, std::uint32_t ttlSeconds) {
     if (!key.hasTtl()) {
         flushGets(key);
@@ -64,10 +66,10 @@ void KeyspaceReplay::setTtl(KeyState& key, std::uint32_t keyId, std::uint64_t no
     key.expireAtSeconds = static_cast<std::uint32_t>(at);
     m_expiryHeap.emplace(key.expireAtSeconds, keyId);
     m_nextExpiryMs = std::min(m_nextExpiryMs, std::uint64_t { key.expireAtSeconds } * 1000);
-    notifyStored(key);
+    notifyStored<Observed>(key);
 }
 
-void KeyspaceReplay::clearTtl(KeyState& key) {
+template <bool Observed> void KeyspaceReplay::clearTtl(KeyState& key) {
     if (!key.hasTtl())
         return;
     flushGets(key);
@@ -75,20 +77,20 @@ void KeyspaceReplay::clearTtl(KeyState& key) {
     if (m_hasExpiresTable)
         m_expires.erase();
     if (key.live())
-        notifyStored(key);
+        notifyStored<Observed>(key);
 }
 
-void KeyspaceReplay::remove(KeyState& key) {
+template <bool Observed> void KeyspaceReplay::remove(KeyState& key) {
     flushGets(key);
     key.clear(KeyState::kLive); // first, so clearing the TTL tells no observer of a shape change
-    clearTtl(key);
+    clearTtl<Observed>(key);
     m_table.erase();
     --m_summary.liveKeys;
-    if (m_observer) [[unlikely]]
+    if constexpr (Observed)
         m_observer->removed(static_cast<std::uint32_t>(&key - m_keys.data()));
 }
 
-void KeyspaceReplay::expireDue(std::uint64_t nowSeconds) {
+template <bool Observed> void KeyspaceReplay::expireDue(std::uint64_t nowSeconds) {
     // Active expiry (expire.c activeExpireCycle) removes keys nobody touches again; here they go the
     // moment their time has passed. Heap entries of keys whose TTL changed since are skipped.
     while (!m_expiryHeap.empty() && m_expiryHeap.top().first <= nowSeconds) {
@@ -96,7 +98,7 @@ void KeyspaceReplay::expireDue(std::uint64_t nowSeconds) {
         m_expiryHeap.pop();
         KeyState& key = m_keys[keyId];
         if (key.live() && key.hasTtl() && key.expireAtSeconds == at) {
-            remove(key);
+            remove<Observed>(key);
             ++m_summary.expiredKeys;
         }
     }
@@ -114,6 +116,11 @@ void KeyspaceReplay::compactExpiryHeap() {
 }
 
 Status KeyspaceReplay::apply(std::span<const Request> batch, std::uint64_t firstRequestNumber) {
+    return m_observer ? applyBatch<true>(batch, firstRequestNumber) : applyBatch<false>(batch, firstRequestNumber);
+}
+
+template <bool Observed>
+Status KeyspaceReplay::applyBatch(std::span<const Request> batch, std::uint64_t firstRequestNumber) {
     std::uint64_t number = firstRequestNumber;
     // The key array is far larger than the caches: fetch the state of a request a few ahead while this
     // one is applied.
@@ -134,7 +141,7 @@ Status KeyspaceReplay::apply(std::span<const Request> batch, std::uint64_t first
             return dataError(fmt::format(
                 "request {}: key of {} bytes exceeds the {}-byte limit", number, r.keyBytes, kMaxShapeKeyBytes));
         if (r.timeMs >= m_nextExpiryMs) [[unlikely]]
-            expireDue(r.timeMs / 1000);
+            expireDue<Observed>(r.timeMs / 1000);
         ++m_summary.requestsByOp[static_cast<std::size_t>(r.op)];
         KeyState& key = keys[r.keyId];
         switch (r.op) {
@@ -162,13 +169,13 @@ Status KeyspaceReplay::apply(std::span<const Request> batch, std::uint64_t first
                 m_table.lookup();
                 break;
             }
-            write(key, r, r.valueBytes, r.kind);
+            write<Observed>(key, r, r.valueBytes, r.kind);
             if (r.ttlSeconds == kKeepTtl)
                 break; // SET ... KEEPTTL
             if (r.ttlSeconds)
-                setTtl(key, r.keyId, r.timeMs / 1000, r.ttlSeconds);
+                setTtl<Observed>(key, r.keyId, r.timeMs / 1000, r.ttlSeconds);
             else
-                clearTtl(key); // SET without KEEPTTL / memcached exptime 0
+                clearTtl<Observed>(key); // SET without KEEPTTL / memcached exptime 0
             break;
         case Op::Append:
         case Op::Prepend:
@@ -178,9 +185,9 @@ Status KeyspaceReplay::apply(std::span<const Request> batch, std::uint64_t first
                 const std::uint64_t grown = std::uint64_t { key.valueBytes } + r.valueBytes;
                 key.valueBytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(grown, UINT32_MAX));
                 key.setKind(ValueKind::String);
-                notifyStored(key);
+                notifyStored<Observed>(key);
             } else {
-                write(key, r, r.valueBytes, ValueKind::String);
+                write<Observed>(key, r, r.valueBytes, ValueKind::String);
             }
             break;
         case Op::Incr:
@@ -190,23 +197,23 @@ Status KeyspaceReplay::apply(std::span<const Request> batch, std::uint64_t first
             const ValueKind kind = chars > kMaxIntegerChars ? ValueKind::String
                 : r.kind == ValueKind::SmallInteger         ? ValueKind::SmallInteger
                                                             : ValueKind::Integer;
-            write(key, r, chars, kind); // INCR keeps any TTL
+            write<Observed>(key, r, chars, kind); // INCR keeps any TTL
             break;
         }
         case Op::Delete:
             m_table.lookup();
             if (key.live())
-                remove(key);
+                remove<Observed>(key);
             break;
         case Op::Expire:
             m_table.lookup();
             if (key.live() && r.ttlSeconds)
-                setTtl(key, r.keyId, r.timeMs / 1000, r.ttlSeconds);
+                setTtl<Observed>(key, r.keyId, r.timeMs / 1000, r.ttlSeconds);
             break;
         case Op::Persist:
             m_table.lookup();
             if (key.live())
-                clearTtl(key);
+                clearTtl<Observed>(key);
             break;
         case Op::Other:
             break;

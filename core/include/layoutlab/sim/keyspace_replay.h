@@ -78,15 +78,19 @@ public:
     void setObserver(KeyspaceObserver* observer) { m_observer = observer; }
 
 private:
-    void write(KeyState& key, const Request& r, std::uint32_t valueBytes, ValueKind kind);
+    // The simulator's replay is compiled without observer calls (Observed = false): the reference
+    // engine's observer costs the hot loop nothing when absent.
+    template <bool Observed> Status applyBatch(std::span<const Request> batch, std::uint64_t firstRequestNumber);
+    template <bool Observed> void write(KeyState& key, const Request& r, std::uint32_t valueBytes, ValueKind kind);
+    template <bool Observed>
     void setTtl(KeyState& key, std::uint32_t keyId, std::uint64_t nowSeconds, std::uint32_t ttlSeconds);
-    void clearTtl(KeyState& key);
-    void remove(KeyState& key);
-    void expireDue(std::uint64_t nowSeconds);
+    template <bool Observed> void clearTtl(KeyState& key);
+    template <bool Observed> void remove(KeyState& key);
+    template <bool Observed> void expireDue(std::uint64_t nowSeconds);
     void flushGets(KeyState& key);
     void compactExpiryHeap();
-    void notifyStored(const KeyState& key) {
-        if (m_observer) [[unlikely]]
+    template <bool Observed> void notifyStored(const KeyState& key) {
+        if constexpr (Observed)
             m_observer->stored(static_cast<std::uint32_t>(&key - m_keys.data()), key);
     }
 
