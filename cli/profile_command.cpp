@@ -250,6 +250,9 @@ int runProfileReplay(const ProfileOptions& o) {
     auto importOptions = o.source.toImportOptions();
     if (!importOptions)
         return reportError(importOptions.error());
+    // One thread: cachegrind's counts of two runs are subtracted, and a decoding thread would interleave
+    // differently in each.
+    importOptions->decodeAhead = false;
     auto trace = openTrace(o.trace, *importOptions);
     if (!trace)
         return reportError(trace.error());

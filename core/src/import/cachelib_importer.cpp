@@ -66,14 +66,12 @@ protected:
         }
         Request r;
         r.timeMs = relativeMs(time * 1000);
-        r.keyId = keyId(key);
         // cachebench pads the key to max(key_size, len(key)).
         r.keyBytes = std::max<std::uint32_t>(keySize, static_cast<std::uint32_t>(key.size()));
         r.op = op;
-        r.valueBytes = op == Op::Delete ? 0 : valueSizeFor(r.keyId, size, isRead);
         r.ttlSeconds = op == Op::Set ? ttl : 0;
         for (std::uint32_t i = 0; i < opCount; ++i)
-            push(r);
+            pushKeyed(r, key, size, isRead, op != Op::Delete);
         return std::nullopt;
     }
 

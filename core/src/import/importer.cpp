@@ -3,6 +3,7 @@
 
 #include "import_formats.h"
 #include "layoutlab/import/input_stream.h"
+#include "layoutlab/trace/decode_ahead_reader.h"
 #include "layoutlab/trace/trace_file.h"
 
 #include <cstring>
@@ -44,7 +45,7 @@ std::uint32_t KeyInterner::idFor(std::string_view key) {
 
 std::uint32_t KeyInterner::idForHash(std::uint64_t hash) {
     const std::size_t mask = m_slots.size() - 1;
-    std::size_t i = static_cast<std::size_t>(hash ^ (hash >> 32)) & mask;
+    std::size_t i = slotOf(hash);
     while (true) {
         Slot& s = m_slots[i];
         if (!s.used) {
@@ -68,7 +69,7 @@ void KeyInterner::grow() {
     for (const auto& s : old) {
         if (!s.used)
             continue;
-        std::size_t i = static_cast<std::size_t>(s.hash ^ (s.hash >> 32)) & mask;
+        std::size_t i = slotOf(s.hash);
         while (m_slots[i].used)
             i = (i + 1) & mask;
         m_slots[i] = s;
@@ -210,7 +211,10 @@ Expected<std::unique_ptr<TraceReader>> openTrace(const std::string& path, const 
             auto reader = TraceFileReader::open(path);
             if (!reader)
                 return reader.error();
-            return std::unique_ptr<TraceReader>(std::move(*reader));
+            if (!options.decodeAhead)
+                return std::unique_ptr<TraceReader>(std::move(*reader));
+            // Decoding overlaps with whatever the caller does with the requests.
+            return std::unique_ptr<TraceReader>(std::make_unique<DecodeAheadReader>(std::move(*reader)));
         }
     }
     auto importer = openImporter(path, options);

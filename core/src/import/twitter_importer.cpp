@@ -99,14 +99,12 @@ protected:
             return LineError { "impossible size", "field key_size is 0" };
         Request r;
         r.timeMs = relativeMs(seconds * 1000);
-        r.keyId = keyId(f[1]);
         r.keyBytes = static_cast<std::uint32_t>(keyBytes);
         r.op = op->op;
-        r.valueBytes = valueSizeFor(r.keyId, static_cast<std::uint32_t>(valueBytes), op->isRead);
         r.ttlSeconds = op->isRead ? 0 : static_cast<std::uint32_t>(ttl);
         if (r.op == Op::Incr || r.op == Op::Decr)
             r.kind = ValueKind::Integer;
-        push(r);
+        pushKeyed(r, f[1], static_cast<std::uint32_t>(valueBytes), op->isRead, true);
         return std::nullopt;
     }
 };

@@ -28,6 +28,9 @@ struct ImportOptions {
     std::string format; // empty: detect from the content
     OnError onError = OnError::Fail;
     std::uint32_t oracleKeyBytes = 16; // oracleGeneral carries one size: this much of it is the key
+    // Binary traces are decoded on a second thread while the caller works (DecodeAheadReader). Off where
+    // the process must run one thread only (the replay cachegrind counts).
+    bool decodeAhead = true;
 };
 
 // Rejected input, by reason, with the first examples (file:line: reason).
@@ -48,10 +51,15 @@ public:
     // Returns the key's id, assigning the next one to a new key.
     std::uint32_t idFor(std::string_view key);
     std::uint32_t idForHash(std::uint64_t hash);
+    // A hint that idForHash(hash) comes soon: fetches its first slot into the host's caches.
+    void prefetch(std::uint64_t hash) const { __builtin_prefetch(&m_slots[slotOf(hash)]); }
     std::uint64_t size() const { return m_size; }
     static std::uint64_t hashKey(std::string_view key);
 
 private:
+    std::size_t slotOf(std::uint64_t hash) const {
+        return static_cast<std::size_t>(hash ^ (hash >> 32)) & (m_slots.size() - 1);
+    }
     void grow();
     struct Slot {
         std::uint64_t hash = 0;
