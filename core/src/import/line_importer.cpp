@@ -90,6 +90,7 @@ Expected<std::size_t> LineImporter::read(std::span<Request> out) {
         if (!result)
             return result.error();
         if (*result == LineReader::Result::End) {
+            inputEnded();
             m_done = true;
             continue;
         }

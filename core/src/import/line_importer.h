@@ -35,6 +35,8 @@ public:
 protected:
     // Parses one line into requests (push()). Returns a LineError for a line to reject.
     virtual std::optional<LineError> parseLine(std::string_view line) = 0;
+    // The input has ended: push whatever is still held back (mc-watch's reordering window).
+    virtual void inputEnded() { }
 
     // Queues a request that is complete as it is.
     void push(const Request& r) {
@@ -49,7 +51,6 @@ protected:
         m_pending.push_back({ KeyInterner::hashKey(key), reportedValue,
             static_cast<std::uint8_t>(kNeedsKey | (resolveValue ? kNeedsValue : 0) | (isRead ? kIsRead : 0)) });
     }
-    std::uint32_t keyId(std::string_view key) { return m_keys.idFor(key); }
     // Milliseconds since the first timestamp of the trace (earlier ones clamp to 0).
     std::uint64_t relativeMs(std::uint64_t absoluteMs);
     // The value size to use for a request: reads that report 0 (a miss) take the key's last known size.

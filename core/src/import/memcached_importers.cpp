@@ -94,28 +94,6 @@ public:
     using LineImporter::LineImporter;
     std::string formatName() const override { return "mc-watch"; }
 
-    Expected<std::size_t> read(std::span<Request> out) override {
-        // Lines can arrive out of order: hold a window of them and release in gid order.
-        std::size_t n = 0;
-        while (n < out.size()) {
-            if (m_window.size() > kReorderWindow || (m_inputDone && !m_window.empty())) {
-                out[n++] = m_window.top().request;
-                m_window.pop();
-                continue;
-            }
-            if (m_inputDone)
-                break;
-            auto got = LineImporter::read(std::span<Request>(&m_staging, 1));
-            if (!got)
-                return got.error();
-            if (*got == 0)
-                m_inputDone = true;
-            else
-                m_window.push({ m_stagingGid, m_staging });
-        }
-        return n;
-    }
-
 protected:
     std::optional<LineError> parseLine(std::string_view line) override {
         if (line == "OK")
@@ -153,29 +131,42 @@ protected:
         if (op == Op::Set && !valueOf(m_pairs, "ttl").empty())
             if (auto e = parseField(valueOf(m_pairs, "ttl"), "ttl", ttl))
                 return e;
-        Request r;
-        r.timeMs = relativeMs(ms);
-        r.keyId = keyId(m_key);
-        r.keyBytes = static_cast<std::uint32_t>(m_key.size());
-        r.op = op;
-        r.valueBytes = op == Op::Delete ? 0 : valueSizeFor(r.keyId, size, isRead);
-        r.ttlSeconds = ttl;
-        m_stagingGid = gid;
-        push(r);
+        Held held;
+        held.gid = gid;
+        held.request.timeMs = relativeMs(ms);
+        held.request.keyBytes = static_cast<std::uint32_t>(m_key.size());
+        held.request.op = op;
+        held.request.ttlSeconds = ttl;
+        held.key = m_key;
+        held.reportedValue = size;
+        held.isRead = isRead;
+        m_window.push(std::move(held));
+        // Lines can arrive out of order: a window of them is held and released in gid order.
+        while (m_window.size() > kReorderWindow)
+            release();
         return std::nullopt;
+    }
+    void inputEnded() override {
+        while (!m_window.empty())
+            release();
     }
 
 private:
     static constexpr std::size_t kReorderWindow = 4096;
-    struct Pending {
-        std::uint64_t gid;
+    struct Held {
+        std::uint64_t gid = 0;
         Request request;
-        bool operator>(const Pending& o) const { return gid > o.gid; }
+        std::string key;
+        std::uint32_t reportedValue = 0;
+        bool isRead = false;
+        bool operator>(const Held& o) const { return gid > o.gid; }
     };
-    std::priority_queue<Pending, std::vector<Pending>, std::greater<>> m_window;
-    Request m_staging;
-    std::uint64_t m_stagingGid = 0;
-    bool m_inputDone = false;
+    void release() {
+        const Held& top = m_window.top();
+        pushKeyed(top.request, top.key, top.reportedValue, top.isRead, top.request.op != Op::Delete);
+        m_window.pop();
+    }
+    std::priority_queue<Held, std::vector<Held>, std::greater<>> m_window;
     std::vector<std::pair<std::string_view, std::string_view>> m_pairs;
     std::string m_key;
 };
@@ -214,12 +205,11 @@ protected:
             return LineError { "size over 4 GiB", "field size is over 4 GiB" };
         const auto exp = valueOf(m_pairs, "exp");
         Request r;
-        r.keyId = keyId(m_key);
         r.keyBytes = static_cast<std::uint32_t>(m_key.size());
         r.valueBytes = static_cast<std::uint32_t>(total - fixed);
         r.op = Op::Set;
         r.ttlSeconds = (exp.empty() || exp == "-1" || exp == "0") ? 0 : kSnapshotTtlSeconds;
-        push(r);
+        pushKeyed(r, m_key, 0, false, false);
         return std::nullopt;
     }
 

@@ -145,20 +145,23 @@ protected:
     }
 
 private:
+    // A request for `key`; its key id is resolved when it is pushed (emit), so base() is always
+    // followed by emit() of that request before the next base().
     Request base(const std::string& key, Op op) {
         Request r;
         r.timeMs = m_now;
-        r.keyId = keyId(key);
         r.keyBytes = static_cast<std::uint32_t>(key.size());
         r.op = op;
+        m_baseKey = key;
         return r;
     }
+    void emit(const Request& r) { pushKeyed(r, m_baseKey, 0, false, false); }
     void write(const std::string& key, const std::string& value, Op op, std::uint32_t ttl) {
         Request r = base(key, op);
         r.valueBytes = static_cast<std::uint32_t>(value.size());
         r.kind = kindOf(value);
         r.ttlSeconds = ttl;
-        push(r);
+        emit(r);
     }
     // EX/PX/EXAT/PXAT arguments -> seconds from now (at least 1: an expiry in the past still removes the key
     // at the next check).
@@ -192,12 +195,12 @@ private:
         if (is("GET")) {
             if (auto e = need(2))
                 return e;
-            push(base(a[1], Op::Get));
+            emit(base(a[1], Op::Get));
         } else if (is("MGET")) {
             if (auto e = need(2))
                 return e;
             for (std::size_t i = 1; i < a.size(); ++i)
-                push(base(a[i], Op::Get));
+                emit(base(a[i], Op::Get));
         } else if (is("SET")) {
             if (auto e = need(3))
                 return e;
@@ -247,35 +250,35 @@ private:
                 return e;
             Request r = base(a[1], Op::Append);
             r.valueBytes = static_cast<std::uint32_t>(a[2].size());
-            push(r);
+            emit(r);
         } else if (is("INCR") || is("DECR") || is("INCRBY") || is("DECRBY") || is("INCRBYFLOAT")) {
             if (auto e = need(2))
                 return e;
             // The new value's length is not in the stream; the simulator keeps the old length (or 1).
             Request r = base(a[1], is("DECR") || is("DECRBY") ? Op::Decr : Op::Incr);
             r.kind = is("INCRBYFLOAT") ? ValueKind::String : ValueKind::Integer;
-            push(r);
+            emit(r);
         } else if (is("DEL") || is("UNLINK")) {
             if (auto e = need(2))
                 return e;
             for (std::size_t i = 1; i < a.size(); ++i)
-                push(base(a[i], Op::Delete));
+                emit(base(a[i], Op::Delete));
         } else if (is("GETDEL")) {
             if (auto e = need(2))
                 return e;
-            push(base(a[1], Op::Get));
-            push(base(a[1], Op::Delete));
+            emit(base(a[1], Op::Get));
+            emit(base(a[1], Op::Delete));
         } else if (is("GETEX")) {
             if (auto e = need(2))
                 return e;
-            push(base(a[1], Op::Get));
+            emit(base(a[1], Op::Get));
             if (a.size() >= 3 && equalsIgnoreCase(a[2], "PERSIST")) {
-                push(base(a[1], Op::Persist));
+                emit(base(a[1], Op::Persist));
             } else if (a.size() >= 4) {
                 Request r = base(a[1], Op::Expire);
                 if (auto e = ttlOf(a[2], a[3], r.ttlSeconds))
                     return e;
-                push(r);
+                emit(r);
             }
         } else if (is("EXPIRE") || is("PEXPIRE") || is("EXPIREAT") || is("PEXPIREAT")) {
             if (auto e = need(3))
@@ -284,11 +287,11 @@ private:
             const std::string unit = is("EXPIRE") ? "EX" : is("PEXPIRE") ? "PX" : is("EXPIREAT") ? "EXAT" : "PXAT";
             if (auto e = ttlOf(unit, a[2], r.ttlSeconds))
                 return e;
-            push(r);
+            emit(r);
         } else if (is("PERSIST")) {
             if (auto e = need(2))
                 return e;
-            push(base(a[1], Op::Persist));
+            emit(base(a[1], Op::Persist));
         } else {
             std::string name = cmd.substr(0, 32);
             for (auto& c : name)
@@ -299,6 +302,7 @@ private:
     }
 
     std::vector<std::string> m_args;
+    std::string_view m_baseKey; // the key of the request base() made last
     std::uint64_t m_now = 0;
     std::uint64_t m_absoluteMs = 0;
 };

@@ -108,11 +108,10 @@ protected:
             return LineError { "empty key", "field key is empty" };
         Request r;
         r.op = Op::Set;
-        r.keyId = keyId(key);
         r.keyBytes = static_cast<std::uint32_t>(key.size());
         r.valueBytes = valueBytes;
         r.ttlSeconds = expiry.empty() ? 0 : kSnapshotTtlSeconds;
-        push(r);
+        pushKeyed(r, key, 0, false, false);
         return std::nullopt;
     }
 

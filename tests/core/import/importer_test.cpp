@@ -224,3 +224,29 @@ TEST_F(ImporterTest, KeyInternerGivesDenseIdsByFirstAppearance) {
 }
 
 } // namespace
+
+namespace {
+
+TEST_F(ImporterTest, WatchLinesComeOutInGidOrderWithTheirOwnSizes) {
+    // The log's lines arrive out of gid order; each request keeps its own key, size and op.
+    std::string log;
+    const int lines = 5000; // more than the reordering window
+    for (int i = 0; i < lines; ++i) {
+        const int gid = (i % 2 == 0) ? i + 1 : i - 1; // pairs swapped
+        log += "ts=1." + std::to_string(gid) + " gid=" + std::to_string(gid) + " type=item_store key=k"
+            + std::to_string(gid) + " status=stored size=" + std::to_string(10 + gid) + " ttl=0\n";
+    }
+    const auto path = write("watch.log", log);
+    auto importer = openImporter(path, { "mc-watch", OnError::Fail, 16 });
+    ASSERT_TRUE(importer) << importer.error().describe();
+    auto [error, requests] = drain(**importer);
+    ASSERT_FALSE(error) << error->describe();
+    ASSERT_EQ(requests.size(), static_cast<std::size_t>(lines));
+    for (int gid = 0; gid < lines; ++gid) {
+        ASSERT_EQ(requests[gid].valueBytes, static_cast<std::uint32_t>(10 + gid)) << gid;
+        ASSERT_EQ(requests[gid].keyBytes, std::to_string(gid).size() + 1) << gid;
+        ASSERT_EQ(requests[gid].keyId, static_cast<std::uint32_t>(gid)) << gid; // ids by first appearance
+    }
+}
+
+} // namespace
