@@ -5,6 +5,7 @@
 #include "layoutlab/import/input_stream.h"
 #include "layoutlab/trace/decode_ahead_reader.h"
 #include "layoutlab/trace/trace_file.h"
+#include "pipelined_importer.h"
 
 #include <cstring>
 #include <fmt/format.h>
@@ -182,20 +183,28 @@ Expected<std::unique_ptr<Importer>> openImporter(const std::string& path, const 
     auto input = InputStream::open(path);
     if (!input)
         return input.error();
+    std::unique_ptr<Importer> importer;
     if (format == "twitter")
-        return makeTwitterImporter(std::move(*input), options);
-    if (format == "cachelib")
-        return makeCachelibImporter(std::move(*input), options);
-    if (format == "oracle")
+        importer = makeTwitterImporter(std::move(*input), options);
+    else if (format == "cachelib")
+        importer = makeCachelibImporter(std::move(*input), options);
+    else if (format == "oracle")
         return makeOracleImporter(std::move(*input), options);
-    if (format == "monitor")
-        return makeMonitorImporter(std::move(*input), options);
-    if (format == "mc-watch")
-        return makeWatchImporter(std::move(*input), options);
-    if (format == "mc-metadump")
-        return makeMetadumpImporter(std::move(*input), options);
-    if (format == "rdb-csv")
-        return makeRdbCsvImporter(std::move(*input), options);
+    else if (format == "monitor")
+        importer = makeMonitorImporter(std::move(*input), options);
+    else if (format == "mc-watch")
+        importer = makeWatchImporter(std::move(*input), options);
+    else if (format == "mc-metadump")
+        importer = makeMetadumpImporter(std::move(*input), options);
+    else if (format == "rdb-csv")
+        importer = makeRdbCsvImporter(std::move(*input), options);
+    if (importer) {
+        // Text formats parse on a second thread while this one resolves keys and goes on with the requests.
+        if (!options.decodeAhead || !dynamic_cast<LineImporter*>(importer.get()))
+            return importer;
+        std::unique_ptr<LineImporter> lines(static_cast<LineImporter*>(importer.release()));
+        return std::unique_ptr<Importer>(std::make_unique<PipelinedImporter>(std::move(lines)));
+    }
     return usageError(fmt::format("unknown trace format '{}' (known: twitter, cachelib, oracle, monitor, mc-watch, "
                                   "mc-metadump, rdb-csv, layoutlab)",
                           format),

@@ -34,81 +34,108 @@ std::uint32_t LineImporter::valueSizeFor(std::uint32_t keyId, std::uint32_t repo
     return reported;
 }
 
-void LineImporter::resolveQueued() {
+void LineImporter::resolveBatch(ParsedBatch& batch) {
     // How far ahead of the request being resolved its successors' table slots are prefetched: enough
     // misses in flight to cover one's latency.
     constexpr std::size_t kPrefetchDistance = 16;
-    const std::size_t end = m_queue.size();
-    for (std::size_t i = m_resolved; i < end && i < m_resolved + kPrefetchDistance; ++i)
-        if (m_pending[i].flags & kNeedsKey)
-            m_keys.prefetch(m_pending[i].keyHash);
-    for (std::size_t i = m_resolved; i < end; ++i) {
-        if (i + kPrefetchDistance < end && (m_pending[i + kPrefetchDistance].flags & kNeedsKey))
-            m_keys.prefetch(m_pending[i + kPrefetchDistance].keyHash);
-        const Pending& p = m_pending[i];
-        if (p.flags & kNeedsKey)
-            m_queue[i].keyId = m_keys.idForHash(p.keyHash);
+    auto& requests = batch.requests;
+    const auto& pending = batch.pending;
+    const std::size_t end = requests.size();
+    for (std::size_t i = 0; i < end && i < kPrefetchDistance; ++i)
+        if (pending[i].flags & kNeedsKey)
+            m_keys.prefetch(pending[i].keyHash);
+    for (std::size_t i = 0; i < end; ++i) {
+        if (i + kPrefetchDistance < end && (pending[i + kPrefetchDistance].flags & kNeedsKey))
+            m_keys.prefetch(pending[i + kPrefetchDistance].keyHash);
+        if (pending[i].flags & kNeedsKey)
+            requests[i].keyId = m_keys.idForHash(pending[i].keyHash);
     }
     // Ids are known now: the last-size table is sized once for the batch, then read in order.
     if (m_lastValueBytes.size() < m_keys.size())
         m_lastValueBytes.resize(std::max<std::size_t>(m_keys.size(), m_lastValueBytes.size() * 2));
-    for (std::size_t i = m_resolved; i < end && i < m_resolved + kPrefetchDistance; ++i)
-        __builtin_prefetch(&m_lastValueBytes[m_queue[i].keyId]);
-    for (std::size_t i = m_resolved; i < end; ++i) {
+    for (std::size_t i = 0; i < end && i < kPrefetchDistance; ++i)
+        __builtin_prefetch(&m_lastValueBytes[requests[i].keyId]);
+    for (std::size_t i = 0; i < end; ++i) {
         if (i + kPrefetchDistance < end)
-            __builtin_prefetch(&m_lastValueBytes[m_queue[i + kPrefetchDistance].keyId], 1);
-        const Pending& p = m_pending[i];
+            __builtin_prefetch(&m_lastValueBytes[requests[i + kPrefetchDistance].keyId], 1);
+        const Pending& p = pending[i];
         if (p.flags & kNeedsValue)
-            m_queue[i].valueBytes = valueSizeFor(m_queue[i].keyId, p.reportedValue, p.flags & kIsRead);
+            requests[i].valueBytes = valueSizeFor(requests[i].keyId, p.reportedValue, p.flags & kIsRead);
     }
-    m_resolved = end;
 }
 
-Expected<std::size_t> LineImporter::read(std::span<Request> out) {
-    // Lines are parsed until a batch of requests is queued (or the input ends), the batch is resolved,
-    // then handed out.
+bool LineImporter::parseBatch(ParsedBatch& batch) {
+    // Lines are parsed until a batch of requests is queued, the input ends, or a line stops the import.
     constexpr std::size_t kBatchRequests = 1024;
-    std::size_t n = 0;
-    while (n < out.size()) {
-        if (m_queueHead < m_resolved) {
-            const std::size_t take = std::min(out.size() - n, m_resolved - m_queueHead);
-            std::copy_n(m_queue.begin() + static_cast<std::ptrdiff_t>(m_queueHead), take, out.begin() + n);
-            n += take;
-            m_queueHead += take;
-            if (m_queueHead == m_queue.size())
-                dropQueued();
-            continue;
-        }
-        if (m_done || m_queue.size() - m_resolved >= kBatchRequests) {
-            if (m_resolved == m_queue.size())
-                break; // the input has ended and everything was handed out
-            resolveQueued();
-            continue;
+    batch.requests.clear();
+    batch.pending.clear();
+    batch.error.reset();
+    batch.last = false;
+    m_parsing = &batch;
+    auto stopWith = [&](Error error) {
+        batch.error = std::move(error);
+        batch.last = true;
+    };
+    while (!batch.last && batch.requests.size() < kBatchRequests) {
+        if (m_inputDone) {
+            batch.last = true;
+            break;
         }
         std::string_view line;
         auto result = m_lines.next(line);
-        if (!result)
-            return result.error();
+        if (!result) {
+            stopWith(result.error());
+            break;
+        }
         if (*result == LineReader::Result::End) {
             inputEnded();
-            m_done = true;
+            m_inputDone = true;
             continue;
         }
         if (*result == LineReader::Result::TooLong) {
             if (auto error = reject("line longer than 1 MiB", m_lines.lineNumber(), true, "line longer than 1 MiB"))
-                return *error;
+                stopWith(*error);
             continue;
         }
         if (line.empty())
             continue;
-        const std::size_t lineStart = m_queue.size();
+        const std::size_t lineStart = batch.requests.size();
         if (auto problem = parseLine(line)) {
             // A rejected line contributes nothing.
-            m_queue.resize(lineStart);
-            m_pending.resize(lineStart);
+            batch.requests.resize(lineStart);
+            batch.pending.resize(lineStart);
             if (auto error = reject(problem->reason, m_lines.lineNumber(), true, problem->detail))
-                return *error;
+                stopWith(*error);
         }
+    }
+    m_parsing = nullptr;
+    batch.progress = progress();
+    return !batch.last;
+}
+
+Expected<std::size_t> LineImporter::read(std::span<Request> out) {
+    std::size_t n = 0;
+    while (n < out.size() && !m_finished) {
+        if (m_offset < m_batch.requests.size()) {
+            const std::size_t take = std::min(out.size() - n, m_batch.requests.size() - m_offset);
+            std::copy_n(m_batch.requests.begin() + static_cast<std::ptrdiff_t>(m_offset), take, out.begin() + n);
+            m_offset += take;
+            n += take;
+            continue;
+        }
+        if (m_batch.error) {
+            if (n > 0)
+                return n;
+            m_finished = true;
+            return *m_batch.error;
+        }
+        if (m_batch.last) {
+            m_finished = true;
+            break;
+        }
+        parseBatch(m_batch);
+        resolveBatch(m_batch);
+        m_offset = 0;
     }
     return n;
 }

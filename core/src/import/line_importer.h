@@ -14,6 +14,7 @@
 #include <charconv>
 #include <deque>
 #include <limits>
+#include <optional>
 
 namespace layoutlab {
 
@@ -32,45 +33,6 @@ public:
     std::string name() const override { return m_path; }
     double progress() const override;
 
-protected:
-    // Parses one line into requests (push()). Returns a LineError for a line to reject.
-    virtual std::optional<LineError> parseLine(std::string_view line) = 0;
-    // The input has ended: push whatever is still held back (mc-watch's reordering window).
-    virtual void inputEnded() { }
-
-    // Queues a request that is complete as it is.
-    void push(const Request& r) {
-        m_queue.push_back(r);
-        m_pending.push_back({});
-    }
-    // Queues a request whose keyId is the id of `key`, and whose valueBytes (when `resolveValue`) is
-    // valueSizeFor(id, reportedValue, isRead), both resolved when its batch is.
-    void pushKeyed(
-        const Request& r, std::string_view key, std::uint32_t reportedValue, bool isRead, bool resolveValue) {
-        m_queue.push_back(r);
-        m_pending.push_back({ KeyInterner::hashKey(key), reportedValue,
-            static_cast<std::uint8_t>(kNeedsKey | (resolveValue ? kNeedsValue : 0) | (isRead ? kIsRead : 0)) });
-    }
-    // Milliseconds since the first timestamp of the trace (earlier ones clamp to 0).
-    std::uint64_t relativeMs(std::uint64_t absoluteMs);
-    // The value size to use for a request: reads that report 0 (a miss) take the key's last known size.
-    std::uint32_t valueSizeFor(std::uint32_t keyId, std::uint32_t reported, bool isRead);
-    std::uint64_t lineNumber() const { return m_lines.lineNumber(); }
-
-    KeyInterner m_keys;
-
-private:
-    std::unique_ptr<InputStream> m_input;
-    LineReader m_lines;
-    // Resolves the keys and value sizes of the queued requests from m_resolved on.
-    void resolveQueued();
-    void dropQueued() {
-        m_queue.clear();
-        m_pending.clear();
-        m_queueHead = 0;
-        m_resolved = 0;
-    }
-
     static constexpr std::uint8_t kNeedsKey = 1;
     static constexpr std::uint8_t kNeedsValue = 2;
     static constexpr std::uint8_t kIsRead = 4;
@@ -79,14 +41,61 @@ private:
         std::uint32_t reportedValue = 0;
         std::uint8_t flags = 0; // 0: nothing to resolve
     };
-    std::vector<Request> m_queue; // requests not yet handed out, from m_queueHead
-    std::vector<Pending> m_pending; // beside m_queue
-    std::size_t m_queueHead = 0;
-    std::size_t m_resolved = 0; // m_queue[0, m_resolved) is complete
-    std::vector<std::uint32_t> m_lastValueBytes;
+    // Parsed lines: requests, what is left to resolve of each, and what ended the batch.
+    struct ParsedBatch {
+        std::vector<Request> requests;
+        std::vector<Pending> pending; // beside requests
+        std::optional<Error> error; // stops the import after these requests
+        bool last = false;
+        double progress = 0; // through the input when the batch was parsed
+    };
+    // Parsing and resolving are separate steps, so that PipelinedImporter can run them on two threads:
+    // parseBatch() fills a batch from the next lines (the parser's state only); resolveBatch() gives its
+    // requests their key ids and value sizes, in order (the key tables only).
+    bool parseBatch(ParsedBatch& batch);
+    void resolveBatch(ParsedBatch& batch);
+
+protected:
+    // Parses one line into requests (push()). Returns a LineError for a line to reject.
+    virtual std::optional<LineError> parseLine(std::string_view line) = 0;
+    // The input has ended: push whatever is still held back (mc-watch's reordering window).
+    virtual void inputEnded() { }
+
+    // Queues a request that is complete as it is.
+    void push(const Request& r) {
+        m_parsing->requests.push_back(r);
+        m_parsing->pending.push_back({});
+    }
+    // Queues a request whose keyId is the id of `key`, and whose valueBytes (when `resolveValue`) is
+    // valueSizeFor(id, reportedValue, isRead), both resolved when its batch is.
+    void pushKeyed(
+        const Request& r, std::string_view key, std::uint32_t reportedValue, bool isRead, bool resolveValue) {
+        m_parsing->requests.push_back(r);
+        m_parsing->pending.push_back({ KeyInterner::hashKey(key), reportedValue,
+            static_cast<std::uint8_t>(kNeedsKey | (resolveValue ? kNeedsValue : 0) | (isRead ? kIsRead : 0)) });
+    }
+    // Milliseconds since the first timestamp of the trace (earlier ones clamp to 0).
+    std::uint64_t relativeMs(std::uint64_t absoluteMs);
+    std::uint64_t lineNumber() const { return m_lines.lineNumber(); }
+
+private:
+    // The value size to use for a request: reads that report 0 (a miss) take the key's last known size.
+    std::uint32_t valueSizeFor(std::uint32_t keyId, std::uint32_t reported, bool isRead);
+
+    // Parser side.
+    std::unique_ptr<InputStream> m_input;
+    LineReader m_lines;
+    ParsedBatch* m_parsing = nullptr; // the batch parseBatch() is filling
     bool m_haveFirstTime = false;
     std::uint64_t m_firstTimeMs = 0;
-    bool m_done = false;
+    bool m_inputDone = false;
+    // Resolver side.
+    KeyInterner m_keys;
+    std::vector<std::uint32_t> m_lastValueBytes;
+    // read() without a pipeline: the batch being handed out.
+    ParsedBatch m_batch;
+    std::size_t m_offset = 0;
+    bool m_finished = false;
 };
 
 // Field parsing helpers shared by the importers. Each returns nullopt on success.

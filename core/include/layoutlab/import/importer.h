@@ -28,8 +28,9 @@ struct ImportOptions {
     std::string format; // empty: detect from the content
     OnError onError = OnError::Fail;
     std::uint32_t oracleKeyBytes = 16; // oracleGeneral carries one size: this much of it is the key
-    // Binary traces are decoded on a second thread while the caller works (DecodeAheadReader). Off where
-    // the process must run one thread only (the replay cachegrind counts).
+    // Binary traces are decoded, and text traces parsed, on a second thread while the caller works
+    // (DecodeAheadReader, PipelinedImporter). Off where the process must run one thread only (the replay
+    // cachegrind counts).
     bool decodeAhead = true;
 };
 
@@ -74,7 +75,7 @@ class Importer : public TraceReader {
 public:
     // The format's name as --format takes it.
     virtual std::string formatName() const = 0;
-    const RejectReport& rejects() const { return m_rejects; }
+    virtual const RejectReport& rejects() const { return m_rejects; }
     // Progress through the source file, in [0, 1].
     virtual double progress() const = 0;
 

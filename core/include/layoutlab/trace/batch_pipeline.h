@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Two threads, one stream: a producer thread fills batches (decoding, parsing) while the consumer works
+// on the batch before. A few batches circulate: the producer waits for a free one, the consumer for a
+// filled one, in order. Destroying the pipeline stops and joins the producer.
+
+#include "layoutlab/expected.h"
+#include "layoutlab/trace/request.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <thread>
+#include <vector>
+
+namespace layoutlab {
+
+template <class Batch> class BatchPipeline {
+public:
+    // `produce` fills a batch on the producer thread and returns false when that batch was the last.
+    BatchPipeline(std::size_t batches, std::function<bool(Batch&)> produce)
+        : m_produce(std::move(produce)) {
+        for (std::size_t i = 0; i < batches; ++i)
+            m_free.push_back(std::make_unique<Batch>());
+        m_thread = std::jthread([this](std::stop_token stop) { run(stop); });
+    }
+    ~BatchPipeline() {
+        m_thread.request_stop();
+        m_changed.notify_all();
+        m_thread = {}; // joins
+    }
+    BatchPipeline(const BatchPipeline&) = delete;
+    BatchPipeline& operator=(const BatchPipeline&) = delete;
+
+    // The next filled batch, in production order; nullptr once the last one was taken.
+    std::unique_ptr<Batch> next() {
+        std::unique_lock lock(m_mutex);
+        m_changed.wait(lock, [this] { return m_readyFront < m_ready.size() || m_producerDone; });
+        if (m_readyFront == m_ready.size())
+            return nullptr;
+        auto batch = std::move(m_ready[m_readyFront++]);
+        if (m_readyFront == m_ready.size()) {
+            m_ready.clear();
+            m_readyFront = 0;
+        }
+        return batch;
+    }
+    // Gives a consumed batch back to the producer.
+    void recycle(std::unique_ptr<Batch> batch) {
+        {
+            std::lock_guard lock(m_mutex);
+            m_free.push_back(std::move(batch));
+        }
+        m_changed.notify_all();
+    }
+
+private:
+    void run(std::stop_token stop) {
+        for (;;) {
+            std::unique_ptr<Batch> batch;
+            {
+                std::unique_lock lock(m_mutex);
+                if (!m_changed.wait(lock, stop, [this] { return !m_free.empty(); }))
+                    return; // stop requested
+                batch = std::move(m_free.back());
+                m_free.pop_back();
+            }
+            const bool more = m_produce(*batch);
+            {
+                std::lock_guard lock(m_mutex);
+                m_ready.push_back(std::move(batch));
+                m_producerDone = !more;
+            }
+            m_changed.notify_all();
+            if (!more)
+                return;
+        }
+    }
+
+    std::function<bool(Batch&)> m_produce;
+    std::mutex m_mutex;
+    std::condition_variable_any m_changed;
+    std::vector<std::unique_ptr<Batch>> m_free;
+    std::vector<std::unique_ptr<Batch>> m_ready;
+    std::size_t m_readyFront = 0;
+    bool m_producerDone = false;
+    std::jthread m_thread; // last: started once everything above exists
+};
+
+// Hands out the requests of a pipeline's batches as a TraceReader does: in order, a batch's error after
+// its requests, then the end. Batch has `std::vector<Request> requests`, `std::optional<Error> error` and
+// `bool last`; `prepare` runs on the consumer thread for each batch as it is taken.
+template <class Batch> class BatchReader {
+public:
+    BatchReader(std::size_t batches, std::function<bool(Batch&)> produce, std::function<void(Batch&)> prepare = {})
+        : m_prepare(std::move(prepare))
+        , m_pipeline(batches, std::move(produce)) { }
+
+    Expected<std::size_t> read(std::span<Request> out) {
+        std::size_t n = 0;
+        while (n < out.size() && !m_finished) {
+            if (m_current && m_offset < m_current->requests.size()) {
+                const std::size_t take = std::min(out.size() - n, m_current->requests.size() - m_offset);
+                std::copy_n(m_current->requests.begin() + static_cast<std::ptrdiff_t>(m_offset), take, out.begin() + n);
+                m_offset += take;
+                n += take;
+                continue;
+            }
+            if (m_current) {
+                // Everything of this batch was handed out: its error (if any) comes next, then the end.
+                if (m_current->error) {
+                    if (n > 0)
+                        return n;
+                    m_finished = true;
+                    return *m_current->error;
+                }
+                m_finished = m_current->last;
+                m_pipeline.recycle(std::move(m_current));
+                continue;
+            }
+            m_current = m_pipeline.next();
+            m_offset = 0;
+            if (!m_current)
+                m_finished = true;
+            else if (m_prepare)
+                m_prepare(*m_current);
+        }
+        return n;
+    }
+
+private:
+    std::function<void(Batch&)> m_prepare;
+    std::unique_ptr<Batch> m_current; // the batch being handed out
+    std::size_t m_offset = 0;
+    bool m_finished = false;
+    BatchPipeline<Batch> m_pipeline; // last: destroyed (its thread joined) first
+};
+
+} // namespace layoutlab
