@@ -16,7 +16,7 @@ constexpr std::uint64_t kClassRegionSpacing = std::uint64_t { 1 } << 36; // each
 constexpr std::uint64_t kIndexBase = std::uint64_t { 1 } << 46; // the keyspace index table, above every class
 constexpr std::uint64_t kExpiresIndexBase = std::uint64_t { 1 } << 47; // the expires index table
 // Every simulated address stays below 2^48 (CacheHierarchy::kMaxAddressBits).
-constexpr std::size_t kPrefetchGets = 4; // how far ahead the replay prefetches the cache model's sets
+constexpr std::size_t kPrefetchGets = 8; // how far ahead the replay prefetches the cache model's sets
 constexpr std::size_t kMaxWorkers = 4; // each holds a cache hierarchy (tens of MB for a large LLC)
 
 // Where an allocation class puts its regions.

@@ -103,6 +103,10 @@ CacheHierarchy::CacheHierarchy(const CacheGeometry& geometry) {
         level.sets = g.sizeBytes / (kCacheLineBytes * g.ways);
         level.setMask = (level.sets & (level.sets - 1)) == 0 ? level.sets - 1 : 0;
         level.setShift = level.setMask ? static_cast<unsigned>(std::countr_zero(level.sets)) : 0;
+        constexpr std::uint64_t kMaxReciprocalSets = std::uint64_t { 1 } << (64 - (kMaxAddressBits - 6));
+        if (!level.setMask && level.sets < kMaxReciprocalSets)
+            level.reciprocal = static_cast<std::uint64_t>(
+                ((static_cast<Uint128>(1) << 64) + level.sets - 1) / level.sets); // ceil(2^64 / sets)
         level.narrow = kMaxLines / level.sets + 1 <= UINT32_MAX;
         if (level.narrow)
             level.narrowTags.assign(level.sets * level.ways, 0);
@@ -132,20 +136,6 @@ template <class Tag> bool lookupSet(Tag* ways, std::uint32_t count, Tag tag) {
 
 } // namespace
 
-void CacheHierarchy::prefetch(std::uint64_t address) const {
-    const std::uint64_t line = address / kCacheLineBytes;
-    // The first level is small and stays in the host's caches; the outer ones are where lookups stall.
-    for (std::size_t i = 1; i < m_levels.size(); ++i) {
-        const Level& level = m_levels[i];
-        const std::uint64_t set = level.setMask ? (line & level.setMask) : line % level.sets;
-        __builtin_prefetch(&level.setGeneration[set]);
-        if (level.narrow)
-            __builtin_prefetch(level.narrowTags.data() + set * level.ways, 1);
-        else
-            __builtin_prefetch(level.wideTags.data() + set * level.ways, 1);
-    }
-}
-
 bool CacheHierarchy::lookup(Level& level, std::uint64_t line) {
     assert(line < (std::uint64_t { 1 } << (kMaxAddressBits - 6)));
     // Sets are indexed by the low line-number bits (modulo for non-power-of-two set counts); the rest of
@@ -155,8 +145,9 @@ bool CacheHierarchy::lookup(Level& level, std::uint64_t line) {
         set = line & level.setMask;
         tag = (line >> level.setShift) + 1;
     } else {
-        set = line % level.sets;
-        tag = line / level.sets + 1;
+        const std::uint64_t q = level.quotient(line);
+        set = line - q * level.sets;
+        tag = q + 1;
     }
     const bool stale = level.setGeneration[set] != m_generation;
     if (stale)

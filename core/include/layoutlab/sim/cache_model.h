@@ -33,6 +33,8 @@ struct CacheGeometry {
 };
 
 class CacheHierarchy {
+    __extension__ typedef unsigned __int128 Uint128; // GCC and Clang; the quotient's high half
+
 public:
     // Addresses must stay below 2^kMaxAddressBits (the cache evaluation's simulated space does).
     static constexpr unsigned kMaxAddressBits = 48;
@@ -43,7 +45,19 @@ public:
     void access(std::uint64_t address);
     // A hint that `address` will be accessed soon: fetches the outer levels' sets for it into the host's
     // caches (the simulated state does not change).
-    void prefetch(std::uint64_t address) const;
+    void prefetch(std::uint64_t address) const {
+        const std::uint64_t line = address / 64;
+        // The first level is small and stays in the host's caches; the outer ones are where lookups stall.
+        for (std::size_t i = 1; i < m_levels.size(); ++i) {
+            const Level& level = m_levels[i];
+            const std::uint64_t set = level.setOf(line);
+            __builtin_prefetch(&level.setGeneration[set]);
+            if (level.narrow)
+                __builtin_prefetch(level.narrowTags.data() + set * level.ways, 1);
+            else
+                __builtin_prefetch(level.wideTags.data() + set * level.ways, 1);
+        }
+    }
     // Misses per level since the last resetCounters().
     const std::vector<std::uint64_t>& misses() const { return m_misses; }
     std::uint64_t accesses() const { return m_accesses; }
@@ -57,6 +71,17 @@ private:
         std::uint64_t sets = 0;
         std::uint64_t setMask = 0; // sets - 1 when sets is a power of two, else 0
         unsigned setShift = 0; // log2(sets) when a power of two
+        // ceil(2^64 / sets) for other set counts below 2^22: line / sets is then one multiplication, exact
+        // for every line below 2^(kMaxAddressBits - 6) because line * sets stays below 2^64. 0: divide.
+        std::uint64_t reciprocal = 0;
+        std::uint64_t quotient(std::uint64_t line) const {
+            if (reciprocal == 0)
+                return line / sets;
+            return static_cast<std::uint64_t>((static_cast<Uint128>(line) * reciprocal) >> 64);
+        }
+        std::uint64_t setOf(std::uint64_t line) const {
+            return setMask ? (line & setMask) : line - quotient(line) * sets;
+        }
         // Per set, most recently used first: the line's tag (line / sets) + 1; 0 = empty. Levels whose
         // tags fit 32 bits keep them in `narrowTags`, halving the host memory a large LLC's lookups touch.
         bool narrow = false;
