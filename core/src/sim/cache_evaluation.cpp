@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <map>
 #include <thread>
+#include <unordered_map>
 
 namespace layoutlab {
 
@@ -72,6 +74,16 @@ struct ReadStep {
     std::uint32_t bytes = 0;
 };
 
+// A key's bucket: a mask for the power-of-two tables the engines keep (the same result as the modulo).
+struct BucketIndex {
+    explicit BucketIndex(std::uint64_t count)
+        : buckets(std::max<std::uint64_t>(count, 1))
+        , mask(std::has_single_bit(buckets) ? buckets - 1 : 0) { }
+    std::uint64_t of(std::uint64_t hash) const { return mask || buckets == 1 ? (hash & mask) : hash % buckets; }
+    std::uint64_t buckets;
+    std::uint64_t mask;
+};
+
 std::uint64_t mix(std::uint64_t x) {
     return Random::splitmix64(x);
 }
@@ -134,10 +146,10 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
     const auto policy = layout.indexPolicy();
     const std::uint64_t slotBytes = policy.kind == IndexKind::ValkeyHashtable ? kCacheLineBytes : 8;
     const auto keyspaceTable = replay.keyspaceTable().footprint(alloc);
-    const std::uint64_t buckets = std::max<std::uint64_t>(keyspaceTable.buckets, 1);
-    std::uint64_t expiresBuckets = 1;
+    const BucketIndex buckets(keyspaceTable.buckets);
+    BucketIndex expiresBuckets(1);
     if (const auto* expires = replay.expiresTable())
-        expiresBuckets = std::max<std::uint64_t>(expires->footprint(alloc).buckets, 1);
+        expiresBuckets = BucketIndex(expires->footprint(alloc).buckets);
 
     std::map<std::uint64_t, AllocatorClass> classInfo;
     for (const auto& c : alloc.classes())
@@ -149,26 +161,30 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
     auto worker = [&]() {
         CacheHierarchy cache(*config.cache);
         // Reused from threshold to threshold: every field read is written for each threshold first.
-        std::vector<ShapePlan> plans(keyspace.size()); // in keyspace order, written as described
+        std::vector<ShapePlan> plans(keyspace.size()); // by shape rank, written in order as described
         std::vector<std::uint32_t> placementStart(keyspace.size() + 1, 0);
         std::vector<PlacementStep> placementSteps;
         std::vector<SampledKey> sampled;
         std::vector<ReadStep> readSteps;
+        // Usable size -> slot, looked up for every allocation of every shape: a hash map, not a tree.
+        std::unordered_map<std::uint64_t, std::uint32_t> slotOfClass;
         for (std::size_t t = next++; t < thresholds.size(); t = next++) {
             if (stop.stop_requested())
                 return;
             // Plans per distinct shape; one slot per allocation class.
             std::vector<ClassSlot> slots;
-            std::map<std::uint64_t, std::uint32_t> slotOfClass;
-            for (std::size_t s = 0; s < keyspace.size(); ++s) {
+            std::vector<std::uint32_t> firstShapeOfSlot; // the lowest keyspace index using each slot
+            slotOfClass.clear();
+            for (std::size_t r = 0; r < keyspace.size(); ++r) {
+                const std::uint32_t s = shapeByRank[r];
                 const KeyLayout kl = layout.describe(unpackShape(keyspace[s].shape), thresholds[t], alloc);
-                ShapePlan& plan = plans[s];
+                ShapePlan& plan = plans[r];
                 plan.stored = kl.stored;
                 plan.indexLines = kl.indexLinesPerGet;
                 plan.allocations = kl.allocationCount;
                 for (std::size_t a = 0; a < kl.allocationCount; ++a) {
                     const std::uint64_t usable = alloc.usableSize(kl.allocations[a].requestedBytes);
-                    auto [it, inserted] = slotOfClass.emplace(usable, static_cast<std::uint32_t>(slots.size()));
+                    auto [it, inserted] = slotOfClass.try_emplace(usable, static_cast<std::uint32_t>(slots.size()));
                     if (inserted) {
                         ClassSlot slot;
                         slot.usable = usable;
@@ -182,11 +198,23 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
                             slot.stride = std::max<std::uint64_t>(alloc.footprintBytes(usable), usable);
                             slot.baseOffset = alignment.baseOffset;
                         }
-                        slot.base = (slots.size() + 1) * kClassRegionSpacing;
                         slots.push_back(slot);
+                        firstShapeOfSlot.push_back(s);
                     }
+                    firstShapeOfSlot[it->second] = std::min(firstShapeOfSlot[it->second], s);
                     plan.allocation[a] = { it->second, kl.allocations[a].count, kl.allocations[a].readBytes };
                 }
+            }
+            // Each class's slabs sit in their own address range, in the order keyspace order meets the
+            // classes (plans are built in rank order only so that they are written and read in sequence).
+            {
+                std::vector<std::uint32_t> order(slots.size());
+                for (std::uint32_t i = 0; i < order.size(); ++i)
+                    order[i] = i;
+                std::sort(order.begin(), order.end(),
+                    [&](std::uint32_t a, std::uint32_t b) { return firstShapeOfSlot[a] < firstShapeOfSlot[b]; });
+                for (std::size_t position = 0; position < order.size(); ++position)
+                    slots[order[position]].base = (position + 1) * kClassRegionSpacing;
             }
             // What placement needs of each plan, packed (a few bytes per shape rather than a whole plan) so
             // the pass over every key below reads it from the host's cache: ranks' allocations, one after
@@ -194,7 +222,7 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
             placementSteps.clear();
             for (std::size_t r = 0; r < plans.size(); ++r) {
                 placementStart[r] = static_cast<std::uint32_t>(placementSteps.size());
-                const ShapePlan& plan = plans[shapeByRank[r]];
+                const ShapePlan& plan = plans[r];
                 if (plan.stored)
                     for (std::size_t a = 0; a < plan.allocations; ++a)
                         placementSteps.push_back({ plan.allocation[a].slot, plan.allocation[a].count });
@@ -215,7 +243,7 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
                         nextRegion[placementSteps[step].slot] += placementSteps[step].count;
                     continue;
                 }
-                const ShapePlan& plan = plans[shapeByRank[rank]];
+                const ShapePlan& plan = plans[rank];
                 SampledKey& key = sampled[sampledSlot[id]];
                 key.stored = plan.stored;
                 key.indexLines = plan.indexLines;
@@ -243,7 +271,7 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
                 if (sampleSlots[i] == UINT32_MAX)
                     return;
                 const SampledKey& key = sampled[sampleSlots[i]];
-                cache.prefetch(kIndexBase + (mix(sample[i]) % buckets) * slotBytes);
+                cache.prefetch(kIndexBase + buckets.of(mix(sample[i])) * slotBytes);
                 for (std::uint32_t r = key.firstRead; r < key.firstRead + key.reads; ++r)
                     cache.prefetch(readSteps[r].address);
             };
@@ -259,9 +287,9 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
                 if (!key.stored)
                     continue;
                 const std::uint64_t hash = mix(id);
-                touch(cache, kIndexBase + (hash % buckets) * slotBytes, slotBytes);
+                touch(cache, kIndexBase + buckets.of(hash) * slotBytes, slotBytes);
                 if (key.indexLines > 1)
-                    touch(cache, kExpiresIndexBase + (mix(hash) % expiresBuckets) * slotBytes, slotBytes);
+                    touch(cache, kExpiresIndexBase + expiresBuckets.of(mix(hash)) * slotBytes, slotBytes);
                 for (std::uint32_t r = key.firstRead; r < key.firstRead + key.reads; ++r) {
                     const ReadStep& read = readSteps[r];
                     for (std::uint32_t c = 0; c < read.count; ++c)
