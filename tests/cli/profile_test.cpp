@@ -69,20 +69,24 @@ TEST_F(ProfileTest, CacheModelAgreesWithCachegrindWithinTenPercent) {
         const char* layout;
         const char* valueSize;
         const char* thresholds;
+        const char* ttlFraction;
     };
     // Value sizes on both sides of each layout's switch point at these thresholds.
     const Case cases[] = {
-        { "valkey-8.1 values 20..80 around 44", "valkey-8.1", "uniform:20:80", "64,128" },
-        { "valkey-9.1 values 60..140 around 9.1's 128-byte embed limit", "valkey-9.1", "uniform:60:140", "64,128" },
-        { "valkey-9.1 lognormal values around 64", "valkey-9.1", "lognormal:3.8:0.5:1:400", "48,96" },
+        { "valkey-8.1 values 20..80 around 44", "valkey-8.1", "uniform:20:80", "64,128", "0" },
+        { "valkey-9.1 values 60..140 around 9.1's 128-byte embed limit", "valkey-9.1", "uniform:60:140", "64,128",
+            "0" },
+        { "valkey-9.1 lognormal values around 64", "valkey-9.1", "lognormal:3.8:0.5:1:400", "48,96", "0" },
+        // Redis walks dictEntry chains, and db->expires for every GET while keys have TTLs.
+        { "redis-7.0 values 20..80 around 44, 30% with a TTL", "redis-7.0", "uniform:20:80", "32,64", "0.3" },
     };
     int seed = 1;
     for (const auto& c : cases) {
         SCOPED_TRACE(c.name);
         const auto trace = path(std::string("trace-") + std::to_string(seed) + ".lltrace");
         const auto gen = run({ "gen", "-o", trace, "--keys", "12000", "--ops", "30000", "--key-size", "uniform:8:32",
-            "--value-size", c.valueSize, "--get-fraction", "0.95", "--delete-fraction", "0.01", "--popularity",
-            "zipf:0.8", "--seed", std::to_string(seed++) });
+            "--value-size", c.valueSize, "--ttl-fraction", c.ttlFraction, "--get-fraction", "0.95", "--delete-fraction",
+            "0.01", "--popularity", "zipf:0.8", "--seed", std::to_string(seed++) });
         ASSERT_EQ(gen.exitCode, 0) << gen.err;
         const auto r = run({ "profile", trace, "--layout", c.layout, "--thresholds", c.thresholds, "--counters",
             "cachegrind", "--cache-geometry", kGeometry, "--gets", "8000", "--json", "--no-db" });

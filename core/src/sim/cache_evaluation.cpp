@@ -93,6 +93,74 @@ void touch(CacheHierarchy& cache, std::uint64_t address, std::uint64_t bytes) {
         cache.access(line * kCacheLineBytes);
 }
 
+// A Redis GET's walk along dictEntry chains (dict.c dictFind): in its keyspace bucket, every entry ahead of
+// the key is read and its key sds compared (dictSdsKeyCompare); and while any key has a TTL,
+// expireIfNeeded looks every key up in db->expires too, walking that bucket's chain ahead of the key (all
+// of it when the key has no TTL). Which keys share a bucket follows from the model's bucket of each key
+// id; the order within a chain is a second hash of the id (insertion at the head and rehashing reorder
+// real chains; a uniform order gives the same expected walk).
+struct ChainVisit {
+    std::uint32_t sampledSlot = 0; // the visited key, placed like a sampled key
+    bool expires = false; // a visit in db->expires: its expires dictEntry and key sds; else its dictEntry and key sds
+};
+
+struct ChainWalks {
+    std::vector<std::uint32_t> start; // per sampled slot of a GET, into visits (size: GET slots + 1)
+    std::vector<ChainVisit> visits;
+};
+
+std::uint64_t chainOrder(std::uint64_t id) {
+    return mix(id ^ 0x5851f42d4c957f2dULL);
+}
+
+// Adds the keys the walks visit to the sampled keys (so placement gives them addresses) and lists each
+// sampled key's visits. `getSlots` sampled keys are the ones GETs read.
+ChainWalks chainWalks(const std::vector<KeyState>& keys, const std::vector<std::uint32_t>& shapeOf,
+    std::vector<std::uint32_t>& sampledSlot, std::vector<std::uint32_t>& sampledIds, const BucketIndex& buckets,
+    const BucketIndex& expiresBuckets, bool walkExpires) {
+    const std::size_t getSlots = sampledIds.size();
+    std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> bucketMembers, expiresMembers;
+    for (const auto id : sampledIds) {
+        bucketMembers.try_emplace(buckets.of(mix(id)));
+        if (walkExpires)
+            expiresMembers.try_emplace(expiresBuckets.of(mix(mix(id))));
+    }
+    for (std::uint32_t id = 0; id < keys.size(); ++id) {
+        if (shapeOf[id] == UINT32_MAX)
+            continue; // not live
+        if (const auto it = bucketMembers.find(buckets.of(mix(id))); it != bucketMembers.end())
+            it->second.push_back(id);
+        if (walkExpires && keys[id].hasTtl())
+            if (const auto it = expiresMembers.find(expiresBuckets.of(mix(mix(id)))); it != expiresMembers.end())
+                it->second.push_back(id);
+    }
+    auto slotOf = [&](std::uint32_t id) {
+        if (sampledSlot[id] == UINT32_MAX) {
+            sampledSlot[id] = static_cast<std::uint32_t>(sampledIds.size());
+            sampledIds.push_back(id);
+        }
+        return sampledSlot[id];
+    };
+    ChainWalks walks;
+    walks.start.reserve(getSlots + 1);
+    for (std::size_t slot = 0; slot < getSlots; ++slot) {
+        walks.start.push_back(static_cast<std::uint32_t>(walks.visits.size()));
+        const std::uint32_t id = sampledIds[slot];
+        const std::uint64_t order = chainOrder(id);
+        for (const auto member : bucketMembers[buckets.of(mix(id))])
+            if (member != id && chainOrder(member) < order)
+                walks.visits.push_back({ slotOf(member), false });
+        if (!walkExpires)
+            continue;
+        const bool hasTtl = keys[id].hasTtl();
+        for (const auto member : expiresMembers[expiresBuckets.of(mix(mix(id)))])
+            if (member != id && (!hasTtl || chainOrder(member) < order))
+                walks.visits.push_back({ slotOf(member), true });
+    }
+    walks.start.push_back(static_cast<std::uint32_t>(walks.visits.size()));
+    return walks;
+}
+
 } // namespace
 
 Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std::vector<std::uint32_t>& thresholds,
@@ -150,6 +218,12 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
     BucketIndex expiresBuckets(1);
     if (const auto* expires = replay.expiresTable())
         expiresBuckets = BucketIndex(expires->footprint(alloc).buckets);
+    // Redis: chain walks, and the expires lookup of every GET while any key has a TTL.
+    const bool chained = policy.kind == IndexKind::RedisDict;
+    const bool lookupExpiresAlways = chained && replay.expiresTable() && replay.expiresTable()->entries() > 0;
+    const ChainWalks walks = chained
+        ? chainWalks(keys, shapeOf, sampledSlot, sampledIds, buckets, expiresBuckets, lookupExpiresAlways)
+        : ChainWalks {};
 
     std::map<std::uint64_t, AllocatorClass> classInfo;
     for (const auto& c : alloc.classes())
@@ -288,8 +362,28 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
                     continue;
                 const std::uint64_t hash = mix(id);
                 touch(cache, kIndexBase + buckets.of(hash) * slotBytes, slotBytes);
-                if (key.indexLines > 1)
+                // Chain walks: a visited key's dictEntry and key sds are its first two reads; its expires
+                // dictEntry, when it has one, its last.
+                auto visit = [&](const ChainVisit& v) {
+                    const SampledKey& other = sampled[v.sampledSlot];
+                    if (other.reads < 2)
+                        return;
+                    const ReadStep& entry = readSteps[v.expires ? other.firstRead + other.reads - 1 : other.firstRead];
+                    const ReadStep& keySds = readSteps[other.firstRead + 1];
+                    touch(cache, entry.address, entry.bytes);
+                    touch(cache, keySds.address, keySds.bytes);
+                };
+                const bool walked = !walks.start.empty();
+                if (walked)
+                    for (std::uint32_t w = walks.start[sampleSlots[i]]; w < walks.start[sampleSlots[i] + 1]; ++w)
+                        if (!walks.visits[w].expires)
+                            visit(walks.visits[w]);
+                if (key.indexLines > 1 || lookupExpiresAlways)
                     touch(cache, kExpiresIndexBase + expiresBuckets.of(mix(hash)) * slotBytes, slotBytes);
+                if (walked)
+                    for (std::uint32_t w = walks.start[sampleSlots[i]]; w < walks.start[sampleSlots[i] + 1]; ++w)
+                        if (walks.visits[w].expires)
+                            visit(walks.visits[w]);
                 for (std::uint32_t r = key.firstRead; r < key.firstRead + key.reads; ++r) {
                     const ReadStep& read = readSteps[r];
                     for (std::uint32_t c = 0; c < read.count; ++c)
