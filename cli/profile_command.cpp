@@ -88,8 +88,11 @@ std::string renderProfileTable(const ProfileResult& r, const std::string& trace)
     std::string out = fmt::format("profile of {}\n  layout {} on the linked {}; {} live keys; cache {}\n", trace,
         r.prediction.layoutSpec, ReferenceEngine::allocatorVersion(), r.liveKeys, r.geometry);
     const bool haveCounters = r.counterSource != CounterSource::None;
-    out += fmt::format("  misses measured by: {}{}\n\n", counterSourceName(r.counterSource),
-        r.counterNote.empty() ? "" : " (" + r.counterNote + ")");
+    const std::string note = !r.counterNote.empty() ? r.counterNote
+        : r.counterSource == CounterSource::None    ? "--counters none: measured misses are not counted"
+                                                    : "";
+    out += fmt::format(
+        "  misses measured by: {}{}\n\n", counterSourceName(r.counterSource), note.empty() ? "" : " (" + note + ")");
     out += fmt::format(
         "{:>9}  {:>26}  {:>22}  {:>22}  {:>8}\n", "", "bytes per key", "L1 misses per GET", "LLC misses per GET", "");
     out += fmt::format("{:>9}  {:>8} {:>8} {:>8}  {:>10} {:>11}  {:>10} {:>11}  {:>8}\n",

@@ -49,8 +49,12 @@ std::size_t JemallocArena::usableSizeFor(std::size_t bytes) {
 }
 
 std::string JemallocArena::version() {
+    // "5.3.0-0-g54eaed1d...": the release, without the git description.
     auto text = readControl<const char*>("version");
-    return text && *text ? std::string(*text) : std::string("unknown");
+    if (!text || !*text)
+        return "unknown";
+    const std::string full(*text);
+    return full.substr(0, full.find('-'));
 }
 
 Expected<ArenaStats> JemallocArena::stats() const {

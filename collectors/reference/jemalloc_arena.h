@@ -19,7 +19,7 @@ public:
     void release(void* pointer);
     std::size_t usableSize(void* pointer) const;
     static std::size_t usableSizeFor(std::size_t bytes);
-    static std::string version(); // e.g. "5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c"
+    static std::string version(); // e.g. "5.3.0"
     Expected<ArenaStats> stats() const;
     unsigned index() const { return m_arena; }
 
