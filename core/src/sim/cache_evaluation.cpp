@@ -229,6 +229,54 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
     for (const auto& c : alloc.classes())
         classInfo[c.size] = c;
 
+    // Each shape's layout at the sweep's lowest and highest threshold, and the first threshold that uses
+    // the second (the LayoutModel contract: a layout changes at most once as the threshold grows). The
+    // workers then build every threshold's plans without describing a shape again.
+    struct VariantAllocation {
+        std::uint64_t usable = 0;
+        std::uint32_t count = 1;
+        std::uint32_t readBytes = 0;
+    };
+    struct Variant {
+        std::uint32_t first = 0; // into variantAllocations
+        std::uint8_t allocations = 0;
+        std::uint8_t indexLines = 0;
+        bool stored = true;
+    };
+    std::vector<VariantAllocation> variantAllocations;
+    std::vector<Variant> lowVariant(keyspace.size()), highVariant(keyspace.size());
+    std::vector<std::uint32_t> switchAt(keyspace.size());
+    auto addVariant = [&](const KeyLayout& kl) {
+        Variant v { static_cast<std::uint32_t>(variantAllocations.size()), kl.allocationCount, kl.indexLinesPerGet,
+            kl.stored };
+        for (std::size_t a = 0; a < kl.allocationCount; ++a)
+            variantAllocations.push_back({ alloc.usableSize(kl.allocations[a].requestedBytes), kl.allocations[a].count,
+                static_cast<std::uint32_t>(kl.allocations[a].readBytes) });
+        return v;
+    };
+    for (std::size_t sh = 0; sh < keyspace.size(); ++sh) {
+        const KeyShape shape = unpackShape(keyspace[sh].shape);
+        const KeyLayout low = layout.describe(shape, thresholds.front(), alloc);
+        const KeyLayout high = layout.describe(shape, thresholds.back(), alloc);
+        lowVariant[sh] = addVariant(low);
+        if (low == high) {
+            highVariant[sh] = lowVariant[sh];
+            switchAt[sh] = static_cast<std::uint32_t>(thresholds.size());
+            continue;
+        }
+        highVariant[sh] = addVariant(high);
+        // The first threshold index whose layout is `high` (the last one is).
+        std::size_t lo = 0, hi = thresholds.size() - 1;
+        while (lo < hi) {
+            const std::size_t mid = (lo + hi) / 2;
+            if (layout.describe(shape, thresholds[mid], alloc) == high)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        switchAt[sh] = static_cast<std::uint32_t>(lo);
+    }
+
     // Thresholds are independent: share them among the cores, each worker with its own cache state.
     std::atomic<std::size_t> next { 0 };
     std::atomic<std::uint64_t> counted { 0 };
@@ -251,13 +299,14 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
             slotOfClass.clear();
             for (std::size_t r = 0; r < keyspace.size(); ++r) {
                 const std::uint32_t s = shapeByRank[r];
-                const KeyLayout kl = layout.describe(unpackShape(keyspace[s].shape), thresholds[t], alloc);
+                const Variant& variant = t >= switchAt[s] ? highVariant[s] : lowVariant[s];
                 ShapePlan& plan = plans[r];
-                plan.stored = kl.stored;
-                plan.indexLines = kl.indexLinesPerGet;
-                plan.allocations = kl.allocationCount;
-                for (std::size_t a = 0; a < kl.allocationCount; ++a) {
-                    const std::uint64_t usable = alloc.usableSize(kl.allocations[a].requestedBytes);
+                plan.stored = variant.stored;
+                plan.indexLines = variant.indexLines;
+                plan.allocations = variant.allocations;
+                for (std::size_t a = 0; a < variant.allocations; ++a) {
+                    const VariantAllocation& va = variantAllocations[variant.first + a];
+                    const std::uint64_t usable = va.usable;
                     auto [it, inserted] = slotOfClass.try_emplace(usable, static_cast<std::uint32_t>(slots.size()));
                     if (inserted) {
                         ClassSlot slot;
@@ -276,7 +325,7 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
                         firstShapeOfSlot.push_back(s);
                     }
                     firstShapeOfSlot[it->second] = std::min(firstShapeOfSlot[it->second], s);
-                    plan.allocation[a] = { it->second, kl.allocations[a].count, kl.allocations[a].readBytes };
+                    plan.allocation[a] = { it->second, va.count, va.readBytes };
                 }
             }
             // Each class's slabs sit in their own address range, in the order keyspace order meets the
