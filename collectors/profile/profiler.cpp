@@ -35,20 +35,26 @@ struct MissCounts {
     std::optional<std::uint64_t> llc;
 };
 
-class ProfileProgress {
+// The profile's work as equal stages (the simulation, then per threshold the reference engine's load and
+// any cachegrind runs), each stage's own progress scaled into its share.
+class ProfileProgress final : public ProgressSink {
 public:
-    ProfileProgress(ProgressSink* sink, std::size_t steps)
+    ProfileProgress(ProgressSink* sink, std::size_t stages)
         : m_sink(sink)
-        , m_steps(static_cast<double>(steps)) { }
-    void step() {
+        , m_stages(static_cast<double>(stages)) { }
+    void progress(double fraction, std::uint64_t done) override {
         if (m_sink)
-            m_sink->progress(++m_done / m_steps, 0);
+            m_sink->progress((m_stage + std::clamp(fraction, 0.0, 1.0)) / m_stages, done);
+    }
+    void nextStage() {
+        ++m_stage;
+        progress(0, 0);
     }
 
 private:
     ProgressSink* m_sink;
-    double m_steps;
-    double m_done = 0;
+    double m_stages;
+    double m_stage = 0;
 };
 
 Expected<CachegrindCounts> cachegrindPhase(const ProfileConfig& config, const CacheGeometry& geometry,
@@ -163,15 +169,16 @@ Expected<ProfileResult> runProfile(const ProfileConfig& config, ProgressSink* pr
     auto trace = config.openTrace();
     if (!trace)
         return trace.error();
+    // Stages: the simulation, then per threshold the load (and two cachegrind runs).
+    const std::size_t thresholdCount = std::max<std::size_t>(config.thresholds.size(), 1);
+    ProfileProgress bar(
+        progress, 1 + thresholdCount * (result.counterSource == CounterSource::Cachegrind ? 3 : 1));
     SimulationConfig simConfig { config.layout, config.allocator, config.thresholds, geometry, config.sampleGets };
-    auto prediction = simulate(simConfig, **trace, nullptr, stop);
+    auto prediction = simulate(simConfig, **trace, &bar, stop);
     if (!prediction)
         return prediction.error();
     result.prediction = std::move(*prediction);
-
-    const std::size_t steps
-        = result.prediction.points.size() * (result.counterSource == CounterSource::Cachegrind ? 3 : 1);
-    ProfileProgress bar(progress, steps);
+    bar.nextStage();
     for (const auto& predicted : result.prediction.points) {
         if (stop.stop_requested())
             return cancelledError();
@@ -193,7 +200,7 @@ Expected<ProfileResult> runProfile(const ProfileConfig& config, ProgressSink* pr
         auto source = config.openTrace();
         if (!source)
             return source.error();
-        auto loaded = (*engine)->load(**source, nullptr, stop);
+        auto loaded = (*engine)->load(**source, &bar, stop);
         if (!loaded)
             return loaded.error();
         result.liveKeys = loaded->liveKeys;
@@ -238,17 +245,17 @@ Expected<ProfileResult> runProfile(const ProfileConfig& config, ProgressSink* pr
         std::nth_element(timings.begin(), timings.begin() + kTimedPasses / 2, timings.end());
         point.nsPerGet = timings[kTimedPasses / 2];
         engine->reset();
-        bar.step();
+        bar.nextStage();
 
         if (result.counterSource == CounterSource::Cachegrind) {
             auto warm = cachegrindPhase(config, geometry, predicted.threshold, "warm", parts.warmup.size(), stop);
             if (!warm)
                 return warm.error();
-            bar.step();
+            bar.nextStage();
             auto full = cachegrindPhase(config, geometry, predicted.threshold, "measure", replay.gets, stop);
             if (!full)
                 return full.error();
-            bar.step();
+            bar.nextStage();
             const auto counted = *full - *warm;
             misses.l1 = counted.l1ReadMisses;
             misses.llc = counted.llReadMisses;
