@@ -31,8 +31,13 @@ struct ClassSlot {
     std::uint64_t base = 0;
 
     std::uint64_t address(std::uint64_t region) const {
-        if (regionsPerSlab)
-            return base + (region / regionsPerSlab) * slabBytes + baseOffset + (region % regionsPerSlab) * usable;
+        if (regionsPerSlab) {
+            // Region counts stay far below 2^32: a 32-bit division.
+            const auto r = static_cast<std::uint32_t>(region);
+            const auto perSlab = static_cast<std::uint32_t>(regionsPerSlab);
+            return base + std::uint64_t { r / perSlab } * slabBytes + baseOffset
+                + std::uint64_t { r % perSlab } * usable;
+        }
         return base + baseOffset + region * stride;
     }
 };
@@ -236,7 +241,9 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
         std::uint64_t usable = 0;
         std::uint32_t count = 1;
         std::uint32_t readBytes = 0;
+        std::uint32_t classId = 0; // dense over every usable size any variant uses
     };
+    std::unordered_map<std::uint64_t, std::uint32_t> classIdOfUsable;
     struct Variant {
         std::uint32_t first = 0; // into variantAllocations
         std::uint8_t allocations = 0;
@@ -249,9 +256,13 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
     auto addVariant = [&](const KeyLayout& kl) {
         Variant v { static_cast<std::uint32_t>(variantAllocations.size()), kl.allocationCount, kl.indexLinesPerGet,
             kl.stored };
-        for (std::size_t a = 0; a < kl.allocationCount; ++a)
-            variantAllocations.push_back({ alloc.usableSize(kl.allocations[a].requestedBytes), kl.allocations[a].count,
-                static_cast<std::uint32_t>(kl.allocations[a].readBytes) });
+        for (std::size_t a = 0; a < kl.allocationCount; ++a) {
+            const std::uint64_t usable = alloc.usableSize(kl.allocations[a].requestedBytes);
+            const auto classId
+                = classIdOfUsable.try_emplace(usable, static_cast<std::uint32_t>(classIdOfUsable.size())).first->second;
+            variantAllocations.push_back(
+                { usable, kl.allocations[a].count, static_cast<std::uint32_t>(kl.allocations[a].readBytes), classId });
+        }
         return v;
     };
     for (std::size_t sh = 0; sh < keyspace.size(); ++sh) {
@@ -288,15 +299,15 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
         std::vector<PlacementStep> placementSteps;
         std::vector<SampledKey> sampled;
         std::vector<ReadStep> readSteps;
-        // Usable size -> slot, looked up for every allocation of every shape: a hash map, not a tree.
-        std::unordered_map<std::uint64_t, std::uint32_t> slotOfClass;
+        // Class id -> this threshold's slot, looked up for every allocation of every shape.
+        std::vector<std::uint32_t> slotOfClass(classIdOfUsable.size());
         for (std::size_t t = next++; t < thresholds.size(); t = next++) {
             if (stop.stop_requested())
                 return;
             // Plans per distinct shape; one slot per allocation class.
             std::vector<ClassSlot> slots;
             std::vector<std::uint32_t> firstShapeOfSlot; // the lowest keyspace index using each slot
-            slotOfClass.clear();
+            std::fill(slotOfClass.begin(), slotOfClass.end(), UINT32_MAX);
             for (std::size_t r = 0; r < keyspace.size(); ++r) {
                 const std::uint32_t s = shapeByRank[r];
                 const Variant& variant = t >= switchAt[s] ? highVariant[s] : lowVariant[s];
@@ -307,8 +318,9 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
                 for (std::size_t a = 0; a < variant.allocations; ++a) {
                     const VariantAllocation& va = variantAllocations[variant.first + a];
                     const std::uint64_t usable = va.usable;
-                    auto [it, inserted] = slotOfClass.try_emplace(usable, static_cast<std::uint32_t>(slots.size()));
-                    if (inserted) {
+                    std::uint32_t& slotId = slotOfClass[va.classId];
+                    if (slotId == UINT32_MAX) {
+                        slotId = static_cast<std::uint32_t>(slots.size());
                         ClassSlot slot;
                         slot.usable = usable;
                         const auto alignment = alloc.alignment(usable);
@@ -324,8 +336,8 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
                         slots.push_back(slot);
                         firstShapeOfSlot.push_back(s);
                     }
-                    firstShapeOfSlot[it->second] = std::min(firstShapeOfSlot[it->second], s);
-                    plan.allocation[a] = { it->second, va.count, va.readBytes };
+                    firstShapeOfSlot[slotId] = std::min(firstShapeOfSlot[slotId], s);
+                    plan.allocation[a] = { slotId, va.count, va.readBytes };
                 }
             }
             // Each class's slabs sit in their own address range, in the order keyspace order meets the
