@@ -20,10 +20,11 @@ nlohmann::json runJson(const RunRecord& r) {
         { "finished_at", r.finishedAt }, { "points", r.points } };
 }
 
-// A stored run with its result rebuilt, so the normal reporters print it.
+// A stored run with its result rebuilt, so the normal reporters print it, and what it measured.
 struct StoredRun {
     RunRecord run;
     SimulationResult result;
+    std::vector<Measurement> measurements; // reference-engine (and real-server) figures, if any
 };
 
 Expected<StoredRun> loadStoredRun(ResultsDb& db, std::int64_t runId) {
@@ -33,6 +34,9 @@ Expected<StoredRun> loadStoredRun(ResultsDb& db, std::int64_t runId) {
     auto points = db.points(runId);
     if (!points)
         return points.error();
+    auto measurements = db.measurements(runId);
+    if (!measurements)
+        return measurements.error();
     SimulationResult r;
     r.traceName = run->traceSource;
     r.layoutSpec = run->layout;
@@ -70,12 +74,31 @@ Expected<StoredRun> loadStoredRun(ResultsDb& db, std::int64_t runId) {
             r.cacheSampledGets = replay["cache"].value("sampled_gets", std::uint64_t { 0 });
         }
     }
-    return StoredRun { std::move(*run), std::move(r) };
+    return StoredRun { std::move(*run), std::move(r), std::move(*measurements) };
+}
+
+// The measurements of a run, one row per threshold and metric.
+std::string renderMeasurements(const std::vector<Measurement>& measurements) {
+    std::string out
+        = fmt::format("{:>9}  {:<20} {:>16}  {:<10} {}\n", "threshold", "metric", "value", "unit", "engine");
+    for (const auto& m : measurements)
+        out += fmt::format("{:>9}  {:<20} {:>16.3f}  {:<10} {} {}\n", m.threshold ? std::to_string(*m.threshold) : "-",
+            m.metric, m.value, m.unit, m.engine, m.engineVersion);
+    return out;
 }
 
 nlohmann::json storedRunJson(const StoredRun& stored) {
     auto j = runJson(stored.run);
     j["result"] = toJson(stored.result);
+    if (!stored.measurements.empty()) {
+        auto rows = nlohmann::json::array();
+        for (const auto& m : stored.measurements)
+            rows.push_back({ { "threshold", m.threshold ? nlohmann::json(*m.threshold) : nlohmann::json(nullptr) },
+                { "engine", m.engine }, { "engine_version", m.engineVersion }, { "metric", m.metric },
+                { "value", m.value }, { "unit", m.unit },
+                { "details", nlohmann::json::parse(m.detailsJson, nullptr, false) } });
+        j["measurements"] = rows;
+    }
     return j;
 }
 
@@ -169,6 +192,12 @@ void addDbCommands(CLI::App& app, int& status) {
         fmt::print("run {} ({}, {}), started {}, finished {}\n{}", run.id, run.kind, run.status, run.startedAt,
             run.finishedAt.empty() ? "-" : run.finishedAt,
             run.error.empty() ? std::string() : "error: " + run.error + "\n");
+        if (!stored->measurements.empty()) {
+            // A measured run (the reference engine of a profile): its figures; the prediction is its own run.
+            fmt::print("layout     {}\nallocator  {}\n\n{}", run.layout, run.allocator,
+                renderMeasurements(stored->measurements));
+            return kExitOk;
+        }
         fmt::print("{}", renderTable(stored->result, run.kind == "sim"));
         return kExitOk;
     });

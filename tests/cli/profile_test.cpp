@@ -5,7 +5,9 @@
 
 #include "cli_runner.h"
 
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 namespace {
 
@@ -59,6 +61,20 @@ TEST_F(ProfileTest, JsonHasEveryFieldPerThresholdAndMeasuredBytesMatch) {
         EXPECT_EQ(row["status"], "complete");
     }
     EXPECT_EQ(kinds, (std::set<std::string> { "profile", "reference" }));
+    // The measured run keeps every threshold's figures, as printed.
+    const std::string measuredRun = std::to_string(j["runs"]["measured"].get<int>());
+    const auto shown = run({ "db", "show", measuredRun, "--json" });
+    ASSERT_EQ(shown.exitCode, 0) << shown.err;
+    const auto stored = nlohmann::json::parse(shown.out);
+    std::map<int, double> bytesPerKey;
+    for (const auto& m : stored["measurements"])
+        if (m["metric"] == "bytes_per_key")
+            bytesPerKey[m["threshold"].get<int>()] = m["value"].get<double>();
+    ASSERT_EQ(bytesPerKey.size(), 2u);
+    for (const auto& p : j["points"])
+        EXPECT_DOUBLE_EQ(bytesPerKey[p["threshold"].get<int>()], p["measured_bytes_per_key"].get<double>());
+    const auto table = run({ "db", "show", measuredRun });
+    EXPECT_NE(table.out.find("ns_per_get"), std::string::npos) << table.out;
 }
 
 TEST_F(ProfileTest, CacheModelAgreesWithCachegrindWithinTenPercent) {
