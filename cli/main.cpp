@@ -50,6 +50,16 @@ int main(int argc, char** argv) {
     addListCommands(app, status);
 #if LAYOUTLAB_HAVE_JEMALLOC
     addProfileCommands(app, status);
+#else
+    // Listed, so that users learn why it is missing rather than that it does not exist.
+    auto* profile = app.add_subcommand("profile", "Simulator beside the reference engine (not in this build)");
+    profile->allow_extras();
+    profile->callback([&status] {
+        status = reportError(
+            layoutlab::usageError("profile runs the reference engine, which allocates from jemalloc, and this "
+                                  "build does not link it (install libjemalloc-dev and build with "
+                                  "LAYOUTLAB_WITH_JEMALLOC=ON)"));
+    });
 #endif
     addDbCommands(app, status);
     if (argc > 1 && argv[1][0] != '-') {

@@ -44,7 +44,8 @@ std::vector<CollectorInfo> listCollectors() {
                       : why });
 #else
         const bool reference = false;
-        const std::string why = "this build does not link jemalloc (libjemalloc-dev was not found at configure time)";
+        const std::string why
+            = "this build does not link jemalloc (libjemalloc-dev missing, or LAYOUTLAB_WITH_JEMALLOC=OFF)";
         out.push_back({ "reference", false, why });
 #endif
         bool valgrind = false;
