@@ -288,6 +288,17 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
         switchAt[sh] = static_cast<std::uint32_t>(lo);
     }
 
+    // A threshold at which no shape switches places every key as the threshold below it does, so it gets
+    // the same misses: only the first threshold and those where some shape switches are evaluated.
+    std::vector<bool> someShapeSwitches(thresholds.size(), false);
+    for (const auto at : switchAt)
+        if (at < thresholds.size())
+            someShapeSwitches[at] = true;
+    std::vector<std::size_t> evaluated;
+    for (std::size_t t = 0; t < thresholds.size(); ++t)
+        if (t == 0 || someShapeSwitches[t])
+            evaluated.push_back(t);
+
     // Thresholds are independent: share them among the cores, each worker with its own cache state.
     std::atomic<std::size_t> next { 0 };
     std::atomic<std::uint64_t> counted { 0 };
@@ -301,7 +312,8 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
         std::vector<ReadStep> readSteps;
         // Class id -> this threshold's slot, looked up for every allocation of every shape.
         std::vector<std::uint32_t> slotOfClass(classIdOfUsable.size());
-        for (std::size_t t = next++; t < thresholds.size(); t = next++) {
+        for (std::size_t k = next++; k < evaluated.size(); k = next++) {
+            const std::size_t t = evaluated[k];
             if (stop.stop_requested())
                 return;
             // Plans per distinct shape; one slot per allocation class.
@@ -461,7 +473,7 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
         }
     };
     const std::size_t workers = std::clamp<std::size_t>(
-        std::thread::hardware_concurrency(), 1, std::min<std::size_t>(kMaxWorkers, thresholds.size()));
+        std::thread::hardware_concurrency(), 1, std::min<std::size_t>(kMaxWorkers, evaluated.size()));
     {
         std::vector<std::jthread> pool;
         for (std::size_t i = 1; i < workers; ++i)
@@ -470,6 +482,9 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
     }
     if (stop.stop_requested())
         return cancelledError();
+    for (std::size_t t = 1; t < thresholds.size(); ++t)
+        if (!someShapeSwitches[t])
+            points[t].missesPerGet = points[t - 1].missesPerGet;
     return counted.load();
 }
 

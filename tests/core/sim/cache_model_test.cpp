@@ -240,3 +240,27 @@ TEST(CacheHierarchy, MatchesAPlainLruForLargeAndOddSizedLevels) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(CacheModel, ThresholdsWhereNothingSwitchesGetTheirNeighboursMissesAndMatchAnEvaluation) {
+    // Values of 20..80 bytes on Valkey 9.1: between 64 and 128 shapes switch to embedded at several
+    // thresholds, and none switch between 160 and 256. Each threshold's misses must equal those of a sweep
+    // of that threshold alone, whether it was evaluated or copied.
+    auto cfg = makeGeneratorConfig(20000, 30000, "uniform:8:24", "uniform:20:80", 0, 0, 0.9, 0, "zipf:0.9", 3);
+    const std::vector<std::uint32_t> thresholds { 48, 64, 96, 128, 160, 192, 224, 256 };
+    SyntheticTrace swept(*cfg);
+    const auto all = simulate(cacheConfig("valkey-9.1", "32K:8,1M:16", thresholds), swept);
+    ASSERT_TRUE(all) << all.error().describe();
+    for (std::size_t i = 0; i < thresholds.size(); ++i) {
+        SyntheticTrace single(*cfg);
+        const auto one = simulate(cacheConfig("valkey-9.1", "32K:8,1M:16", { thresholds[i] }), single);
+        ASSERT_TRUE(one) << one.error().describe();
+        EXPECT_EQ(all->points[i].missesPerGet, one->points[0].missesPerGet) << "threshold " << thresholds[i];
+    }
+    // Nothing switches above 160 here, so those points are equal.
+    EXPECT_EQ(all->points[5].missesPerGet, all->points[7].missesPerGet);
+    EXPECT_NE(all->points[0].missesPerGet, all->points[7].missesPerGet);
+}
+
+} // namespace
