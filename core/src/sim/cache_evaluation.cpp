@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "cache_evaluation.h"
 
+#include "chain_walks.h"
+
 #include "layoutlab/trace/random.h"
 
 #include <algorithm>
@@ -79,91 +81,9 @@ struct ReadStep {
     std::uint32_t bytes = 0;
 };
 
-// A key's bucket: a mask for the power-of-two tables the engines keep (the same result as the modulo).
-struct BucketIndex {
-    explicit BucketIndex(std::uint64_t count)
-        : buckets(std::max<std::uint64_t>(count, 1))
-        , mask(std::has_single_bit(buckets) ? buckets - 1 : 0) { }
-    std::uint64_t of(std::uint64_t hash) const { return mask || buckets == 1 ? (hash & mask) : hash % buckets; }
-    std::uint64_t buckets;
-    std::uint64_t mask;
-};
-
-std::uint64_t mix(std::uint64_t x) {
-    return Random::splitmix64(x);
-}
-
 void touch(CacheHierarchy& cache, std::uint64_t address, std::uint64_t bytes) {
     for (std::uint64_t line = address / kCacheLineBytes; line <= (address + bytes - 1) / kCacheLineBytes; ++line)
         cache.access(line * kCacheLineBytes);
-}
-
-// A Redis GET's walk along dictEntry chains (dict.c dictFind): in its keyspace bucket, every entry ahead of
-// the key is read and its key sds compared (dictSdsKeyCompare); and while any key has a TTL,
-// expireIfNeeded looks every key up in db->expires too, walking that bucket's chain ahead of the key (all
-// of it when the key has no TTL). Which keys share a bucket follows from the model's bucket of each key
-// id; the order within a chain is a second hash of the id (insertion at the head and rehashing reorder
-// real chains; a uniform order gives the same expected walk).
-struct ChainVisit {
-    std::uint32_t sampledSlot = 0; // the visited key, placed like a sampled key
-    bool expires = false; // a visit in db->expires: its expires dictEntry and key sds; else its dictEntry and key sds
-};
-
-struct ChainWalks {
-    std::vector<std::uint32_t> start; // per sampled slot of a GET, into visits (size: GET slots + 1)
-    std::vector<ChainVisit> visits;
-};
-
-std::uint64_t chainOrder(std::uint64_t id) {
-    return mix(id ^ 0x5851f42d4c957f2dULL);
-}
-
-// Adds the keys the walks visit to the sampled keys (so placement gives them addresses) and lists each
-// sampled key's visits. `getSlots` sampled keys are the ones GETs read.
-ChainWalks chainWalks(const std::vector<KeyState>& keys, const std::vector<std::uint32_t>& shapeOf,
-    std::vector<std::uint32_t>& sampledSlot, std::vector<std::uint32_t>& sampledIds, const BucketIndex& buckets,
-    const BucketIndex& expiresBuckets, bool walkExpires) {
-    const std::size_t getSlots = sampledIds.size();
-    std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> bucketMembers, expiresMembers;
-    for (const auto id : sampledIds) {
-        bucketMembers.try_emplace(buckets.of(mix(id)));
-        if (walkExpires)
-            expiresMembers.try_emplace(expiresBuckets.of(mix(mix(id))));
-    }
-    for (std::uint32_t id = 0; id < keys.size(); ++id) {
-        if (shapeOf[id] == UINT32_MAX)
-            continue; // not live
-        if (const auto it = bucketMembers.find(buckets.of(mix(id))); it != bucketMembers.end())
-            it->second.push_back(id);
-        if (walkExpires && keys[id].hasTtl())
-            if (const auto it = expiresMembers.find(expiresBuckets.of(mix(mix(id)))); it != expiresMembers.end())
-                it->second.push_back(id);
-    }
-    auto slotOf = [&](std::uint32_t id) {
-        if (sampledSlot[id] == UINT32_MAX) {
-            sampledSlot[id] = static_cast<std::uint32_t>(sampledIds.size());
-            sampledIds.push_back(id);
-        }
-        return sampledSlot[id];
-    };
-    ChainWalks walks;
-    walks.start.reserve(getSlots + 1);
-    for (std::size_t slot = 0; slot < getSlots; ++slot) {
-        walks.start.push_back(static_cast<std::uint32_t>(walks.visits.size()));
-        const std::uint32_t id = sampledIds[slot];
-        const std::uint64_t order = chainOrder(id);
-        for (const auto member : bucketMembers[buckets.of(mix(id))])
-            if (member != id && chainOrder(member) < order)
-                walks.visits.push_back({ slotOf(member), false });
-        if (!walkExpires)
-            continue;
-        const bool hasTtl = keys[id].hasTtl();
-        for (const auto member : expiresMembers[expiresBuckets.of(mix(mix(id)))])
-            if (member != id && (!hasTtl || chainOrder(member) < order))
-                walks.visits.push_back({ slotOf(member), true });
-    }
-    walks.start.push_back(static_cast<std::uint32_t>(walks.visits.size()));
-    return walks;
 }
 
 } // namespace

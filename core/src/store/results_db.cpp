@@ -23,95 +23,6 @@ using sqlite::toInt;
 
 constexpr int kBusyTimeoutMs = 30000;
 
-// Schema migrations, in order: migration i brings the schema from version i to i + 1.
-const char* const kMigrations[] = {
-    // 0 -> 1
-    R"SQL(
-CREATE TABLE traces (
-  id            INTEGER PRIMARY KEY,
-  source        TEXT NOT NULL,
-  format        TEXT NOT NULL,
-  content_hash  TEXT NOT NULL,
-  size_bytes    INTEGER NOT NULL,
-  requests      INTEGER NOT NULL DEFAULT 0,
-  distinct_keys INTEGER NOT NULL DEFAULT 0,
-  stats_json    TEXT NOT NULL DEFAULT '{}',
-  first_seen_at TEXT NOT NULL,
-  UNIQUE (content_hash, format)
-);
-CREATE TABLE runs (
-  id              INTEGER PRIMARY KEY,
-  kind            TEXT NOT NULL,
-  trace_id        INTEGER REFERENCES traces(id),
-  layout          TEXT NOT NULL,
-  allocator       TEXT NOT NULL,
-  parameters_json TEXT NOT NULL,
-  tool_version    TEXT NOT NULL,
-  status          TEXT NOT NULL CHECK (status IN ('running', 'complete', 'failed')),
-  error           TEXT,
-  replay_json     TEXT NOT NULL DEFAULT '{}',
-  started_at      TEXT NOT NULL,
-  finished_at     TEXT
-);
-CREATE INDEX runs_by_trace ON runs(trace_id);
-CREATE TABLE points (
-  run_id                       INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-  point_index                  INTEGER NOT NULL,
-  threshold                    INTEGER,
-  keys                         INTEGER NOT NULL,
-  unstorable_keys              INTEGER NOT NULL,
-  payload_bytes                INTEGER NOT NULL,
-  requested_bytes              INTEGER NOT NULL,
-  usable_bytes                 INTEGER NOT NULL,
-  internal_fragmentation_bytes INTEGER NOT NULL,
-  index_bytes                  INTEGER NOT NULL,
-  allocations                  INTEGER NOT NULL,
-  pointer_bytes                INTEGER NOT NULL,
-  embedded_keys                INTEGER NOT NULL,
-  usable_bytes_per_key         REAL NOT NULL,
-  overhead_bytes_per_key       REAL NOT NULL,
-  allocations_per_key          REAL NOT NULL,
-  pointer_bytes_per_key        REAL NOT NULL,
-  embedded_fraction            REAL NOT NULL,
-  lines_touched_per_get        REAL NOT NULL,
-  dependent_loads_per_get      REAL NOT NULL,
-  l1_misses_per_get            REAL,
-  l2_misses_per_get            REAL,
-  llc_misses_per_get           REAL,
-  PRIMARY KEY (run_id, point_index)
-);
-CREATE TABLE size_classes (
-  run_id           INTEGER NOT NULL,
-  point_index      INTEGER NOT NULL,
-  class_bytes      INTEGER NOT NULL,
-  allocations      INTEGER NOT NULL,
-  requested_bytes  INTEGER NOT NULL,
-  usable_bytes     INTEGER NOT NULL,
-  regions_per_slab INTEGER NOT NULL,
-  slabs            INTEGER NOT NULL,
-  PRIMARY KEY (run_id, point_index, class_bytes),
-  FOREIGN KEY (run_id, point_index) REFERENCES points(run_id, point_index) ON DELETE CASCADE
-);
-CREATE TABLE measurements (
-  id             INTEGER PRIMARY KEY,
-  run_id         INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-  engine         TEXT NOT NULL,
-  engine_version TEXT,
-  metric         TEXT NOT NULL,
-  value          REAL,
-  unit           TEXT,
-  details_json   TEXT NOT NULL DEFAULT '{}'
-);
-CREATE INDEX measurements_by_run ON measurements(run_id);
-)SQL",
-    // 1 -> 2: measurements of one threshold of a profile (NULL: of the whole run).
-    R"SQL(
-ALTER TABLE measurements ADD COLUMN threshold INTEGER;
-)SQL",
-};
-constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
-static_assert(kMigrationCount == kResultsSchemaVersion, "one migration per schema version");
-
 } // namespace
 
 std::string utcNow() {
@@ -222,7 +133,7 @@ Status ResultsDb::migrate() {
                                       m_version, kResultsSchemaVersion),
             m_path));
     for (int v = m_version; v < kResultsSchemaVersion; ++v)
-        if (auto ok = exec(kMigrations[v]); !ok)
+        if (auto ok = exec(sqlite::schemaMigration(v)); !ok)
             return rollback(ok.error());
     if (m_version != kResultsSchemaVersion) {
         if (auto ok = exec("DELETE FROM schema_version"); !ok)

@@ -66,4 +66,7 @@ inline std::int64_t toInt(std::uint64_t v) {
     return static_cast<std::int64_t>(v);
 }
 
+// The SQL that brings the results database's schema from `fromVersion` to fromVersion + 1.
+const char* schemaMigration(int fromVersion);
+
 } // namespace layoutlab::sqlite
