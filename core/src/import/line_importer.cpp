@@ -37,7 +37,7 @@ std::uint32_t LineImporter::valueSizeFor(std::uint32_t keyId, std::uint32_t repo
 void LineImporter::resolveBatch(ParsedBatch& batch) {
     // How far ahead of the request being resolved its successors' table slots are prefetched: enough
     // misses in flight to cover one's latency.
-    constexpr std::size_t kPrefetchDistance = 16;
+    constexpr std::size_t kPrefetchDistance = 48;
     auto& requests = batch.requests;
     const auto& pending = batch.pending;
     const std::size_t end = requests.size();
