@@ -113,6 +113,22 @@ void ResultsDb::rollbackQuietly() {
     (void)exec("ROLLBACK");
 }
 
+Error ResultsDb::rollbackWith(const char* what) {
+    Error e = dbError(m_db, m_path, what);
+    rollbackQuietly();
+    return e;
+}
+
+Status ResultsDb::markComplete(std::int64_t runId, const std::string& replayJson) {
+    // Only a running run: a run marked failed (or completed) meanwhile stays as it is.
+    Statement done(m_db,
+        "UPDATE runs SET status = 'complete', finished_at = ?, replay_json = ? WHERE id = ? AND status = 'running'");
+    done.bind(1, utcNow()).bind(2, replayJson).bind(3, runId);
+    if (done.step() != SQLITE_DONE || sqlite3_changes(m_db) != 1)
+        return rollbackWith("cannot mark the run complete");
+    return Ok {};
+}
+
 Status ResultsDb::migrate() {
     // BEGIN IMMEDIATE: two processes creating the same file do not both migrate.
     if (auto ok = exec("BEGIN IMMEDIATE"); !ok)
@@ -152,11 +168,6 @@ Expected<std::int64_t> ResultsDb::upsertTrace(const TraceRecord& t) {
     // trace at once both end up with the one row.
     if (auto ok = exec("BEGIN IMMEDIATE"); !ok)
         return ok.error();
-    auto fail = [this](const char* what) {
-        Error e = dbError(m_db, m_path, what);
-        rollbackQuietly();
-        return e;
-    };
     {
         Statement insert(m_db,
             "INSERT INTO traces (source, format, content_hash, size_bytes, requests, distinct_keys, "
@@ -166,14 +177,14 @@ Expected<std::int64_t> ResultsDb::upsertTrace(const TraceRecord& t) {
         insert.bind(5, toInt(t.requests)).bind(6, toInt(t.distinctKeys));
         insert.bind(7, t.statsJson.empty() ? std::string("{}") : t.statsJson).bind(8, utcNow());
         if (insert.step() != SQLITE_DONE)
-            return fail("cannot record the trace");
+            return rollbackWith("cannot record the trace");
     }
     std::int64_t id = 0;
     {
         Statement find(m_db, "SELECT id FROM traces WHERE content_hash = ? AND format = ?");
         find.bind(1, t.contentHash).bind(2, t.format);
         if (find.step() != SQLITE_ROW)
-            return fail("cannot find the recorded trace");
+            return rollbackWith("cannot find the recorded trace");
         id = find.integer(0);
     }
     if (t.statsJson.size() > 2) {
@@ -185,7 +196,7 @@ Expected<std::int64_t> ResultsDb::upsertTrace(const TraceRecord& t) {
             .bind(4, t.source)
             .bind(5, id);
         if (update.step() != SQLITE_DONE)
-            return fail("cannot update the trace");
+            return rollbackWith("cannot update the trace");
     }
     if (auto ok = exec("COMMIT"); !ok)
         return ok.error();
@@ -210,16 +221,11 @@ Expected<std::int64_t> ResultsDb::beginRun(const RunRecord& r) {
 Status ResultsDb::completeRun(std::int64_t runId, const SimulationResult& result) {
     if (auto ok = exec("BEGIN IMMEDIATE"); !ok)
         return ok;
-    auto fail = [this](const char* what) {
-        Error e = dbError(m_db, m_path, what);
-        rollbackQuietly();
-        return e;
-    };
     {
         Statement point(m_db, "INSERT INTO points VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
         Statement cls(m_db, "INSERT INTO size_classes VALUES (?,?,?,?,?,?,?,?)");
         if (!point.ok() || !cls.ok())
-            return fail("cannot prepare the result statements");
+            return rollbackWith("cannot prepare the result statements");
         for (std::size_t i = 0; i < result.points.size(); ++i) {
             const auto& p = result.points[i];
             point.reset();
@@ -247,14 +253,14 @@ Status ResultsDb::completeRun(std::int64_t runId, const SimulationResult& result
                     point.bind(22, m[1]);
             }
             if (point.step() != SQLITE_DONE)
-                return fail("cannot store a point");
+                return rollbackWith("cannot store a point");
             for (const auto& c : p.sizeClasses) {
                 cls.reset();
                 cls.bind(1, runId).bind(2, static_cast<std::int64_t>(i)).bind(3, toInt(c.classBytes));
                 cls.bind(4, toInt(c.allocations)).bind(5, toInt(c.requestedBytes)).bind(6, toInt(c.usableBytes));
                 cls.bind(7, toInt(c.regionsPerSlab)).bind(8, toInt(c.slabs));
                 if (cls.step() != SQLITE_DONE)
-                    return fail("cannot store a size class");
+                    return rollbackWith("cannot store a size class");
             }
         }
         const auto summary = toJson(result);
@@ -262,19 +268,15 @@ Status ResultsDb::completeRun(std::int64_t runId, const SimulationResult& result
             { "get_weights", summary["get_weights"] } };
         if (summary.contains("cache"))
             replay["cache"] = summary["cache"];
-        Statement done(m_db,
-            "UPDATE runs SET status = 'complete', finished_at = ?, replay_json = ? WHERE id = ? AND "
-            "status = 'running'");
-        done.bind(1, utcNow()).bind(2, replay.dump()).bind(3, runId);
-        if (done.step() != SQLITE_DONE || sqlite3_changes(m_db) != 1)
-            return fail("cannot mark the run complete");
+        if (auto ok = markComplete(runId, replay.dump()); !ok)
+            return ok;
         // A trace first seen by a run has no counts yet: take them from the replay.
         Statement counts(m_db,
             "UPDATE traces SET requests = ?, distinct_keys = ? WHERE id = (SELECT trace_id FROM "
             "runs WHERE id = ?) AND requests = 0");
         counts.bind(1, toInt(result.trace.requests)).bind(2, toInt(result.trace.distinctKeys)).bind(3, runId);
         if (counts.step() != SQLITE_DONE)
-            return fail("cannot update the trace's counts");
+            return rollbackWith("cannot update the trace's counts");
     }
     return exec("COMMIT");
 }

@@ -13,17 +13,12 @@ Status ResultsDb::completeMeasuredRun(
     std::int64_t runId, const std::vector<Measurement>& measurements, const std::string& replayJson) {
     if (auto ok = exec("BEGIN IMMEDIATE"); !ok)
         return ok;
-    auto fail = [this](const char* what) {
-        Error e = dbError(m_db, m_path, what);
-        rollbackQuietly();
-        return e;
-    };
     {
         Statement insert(m_db,
             "INSERT INTO measurements (run_id, engine, engine_version, metric, value, unit, details_json, threshold) "
             "VALUES (?,?,?,?,?,?,?,?)");
         if (!insert.ok())
-            return fail("cannot prepare the measurement statement");
+            return rollbackWith("cannot prepare the measurement statement");
         for (const auto& m : measurements) {
             insert.reset();
             insert.bind(1, runId).bind(2, m.engine).bind(3, m.engineVersion).bind(4, m.metric);
@@ -31,12 +26,10 @@ Status ResultsDb::completeMeasuredRun(
             if (m.threshold)
                 insert.bind(8, std::int64_t { *m.threshold });
             if (insert.step() != SQLITE_DONE)
-                return fail("cannot store a measurement");
+                return rollbackWith("cannot store a measurement");
         }
-        Statement done(m_db, "UPDATE runs SET status = 'complete', finished_at = ?, replay_json = ? WHERE id = ?");
-        done.bind(1, utcNow()).bind(2, replayJson).bind(3, runId);
-        if (done.step() != SQLITE_DONE)
-            return fail("cannot mark the run complete");
+        if (auto ok = markComplete(runId, replayJson); !ok)
+            return ok;
     }
     return exec("COMMIT");
 }

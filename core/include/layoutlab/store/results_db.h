@@ -107,6 +107,10 @@ private:
     ResultsDb() = default;
     Status exec(const char* sql);
     void rollbackQuietly();
+    // Rolls the open transaction back and returns the error `what` with SQLite's message.
+    Error rollbackWith(const char* what);
+    // Inside a write transaction: marks a running run complete with its replay summary.
+    Status markComplete(std::int64_t runId, const std::string& replayJson);
     Status migrate();
 
     sqlite3* m_db = nullptr;
