@@ -114,30 +114,12 @@ bool LineImporter::parseBatch(ParsedBatch& batch) {
 }
 
 Expected<std::size_t> LineImporter::read(std::span<Request> out) {
-    std::size_t n = 0;
-    while (n < out.size() && !m_finished) {
-        if (m_offset < m_batch.requests.size()) {
-            const std::size_t take = std::min(out.size() - n, m_batch.requests.size() - m_offset);
-            std::copy_n(m_batch.requests.begin() + static_cast<std::ptrdiff_t>(m_offset), take, out.begin() + n);
-            m_offset += take;
-            n += take;
-            continue;
-        }
-        if (m_batch.error) {
-            if (n > 0)
-                return n;
-            m_finished = true;
-            return *m_batch.error;
-        }
-        if (m_batch.last) {
-            m_finished = true;
-            break;
-        }
+    // On one thread: parse and resolve each batch as the previous one is used up.
+    return m_cursor.read(out, [this](ParsedBatch*) {
         parseBatch(m_batch);
         resolveBatch(m_batch);
-        m_offset = 0;
-    }
-    return n;
+        return &m_batch;
+    });
 }
 
 bool equalsIgnoreCase(std::string_view a, std::string_view b) {

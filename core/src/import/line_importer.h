@@ -10,6 +10,7 @@
 
 #include "layoutlab/import/importer.h"
 #include "layoutlab/import/input_stream.h"
+#include "layoutlab/trace/batch_pipeline.h"
 
 #include <charconv>
 #include <deque>
@@ -94,8 +95,7 @@ private:
     std::vector<std::uint32_t> m_lastValueBytes;
     // read() without a pipeline: the batch being handed out.
     ParsedBatch m_batch;
-    std::size_t m_offset = 0;
-    bool m_finished = false;
+    BatchCursor<ParsedBatch> m_cursor;
 };
 
 // Field parsing helpers shared by the importers. Each returns nullopt on success.

@@ -92,16 +92,13 @@ private:
     std::jthread m_thread; // last: started once everything above exists
 };
 
-// Hands out the requests of a pipeline's batches as a TraceReader does: in order, a batch's error after
+// Hands out the requests of consecutive batches as a TraceReader does: in order, a batch's error after
 // its requests, then the end. Batch has `std::vector<Request> requests`, `std::optional<Error> error` and
-// `bool last`; `prepare` runs on the consumer thread for each batch as it is taken.
-template <class Batch> class BatchReader {
+// `bool last`. `next(previous)` gives the batch after `previous` (nullptr the first time; returning
+// nullptr means there is none).
+template <class Batch> class BatchCursor {
 public:
-    BatchReader(std::size_t batches, std::function<bool(Batch&)> produce, std::function<void(Batch&)> prepare = {})
-        : m_prepare(std::move(prepare))
-        , m_pipeline(batches, std::move(produce)) { }
-
-    Expected<std::size_t> read(std::span<Request> out) {
+    template <class Next> Expected<std::size_t> read(std::span<Request> out, Next&& next) {
         std::size_t n = 0;
         while (n < out.size() && !m_finished) {
             if (m_current && m_offset < m_current->requests.size()) {
@@ -111,33 +108,51 @@ public:
                 n += take;
                 continue;
             }
-            if (m_current) {
-                // Everything of this batch was handed out: its error (if any) comes next, then the end.
-                if (m_current->error) {
-                    if (n > 0)
-                        return n;
-                    m_finished = true;
-                    return *m_current->error;
-                }
-                m_finished = m_current->last;
-                m_pipeline.recycle(std::move(m_current));
-                continue;
-            }
-            m_current = m_pipeline.next();
-            m_offset = 0;
-            if (!m_current)
+            if (m_current && m_current->error) {
+                if (n > 0)
+                    return n;
                 m_finished = true;
-            else if (m_prepare)
-                m_prepare(*m_current);
+                return *m_current->error;
+            }
+            if (m_current && m_current->last) {
+                m_finished = true;
+                break;
+            }
+            m_current = next(m_current);
+            m_offset = 0;
+            m_finished = m_current == nullptr;
         }
         return n;
     }
 
 private:
-    std::function<void(Batch&)> m_prepare;
-    std::unique_ptr<Batch> m_current; // the batch being handed out
+    Batch* m_current = nullptr; // the batch being handed out
     std::size_t m_offset = 0;
     bool m_finished = false;
+};
+
+// A BatchCursor over a BatchPipeline: `prepare` runs on the consumer thread for each batch as it is taken.
+template <class Batch> class BatchReader {
+public:
+    BatchReader(std::size_t batches, std::function<bool(Batch&)> produce, std::function<void(Batch&)> prepare = {})
+        : m_prepare(std::move(prepare))
+        , m_pipeline(batches, std::move(produce)) { }
+
+    Expected<std::size_t> read(std::span<Request> out) {
+        return m_cursor.read(out, [this](Batch* previous) {
+            if (previous)
+                m_pipeline.recycle(std::move(m_taken));
+            m_taken = m_pipeline.next();
+            if (m_taken && m_prepare)
+                m_prepare(*m_taken);
+            return m_taken.get();
+        });
+    }
+
+private:
+    std::function<void(Batch&)> m_prepare;
+    std::unique_ptr<Batch> m_taken; // owns the cursor's batch
+    BatchCursor<Batch> m_cursor;
     BatchPipeline<Batch> m_pipeline; // last: destroyed (its thread joined) first
 };
 
