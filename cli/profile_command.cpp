@@ -193,11 +193,10 @@ int runProfileCommand(const ProfileOptions& o) {
         return reportError(db.error());
     std::int64_t predictionRun = 0, measuredRun = 0;
     if (*db) {
-        auto probe = openTrace(o.trace, *importOptions);
-        if (!probe)
-            return reportError(probe.error());
-        const auto* importer = dynamic_cast<const Importer*>(probe->get());
-        auto traceId = recordTrace(**db, o.trace, importer ? importer->formatName() : "layoutlab");
+        auto format = traceFormat(o.trace, *importOptions);
+        if (!format)
+            return reportError(format.error());
+        auto traceId = recordTrace(**db, o.trace, *format);
         if (!traceId)
             return reportError(traceId.error());
         nlohmann::json parameters { { "trace", o.trace }, { "layout", config.layout->spec() },

@@ -211,6 +211,12 @@ Expected<std::unique_ptr<Importer>> openImporter(const std::string& path, const 
         "--format");
 }
 
+Expected<std::string> traceFormat(const std::string& path, const ImportOptions& options) {
+    if (!options.format.empty())
+        return options.format;
+    return detectFormat(path);
+}
+
 Expected<std::unique_ptr<TraceReader>> openTrace(const std::string& path, const ImportOptions& options) {
     if (options.format.empty() || options.format == "layoutlab") {
         auto head = sniff(path, 8);

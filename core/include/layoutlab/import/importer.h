@@ -98,6 +98,10 @@ std::vector<ImportFormatInfo> importFormats();
 // Opens an importer for the file: --format when given, else detected from the first bytes.
 Expected<std::unique_ptr<Importer>> openImporter(const std::string& path, const ImportOptions& options);
 
+// The format a trace would be opened as: --format when given, else the one its first bytes show
+// ("layoutlab" for a binary trace).
+Expected<std::string> traceFormat(const std::string& path, const ImportOptions& options);
+
 // Opens any trace: a layoutlab trace as it is, anything else through its importer.
 Expected<std::unique_ptr<TraceReader>> openTrace(const std::string& path, const ImportOptions& options = {});
 
