@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
+#include <thread>
 
 #include "layoutlab/report/reporter.h"
 #include "sqlite_statement.h"
@@ -22,6 +23,7 @@ using sqlite::Statement;
 using sqlite::toInt;
 
 constexpr int kBusyTimeoutMs = 30000;
+constexpr int kWalRetryMs = 10;
 
 } // namespace
 
@@ -84,8 +86,16 @@ Expected<std::unique_ptr<ResultsDb>> ResultsDb::open(const std::string& path) {
         != SQLITE_OK)
         return dbError(db->m_db, path, "cannot open the results database");
     sqlite3_busy_timeout(db->m_db, kBusyTimeoutMs);
-    if (auto ok = db->exec("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;"); !ok)
-        return ok.error();
+    // Switching a new file to WAL while another process does the same can fail at once with SQLITE_BUSY:
+    // SQLite does not call the busy handler there, so wait and retry up to the same timeout.
+    for (int waitedMs = 0;; waitedMs += kWalRetryMs) {
+        auto ok = db->exec("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;");
+        if (ok)
+            break;
+        if (sqlite3_errcode(db->m_db) != SQLITE_BUSY || waitedMs >= kBusyTimeoutMs)
+            return ok.error();
+        std::this_thread::sleep_for(std::chrono::milliseconds(kWalRetryMs));
+    }
     if (auto ok = db->migrate(); !ok)
         return ok.error();
     return db;
