@@ -13,13 +13,15 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     static const FuzzInputFile input("trace-file"); // the reader seeks to the trailer, so it needs a file
     // Inputs that start like a trace are used as they are (header and trailer checks). Anything else
-    // becomes the record section of an otherwise well-formed file, so the record decoder is reached:
-    // the first byte gives the record count.
+    // becomes the record section of an otherwise well-formed file, so the record decoders are reached:
+    // the first byte's low bit picks the format version (1 varint records, 2 blocks), the rest the
+    // record count.
     std::string bytes(reinterpret_cast<const char*>(data), size);
     if (bytes.rfind("LLTRACE", 0) != 0 && size > 0) {
-        const std::uint64_t records = data[0];
+        const std::uint64_t records = data[0] >> 1;
+        const char version = (data[0] & 1) ? '\x02' : '\x01';
         std::string file("LLTRACE\0", 8);
-        file += std::string("\x01\0\0\0", 4) + std::string(20, '\0');
+        file += std::string(1, version) + std::string("\0\0\0", 3) + std::string(20, '\0');
         file += bytes.substr(1);
         std::string trailer("LLTREND\0", 8);
         auto u64 = [&trailer](std::uint64_t v) {

@@ -21,29 +21,22 @@ const SizeClassTable& histogramClasses() {
     return table;
 }
 
-bool isWrite(Op op) {
-    switch (op) {
-    case Op::Set:
-    case Op::Add:
-    case Op::Replace:
-    case Op::Append:
-    case Op::Prepend:
-    case Op::Incr:
-    case Op::Decr:
-        return true;
-    default:
-        return false;
-    }
-}
+// The ops that write a value: set, add, replace, append, prepend, incr, decr.
+constexpr std::array<bool, kOpCount> kIsWrite = [] {
+    std::array<bool, kOpCount> w {};
+    for (Op op : { Op::Set, Op::Add, Op::Replace, Op::Append, Op::Prepend, Op::Incr, Op::Decr })
+        w[static_cast<std::size_t>(op)] = true;
+    return w;
+}();
 
 constexpr std::size_t kPowerOfTwoBuckets = 66; // 0, then (2^(i-2), 2^(i-1)] up to 2^64
 } // namespace
 
-void SizeHistogram::add(std::uint64_t bytes) {
+void SizeHistogram::add(std::uint64_t bytes, std::uint64_t times) {
     minBytes = count == 0 ? bytes : std::min(minBytes, bytes);
     maxBytes = std::max(maxBytes, bytes);
-    ++count;
-    sumBytes += bytes;
+    count += times;
+    sumBytes += bytes * times;
     const auto& table = histogramClasses();
     if (powerOfTwo.empty()) {
         powerOfTwo.resize(kPowerOfTwoBuckets);
@@ -56,8 +49,8 @@ void SizeHistogram::add(std::uint64_t bytes) {
     }
     // Power of two: bucket 0 holds 0, bucket i holds (2^(i-2), 2^(i-1)].
     const std::size_t p2 = bytes == 0 ? 0 : static_cast<std::size_t>(std::bit_width(bytes - 1)) + 1;
-    ++powerOfTwo[p2].count;
-    ++jemallocClasses[std::min(table.classIndex(bytes), table.classes().size())].count;
+    powerOfTwo[p2].count += times;
+    jemallocClasses[std::min(table.classIndex(bytes), table.classes().size())].count += times;
 }
 
 StatsCollector::StatsCollector(TraceReader& inner, const Importer* importer)
@@ -68,21 +61,27 @@ Expected<std::size_t> StatsCollector::read(std::span<Request> out) {
     auto n = m_inner.read(out);
     if (!n)
         return n;
+    m_stats.requests += *n;
     for (std::size_t i = 0; i < *n; ++i) {
         const Request& r = out[i];
-        ++m_stats.requests;
         ++m_stats.requestsByOp[static_cast<std::size_t>(r.op)];
         if (r.keyId >= m_seen.size())
             m_seen.resize(std::max<std::size_t>(std::size_t { r.keyId } + 1, m_seen.size() * 2));
         if (!m_seen[r.keyId]) {
             m_seen[r.keyId] = true;
             ++m_stats.distinctKeys;
-            m_stats.keySize.add(r.keyBytes);
+            if (r.keyBytes < kExactSizes)
+                ++m_exactKeySizes[r.keyBytes];
+            else
+                m_stats.keySize.add(r.keyBytes);
         }
-        if (isWrite(r.op)) {
+        if (kIsWrite[static_cast<std::size_t>(r.op)]) {
             ++m_stats.writes;
             m_stats.writesWithTtl += (r.ttlSeconds != 0) ? 1 : 0;
-            m_stats.valueSize.add(r.valueBytes);
+            if (r.valueBytes < kExactSizes)
+                ++m_exactValueSizes[r.valueBytes];
+            else
+                m_stats.valueSize.add(r.valueBytes);
         }
     }
     return n;
@@ -90,6 +89,12 @@ Expected<std::size_t> StatsCollector::read(std::span<Request> out) {
 
 TraceStats StatsCollector::stats() const {
     TraceStats s = m_stats;
+    for (std::size_t bytes = 0; bytes < kExactSizes; ++bytes) {
+        if (m_exactKeySizes[bytes])
+            s.keySize.add(bytes, m_exactKeySizes[bytes]);
+        if (m_exactValueSizes[bytes])
+            s.valueSize.add(bytes, m_exactValueSizes[bytes]);
+    }
     if (m_importer) {
         s.format = m_importer->formatName();
         s.rejects = m_importer->rejects();

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/trace/trace_file.h"
 
+#include "trace_block.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -15,13 +17,6 @@ constexpr char kTrailerMagic[8] = { 'L', 'L', 'T', 'R', 'E', 'N', 'D', '\0' };
 constexpr std::size_t kHeaderBytes = 32;
 constexpr std::size_t kTrailerBytes = 32;
 constexpr std::size_t kBufferBytes = 1 << 20;
-constexpr std::size_t kMaxRecordBytes = 1 + 5 * 4 + 10; // tag, four u32 varints, one u64 varint
-
-constexpr unsigned kTagOpMask = 0x0f;
-constexpr unsigned kTagKindShift = 4;
-constexpr unsigned kTagKindMask = 0x3;
-constexpr unsigned kTagHasTtl = 0x40;
-constexpr unsigned kTagHasTime = 0x80;
 
 void putU32(unsigned char* p, std::uint32_t v) {
     for (int i = 0; i < 4; ++i)
@@ -43,13 +38,6 @@ std::uint64_t getU64(const unsigned char* p) {
         v = (v << 8) | p[i];
     return v;
 }
-std::uint64_t zigzag(std::int64_t v) {
-    return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63);
-}
-std::int64_t unzigzag(std::uint64_t v) {
-    return static_cast<std::int64_t>(v >> 1) ^ -static_cast<std::int64_t>(v & 1);
-}
-
 } // namespace
 
 TraceFileReader::~TraceFileReader() {
@@ -73,10 +61,10 @@ Expected<std::unique_ptr<TraceFileReader>> TraceFileReader::open(const std::stri
     if (std::memcmp(header, kHeaderMagic, sizeof kHeaderMagic) != 0)
         return dataError(
             "not a layoutlab trace (bad magic; import other formats with `layoutlab import`)", path, 0, true);
-    const auto version = getU32(header + 8);
-    if (version != kTraceFormatVersion)
-        return dataError(fmt::format("trace format version {} is not supported (this build reads version {})", version,
-                             kTraceFormatVersion),
+    r->m_version = getU32(header + 8);
+    if (r->m_version != 1 && r->m_version != kTraceFormatVersion)
+        return dataError(fmt::format("trace format version {} is not supported (this build reads versions 1 to {})",
+                             r->m_version, kTraceFormatVersion),
             path, 8, true);
     if (size < kHeaderBytes + kTrailerBytes)
         return dataError("truncated: the file ends before the trailer", path, size, true);
@@ -95,119 +83,77 @@ Expected<std::unique_ptr<TraceFileReader>> TraceFileReader::open(const std::stri
             path, size - kTrailerBytes, true);
     if (std::fseek(r->m_file, static_cast<long>(kHeaderBytes), SEEK_SET) != 0)
         return ioError("cannot seek", path);
-    r->m_buffer.resize(kBufferBytes);
+    std::setvbuf(r->m_file, nullptr, _IOFBF, kBufferBytes); // blocks are read a few KiB at a time
     return r;
 }
 
-bool TraceFileReader::refill() {
-    // Keep the unconsumed tail, then top up from the file without reading into the trailer.
-    const std::size_t tail = m_end - m_pos;
-    std::memmove(m_buffer.data(), m_buffer.data() + m_pos, tail);
-    m_pos = 0;
-    m_end = tail;
-    const std::uint64_t fileRemaining = m_recordBytes - (m_consumedBytes + tail);
-    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(kBufferBytes - tail, fileRemaining));
-    if (want == 0)
-        return tail > 0;
-    const std::size_t got = std::fread(m_buffer.data() + tail, 1, want, m_file);
-    m_end += got;
-    return m_end > 0;
-}
-
-namespace {
-// Decodes one record starting at p. Callers guarantee kMaxRecordBytes readable bytes, so the varints
-// need no bounds checks, only a length limit. Returns nullptr on a malformed record.
-inline const unsigned char* decodeRecord(
-    const unsigned char* p, Request& r, std::uint32_t& lastKeyId, std::uint64_t& timeMs) {
-    auto varint = [&p](int maxBytes, std::uint64_t& v) {
-        std::uint64_t byte = *p++;
-        v = byte;
-        if (byte < 0x80) [[likely]]
-            return true;
-        v &= 0x7f;
-        byte = *p++;
-        v |= (byte & 0x7f) << 7;
-        if (byte < 0x80) [[likely]]
-            return true;
-        for (int shift = 14, i = 2; i < maxBytes; ++i, shift += 7) {
-            byte = *p++;
-            v |= (byte & 0x7f) << shift;
-            if (byte < 0x80)
-                return true;
-        }
-        return false;
-    };
-    const unsigned tag = *p++;
-    std::uint64_t keyDelta = 0, keyBytes = 0, valueBytes = 0, ttl = 0, delta = 0;
-    bool ok = varint(5, keyDelta) && varint(5, keyBytes) && varint(5, valueBytes);
-    if (ok && (tag & kTagHasTtl))
-        ok = varint(5, ttl);
-    if (ok && (tag & kTagHasTime))
-        ok = varint(10, delta);
-    const unsigned opCode = tag & kTagOpMask;
-    const unsigned kind = (tag >> kTagKindShift) & kTagKindMask;
-    const auto keyId = static_cast<std::uint64_t>(static_cast<std::int64_t>(lastKeyId) + unzigzag(keyDelta));
-    // One test for every range: a negative key id wraps to a huge one; 32-bit fields must fit.
-    const bool fieldsFit = ((keyId | keyBytes | valueBytes | ttl) >> 32) == 0;
-    if (!ok || !fieldsFit || opCode >= static_cast<unsigned>(kOpCount) || kind > 2) [[unlikely]]
-        return nullptr;
-    timeMs += delta;
-    r.timeMs = timeMs;
-    r.keyId = static_cast<std::uint32_t>(keyId);
-    r.keyBytes = static_cast<std::uint32_t>(keyBytes);
-    r.valueBytes = static_cast<std::uint32_t>(valueBytes);
-    r.ttlSeconds = static_cast<std::uint32_t>(ttl);
-    r.op = static_cast<Op>(opCode);
-    r.kind = static_cast<ValueKind>(kind);
-    lastKeyId = r.keyId;
-    return p;
-}
-} // namespace
-
 Expected<std::size_t> TraceFileReader::read(std::span<Request> out) {
+    return m_version == 1 ? readVarintRecords(out) : readBlocks(out);
+}
+
+Expected<std::size_t> TraceFileReader::readBlocks(std::span<Request> out) {
     std::size_t n = 0;
-    while (n < out.size() && m_recordsRead < m_recordCount) {
-        if (m_end - m_pos < kMaxRecordBytes && m_consumedBytes + (m_end - m_pos) < m_recordBytes) {
-            refill();
-            // The last records of the file may be shorter than kMaxRecordBytes: pad the buffer so the
-            // unchecked decoder can run over them; a record running into the padding is damaged.
-            std::fill(m_buffer.begin() + static_cast<std::ptrdiff_t>(m_end),
-                m_buffer.begin() + static_cast<std::ptrdiff_t>(std::min(m_buffer.size(), m_end + kMaxRecordBytes)),
-                0xff);
+    while (n < out.size()) {
+        if (m_stagedPos < m_staged.size()) {
+            const std::size_t take = std::min(out.size() - n, m_staged.size() - m_stagedPos);
+            std::copy_n(m_staged.begin() + static_cast<std::ptrdiff_t>(m_stagedPos), take, out.begin() + n);
+            m_stagedPos += take;
+            n += take;
+            continue;
         }
-        if (m_pos >= m_end)
-            return dataError(fmt::format("truncated: record {} of {} is missing", m_recordsRead + 1, m_recordCount),
-                m_path, 32 + m_consumedBytes, true);
-        // Decode as many records as the buffered bytes safely allow, without per-byte bounds checks.
-        // The running key id and time live in locals: as members they could alias the Request stores.
-        const unsigned char* const base = m_buffer.data();
-        const unsigned char* p = base + m_pos;
-        const unsigned char* const end = base + m_end;
-        const unsigned char* const safeEnd = end - std::min<std::ptrdiff_t>(end - p, kMaxRecordBytes);
-        const std::uint64_t remaining = m_recordCount - m_recordsRead;
-        Request* const first = out.data() + n;
-        Request* const last = first + std::min<std::uint64_t>(out.size() - n, remaining);
-        Request* r = first;
-        std::uint32_t lastKeyId = m_lastKeyId;
-        std::uint64_t timeMs = m_timeMs;
-        do {
-            const unsigned char* next = decodeRecord(p, *r, lastKeyId, timeMs);
-            if (!next || next > end) [[unlikely]]
-                return dataError(fmt::format("damaged record {} (tag 0x{:02x})", m_recordsRead + (r - first) + 1, *p),
-                    m_path, 32 + m_consumedBytes + static_cast<std::uint64_t>(p - (base + m_pos)), true);
-            p = next;
-            ++r;
-        } while (r < last && p < safeEnd);
-        m_lastKeyId = lastKeyId;
-        m_timeMs = timeMs;
-        const auto decoded = static_cast<std::size_t>(r - first);
-        const auto used = static_cast<std::size_t>(p - (base + m_pos));
-        m_pos += used;
-        m_consumedBytes += used;
-        m_recordsRead += decoded;
-        n += decoded;
+        if (m_recordsRead == m_recordCount) {
+            if (m_consumedBytes != m_recordBytes)
+                return dataError(fmt::format("damaged: {} bytes follow the last of the trailer's {} records",
+                                     m_recordBytes - m_consumedBytes, m_recordCount),
+                    m_path, kHeaderBytes + m_consumedBytes, true);
+            break;
+        }
+        auto decoded = decodeNextBlock(out.data() + n, out.size() - n);
+        if (!decoded)
+            return decoded.error();
+        n += *decoded;
     }
     return n;
+}
+
+Expected<std::size_t> TraceFileReader::decodeNextBlock(Request* out, std::size_t room) {
+    namespace tb = trace_block;
+    const std::uint64_t blockOffset = kHeaderBytes + m_consumedBytes;
+    unsigned char headerBytes[tb::kHeaderBytes];
+    if (m_recordBytes - m_consumedBytes < tb::kHeaderBytes
+        || std::fread(headerBytes, 1, tb::kHeaderBytes, m_file) != tb::kHeaderBytes)
+        return dataError(fmt::format("truncated: records {} to {} are missing", m_recordsRead + 1, m_recordCount),
+            m_path, blockOffset, true);
+    tb::Header header;
+    if (const char* wrong = tb::parseHeader(headerBytes, header))
+        return dataError(wrong, m_path, blockOffset, true);
+    if (header.records > m_recordCount - m_recordsRead)
+        return dataError(fmt::format("damaged block header (more records than the trailer's {})", m_recordCount),
+            m_path, blockOffset, true);
+    if (header.payloadBytes > m_recordBytes - m_consumedBytes - tb::kHeaderBytes)
+        return dataError("damaged block header (the block runs past the record section)", m_path, blockOffset, true);
+    if (header.baseTimeMs != m_timeMs)
+        return dataError(
+            "damaged block header (its time does not continue the previous block's)", m_path, blockOffset, true);
+    m_buffer.resize(header.payloadBytes + tb::kPaddingBytes);
+    if (std::fread(m_buffer.data(), 1, header.payloadBytes, m_file) != header.payloadBytes)
+        return ioError(fmt::format("cannot read the block at offset {}", blockOffset), m_path);
+    Request* target = out;
+    if (header.records > room) {
+        m_staged.resize(header.records);
+        m_stagedPos = 0;
+        target = m_staged.data();
+    }
+    const auto failure = tb::decode(header, m_buffer.data(), m_keyIdLimit, target);
+    if (failure.reason) {
+        m_staged.clear();
+        return dataError(fmt::format("{}: record {}", failure.reason, m_recordsRead + failure.record + 1), m_path,
+            blockOffset + tb::kHeaderBytes + failure.record, true);
+    }
+    m_timeMs = target[header.records - 1].timeMs;
+    m_consumedBytes += tb::kHeaderBytes + header.payloadBytes;
+    m_recordsRead += header.records;
+    return target == out ? std::size_t { header.records } : std::size_t { 0 };
 }
 
 TraceFileWriter::~TraceFileWriter() {
@@ -230,7 +176,7 @@ Expected<std::unique_ptr<TraceFileWriter>> TraceFileWriter::create(const std::st
     putU32(header + 8, kTraceFormatVersion);
     if (std::fwrite(header, 1, kHeaderBytes, w->m_file) != kHeaderBytes)
         return ioError("cannot write the header", w->m_partialPath);
-    w->m_buffer.reserve(kBufferBytes + kMaxRecordBytes);
+    w->m_pending.reserve(trace_block::kBlockRecords);
     return w;
 }
 
@@ -243,44 +189,28 @@ Status TraceFileWriter::flush() {
 }
 
 Status TraceFileWriter::write(std::span<const Request> requests) {
-    // Encode each record into a small array, then append it whole: one bounds check per record.
-    unsigned char record[kMaxRecordBytes];
-    auto varint = [](unsigned char*& p, std::uint64_t v) {
-        while (v >= 0x80) {
-            *p++ = static_cast<unsigned char>(v | 0x80);
-            v >>= 7;
-        }
-        *p++ = static_cast<unsigned char>(v);
-    };
     for (const auto& r : requests) {
-        const std::uint64_t delta = r.timeMs >= m_lastTimeMs ? r.timeMs - m_lastTimeMs : 0;
-        unsigned tag = static_cast<unsigned>(r.op) | (static_cast<unsigned>(r.kind) << kTagKindShift);
-        if (r.ttlSeconds)
-            tag |= kTagHasTtl;
-        if (delta)
-            tag |= kTagHasTime;
-        unsigned char* p = record;
-        *p++ = static_cast<unsigned char>(tag);
-        varint(p, zigzag(static_cast<std::int64_t>(r.keyId) - static_cast<std::int64_t>(m_lastKeyId)));
-        m_lastKeyId = r.keyId;
-        varint(p, r.keyBytes);
-        varint(p, r.valueBytes);
-        if (r.ttlSeconds)
-            varint(p, r.ttlSeconds);
-        if (delta)
-            varint(p, delta);
-        m_buffer.insert(m_buffer.end(), record, p);
-        m_lastTimeMs += delta;
+        m_pending.push_back(r);
         m_keyIdLimit = std::max<std::uint64_t>(m_keyIdLimit, std::uint64_t { r.keyId } + 1);
-        ++m_recordCount;
-        if (m_buffer.size() >= kBufferBytes)
-            if (auto ok = flush(); !ok)
+        if (m_pending.size() == trace_block::kBlockRecords)
+            if (auto ok = writeBlock(); !ok)
                 return ok;
     }
+    m_recordCount += requests.size();
     return Ok {};
 }
 
+Status TraceFileWriter::writeBlock() {
+    if (m_pending.empty())
+        return Ok {};
+    trace_block::encode(m_pending, m_lastTimeMs, m_buffer);
+    m_pending.clear();
+    return m_buffer.size() >= kBufferBytes ? flush() : Status { Ok {} };
+}
+
 Status TraceFileWriter::finish() {
+    if (auto ok = writeBlock(); !ok)
+        return ok;
     if (auto ok = flush(); !ok)
         return ok;
     unsigned char trailer[kTrailerBytes] = {};

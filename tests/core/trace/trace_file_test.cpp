@@ -108,24 +108,109 @@ TEST_F(TraceFileTest, OtherFilesAreRefusedWithTheReason) {
     EXPECT_EQ(reader.error().code, ErrorCode::Io);
 }
 
-TEST_F(TraceFileTest, DamagedRecordNamesItsOffset) {
+TEST_F(TraceFileTest, LargeReadsDecodeBlocksInPlaceWithTheSameResult) {
+    const auto requests = sample();
     {
         auto writer = TraceFileWriter::create(path("t.lltrace"));
-        ASSERT_TRUE((*writer)->write(sample()));
+        ASSERT_TRUE((*writer)->write(requests));
         ASSERT_TRUE((*writer)->finish());
     }
-    {
-        std::fstream f(path("t.lltrace"), std::ios::in | std::ios::out | std::ios::binary);
-        f.seekp(32); // the first record's tag
-        const char bad = 0x0f; // op 15 does not exist
-        f.write(&bad, 1);
-    }
+    // 10000 > one 4096-request block: blocks go straight into the caller's span, the tail through staging.
     auto reader = TraceFileReader::open(path("t.lltrace"));
     ASSERT_TRUE(reader);
-    std::vector<Request> batch(16);
-    auto n = (*reader)->read(batch);
-    ASSERT_FALSE(n);
-    EXPECT_NE(n.error().describe().find("offset 32"), std::string::npos) << n.error().describe();
+    std::vector<Request> all(10000);
+    auto n = (*reader)->read(all);
+    ASSERT_TRUE(n) << n.error().describe();
+    all.resize(*n);
+    EXPECT_EQ(all, requests);
+}
+
+class DamagedTraceTest : public TraceFileTest {
+protected:
+    // Writes the sample, overwrites bytes at `offset`, and returns the error of reading it whole.
+    std::string damage(std::uint64_t offset, const std::string& bytes) {
+        {
+            auto writer = TraceFileWriter::create(path("t.lltrace"));
+            EXPECT_TRUE((*writer)->write(sample()));
+            EXPECT_TRUE((*writer)->finish());
+        }
+        {
+            std::fstream f(path("t.lltrace"), std::ios::in | std::ios::out | std::ios::binary);
+            f.seekp(static_cast<std::streamoff>(offset));
+            f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+        }
+        auto reader = TraceFileReader::open(path("t.lltrace"));
+        if (!reader)
+            return reader.error().describe();
+        std::vector<Request> batch(16);
+        while (true) {
+            auto n = (*reader)->read(batch);
+            if (!n)
+                return n.error().describe();
+            if (*n == 0)
+                return "";
+        }
+    }
+};
+
+// The first block starts at 32 with a 32-byte header; its op column starts at 64.
+TEST_F(DamagedTraceTest, UnknownOpNamesItsRecordAndOffset) {
+    const auto e = damage(64 + 3, std::string(1, '\x0f')); // op 15 does not exist
+    EXPECT_NE(e.find("offset 67"), std::string::npos) << e;
+    EXPECT_NE(e.find("record 4"), std::string::npos) << e;
+}
+
+TEST_F(DamagedTraceTest, DamagedBlockHeadersAreRefused) {
+    EXPECT_NE(damage(32, std::string("\0\0\0\0", 4)).find("record count"), std::string::npos); // no records
+    EXPECT_NE(damage(36, "\x01").find("payload size"), std::string::npos);
+    EXPECT_NE(damage(40, "\x01").find("time does not continue"), std::string::npos);
+    EXPECT_NE(damage(52, "\x09").find("wider than its field"), std::string::npos); // key-id column 9 bytes
+    EXPECT_NE(damage(60, "\x01").find("reserved"), std::string::npos);
+}
+
+TEST_F(DamagedTraceTest, KeyIdsBeyondTheTrailersLimitAreRefused) {
+    // The sample's ids are below 3001: a key-id limit of 5 in the trailer makes the first block's ids
+    // out of range, where a replay would index past its key arrays.
+    std::string limit(8, '\0');
+    limit[0] = 5;
+    const auto size = [this] {
+        auto writer = TraceFileWriter::create(path("t.lltrace"));
+        EXPECT_TRUE((*writer)->write(sample()));
+        EXPECT_TRUE((*writer)->finish());
+        return std::filesystem::file_size(path("t.lltrace"));
+    }();
+    const auto e = damage(size - 32 + 16, limit);
+    EXPECT_NE(e.find("key id beyond"), std::string::npos) << e;
+}
+
+TEST_F(TraceFileTest, Version1TracesAreStillRead) {
+    // Three version-1 records (tag, zigzag key-id delta, key bytes, value bytes, [TTL], [time delta]).
+    const unsigned char records[] = {
+        0x01, 0x0a, 16, 0x80, 0x01, // set key 5, 16-byte key, 128-byte value
+        0xc1, 0x05, 20, 7, 60, 3, // set key 2 (delta -3), TTL 60 s, 3 ms later
+        0x10, 0x06, 16, 0, // get key 5, integer kind
+    };
+    std::string file("LLTRACE\0", 8);
+    file += std::string("\x01\0\0\0", 4) + std::string(20, '\0');
+    file.append(reinterpret_cast<const char*>(records), sizeof records);
+    file += std::string("LLTREND\0", 8);
+    for (const std::uint64_t v : { std::uint64_t { 3 }, std::uint64_t { 6 }, std::uint64_t { sizeof records } })
+        for (int i = 0; i < 8; ++i)
+            file.push_back(static_cast<char>(v >> (8 * i)));
+    std::ofstream(path("v1.lltrace"), std::ios::binary) << file;
+    auto reader = TraceFileReader::open(path("v1.lltrace"));
+    ASSERT_TRUE(reader) << reader.error().describe();
+    const auto all = readAll(**reader);
+    ASSERT_EQ(all.size(), 3u);
+    EXPECT_EQ(all[0].op, Op::Set);
+    EXPECT_EQ(all[0].keyId, 5u);
+    EXPECT_EQ(all[0].valueBytes, 128u);
+    EXPECT_EQ(all[1].keyId, 2u);
+    EXPECT_EQ(all[1].ttlSeconds, 60u);
+    EXPECT_EQ(all[1].timeMs, 3u);
+    EXPECT_EQ(all[2].op, Op::Get);
+    EXPECT_EQ(all[2].kind, ValueKind::Integer);
+    EXPECT_EQ(all[2].keyId, 5u);
 }
 
 } // namespace

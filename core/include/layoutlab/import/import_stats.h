@@ -23,7 +23,7 @@ struct SizeHistogram {
     std::uint64_t minBytes = 0;
     std::uint64_t maxBytes = 0;
 
-    void add(std::uint64_t bytes);
+    void add(std::uint64_t bytes, std::uint64_t times = 1);
 };
 
 struct TraceStats {
@@ -54,7 +54,12 @@ public:
 private:
     TraceReader& m_inner;
     const Importer* m_importer;
+    // Sizes below kExactSizes are counted in these arrays (one increment per request) and folded into
+    // the histograms by stats(); larger ones go to the histograms directly.
+    static constexpr std::size_t kExactSizes = 4096;
     TraceStats m_stats;
+    std::vector<std::uint64_t> m_exactKeySizes = std::vector<std::uint64_t>(kExactSizes);
+    std::vector<std::uint64_t> m_exactValueSizes = std::vector<std::uint64_t>(kExactSizes);
     std::vector<bool> m_seen;
 };
 

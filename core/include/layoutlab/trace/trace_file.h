@@ -3,16 +3,15 @@
 
 // layoutlab's own binary trace format (docs/trace-format.md).
 //
-//   header  32 bytes: "LLTRACE\0", u32 version = 1, u32 flags = 0, 16 reserved bytes (zero)
-//   records varint-coded, one per request:
-//             u8 tag: op (bits 0-3) | value kind (bits 4-5) | has TTL (bit 6) | has time delta (bit 7)
-//             zigzag varint key id minus the previous record's key id, varint key bytes,
-//             varint value bytes,
-//             [varint TTL seconds], [varint milliseconds since the previous record]
+//   header  32 bytes: "LLTRACE\0", u32 version = 2, u32 flags = 0, 16 reserved bytes (zero)
+//   blocks  of up to 4096 requests each, field by field: a 24-byte block header (record count, payload
+//           bytes, the time before its first request, a byte width per column), then an op/kind byte
+//           per request and one column of fixed-width integers per field: key id, key bytes, value
+//           bytes, TTL seconds, milliseconds since the previous request
 //   trailer 32 bytes: "LLTREND\0", u64 record count, u64 key-id limit, u64 record bytes
 //
-// All integers little-endian; varints are LEB128. The trailer lets a reader size its key array before
-// the first record and detect a truncated file at open.
+// All integers little-endian. The trailer lets a reader size its key array before the first record and
+// detect a truncated file at open. Version 1 (one varint-coded record per request) is still read.
 
 #include "layoutlab/trace/trace_reader.h"
 
@@ -22,7 +21,7 @@
 
 namespace layoutlab {
 
-inline constexpr std::uint32_t kTraceFormatVersion = 1;
+inline constexpr std::uint32_t kTraceFormatVersion = 2; // written; version 1 is read too
 
 class TraceFileReader final : public TraceReader {
 public:
@@ -37,12 +36,18 @@ public:
 private:
     TraceFileReader() = default;
     bool refill();
+    Expected<std::size_t> readVarintRecords(std::span<Request> out); // version 1
+    Expected<std::size_t> readBlocks(std::span<Request> out); // version 2
+    // Reads the next block and decodes it into `out` if it holds at most `room` requests (returning how
+    // many), otherwise into m_staged (returning 0).
+    Expected<std::size_t> decodeNextBlock(Request* out, std::size_t room);
 
     std::string m_path;
     std::FILE* m_file = nullptr;
     std::uint64_t m_recordCount = 0;
     std::uint64_t m_keyIdLimit = 0;
     std::uint64_t m_recordBytes = 0;
+    std::uint32_t m_version = kTraceFormatVersion;
     std::uint64_t m_consumedBytes = 0; // record bytes decoded so far
     std::uint64_t m_recordsRead = 0;
     std::uint64_t m_timeMs = 0;
@@ -50,6 +55,9 @@ private:
     std::vector<unsigned char> m_buffer;
     std::size_t m_pos = 0;
     std::size_t m_end = 0;
+    // Version 2: a block that did not fit the caller's span waits here.
+    std::vector<Request> m_staged;
+    std::size_t m_stagedPos = 0;
 };
 
 // Writes to PATH.partial and renames to PATH on finish(); abandoning it removes the partial file.
@@ -64,6 +72,7 @@ public:
 
 private:
     TraceFileWriter() = default;
+    Status writeBlock();
     Status flush();
 
     std::string m_path;
@@ -72,8 +81,8 @@ private:
     std::uint64_t m_recordCount = 0;
     std::uint64_t m_keyIdLimit = 0;
     std::uint64_t m_recordBytes = 0;
-    std::uint64_t m_lastTimeMs = 0;
-    std::uint32_t m_lastKeyId = 0;
+    std::uint64_t m_lastTimeMs = 0; // of the last request in a written block
+    std::vector<Request> m_pending; // the block being filled
     std::vector<unsigned char> m_buffer;
     bool m_finished = false;
 };

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: MIT
+#include "trace_block.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+namespace layoutlab::trace_block {
+
+namespace {
+constexpr unsigned kOpMask = 0x0f;
+constexpr unsigned kKindShift = 4;
+constexpr unsigned kKindMask = 0x3;
+constexpr unsigned kMaxKind = 2;
+constexpr unsigned kHasTtlShift = 6;
+constexpr unsigned kReservedBit = 0x80;
+
+// An op byte that names no operation, no value kind, or sets the reserved bit.
+inline bool badTag(unsigned tag) {
+    return (tag & kOpMask) >= static_cast<unsigned>(kOpCount) || ((tag >> kKindShift) & kKindMask) > kMaxKind
+        || (tag & kReservedBit);
+}
+// The widest value each column can need: 32-bit fields, 64-bit time steps.
+constexpr std::array<std::uint8_t, kColumns> kMaxWidths { 4, 4, 4, 4, 8 };
+
+unsigned widthOf(std::uint64_t maxValue) {
+    return static_cast<unsigned>((std::bit_width(maxValue) + 7) / 8);
+}
+
+void putLe(unsigned char* p, std::uint64_t v, unsigned width) {
+    for (unsigned i = 0; i < width; ++i)
+        p[i] = static_cast<unsigned char>(v >> (8 * i));
+}
+
+std::uint32_t load32(const unsigned char* p) {
+    std::uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v; // the formats are little-endian, as are the hosts layoutlab builds for
+}
+std::uint64_t load64(const unsigned char* p) {
+    std::uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+}
+
+// Calls store(i, value) for each of n values of `width` bytes; one loop per width, so no branch per value.
+// Reads up to kPaddingBytes past the column's end.
+template <class Store> inline void decodeColumn(const unsigned char* p, unsigned width, std::size_t n, Store store) {
+    switch (width) {
+    case 0:
+        for (std::size_t i = 0; i < n; ++i)
+            store(i, 0);
+        break;
+    case 1:
+        for (std::size_t i = 0; i < n; ++i)
+            store(i, p[i]);
+        break;
+    case 2:
+        for (std::size_t i = 0; i < n; ++i)
+            store(i, load32(p + 2 * i) & 0xffffu);
+        break;
+    case 3:
+        for (std::size_t i = 0; i < n; ++i)
+            store(i, load32(p + 3 * i) & 0xffffffu);
+        break;
+    case 4:
+        for (std::size_t i = 0; i < n; ++i)
+            store(i, load32(p + 4 * i));
+        break;
+    default: {
+        const std::uint64_t mask = width >= 8 ? ~std::uint64_t { 0 } : (std::uint64_t { 1 } << (8 * width)) - 1;
+        for (std::size_t i = 0; i < n; ++i)
+            store(i, load64(p + width * i) & mask);
+    }
+    }
+}
+} // namespace
+
+void encode(std::span<const Request> requests, std::uint64_t& baseTimeMs, std::vector<unsigned char>& out) {
+    const std::size_t n = requests.size();
+    std::array<std::uint64_t, kColumns> maxima {};
+    std::uint64_t time = baseTimeMs;
+    for (const auto& r : requests) {
+        const std::uint64_t step = r.timeMs >= time ? r.timeMs - time : 0;
+        time += step;
+        maxima[KeyId] = std::max<std::uint64_t>(maxima[KeyId], r.keyId);
+        maxima[KeyBytes] = std::max<std::uint64_t>(maxima[KeyBytes], r.keyBytes);
+        maxima[ValueBytes] = std::max<std::uint64_t>(maxima[ValueBytes], r.valueBytes);
+        maxima[TtlSeconds] = std::max<std::uint64_t>(maxima[TtlSeconds], r.ttlSeconds);
+        maxima[TimeDelta] = std::max(maxima[TimeDelta], step);
+    }
+    std::size_t ttlCount = 0;
+    for (const auto& r : requests)
+        ttlCount += r.ttlSeconds != 0 ? 1 : 0;
+    std::array<unsigned, kColumns> widths {};
+    std::size_t payload = n; // the op column
+    for (std::size_t c = 0; c < kColumns; ++c) {
+        widths[c] = widthOf(maxima[c]);
+        payload += (c == TtlSeconds ? ttlCount : n) * widths[c];
+    }
+    const std::size_t start = out.size();
+    out.resize(start + kHeaderBytes + payload);
+    unsigned char* p = out.data() + start;
+    putLe(p, n, 4);
+    putLe(p + 4, payload, 4);
+    putLe(p + 8, baseTimeMs, 8);
+    putLe(p + 16, ttlCount, 4);
+    for (std::size_t c = 0; c < kColumns; ++c)
+        p[20 + c] = static_cast<unsigned char>(widths[c]);
+    p += kHeaderBytes;
+    for (const auto& r : requests)
+        *p++ = static_cast<unsigned char>(static_cast<unsigned>(r.op) | (static_cast<unsigned>(r.kind) << kKindShift)
+            | (r.ttlSeconds != 0 ? 1u << kHasTtlShift : 0u));
+    auto column = [&](unsigned width, auto field) {
+        for (const auto& r : requests) {
+            putLe(p, field(r), width);
+            p += width;
+        }
+    };
+    column(widths[KeyId], [](const Request& r) { return r.keyId; });
+    column(widths[KeyBytes], [](const Request& r) { return r.keyBytes; });
+    column(widths[ValueBytes], [](const Request& r) { return r.valueBytes; });
+    for (const auto& r : requests) {
+        if (r.ttlSeconds != 0) {
+            putLe(p, r.ttlSeconds, widths[TtlSeconds]);
+            p += widths[TtlSeconds];
+        }
+    }
+    time = baseTimeMs;
+    column(widths[TimeDelta], [&time](const Request& r) {
+        const std::uint64_t step = r.timeMs >= time ? r.timeMs - time : 0;
+        time += step;
+        return step;
+    });
+    baseTimeMs = time;
+}
+
+const char* parseHeader(const unsigned char* bytes, Header& header) {
+    header.records = load32(bytes);
+    header.payloadBytes = load32(bytes + 4);
+    header.baseTimeMs = load64(bytes + 8);
+    header.ttlCount = load32(bytes + 16);
+    std::uint64_t perRecord = 1;
+    for (std::size_t c = 0; c < kColumns; ++c) {
+        header.widths[c] = bytes[20 + c];
+        if (header.widths[c] > kMaxWidths[c])
+            return "damaged block header (a column wider than its field)";
+        perRecord += c == TtlSeconds ? 0 : header.widths[c];
+    }
+    if (std::any_of(bytes + 20 + kColumns, bytes + kHeaderBytes, [](unsigned char b) { return b != 0; }))
+        return "damaged block header (reserved bytes are not zero)";
+    if (header.records == 0 || header.records > kMaxBlockRecords)
+        return "damaged block header (record count out of range)";
+    if (header.ttlCount > header.records)
+        return "damaged block header (more TTLs than records)";
+    if (header.payloadBytes
+        != perRecord * header.records + std::uint64_t { header.ttlCount } * header.widths[TtlSeconds])
+        return "damaged block header (payload size does not match its columns)";
+    return nullptr;
+}
+
+DecodeFailure decode(const Header& header, const unsigned char* payload, std::uint64_t keyIdLimit, Request* out) {
+    const std::size_t n = header.records;
+    const unsigned char* p = payload;
+    // Ops first: one test per record, folded so the loop has no branch.
+    const unsigned char* const tags = p;
+    unsigned bad = 0;
+    std::size_t ttlFlags = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const unsigned tag = tags[i];
+        bad |= static_cast<unsigned>(badTag(tag));
+        ttlFlags += (tag >> kHasTtlShift) & 1;
+        out[i].op = static_cast<Op>(tag & kOpMask);
+        out[i].kind = static_cast<ValueKind>((tag >> kKindShift) & kKindMask);
+    }
+    if (bad) {
+        for (std::size_t i = 0; i < n; ++i)
+            if (badTag(tags[i]))
+                return { "damaged record (unknown operation or value kind)", i };
+    }
+    if (ttlFlags != header.ttlCount)
+        return { "damaged block (its requests flag a different number of TTLs than its header)", 0 };
+    p += n;
+    std::uint32_t maxKeyId = 0;
+    decodeColumn(p, header.widths[KeyId], n, [&](std::size_t i, std::uint64_t v) {
+        out[i].keyId = static_cast<std::uint32_t>(v);
+        maxKeyId = std::max(maxKeyId, static_cast<std::uint32_t>(v));
+    });
+    if (maxKeyId >= keyIdLimit) {
+        for (std::size_t i = 0; i < n; ++i)
+            if (out[i].keyId >= keyIdLimit)
+                return { "damaged record (key id beyond the trailer's key-id limit)", i };
+    }
+    p += n * header.widths[KeyId];
+    decodeColumn(p, header.widths[KeyBytes], n,
+        [out](std::size_t i, std::uint64_t v) { out[i].keyBytes = static_cast<std::uint32_t>(v); });
+    p += n * header.widths[KeyBytes];
+    decodeColumn(p, header.widths[ValueBytes], n,
+        [out](std::size_t i, std::uint64_t v) { out[i].valueBytes = static_cast<std::uint32_t>(v); });
+    p += n * header.widths[ValueBytes];
+    // TTLs only for the flagged requests: a running index, no branch per request.
+    const unsigned ttlWidth = header.widths[TtlSeconds];
+    const std::uint32_t ttlMask = ttlWidth >= 4 ? 0xffffffffu : (1u << (8 * ttlWidth)) - 1;
+    std::size_t t = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint32_t has = (tags[i] >> kHasTtlShift) & 1;
+        out[i].ttlSeconds = load32(p + t * ttlWidth) & ttlMask & (0u - has);
+        t += has;
+    }
+    p += header.ttlCount * ttlWidth;
+    std::uint64_t time = header.baseTimeMs;
+    decodeColumn(p, header.widths[TimeDelta], n, [out, &time](std::size_t i, std::uint64_t v) {
+        time += v;
+        out[i].timeMs = time;
+    });
+    return {};
+}
+
+} // namespace layoutlab::trace_block

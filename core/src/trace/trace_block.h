@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Version 2 of layoutlab's binary trace stores requests in blocks of up to kBlockRecords, each field in
+// its own column of fixed-width little-endian integers, the width chosen per block and per column
+// (docs/trace-format.md). A column decodes in a loop without branches per record, and every block
+// carries the state it starts from, so any block can be decoded on its own. TTLs are sparse (most
+// requests carry none): the op byte flags the requests that have one, and only theirs are stored.
+
+#include "layoutlab/trace/request.h"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace layoutlab::trace_block {
+
+inline constexpr std::size_t kBlockRecords = 4096; // written; readers accept up to kMaxBlockRecords
+inline constexpr std::size_t kMaxBlockRecords = 65536;
+inline constexpr std::size_t kHeaderBytes = 32;
+inline constexpr std::size_t kPaddingBytes = 8; // readable bytes a decoder needs after a block's payload
+
+// Columns after the op column, in file order.
+enum Column : std::size_t { KeyId, KeyBytes, ValueBytes, TtlSeconds, TimeDelta, kColumns };
+
+struct Header {
+    std::uint32_t records = 0;
+    std::uint32_t payloadBytes = 0; // the columns, after the header
+    std::uint64_t baseTimeMs = 0; // the time of the request before the block's first
+    std::uint32_t ttlCount = 0; // requests with a TTL: the TTL column holds this many values
+    std::array<std::uint8_t, kColumns> widths {}; // bytes per value; 0 means every value is 0
+};
+
+// Appends one block holding `requests` (1..kMaxBlockRecords) to `out`. baseTimeMs is the time of the
+// request before the first; it is advanced to the time of the last. Times that go backwards are
+// written as 0 ms steps, as version 1 did.
+void encode(std::span<const Request> requests, std::uint64_t& baseTimeMs, std::vector<unsigned char>& out);
+
+// Parses and checks a block header; returns nullptr or what is wrong with it.
+const char* parseHeader(const unsigned char* bytes, Header& header);
+
+struct DecodeFailure {
+    const char* reason = nullptr; // nullptr: decoded
+    std::size_t record = 0; // the first record at fault, within the block
+};
+
+// Decodes a block's payload (kPaddingBytes readable after it) into out[0, header.records).
+DecodeFailure decode(const Header& header, const unsigned char* payload, std::uint64_t keyIdLimit, Request* out);
+
+} // namespace layoutlab::trace_block
