@@ -12,34 +12,6 @@
 
 namespace layoutlab {
 
-std::uint64_t KeyInterner::hashKey(std::string_view key) {
-    // Eight bytes at a time, multiply-xorshift per word, splitmix64 finaliser: well mixed low bits for the
-    // table, and about 4 operations per 8 key bytes.
-    constexpr std::uint64_t kMul = 0x9e3779b97f4a7c15ULL;
-    std::uint64_t h = 0x243f6a8885a308d3ULL ^ (key.size() * kMul);
-    const char* p = key.data();
-    std::size_t left = key.size();
-    while (left >= 8) {
-        std::uint64_t w;
-        std::memcpy(&w, p, 8);
-        h = (h ^ w) * kMul;
-        h ^= h >> 32;
-        p += 8;
-        left -= 8;
-    }
-    if (left) {
-        std::uint64_t w = 0;
-        std::memcpy(&w, p, left);
-        h = (h ^ w) * kMul;
-        h ^= h >> 32;
-    }
-    h ^= h >> 30;
-    h *= 0xbf58476d1ce4e5b9ULL;
-    h ^= h >> 27;
-    h *= 0x94d049bb133111ebULL;
-    return h ^ (h >> 31);
-}
-
 std::uint32_t KeyInterner::idFor(std::string_view key) {
     return idForHash(hashKey(key));
 }

@@ -71,9 +71,15 @@ protected:
     // valueSizeFor(id, reportedValue, isRead), both resolved when its batch is.
     void pushKeyed(
         const Request& r, std::string_view key, std::uint32_t reportedValue, bool isRead, bool resolveValue) {
-        m_parsing->requests.push_back(r);
+        pushKeyed(key, reportedValue, isRead, resolveValue) = r;
+    }
+    // As above, returning the queued request for the caller to fill in place: a request built on the
+    // stack field by field and then copied whole is reloaded before its stores retire (a store-forwarding
+    // stall on every line).
+    Request& pushKeyed(std::string_view key, std::uint32_t reportedValue, bool isRead, bool resolveValue) {
         m_parsing->pending.push_back({ KeyInterner::hashKey(key), reportedValue,
             static_cast<std::uint8_t>(kNeedsKey | (resolveValue ? kNeedsValue : 0) | (isRead ? kIsRead : 0)) });
+        return m_parsing->requests.emplace_back();
     }
     // Milliseconds since the first timestamp of the trace (earlier ones clamp to 0).
     std::uint64_t relativeMs(std::uint64_t absoluteMs);

@@ -7,6 +7,9 @@
 
 namespace layoutlab::trace_block {
 
+// Columns are read and written as whole little-endian words.
+static_assert(std::endian::native == std::endian::little, "the trace codec assumes a little-endian host");
+
 namespace {
 constexpr unsigned kOpMask = 0x0f;
 constexpr unsigned kKindShift = 4;
@@ -76,22 +79,21 @@ template <class Store> inline void decodeColumn(const unsigned char* p, unsigned
 }
 } // namespace
 
-void encode(std::span<const Request> requests, std::uint64_t& baseTimeMs, std::vector<unsigned char>& out) {
+std::uint32_t encode(std::span<const Request> requests, std::uint64_t& baseTimeMs, std::vector<unsigned char>& out) {
     const std::size_t n = requests.size();
     std::array<std::uint64_t, kColumns> maxima {};
     std::uint64_t time = baseTimeMs;
+    std::size_t ttlCount = 0;
     for (const auto& r : requests) {
         const std::uint64_t step = r.timeMs >= time ? r.timeMs - time : 0;
         time += step;
+        ttlCount += r.ttlSeconds != 0 ? 1 : 0;
         maxima[KeyId] = std::max<std::uint64_t>(maxima[KeyId], r.keyId);
         maxima[KeyBytes] = std::max<std::uint64_t>(maxima[KeyBytes], r.keyBytes);
         maxima[ValueBytes] = std::max<std::uint64_t>(maxima[ValueBytes], r.valueBytes);
         maxima[TtlSeconds] = std::max<std::uint64_t>(maxima[TtlSeconds], r.ttlSeconds);
         maxima[TimeDelta] = std::max(maxima[TimeDelta], step);
     }
-    std::size_t ttlCount = 0;
-    for (const auto& r : requests)
-        ttlCount += r.ttlSeconds != 0 ? 1 : 0;
     std::array<unsigned, kColumns> widths {};
     std::size_t payload = n; // the op column
     for (std::size_t c = 0; c < kColumns; ++c) {
@@ -99,7 +101,9 @@ void encode(std::span<const Request> requests, std::uint64_t& baseTimeMs, std::v
         payload += (c == TtlSeconds ? ttlCount : n) * widths[c];
     }
     const std::size_t start = out.size();
-    out.resize(start + kHeaderBytes + payload);
+    // Room for the block plus 8 bytes of slack: every value is stored as a whole 8-byte word and the
+    // write position advances by the column's width (no byte loop per value).
+    out.resize(start + kHeaderBytes + payload + 8);
     unsigned char* p = out.data() + start;
     putLe(p, n, 4);
     putLe(p + 4, payload, 4);
@@ -107,32 +111,33 @@ void encode(std::span<const Request> requests, std::uint64_t& baseTimeMs, std::v
     putLe(p + 16, ttlCount, 4);
     for (std::size_t c = 0; c < kColumns; ++c)
         p[20 + c] = static_cast<unsigned char>(widths[c]);
+    std::memset(p + 20 + kColumns, 0, kHeaderBytes - 20 - kColumns);
     p += kHeaderBytes;
     for (const auto& r : requests)
         *p++ = static_cast<unsigned char>(static_cast<unsigned>(r.op) | (static_cast<unsigned>(r.kind) << kKindShift)
             | (r.ttlSeconds != 0 ? 1u << kHasTtlShift : 0u));
-    auto column = [&](unsigned width, auto field) {
-        for (const auto& r : requests) {
-            putLe(p, field(r), width);
-            p += width;
-        }
+    auto store = [&p](std::uint64_t v, unsigned width) {
+        std::memcpy(p, &v, 8); // little-endian hosts: the low `width` bytes are the value
+        p += width;
     };
-    column(widths[KeyId], [](const Request& r) { return r.keyId; });
-    column(widths[KeyBytes], [](const Request& r) { return r.keyBytes; });
-    column(widths[ValueBytes], [](const Request& r) { return r.valueBytes; });
-    for (const auto& r : requests) {
-        if (r.ttlSeconds != 0) {
-            putLe(p, r.ttlSeconds, widths[TtlSeconds]);
-            p += widths[TtlSeconds];
-        }
-    }
+    for (const auto& r : requests)
+        store(r.keyId, widths[KeyId]);
+    for (const auto& r : requests)
+        store(r.keyBytes, widths[KeyBytes]);
+    for (const auto& r : requests)
+        store(r.valueBytes, widths[ValueBytes]);
+    for (const auto& r : requests)
+        if (r.ttlSeconds != 0)
+            store(r.ttlSeconds, widths[TtlSeconds]);
     time = baseTimeMs;
-    column(widths[TimeDelta], [&time](const Request& r) {
+    for (const auto& r : requests) {
         const std::uint64_t step = r.timeMs >= time ? r.timeMs - time : 0;
         time += step;
-        return step;
-    });
+        store(step, widths[TimeDelta]);
+    }
+    out.resize(out.size() - 8);
     baseTimeMs = time;
+    return static_cast<std::uint32_t>(maxima[KeyId]);
 }
 
 const char* parseHeader(const unsigned char* bytes, Header& header) {

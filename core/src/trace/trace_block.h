@@ -35,8 +35,8 @@ struct Header {
 
 // Appends one block holding `requests` (1..kMaxBlockRecords) to `out`. baseTimeMs is the time of the
 // request before the first; it is advanced to the time of the last. Times that go backwards are
-// written as 0 ms steps, as version 1 did.
-void encode(std::span<const Request> requests, std::uint64_t& baseTimeMs, std::vector<unsigned char>& out);
+// written as 0 ms steps, as version 1 did. Returns the largest key id in the block.
+std::uint32_t encode(std::span<const Request> requests, std::uint64_t& baseTimeMs, std::vector<unsigned char>& out);
 
 // Parses and checks a block header; returns nullptr or what is wrong with it.
 const char* parseHeader(const unsigned char* bytes, Header& header);

@@ -189,21 +189,23 @@ Status TraceFileWriter::flush() {
 }
 
 Status TraceFileWriter::write(std::span<const Request> requests) {
-    for (const auto& r : requests) {
-        m_pending.push_back(r);
-        m_keyIdLimit = std::max<std::uint64_t>(m_keyIdLimit, std::uint64_t { r.keyId } + 1);
+    while (!requests.empty()) {
+        const std::size_t take = std::min(trace_block::kBlockRecords - m_pending.size(), requests.size());
+        m_pending.insert(m_pending.end(), requests.begin(), requests.begin() + static_cast<std::ptrdiff_t>(take));
+        requests = requests.subspan(take);
+        m_recordCount += take;
         if (m_pending.size() == trace_block::kBlockRecords)
             if (auto ok = writeBlock(); !ok)
                 return ok;
     }
-    m_recordCount += requests.size();
     return Ok {};
 }
 
 Status TraceFileWriter::writeBlock() {
     if (m_pending.empty())
         return Ok {};
-    trace_block::encode(m_pending, m_lastTimeMs, m_buffer);
+    const std::uint32_t maxKeyId = trace_block::encode(m_pending, m_lastTimeMs, m_buffer);
+    m_keyIdLimit = std::max<std::uint64_t>(m_keyIdLimit, std::uint64_t { maxKeyId } + 1);
     m_pending.clear();
     return m_buffer.size() >= kBufferBytes ? flush() : Status { Ok {} };
 }

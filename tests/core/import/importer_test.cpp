@@ -6,6 +6,7 @@
 #include "layoutlab/import/importer.h"
 
 #include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <iterator>
@@ -62,6 +63,42 @@ TEST_F(ImporterTest, TwitterKeysWithCommasAndMissSizes) {
     EXPECT_EQ(requests[1].timeMs, 1000u);
     EXPECT_EQ(requests[2].op, Op::Get);
     EXPECT_NE(requests[2].keyId, requests[0].keyId);
+}
+
+TEST_F(ImporterTest, TwitterFieldsSplitAlikeAtEveryLineLength) {
+    // Lines from 20 to 70 bytes: the last five fields are found 32 bytes at a time on long lines and
+    // byte by byte on short ones; the first comma falls inside or outside that window. Every line
+    // sets a key with commas in it and reads it back.
+    std::string csv;
+    for (int pad = 0; pad <= 40; ++pad) {
+        const std::string key = "k," + std::string(static_cast<std::size_t>(pad), 'x') + ",z";
+        csv += fmt::format("{},{},{},{},7,set,{}\n", pad, key, pad + 1, 1000 + pad, pad % 3);
+        csv += fmt::format("{},{},{},0,7,get,0\n", pad, key, pad + 1);
+    }
+    auto importer = openImporter(write("t.csv", csv), { "twitter", OnError::Fail, 16 });
+    ASSERT_TRUE(importer) << importer.error().describe();
+    auto [error, requests] = drain(**importer);
+    ASSERT_FALSE(error) << error->describe();
+    ASSERT_EQ(requests.size(), 82u);
+    for (std::uint32_t pad = 0; pad <= 40; ++pad) {
+        const Request& set = requests[2 * pad];
+        const Request& get = requests[2 * pad + 1];
+        EXPECT_EQ(set.keyId, pad);
+        EXPECT_EQ(get.keyId, pad);
+        EXPECT_EQ(set.keyBytes, pad + 1);
+        EXPECT_EQ(set.valueBytes, 1000 + pad);
+        EXPECT_EQ(get.valueBytes, 1000 + pad);
+        EXPECT_EQ(set.ttlSeconds, pad % 3);
+        EXPECT_EQ(get.op, Op::Get);
+    }
+    // Six fields on a long line: the first comma must not be taken for one of the last five.
+    auto shortOfOne
+        = openImporter(write("six.csv", "1,abcdefghijklmnopqr,16,100,7,set\n"), { "twitter", OnError::Fail, 16 });
+    ASSERT_TRUE(shortOfOne);
+    auto [sixError, none] = drain(**shortOfOne);
+    ASSERT_TRUE(sixError);
+    EXPECT_NE(sixError->describe().find("expected 7 comma-separated fields"), std::string::npos)
+        << sixError->describe();
 }
 
 TEST_F(ImporterTest, ErrorsNameFileLineAndField) {

@@ -13,6 +13,7 @@
 #include "layoutlab/trace/trace_reader.h"
 
 #include <array>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <optional>
@@ -55,9 +56,42 @@ public:
     // A hint that idForHash(hash) comes soon: fetches its first slot into the host's caches.
     void prefetch(std::uint64_t hash) const { __builtin_prefetch(&m_slots[slotOf(hash)]); }
     std::uint64_t size() const { return m_size; }
-    static std::uint64_t hashKey(std::string_view key);
+    // A 64-bit hash of the key: the interner keeps hashes, not keys (a collision among 2^32 keys has a
+    // chance of about 1 in 10^9). Eight bytes at a time; the tail is one overlapping load, never a byte
+    // loop (bytes stored and reloaded as a word stall on store forwarding). The length is mixed in
+    // first, so overlapping loads cannot make two keys alike.
+    static std::uint64_t hashKey(std::string_view key) {
+        constexpr std::uint64_t kMul = 0x9e3779b97f4a7c15ULL;
+        const char* p = key.data();
+        const std::size_t n = key.size();
+        std::uint64_t h = 0x243f6a8885a308d3ULL ^ (n * kMul);
+        auto mix = [&h](std::uint64_t w) {
+            h = (h ^ w) * kMul;
+            h ^= h >> 32;
+        };
+        if (n >= 8) {
+            for (std::size_t i = 0; i + 8 < n; i += 8)
+                mix(load<std::uint64_t>(p + i));
+            mix(load<std::uint64_t>(p + n - 8));
+        } else if (n >= 4) {
+            mix((std::uint64_t { load<std::uint32_t>(p) } << 32) | load<std::uint32_t>(p + n - 4));
+        } else if (n > 0) {
+            const auto byte = [p](std::size_t i) { return std::uint64_t { static_cast<unsigned char>(p[i]) }; };
+            mix((byte(0) << 16) | (byte(n / 2) << 8) | byte(n - 1));
+        }
+        h ^= h >> 30; // splitmix64's finaliser: well-mixed low bits for the table
+        h *= 0xbf58476d1ce4e5b9ULL;
+        h ^= h >> 27;
+        h *= 0x94d049bb133111ebULL;
+        return h ^ (h >> 31);
+    }
 
 private:
+    template <class T> static T load(const char* p) {
+        T v;
+        std::memcpy(&v, p, sizeof v);
+        return v;
+    }
     std::size_t slotOf(std::uint64_t hash) const {
         return static_cast<std::size_t>(hash ^ (hash >> 32)) & (m_slots.size() - 1);
     }
