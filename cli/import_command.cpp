@@ -40,12 +40,11 @@ int runImport(const ImportCommandOptions& o) {
         if (auto ok = writeTrace(stats, o.output); !ok)
             return reportError(ok.error());
     } else {
-        std::vector<Request> batch(4096);
-        while (true) {
-            auto n = stats.read(batch);
-            if (!n)
-                return reportError(n.error());
-            if (*n == 0)
+        while (true) { // counting only: the requests need no copy of their own
+            auto requests = stats.borrow(4096);
+            if (!requests)
+                return reportError(requests.error());
+            if (requests->empty())
                 break;
         }
     }

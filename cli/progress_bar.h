@@ -34,18 +34,29 @@ public:
         , m_fraction(std::move(fraction)) { }
     Expected<std::size_t> read(std::span<Request> out) override {
         auto n = m_inner.read(out);
-        if (n && *n) {
-            m_done += *n;
-            if (++m_calls % 64 == 0)
-                m_sink.progress(m_fraction(m_done), m_done);
-        }
+        if (n)
+            advance(*n);
         return n;
+    }
+    Expected<std::span<const Request>> borrow(std::size_t max) override {
+        auto requests = m_inner.borrow(max);
+        if (requests)
+            advance(requests->size());
+        return requests;
     }
     std::uint64_t totalRequests() const override { return m_inner.totalRequests(); }
     std::uint64_t keyIdLimit() const override { return m_inner.keyIdLimit(); }
     std::string name() const override { return m_inner.name(); }
 
 private:
+    void advance(std::size_t n) {
+        if (n == 0)
+            return;
+        m_done += n;
+        if (++m_calls % 64 == 0)
+            m_sink.progress(m_fraction(m_done), m_done);
+    }
+
     TraceReader& m_inner;
     ProgressSink& m_sink;
     std::function<double(std::uint64_t)> m_fraction;

@@ -59,32 +59,54 @@ StatsCollector::StatsCollector(TraceReader& inner, const Importer* importer)
 
 Expected<std::size_t> StatsCollector::read(std::span<Request> out) {
     auto n = m_inner.read(out);
-    if (!n)
-        return n;
-    m_stats.requests += *n;
-    for (std::size_t i = 0; i < *n; ++i) {
+    if (n)
+        count(out.first(*n));
+    return n;
+}
+
+Expected<std::span<const Request>> StatsCollector::borrow(std::size_t max) {
+    auto requests = m_inner.borrow(max);
+    if (requests)
+        count(*requests);
+    return requests;
+}
+
+void StatsCollector::count(std::span<const Request> out) {
+    const std::size_t n = out.size();
+    m_stats.requests += n;
+    // Counters in locals, the op counts in two interleaved sets: incrementing one memory counter per
+    // request chains each increment to the previous one's store when the same op repeats.
+    std::array<std::array<std::uint64_t, kOpCount>, 2> byOp {};
+    std::uint64_t writes = 0, writesWithTtl = 0, distinctKeys = 0;
+    for (std::size_t i = 0; i < n; ++i) {
         const Request& r = out[i];
-        ++m_stats.requestsByOp[static_cast<std::size_t>(r.op)];
+        const auto op = static_cast<std::size_t>(r.op);
+        ++byOp[i & 1][op];
         if (r.keyId >= m_seen.size())
             m_seen.resize(std::max<std::size_t>(std::size_t { r.keyId } + 1, m_seen.size() * 2));
         if (!m_seen[r.keyId]) {
             m_seen[r.keyId] = true;
-            ++m_stats.distinctKeys;
+            ++distinctKeys;
             if (r.keyBytes < kExactSizes)
                 ++m_exactKeySizes[r.keyBytes];
             else
                 m_stats.keySize.add(r.keyBytes);
         }
-        if (kIsWrite[static_cast<std::size_t>(r.op)]) {
-            ++m_stats.writes;
-            m_stats.writesWithTtl += (r.ttlSeconds != 0) ? 1 : 0;
-            if (r.valueBytes < kExactSizes)
-                ++m_exactValueSizes[r.valueBytes];
-            else
-                m_stats.valueSize.add(r.valueBytes);
-        }
+        // Reads and writes interleave unpredictably: count writes without a branch on the op, sending a
+        // read's value size to a slot that is never reported.
+        const std::uint64_t isWrite = kIsWrite[op];
+        writes += isWrite;
+        writesWithTtl += isWrite & static_cast<std::uint64_t>(r.ttlSeconds != 0);
+        if (r.valueBytes < kExactSizes) [[likely]]
+            ++m_exactValueSizes[isWrite ? r.valueBytes : kExactSizes];
+        else if (isWrite)
+            m_stats.valueSize.add(r.valueBytes);
     }
-    return n;
+    for (std::size_t op = 0; op < static_cast<std::size_t>(kOpCount); ++op)
+        m_stats.requestsByOp[op] += byOp[0][op] + byOp[1][op];
+    m_stats.writes += writes;
+    m_stats.writesWithTtl += writesWithTtl;
+    m_stats.distinctKeys += distinctKeys;
 }
 
 TraceStats StatsCollector::stats() const {

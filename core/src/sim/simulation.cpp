@@ -281,23 +281,22 @@ Expected<SimulationResult> simulate(
 
     const IndexPolicy policy = config.layout->indexPolicy();
     KeyspaceReplay replay(policy, trace.keyIdLimit(), config.cache ? config.cacheSampleGets : 0);
-    std::vector<Request> batch(kBatchRequests);
     std::uint64_t done = 0;
     const std::uint64_t total = trace.totalRequests();
     while (true) {
         if (stop.stop_requested())
             return cancelledError();
-        auto n = trace.read(batch);
-        if (!n)
-            return n.error();
-        if (*n == 0)
+        auto batch = trace.borrow(kBatchRequests);
+        if (!batch)
+            return batch.error();
+        if (batch->empty())
             break;
-        if (auto ok = replay.apply(std::span<const Request>(batch.data(), *n), done); !ok) {
+        if (auto ok = replay.apply(*batch, done); !ok) {
             Error e = ok.error();
             e.file = trace.name();
             return e;
         }
-        done += *n;
+        done += batch->size();
         if (progress && (done / kBatchRequests) % 64 == 0)
             progress->progress(total ? static_cast<double>(done) / static_cast<double>(total) : -1.0, done);
     }

@@ -46,37 +46,6 @@ std::uint64_t load64(const unsigned char* p) {
     return v;
 }
 
-// Calls store(i, value) for each of n values of `width` bytes; one loop per width, so no branch per value.
-// Reads up to kPaddingBytes past the column's end.
-template <class Store> inline void decodeColumn(const unsigned char* p, unsigned width, std::size_t n, Store store) {
-    switch (width) {
-    case 0:
-        for (std::size_t i = 0; i < n; ++i)
-            store(i, 0);
-        break;
-    case 1:
-        for (std::size_t i = 0; i < n; ++i)
-            store(i, p[i]);
-        break;
-    case 2:
-        for (std::size_t i = 0; i < n; ++i)
-            store(i, load32(p + 2 * i) & 0xffffu);
-        break;
-    case 3:
-        for (std::size_t i = 0; i < n; ++i)
-            store(i, load32(p + 3 * i) & 0xffffffu);
-        break;
-    case 4:
-        for (std::size_t i = 0; i < n; ++i)
-            store(i, load32(p + 4 * i));
-        break;
-    default: {
-        const std::uint64_t mask = width >= 8 ? ~std::uint64_t { 0 } : (std::uint64_t { 1 } << (8 * width)) - 1;
-        for (std::size_t i = 0; i < n; ++i)
-            store(i, load64(p + width * i) & mask);
-    }
-    }
-}
 } // namespace
 
 std::uint32_t encode(std::span<const Request> requests, std::uint64_t& baseTimeMs, std::vector<unsigned char>& out) {
@@ -166,17 +135,14 @@ const char* parseHeader(const unsigned char* bytes, Header& header) {
 
 DecodeFailure decode(const Header& header, const unsigned char* payload, std::uint64_t keyIdLimit, Request* out) {
     const std::size_t n = header.records;
-    const unsigned char* p = payload;
-    // Ops first: one test per record, folded so the loop has no branch.
-    const unsigned char* const tags = p;
+    // Op bytes first: one test per request, folded so the loop has no branch.
+    const unsigned char* const tags = payload;
     unsigned bad = 0;
     std::size_t ttlFlags = 0;
     for (std::size_t i = 0; i < n; ++i) {
         const unsigned tag = tags[i];
         bad |= static_cast<unsigned>(badTag(tag));
         ttlFlags += (tag >> kHasTtlShift) & 1;
-        out[i].op = static_cast<Op>(tag & kOpMask);
-        out[i].kind = static_cast<ValueKind>((tag >> kKindShift) & kKindMask);
     }
     if (bad) {
         for (std::size_t i = 0; i < n; ++i)
@@ -185,39 +151,47 @@ DecodeFailure decode(const Header& header, const unsigned char* payload, std::ui
     }
     if (ttlFlags != header.ttlCount)
         return { "damaged block (its requests flag a different number of TTLs than its header)", 0 };
-    p += n;
-    std::uint32_t maxKeyId = 0;
-    decodeColumn(p, header.widths[KeyId], n, [&](std::size_t i, std::uint64_t v) {
-        out[i].keyId = static_cast<std::uint32_t>(v);
-        maxKeyId = std::max(maxKeyId, static_cast<std::uint32_t>(v));
-    });
+    // Then every request in one pass, written whole: each column is read as 8-byte words masked to its
+    // width (reads run at most kPaddingBytes past the payload), so no column needs a branch.
+    const auto& w = header.widths;
+    auto maskOf
+        = [](unsigned width) { return width >= 8 ? ~std::uint64_t { 0 } : (std::uint64_t { 1 } << (8 * width)) - 1; };
+    const unsigned char* keyIds = tags + n;
+    const unsigned char* keySizes = keyIds + n * w[KeyId];
+    const unsigned char* valueSizes = keySizes + n * w[KeyBytes];
+    const unsigned char* ttls = valueSizes + n * w[ValueBytes];
+    const unsigned char* steps = ttls + std::size_t { header.ttlCount } * w[TtlSeconds];
+    const std::uint64_t keyIdMask = maskOf(w[KeyId]), keySizeMask = maskOf(w[KeyBytes]),
+                        valueSizeMask = maskOf(w[ValueBytes]), ttlMask = maskOf(w[TtlSeconds]),
+                        stepMask = maskOf(w[TimeDelta]);
+    std::uint64_t maxKeyId = 0;
+    std::uint64_t time = header.baseTimeMs;
+    for (std::size_t i = 0; i < n; ++i) {
+        const unsigned tag = tags[i];
+        const std::uint64_t hasTtl = (tag >> kHasTtlShift) & 1;
+        Request r;
+        r.op = static_cast<Op>(tag & kOpMask);
+        r.kind = static_cast<ValueKind>((tag >> kKindShift) & kKindMask);
+        const std::uint64_t keyId = load64(keyIds) & keyIdMask;
+        maxKeyId = std::max(maxKeyId, keyId);
+        r.keyId = static_cast<std::uint32_t>(keyId);
+        r.keyBytes = static_cast<std::uint32_t>(load64(keySizes) & keySizeMask);
+        r.valueBytes = static_cast<std::uint32_t>(load64(valueSizes) & valueSizeMask);
+        r.ttlSeconds = static_cast<std::uint32_t>(load64(ttls) & ttlMask & (0 - hasTtl));
+        time += load64(steps) & stepMask;
+        r.timeMs = time;
+        out[i] = r;
+        keyIds += w[KeyId];
+        keySizes += w[KeyBytes];
+        valueSizes += w[ValueBytes];
+        ttls += hasTtl * w[TtlSeconds];
+        steps += w[TimeDelta];
+    }
     if (maxKeyId >= keyIdLimit) {
         for (std::size_t i = 0; i < n; ++i)
             if (out[i].keyId >= keyIdLimit)
                 return { "damaged record (key id beyond the trailer's key-id limit)", i };
     }
-    p += n * header.widths[KeyId];
-    decodeColumn(p, header.widths[KeyBytes], n,
-        [out](std::size_t i, std::uint64_t v) { out[i].keyBytes = static_cast<std::uint32_t>(v); });
-    p += n * header.widths[KeyBytes];
-    decodeColumn(p, header.widths[ValueBytes], n,
-        [out](std::size_t i, std::uint64_t v) { out[i].valueBytes = static_cast<std::uint32_t>(v); });
-    p += n * header.widths[ValueBytes];
-    // TTLs only for the flagged requests: a running index, no branch per request.
-    const unsigned ttlWidth = header.widths[TtlSeconds];
-    const std::uint32_t ttlMask = ttlWidth >= 4 ? 0xffffffffu : (1u << (8 * ttlWidth)) - 1;
-    std::size_t t = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        const std::uint32_t has = (tags[i] >> kHasTtlShift) & 1;
-        out[i].ttlSeconds = load32(p + t * ttlWidth) & ttlMask & (0u - has);
-        t += has;
-    }
-    p += header.ttlCount * ttlWidth;
-    std::uint64_t time = header.baseTimeMs;
-    decodeColumn(p, header.widths[TimeDelta], n, [out, &time](std::size_t i, std::uint64_t v) {
-        time += v;
-        out[i].timeMs = time;
-    });
     return {};
 }
 

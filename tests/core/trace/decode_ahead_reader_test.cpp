@@ -24,6 +24,23 @@ std::vector<Request> drain(TraceReader& reader, std::size_t batch, std::optional
     }
 }
 
+// The same, through borrow(): in place for a DecodeAheadReader, through the default buffer otherwise.
+std::vector<Request> drainBorrowed(TraceReader& reader, std::size_t max, std::optional<Error>* error = nullptr) {
+    std::vector<Request> all;
+    for (;;) {
+        auto requests = reader.borrow(max);
+        if (!requests) {
+            if (error)
+                *error = requests.error();
+            return all;
+        }
+        if (requests->empty())
+            return all;
+        EXPECT_LE(requests->size(), max);
+        all.insert(all.end(), requests->begin(), requests->end());
+    }
+}
+
 SyntheticTrace makeTrace() {
     auto cfg
         = makeGeneratorConfig(5000, 30000, "uniform:4:40", "lognormal:4:1:1:5000", 0.3, 0.1, 0.8, 0.05, "zipf:0.9", 3);
@@ -77,6 +94,25 @@ TEST(DecodeAheadReader, AnErrorComesAfterTheRequestsBeforeIt) {
             ASSERT_EQ(got[i].keyId, i);
         ASSERT_TRUE(error.has_value()) << "after " << failAfter;
         EXPECT_EQ(error->message, "damaged record");
+        EXPECT_EQ(error->offset, 1234u);
+    }
+}
+
+TEST(DecodeAheadReader, BorrowingGivesTheSameRequestsAndErrors) {
+    auto direct = makeTrace();
+    const auto expected = drain(direct, 4096);
+    for (std::size_t max : { 1u, 100u, 8192u, 20000u }) {
+        DecodeAheadReader ahead(std::make_unique<SyntheticTrace>(makeTrace()));
+        EXPECT_EQ(drainBorrowed(ahead, max), expected) << "max " << max;
+        auto plain = makeTrace(); // the default borrow(), through a buffer
+        EXPECT_EQ(drainBorrowed(plain, max), expected) << "max " << max;
+    }
+    for (std::uint64_t failAfter : { 0u, 5u, 8192u, 20000u }) {
+        DecodeAheadReader ahead(std::make_unique<FailingReader>(failAfter));
+        std::optional<Error> error;
+        const auto got = drainBorrowed(ahead, 1000, &error);
+        ASSERT_EQ(got.size(), failAfter);
+        ASSERT_TRUE(error.has_value()) << "after " << failAfter;
         EXPECT_EQ(error->offset, 1234u);
     }
 }

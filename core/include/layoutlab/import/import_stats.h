@@ -44,6 +44,7 @@ public:
     // `importer`: where the format and rejects come from, when `inner` is (or wraps) an importer.
     explicit StatsCollector(TraceReader& inner, const Importer* importer = nullptr);
     Expected<std::size_t> read(std::span<Request> out) override;
+    Expected<std::span<const Request>> borrow(std::size_t max) override;
     std::uint64_t totalRequests() const override { return m_inner.totalRequests(); }
     std::uint64_t keyIdLimit() const override { return m_inner.keyIdLimit(); }
     std::string name() const override { return m_inner.name(); }
@@ -52,6 +53,8 @@ public:
     TraceStats stats() const;
 
 private:
+    void count(std::span<const Request> requests);
+
     TraceReader& m_inner;
     const Importer* m_importer;
     // Sizes below kExactSizes are counted in these arrays (one increment per request) and folded into
@@ -59,7 +62,7 @@ private:
     static constexpr std::size_t kExactSizes = 4096;
     TraceStats m_stats;
     std::vector<std::uint64_t> m_exactKeySizes = std::vector<std::uint64_t>(kExactSizes);
-    std::vector<std::uint64_t> m_exactValueSizes = std::vector<std::uint64_t>(kExactSizes);
+    std::vector<std::uint64_t> m_exactValueSizes = std::vector<std::uint64_t>(kExactSizes + 1); // + reads' slot
     std::vector<bool> m_seen;
 };
 

@@ -100,20 +100,48 @@ template <class Batch> class BatchCursor {
 public:
     template <class Next> Expected<std::size_t> read(std::span<Request> out, Next&& next) {
         std::size_t n = 0;
-        while (n < out.size() && !m_finished) {
-            if (m_current && m_offset < m_current->requests.size()) {
-                const std::size_t take = std::min(out.size() - n, m_current->requests.size() - m_offset);
-                std::copy_n(m_current->requests.begin() + static_cast<std::ptrdiff_t>(m_offset), take, out.begin() + n);
-                m_offset += take;
-                n += take;
-                continue;
-            }
-            if (m_current && m_current->error) {
+        while (n < out.size()) {
+            const State state = seek(next);
+            if (state == State::End)
+                break;
+            if (state == State::Failed) {
                 if (n > 0)
-                    return n;
+                    return n; // the error comes on the next call
                 m_finished = true;
                 return *m_current->error;
             }
+            const std::size_t take = std::min(out.size() - n, m_current->requests.size() - m_offset);
+            std::copy_n(m_current->requests.begin() + static_cast<std::ptrdiff_t>(m_offset), take, out.begin() + n);
+            m_offset += take;
+            n += take;
+        }
+        return n;
+    }
+    // As read(), but hands out up to `max` requests of the current batch in place.
+    template <class Next> Expected<std::span<const Request>> borrow(std::size_t max, Next&& next) {
+        const State state = seek(next);
+        if (state == State::End)
+            return std::span<const Request>();
+        if (state == State::Failed) {
+            m_finished = true;
+            return *m_current->error;
+        }
+        const std::size_t take = std::min(max, m_current->requests.size() - m_offset);
+        const std::span<const Request> out(m_current->requests.data() + m_offset, take);
+        m_offset += take;
+        return out;
+    }
+
+private:
+    enum class State { Ready, Failed, End };
+    // Moves on to a batch with requests left (Ready), or to what ends the stream: the current batch's
+    // error (Failed) or the end (End).
+    template <class Next> State seek(Next& next) {
+        while (!m_finished) {
+            if (m_current && m_offset < m_current->requests.size())
+                return State::Ready;
+            if (m_current && m_current->error)
+                return State::Failed;
             if (m_current && m_current->last) {
                 m_finished = true;
                 break;
@@ -122,10 +150,9 @@ public:
             m_offset = 0;
             m_finished = m_current == nullptr;
         }
-        return n;
+        return State::End;
     }
 
-private:
     Batch* m_current = nullptr; // the batch being handed out
     std::size_t m_offset = 0;
     bool m_finished = false;
@@ -139,17 +166,22 @@ public:
         , m_pipeline(batches, std::move(produce)) { }
 
     Expected<std::size_t> read(std::span<Request> out) {
-        return m_cursor.read(out, [this](Batch* previous) {
-            if (previous)
-                m_pipeline.recycle(std::move(m_taken));
-            m_taken = m_pipeline.next();
-            if (m_taken && m_prepare)
-                m_prepare(*m_taken);
-            return m_taken.get();
-        });
+        return m_cursor.read(out, [this](Batch* previous) { return nextBatch(previous); });
+    }
+    Expected<std::span<const Request>> borrow(std::size_t max) {
+        return m_cursor.borrow(max, [this](Batch* previous) { return nextBatch(previous); });
     }
 
 private:
+    Batch* nextBatch(Batch* previous) {
+        if (previous)
+            m_pipeline.recycle(std::move(m_taken));
+        m_taken = m_pipeline.next();
+        if (m_taken && m_prepare)
+            m_prepare(*m_taken);
+        return m_taken.get();
+    }
+
     std::function<void(Batch&)> m_prepare;
     std::unique_ptr<Batch> m_taken; // owns the cursor's batch
     BatchCursor<Batch> m_cursor;

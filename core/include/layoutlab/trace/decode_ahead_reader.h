@@ -17,6 +17,7 @@ public:
     explicit DecodeAheadReader(std::unique_ptr<TraceReader> inner);
 
     Expected<std::size_t> read(std::span<Request> out) override;
+    Expected<std::span<const Request>> borrow(std::size_t max) override { return m_batches.borrow(max); }
     std::uint64_t totalRequests() const override { return m_totalRequests; }
     std::uint64_t keyIdLimit() const override { return m_keyIdLimit; }
     std::string name() const override { return m_name; }

@@ -6,6 +6,7 @@
 
 #include <span>
 #include <string>
+#include <vector>
 
 namespace layoutlab {
 
@@ -21,6 +22,20 @@ public:
     // One more than the largest key id, 0 if unknown (lets the simulator size its key array once).
     virtual std::uint64_t keyIdLimit() const = 0;
     virtual std::string name() const = 0;
+
+    // The next requests, at most `max`, without copying them where the reader already holds them
+    // decoded (a batch decoded ahead on another thread). Valid until the next call; empty at the end.
+    // The default reads into a buffer of the reader's own.
+    virtual Expected<std::span<const Request>> borrow(std::size_t max) {
+        m_borrowed.resize(max);
+        auto n = read(m_borrowed);
+        if (!n)
+            return n.error();
+        return std::span<const Request>(m_borrowed.data(), *n);
+    }
+
+private:
+    std::vector<Request> m_borrowed;
 };
 
 } // namespace layoutlab
