@@ -45,5 +45,6 @@ void addDbCommands(CLI::App& app, int& status);
 void addSimCommands(CLI::App& app, int& status);
 void addListCommands(CLI::App& app, int& status);
 void addProfileCommands(CLI::App& app, int& status);
+void addDriveCommand(CLI::App& app, int& status);
 
 } // namespace layoutlab::cli

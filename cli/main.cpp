@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // layoutlab: the headless command. It parses arguments, calls the core, and prints through reporters.
 
+#include "collectors_config.h"
 #include "commands.h"
 
 #include <cerrno>
@@ -59,6 +60,17 @@ int main(int argc, char** argv) {
             layoutlab::usageError("profile runs the reference engine, which allocates from jemalloc, and this "
                                   "build does not link it (install libjemalloc-dev and build with "
                                   "LAYOUTLAB_WITH_JEMALLOC=ON)"));
+    });
+#endif
+#if LAYOUTLAB_HAVE_HIREDIS
+    addDriveCommand(app, status);
+#else
+    auto* drive
+        = app.add_subcommand("drive", "A real Valkey or Redis server beside the prediction (not in this build)");
+    drive->allow_extras();
+    drive->callback([&status] {
+        status = reportError(layoutlab::usageError(
+            "drive talks RESP through hiredis, and this build does not link it (install libhiredis-dev)"));
     });
 #endif
     addDbCommands(app, status);

@@ -193,28 +193,17 @@ int runProfileCommand(const ProfileOptions& o) {
         return reportError(db.error());
     std::int64_t predictionRun = 0, measuredRun = 0;
     if (*db) {
-        auto format = traceFormat(o.trace, *importOptions);
-        if (!format)
-            return reportError(format.error());
-        auto traceId = recordTrace(**db, o.trace, *format);
-        if (!traceId)
-            return reportError(traceId.error());
-        nlohmann::json parameters { { "trace", o.trace }, { "layout", config.layout->spec() },
+        const nlohmann::json parameters { { "trace", o.trace }, { "layout", config.layout->spec() },
             { "allocator", config.allocator->spec() }, { "thresholds", config.thresholds }, { "counters", o.counters },
             { "cache_geometry", o.cacheGeometry }, { "sample_gets", o.sampleGets }, { "format", o.source.format },
             { "on_error", o.source.onError }, { "key_size", o.source.keyBytes },
             { "threshold_parameter", param ? param->name : std::string() } };
-        auto predicted
-            = beginRun(**db, "profile", *traceId, config.layout->spec(), config.allocator->spec(), parameters);
-        if (!predicted)
-            return reportError(predicted.error());
-        predictionRun = *predicted;
-        parameters["prediction_run"] = predictionRun;
-        auto measured
-            = beginRun(**db, "reference", *traceId, config.layout->spec(), config.allocator->spec(), parameters);
-        if (!measured)
-            return reportError(measured.error());
-        measuredRun = *measured;
+        auto runs = beginMeasuredRuns(**db, o.trace, *importOptions, "profile", "reference", config.layout->spec(),
+            config.allocator->spec(), parameters);
+        if (!runs)
+            return reportError(runs.error());
+        predictionRun = runs->prediction;
+        measuredRun = runs->measured;
     }
     ProgressBar bar("profile");
     auto result = runProfile(config, &bar);

@@ -52,4 +52,26 @@ Expected<std::int64_t> beginRun(ResultsDb& db, const std::string& kind, std::int
     return db.beginRun(record);
 }
 
+Expected<RunPair> beginMeasuredRuns(ResultsDb& db, const std::string& path, const ImportOptions& importOptions,
+    const std::string& predictionKind, const std::string& measuredKind, const std::string& layout,
+    const std::string& allocator, nlohmann::json parameters) {
+    auto format = traceFormat(path, importOptions);
+    if (!format)
+        return format.error();
+    auto traceId = recordTrace(db, path, *format);
+    if (!traceId)
+        return traceId.error();
+    RunPair runs;
+    auto predicted = beginRun(db, predictionKind, *traceId, layout, allocator, parameters);
+    if (!predicted)
+        return predicted.error();
+    runs.prediction = *predicted;
+    parameters["prediction_run"] = runs.prediction;
+    auto measured = beginRun(db, measuredKind, *traceId, layout, allocator, parameters);
+    if (!measured)
+        return measured.error();
+    runs.measured = *measured;
+    return runs;
+}
+
 } // namespace layoutlab::cli

@@ -4,6 +4,7 @@
 // Where sim/sweep/import results go: --db PATH (default $LAYOUTLAB_DB, else layoutlab.db in the working
 // directory), or nowhere with --no-db.
 
+#include "layoutlab/import/importer.h"
 #include "layoutlab/store/results_db.h"
 
 #include <CLI/CLI.hpp>
@@ -28,5 +29,15 @@ Expected<std::int64_t> recordTrace(ResultsDb& db, const std::string& path, const
 // Starts a run of `kind` ('running' until completed or failed) and returns its id.
 Expected<std::int64_t> beginRun(ResultsDb& db, const std::string& kind, std::int64_t traceId, const std::string& layout,
     const std::string& allocator, const nlohmann::json& parameters);
+
+// A prediction run (`predictionKind`, e.g. "profile" or "sim") and the run of what was measured beside it
+// (`measuredKind`), both on the trace at `path`; the measured run's parameters name the prediction run.
+struct RunPair {
+    std::int64_t prediction = 0;
+    std::int64_t measured = 0;
+};
+Expected<RunPair> beginMeasuredRuns(ResultsDb& db, const std::string& path, const ImportOptions& importOptions,
+    const std::string& predictionKind, const std::string& measuredKind, const std::string& layout,
+    const std::string& allocator, nlohmann::json parameters);
 
 } // namespace layoutlab::cli

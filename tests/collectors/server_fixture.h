@@ -5,6 +5,7 @@
 // stopped by PID when the test ends (also when it fails).
 
 #include "layoutlab/collect/server_process.h"
+#include "layoutlab/collect/trace_keys.h"
 #include "layoutlab/trace/request.h"
 
 #include <fmt/format.h>
@@ -63,25 +64,12 @@ inline std::unique_ptr<RunningServer> startServer(const std::string& binary, std
     return nullptr;
 }
 
-// A key name of exactly `bytes` bytes for a key id ("key:000000000042" for 16 bytes).
+// Keys and values as `drive` makes them.
 inline std::string keyName(std::uint32_t id, std::uint32_t bytes) {
-    std::string digits = std::to_string(id);
-    std::string name = "key:";
-    if (bytes < name.size() + digits.size())
-        return digits.substr(0, bytes);
-    name.append(bytes - name.size() - digits.size(), '0');
-    return name + digits;
+    return traceKeyName(id, bytes);
 }
-
-// A value of `bytes` bytes; integers get canonical decimal digits (no leading zero).
 inline std::string valueOf(std::uint32_t bytes, ValueKind kind, std::uint32_t seed) {
-    if (kind == ValueKind::String || bytes == 0)
-        return std::string(bytes, static_cast<char>('a' + seed % 26));
-    std::string digits(bytes, '0');
-    digits[0] = static_cast<char>('1' + seed % 9);
-    for (std::uint32_t i = 1; i < bytes; ++i)
-        digits[i] = static_cast<char>('0' + (seed + i) % 10);
-    return digits;
+    return traceValue(bytes, kind, seed);
 }
 
 } // namespace layoutlab::test

@@ -283,23 +283,19 @@ Expected<SimulationResult> simulate(
     KeyspaceReplay replay(policy, trace.keyIdLimit(), config.cache ? config.cacheSampleGets : 0);
     std::uint64_t done = 0;
     const std::uint64_t total = trace.totalRequests();
-    while (true) {
-        if (stop.stop_requested())
-            return cancelledError();
-        auto batch = trace.borrow(kBatchRequests);
-        if (!batch)
-            return batch.error();
-        if (batch->empty())
-            break;
-        if (auto ok = replay.apply(*batch, done); !ok) {
+    auto replayed = forEachBatch(trace, kBatchRequests, stop, [&](std::span<const Request> batch) -> Status {
+        if (auto ok = replay.apply(batch, done); !ok) {
             Error e = ok.error();
             e.file = trace.name();
             return e;
         }
-        done += batch->size();
+        done += batch.size();
         if (progress && (done / kBatchRequests) % 64 == 0)
             progress->progress(total ? static_cast<double>(done) / static_cast<double>(total) : -1.0, done);
-    }
+        return Ok {};
+    });
+    if (!replayed)
+        return replayed.error();
     replay.finish();
 
     SimulationResult result;

@@ -5,6 +5,7 @@
 #include "layoutlab/trace/request.h"
 
 #include <span>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -37,5 +38,21 @@ public:
 private:
     std::vector<Request> m_borrowed;
 };
+
+// Calls `apply(batch)` (returning Status) for each batch of at most `max` requests, borrowed, until the
+// trace ends. Stops at the first error: the reader's, apply's, or Cancelled when `stop` is requested.
+template <class Apply> Status forEachBatch(TraceReader& trace, std::size_t max, std::stop_token stop, Apply&& apply) {
+    while (true) {
+        if (stop.stop_requested())
+            return cancelledError();
+        auto batch = trace.borrow(max);
+        if (!batch)
+            return batch.error();
+        if (batch->empty())
+            return Ok {};
+        if (auto ok = apply(*batch); !ok)
+            return ok;
+    }
+}
 
 } // namespace layoutlab

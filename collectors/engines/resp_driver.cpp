@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+#include "layoutlab/collect/resp_driver.h"
+
+#include <algorithm>
+#include <chrono>
+#include <fmt/format.h>
+#include <sstream>
+
+namespace layoutlab {
+
+namespace {
+constexpr std::size_t kBatchRequests = 4096;
+} // namespace
+
+std::vector<std::uint64_t> parseJemallocBins(const std::string& mallocStats) {
+    std::vector<std::uint64_t> sizes;
+    std::istringstream lines(mallocStats);
+    std::string line;
+    bool inBins = false;
+    while (std::getline(lines, line)) {
+        if (!inBins) {
+            inBins = line.rfind("bins:", 0) == 0;
+            continue;
+        }
+        std::istringstream fields(line);
+        std::string first;
+        fields >> first;
+        if (first.empty() || first.find_first_not_of("0123456789") != std::string::npos) {
+            if (first == "---")
+                continue; // a run of unused bins
+            break; // the table ended
+        }
+        sizes.push_back(std::stoull(first));
+    }
+    return sizes;
+}
+
+std::string layoutForEngine(const std::string& engine, const std::string& version) {
+    unsigned major = 0, minor = 0;
+    if (std::sscanf(version.c_str(), "%u.%u", &major, &minor) != 2)
+        return {};
+    if (engine == "redis")
+        return major == 7 ? "redis-7.0" : std::string();
+    if (engine == "valkey") {
+        if (major == 8)
+            return "valkey-8.1";
+        if (major == 9 && minor == 0)
+            return "valkey-9.0";
+        if (major >= 9)
+            return "valkey-9.1";
+    }
+    return {};
+}
+
+Expected<RespServerInfo> describeRespServer(RespClient& client) {
+    RespServerInfo out;
+    auto server = client.info("server");
+    if (!server)
+        return server.error();
+    if (auto v = server->find("valkey_version"); v != server->end()) {
+        out.engine = "valkey";
+        out.version = v->second;
+    } else if (auto r = server->find("redis_version"); r != server->end()) {
+        out.engine = "redis";
+        out.version = r->second;
+    } else {
+        return dataError("INFO server names neither valkey_version nor redis_version: not a Valkey or Redis server");
+    }
+    auto memory = client.info("memory");
+    if (!memory)
+        return memory.error();
+    if (auto a = memory->find("mem_allocator"); a != memory->end())
+        out.memAllocator = a->second;
+    out.layout = layoutForEngine(out.engine, out.version);
+    if (out.memAllocator.rfind("jemalloc", 0) == 0) {
+        auto stats = client.command({ "MEMORY", "MALLOC-STATS" });
+        if (!stats)
+            return stats.error();
+        out.binSizes = parseJemallocBins(*stats);
+        if (out.binSizes.empty())
+            return dataError("MEMORY MALLOC-STATS has no jemalloc bins table: cannot tell the build's size classes");
+        // jemalloc's classes are spaced by the quantum up to 4 quanta (sc.c): a 24-byte class exists only
+        // with an 8-byte quantum (Valkey's and Redis's bundled jemalloc); Debian's libjemalloc has 16.
+        const bool has24 = std::find(out.binSizes.begin(), out.binSizes.end(), 24u) != out.binSizes.end();
+        out.jemallocQuantum = has24 ? 8u : 16u;
+        out.allocator = fmt::format("jemalloc:quantum={},page=4096", *out.jemallocQuantum);
+    } else if (out.memAllocator.rfind("libc", 0) == 0) {
+        out.allocator = "glibc";
+    }
+    return out;
+}
+
+Expected<std::uint64_t> usedMemory(RespClient& client) {
+    auto memory = client.info("memory");
+    if (!memory)
+        return memory.error();
+    const auto it = memory->find("used_memory");
+    if (it == memory->end())
+        return dataError("INFO memory has no used_memory");
+    return std::stoull(it->second);
+}
+
+Expected<std::uint64_t> keyCount(RespClient& client) {
+    auto n = client.command({ "DBSIZE" });
+    if (!n)
+        return n.error();
+    return std::stoull(*n);
+}
+
+Expected<LoadReport> loadTrace(RespClient& client, TraceReader& trace, std::size_t pipeline,
+    const std::function<void(std::uint64_t)>& progress, std::stop_token stop) {
+    const auto started = std::chrono::steady_clock::now();
+    LoadReport report;
+    std::vector<std::vector<std::string>> commands;
+    commands.reserve(kBatchRequests);
+    auto flush = [&]() -> Status {
+        if (commands.empty())
+            return Ok {};
+        for (std::size_t at = 0; at < commands.size(); at += pipeline) {
+            const std::size_t end = std::min(commands.size(), at + pipeline);
+            std::vector<std::vector<std::string>> batch(
+                std::make_move_iterator(commands.begin() + at), std::make_move_iterator(commands.begin() + end));
+            if (auto ok = client.pipeline(batch); !ok) {
+                Error e = ok.error();
+                e.message += fmt::format(" (load phase: after {} of the trace's requests, {} commands sent)",
+                    report.requests, report.commands);
+                return e;
+            }
+            report.commands += batch.size();
+            ++report.batches;
+        }
+        commands.clear();
+        return Ok {};
+    };
+    std::vector<std::uint32_t> checkedSizes; // key sizes checked for repeating names
+    auto loaded = forEachBatch(trace, kBatchRequests, stop, [&](std::span<const Request> batch) -> Status {
+        for (const Request& r : batch) {
+            ++report.requests;
+            if (std::find(checkedSizes.begin(), checkedSizes.end(), r.keyBytes) == checkedSizes.end()) {
+                checkedSizes.push_back(r.keyBytes);
+                if (trace.keyIdLimit() && !keyNamesDistinct(trace.keyIdLimit(), r.keyBytes))
+                    report.namesRepeat = true;
+            }
+            std::string key = traceKeyName(r.keyId, r.keyBytes);
+            auto withTtl = [&r](std::vector<std::string> cmd) {
+                if (r.ttlSeconds == kKeepTtl)
+                    cmd.push_back("KEEPTTL");
+                else if (r.ttlSeconds != 0) {
+                    cmd.push_back("EX");
+                    cmd.push_back(std::to_string(r.ttlSeconds));
+                }
+                return cmd;
+            };
+            switch (r.op) {
+            case Op::Set:
+                commands.push_back(withTtl({ "SET", std::move(key), traceValue(r.valueBytes, r.kind, r.keyId) }));
+                break;
+            case Op::Add:
+                commands.push_back(withTtl({ "SET", std::move(key), traceValue(r.valueBytes, r.kind, r.keyId), "NX" }));
+                break;
+            case Op::Replace:
+                commands.push_back(withTtl({ "SET", std::move(key), traceValue(r.valueBytes, r.kind, r.keyId), "XX" }));
+                break;
+            case Op::Append:
+            case Op::Prepend: // Redis has no PREPEND; the value grows the same
+                commands.push_back({ "APPEND", std::move(key), std::string(r.valueBytes, 'a') });
+                break;
+            case Op::Incr:
+            case Op::Decr: // the value becomes an integer of valueBytes characters; its TTL stays
+                commands.push_back(
+                    { "SET", std::move(key), traceValue(r.valueBytes, ValueKind::Integer, r.keyId), "KEEPTTL" });
+                break;
+            case Op::Delete:
+                commands.push_back({ "DEL", std::move(key) });
+                break;
+            case Op::Expire:
+                commands.push_back(
+                    { "EXPIRE", std::move(key), std::to_string(std::max<std::uint32_t>(r.ttlSeconds, 1)) });
+                break;
+            case Op::Persist:
+                commands.push_back({ "PERSIST", std::move(key) });
+                break;
+            case Op::Get:
+            case Op::Other:
+                ++report.reads;
+                break;
+            }
+        }
+        if (auto ok = flush(); !ok)
+            return ok;
+        if (progress)
+            progress(report.requests);
+        return Ok {};
+    });
+    if (!loaded)
+        return loaded.error();
+    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return report;
+}
+
+} // namespace layoutlab

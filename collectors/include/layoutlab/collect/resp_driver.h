@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Driving a Valkey or Redis server with a trace: what the server is (version, allocator and the size
+// classes of its jemalloc build), its memory before and after, and the load phase, which applies the
+// trace's writes pipelined.
+
+#include "layoutlab/collect/resp_client.h"
+#include "layoutlab/collect/trace_keys.h"
+#include "layoutlab/trace/trace_reader.h"
+
+#include <functional>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+namespace layoutlab {
+
+struct RespServerInfo {
+    std::string engine; // "valkey" or "redis"
+    std::string version; // valkey_version, else redis_version
+    std::string memAllocator; // INFO memory mem_allocator, e.g. "jemalloc-5.3.0", "libc"
+    std::vector<std::uint64_t> binSizes; // MEMORY MALLOC-STATS bins (jemalloc builds)
+    std::optional<unsigned> jemallocQuantum; // from the bins: 8 when there is a 24-byte bin, else 16
+    std::string layout; // the layout preset for this engine and version, e.g. "redis-7.0", "valkey-8.1"
+    std::string allocator; // the allocator model matching the build, e.g. "jemalloc:quantum=16,page=4096"
+};
+
+// The bin sizes of the first `bins:` table of jemalloc's malloc_stats_print output.
+std::vector<std::uint64_t> parseJemallocBins(const std::string& mallocStats);
+// The layout preset for an engine and version ("redis", "7.0.15" -> "redis-7.0"); empty if unknown.
+std::string layoutForEngine(const std::string& engine, const std::string& version);
+
+Expected<RespServerInfo> describeRespServer(RespClient& client);
+Expected<std::uint64_t> usedMemory(RespClient& client);
+Expected<std::uint64_t> keyCount(RespClient& client);
+
+struct LoadReport {
+    std::uint64_t requests = 0; // read from the trace
+    std::uint64_t commands = 0; // sent
+    std::uint64_t reads = 0; // GETs and others the load phase does not send
+    std::uint64_t batches = 0;
+    bool namesRepeat = false; // some key sizes were too small to name every key apart
+    double seconds = 0;
+};
+
+// Applies the trace's writes in order: SET (NX for add, XX for replace, EX for a TTL, KEEPTTL where the
+// trace keeps it), APPEND, integers for INCR/DECR, DEL, EXPIRE, PERSIST; GETs are left for the run
+// phase. Batches of `pipeline` commands; an error reply (OOM, a wrong type) stops the load with what
+// the server said and how far it got. `progress` gets the requests read so far.
+Expected<LoadReport> loadTrace(RespClient& client, TraceReader& trace, std::size_t pipeline,
+    const std::function<void(std::uint64_t)>& progress = {}, std::stop_token stop = {});
+
+} // namespace layoutlab

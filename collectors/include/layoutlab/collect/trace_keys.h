@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Keys and values for a real server, made from a trace's key ids and sizes: names of exactly the
+// trace's key length, values of exactly its value length (integers as canonical decimals).
+
+#include "layoutlab/trace/request.h"
+
+#include <cstdint>
+#include <string>
+
+namespace layoutlab {
+
+// A key name of exactly `bytes` bytes for key id `id`: "key:000000000042" while the digits fit, the id
+// in base 94 (printable ASCII without space, which memcached's text protocol also accepts) below that.
+// Distinct ids get distinct names whenever `bytes` can hold them; below that (e.g. 1-byte keys for more
+// than 94 ids) names repeat, and the caller counts it.
+std::string traceKeyName(std::uint32_t id, std::uint32_t bytes);
+// Whether traceKeyName gives every id below `idLimit` its own name at `bytes`.
+bool keyNamesDistinct(std::uint64_t idLimit, std::uint32_t bytes);
+// A value of `bytes` bytes; integer kinds get canonical decimal digits (no leading zero), which Redis
+// stores as integers.
+std::string traceValue(std::uint32_t bytes, ValueKind kind, std::uint32_t seed);
+
+} // namespace layoutlab

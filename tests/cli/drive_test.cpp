@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: MIT
+// `layoutlab drive` against Debian's real redis-server, started by layoutlab itself on 127.0.0.1 and a
+// free port: measured bytes per key within 1% of the prediction on several key/value shapes (values on
+// both sides of the 44-byte EMBSTR limit, with and without TTL, integers, a mixed trace with deletes),
+// the runs stored, and clear errors for what cannot be measured.
+
+#include "cli_runner.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <nlohmann/json.hpp>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace {
+
+bool redisInstalled() {
+    for (const char* dir : { "/usr/bin", "/usr/sbin", "/usr/local/bin" })
+        if (::access((std::string(dir) + "/redis-server").c_str(), X_OK) == 0)
+            return true;
+    return false;
+}
+
+class DriveTest : public layoutlab::test::CliTestBase {
+protected:
+    void SetUp() override {
+        CliTestBase::SetUp();
+        if (!redisInstalled())
+            GTEST_SKIP() << "redis-server is not installed (scripts/install-deps installs it)";
+    }
+    std::string gen(const std::string& name, std::vector<std::string> args) const {
+        const auto trace = path(name);
+        args.insert(args.begin(), { "gen", "-o", trace, "--seed", "5" });
+        const auto r = run(args);
+        EXPECT_EQ(r.exitCode, 0) << r.err;
+        return trace;
+    }
+};
+
+TEST_F(DriveTest, MeasuredBytesPerKeyWithinOnePercentOfThePrediction) {
+    struct Shape {
+        const char* name;
+        std::vector<std::string> args;
+    };
+    const std::vector<Shape> shapes {
+        { "v16", { "--keys", "60000", "--ops", "0", "--key-size", "16", "--value-size", "16" } },
+        { "v44-ttl",
+            { "--keys", "60000", "--ops", "0", "--key-size", "16", "--value-size", "44", "--ttl-fraction", "1" } },
+        { "v45", { "--keys", "60000", "--ops", "0", "--key-size", "16", "--value-size", "45" } },
+        { "v300-ttl",
+            { "--keys", "40000", "--ops", "0", "--key-size", "24", "--value-size", "300", "--ttl-fraction", "0.5" } },
+        { "ints", { "--keys", "60000", "--ops", "0", "--key-size", "16", "--value-size", "8", "--int-values", "1" } },
+        { "mixed",
+            { "--keys", "30000", "--ops", "60000", "--key-size", "lognormal:3.3:0.45:6:200", "--value-size",
+                "lognormal:4.3:1.2:1:20000", "--ttl-fraction", "0.2", "--get-fraction", "0.5", "--delete-fraction",
+                "0.1", "--popularity", "zipf:0.9" } },
+    };
+    for (const auto& shape : shapes) {
+        const auto trace = gen(std::string(shape.name) + ".lltrace", shape.args);
+        const auto r = run({ "drive", trace, "--engine", "redis", "--json", "--no-db" });
+        ASSERT_EQ(r.exitCode, 0) << shape.name << ": " << r.err;
+        const auto j = nlohmann::json::parse(r.out);
+        for (const char* field : { "measured_bytes_per_key", "predicted_bytes_per_key", "relative_error", "load",
+                 "samples", "used_memory_before", "used_memory_after", "server_keys", "predicted_keys" })
+            EXPECT_TRUE(j.contains(field)) << field;
+        EXPECT_EQ(j["engine"], "redis");
+        EXPECT_EQ(j["allocator"], "jemalloc:quantum=16,page=4096") << "Debian's redis links Debian's jemalloc";
+        EXPECT_EQ(j["server_keys"], j["predicted_keys"]) << shape.name;
+        const double error = j["relative_error"];
+        EXPECT_LT(std::abs(error), 0.01) << shape.name << ": measured " << j["measured_bytes_per_key"] << ", predicted "
+                                         << j["predicted_bytes_per_key"];
+        std::printf("drive redis %-9s measured %7.2f predicted %7.2f B/key (%+.3f%%)\n", shape.name,
+            j["measured_bytes_per_key"].get<double>(), j["predicted_bytes_per_key"].get<double>(), 100 * error);
+    }
+}
+
+TEST_F(DriveTest, StoresThePredictionAndTheMeasuredRun) {
+    const auto trace = gen("small.lltrace", { "--keys", "5000", "--ops", "0", "--value-size", "100" });
+    const auto r = run({ "drive", trace, "--engine", "redis" });
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("bytes per key"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("raw"), std::string::npos) << "100-byte values are raw in Redis: " << r.out;
+    const auto runs = nlohmann::json::parse(run({ "db", "list", "--json" }).out);
+    ASSERT_EQ(runs.size(), 2u);
+    std::set<std::string> kinds;
+    for (const auto& run : runs) {
+        kinds.insert(run["kind"].get<std::string>());
+        EXPECT_EQ(run["status"], "complete");
+    }
+    EXPECT_EQ(kinds, (std::set<std::string> { "sim", "drive" }));
+    const auto shown = run({ "db", "show", "2" });
+    EXPECT_NE(shown.out.find("bytes_per_key"), std::string::npos) << shown.out;
+}
+
+TEST_F(DriveTest, WhatCannotBeMeasuredGetsAClearError) {
+    const auto trace = gen("tiny.lltrace", { "--keys", "100", "--ops", "0" });
+    // Nothing listens on a port we just closed.
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr {};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    socklen_t len = sizeof addr;
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+    const int port = ntohs(addr.sin_port);
+    ::close(fd);
+    struct Case {
+        std::vector<std::string> args;
+        int exitCode;
+        const char* mentions;
+    };
+    const std::vector<Case> cases {
+        { { "--connect", "127.0.0.1:" + std::to_string(port) }, 1, "cannot connect" },
+        { { "--connect", "192.0.2.1:6379" }, 2, "--allow-remote" },
+        { { "--server-binary", path("no-such-server") }, 1, "no-such-server" },
+        { { "--server-binary", "/bin/true" }, 1, "did not start listening" },
+    };
+    for (const auto& c : cases) {
+        std::vector<std::string> args { "drive", trace, "--engine", "redis", "--no-db" };
+        args.insert(args.end(), c.args.begin(), c.args.end());
+        const auto r = run(args);
+        EXPECT_EQ(r.exitCode, c.exitCode) << c.args.front() << ": " << r.err;
+        EXPECT_NE(r.err.find(c.mentions), std::string::npos) << r.err;
+    }
+    const auto bad = run({ "drive", trace, "--engine", "mongodb", "--no-db" });
+    EXPECT_EQ(bad.exitCode, 2);
+    EXPECT_NE(bad.err.find("--engine"), std::string::npos) << bad.err;
+}
+
+} // namespace

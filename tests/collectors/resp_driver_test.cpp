@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+// The parts of `drive` that need no server: key names, values, the server's jemalloc build read from
+// MEMORY MALLOC-STATS, the layout for an engine version, endpoints and argument vectors.
+
+#include "layoutlab/collect/engine_server.h"
+#include "layoutlab/collect/resp_driver.h"
+#include "layoutlab/collect/trace_keys.h"
+
+#include <gtest/gtest.h>
+#include <set>
+
+using namespace layoutlab;
+
+namespace {
+
+TEST(RespDriver, KeyNamesHaveTheTracesLengthAndStayDistinctWhileTheyCan) {
+    EXPECT_EQ(traceKeyName(42, 16), "key:000000000042");
+    for (std::uint32_t bytes : { 1u, 2u, 3u, 5u, 8u, 16u, 40u, 300u }) {
+        std::set<std::string> names;
+        const std::uint32_t ids = bytes == 1 ? 94 : bytes == 2 ? 94 * 94 : 70000; // as many as fit
+        for (std::uint32_t id = 0; id < ids; ++id) {
+            const auto name = traceKeyName(id, bytes);
+            ASSERT_EQ(name.size(), bytes) << "id " << id;
+            names.insert(name);
+        }
+        EXPECT_EQ(names.size(), ids) << bytes << "-byte names";
+        EXPECT_TRUE(keyNamesDistinct(ids, bytes));
+    }
+    EXPECT_FALSE(keyNamesDistinct(95, 1)); // 1-byte keys name 94 keys at most
+    EXPECT_FALSE(keyNamesDistinct(94 * 94 + 1, 2));
+    EXPECT_TRUE(keyNamesDistinct(94 * 94, 2));
+    EXPECT_TRUE(keyNamesDistinct(std::uint64_t { 1 } << 32, 5)); // 94^5 > 2^32
+    for (std::uint32_t bytes = 1; bytes < 14; ++bytes) // printable, no space: memcached accepts them too
+        for (std::uint32_t id : { 0u, 93u, 94u, 123456u, 4294967295u })
+            for (const char c : traceKeyName(id, bytes))
+                ASSERT_TRUE(c > ' ' && c <= '~') << "id " << id << ", " << bytes << " bytes";
+}
+
+TEST(RespDriver, IntegerValuesAreCanonicalDecimals) {
+    for (std::uint32_t bytes = 1; bytes <= 19; ++bytes) {
+        const auto v = traceValue(bytes, ValueKind::Integer, bytes * 7);
+        ASSERT_EQ(v.size(), bytes);
+        EXPECT_NE(v[0], '0');
+        EXPECT_EQ(v.find_first_not_of("0123456789"), std::string::npos);
+    }
+    EXPECT_EQ(traceValue(5, ValueKind::String, 0), "aaaaa");
+    EXPECT_EQ(traceValue(25, ValueKind::Integer, 1).size(), 25u); // too long for a long: a string
+}
+
+TEST(RespDriver, JemallocBinsTellTheQuantum) {
+    const std::string debian = "___ Begin jemalloc statistics ___\n"
+                               "bins:           size ind    allocated      nmalloc\n"
+                               "                   8   0         5600          700\n"
+                               "                  16   1       190400        11900\n"
+                               "                  32   2       160000         5300\n"
+                               "                     ---\n"
+                               "                  48   3        33600          700\n"
+                               "large:          size ind    allocated\n"
+                               "bins:           size ind\n"
+                               "                  24   9            0            0\n";
+    EXPECT_EQ(parseJemallocBins(debian), (std::vector<std::uint64_t> { 8, 16, 32, 48 })); // the first table only
+    const std::string bundled = "bins: size ind\n 8 0\n 16 1\n 24 2\n 32 3\n";
+    EXPECT_EQ(parseJemallocBins(bundled), (std::vector<std::uint64_t> { 8, 16, 24, 32 }));
+    EXPECT_TRUE(parseJemallocBins("no table here\n").empty());
+}
+
+TEST(RespDriver, LayoutFollowsEngineAndVersion) {
+    EXPECT_EQ(layoutForEngine("redis", "7.0.15"), "redis-7.0");
+    EXPECT_EQ(layoutForEngine("redis", "7.2.4"), "redis-7.0");
+    EXPECT_EQ(layoutForEngine("valkey", "8.1.1"), "valkey-8.1");
+    EXPECT_EQ(layoutForEngine("valkey", "9.0.0"), "valkey-9.0");
+    EXPECT_EQ(layoutForEngine("valkey", "9.1.0"), "valkey-9.1");
+    EXPECT_EQ(layoutForEngine("redis", "6.2.0"), "");
+    EXPECT_EQ(layoutForEngine("redis", "unstable"), "");
+}
+
+TEST(EngineServer, EndpointsAreLoopbackUnlessAllowed) {
+    auto local = parseEndpoint("127.0.0.1:6379", false);
+    ASSERT_TRUE(local);
+    EXPECT_EQ(local->host, "127.0.0.1");
+    EXPECT_EQ(local->port, 6379);
+    EXPECT_TRUE(parseEndpoint("localhost:7000", false));
+    EXPECT_TRUE(parseEndpoint("[::1]:7000", false));
+    auto remote = parseEndpoint("10.1.2.3:6379", false);
+    ASSERT_FALSE(remote);
+    EXPECT_NE(remote.error().message.find("--allow-remote"), std::string::npos);
+    EXPECT_TRUE(parseEndpoint("10.1.2.3:6379", true));
+    for (const char* bad : { "6379", "host:", ":6379", "host:0", "host:70000", "host:12a" })
+        EXPECT_FALSE(parseEndpoint(bad, true)) << bad;
+}
+
+TEST(EngineServer, ServersStartFromArgumentVectorsWithPersistenceOff) {
+    const auto redis = engineArgv(Engine::Redis, "/usr/bin/redis-server", 7001, false);
+    EXPECT_EQ(redis.front(), "/usr/bin/redis-server");
+    auto has = [](const std::vector<std::string>& argv, const std::string& flag, const std::string& value) {
+        for (std::size_t i = 0; i + 1 < argv.size(); ++i)
+            if (argv[i] == flag && argv[i + 1] == value)
+                return true;
+        return false;
+    };
+    EXPECT_TRUE(has(redis, "--port", "7001"));
+    EXPECT_TRUE(has(redis, "--bind", "127.0.0.1"));
+    EXPECT_TRUE(has(redis, "--save", ""));
+    EXPECT_TRUE(has(redis, "--appendonly", "no"));
+    const auto memcached = engineArgv(Engine::Memcached, "memcached", 7002, true);
+    EXPECT_TRUE(has(memcached, "-u", "root"));
+    EXPECT_TRUE(has(memcached, "-l", "127.0.0.1"));
+    EXPECT_TRUE(has(memcached, "-p", "7002"));
+    EXPECT_FALSE(has(engineArgv(Engine::Memcached, "memcached", 7002, false), "-u", "root"));
+}
+
+} // namespace
