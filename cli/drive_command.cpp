@@ -3,9 +3,8 @@
 // --connect) and put the server's memory per key beside the simulator's prediction for the same trace,
 // the layout and allocator detected from the server itself.
 
-#include "commands.h"
+#include "drive_command.h"
 #include "progress_bar.h"
-#include "run_store.h"
 
 #include "layoutlab/collect/engine_server.h"
 #include "layoutlab/collect/resp_driver.h"
@@ -18,20 +17,6 @@
 namespace layoutlab::cli {
 
 namespace {
-
-struct DriveOptions {
-    std::string trace;
-    std::string engine;
-    std::string serverBinary;
-    std::string connect;
-    bool allowRemote = false;
-    std::uint32_t pipeline = 256;
-    std::uint32_t sampleKeys = 5;
-    bool json = false;
-    std::string output;
-    TraceSourceOptions source;
-    DbOptions db;
-};
 
 struct KeySample {
     std::string key;
@@ -165,51 +150,24 @@ std::vector<Measurement> measurementsOf(const DriveResult& r) {
     return out;
 }
 
-int runDrive(const DriveOptions& o) {
-    const auto engine = parseEngine(o.engine);
-    if (!engine)
-        return reportError(
-            usageError(fmt::format("--engine must be valkey, redis or memcached, got '{}'", o.engine), "--engine"));
-    if (*engine == Engine::Memcached)
-        return reportError(usageError("driving memcached is not in this build yet: --engine valkey or redis "
-                                      "(memcached's slab classes are validated by the test suite meanwhile)",
-            "--engine"));
-    if (!o.connect.empty() && !o.serverBinary.empty())
-        return reportError(usageError("give --server-binary or --connect, not both", "--connect"));
-    if (o.pipeline == 0)
-        return reportError(usageError("--pipeline must be at least 1", "--pipeline"));
-    auto importOptions = o.source.toImportOptions();
-    if (!importOptions)
-        return reportError(importOptions.error());
-    auto trace = openTrace(o.trace, *importOptions);
+int runDriveResp(const DriveOptions& o, Engine engine, const ImportOptions& importOptions) {
+    auto trace = openTrace(o.trace, importOptions);
     if (!trace)
         return reportError(trace.error());
-
+    auto target = driveTarget(o, engine);
+    if (!target)
+        return reportError(target.error());
     DriveResult result;
-    std::unique_ptr<EngineServer> server;
-    Endpoint endpoint;
-    if (o.connect.empty()) {
-        auto started = EngineServer::start(*engine, o.serverBinary);
-        if (!started)
-            return reportError(started.error());
-        server = std::move(*started);
-        endpoint = server->endpoint();
-        result.started = true;
-    } else {
-        auto parsed = parseEndpoint(o.connect, o.allowRemote);
-        if (!parsed)
-            return reportError(parsed.error());
-        endpoint = *parsed;
-    }
-    result.endpoint = fmt::format("{}:{}", endpoint.host, endpoint.port);
-    auto client = RespClient::connect(endpoint.host, endpoint.port);
+    result.started = target->server != nullptr;
+    result.endpoint = target->describe();
+    auto client = RespClient::connect(target->endpoint.host, target->endpoint.port);
     if (!client)
         return reportError(client.error());
     auto info = describeRespServer(*client);
     if (!info)
         return reportError(info.error());
     result.server = *info;
-    if (result.server.engine != engineName(*engine))
+    if (result.server.engine != engineName(engine))
         fmt::print(stderr, "note: --engine {} but the server is {} {}; modelling what it is\n", o.engine,
             result.server.engine, result.server.version);
     if (result.server.layout.empty())
@@ -230,37 +188,17 @@ int runDrive(const DriveOptions& o) {
                                                  "server (empty it yourself, or let layoutlab start one)",
             result.endpoint, *keys)));
 
-    auto db = o.db.open();
-    if (!db)
-        return reportError(db.error());
-    std::int64_t predictionRun = 0, measuredRun = 0;
-    if (*db) {
-        const nlohmann::json parameters { { "trace", o.trace }, { "engine", result.server.engine },
-            { "engine_version", result.server.version }, { "endpoint", result.endpoint }, { "started", result.started },
-            { "server_binary", server ? server->binary() : std::string() },
-            { "mem_allocator", result.server.memAllocator }, { "pipeline", o.pipeline }, { "format", o.source.format },
-            { "on_error", o.source.onError }, { "key_size", o.source.keyBytes } };
-        auto runs = beginMeasuredRuns(**db, o.trace, *importOptions, "sim", "drive", models->layout->spec(),
-            models->allocator->spec(), parameters);
-        if (!runs)
-            return reportError(runs.error());
-        predictionRun = runs->prediction;
-        measuredRun = runs->measured;
-    }
-    auto fail = [&](const Error& e) {
-        if (*db) {
-            (void)(*db)->failRun(predictionRun, e.describe());
-            (void)(*db)->failRun(measuredRun, e.describe());
-        }
-        Error shown = e;
-        if (server && !server->running())
-            shown.message += "\nthe server exited; its log ends:\n" + server->logTail();
-        return reportError(shown);
-    };
-
+    DriveRuns runs;
+    if (auto ok = runs.begin(o, importOptions, models->layout->spec(), models->allocator->spec(),
+            { { "engine", result.server.engine }, { "engine_version", result.server.version },
+                { "endpoint", result.endpoint }, { "started", result.started },
+                { "server_binary", target->server ? target->server->binary() : std::string() },
+                { "mem_allocator", result.server.memAllocator } });
+        !ok)
+        return reportError(ok.error());
     auto before = usedMemory(*client);
     if (!before)
-        return fail(before.error());
+        return runs.fail(before.error(), *target);
     result.usedBefore = *before;
     auto load = [&] {
         ProgressBar bar("load");
@@ -270,47 +208,46 @@ int runDrive(const DriveOptions& o) {
         });
     }();
     if (!load)
-        return fail(load.error());
+        return runs.fail(load.error(), *target);
     result.load = *load;
     auto after = usedMemory(*client);
     if (!after)
-        return fail(after.error());
+        return runs.fail(after.error(), *target);
     result.usedAfter = *after;
     auto count = keyCount(*client);
     if (!count)
-        return fail(count.error());
+        return runs.fail(count.error(), *target);
     result.serverKeys = *count;
     auto samples = sampleKeys(*client, o.sampleKeys);
     if (!samples)
-        return fail(samples.error());
+        return runs.fail(samples.error(), *target);
     result.samples = *samples;
+    return finishDrive(
+        o, importOptions, *models, result, runs, *target,
+        [&o](const auto& r, std::int64_t prediction, std::int64_t measured) {
+            return renderJson(r, o.trace, prediction, measured);
+        },
+        [&o](const auto& r) { return renderTable(r, o.trace); }, [](const auto& r) { return measurementsOf(r); });
+}
 
-    auto again = openTrace(o.trace, *importOptions);
-    if (!again)
-        return fail(again.error());
-    auto prediction = [&] {
-        ProgressBar bar("predict");
-        return simulate({ models->layout, models->allocator, {}, std::nullopt }, **again, &bar);
-    }();
-    if (!prediction)
-        return fail(prediction.error());
-    result.prediction = std::move(*prediction);
-
-    if (*db) {
-        if (auto ok = (*db)->completeRun(predictionRun, result.prediction); !ok)
-            return fail(ok.error());
-        if (auto ok
-            = (*db)->completeMeasuredRun(measuredRun, measurementsOf(result), renderJson(result, o.trace, 0, 0).dump());
-            !ok)
-            return fail(ok.error());
-        fmt::print(stderr, "stored as runs {} (prediction) and {} (measured) in {}\n", predictionRun, measuredRun,
-            o.db.resolvedPath());
-    }
-    const std::string text = o.json ? renderJson(result, o.trace, predictionRun, measuredRun).dump(2) + "\n"
-                                    : renderTable(result, o.trace);
-    if (auto ok = writeOutput(text, o.output); !ok)
-        return reportError(ok.error());
-    return kExitOk;
+int runDrive(const DriveOptions& o) {
+    const auto engine = parseEngine(o.engine);
+    if (!engine)
+        return reportError(
+            usageError(fmt::format("--engine must be valkey, redis or memcached, got '{}'", o.engine), "--engine"));
+    if (!o.connect.empty() && !o.serverBinary.empty())
+        return reportError(usageError("give --server-binary or --connect, not both", "--connect"));
+    if (o.pipeline == 0)
+        return reportError(usageError("--pipeline must be at least 1", "--pipeline"));
+    if (*engine != Engine::Memcached && o.framing != "raw")
+        return reportError(
+            usageError("--framing applies to memcached (Dalli and Rails store framed values there)", "--framing"));
+    if (*engine == Engine::Memcached)
+        return runDriveMemcached(o);
+    auto importOptions = o.source.toImportOptions();
+    if (!importOptions)
+        return reportError(importOptions.error());
+    return runDriveResp(o, *engine, *importOptions);
 }
 
 } // namespace
@@ -318,10 +255,13 @@ int runDrive(const DriveOptions& o) {
 void addDriveCommand(CLI::App& app, int& status) {
     auto o = std::make_shared<DriveOptions>();
     auto* cmd = app.add_subcommand("drive",
-        "Load a trace into a real Valkey or Redis server and put its memory per key beside the simulator's "
-        "prediction");
+        "Load a trace into a real Valkey, Redis or memcached server and put its memory per key beside the "
+        "simulator's prediction");
     cmd->add_option("trace", o->trace, "Trace: a layoutlab trace, or any importable format (see `import`)")->required();
-    cmd->add_option("--engine", o->engine, "valkey or redis (memcached: not yet)")->required();
+    cmd->add_option("--engine", o->engine, "valkey, redis or memcached")->required();
+    cmd->add_option("--framing", o->framing,
+           "memcached: how values are framed before storing: raw, marshal-utf8, marshal-binary, rails-7.1")
+        ->capture_default_str();
     cmd->add_option("--server-binary", o->serverBinary,
         "Server to start (default: the engine's binary on PATH), on 127.0.0.1, a free port, persistence off");
     cmd->add_option("--connect", o->connect, "Attach to a running, empty server at HOST:PORT instead of starting one");

@@ -73,14 +73,33 @@ Expected<std::string> MemcachedClient::readLine() {
 }
 
 Status MemcachedClient::setMany(const std::vector<MemcachedSet>& sets) {
-    for (std::size_t start = 0; start < sets.size(); start += kPipelineBatch) {
-        const std::size_t end = std::min(sets.size(), start + kPipelineBatch);
+    std::vector<MemcachedCommand> commands;
+    commands.reserve(sets.size());
+    for (const auto& s : sets)
+        commands.push_back({ MemcachedCommand::Verb::Set, s.key, s.flags, s.exptime, s.value });
+    return apply(commands, true);
+}
+
+Status MemcachedClient::apply(const std::vector<MemcachedCommand>& commands) {
+    return apply(commands, false);
+}
+
+Status MemcachedClient::apply(const std::vector<MemcachedCommand>& commands, bool mustStore) {
+    using Verb = MemcachedCommand::Verb;
+    static constexpr std::string_view kVerbs[] = { "set", "add", "replace", "append", "prepend", "delete", "touch" };
+    for (std::size_t start = 0; start < commands.size(); start += kPipelineBatch) {
+        const std::size_t end = std::min(commands.size(), start + kPipelineBatch);
         std::string out;
         for (std::size_t i = start; i < end; ++i) {
-            const auto& s = sets[i];
-            out += fmt::format("set {} {} {} {}\r\n", s.key, s.flags, s.exptime, s.value.size());
-            out += s.value;
-            out += "\r\n";
+            const auto& c = commands[i];
+            const auto verb = kVerbs[static_cast<std::size_t>(c.verb)];
+            if (c.verb == Verb::Delete)
+                out += fmt::format("delete {}\r\n", c.key);
+            else if (c.verb == Verb::Touch)
+                out += fmt::format("touch {} {}\r\n", c.key, c.exptime);
+            else
+                out += fmt::format(
+                    "{} {} {} {} {}\r\n{}\r\n", verb, c.key, c.flags, c.exptime, c.value.size(), c.value);
         }
         if (auto ok = sendAll(out); !ok)
             return ok;
@@ -88,8 +107,11 @@ Status MemcachedClient::setMany(const std::vector<MemcachedSet>& sets) {
             auto line = readLine();
             if (!line)
                 return line.error();
-            if (*line != "STORED")
-                return dataError(fmt::format("memcached refused set of '{}': {}", sets[i].key, *line));
+            const bool outcome = *line == "STORED" || *line == "DELETED" || *line == "TOUCHED"
+                || (!mustStore && (*line == "NOT_STORED" || *line == "NOT_FOUND"));
+            if (!outcome)
+                return dataError(fmt::format("memcached refused {} of '{}': {}",
+                    kVerbs[static_cast<std::size_t>(commands[i].verb)], commands[i].key, *line));
         }
     }
     return Ok {};

@@ -14,9 +14,9 @@
 
 namespace {
 
-bool redisInstalled() {
+bool installed(const std::string& binary) {
     for (const char* dir : { "/usr/bin", "/usr/sbin", "/usr/local/bin" })
-        if (::access((std::string(dir) + "/redis-server").c_str(), X_OK) == 0)
+        if (::access((std::string(dir) + "/" + binary).c_str(), X_OK) == 0)
             return true;
     return false;
 }
@@ -25,7 +25,7 @@ class DriveTest : public layoutlab::test::CliTestBase {
 protected:
     void SetUp() override {
         CliTestBase::SetUp();
-        if (!redisInstalled())
+        if (!installed("redis-server"))
             GTEST_SKIP() << "redis-server is not installed (scripts/install-deps installs it)";
     }
     std::string gen(const std::string& name, std::vector<std::string> args) const {
@@ -125,6 +125,45 @@ TEST_F(DriveTest, WhatCannotBeMeasuredGetsAClearError) {
     const auto bad = run({ "drive", trace, "--engine", "mongodb", "--no-db" });
     EXPECT_EQ(bad.exitCode, 2);
     EXPECT_NE(bad.err.find("--engine"), std::string::npos) << bad.err;
+}
+
+TEST_F(DriveTest, MemcachedChunksPerClassEqualThePredictionForEveryFraming) {
+    if (!installed("memcached"))
+        GTEST_SKIP() << "memcached is not installed (scripts/install-deps installs it)";
+    // Sizes from 1 byte to 300 kB (chunked items above slab_chunk_max), TTLs, deletes.
+    const auto trace = gen("mc.lltrace",
+        { "--keys", "15000", "--ops", "30000", "--key-size", "lognormal:3.3:0.45:6:200", "--value-size",
+            "lognormal:5:1.5:1:300000", "--ttl-fraction", "0.2", "--get-fraction", "0.5", "--delete-fraction", "0.1" });
+    for (const char* framing : { "raw", "marshal-utf8", "rails-7.1" }) {
+        const auto r = run({ "drive", trace, "--engine", "memcached", "--framing", framing, "--json", "--no-db" });
+        ASSERT_EQ(r.exitCode, 0) << framing << ": " << r.err;
+        const auto j = nlohmann::json::parse(r.out);
+        EXPECT_EQ(j["server_keys"], j["predicted_keys"]) << framing;
+        ASSERT_GT(j["classes"].size(), 10u) << framing;
+        for (const auto& c : j["classes"])
+            EXPECT_EQ(c["measured_chunks"], c["predicted_chunks"])
+                << framing << ", " << c["chunk_bytes"] << "-byte class";
+        EXPECT_LT(std::abs(j["relative_error"].get<double>()), 1e-9) << framing;
+    }
+}
+
+TEST_F(DriveTest, MarshalFramingMovesSmallValuesUpAClassOnTheRealServer) {
+    if (!installed("memcached"))
+        GTEST_SKIP() << "memcached is not installed (scripts/install-deps installs it)";
+    // The Dalli case: 16-byte keys with 64-byte values sit in the 152-byte class raw, one class up framed.
+    const auto trace = gen("v64.lltrace", { "--keys", "5000", "--ops", "0", "--key-size", "16", "--value-size", "64" });
+    double bytes[2] = {};
+    int i = 0;
+    for (const char* framing : { "raw", "marshal-utf8" }) {
+        const auto r = run({ "drive", trace, "--engine", "memcached", "--framing", framing, "--json", "--no-db" });
+        ASSERT_EQ(r.exitCode, 0) << r.err;
+        bytes[i++] = nlohmann::json::parse(r.out)["measured_bytes_per_key"].get<double>();
+    }
+    EXPECT_EQ(bytes[0], 152.0);
+    EXPECT_EQ(bytes[1], 192.0);
+    const auto wrong = run({ "drive", trace, "--engine", "redis", "--framing", "marshal-utf8", "--no-db" });
+    EXPECT_EQ(wrong.exitCode, 2);
+    EXPECT_NE(wrong.err.find("--framing"), std::string::npos) << wrong.err;
 }
 
 } // namespace

@@ -19,6 +19,16 @@ struct MemcachedSet {
     std::string value;
 };
 
+// One storage, delete or touch command (protocol.txt).
+struct MemcachedCommand {
+    enum class Verb { Set, Add, Replace, Append, Prepend, Delete, Touch };
+    Verb verb = Verb::Set;
+    std::string key;
+    std::uint32_t flags = 0;
+    std::uint32_t exptime = 0; // storage and touch
+    std::string value; // storage
+};
+
 class MemcachedClient {
 public:
     static Expected<MemcachedClient> connect(const std::string& host, std::uint16_t port);
@@ -27,12 +37,16 @@ public:
 
     // Sends all sets pipelined and checks that every reply is STORED.
     Status setMany(const std::vector<MemcachedSet>& sets);
+    // Sends the commands pipelined. NOT_STORED (add, replace), NOT_FOUND (delete, touch) are outcomes;
+    // ERROR, CLIENT_ERROR and SERVER_ERROR (out of memory) fail with the server's words.
+    Status apply(const std::vector<MemcachedCommand>& commands);
     // "stats", "stats slabs", "stats items", "stats settings": name -> value.
     Expected<std::map<std::string, std::string>> stats(const std::string& group = {});
 
 private:
     explicit MemcachedClient(int fd)
         : m_fd(fd) { }
+    Status apply(const std::vector<MemcachedCommand>& commands, bool mustStore);
     Status sendAll(const std::string& data);
     Expected<std::string> readLine();
 

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// `layoutlab drive`, shared between its engines: the options, and the runs it stores (a `sim` run for
+// the prediction, a `drive` run for what the server measured).
+
+#include "commands.h"
+#include "run_store.h"
+
+#include "layoutlab/collect/engine_server.h"
+#include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/sim/simulation.h"
+
+#include <fmt/format.h>
+
+namespace layoutlab::cli {
+
+struct DriveOptions {
+    std::string trace;
+    std::string engine;
+    std::string serverBinary;
+    std::string connect;
+    bool allowRemote = false;
+    std::string framing = "raw"; // memcached
+    std::uint32_t pipeline = 256;
+    std::uint32_t sampleKeys = 5;
+    bool json = false;
+    std::string output;
+    TraceSourceOptions source;
+    DbOptions db;
+};
+
+// The server to measure: started for this run, or attached (`server` stays null).
+struct DriveTarget {
+    std::unique_ptr<EngineServer> server;
+    Endpoint endpoint;
+    std::string describe() const { return fmt::format("{}:{}", endpoint.host, endpoint.port); }
+};
+Expected<DriveTarget> driveTarget(const DriveOptions& o, Engine engine);
+
+// The two runs of a drive, or none with --no-db; fail() marks both failed and adds the server's log
+// when it has exited.
+class DriveRuns {
+public:
+    Status begin(const DriveOptions& o, const ImportOptions& importOptions, const std::string& layout,
+        const std::string& allocator, const nlohmann::json& parameters);
+    Status complete(const SimulationResult& prediction, const std::vector<Measurement>& measurements,
+        const std::string& summaryJson);
+    int fail(const Error& error, DriveTarget& target);
+    std::int64_t prediction() const { return m_runs.prediction; }
+    std::int64_t measured() const { return m_runs.measured; }
+
+private:
+    std::unique_ptr<ResultsDb> m_db;
+    std::string m_path;
+    RunPair m_runs;
+};
+
+// Runs the simulator on a freshly opened copy of the trace, with a progress bar.
+Expected<SimulationResult> predictDrive(
+    const DriveOptions& o, const ImportOptions& importOptions, const LayoutPtr& layout, const AllocatorPtr& alloc);
+
+// The end of every drive, once the server is measured: the prediction, both runs stored, the output.
+// `renderJson(result, predictionRun, measuredRun)`, `renderTable(result)` and `measurements(result)`
+// are the engine's.
+template <class Result, class RenderJson, class RenderTable, class Measurements>
+int finishDrive(const DriveOptions& o, const ImportOptions& importOptions, const LayoutAndAllocator& models,
+    Result& result, DriveRuns& runs, DriveTarget& target, RenderJson renderJson, RenderTable renderTable,
+    Measurements measurements) {
+    auto prediction = predictDrive(o, importOptions, models.layout, models.allocator);
+    if (!prediction)
+        return runs.fail(prediction.error(), target);
+    result.prediction = std::move(*prediction);
+    if (auto ok = runs.complete(result.prediction, measurements(result), renderJson(result, 0, 0).dump()); !ok)
+        return runs.fail(ok.error(), target);
+    const std::string text
+        = o.json ? renderJson(result, runs.prediction(), runs.measured()).dump(2) + "\n" : renderTable(result);
+    if (auto ok = writeOutput(text, o.output); !ok)
+        return reportError(ok.error());
+    return kExitOk;
+}
+
+int runDriveMemcached(const DriveOptions& o);
+
+} // namespace layoutlab::cli

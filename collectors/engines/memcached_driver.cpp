@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: MIT
+#include "layoutlab/collect/memcached_driver.h"
+
+#include "layoutlab/collect/trace_keys.h"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <fmt/format.h>
+
+namespace layoutlab {
+
+namespace {
+constexpr std::size_t kBatchRequests = 4096;
+// memcached.c realtime(): an exptime above 30 days is an absolute Unix time.
+constexpr std::uint32_t kMaxRelativeExptime = 60 * 60 * 24 * 30;
+
+std::uint32_t exptimeOf(std::uint32_t ttlSeconds) {
+    if (ttlSeconds == 0 || ttlSeconds == kKeepTtl)
+        return 0;
+    if (ttlSeconds <= kMaxRelativeExptime)
+        return ttlSeconds;
+    return static_cast<std::uint32_t>(std::time(nullptr) + ttlSeconds);
+}
+
+Expected<std::uint64_t> number(const std::map<std::string, std::string>& stats, const std::string& name) {
+    const auto it = stats.find(name);
+    if (it == stats.end() || it->second.empty() || it->second.find_first_not_of("0123456789") != std::string::npos)
+        return dataError(fmt::format("memcached stats have no number '{}'", name));
+    return std::stoull(it->second);
+}
+} // namespace
+
+std::uint64_t MemcachedSlabs::chunkBytes() const {
+    std::uint64_t total = 0;
+    for (const auto& [bytes, chunks] : usedChunksByChunkBytes)
+        total += bytes * chunks;
+    return total;
+}
+
+Expected<MemcachedServerInfo> describeMemcached(MemcachedClient& client) {
+    auto general = client.stats();
+    if (!general)
+        return general.error();
+    auto settings = client.stats("settings");
+    if (!settings)
+        return settings.error();
+    MemcachedServerInfo out;
+    out.version = general->count("version") ? general->at("version") : std::string("?");
+    // The slab classes follow -n (chunk_size), -f (growth_factor), -I (item_size_max) and slab_chunk_max
+    // (slabs.c slabs_init); pages are 1 MiB unless item_size_max is larger.
+    auto minChunk = number(*settings, "chunk_size");
+    auto itemMax = number(*settings, "item_size_max");
+    auto chunkMax = number(*settings, "slab_chunk_max");
+    if (!minChunk || !itemMax || !chunkMax)
+        return dataError("memcached's `stats settings` lacks chunk_size, item_size_max or slab_chunk_max "
+                         "(memcached 1.6 reports all three)");
+    const auto factor = settings->find("growth_factor");
+    if (factor == settings->end())
+        return dataError("memcached's `stats settings` has no growth_factor");
+    const std::uint64_t page = std::max<std::uint64_t>(*itemMax, 1024 * 1024);
+    out.allocator = fmt::format("memcached:min={},factor={},page={},chunk-max={},item-max={}", *minChunk,
+        factor->second, page, *chunkMax, *itemMax);
+    return out;
+}
+
+Expected<MemcachedSlabs> readSlabs(MemcachedClient& client) {
+    auto general = client.stats();
+    if (!general)
+        return general.error();
+    auto slabs = client.stats("slabs");
+    if (!slabs)
+        return slabs.error();
+    MemcachedSlabs out;
+    auto items = number(*general, "curr_items");
+    if (!items)
+        return items.error();
+    out.items = *items;
+    for (const auto& [name, value] : *slabs) {
+        const auto colon = name.find(':');
+        if (colon == std::string::npos || name.substr(colon + 1) != "used_chunks")
+            continue;
+        auto chunk = number(*slabs, name.substr(0, colon) + ":chunk_size");
+        auto used = number(*slabs, name);
+        if (!chunk || !used)
+            return dataError(fmt::format("memcached `stats slabs` has a damaged class {}", name.substr(0, colon)));
+        if (*used > 0)
+            out.usedChunksByChunkBytes[*chunk] += *used;
+    }
+    return out;
+}
+
+Expected<MemcachedLoadReport> loadTraceMemcached(MemcachedClient& client, TraceReader& trace, Framing framing,
+    const std::function<void(std::uint64_t)>& progress, std::stop_token stop) {
+    using Verb = MemcachedCommand::Verb;
+    const auto started = std::chrono::steady_clock::now();
+    MemcachedLoadReport report;
+    std::vector<MemcachedCommand> commands;
+    std::vector<std::uint32_t> checkedSizes;
+    auto loaded = forEachBatch(trace, kBatchRequests, stop, [&](std::span<const Request> batch) -> Status {
+        commands.clear();
+        for (const Request& r : batch) {
+            ++report.requests;
+            if (std::find(checkedSizes.begin(), checkedSizes.end(), r.keyBytes) == checkedSizes.end()) {
+                checkedSizes.push_back(r.keyBytes);
+                if (trace.keyIdLimit() && !keyNamesDistinct(trace.keyIdLimit(), r.keyBytes))
+                    report.namesRepeat = true;
+            }
+            MemcachedCommand c;
+            c.key = traceKeyName(r.keyId, r.keyBytes);
+            c.exptime = exptimeOf(r.ttlSeconds);
+            auto store = [&](Verb verb, std::uint64_t valueBytes) {
+                // The framing decides the bytes stored and whether the flags are set (Dalli's serialized
+                // values carry flag 1), as the layout model's framing parameter does.
+                const auto framed = frameValue(framing, valueBytes);
+                c.verb = verb;
+                c.flags = framed.nonZeroFlags ? 1 : 0;
+                c.value.assign(framed.storedBytes, 'v');
+            };
+            switch (r.op) {
+            case Op::Set:
+            case Op::Incr: // memcached's incr needs a number already there: store the new value instead
+            case Op::Decr:
+                store(Verb::Set, r.valueBytes);
+                break;
+            case Op::Add:
+                store(Verb::Add, r.valueBytes);
+                break;
+            case Op::Replace:
+                store(Verb::Replace, r.valueBytes);
+                break;
+            case Op::Append:
+            case Op::Prepend:
+                c.verb = r.op == Op::Append ? Verb::Append : Verb::Prepend;
+                c.value.assign(r.valueBytes, 'v');
+                break;
+            case Op::Delete:
+                c.verb = Verb::Delete;
+                break;
+            case Op::Expire:
+            case Op::Persist:
+                c.verb = Verb::Touch;
+                c.exptime = r.op == Op::Persist ? 0 : exptimeOf(std::max<std::uint32_t>(r.ttlSeconds, 1));
+                break;
+            case Op::Get:
+            case Op::Other:
+                ++report.reads;
+                continue;
+            }
+            commands.push_back(std::move(c));
+        }
+        if (auto ok = client.apply(commands); !ok) {
+            Error e = ok.error();
+            e.message += fmt::format(" (load phase: after {} of the trace's requests)", report.requests);
+            return e;
+        }
+        report.commands += commands.size();
+        if (progress)
+            progress(report.requests);
+        return Ok {};
+    });
+    if (!loaded)
+        return loaded.error();
+    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return report;
+}
+
+} // namespace layoutlab

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Driving memcached with a trace: its settings (the slab classes they give), the load phase through a
+// value framing (Dalli/Rails), and the slab statistics after it.
+
+#include "layoutlab/collect/memcached_client.h"
+#include "layoutlab/layout/value_framing.h"
+#include "layoutlab/trace/trace_reader.h"
+
+#include <functional>
+#include <map>
+#include <stop_token>
+
+namespace layoutlab {
+
+struct MemcachedServerInfo {
+    std::string version;
+    std::string allocator; // the slab model for its settings, e.g. "memcached:min=48,factor=1.25,..."
+};
+Expected<MemcachedServerInfo> describeMemcached(MemcachedClient& client);
+
+struct MemcachedSlabs {
+    std::uint64_t items = 0; // curr_items
+    std::map<std::uint64_t, std::uint64_t> usedChunksByChunkBytes; // classes in use only
+    std::uint64_t chunkBytes() const; // sum of used chunks times their size
+};
+Expected<MemcachedSlabs> readSlabs(MemcachedClient& client);
+
+struct MemcachedLoadReport {
+    std::uint64_t requests = 0;
+    std::uint64_t commands = 0;
+    std::uint64_t reads = 0; // GETs and others not sent in the load phase
+    bool namesRepeat = false;
+    double seconds = 0;
+};
+
+// Applies the trace's writes in order: set/add/replace with the framed value and the framing's flags,
+// append/prepend, integers for incr/decr (as a set), delete, and touch for expire and persist. TTLs above
+// memcached's 30-day relative limit are sent as absolute times.
+Expected<MemcachedLoadReport> loadTraceMemcached(MemcachedClient& client, TraceReader& trace, Framing framing,
+    const std::function<void(std::uint64_t)>& progress = {}, std::stop_token stop = {});
+
+} // namespace layoutlab
