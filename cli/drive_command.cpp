@@ -18,6 +18,16 @@ namespace layoutlab::cli {
 
 namespace {
 
+class RespGets final : public GetConnection {
+public:
+    explicit RespGets(RespClient client)
+        : m_client(std::move(client)) { }
+    Expected<std::uint64_t> getMany(std::span<const std::string> keys) override { return m_client.getMany(keys); }
+
+private:
+    RespClient m_client;
+};
+
 struct KeySample {
     std::string key;
     std::string encoding;
@@ -33,6 +43,7 @@ struct DriveResult {
     std::uint64_t serverKeys = 0;
     LoadReport load;
     std::vector<KeySample> samples;
+    std::optional<RunPhaseResult> run;
     SimulationResult prediction;
 
     double measuredBytesPerKey() const {
@@ -95,7 +106,8 @@ nlohmann::json renderJson(
                 { "seconds", r.load.seconds },
                 { "commands_per_sec", r.load.seconds > 0 ? static_cast<double>(r.load.commands) / r.load.seconds : 0 },
                 { "key_names_repeat", r.load.namesRepeat } } },
-        { "samples", samples } };
+        { "samples", samples }, { "run", runJson(r.run) },
+        { "ops_per_sec", r.run ? nlohmann::json(r.run->requestsPerSecond) : nlohmann::json(nullptr) } };
     if (predictionRun || measuredRun)
         out["runs"] = { { "prediction", predictionRun }, { "measured", measuredRun } };
     return out;
@@ -120,6 +132,7 @@ std::string renderTable(const DriveResult& r, const std::string& trace) {
         for (const auto& s : r.samples)
             out += fmt::format("  {:<40} {:<8} {:>8} B\n", printable(s.key), s.encoding, s.memoryUsage);
     }
+    out += runTable(r.run);
     if (r.serverKeys != r.prediction.trace.liveKeys)
         out += "\nnote: the server holds a different number of keys than the replay predicts (TTLs that passed "
                "in wall-clock time during the load expire on the server, not in the trace's time)\n";
@@ -147,6 +160,7 @@ std::vector<Measurement> measurementsOf(const DriveResult& r) {
     add("keys", static_cast<double>(r.serverKeys), "keys");
     add("load_seconds", r.load.seconds, "s");
     add("load_commands", static_cast<double>(r.load.commands), "commands");
+    addRunMeasurements(r.run, engine, r.server.version, out);
     return out;
 }
 
@@ -203,7 +217,7 @@ int runDriveResp(const DriveOptions& o, Engine engine, const ImportOptions& impo
     auto load = [&] {
         ProgressBar bar("load");
         const std::uint64_t total = (*trace)->totalRequests();
-        return loadTrace(*client, **trace, o.pipeline, [&](std::uint64_t done) {
+        return loadTrace(*client, **trace, o.pipeline, kMaxRunKeys, [&](std::uint64_t done) {
             bar.progress(total ? static_cast<double>(done) / static_cast<double>(total) : -1.0, done);
         });
     }();
@@ -222,6 +236,15 @@ int runDriveResp(const DriveOptions& o, Engine engine, const ImportOptions& impo
     if (!samples)
         return runs.fail(samples.error(), *target);
     result.samples = *samples;
+    auto run = runPhase(o, result.load.readKeys, [&]() -> Expected<std::unique_ptr<GetConnection>> {
+        auto c = RespClient::connect(target->endpoint.host, target->endpoint.port);
+        if (!c)
+            return c.error();
+        return std::unique_ptr<GetConnection>(new RespGets(std::move(*c)));
+    });
+    if (!run)
+        return runs.fail(run.error(), *target);
+    result.run = *run;
     return finishDrive(
         o, importOptions, *models, result, runs, *target,
         [&o](const auto& r, std::int64_t prediction, std::int64_t measured) {
@@ -239,6 +262,12 @@ int runDrive(const DriveOptions& o) {
         return reportError(usageError("give --server-binary or --connect, not both", "--connect"));
     if (o.pipeline == 0)
         return reportError(usageError("--pipeline must be at least 1", "--pipeline"));
+    if (o.connections == 0 || o.connections > 256)
+        return reportError(usageError("--connections must be between 1 and 256", "--connections"));
+    if (o.runPipeline == 0)
+        return reportError(usageError("--run-pipeline must be at least 1", "--run-pipeline"));
+    if (o.runSeconds < 0)
+        return reportError(usageError("--run-seconds cannot be negative", "--run-seconds"));
     if (*engine != Engine::Memcached && o.framing != "raw")
         return reportError(
             usageError("--framing applies to memcached (Dalli and Rails store framed values there)", "--framing"));
@@ -268,6 +297,14 @@ void addDriveCommand(CLI::App& app, int& status) {
     cmd->add_flag("--allow-remote", o->allowRemote, "Allow --connect to a host other than loopback");
     cmd->add_option("--pipeline", o->pipeline, "Commands per pipelined batch in the load phase")->capture_default_str();
     cmd->add_option("--sample-keys", o->sampleKeys, "Keys sampled for OBJECT ENCODING and MEMORY USAGE")
+        ->capture_default_str();
+    cmd->add_option("--run-requests", o->runRequests,
+           "Run phase: GETs to send, the trace's reads in order (0 with no --run-seconds: no run phase)")
+        ->capture_default_str();
+    cmd->add_option("--run-seconds", o->runSeconds, "Run phase: run for this long instead of a number of GETs");
+    cmd->add_option("--connections", o->connections, "Run phase: client connections, one thread each")
+        ->capture_default_str();
+    cmd->add_option("--run-pipeline", o->runPipeline, "Run phase: GETs per round trip on each connection")
         ->capture_default_str();
     o->source.addTo(*cmd);
     o->db.addTo(*cmd);

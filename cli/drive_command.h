@@ -8,6 +8,7 @@
 #include "run_store.h"
 
 #include "layoutlab/collect/engine_server.h"
+#include "layoutlab/collect/run_phase.h"
 #include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/sim/simulation.h"
 
@@ -24,6 +25,11 @@ struct DriveOptions {
     std::string framing = "raw"; // memcached
     std::uint32_t pipeline = 256;
     std::uint32_t sampleKeys = 5;
+    // The run phase: GETs from `connections` connections, `runPipeline` per round trip.
+    std::uint64_t runRequests = 100000;
+    double runSeconds = 0;
+    std::uint32_t connections = 4;
+    std::uint32_t runPipeline = 16;
     bool json = false;
     std::string output;
     TraceSourceOptions source;
@@ -59,6 +65,17 @@ private:
 // Runs the simulator on a freshly opened copy of the trace, with a progress bar.
 Expected<SimulationResult> predictDrive(
     const DriveOptions& o, const ImportOptions& importOptions, const LayoutPtr& layout, const AllocatorPtr& alloc);
+
+// The trace's reads kept for the run phase (its keys, in order, cycled).
+inline constexpr std::size_t kMaxRunKeys = 1000000;
+
+// The run phase, unless disabled (--run-requests 0 without --run-seconds) or the trace has no reads.
+Expected<std::optional<RunPhaseResult>> runPhase(const DriveOptions& o, const std::vector<std::string>& readKeys,
+    const std::function<Expected<std::unique_ptr<GetConnection>>()>& connect);
+nlohmann::json runJson(const std::optional<RunPhaseResult>& run);
+std::string runTable(const std::optional<RunPhaseResult>& run);
+void addRunMeasurements(const std::optional<RunPhaseResult>& run, const std::string& engine, const std::string& version,
+    std::vector<Measurement>& out);
 
 // The end of every drive, once the server is measured: the prediction, both runs stored, the output.
 // `renderJson(result, predictionRun, measuredRun)`, `renderTable(result)` and `measurements(result)`

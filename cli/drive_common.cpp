@@ -8,6 +8,7 @@
 #include "layoutlab/sim/simulation.h"
 
 #include <fmt/format.h>
+#include <thread>
 
 namespace layoutlab::cli {
 
@@ -78,6 +79,70 @@ Expected<SimulationResult> predictDrive(
         return trace.error();
     ProgressBar bar("predict");
     return simulate({ layout, alloc, {}, std::nullopt }, **trace, &bar);
+}
+
+Expected<std::optional<RunPhaseResult>> runPhase(const DriveOptions& o, const std::vector<std::string>& readKeys,
+    const std::function<Expected<std::unique_ptr<GetConnection>>()>& connect) {
+    if ((o.runRequests == 0 && o.runSeconds <= 0) || readKeys.empty())
+        return std::optional<RunPhaseResult>();
+    RunPhaseConfig config;
+    config.connections = o.connections;
+    config.pipeline = o.runPipeline;
+    config.maxRequests = o.runSeconds > 0 ? 0 : o.runRequests;
+    config.maxSeconds = o.runSeconds;
+    auto result = runGets(readKeys, config, connect);
+    if (!result)
+        return result.error();
+    return std::optional<RunPhaseResult>(*result);
+}
+
+namespace {
+// The client's CPU time as a share of the machine's cores over the run.
+double clientCpuShare(const RunPhaseResult& r) {
+    const double cores = std::max(1u, std::thread::hardware_concurrency());
+    return r.seconds > 0 ? r.clientCpuSeconds / (r.seconds * cores) : 0;
+}
+} // namespace
+
+nlohmann::json runJson(const std::optional<RunPhaseResult>& run) {
+    if (!run)
+        return nullptr;
+    return { { "requests", run->requests }, { "hits", run->hits }, { "seconds", run->seconds },
+        { "ops_per_sec", run->requestsPerSecond }, { "connections", run->connections }, { "pipeline", run->pipeline },
+        { "latency_us", { { "p50", run->p50Ns / 1e3 }, { "p99", run->p99Ns / 1e3 }, { "p99.9", run->p999Ns / 1e3 } } },
+        { "client_cpu_seconds", run->clientCpuSeconds }, { "client_cpu_share", clientCpuShare(*run) } };
+}
+
+std::string runTable(const std::optional<RunPhaseResult>& run) {
+    if (!run)
+        return "\nrun phase  skipped (no reads in the trace, or --run-requests 0)\n";
+    std::string out = fmt::format("\nrun phase  {} GETs ({:.1f}% hits) from {} connections x pipeline {} in {:.2f} s\n",
+        run->requests,
+        run->requests ? 100.0 * static_cast<double>(run->hits) / static_cast<double>(run->requests) : 0.0,
+        run->connections, run->pipeline, run->seconds);
+    out += fmt::format("           {:.0f} GETs/s; latency per request p50 {:.1f} us, p99 {:.1f} us, p99.9 {:.1f} us\n",
+        run->requestsPerSecond, run->p50Ns / 1e3, run->p99Ns / 1e3, run->p999Ns / 1e3);
+    const double share = clientCpuShare(*run);
+    out += fmt::format("           client CPU {:.2f} s, {:.0f}% of this machine{}\n", run->clientCpuSeconds,
+        100 * share, share > 0.8 ? ": the client is saturated, so GETs/s is the client's limit, not the server's" : "");
+    return out;
+}
+
+void addRunMeasurements(const std::optional<RunPhaseResult>& run, const std::string& engine, const std::string& version,
+    std::vector<Measurement>& out) {
+    if (!run)
+        return;
+    const std::string details = nlohmann::json { { "connections", run->connections }, { "pipeline", run->pipeline },
+        { "requests", run->requests },
+        { "hits", run->hits } }.dump();
+    auto add = [&](const char* metric, double value, const char* unit) {
+        out.push_back({ std::nullopt, engine, version, metric, value, unit, details });
+    };
+    add("gets_per_sec", run->requestsPerSecond, "ops/s");
+    add("get_latency_p50", static_cast<double>(run->p50Ns), "ns");
+    add("get_latency_p99", static_cast<double>(run->p99Ns), "ns");
+    add("get_latency_p999", static_cast<double>(run->p999Ns), "ns");
+    add("client_cpu_seconds", run->clientCpuSeconds, "s");
 }
 
 } // namespace layoutlab::cli

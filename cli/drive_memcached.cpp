@@ -16,6 +16,16 @@ namespace layoutlab::cli {
 
 namespace {
 
+class MemcachedGets final : public GetConnection {
+public:
+    explicit MemcachedGets(MemcachedClient client)
+        : m_client(std::move(client)) { }
+    Expected<std::uint64_t> getMany(std::span<const std::string> keys) override { return m_client.getMany(keys); }
+
+private:
+    MemcachedClient m_client;
+};
+
 struct MemcachedDriveResult {
     MemcachedServerInfo server;
     std::string endpoint;
@@ -23,6 +33,7 @@ struct MemcachedDriveResult {
     std::string framing;
     MemcachedLoadReport load;
     MemcachedSlabs slabs;
+    std::optional<RunPhaseResult> run;
     SimulationResult prediction;
 
     std::map<std::uint64_t, std::uint64_t> predictedChunks() const {
@@ -72,7 +83,9 @@ nlohmann::json renderJson(
             { { "requests", r.load.requests }, { "commands", r.load.commands }, { "reads_skipped", r.load.reads },
                 { "seconds", r.load.seconds },
                 { "commands_per_sec", r.load.seconds > 0 ? static_cast<double>(r.load.commands) / r.load.seconds : 0 },
-                { "key_names_repeat", r.load.namesRepeat } } } };
+                { "key_names_repeat", r.load.namesRepeat } } },
+        { "run", runJson(r.run) },
+        { "ops_per_sec", r.run ? nlohmann::json(r.run->requestsPerSecond) : nlohmann::json(nullptr) } };
     if (predictionRun || measuredRun)
         out["runs"] = { { "prediction", predictionRun }, { "measured", measuredRun } };
     return out;
@@ -98,6 +111,7 @@ std::string renderTable(const MemcachedDriveResult& r, const std::string& trace)
         out += fmt::format(
             "  {:>9} B {:>12} {:>12}{}\n", c["chunk_bytes"].get<std::uint64_t>(), m, p, m == p ? "" : "   differs");
     }
+    out += runTable(r.run);
     if (r.slabs.items != r.prediction.trace.liveKeys)
         out += "\nnote: the server holds a different number of items than the replay predicts (TTLs that passed "
                "in wall-clock time during the load expire on the server, not in the trace's time)\n";
@@ -125,6 +139,7 @@ std::vector<Measurement> measurementsOf(const MemcachedDriveResult& r) {
         add("used_chunks", static_cast<double>(used), "chunks", { { "chunk_bytes", chunk } });
     add("load_seconds", r.load.seconds, "s");
     add("load_commands", static_cast<double>(r.load.commands), "commands");
+    addRunMeasurements(r.run, "memcached", r.server.version, out);
     return out;
 }
 
@@ -177,7 +192,7 @@ int runDriveMemcached(const DriveOptions& o) {
     auto load = [&] {
         ProgressBar bar("load");
         const std::uint64_t total = (*trace)->totalRequests();
-        return loadTraceMemcached(*client, **trace, *framing, [&](std::uint64_t done) {
+        return loadTraceMemcached(*client, **trace, *framing, kMaxRunKeys, [&](std::uint64_t done) {
             bar.progress(total ? static_cast<double>(done) / static_cast<double>(total) : -1.0, done);
         });
     }();
@@ -188,6 +203,15 @@ int runDriveMemcached(const DriveOptions& o) {
     if (!slabs)
         return runs.fail(slabs.error(), *target);
     result.slabs = *slabs;
+    auto run = runPhase(o, result.load.readKeys, [&]() -> Expected<std::unique_ptr<GetConnection>> {
+        auto c = MemcachedClient::connect(target->endpoint.host, target->endpoint.port);
+        if (!c)
+            return c.error();
+        return std::unique_ptr<GetConnection>(new MemcachedGets(std::move(*c)));
+    });
+    if (!run)
+        return runs.fail(run.error(), *target);
+    result.run = *run;
     return finishDrive(
         o, *importOptions, *models, result, runs, *target,
         [&o](const auto& r, std::int64_t prediction, std::int64_t measured) {

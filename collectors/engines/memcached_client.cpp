@@ -117,6 +117,46 @@ Status MemcachedClient::apply(const std::vector<MemcachedCommand>& commands, boo
     return Ok {};
 }
 
+Status MemcachedClient::skipBytes(std::size_t n) {
+    while (m_buffer.size() < n) {
+        char chunk[65536];
+        const ssize_t got = ::recv(m_fd, chunk, sizeof chunk, 0);
+        if (got <= 0)
+            return ioError("memcached closed the connection");
+        m_buffer.append(chunk, static_cast<std::size_t>(got));
+    }
+    m_buffer.erase(0, n);
+    return Ok {};
+}
+
+Expected<std::uint64_t> MemcachedClient::getMany(std::span<const std::string> keys) {
+    std::string out;
+    for (const auto& key : keys)
+        out += fmt::format("get {}\r\n", key);
+    if (auto ok = sendAll(out); !ok)
+        return ok.error();
+    std::uint64_t hits = 0;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        while (true) { // VALUE <key> <flags> <bytes>\r\n<data>\r\n ... END\r\n
+            auto line = readLine();
+            if (!line)
+                return line.error();
+            if (*line == "END")
+                break;
+            if (line->rfind("VALUE ", 0) != 0)
+                return dataError(fmt::format("unexpected reply to get: {}", line->substr(0, 200)));
+            const auto lastSpace = line->rfind(' ');
+            const std::string bytes = line->substr(lastSpace + 1);
+            if (bytes.empty() || bytes.find_first_not_of("0123456789") != std::string::npos)
+                return dataError(fmt::format("unexpected reply to get: {}", line->substr(0, 200)));
+            if (auto ok = skipBytes(std::stoull(bytes) + 2); !ok)
+                return ok.error();
+            ++hits;
+        }
+    }
+    return hits;
+}
+
 Expected<std::map<std::string, std::string>> MemcachedClient::stats(const std::string& group) {
     if (auto ok = sendAll(group.empty() ? "stats\r\n" : "stats " + group + "\r\n"); !ok)
         return ok.error();

@@ -91,7 +91,7 @@ Expected<MemcachedSlabs> readSlabs(MemcachedClient& client) {
 }
 
 Expected<MemcachedLoadReport> loadTraceMemcached(MemcachedClient& client, TraceReader& trace, Framing framing,
-    const std::function<void(std::uint64_t)>& progress, std::stop_token stop) {
+    std::size_t keepReads, const std::function<void(std::uint64_t)>& progress, std::stop_token stop) {
     using Verb = MemcachedCommand::Verb;
     const auto started = std::chrono::steady_clock::now();
     MemcachedLoadReport report;
@@ -143,6 +143,10 @@ Expected<MemcachedLoadReport> loadTraceMemcached(MemcachedClient& client, TraceR
                 c.exptime = r.op == Op::Persist ? 0 : exptimeOf(std::max<std::uint32_t>(r.ttlSeconds, 1));
                 break;
             case Op::Get:
+                if (report.readKeys.size() < keepReads)
+                    report.readKeys.push_back(std::move(c.key));
+                ++report.reads;
+                continue;
             case Op::Other:
                 ++report.reads;
                 continue;

@@ -91,6 +91,28 @@ Status RespClient::pipeline(const std::vector<std::vector<std::string>>& command
     return Ok {};
 }
 
+Expected<std::uint64_t> RespClient::getMany(std::span<const std::string> keys) {
+    for (const auto& key : keys) {
+        const char* args[] = { "GET", key.data() };
+        const size_t lens[] = { 3, key.size() };
+        redisAppendCommandArgv(m_context, 2, args, lens);
+    }
+    std::uint64_t hits = 0;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        void* raw = nullptr;
+        if (redisGetReply(m_context, &raw) != REDIS_OK || !raw)
+            return ioError(fmt::format("connection error: {}", m_context->errstr));
+        auto* reply = static_cast<redisReply*>(raw);
+        const int type = reply->type;
+        std::string text = type == REDIS_REPLY_ERROR ? replyText(reply) : std::string();
+        freeReplyObject(reply);
+        if (type == REDIS_REPLY_ERROR)
+            return dataError(fmt::format("GET failed: {}", text));
+        hits += type == REDIS_REPLY_STRING ? 1 : 0;
+    }
+    return hits;
+}
+
 Expected<std::map<std::string, std::string>> RespClient::info(const std::string& section) {
     auto text = command({ "INFO", section });
     if (!text)

@@ -107,7 +107,7 @@ Expected<std::uint64_t> keyCount(RespClient& client) {
     return std::stoull(*n);
 }
 
-Expected<LoadReport> loadTrace(RespClient& client, TraceReader& trace, std::size_t pipeline,
+Expected<LoadReport> loadTrace(RespClient& client, TraceReader& trace, std::size_t pipeline, std::size_t keepReads,
     const std::function<void(std::uint64_t)>& progress, std::stop_token stop) {
     const auto started = std::chrono::steady_clock::now();
     LoadReport report;
@@ -181,6 +181,10 @@ Expected<LoadReport> loadTrace(RespClient& client, TraceReader& trace, std::size
                 commands.push_back({ "PERSIST", std::move(key) });
                 break;
             case Op::Get:
+                if (report.readKeys.size() < keepReads)
+                    report.readKeys.push_back(std::move(key));
+                ++report.reads;
+                break;
             case Op::Other:
                 ++report.reads;
                 break;

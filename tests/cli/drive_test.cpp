@@ -92,6 +92,33 @@ TEST_F(DriveTest, StoresThePredictionAndTheMeasuredRun) {
     EXPECT_NE(shown.out.find("bytes_per_key"), std::string::npos) << shown.out;
 }
 
+TEST_F(DriveTest, RunPhaseReportsThroughputLatencyAndClientCpu) {
+    for (const char* engine : { "redis", "memcached" }) {
+        if (!installed(std::string(engine) == "redis" ? "redis-server" : "memcached"))
+            continue;
+        // The seed trace reads keys it has set: every GET hits.
+        const auto r = run({ "drive", seedTrace(), "--engine", engine, "--json", "--no-db", "--run-requests", "20000",
+            "--connections", "2", "--run-pipeline", "8" });
+        ASSERT_EQ(r.exitCode, 0) << engine << ": " << r.err;
+        const auto j = nlohmann::json::parse(r.out);
+        ASSERT_TRUE(j["run"].is_object()) << engine;
+        const auto& phase = j["run"];
+        EXPECT_EQ(phase["requests"], 20000) << engine;
+        EXPECT_EQ(phase["hits"], 20000) << engine;
+        EXPECT_EQ(phase["connections"], 2);
+        EXPECT_EQ(phase["pipeline"], 8);
+        EXPECT_GT(j["ops_per_sec"].get<double>(), 0) << engine;
+        const auto& latency = phase["latency_us"];
+        EXPECT_GT(latency["p50"].get<double>(), 0);
+        EXPECT_LE(latency["p50"].get<double>(), latency["p99"].get<double>());
+        EXPECT_LE(latency["p99"].get<double>(), latency["p99.9"].get<double>());
+        EXPECT_GT(phase["client_cpu_seconds"].get<double>(), 0);
+        const auto none = run({ "drive", seedTrace(), "--engine", engine, "--json", "--no-db", "--run-requests", "0" });
+        ASSERT_EQ(none.exitCode, 0) << none.err;
+        EXPECT_TRUE(nlohmann::json::parse(none.out)["ops_per_sec"].is_null());
+    }
+}
+
 TEST_F(DriveTest, WhatCannotBeMeasuredGetsAClearError) {
     const auto trace = gen("tiny.lltrace", { "--keys", "100", "--ops", "0" });
     // Nothing listens on a port we just closed.

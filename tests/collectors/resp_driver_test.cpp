@@ -4,6 +4,7 @@
 
 #include "layoutlab/collect/engine_server.h"
 #include "layoutlab/collect/resp_driver.h"
+#include "layoutlab/collect/run_phase.h"
 #include "layoutlab/collect/trace_keys.h"
 
 #include <gtest/gtest.h>
@@ -107,6 +108,40 @@ TEST(EngineServer, ServersStartFromArgumentVectorsWithPersistenceOff) {
     EXPECT_TRUE(has(memcached, "-l", "127.0.0.1"));
     EXPECT_TRUE(has(memcached, "-p", "7002"));
     EXPECT_FALSE(has(engineArgv(Engine::Memcached, "memcached", 7002, false), "-u", "root"));
+}
+
+TEST(LatencyHistogram, BucketsAreAtMostASixteenthWide) {
+    std::uint64_t previous = 0;
+    for (std::size_t b = 1; b < 60 * 16; ++b) {
+        const auto upper = LatencyHistogram::upperBound(b);
+        ASSERT_GT(upper, previous) << "bucket " << b;
+        previous = upper;
+    }
+    for (std::uint64_t ns : { 1ull, 15ull, 16ull, 17ull, 1000ull, 123456ull, 987654321ull, 1ull << 40 }) {
+        const auto bucket = LatencyHistogram::bucketOf(ns);
+        const auto upper = LatencyHistogram::upperBound(bucket);
+        EXPECT_GE(upper, ns);
+        EXPECT_LE(static_cast<double>(upper - ns), static_cast<double>(ns) / 16 + 1) << ns;
+        if (bucket > 0)
+            EXPECT_LT(LatencyHistogram::upperBound(bucket - 1), ns) << ns;
+    }
+}
+
+TEST(LatencyHistogram, QuantilesFollowTheCounts) {
+    LatencyHistogram h;
+    h.add(1000, 980); // 98% at 1 us
+    h.add(100000, 19); // 1.9% at 100 us
+    h.add(10000000); // one at 10 ms
+    EXPECT_EQ(h.count(), 1000u);
+    EXPECT_NEAR(static_cast<double>(h.quantile(0.5)), 1000, 1000 / 16.0);
+    EXPECT_NEAR(static_cast<double>(h.quantile(0.99)), 100000, 100000 / 16.0);
+    EXPECT_NEAR(static_cast<double>(h.quantile(0.9995)), 10000000, 10000000 / 16.0);
+    LatencyHistogram other;
+    other.add(1000, 1000);
+    h.merge(other);
+    EXPECT_EQ(h.count(), 2000u);
+    EXPECT_NEAR(static_cast<double>(h.quantile(0.99)), 1000, 1000 / 16.0);
+    EXPECT_EQ(LatencyHistogram().quantile(0.5), 0u);
 }
 
 } // namespace

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,8 @@ public:
     // Sends the commands pipelined. NOT_STORED (add, replace), NOT_FOUND (delete, touch) are outcomes;
     // ERROR, CLIENT_ERROR and SERVER_ERROR (out of memory) fail with the server's words.
     Status apply(const std::vector<MemcachedCommand>& commands);
+    // `get` of every key, pipelined (one command each); returns how many were hits.
+    Expected<std::uint64_t> getMany(std::span<const std::string> keys);
     // "stats", "stats slabs", "stats items", "stats settings": name -> value.
     Expected<std::map<std::string, std::string>> stats(const std::string& group = {});
 
@@ -49,6 +52,7 @@ private:
     Status apply(const std::vector<MemcachedCommand>& commands, bool mustStore);
     Status sendAll(const std::string& data);
     Expected<std::string> readLine();
+    Status skipBytes(std::size_t n);
 
     int m_fd = -1;
     std::string m_buffer;

@@ -33,12 +33,14 @@ struct MemcachedLoadReport {
     std::uint64_t reads = 0; // GETs and others not sent in the load phase
     bool namesRepeat = false;
     double seconds = 0;
+    std::vector<std::string> readKeys; // the trace's reads in order, up to the loader's keepReads
 };
 
 // Applies the trace's writes in order: set/add/replace with the framed value and the framing's flags,
 // append/prepend, integers for incr/decr (as a set), delete, and touch for expire and persist. TTLs above
-// memcached's 30-day relative limit are sent as absolute times.
+// memcached's 30-day relative limit are sent as absolute times. The first `keepReads` GETs' key names
+// are kept for the run phase.
 Expected<MemcachedLoadReport> loadTraceMemcached(MemcachedClient& client, TraceReader& trace, Framing framing,
-    const std::function<void(std::uint64_t)>& progress = {}, std::stop_token stop = {});
+    std::size_t keepReads, const std::function<void(std::uint64_t)>& progress = {}, std::stop_token stop = {});
 
 } // namespace layoutlab

@@ -7,6 +7,7 @@
 
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,8 @@ public:
     Expected<std::string> command(const std::vector<std::string>& argv);
     // Many commands pipelined; fails on the first error reply.
     Status pipeline(const std::vector<std::vector<std::string>>& commands);
+    // GET of every key, pipelined; returns how many were hits.
+    Expected<std::uint64_t> getMany(std::span<const std::string> keys);
     // INFO [section] parsed into field -> value.
     Expected<std::map<std::string, std::string>> info(const std::string& section);
 

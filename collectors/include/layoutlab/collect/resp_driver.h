@@ -43,13 +43,15 @@ struct LoadReport {
     std::uint64_t batches = 0;
     bool namesRepeat = false; // some key sizes were too small to name every key apart
     double seconds = 0;
+    std::vector<std::string> readKeys; // the trace's reads in order, up to the loader's keepReads
 };
 
 // Applies the trace's writes in order: SET (NX for add, XX for replace, EX for a TTL, KEEPTTL where the
 // trace keeps it), APPEND, integers for INCR/DECR, DEL, EXPIRE, PERSIST; GETs are left for the run
 // phase. Batches of `pipeline` commands; an error reply (OOM, a wrong type) stops the load with what
-// the server said and how far it got. `progress` gets the requests read so far.
-Expected<LoadReport> loadTrace(RespClient& client, TraceReader& trace, std::size_t pipeline,
+// the server said and how far it got. The first `keepReads` GETs' key names are kept for the run phase.
+// `progress` gets the requests read so far.
+Expected<LoadReport> loadTrace(RespClient& client, TraceReader& trace, std::size_t pipeline, std::size_t keepReads,
     const std::function<void(std::uint64_t)>& progress = {}, std::stop_token stop = {});
 
 } // namespace layoutlab

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: MIT
+#include "layoutlab/collect/run_phase.h"
+
+#include <atomic>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <fmt/format.h>
+#include <mutex>
+#include <optional>
+#include <sys/resource.h>
+#include <thread>
+
+namespace layoutlab {
+
+std::size_t LatencyHistogram::bucketOf(std::uint64_t ns) {
+    if (ns < kSubBuckets)
+        return static_cast<std::size_t>(ns); // exact below 16 ns
+    const unsigned top = 63 - static_cast<unsigned>(std::countl_zero(ns)); // >= 4
+    const auto sub = static_cast<std::size_t>((ns >> (top - 4)) & (kSubBuckets - 1));
+    return (top - 3) * kSubBuckets + sub;
+}
+
+std::uint64_t LatencyHistogram::upperBound(std::size_t bucket) {
+    if (bucket < kSubBuckets)
+        return bucket;
+    const std::size_t top = bucket / kSubBuckets + 3;
+    const std::uint64_t sub = bucket % kSubBuckets;
+    const std::uint64_t low = (std::uint64_t { 1 } << top) + (sub << (top - 4));
+    return low + (std::uint64_t { 1 } << (top - 4)) - 1;
+}
+
+void LatencyHistogram::add(std::uint64_t ns, std::uint64_t count) {
+    m_buckets[std::min(bucketOf(ns), m_buckets.size() - 1)] += count;
+    m_count += count;
+}
+
+void LatencyHistogram::merge(const LatencyHistogram& other) {
+    for (std::size_t i = 0; i < m_buckets.size(); ++i)
+        m_buckets[i] += other.m_buckets[i];
+    m_count += other.m_count;
+}
+
+std::uint64_t LatencyHistogram::quantile(double q) const {
+    if (m_count == 0)
+        return 0;
+    const auto rank = static_cast<std::uint64_t>(std::max(1.0, std::ceil(q * static_cast<double>(m_count))));
+    std::uint64_t seen = 0;
+    for (std::size_t i = 0; i < m_buckets.size(); ++i) {
+        seen += m_buckets[i];
+        if (seen >= rank)
+            return upperBound(i);
+    }
+    return upperBound(m_buckets.size() - 1);
+}
+
+namespace {
+double processCpuSeconds() {
+    rusage usage {};
+    getrusage(RUSAGE_SELF, &usage);
+    auto seconds
+        = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+} // namespace
+
+Expected<RunPhaseResult> runGets(const std::vector<std::string>& keys, const RunPhaseConfig& config,
+    const std::function<Expected<std::unique_ptr<GetConnection>>()>& connect, std::stop_token stop) {
+    if (keys.empty())
+        return dataError("the trace has no reads to replay in the run phase");
+    if (config.connections == 0 || config.pipeline == 0)
+        return usageError("the run phase needs at least one connection and a pipeline of at least 1");
+    if (config.maxRequests == 0 && config.maxSeconds <= 0)
+        return usageError("bound the run phase by requests or by seconds");
+    std::vector<std::unique_ptr<GetConnection>> connections;
+    for (std::uint32_t i = 0; i < config.connections; ++i) {
+        auto c = connect();
+        if (!c)
+            return c.error();
+        connections.push_back(std::move(*c));
+    }
+    // Workers claim batches of `pipeline` positions in the key sequence, so together they read the keys
+    // in the trace's order, whatever the number of connections.
+    std::atomic<std::uint64_t> next { 0 };
+    std::atomic<bool> failed { false };
+    std::mutex merge;
+    LatencyHistogram all;
+    std::uint64_t hits = 0;
+    std::optional<Error> error;
+    const auto started = std::chrono::steady_clock::now();
+    const auto deadline = config.maxSeconds > 0 ? started
+            + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                std::chrono::duration<double>(config.maxSeconds))
+                                                : std::chrono::steady_clock::time_point::max();
+    const double cpuBefore = processCpuSeconds();
+    auto worker = [&](GetConnection& connection) {
+        LatencyHistogram mine;
+        std::uint64_t myHits = 0;
+        std::vector<std::string> batch;
+        while (!failed && !stop.stop_requested()) {
+            const std::uint64_t first = next.fetch_add(config.pipeline);
+            if (config.maxRequests && first >= config.maxRequests)
+                break;
+            const auto now = std::chrono::steady_clock::now();
+            if (now >= deadline)
+                break;
+            const std::uint64_t count = config.maxRequests
+                ? std::min<std::uint64_t>(config.pipeline, config.maxRequests - first)
+                : config.pipeline;
+            batch.clear();
+            for (std::uint64_t i = 0; i < count; ++i)
+                batch.push_back(keys[(first + i) % keys.size()]);
+            auto got = connection.getMany(batch);
+            const auto ns = static_cast<std::uint64_t>(
+                std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - now).count());
+            if (!got) {
+                std::lock_guard lock(merge);
+                if (!error)
+                    error = got.error();
+                failed = true;
+                break;
+            }
+            myHits += *got;
+            mine.add(ns, count); // every request of a round trip waited for all of it
+        }
+        std::lock_guard lock(merge);
+        all.merge(mine);
+        hits += myHits;
+    };
+    {
+        std::vector<std::jthread> threads;
+        for (auto& c : connections)
+            threads.emplace_back([&worker, &c] { worker(*c); });
+    }
+    if (error)
+        return *error;
+    if (stop.stop_requested())
+        return cancelledError();
+    RunPhaseResult r;
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    r.clientCpuSeconds = processCpuSeconds() - cpuBefore;
+    r.requests = all.count();
+    r.hits = hits;
+    r.requestsPerSecond = r.seconds > 0 ? static_cast<double>(r.requests) / r.seconds : 0;
+    r.p50Ns = all.quantile(0.5);
+    r.p99Ns = all.quantile(0.99);
+    r.p999Ns = all.quantile(0.999);
+    r.connections = config.connections;
+    r.pipeline = config.pipeline;
+    return r;
+}
+
+} // namespace layoutlab
