@@ -7,9 +7,17 @@
 #include "cli_runner.h"
 
 #include <arpa/inet.h>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <netinet/in.h>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
 #include <sys/socket.h>
+#include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 namespace {
@@ -19,6 +27,26 @@ bool installed(const std::string& binary) {
         if (::access((std::string(dir) + "/" + binary).c_str(), X_OK) == 0)
             return true;
     return false;
+}
+
+// The first child process of `parent`, from /proc/*/stat; 0 when there is none yet.
+pid_t childOf(pid_t parent) {
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+        std::ifstream stat(entry.path() / "stat");
+        std::string line;
+        if (!std::getline(stat, line))
+            continue;
+        const auto close = line.rfind(')'); // the command name may hold spaces
+        if (close == std::string::npos)
+            continue;
+        std::istringstream rest(line.substr(close + 2));
+        char state = 0;
+        pid_t ppid = 0;
+        rest >> state >> ppid;
+        if (ppid == parent)
+            return static_cast<pid_t>(std::stol(entry.path().filename().string()));
+    }
+    return 0;
 }
 
 class DriveTest : public layoutlab::test::CliTestBase {
@@ -117,6 +145,59 @@ TEST_F(DriveTest, RunPhaseReportsThroughputLatencyAndClientCpu) {
         ASSERT_EQ(none.exitCode, 0) << none.err;
         EXPECT_TRUE(nlohmann::json::parse(none.out)["ops_per_sec"].is_null());
     }
+}
+
+TEST_F(DriveTest, AServerKilledMidLoadFailsTheRunsAndKeepsWhatWasStored) {
+    ASSERT_EQ(run({ "sim", seedTrace(), "--layout", "redis-7.0" }).exitCode, 0); // stored before
+    // Large enough that the load takes seconds.
+    const auto trace = gen("big.lltrace", { "--keys", "1500000", "--ops", "0", "--value-size", "100" });
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, path("out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, 2, path("err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const pid_t drive = layoutlab::test::spawnCli({ "drive", trace, "--engine", "redis" }, &actions);
+    posix_spawn_file_actions_destroy(&actions);
+    ASSERT_GT(drive, 0);
+    pid_t server = 0;
+    for (int i = 0; i < 500 && server == 0; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        server = childOf(drive);
+    }
+    ASSERT_GT(server, 0) << "drive started no server";
+    std::this_thread::sleep_for(std::chrono::milliseconds(700)); // into the load phase
+    ::kill(server, SIGKILL);
+    int status = 0;
+    ASSERT_EQ(::waitpid(drive, &status, 0), drive);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 1);
+    std::ifstream errFile(path("err"));
+    const std::string err((std::istreambuf_iterator<char>(errFile)), std::istreambuf_iterator<char>());
+    EXPECT_NE(err.find("layoutlab: error:"), std::string::npos) << err;
+    EXPECT_NE(err.find("the server exited"), std::string::npos) << err;
+    const auto runs = nlohmann::json::parse(run({ "db", "list", "--json" }).out);
+    ASSERT_EQ(runs.size(), 3u);
+    std::map<std::string, std::string> statusByKind;
+    for (const auto& r : runs)
+        statusByKind[r["kind"].get<std::string>() + (r["id"] == 1 ? "-before" : "")] = r["status"];
+    EXPECT_EQ(statusByKind["sim-before"], "complete");
+    EXPECT_EQ(statusByKind["sim"], "failed");
+    EXPECT_EQ(statusByKind["drive"], "failed");
+    const auto check = run({ "db", "list" });
+    EXPECT_EQ(check.exitCode, 0);
+}
+
+TEST_F(DriveTest, ValkeyWithinOnePercentWhenInstalled) {
+    if (!installed("valkey-server"))
+        GTEST_SKIP() << "valkey-server is not on PATH (Debian 12 does not package it): the Valkey drive is not "
+                        "tested on this machine";
+    const auto trace = gen("valkey.lltrace",
+        { "--keys", "40000", "--ops", "40000", "--key-size", "lognormal:3.3:0.45:6:200", "--value-size",
+            "lognormal:4.3:1.2:1:20000", "--ttl-fraction", "0.2", "--delete-fraction", "0.1" });
+    const auto r = run({ "drive", trace, "--engine", "valkey", "--json", "--no-db", "--run-requests", "0" });
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["engine"], "valkey");
+    EXPECT_LT(std::abs(j["relative_error"].get<double>()), 0.01) << r.out;
 }
 
 TEST_F(DriveTest, WhatCannotBeMeasuredGetsAClearError) {
