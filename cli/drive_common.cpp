@@ -67,6 +67,9 @@ int DriveRuns::fail(const Error& error, DriveTarget& target) {
         (void)m_db->failRun(m_runs.measured, error.describe());
     }
     Error shown = error;
+    // A lost connection often means the server died: give its exit a moment to show before looking.
+    for (int i = 0; i < 50 && error.code == ErrorCode::Io && target.server && target.server->running(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
     if (target.server && !target.server->running())
         shown.message += "\nthe server exited; its log ends:\n" + target.server->logTail();
     return reportError(shown);

@@ -20,7 +20,8 @@ class MemcachedGets final : public GetConnection {
 public:
     explicit MemcachedGets(MemcachedClient client)
         : m_client(std::move(client)) { }
-    Expected<std::uint64_t> getMany(std::span<const std::string> keys) override { return m_client.getMany(keys); }
+    Status send(std::span<const std::string_view> keys) override { return m_client.sendGets(keys); }
+    Expected<std::uint64_t> receive(std::size_t count) override { return m_client.receiveGets(count); }
 
 private:
     MemcachedClient m_client;

@@ -129,14 +129,16 @@ Status MemcachedClient::skipBytes(std::size_t n) {
     return Ok {};
 }
 
-Expected<std::uint64_t> MemcachedClient::getMany(std::span<const std::string> keys) {
+Status MemcachedClient::sendGets(std::span<const std::string_view> keys) {
     std::string out;
     for (const auto& key : keys)
         out += fmt::format("get {}\r\n", key);
-    if (auto ok = sendAll(out); !ok)
-        return ok.error();
+    return sendAll(out);
+}
+
+Expected<std::uint64_t> MemcachedClient::receiveGets(std::size_t count) {
     std::uint64_t hits = 0;
-    for (std::size_t i = 0; i < keys.size(); ++i) {
+    for (std::size_t i = 0; i < count; ++i) {
         while (true) { // VALUE <key> <flags> <bytes>\r\n<data>\r\n ... END\r\n
             auto line = readLine();
             if (!line)

@@ -48,7 +48,8 @@ Expected<RespClient> RespClient::connect(const std::string& host, std::uint16_t 
 }
 
 RespClient::RespClient(RespClient&& other) noexcept
-    : m_context(other.m_context) {
+    : m_context(other.m_context)
+    , m_getBuffer(std::move(other.m_getBuffer)) {
     other.m_context = nullptr;
 }
 
@@ -91,14 +92,28 @@ Status RespClient::pipeline(const std::vector<std::vector<std::string>>& command
     return Ok {};
 }
 
-Expected<std::uint64_t> RespClient::getMany(std::span<const std::string> keys) {
-    for (const auto& key : keys) {
-        const char* args[] = { "GET", key.data() };
-        const size_t lens[] = { 3, key.size() };
-        redisAppendCommandArgv(m_context, 2, args, lens);
+Status RespClient::sendGets(std::span<const std::string_view> keys) {
+    // The whole batch formatted once and handed to hiredis as one buffer (redisAppendFormattedCommand
+    // appends raw protocol), instead of formatting each GET through its argv path; then written out.
+    std::string& out = m_getBuffer;
+    out.clear();
+    for (const auto key : keys) {
+        out += "*2\r\n$3\r\nGET\r\n$";
+        out += std::to_string(key.size());
+        out += "\r\n";
+        out += key;
+        out += "\r\n";
     }
+    redisAppendFormattedCommand(m_context, out.data(), out.size());
+    for (int done = 0; !done;)
+        if (redisBufferWrite(m_context, &done) != REDIS_OK)
+            return ioError(fmt::format("connection error: {}", m_context->errstr));
+    return Ok {};
+}
+
+Expected<std::uint64_t> RespClient::receiveGets(std::size_t count) {
     std::uint64_t hits = 0;
-    for (std::size_t i = 0; i < keys.size(); ++i) {
+    for (std::size_t i = 0; i < count; ++i) {
         void* raw = nullptr;
         if (redisGetReply(m_context, &raw) != REDIS_OK || !raw)
             return ioError(fmt::format("connection error: {}", m_context->errstr));

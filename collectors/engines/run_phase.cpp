@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/collect/run_phase.h"
 
+#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <chrono>
@@ -93,44 +94,72 @@ Expected<RunPhaseResult> runGets(const std::vector<std::string>& keys, const Run
                 std::chrono::duration<double>(config.maxSeconds))
                                                 : std::chrono::steady_clock::time_point::max();
     const double cpuBefore = processCpuSeconds();
-    auto worker = [&](GetConnection& connection) {
-        LatencyHistogram mine;
+    auto worker = [&](std::span<const std::unique_ptr<GetConnection>> mine) {
+        LatencyHistogram latencies;
         std::uint64_t myHits = 0;
-        std::vector<std::string> batch;
-        while (!failed && !stop.stop_requested()) {
-            const std::uint64_t first = next.fetch_add(config.pipeline);
-            if (config.maxRequests && first >= config.maxRequests)
-                break;
-            const auto now = std::chrono::steady_clock::now();
-            if (now >= deadline)
-                break;
-            const std::uint64_t count = config.maxRequests
-                ? std::min<std::uint64_t>(config.pipeline, config.maxRequests - first)
-                : config.pipeline;
-            batch.clear();
-            for (std::uint64_t i = 0; i < count; ++i)
-                batch.push_back(keys[(first + i) % keys.size()]);
-            auto got = connection.getMany(batch);
-            const auto ns = static_cast<std::uint64_t>(
-                std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - now).count());
-            if (!got) {
-                std::lock_guard lock(merge);
-                if (!error)
-                    error = got.error();
-                failed = true;
-                break;
+        struct InFlight {
+            std::vector<std::string_view> keys; // views of `keys`: no copy per GET
+            std::chrono::steady_clock::time_point sent;
+        };
+        std::vector<InFlight> flights(mine.size());
+        auto fail = [&](const Error& e) {
+            std::lock_guard lock(merge);
+            if (!error)
+                error = e;
+            failed = true;
+        };
+        bool more = true;
+        while (more && !failed && !stop.stop_requested()) {
+            for (std::size_t c = 0; c < mine.size(); ++c) {
+                auto& flight = flights[c];
+                flight.keys.clear();
+                const std::uint64_t first = more ? next.fetch_add(config.pipeline) : 0;
+                const auto now = std::chrono::steady_clock::now();
+                if (!more || (config.maxRequests && first >= config.maxRequests) || now >= deadline) {
+                    more = false;
+                    continue;
+                }
+                const std::uint64_t count = config.maxRequests
+                    ? std::min<std::uint64_t>(config.pipeline, config.maxRequests - first)
+                    : config.pipeline;
+                for (std::uint64_t i = 0; i < count; ++i)
+                    flight.keys.push_back(keys[(first + i) % keys.size()]);
+                flight.sent = now;
+                if (auto ok = mine[c]->send(flight.keys); !ok) {
+                    fail(ok.error());
+                    return;
+                }
             }
-            myHits += *got;
-            mine.add(ns, count); // every request of a round trip waited for all of it
+            for (std::size_t c = 0; c < mine.size(); ++c) {
+                auto& flight = flights[c];
+                if (flight.keys.empty())
+                    continue;
+                auto got = mine[c]->receive(flight.keys.size());
+                if (!got) {
+                    fail(got.error());
+                    return;
+                }
+                const auto ns = static_cast<std::uint64_t>(
+                    std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - flight.sent)
+                        .count());
+                myHits += *got;
+                latencies.add(ns, flight.keys.size()); // every request of a round trip waited for all of it
+            }
         }
         std::lock_guard lock(merge);
-        all.merge(mine);
+        all.merge(latencies);
         hits += myHits;
     };
     {
+        const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+        const std::size_t workers = std::clamp<std::size_t>(cores, 1, connections.size());
         std::vector<std::jthread> threads;
-        for (auto& c : connections)
-            threads.emplace_back([&worker, &c] { worker(*c); });
+        const std::span<const std::unique_ptr<GetConnection>> connectionSpan(connections);
+        for (std::size_t w = 0; w < workers; ++w) {
+            const std::size_t begin = connections.size() * w / workers;
+            const std::size_t end = connections.size() * (w + 1) / workers;
+            threads.emplace_back([&worker, share = connectionSpan.subspan(begin, end - begin)] { worker(share); });
+        }
     }
     if (error)
         return *error;

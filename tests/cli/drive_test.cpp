@@ -49,6 +49,45 @@ pid_t childOf(pid_t parent) {
     return 0;
 }
 
+// The server's port, from its command line: "--port N" as started, or "redis-server HOST:PORT" once
+// redis has rewritten its process title.
+int portOf(pid_t server) {
+    std::ifstream cmdline("/proc/" + std::to_string(server) + "/cmdline");
+    std::string all((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
+    std::vector<std::string> args;
+    std::istringstream split(all);
+    for (std::string a; std::getline(split, a, '\0');)
+        args.push_back(a);
+    for (std::size_t i = 0; i + 1 < args.size(); ++i)
+        if (args[i] == "--port")
+            return std::stoi(args[i + 1]);
+    std::istringstream words(all.substr(0, all.find('\0')));
+    for (std::string word; words >> word;)
+        if (const auto colon = word.rfind(':'); colon != std::string::npos && colon + 1 < word.size()
+            && word.find_first_not_of("0123456789", colon + 1) == std::string::npos)
+            return std::stoi(word.substr(colon + 1));
+    return 0;
+}
+
+// DBSIZE over a plain socket; -1 when the server does not answer.
+long dbsize(int port) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr {};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<std::uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    long n = -1;
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
+        const char request[] = "*1\r\n$6\r\nDBSIZE\r\n";
+        char reply[64] = {};
+        if (::send(fd, request, sizeof request - 1, 0) > 0 && ::recv(fd, reply, sizeof reply - 1, 0) > 1
+            && reply[0] == ':')
+            n = std::atol(reply + 1);
+    }
+    ::close(fd);
+    return n;
+}
+
 class DriveTest : public layoutlab::test::CliTestBase {
 protected:
     void SetUp() override {
@@ -164,7 +203,26 @@ TEST_F(DriveTest, AServerKilledMidLoadFailsTheRunsAndKeepsWhatWasStored) {
         server = childOf(drive);
     }
     ASSERT_GT(server, 0) << "drive started no server";
-    std::this_thread::sleep_for(std::chrono::milliseconds(700)); // into the load phase
+    // Into the load phase: keys are arriving.
+    int port = 0;
+    for (int i = 0; i < 500 && port == 0; ++i) { // the server may be restarted if it lost its port
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        server = childOf(drive);
+        port = server ? portOf(server) : 0;
+    }
+    ASSERT_GT(port, 0) << "child " << server << ": " << [&] {
+        std::ifstream c("/proc/" + std::to_string(server) + "/cmdline");
+        std::string all((std::istreambuf_iterator<char>(c)), std::istreambuf_iterator<char>());
+        for (auto& ch : all)
+            ch = ch == '\0' ? ' ' : ch;
+        return all;
+    }();
+    long keys = 0;
+    for (int i = 0; i < 1000 && keys < 1000; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        keys = dbsize(port);
+    }
+    ASSERT_GE(keys, 1000) << "the load did not start";
     ::kill(server, SIGKILL);
     int status = 0;
     ASSERT_EQ(::waitpid(drive, &status, 0), drive);

@@ -9,6 +9,7 @@
 #include <map>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace layoutlab {
@@ -41,8 +42,10 @@ public:
     // Sends the commands pipelined. NOT_STORED (add, replace), NOT_FOUND (delete, touch) are outcomes;
     // ERROR, CLIENT_ERROR and SERVER_ERROR (out of memory) fail with the server's words.
     Status apply(const std::vector<MemcachedCommand>& commands);
-    // `get` of every key, pipelined (one command each); returns how many were hits.
-    Expected<std::uint64_t> getMany(std::span<const std::string> keys);
+    // A `get` of every key, written pipelined (one command each); receiveGets() then reads `count`
+    // replies and returns how many were hits.
+    Status sendGets(std::span<const std::string_view> keys);
+    Expected<std::uint64_t> receiveGets(std::size_t count);
     // "stats", "stats slabs", "stats items", "stats settings": name -> value.
     Expected<std::map<std::string, std::string>> stats(const std::string& group = {});
 

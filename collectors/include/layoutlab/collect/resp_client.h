@@ -9,6 +9,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 struct redisContext;
@@ -25,8 +26,10 @@ public:
     Expected<std::string> command(const std::vector<std::string>& argv);
     // Many commands pipelined; fails on the first error reply.
     Status pipeline(const std::vector<std::vector<std::string>>& commands);
-    // GET of every key, pipelined; returns how many were hits.
-    Expected<std::uint64_t> getMany(std::span<const std::string> keys);
+    // A GET of every key, written pipelined; receiveGets() then reads `count` replies and returns how
+    // many were hits.
+    Status sendGets(std::span<const std::string_view> keys);
+    Expected<std::uint64_t> receiveGets(std::size_t count);
     // INFO [section] parsed into field -> value.
     Expected<std::map<std::string, std::string>> info(const std::string& section);
 
@@ -34,6 +37,7 @@ private:
     explicit RespClient(redisContext* context)
         : m_context(context) { }
     redisContext* m_context = nullptr;
+    std::string m_getBuffer; // getMany's formatted commands, reused
 };
 
 } // namespace layoutlab
