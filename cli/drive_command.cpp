@@ -22,8 +22,10 @@ class RespGets final : public GetConnection {
 public:
     explicit RespGets(RespClient client)
         : m_client(std::move(client)) { }
-    Status send(std::span<const std::string_view> keys) override { return m_client.sendGets(keys); }
-    Expected<std::uint64_t> receive(std::size_t count) override { return m_client.receiveGets(count); }
+    Status send(std::span<const KeyRequest> requests) override { return m_client.sendRequests(requests); }
+    Expected<std::uint64_t> receive(std::span<const KeyRequest> requests) override {
+        return m_client.receiveRequests(requests);
+    }
 
 private:
     RespClient m_client;
@@ -303,6 +305,10 @@ void addDriveCommand(CLI::App& app, int& status) {
            "Run phase: GETs to send, the trace's reads in order (0 with no --run-seconds: no run phase)")
         ->capture_default_str();
     cmd->add_option("--run-seconds", o->runSeconds, "Run phase: run for this long instead of a number of GETs");
+    cmd->add_option("--run-set-fraction", o->runSetFraction,
+           "Run phase: this share of the requests are SETs of the key's value size instead of GETs")
+        ->capture_default_str()
+        ->check(CLI::Range(0.0, 1.0));
     cmd->add_option("--connections", o->connections, "Run phase: client connections, one thread each")
         ->capture_default_str();
     cmd->add_option("--run-pipeline", o->runPipeline, "Run phase: GETs per round trip on each connection")

@@ -30,6 +30,7 @@ struct DriveOptions {
     double runSeconds = 0;
     std::uint32_t connections = 4;
     std::uint32_t runPipeline = 16;
+    double runSetFraction = 0;
     bool json = false;
     std::string output;
     TraceSourceOptions source;
@@ -70,7 +71,7 @@ Expected<SimulationResult> predictDrive(
 inline constexpr std::size_t kMaxRunKeys = 1000000;
 
 // The run phase, unless disabled (--run-requests 0 without --run-seconds) or the trace has no reads.
-Expected<std::optional<RunPhaseResult>> runPhase(const DriveOptions& o, const std::vector<std::string>& readKeys,
+Expected<std::optional<RunPhaseResult>> runPhase(const DriveOptions& o, const std::vector<RunKey>& readKeys,
     const std::function<Expected<std::unique_ptr<GetConnection>>()>& connect);
 nlohmann::json runJson(const std::optional<RunPhaseResult>& run);
 std::string runTable(const std::optional<RunPhaseResult>& run);

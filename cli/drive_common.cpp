@@ -84,7 +84,7 @@ Expected<SimulationResult> predictDrive(
     return simulate({ layout, alloc, {}, std::nullopt }, **trace, &bar);
 }
 
-Expected<std::optional<RunPhaseResult>> runPhase(const DriveOptions& o, const std::vector<std::string>& readKeys,
+Expected<std::optional<RunPhaseResult>> runPhase(const DriveOptions& o, const std::vector<RunKey>& readKeys,
     const std::function<Expected<std::unique_ptr<GetConnection>>()>& connect) {
     if ((o.runRequests == 0 && o.runSeconds <= 0) || readKeys.empty())
         return std::optional<RunPhaseResult>();
@@ -93,6 +93,7 @@ Expected<std::optional<RunPhaseResult>> runPhase(const DriveOptions& o, const st
     config.pipeline = o.runPipeline;
     config.maxRequests = o.runSeconds > 0 ? 0 : o.runRequests;
     config.maxSeconds = o.runSeconds;
+    config.setFraction = o.runSetFraction;
     auto result = runGets(readKeys, config, connect);
     if (!result)
         return result.error();
@@ -110,7 +111,7 @@ double clientCpuShare(const RunPhaseResult& r) {
 nlohmann::json runJson(const std::optional<RunPhaseResult>& run) {
     if (!run)
         return nullptr;
-    return { { "requests", run->requests }, { "hits", run->hits }, { "seconds", run->seconds },
+    return { { "requests", run->requests }, { "sets", run->sets }, { "hits", run->hits }, { "seconds", run->seconds },
         { "ops_per_sec", run->requestsPerSecond }, { "connections", run->connections }, { "pipeline", run->pipeline },
         { "latency_us", { { "p50", run->p50Ns / 1e3 }, { "p99", run->p99Ns / 1e3 }, { "p99.9", run->p999Ns / 1e3 } } },
         { "client_cpu_seconds", run->clientCpuSeconds }, { "client_cpu_share", clientCpuShare(*run) } };
@@ -119,15 +120,17 @@ nlohmann::json runJson(const std::optional<RunPhaseResult>& run) {
 std::string runTable(const std::optional<RunPhaseResult>& run) {
     if (!run)
         return "\nrun phase  skipped (no reads in the trace, or --run-requests 0)\n";
-    std::string out = fmt::format("\nrun phase  {} GETs ({:.1f}% hits) from {} connections x pipeline {} in {:.2f} s\n",
-        run->requests,
-        run->requests ? 100.0 * static_cast<double>(run->hits) / static_cast<double>(run->requests) : 0.0,
+    const std::uint64_t gets = run->requests - run->sets;
+    std::string out = fmt::format(
+        "\nrun phase  {} requests ({} GETs, {:.1f}% hits; {} SETs) from {} connections x pipeline {} in {:.2f} s\n",
+        run->requests, gets, gets ? 100.0 * static_cast<double>(run->hits) / static_cast<double>(gets) : 0.0, run->sets,
         run->connections, run->pipeline, run->seconds);
-    out += fmt::format("           {:.0f} GETs/s; latency per request p50 {:.1f} us, p99 {:.1f} us, p99.9 {:.1f} us\n",
+    out += fmt::format(
+        "           {:.0f} requests/s; latency per request p50 {:.1f} us, p99 {:.1f} us, p99.9 {:.1f} us\n",
         run->requestsPerSecond, run->p50Ns / 1e3, run->p99Ns / 1e3, run->p999Ns / 1e3);
     const double share = clientCpuShare(*run);
     out += fmt::format("           client CPU {:.2f} s, {:.0f}% of this machine{}\n", run->clientCpuSeconds,
-        100 * share, share > 0.8 ? ": the client is saturated, so GETs/s is the client's limit, not the server's" : "");
+        100 * share, share > 0.8 ? ": the client is saturated, so requests/s is the client's limit, not the server's" : "");
     return out;
 }
 

@@ -18,13 +18,17 @@ namespace {
 
 class MemcachedGets final : public GetConnection {
 public:
-    explicit MemcachedGets(MemcachedClient client)
-        : m_client(std::move(client)) { }
-    Status send(std::span<const std::string_view> keys) override { return m_client.sendGets(keys); }
-    Expected<std::uint64_t> receive(std::size_t count) override { return m_client.receiveGets(count); }
+    MemcachedGets(MemcachedClient client, Framing framing)
+        : m_client(std::move(client))
+        , m_framing(framing) { }
+    Status send(std::span<const KeyRequest> requests) override { return m_client.sendRequests(requests, m_framing); }
+    Expected<std::uint64_t> receive(std::span<const KeyRequest> requests) override {
+        return m_client.receiveRequests(requests);
+    }
 
 private:
     MemcachedClient m_client;
+    Framing m_framing;
 };
 
 struct MemcachedDriveResult {
@@ -208,7 +212,7 @@ int runDriveMemcached(const DriveOptions& o) {
         auto c = MemcachedClient::connect(target->endpoint.host, target->endpoint.port);
         if (!c)
             return c.error();
-        return std::unique_ptr<GetConnection>(new MemcachedGets(std::move(*c)));
+        return std::unique_ptr<GetConnection>(new MemcachedGets(std::move(*c), *framing));
     });
     if (!run)
         return runs.fail(run.error(), *target);

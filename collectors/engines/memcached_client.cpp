@@ -13,7 +13,8 @@ namespace layoutlab {
 
 namespace {
 constexpr std::size_t kPipelineBatch = 256;
-}
+constexpr time_t kTimeoutSeconds = 10;
+} // namespace
 
 Expected<MemcachedClient> MemcachedClient::connect(const std::string& host, std::uint16_t port) {
     addrinfo hints {};
@@ -31,6 +32,11 @@ Expected<MemcachedClient> MemcachedClient::connect(const std::string& host, std:
             ::close(fd);
         return ioError(fmt::format("cannot connect to memcached at {}:{}: {}", host, port, std::strerror(err)));
     }
+    // A server that stops answering is an error after this long, not a hang (as hiredis's timeout does
+    // for RESP).
+    const timeval timeout { kTimeoutSeconds, 0 };
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
     return MemcachedClient(fd);
 }
 
@@ -66,6 +72,8 @@ Expected<std::string> MemcachedClient::readLine() {
         }
         char chunk[65536];
         const ssize_t n = ::recv(m_fd, chunk, sizeof chunk, 0);
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return ioError(fmt::format("memcached did not answer within {} s", kTimeoutSeconds));
         if (n <= 0)
             return ioError("memcached closed the connection");
         m_buffer.append(chunk, static_cast<std::size_t>(n));
@@ -129,16 +137,32 @@ Status MemcachedClient::skipBytes(std::size_t n) {
     return Ok {};
 }
 
-Status MemcachedClient::sendGets(std::span<const std::string_view> keys) {
+Status MemcachedClient::sendRequests(std::span<const KeyRequest> requests, Framing framing) {
     std::string out;
-    for (const auto& key : keys)
-        out += fmt::format("get {}\r\n", key);
+    for (const auto& r : requests) {
+        if (!r.set) {
+            out += fmt::format("get {}\r\n", r.key);
+            continue;
+        }
+        const auto framed = frameValue(framing, r.valueBytes);
+        out += fmt::format("set {} {} 0 {}\r\n", r.key, framed.nonZeroFlags ? 1 : 0, framed.storedBytes);
+        out.append(framed.storedBytes, 'v');
+        out += "\r\n";
+    }
     return sendAll(out);
 }
 
-Expected<std::uint64_t> MemcachedClient::receiveGets(std::size_t count) {
+Expected<std::uint64_t> MemcachedClient::receiveRequests(std::span<const KeyRequest> requests) {
     std::uint64_t hits = 0;
-    for (std::size_t i = 0; i < count; ++i) {
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+        if (requests[i].set) {
+            auto line = readLine();
+            if (!line)
+                return line.error();
+            if (*line != "STORED")
+                return dataError(fmt::format("memcached refused set of '{}': {}", requests[i].key, *line));
+            continue;
+        }
         while (true) { // VALUE <key> <flags> <bytes>\r\n<data>\r\n ... END\r\n
             auto line = readLine();
             if (!line)

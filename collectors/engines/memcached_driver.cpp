@@ -144,7 +144,7 @@ Expected<MemcachedLoadReport> loadTraceMemcached(MemcachedClient& client, TraceR
                 break;
             case Op::Get:
                 if (report.readKeys.size() < keepReads)
-                    report.readKeys.push_back(std::move(c.key));
+                    report.readKeys.push_back({ std::move(c.key), r.valueBytes });
                 ++report.reads;
                 continue;
             case Op::Other:

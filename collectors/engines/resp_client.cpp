@@ -92,17 +92,24 @@ Status RespClient::pipeline(const std::vector<std::vector<std::string>>& command
     return Ok {};
 }
 
-Status RespClient::sendGets(std::span<const std::string_view> keys) {
+Status RespClient::sendRequests(std::span<const KeyRequest> requests) {
     // The whole batch formatted once and handed to hiredis as one buffer (redisAppendFormattedCommand
     // appends raw protocol), instead of formatting each GET through its argv path; then written out.
     std::string& out = m_getBuffer;
     out.clear();
-    for (const auto key : keys) {
-        out += "*2\r\n$3\r\nGET\r\n$";
-        out += std::to_string(key.size());
+    for (const auto& r : requests) {
+        out += r.set ? "*3\r\n$3\r\nSET\r\n$" : "*2\r\n$3\r\nGET\r\n$";
+        out += std::to_string(r.key.size());
         out += "\r\n";
-        out += key;
+        out += r.key;
         out += "\r\n";
+        if (r.set) {
+            out += '$';
+            out += std::to_string(r.valueBytes);
+            out += "\r\n";
+            out.append(r.valueBytes, 'a');
+            out += "\r\n";
+        }
     }
     redisAppendFormattedCommand(m_context, out.data(), out.size());
     for (int done = 0; !done;)
@@ -111,9 +118,9 @@ Status RespClient::sendGets(std::span<const std::string_view> keys) {
     return Ok {};
 }
 
-Expected<std::uint64_t> RespClient::receiveGets(std::size_t count) {
+Expected<std::uint64_t> RespClient::receiveRequests(std::span<const KeyRequest> requests) {
     std::uint64_t hits = 0;
-    for (std::size_t i = 0; i < count; ++i) {
+    for (std::size_t i = 0; i < requests.size(); ++i) {
         void* raw = nullptr;
         if (redisGetReply(m_context, &raw) != REDIS_OK || !raw)
             return ioError(fmt::format("connection error: {}", m_context->errstr));
@@ -122,8 +129,8 @@ Expected<std::uint64_t> RespClient::receiveGets(std::size_t count) {
         std::string text = type == REDIS_REPLY_ERROR ? replyText(reply) : std::string();
         freeReplyObject(reply);
         if (type == REDIS_REPLY_ERROR)
-            return dataError(fmt::format("GET failed: {}", text));
-        hits += type == REDIS_REPLY_STRING ? 1 : 0;
+            return dataError(fmt::format("{} failed: {}", requests[i].set ? "SET" : "GET", text));
+        hits += type == REDIS_REPLY_STRING ? 1 : 0; // a SET answers with a status
     }
     return hits;
 }

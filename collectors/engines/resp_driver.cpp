@@ -182,7 +182,7 @@ Expected<LoadReport> loadTrace(RespClient& client, TraceReader& trace, std::size
                 break;
             case Op::Get:
                 if (report.readKeys.size() < keepReads)
-                    report.readKeys.push_back(std::move(key));
+                    report.readKeys.push_back({ std::move(key), r.valueBytes });
                 ++report.reads;
                 break;
             case Op::Other:

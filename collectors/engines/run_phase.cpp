@@ -65,7 +65,7 @@ double processCpuSeconds() {
 }
 } // namespace
 
-Expected<RunPhaseResult> runGets(const std::vector<std::string>& keys, const RunPhaseConfig& config,
+Expected<RunPhaseResult> runGets(const std::vector<RunKey>& keys, const RunPhaseConfig& config,
     const std::function<Expected<std::unique_ptr<GetConnection>>()>& connect, std::stop_token stop) {
     if (keys.empty())
         return dataError("the trace has no reads to replay in the run phase");
@@ -73,6 +73,11 @@ Expected<RunPhaseResult> runGets(const std::vector<std::string>& keys, const Run
         return usageError("the run phase needs at least one connection and a pipeline of at least 1");
     if (config.maxRequests == 0 && config.maxSeconds <= 0)
         return usageError("bound the run phase by requests or by seconds");
+    if (config.setFraction < 0 || config.setFraction > 1)
+        return usageError("the run phase's SET share must be between 0 and 1");
+    // Which places are SETs: a fixed hash of the place, so every run of the same trace mixes alike.
+    const auto setThreshold = static_cast<std::uint64_t>(config.setFraction * 9007199254740992.0); // 2^53
+    auto isSet = [setThreshold](std::uint64_t place) { return ((place * 0x9e3779b97f4a7c15ULL) >> 11) < setThreshold; };
     std::vector<std::unique_ptr<GetConnection>> connections;
     for (std::uint32_t i = 0; i < config.connections; ++i) {
         auto c = connect();
@@ -86,7 +91,7 @@ Expected<RunPhaseResult> runGets(const std::vector<std::string>& keys, const Run
     std::atomic<bool> failed { false };
     std::mutex merge;
     LatencyHistogram all;
-    std::uint64_t hits = 0;
+    std::uint64_t hits = 0, sets = 0;
     std::optional<Error> error;
     const auto started = std::chrono::steady_clock::now();
     const auto deadline = config.maxSeconds > 0 ? started
@@ -97,8 +102,9 @@ Expected<RunPhaseResult> runGets(const std::vector<std::string>& keys, const Run
     auto worker = [&](std::span<const std::unique_ptr<GetConnection>> mine) {
         LatencyHistogram latencies;
         std::uint64_t myHits = 0;
+        std::uint64_t mySets = 0;
         struct InFlight {
-            std::vector<std::string_view> keys; // views of `keys`: no copy per GET
+            std::vector<KeyRequest> keys; // views of `keys`: no copy per request
             std::chrono::steady_clock::time_point sent;
         };
         std::vector<InFlight> flights(mine.size());
@@ -122,8 +128,12 @@ Expected<RunPhaseResult> runGets(const std::vector<std::string>& keys, const Run
                 const std::uint64_t count = config.maxRequests
                     ? std::min<std::uint64_t>(config.pipeline, config.maxRequests - first)
                     : config.pipeline;
-                for (std::uint64_t i = 0; i < count; ++i)
-                    flight.keys.push_back(keys[(first + i) % keys.size()]);
+                for (std::uint64_t i = 0; i < count; ++i) {
+                    const RunKey& k = keys[(first + i) % keys.size()];
+                    const bool set = isSet(first + i);
+                    flight.keys.push_back({ k.key, k.valueBytes, set });
+                    mySets += set ? 1 : 0;
+                }
                 flight.sent = now;
                 if (auto ok = mine[c]->send(flight.keys); !ok) {
                     fail(ok.error());
@@ -134,7 +144,7 @@ Expected<RunPhaseResult> runGets(const std::vector<std::string>& keys, const Run
                 auto& flight = flights[c];
                 if (flight.keys.empty())
                     continue;
-                auto got = mine[c]->receive(flight.keys.size());
+                auto got = mine[c]->receive(flight.keys);
                 if (!got) {
                     fail(got.error());
                     return;
@@ -149,6 +159,7 @@ Expected<RunPhaseResult> runGets(const std::vector<std::string>& keys, const Run
         std::lock_guard lock(merge);
         all.merge(latencies);
         hits += myHits;
+        sets += mySets;
     };
     {
         const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
@@ -170,6 +181,7 @@ Expected<RunPhaseResult> runGets(const std::vector<std::string>& keys, const Run
     r.clientCpuSeconds = processCpuSeconds() - cpuBefore;
     r.requests = all.count();
     r.hits = hits;
+    r.sets = sets;
     r.requestsPerSecond = r.seconds > 0 ? static_cast<double>(r.requests) / r.seconds : 0;
     r.p50Ns = all.quantile(0.5);
     r.p99Ns = all.quantile(0.99);

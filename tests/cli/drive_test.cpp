@@ -180,6 +180,15 @@ TEST_F(DriveTest, RunPhaseReportsThroughputLatencyAndClientCpu) {
         EXPECT_LE(latency["p50"].get<double>(), latency["p99"].get<double>());
         EXPECT_LE(latency["p99"].get<double>(), latency["p99.9"].get<double>());
         EXPECT_GT(phase["client_cpu_seconds"].get<double>(), 0);
+        // A quarter SETs: every GET still hits, and the SETs are counted apart.
+        const auto mixed = run({ "drive", seedTrace(), "--engine", engine, "--json", "--no-db", "--run-requests",
+            "20000", "--run-set-fraction", "0.25" });
+        ASSERT_EQ(mixed.exitCode, 0) << mixed.err;
+        const auto m = nlohmann::json::parse(mixed.out)["run"];
+        const auto sets = m["sets"].get<std::uint64_t>();
+        EXPECT_GT(sets, 4000u) << engine;
+        EXPECT_LT(sets, 6000u) << engine;
+        EXPECT_EQ(m["hits"].get<std::uint64_t>(), 20000 - sets) << engine;
         const auto none = run({ "drive", seedTrace(), "--engine", engine, "--json", "--no-db", "--run-requests", "0" });
         ASSERT_EQ(none.exitCode, 0) << none.err;
         EXPECT_TRUE(nlohmann::json::parse(none.out)["ops_per_sec"].is_null());

@@ -3,7 +3,9 @@
 
 // memcached text protocol client (protocol.txt): pipelined `set` and the `stats` families.
 
+#include "layoutlab/collect/trace_keys.h"
 #include "layoutlab/expected.h"
+#include "layoutlab/layout/value_framing.h"
 
 #include <cstdint>
 #include <map>
@@ -42,10 +44,10 @@ public:
     // Sends the commands pipelined. NOT_STORED (add, replace), NOT_FOUND (delete, touch) are outcomes;
     // ERROR, CLIENT_ERROR and SERVER_ERROR (out of memory) fail with the server's words.
     Status apply(const std::vector<MemcachedCommand>& commands);
-    // A `get` of every key, written pipelined (one command each); receiveGets() then reads `count`
-    // replies and returns how many were hits.
-    Status sendGets(std::span<const std::string_view> keys);
-    Expected<std::uint64_t> receiveGets(std::size_t count);
+    // The requests (`get`s, and `set`s of `valueBytes` through `framing`), written pipelined;
+    // receiveRequests() then reads their replies and returns how many gets were hits.
+    Status sendRequests(std::span<const KeyRequest> requests, Framing framing);
+    Expected<std::uint64_t> receiveRequests(std::span<const KeyRequest> requests);
     // "stats", "stats slabs", "stats items", "stats settings": name -> value.
     Expected<std::map<std::string, std::string>> stats(const std::string& group = {});
 

@@ -5,6 +5,7 @@
 // value framing (Dalli/Rails), and the slab statistics after it.
 
 #include "layoutlab/collect/memcached_client.h"
+#include "layoutlab/collect/trace_keys.h"
 #include "layoutlab/layout/value_framing.h"
 #include "layoutlab/trace/trace_reader.h"
 
@@ -33,7 +34,7 @@ struct MemcachedLoadReport {
     std::uint64_t reads = 0; // GETs and others not sent in the load phase
     bool namesRepeat = false;
     double seconds = 0;
-    std::vector<std::string> readKeys; // the trace's reads in order, up to the loader's keepReads
+    std::vector<RunKey> readKeys; // the trace's reads in order, up to the loader's keepReads
 };
 
 // Applies the trace's writes in order: set/add/replace with the framed value and the framing's flags,

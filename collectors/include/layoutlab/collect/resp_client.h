@@ -3,6 +3,7 @@
 
 // RESP client for Valkey and Redis over hiredis: commands as argument vectors, pipelined batches.
 
+#include "layoutlab/collect/trace_keys.h"
 #include "layoutlab/expected.h"
 
 #include <map>
@@ -26,10 +27,10 @@ public:
     Expected<std::string> command(const std::vector<std::string>& argv);
     // Many commands pipelined; fails on the first error reply.
     Status pipeline(const std::vector<std::vector<std::string>>& commands);
-    // A GET of every key, written pipelined; receiveGets() then reads `count` replies and returns how
-    // many were hits.
-    Status sendGets(std::span<const std::string_view> keys);
-    Expected<std::uint64_t> receiveGets(std::size_t count);
+    // The requests (GETs, and SETs of their value size), written pipelined; receiveRequests() then reads
+    // their replies and returns how many GETs were hits.
+    Status sendRequests(std::span<const KeyRequest> requests);
+    Expected<std::uint64_t> receiveRequests(std::span<const KeyRequest> requests);
     // INFO [section] parsed into field -> value.
     Expected<std::map<std::string, std::string>> info(const std::string& section);
 

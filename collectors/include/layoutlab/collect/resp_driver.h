@@ -43,7 +43,7 @@ struct LoadReport {
     std::uint64_t batches = 0;
     bool namesRepeat = false; // some key sizes were too small to name every key apart
     double seconds = 0;
-    std::vector<std::string> readKeys; // the trace's reads in order, up to the loader's keepReads
+    std::vector<RunKey> readKeys; // the trace's reads in order, up to the loader's keepReads
 };
 
 // Applies the trace's writes in order: SET (NX for add, XX for replace, EX for a TTL, KEEPTTL where the

@@ -6,6 +6,7 @@
 // Throughput, latency percentiles from a log-bucketed histogram, and the client's CPU time, so that a
 // saturated client is visible.
 
+#include "layoutlab/collect/trace_keys.h"
 #include "layoutlab/expected.h"
 
 #include <array>
@@ -39,13 +40,13 @@ private:
     std::uint64_t m_count = 0;
 };
 
-// One connection's GETs, in two halves so that one thread can keep several connections busy: send()
-// writes a batch of GETs, receive() reads that many replies and returns how many were hits.
+// One connection's requests, in two halves so that one thread can keep several connections busy:
+// send() writes a batch, receive() reads its replies and returns how many GETs were hits.
 class GetConnection {
 public:
     virtual ~GetConnection() = default;
-    virtual Status send(std::span<const std::string_view> keys) = 0;
-    virtual Expected<std::uint64_t> receive(std::size_t count) = 0;
+    virtual Status send(std::span<const KeyRequest> requests) = 0;
+    virtual Expected<std::uint64_t> receive(std::span<const KeyRequest> requests) = 0;
 };
 
 struct RunPhaseConfig {
@@ -53,11 +54,13 @@ struct RunPhaseConfig {
     std::uint32_t pipeline = 16;
     std::uint64_t maxRequests = 100000; // 0: bounded by time only
     double maxSeconds = 0; // 0: bounded by requests only
+    double setFraction = 0; // this share of the requests are SETs of the key's size instead of GETs
 };
 
 struct RunPhaseResult {
     std::uint64_t requests = 0;
-    std::uint64_t hits = 0;
+    std::uint64_t sets = 0; // of the requests
+    std::uint64_t hits = 0; // of the GETs
     double seconds = 0;
     double requestsPerSecond = 0;
     std::uint64_t p50Ns = 0, p99Ns = 0, p999Ns = 0;
@@ -66,11 +69,11 @@ struct RunPhaseResult {
     std::uint32_t pipeline = 0;
 };
 
-// Runs the GETs of `keys` (the trace's reads, in order, cycled) through `connect()`ed connections. A
-// worker thread drives several connections, as an event loop would: it sends a batch on each, then reads
-// each one's replies. One worker per core, at most one per connection (half the cores measured a third
+// Runs GETs of `keys` (the trace's reads, in order, cycled), and SETs in `setFraction` of the places, through
+// `connect()`ed connections. A worker thread drives several connections, as an event loop would: it sends a batch on
+// each, then reads each one's replies. One worker per core, at most one per connection (half the cores measured a third
 // slower with the server on the same 2-core machine).
-Expected<RunPhaseResult> runGets(const std::vector<std::string>& keys, const RunPhaseConfig& config,
+Expected<RunPhaseResult> runGets(const std::vector<RunKey>& keys, const RunPhaseConfig& config,
     const std::function<Expected<std::unique_ptr<GetConnection>>()>& connect, std::stop_token stop = {});
 
 } // namespace layoutlab

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace layoutlab {
 
@@ -21,5 +22,18 @@ bool keyNamesDistinct(std::uint64_t idLimit, std::uint32_t bytes);
 // A value of `bytes` bytes; integer kinds get canonical decimal digits (no leading zero), which Redis
 // stores as integers.
 std::string traceValue(std::uint32_t bytes, ValueKind kind, std::uint32_t seed);
+
+// A key the run phase reads (or writes), with the value size the trace gives it.
+struct RunKey {
+    std::string key;
+    std::uint32_t valueBytes = 0;
+};
+
+// One request of the run phase: a GET, or a SET of `valueBytes` bytes.
+struct KeyRequest {
+    std::string_view key;
+    std::uint32_t valueBytes = 0;
+    bool set = false;
+};
 
 } // namespace layoutlab
