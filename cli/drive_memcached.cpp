@@ -76,7 +76,9 @@ nlohmann::json renderJson(
     for (const auto size : sizes) {
         const auto m = r.slabs.usedChunksByChunkBytes.count(size) ? r.slabs.usedChunksByChunkBytes.at(size) : 0;
         const auto p = predicted.count(size) ? predicted.at(size) : 0;
-        classes.push_back({ { "chunk_bytes", size }, { "measured_chunks", m }, { "predicted_chunks", p } });
+        const auto items = r.slabs.itemsByChunkBytes.count(size) ? r.slabs.itemsByChunkBytes.at(size) : 0;
+        classes.push_back({ { "chunk_bytes", size }, { "measured_chunks", m }, { "predicted_chunks", p },
+            { "measured_items", items } });
     }
     nlohmann::json out { { "trace", trace }, { "engine", "memcached" }, { "version", r.server.version },
         { "endpoint", r.endpoint }, { "started", r.started }, { "framing", r.framing },
@@ -108,13 +110,13 @@ std::string renderTable(const MemcachedDriveResult& r, const std::string& trace)
     out += fmt::format("{:<26}{:>14}{:>14}\n", "items", r.slabs.items, r.prediction.trace.liveKeys);
     out += fmt::format("{:<26}{:>14.2f}{:>14.2f}   error {:+.2f}%\n", "chunk bytes per item", r.measuredBytesPerKey(),
         r.predictedBytesPerKey(), 100 * r.relativeError());
-    out += fmt::format("\nchunks per slab class:\n  {:>11} {:>12} {:>12}\n", "chunk", "measured", "predicted");
+    out += fmt::format("\nper slab class:\n  {:>11} {:>12} {:>12} {:>12}\n", "chunk", "items", "chunks", "predicted");
     const auto json = renderJson(r, trace, 0, 0); // a named object: the loop reads into it
     for (const auto& c : json["classes"]) {
         const auto m = c["measured_chunks"].get<std::uint64_t>();
         const auto p = c["predicted_chunks"].get<std::uint64_t>();
-        out += fmt::format(
-            "  {:>9} B {:>12} {:>12}{}\n", c["chunk_bytes"].get<std::uint64_t>(), m, p, m == p ? "" : "   differs");
+        out += fmt::format("  {:>9} B {:>12} {:>12} {:>12}{}\n", c["chunk_bytes"].get<std::uint64_t>(),
+            c["measured_items"].get<std::uint64_t>(), m, p, m == p ? "" : "   differs");
     }
     out += runTable(r.run);
     if (r.slabs.items != r.prediction.trace.liveKeys)

@@ -65,7 +65,7 @@ Expected<MemcachedServerInfo> describeMemcached(MemcachedClient& client) {
 }
 
 Expected<MemcachedSlabs> readSlabs(MemcachedClient& client) {
-    auto general = client.stats();
+    auto general = client.stats(); // curr_items
     if (!general)
         return general.error();
     auto slabs = client.stats("slabs");
@@ -86,6 +86,22 @@ Expected<MemcachedSlabs> readSlabs(MemcachedClient& client) {
             return dataError(fmt::format("memcached `stats slabs` has a damaged class {}", name.substr(0, colon)));
         if (*used > 0)
             out.usedChunksByChunkBytes[*chunk] += *used;
+    }
+    // Items per class (items:<id>:number); a class's chunk size comes from `stats slabs`. Items larger
+    // than slab_chunk_max are counted in the class of their header chunk.
+    auto itemStats = client.stats("items");
+    if (!itemStats)
+        return itemStats.error();
+    for (const auto& [name, value] : *itemStats) {
+        if (name.rfind("items:", 0) != 0 || name.size() < 7 || name.substr(name.rfind(':') + 1) != "number")
+            continue;
+        const std::string id = name.substr(6, name.rfind(':') - 6);
+        auto chunk = number(*slabs, id + ":chunk_size");
+        auto count = number(*itemStats, name);
+        if (!chunk || !count)
+            continue; // a class without slabs (never allocated) or a damaged line
+        if (*count > 0)
+            out.itemsByChunkBytes[*chunk] += *count;
     }
     return out;
 }

@@ -24,6 +24,7 @@ Expected<MemcachedServerInfo> describeMemcached(MemcachedClient& client);
 struct MemcachedSlabs {
     std::uint64_t items = 0; // curr_items
     std::map<std::uint64_t, std::uint64_t> usedChunksByChunkBytes; // classes in use only
+    std::map<std::uint64_t, std::uint64_t> itemsByChunkBytes; // `stats items` number, per class in use
     std::uint64_t chunkBytes() const; // sum of used chunks times their size
 };
 Expected<MemcachedSlabs> readSlabs(MemcachedClient& client);
