@@ -85,18 +85,19 @@ Status MemcachedClient::setMany(const std::vector<MemcachedSet>& sets) {
     commands.reserve(sets.size());
     for (const auto& s : sets)
         commands.push_back({ MemcachedCommand::Verb::Set, s.key, s.flags, s.exptime, s.value });
-    return apply(commands, true);
+    return apply(commands, kPipelineBatch, true);
 }
 
-Status MemcachedClient::apply(const std::vector<MemcachedCommand>& commands) {
-    return apply(commands, false);
+Status MemcachedClient::apply(const std::vector<MemcachedCommand>& commands, std::size_t batch) {
+    return apply(commands, batch, false);
 }
 
-Status MemcachedClient::apply(const std::vector<MemcachedCommand>& commands, bool mustStore) {
+Status MemcachedClient::apply(const std::vector<MemcachedCommand>& commands, std::size_t batch, bool mustStore) {
+    batch = std::max<std::size_t>(batch, 1);
     using Verb = MemcachedCommand::Verb;
     static constexpr std::string_view kVerbs[] = { "set", "add", "replace", "append", "prepend", "delete", "touch" };
-    for (std::size_t start = 0; start < commands.size(); start += kPipelineBatch) {
-        const std::size_t end = std::min(commands.size(), start + kPipelineBatch);
+    for (std::size_t start = 0; start < commands.size(); start += batch) {
+        const std::size_t end = std::min(commands.size(), start + batch);
         std::string out;
         for (std::size_t i = start; i < end; ++i) {
             const auto& c = commands[i];

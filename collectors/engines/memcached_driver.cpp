@@ -107,21 +107,18 @@ Expected<MemcachedSlabs> readSlabs(MemcachedClient& client) {
 }
 
 Expected<MemcachedLoadReport> loadTraceMemcached(MemcachedClient& client, TraceReader& trace, Framing framing,
-    std::size_t keepReads, const std::function<void(std::uint64_t)>& progress, std::stop_token stop) {
+    std::size_t pipeline, std::size_t keepReads, const std::function<void(std::uint64_t)>& progress,
+    std::stop_token stop) {
     using Verb = MemcachedCommand::Verb;
     const auto started = std::chrono::steady_clock::now();
     MemcachedLoadReport report;
     std::vector<MemcachedCommand> commands;
-    std::vector<std::uint32_t> checkedSizes;
+    KeyNameCheck names(trace.keyIdLimit());
     auto loaded = forEachBatch(trace, kBatchRequests, stop, [&](std::span<const Request> batch) -> Status {
         commands.clear();
         for (const Request& r : batch) {
             ++report.requests;
-            if (std::find(checkedSizes.begin(), checkedSizes.end(), r.keyBytes) == checkedSizes.end()) {
-                checkedSizes.push_back(r.keyBytes);
-                if (trace.keyIdLimit() && !keyNamesDistinct(trace.keyIdLimit(), r.keyBytes))
-                    report.namesRepeat = true;
-            }
+            names.see(r.keyBytes);
             MemcachedCommand c;
             c.key = traceKeyName(r.keyId, r.keyBytes);
             c.exptime = exptimeOf(r.ttlSeconds);
@@ -169,7 +166,7 @@ Expected<MemcachedLoadReport> loadTraceMemcached(MemcachedClient& client, TraceR
             }
             commands.push_back(std::move(c));
         }
-        if (auto ok = client.apply(commands); !ok) {
+        if (auto ok = client.apply(commands, pipeline); !ok) {
             Error e = ok.error();
             e.message += fmt::format(" (load phase: after {} of the trace's requests)", report.requests);
             return e;
@@ -181,6 +178,7 @@ Expected<MemcachedLoadReport> loadTraceMemcached(MemcachedClient& client, TraceR
     });
     if (!loaded)
         return loaded.error();
+    report.namesRepeat = names.repeats();
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return report;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/collect/resp_client.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <hiredis/hiredis.h>
 #include <sstream>
@@ -8,7 +9,6 @@
 namespace layoutlab {
 
 namespace {
-constexpr std::size_t kPipelineBatch = 512;
 
 std::string replyText(const redisReply* reply) {
     switch (reply->type) {
@@ -72,9 +72,10 @@ Expected<std::string> RespClient::command(const std::vector<std::string>& argv) 
     return text;
 }
 
-Status RespClient::pipeline(const std::vector<std::vector<std::string>>& commands) {
-    for (std::size_t start = 0; start < commands.size(); start += kPipelineBatch) {
-        const std::size_t end = std::min(commands.size(), start + kPipelineBatch);
+Status RespClient::pipeline(std::span<const std::vector<std::string>> commands, std::size_t batch) {
+    batch = std::max<std::size_t>(batch, 1);
+    for (std::size_t start = 0; start < commands.size(); start += batch) {
+        const std::size_t end = std::min(commands.size(), start + batch);
         for (std::size_t i = start; i < end; ++i)
             appendCommand(m_context, commands[i]);
         for (std::size_t i = start; i < end; ++i) {

@@ -113,34 +113,11 @@ Expected<LoadReport> loadTrace(RespClient& client, TraceReader& trace, std::size
     LoadReport report;
     std::vector<std::vector<std::string>> commands;
     commands.reserve(kBatchRequests);
-    auto flush = [&]() -> Status {
-        if (commands.empty())
-            return Ok {};
-        for (std::size_t at = 0; at < commands.size(); at += pipeline) {
-            const std::size_t end = std::min(commands.size(), at + pipeline);
-            std::vector<std::vector<std::string>> batch(
-                std::make_move_iterator(commands.begin() + at), std::make_move_iterator(commands.begin() + end));
-            if (auto ok = client.pipeline(batch); !ok) {
-                Error e = ok.error();
-                e.message += fmt::format(" (load phase: after {} of the trace's requests, {} commands sent)",
-                    report.requests, report.commands);
-                return e;
-            }
-            report.commands += batch.size();
-            ++report.batches;
-        }
-        commands.clear();
-        return Ok {};
-    };
-    std::vector<std::uint32_t> checkedSizes; // key sizes checked for repeating names
+    KeyNameCheck names(trace.keyIdLimit());
     auto loaded = forEachBatch(trace, kBatchRequests, stop, [&](std::span<const Request> batch) -> Status {
         for (const Request& r : batch) {
             ++report.requests;
-            if (std::find(checkedSizes.begin(), checkedSizes.end(), r.keyBytes) == checkedSizes.end()) {
-                checkedSizes.push_back(r.keyBytes);
-                if (trace.keyIdLimit() && !keyNamesDistinct(trace.keyIdLimit(), r.keyBytes))
-                    report.namesRepeat = true;
-            }
+            names.see(r.keyBytes);
             std::string key = traceKeyName(r.keyId, r.keyBytes);
             auto withTtl = [&r](std::vector<std::string> cmd) {
                 if (r.ttlSeconds == kKeepTtl)
@@ -190,14 +167,21 @@ Expected<LoadReport> loadTrace(RespClient& client, TraceReader& trace, std::size
                 break;
             }
         }
-        if (auto ok = flush(); !ok)
-            return ok;
+        if (auto ok = client.pipeline(commands, pipeline); !ok) {
+            Error e = ok.error();
+            e.message += fmt::format(" (load phase: after {} of the trace's requests)", report.requests);
+            return e;
+        }
+        report.commands += commands.size();
+        report.batches += (commands.size() + pipeline - 1) / std::max<std::size_t>(pipeline, 1);
+        commands.clear();
         if (progress)
             progress(report.requests);
         return Ok {};
     });
     if (!loaded)
         return loaded.error();
+    report.namesRepeat = names.repeats();
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return report;
 }

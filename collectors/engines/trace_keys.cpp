@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/collect/trace_keys.h"
 
+#include <algorithm>
 #include <string_view>
 
 namespace layoutlab {
@@ -34,6 +35,13 @@ bool keyNamesDistinct(std::uint64_t idLimit, std::uint32_t bytes) {
     for (std::uint32_t i = 0; i < bytes && capacity < idLimit; ++i)
         capacity *= kShortBase;
     return capacity >= idLimit;
+}
+
+void KeyNameCheck::see(std::uint32_t keyBytes) {
+    if (std::find(m_checked.begin(), m_checked.end(), keyBytes) != m_checked.end())
+        return;
+    m_checked.push_back(keyBytes);
+    m_repeats = m_repeats || (m_idLimit != 0 && !keyNamesDistinct(m_idLimit, keyBytes));
 }
 
 std::string traceValue(std::uint32_t bytes, ValueKind kind, std::uint32_t seed) {

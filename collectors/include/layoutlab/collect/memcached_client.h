@@ -43,7 +43,7 @@ public:
     Status setMany(const std::vector<MemcachedSet>& sets);
     // Sends the commands pipelined. NOT_STORED (add, replace), NOT_FOUND (delete, touch) are outcomes;
     // ERROR, CLIENT_ERROR and SERVER_ERROR (out of memory) fail with the server's words.
-    Status apply(const std::vector<MemcachedCommand>& commands);
+    Status apply(const std::vector<MemcachedCommand>& commands, std::size_t batch = 256);
     // The requests (`get`s, and `set`s of `valueBytes` through `framing`), written pipelined;
     // receiveRequests() then reads their replies and returns how many gets were hits.
     Status sendRequests(std::span<const KeyRequest> requests, Framing framing);
@@ -54,7 +54,7 @@ public:
 private:
     explicit MemcachedClient(int fd)
         : m_fd(fd) { }
-    Status apply(const std::vector<MemcachedCommand>& commands, bool mustStore);
+    Status apply(const std::vector<MemcachedCommand>& commands, std::size_t batch, bool mustStore);
     Status sendAll(const std::string& data);
     Expected<std::string> readLine();
     Status skipBytes(std::size_t n);

@@ -40,9 +40,10 @@ struct MemcachedLoadReport {
 
 // Applies the trace's writes in order: set/add/replace with the framed value and the framing's flags,
 // append/prepend, integers for incr/decr (as a set), delete, and touch for expire and persist. TTLs above
-// memcached's 30-day relative limit are sent as absolute times. The first `keepReads` GETs' key names
-// are kept for the run phase.
+// memcached's 30-day relative limit are sent as absolute times. `pipeline` commands per round trip. The
+// first `keepReads` GETs' key names are kept for the run phase.
 Expected<MemcachedLoadReport> loadTraceMemcached(MemcachedClient& client, TraceReader& trace, Framing framing,
-    std::size_t keepReads, const std::function<void(std::uint64_t)>& progress = {}, std::stop_token stop = {});
+    std::size_t pipeline, std::size_t keepReads, const std::function<void(std::uint64_t)>& progress = {},
+    std::stop_token stop = {});
 
 } // namespace layoutlab

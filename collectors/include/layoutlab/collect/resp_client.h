@@ -25,8 +25,8 @@ public:
 
     // One command; the reply as text (status, string, integer as decimal, nil as empty).
     Expected<std::string> command(const std::vector<std::string>& argv);
-    // Many commands pipelined; fails on the first error reply.
-    Status pipeline(const std::vector<std::vector<std::string>>& commands);
+    // Many commands pipelined, `batch` per round trip; fails on the first error reply.
+    Status pipeline(std::span<const std::vector<std::string>> commands, std::size_t batch = 512);
     // The requests (GETs, and SETs of their value size), written pipelined; receiveRequests() then reads
     // their replies and returns how many GETs were hits.
     Status sendRequests(std::span<const KeyRequest> requests);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace layoutlab {
 
@@ -19,6 +20,20 @@ namespace layoutlab {
 std::string traceKeyName(std::uint32_t id, std::uint32_t bytes);
 // Whether traceKeyName gives every id below `idLimit` its own name at `bytes`.
 bool keyNamesDistinct(std::uint64_t idLimit, std::uint32_t bytes);
+// Watches the key sizes a load meets: repeats() once some size cannot name every key of the trace apart.
+class KeyNameCheck {
+public:
+    explicit KeyNameCheck(std::uint64_t idLimit)
+        : m_idLimit(idLimit) { }
+    void see(std::uint32_t keyBytes);
+    bool repeats() const { return m_repeats; }
+
+private:
+    std::uint64_t m_idLimit; // 0: unknown, nothing is flagged
+    std::vector<std::uint32_t> m_checked; // the sizes seen (a trace has few)
+    bool m_repeats = false;
+};
+
 // A value of `bytes` bytes; integer kinds get canonical decimal digits (no leading zero), which Redis
 // stores as integers.
 std::string traceValue(std::uint32_t bytes, ValueKind kind, std::uint32_t seed);
