@@ -5,6 +5,7 @@
 // the runs stored, and clear errors for what cannot be measured.
 
 #include "cli_runner.h"
+#include "layoutlab/collect/server_process.h"
 
 #include <arpa/inet.h>
 #include <csignal>
@@ -22,11 +23,9 @@
 
 namespace {
 
+// The same lookup `drive` makes: PATH, then /usr/sbin and /usr/bin.
 bool installed(const std::string& binary) {
-    for (const char* dir : { "/usr/bin", "/usr/sbin", "/usr/local/bin" })
-        if (::access((std::string(dir) + "/" + binary).c_str(), X_OK) == 0)
-            return true;
-    return false;
+    return layoutlab::findExecutable(binary).has_value();
 }
 
 // The first child process of `parent`, from /proc/*/stat; 0 when there is none yet.
