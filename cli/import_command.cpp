@@ -29,32 +29,14 @@ int runImport(const ImportCommandOptions& o) {
     auto options = o.source.toImportOptions();
     if (!options)
         return reportError(options.error());
-    auto trace = openTrace(o.file, *options);
-    if (!trace)
-        return reportError(trace.error());
-    const auto* importer = dynamic_cast<const Importer*>(trace->get());
-    ProgressBar bar("import");
-    ProgressReader progress(**trace, bar, [importer](std::uint64_t) { return importer ? importer->progress() : -1.0; });
-    StatsCollector stats(progress, importer);
-    if (!o.output.empty()) {
-        if (auto ok = writeTrace(stats, o.output); !ok)
-            return reportError(ok.error());
-    } else {
-        while (true) { // counting only: the requests need no copy of their own
-            auto requests = stats.borrow(4096);
-            if (!requests)
-                return reportError(requests.error());
-            if (requests->empty())
-                break;
-        }
-    }
-    const auto s = stats.stats();
     auto db = o.db.open();
     if (!db)
         return reportError(db.error());
-    if (*db)
-        if (auto id = recordTrace(**db, o.file, s.format, toJson(s).dump(), s.requests, s.distinctKeys); !id)
-            return reportError(id.error());
+    ProgressBar bar("import");
+    auto stats = runImportJob(ImportJob { o.file, *options, o.output }, db->get(), &bar);
+    if (!stats)
+        return reportError(stats.error());
+    const TraceStats& s = *stats;
     if (o.stats) {
         const std::string text = o.json ? toJson(s).dump(2) + "\n" : renderStats(s);
         if (auto ok = writeOutput(text, ""); !ok)

@@ -25,31 +25,9 @@ Expected<std::unique_ptr<ResultsDb>> DbOptions::open() const {
     return ResultsDb::open(resolvedPath());
 }
 
-Expected<std::int64_t> recordTrace(ResultsDb& db, const std::string& path, const std::string& format,
-    const std::string& statsJson, std::uint64_t requests, std::uint64_t distinctKeys) {
-    TraceRecord t;
-    t.source = path;
-    t.format = format;
-    auto hash = hashFile(path, &t.sizeBytes);
-    if (!hash)
-        return hash.error();
-    t.contentHash = *hash;
-    t.statsJson = statsJson;
-    t.requests = requests;
-    t.distinctKeys = distinctKeys;
-    return db.upsertTrace(t);
-}
-
 Expected<std::int64_t> beginRun(ResultsDb& db, const std::string& kind, std::int64_t traceId, const std::string& layout,
     const std::string& allocator, const nlohmann::json& parameters) {
-    RunRecord record;
-    record.kind = kind;
-    record.traceId = traceId;
-    record.layout = layout;
-    record.allocator = allocator;
-    record.parametersJson = parameters.dump();
-    record.toolVersion = LAYOUTLAB_VERSION;
-    return db.beginRun(record);
+    return layoutlab::beginRun(db, kind, traceId, layout, allocator, parameters, LAYOUTLAB_VERSION);
 }
 
 Expected<RunPair> beginMeasuredRuns(ResultsDb& db, const std::string& path, const ImportOptions& importOptions,

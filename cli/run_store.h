@@ -5,6 +5,7 @@
 // directory), or nowhere with --no-db.
 
 #include "layoutlab/import/importer.h"
+#include "layoutlab/store/jobs.h"
 #include "layoutlab/store/results_db.h"
 
 #include <CLI/CLI.hpp>
@@ -22,11 +23,7 @@ struct DbOptions {
     Expected<std::unique_ptr<ResultsDb>> open() const;
 };
 
-// Records the trace file (content hash, format) and returns its id.
-Expected<std::int64_t> recordTrace(ResultsDb& db, const std::string& path, const std::string& format,
-    const std::string& statsJson = "{}", std::uint64_t requests = 0, std::uint64_t distinctKeys = 0);
-
-// Starts a run of `kind` ('running' until completed or failed) and returns its id.
+// Starts a run of `kind` by this version of the tool (layoutlab::beginRun).
 Expected<std::int64_t> beginRun(ResultsDb& db, const std::string& kind, std::int64_t traceId, const std::string& layout,
     const std::string& allocator, const nlohmann::json& parameters);
 

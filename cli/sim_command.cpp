@@ -49,7 +49,6 @@ int runSim(const SimOptions& o, bool sweep) {
             config.cache = *geometry;
         }
     }
-    const auto param = models->layout->threshold();
     if (sweep || o.threshold) {
         auto list = resolveThresholds(*models->layout, sweep ? o.thresholds : std::to_string(*o.threshold),
             sweep ? "--thresholds" : "--threshold");
@@ -60,49 +59,26 @@ int runSim(const SimOptions& o, bool sweep) {
     auto importOptions = o.source.toImportOptions();
     if (!importOptions)
         return reportError(importOptions.error());
-    auto trace = openTrace(o.trace, *importOptions);
-    if (!trace)
-        return reportError(trace.error());
-    const auto* importer = dynamic_cast<const Importer*>(trace->get());
     auto db = o.db.open();
     if (!db)
         return reportError(db.error());
-    std::int64_t runId = 0;
-    if (*db) {
-        auto traceId = recordTrace(**db, o.trace, importer ? importer->formatName() : "layoutlab");
-        if (!traceId)
-            return reportError(traceId.error());
-        nlohmann::json parameters { { "trace", o.trace }, { "layout", config.layout->spec() },
-            { "allocator", config.allocator->spec() }, { "thresholds", config.thresholds },
-            { "format", o.source.format }, { "on_error", o.source.onError }, { "key_size", o.source.keyBytes },
-            { "threshold_parameter", param ? param->name : std::string() } };
-        auto id = beginRun(
-            **db, sweep ? "sweep" : "sim", *traceId, config.layout->spec(), config.allocator->spec(), parameters);
-        if (!id)
-            return reportError(id.error());
-        runId = *id;
-    }
-    ProgressBar bar(sweep ? "sweep" : "sim");
-    auto result = simulate(config, **trace, &bar);
-    if (!result) {
-        if (*db)
-            (void)(*db)->failRun(runId, result.error().describe());
-        return reportError(result.error());
-    }
-    if (*db) {
-        if (auto ok = (*db)->completeRun(runId, *result); !ok)
-            return reportError(ok.error());
-        fmt::print(stderr, "stored as run {} in {}\n", runId, o.db.resolvedPath());
-    }
-    const std::string text = o.json ? renderJson(*result)
-        : o.csv                     ? renderCsv(*result)
-                                    : renderTable(*result, o.classes || !sweep);
+    SimulationJob job { o.trace, *importOptions, config, sweep ? "sweep" : "sim", LAYOUTLAB_VERSION };
+    ProgressBar bar(job.kind);
+    auto outcome = runSimulationJob(job, db->get(), &bar);
+    if (!outcome)
+        return reportError(outcome.error());
+    if (*db)
+        fmt::print(stderr, "stored as run {} in {}\n", outcome->runId, o.db.resolvedPath());
+    const SimulationResult& result = outcome->result;
+    const std::string text = o.json ? renderJson(result)
+        : o.csv                     ? renderCsv(result)
+                                    : renderTable(result, o.classes || !sweep);
     if (auto ok = writeOutput(text, o.output); !ok)
         return reportError(ok.error());
-    if (importer && importer->rejects().total)
+    if (outcome->rejectedLines)
         fmt::print(stderr,
             "note: {} input lines were rejected and skipped (run `layoutlab import {} --stats` for details)\n",
-            importer->rejects().total, o.trace);
+            outcome->rejectedLines, o.trace);
     return kExitOk;
 }
 

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The stored jobs the CLI and the GUI share, so that work started from either is done and stored the
+// same way:
+//   - an import: read any trace format, optionally write layoutlab's binary trace, count its statistics,
+//     and record the trace with them in the results database;
+//   - a simulation (`sim`, `sweep`): open the trace, record it and a 'running' run, simulate, then
+//     complete the run with its points, or mark it failed with the error.
+
+#include "layoutlab/import/import_stats.h"
+#include "layoutlab/import/importer.h"
+#include "layoutlab/sim/simulation.h"
+#include "layoutlab/store/results_db.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <stop_token>
+
+namespace layoutlab {
+
+// Records the trace file (content hash, format) and returns its id.
+Expected<std::int64_t> recordTrace(ResultsDb& db, const std::string& path, const std::string& format,
+    const std::string& statsJson = "{}", std::uint64_t requests = 0, std::uint64_t distinctKeys = 0);
+
+// Starts a run of `kind` ('running' until completed or failed) and returns its id. `toolVersion` is the
+// version of the program that runs it.
+Expected<std::int64_t> beginRun(ResultsDb& db, const std::string& kind, std::int64_t traceId, const std::string& layout,
+    const std::string& allocator, const nlohmann::json& parameters, const std::string& toolVersion);
+
+struct ImportJob {
+    std::string sourcePath;
+    ImportOptions importOptions;
+    std::string outputPath; // empty: statistics only
+};
+
+// Runs `job`, recording the source trace and its statistics in `db` when not null. A stop request ends it
+// with ErrorCode::Cancelled; the output is written
+// whole or not at all.
+Expected<TraceStats> runImportJob(
+    const ImportJob& job, ResultsDb* db, ProgressSink* progress = nullptr, std::stop_token stop = {});
+
+struct SimulationJob {
+    std::string tracePath;
+    ImportOptions importOptions;
+    SimulationConfig config;
+    std::string kind = "sweep"; // "sim" or "sweep"
+    std::string toolVersion;
+};
+
+struct SimulationJobOutcome {
+    SimulationResult result;
+    std::int64_t runId = 0; // 0 when no database was given
+    std::uint64_t rejectedLines = 0; // input lines the importer skipped (--on-error=skip)
+};
+
+// Runs `job`, storing it in `db` when not null. A stop request ends it with ErrorCode::Cancelled, and
+// the stored run is marked failed ("cancelled"), never complete.
+Expected<SimulationJobOutcome> runSimulationJob(
+    const SimulationJob& job, ResultsDb* db, ProgressSink* progress = nullptr, std::stop_token stop = {});
+
+} // namespace layoutlab

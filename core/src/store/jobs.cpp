@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+#include "layoutlab/store/jobs.h"
+
+#include "layoutlab/trace/progress_reader.h"
+#include "layoutlab/trace/trace_file.h"
+
+#include <nlohmann/json.hpp>
+
+namespace layoutlab {
+
+Expected<std::int64_t> recordTrace(ResultsDb& db, const std::string& path, const std::string& format,
+    const std::string& statsJson, std::uint64_t requests, std::uint64_t distinctKeys) {
+    TraceRecord t;
+    t.source = path;
+    t.format = format;
+    auto hash = hashFile(path, &t.sizeBytes);
+    if (!hash)
+        return hash.error();
+    t.contentHash = *hash;
+    t.statsJson = statsJson;
+    t.requests = requests;
+    t.distinctKeys = distinctKeys;
+    return db.upsertTrace(t);
+}
+
+Expected<std::int64_t> beginRun(ResultsDb& db, const std::string& kind, std::int64_t traceId, const std::string& layout,
+    const std::string& allocator, const nlohmann::json& parameters, const std::string& toolVersion) {
+    RunRecord record;
+    record.kind = kind;
+    record.traceId = traceId;
+    record.layout = layout;
+    record.allocator = allocator;
+    record.parametersJson = parameters.dump();
+    record.toolVersion = toolVersion;
+    return db.beginRun(record);
+}
+
+namespace {
+class NoProgress final : public ProgressSink {
+public:
+    void progress(double, std::uint64_t) override { }
+};
+} // namespace
+
+Expected<TraceStats> runImportJob(const ImportJob& job, ResultsDb* db, ProgressSink* progress, std::stop_token stop) {
+    auto trace = openTrace(job.sourcePath, job.importOptions);
+    if (!trace)
+        return trace.error();
+    const auto* importer = dynamic_cast<const Importer*>(trace->get());
+    NoProgress silent;
+    ProgressReader counted(
+        **trace, progress ? *progress : silent,
+        [importer](std::uint64_t) { return importer ? importer->progress() : -1.0; }, stop);
+    StatsCollector stats(counted, importer);
+    if (!job.outputPath.empty()) {
+        if (auto ok = writeTrace(stats, job.outputPath); !ok)
+            return ok.error(); // the writer removes its partial file; a previous trace stays
+    } else {
+        while (true) { // counting only: the requests need no copy of their own
+            auto requests = stats.borrow(4096);
+            if (!requests)
+                return requests.error();
+            if (requests->empty())
+                break;
+        }
+    }
+    TraceStats s = stats.stats();
+    if (db)
+        if (auto id = recordTrace(*db, job.sourcePath, s.format, toJson(s).dump(), s.requests, s.distinctKeys); !id)
+            return id.error();
+    if (progress)
+        progress->progress(1.0, s.requests);
+    return s;
+}
+
+Expected<SimulationJobOutcome> runSimulationJob(
+    const SimulationJob& job, ResultsDb* db, ProgressSink* progress, std::stop_token stop) {
+    const SimulationConfig& config = job.config;
+    if (!config.layout || !config.allocator)
+        return usageError("a simulation needs a layout and an allocator");
+    auto trace = openTrace(job.tracePath, job.importOptions);
+    if (!trace)
+        return trace.error();
+    const auto* importer = dynamic_cast<const Importer*>(trace->get());
+    SimulationJobOutcome outcome;
+    if (db) {
+        auto traceId = recordTrace(*db, job.tracePath, importer ? importer->formatName() : "layoutlab");
+        if (!traceId)
+            return traceId.error();
+        const auto param = config.layout->threshold();
+        const ImportOptions& source = job.importOptions;
+        nlohmann::json parameters { { "trace", job.tracePath }, { "layout", config.layout->spec() },
+            { "allocator", config.allocator->spec() }, { "thresholds", config.thresholds },
+            { "format", source.format.empty() ? std::string("auto") : source.format },
+            { "on_error", source.onError == OnError::Skip ? "skip" : "fail" }, { "key_size", source.oracleKeyBytes },
+            { "threshold_parameter", param ? param->name : std::string() } };
+        if (config.cache) {
+            parameters["cache_geometry"] = config.cache->describe();
+            parameters["cache_sample_gets"] = config.cacheSampleGets;
+        }
+        auto id = beginRun(
+            *db, job.kind, *traceId, config.layout->spec(), config.allocator->spec(), parameters, job.toolVersion);
+        if (!id)
+            return id.error();
+        outcome.runId = *id;
+    }
+    auto result = simulate(config, **trace, progress, stop);
+    if (!result) {
+        if (db)
+            (void)db->failRun(outcome.runId,
+                result.error().code == ErrorCode::Cancelled ? std::string("cancelled") : result.error().describe());
+        return result.error();
+    }
+    if (db)
+        if (auto ok = db->completeRun(outcome.runId, *result); !ok)
+            return ok.error();
+    outcome.result = std::move(*result);
+    if (importer)
+        outcome.rejectedLines = importer->rejects().total;
+    return outcome;
+}
+
+} // namespace layoutlab
