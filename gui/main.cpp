@@ -1,48 +1,62 @@
 // SPDX-License-Identifier: MIT
-// layoutlab-gui: the desktop application. For now a main window that shows which models the core
-// offers; the workload, sweep, size-class, engine and compare views come with issue 6.
+// layoutlab-gui: the desktop application.
+//
+//   layoutlab-gui [TRACE] [--db DB]        opens TRACE (else the last trace, else the bundled seed dataset)
+//   layoutlab-gui --screenshot DIR [--db DB]
+//       renders every main view for the bundled seed dataset to DIR/*.png offscreen and exits; it uses
+//       fresh settings, and a temporary results database unless --db is given.
 
-#include "layoutlab/alloc/allocator_registry.h"
-#include "layoutlab/layout/layout_registry.h"
+#include "main_window.h"
 
 #include <QApplication>
-#include <QLabel>
-#include <QMainWindow>
+#include <QCommandLineParser>
 #include <QSettings>
-#include <QTreeWidget>
-#include <QVBoxLayout>
+#include <QTemporaryDir>
+
+#include <cstdio>
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("layoutlab"));
     QApplication::setApplicationName(QStringLiteral("layoutlab-gui"));
+    QApplication::setApplicationVersion(QStringLiteral(LAYOUTLAB_VERSION));
 
-    QMainWindow window;
-    window.setWindowTitle(QStringLiteral("layoutlab"));
-    auto* central = new QWidget(&window);
-    auto* layout = new QVBoxLayout(central);
-    layout->addWidget(new QLabel(QStringLiteral("Layout and allocator models available in this build:"), central));
-    auto* tree = new QTreeWidget(central);
-    tree->setHeaderLabels({ QStringLiteral("Model"), QStringLiteral("Description") });
-    auto* layouts = new QTreeWidgetItem(tree, { QStringLiteral("Layouts") });
-    for (const auto& l : layoutlab::listLayouts())
-        new QTreeWidgetItem(layouts, { QString::fromStdString(l.name), QString::fromStdString(l.description) });
-    auto* allocators = new QTreeWidgetItem(tree, { QStringLiteral("Allocators") });
-    for (const auto& a : layoutlab::listAllocators())
-        new QTreeWidgetItem(allocators,
-            { QString::fromStdString(a.name + (a.parameters.empty() ? std::string() : ":" + a.parameters)),
-                QString::fromStdString(a.description) });
-    tree->expandAll();
-    tree->resizeColumnToContents(0);
-    layout->addWidget(tree);
-    window.setCentralWidget(central);
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("layoutlab: explore embed-threshold trade-offs of key/value stores"));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption db(QStringLiteral("db"),
+        QStringLiteral("Results database (default: $LAYOUTLAB_DB, else the last one, else one in the app data "
+                       "directory)"),
+        QStringLiteral("PATH"));
+    const QCommandLineOption screenshot(QStringLiteral("screenshot"),
+        QStringLiteral("Render each main view for the bundled dataset to DIR/*.png and exit"), QStringLiteral("DIR"));
+    parser.addOption(db);
+    parser.addOption(screenshot);
+    parser.addPositionalArgument(QStringLiteral("trace"), QStringLiteral("A trace to open (any importable format)"));
+    parser.process(app);
 
-    QSettings settings;
-    window.restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray());
-    if (!settings.contains(QStringLiteral("mainWindow/geometry")))
-        window.resize(1280, 800);
+    if (parser.isSet(screenshot)) {
+        // Screenshots must not depend on (or change) the user's settings and database.
+        QTemporaryDir scratch;
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, scratch.path());
+        QSettings::setDefaultFormat(QSettings::IniFormat);
+        layoutlab::gui::MainWindow window(
+            parser.isSet(db) ? parser.value(db) : scratch.filePath(QStringLiteral("screenshots.db")));
+        QString error;
+        if (!window.renderScreenshots(parser.value(screenshot), &error)) {
+            std::fprintf(stderr, "layoutlab-gui: error: %s\n", qPrintable(error));
+            return 1;
+        }
+        return 0;
+    }
+
+    layoutlab::gui::MainWindow window(parser.value(db));
     window.show();
-    const int rc = QApplication::exec();
-    settings.setValue(QStringLiteral("mainWindow/geometry"), window.saveGeometry());
-    return rc;
+    if (const QStringList args = parser.positionalArguments(); !args.isEmpty())
+        window.openTrace(args.front());
+    else
+        window.openInitialTrace();
+    return QApplication::exec();
 }

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+#include "chart_panel.h"
+
+#include <QContextMenuEvent>
+#include <QCursor>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QMessageBox>
+#include <QPainter>
+#include <QSettings>
+#include <QSvgGenerator>
+#include <QTextStream>
+#include <QToolTip>
+
+#include <cmath>
+
+namespace layoutlab::gui {
+
+namespace {
+QString csvField(const QVariant& v) {
+    if (v.typeId() == QMetaType::Double)
+        return QString::number(v.toDouble(), 'g', 12);
+    QString s = v.toString();
+    if (s.contains(QLatin1Char(',')) || s.contains(QLatin1Char('"')) || s.contains(QLatin1Char('\n')))
+        s = QLatin1Char('"') + s.replace(QLatin1String("\""), QLatin1String("\"\"")) + QLatin1Char('"');
+    return s;
+}
+} // namespace
+
+bool writeCsv(const QAbstractItemModel& model, const QString& path) {
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate | QIODevice::Text))
+        return false;
+    QTextStream out(&file);
+    QStringList row;
+    for (int c = 0; c < model.columnCount(); ++c)
+        row << csvField(model.headerData(c, Qt::Horizontal));
+    out << row.join(QLatin1Char(',')) << '\n';
+    for (int r = 0; r < model.rowCount(); ++r) {
+        row.clear();
+        for (int c = 0; c < model.columnCount(); ++c)
+            row << csvField(model.data(model.index(r, c), Qt::EditRole));
+        out << row.join(QLatin1Char(',')) << '\n';
+    }
+    out.flush();
+    return file.error() == QFile::NoError;
+}
+
+ChartPanel::ChartPanel(const QString& exportName, QWidget* parent)
+    : QChartView(parent)
+    , m_exportName(exportName) {
+    setRenderHint(QPainter::Antialiasing);
+    setMinimumSize(320, 220);
+    chart()->setMargins(QMargins(4, 4, 4, 4));
+}
+
+bool ChartPanel::exportPng(const QString& path) const {
+    // Rendered at twice the on-screen size, so the image stays sharp in documents.
+    const QSize size = viewport()->size().expandedTo(QSize(640, 400)) * 2;
+    QImage image(size, QImage::Format_ARGB32);
+    image.fill(Qt::white);
+    QPainter painter(&image);
+    painter.setRenderHint(QPainter::Antialiasing);
+    const_cast<ChartPanel*>(this)->render(&painter, QRectF(QPointF(0, 0), QSizeF(size)));
+    painter.end();
+    return image.save(path, "PNG");
+}
+
+bool ChartPanel::exportSvg(const QString& path) const {
+    const QSize size = viewport()->size().expandedTo(QSize(640, 400));
+    QSvgGenerator svg;
+    svg.setFileName(path);
+    svg.setSize(size);
+    svg.setViewBox(QRect(QPoint(0, 0), size));
+    svg.setTitle(chart()->title().isEmpty() ? m_exportName : chart()->title());
+    svg.setDescription(QStringLiteral("layoutlab chart"));
+    QPainter painter;
+    if (!painter.begin(&svg))
+        return false;
+    const_cast<ChartPanel*>(this)->render(&painter, QRectF(QPointF(0, 0), QSizeF(size)));
+    return painter.end() && QFileInfo(path).size() > 0;
+}
+
+bool ChartPanel::exportCsv(const QString& path) const {
+    return m_model && writeCsv(*m_model, path);
+}
+
+void ChartPanel::exportInteractively(const QString& kind) {
+    QSettings settings;
+    const QString dir = settings.value(QStringLiteral("export/directory")).toString();
+    const QString filter = kind == QLatin1String("png") ? tr("PNG image (*.png)")
+        : kind == QLatin1String("svg")                  ? tr("SVG image (*.svg)")
+                                                        : tr("CSV data (*.csv)");
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export %1").arg(m_exportName),
+        dir + QLatin1Char('/') + m_exportName + QLatin1Char('.') + kind, filter);
+    if (path.isEmpty())
+        return;
+    settings.setValue(QStringLiteral("export/directory"), QFileInfo(path).absolutePath());
+    const bool ok = kind == QLatin1String("png") ? exportPng(path)
+        : kind == QLatin1String("svg")           ? exportSvg(path)
+                                                 : exportCsv(path);
+    if (!ok)
+        QMessageBox::warning(this, tr("Export failed"), tr("Could not write %1.").arg(path));
+}
+
+void ChartPanel::addHoverTips(QXYSeries* series, const QString& xLabel, int decimals) {
+    connect(series, &QXYSeries::hovered, this, [this, series, xLabel, decimals](const QPointF& at, bool entered) {
+        if (!entered || series->count() == 0) {
+            QToolTip::hideText();
+            return;
+        }
+        const auto points = series->points();
+        const QPointF* nearest = &points.front();
+        for (const QPointF& p : points)
+            if (std::abs(p.x() - at.x()) < std::abs(nearest->x() - at.x()))
+                nearest = &p;
+        QToolTip::showText(QCursor::pos(),
+            QStringLiteral("%1 %2\n%3: %4")
+                .arg(xLabel, QString::number(nearest->x(), 'f', 0), series->name(),
+                    QString::number(nearest->y(), 'f', decimals)),
+            this);
+    });
+}
+
+void ChartPanel::contextMenuEvent(QContextMenuEvent* event) {
+    QMenu menu(this);
+    menu.addAction(tr("Export chart as PNG…"), this, [this] { exportInteractively(QStringLiteral("png")); });
+    menu.addAction(tr("Export chart as SVG…"), this, [this] { exportInteractively(QStringLiteral("svg")); });
+    auto* csv = menu.addAction(tr("Export data as CSV…"), this, [this] { exportInteractively(QStringLiteral("csv")); });
+    csv->setEnabled(m_model != nullptr);
+    menu.exec(event->globalPos());
+}
+
+} // namespace layoutlab::gui

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// A chart view every chart of the application uses: exports itself as PNG and SVG and its data (the
+// table model it was drawn from) as CSV, from its context menu or File → Export; shows exact values
+// when the pointer rests on a series.
+
+#include <QAbstractItemModel>
+#include <QPointer>
+#include <QtCharts/QChartView>
+#include <QtCharts/QXYSeries>
+
+namespace layoutlab::gui {
+
+class ChartPanel final : public QChartView {
+    Q_OBJECT
+public:
+    explicit ChartPanel(const QString& exportName, QWidget* parent = nullptr);
+
+    // The model whose rows the chart shows: what "Export data as CSV" writes.
+    void setDataModel(QAbstractItemModel* model) { m_model = model; }
+    QAbstractItemModel* dataModel() const { return m_model; }
+    QString exportName() const { return m_exportName; }
+
+    bool exportPng(const QString& path) const;
+    bool exportSvg(const QString& path) const;
+    bool exportCsv(const QString& path) const;
+    // Asks for a file name and exports as `kind` ("png", "svg" or "csv"); errors in a dialog.
+    void exportInteractively(const QString& kind);
+
+    // Shows "<x label> X: <series> Y" for the data point nearest the pointer on `series`.
+    void addHoverTips(QXYSeries* series, const QString& xLabel, int decimals);
+
+protected:
+    void contextMenuEvent(QContextMenuEvent* event) override;
+
+private:
+    QString m_exportName;
+    QPointer<QAbstractItemModel> m_model;
+};
+
+// Writes `model` as CSV: the horizontal headers, then every row's EditRole values (exact numbers).
+bool writeCsv(const QAbstractItemModel& model, const QString& path);
+
+} // namespace layoutlab::gui

@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: MIT
+#include "main_window.h"
+
+#include "chart_panel.h"
+#include "library_page.h"
+#include "size_class_page.h"
+#include "stored_job.h"
+#include "sweep_page.h"
+#include "workload_page.h"
+
+#include "layoutlab/store/jobs.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTimer>
+
+#include <nlohmann/json.hpp>
+
+namespace layoutlab::gui {
+
+namespace {
+constexpr int kMaxRecentTraces = 8;
+const QString kTraceFilter
+    = QStringLiteral("Traces (*.lltrace *.csv *.zst *.bin *.oracleGeneral *.log *.txt *.monitor);;All files (*)");
+
+QString qt(const std::string& s) {
+    return QString::fromStdString(s);
+}
+} // namespace
+
+MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
+    : QMainWindow(parent)
+    , m_runner(new TaskRunner(this))
+    , m_tabs(new QTabWidget(this)) {
+    setWindowTitle(tr("layoutlab"));
+    setAcceptDrops(true);
+    QSettings settings;
+    m_databasePath = !databasePath.isEmpty()
+        ? databasePath
+        : settings.value(QStringLiteral("database/path"), defaultDatabasePath()).toString();
+    m_recentTraces = settings.value(QStringLiteral("traces/recent")).toStringList();
+    auto database = [this] { return m_databasePath; };
+    m_library = new LibraryPage(this);
+    m_workload = new WorkloadPage(*m_runner, database, this);
+    m_sweep = new SweepPage(*m_runner, database, this);
+    m_sizeClasses = new SizeClassPage(this);
+    m_tabs->addTab(m_library, tr("&Library"));
+    m_tabs->addTab(m_workload, tr("&Workload"));
+    m_tabs->addTab(m_sweep, tr("Threshold &sweep"));
+    m_tabs->addTab(m_sizeClasses, tr("Size &classes"));
+    m_tabs->setDocumentMode(true);
+    setCentralWidget(m_tabs);
+    buildMenus();
+    buildStatusBar();
+
+    connect(m_library, &LibraryPage::openTraceRequested, this, &MainWindow::openTrace);
+    connect(m_library, &LibraryPage::showRunRequested, this, &MainWindow::showRun);
+    connect(m_library, &LibraryPage::failed, this, &MainWindow::showError);
+    connect(m_workload, &WorkloadPage::failed, this, &MainWindow::showError);
+    connect(m_workload, &WorkloadPage::statsReady, this, [this] { refreshLibrary(); });
+    connect(m_sweep, &SweepPage::failed, this, &MainWindow::showError);
+    connect(m_sweep, &SweepPage::resultChanged, m_sizeClasses, &SizeClassPage::setResult);
+    connect(m_sweep, &SweepPage::runStored, this, [this] { refreshLibrary(); });
+
+    m_sweep->restoreSettings();
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    if (!settings.contains(QStringLiteral("window/geometry")))
+        resize(1280, 800);
+    m_tabs->setCurrentIndex(settings.value(QStringLiteral("window/tab"), 1).toInt());
+    refreshLibrary();
+}
+
+MainWindow::~MainWindow() = default;
+
+QString MainWindow::bundledSeedTrace() {
+    return QStringLiteral(LAYOUTLAB_DATASETS_DIR "/traces/seed-k16-v96.lltrace");
+}
+
+QString MainWindow::defaultDatabasePath() {
+    if (const QString env = qEnvironmentVariable("LAYOUTLAB_DB"); !env.isEmpty())
+        return env;
+    const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+    QDir().mkpath(dir);
+    return dir + QStringLiteral("/layoutlab.db");
+}
+
+void MainWindow::buildMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open Trace…"), QKeySequence::Open, this, &MainWindow::chooseAndOpenTrace);
+    file->addAction(tr("&Import Trace…"), QKeySequence(tr("Ctrl+I")), this, &MainWindow::chooseAndImportTrace);
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::fillRecentMenu);
+    file->addAction(tr("Open &Bundled Seed Dataset"), this, [this] { openTrace(bundledSeedTrace()); });
+    file->addSeparator();
+    file->addAction(tr("Open &Database…"), this, &MainWindow::chooseAndOpenDatabase);
+    file->addSeparator();
+    m_exportMenu = file->addMenu(tr("&Export"));
+    connect(m_exportMenu, &QMenu::aboutToShow, this, &MainWindow::fillExportMenu);
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* run = menuBar()->addMenu(tr("&Run"));
+    run->addAction(tr("Run &Sweep"), QKeySequence(tr("Ctrl+R")), this, [this] {
+        QString error;
+        if (m_sweep->startSweep(&error))
+            m_tabs->setCurrentWidget(m_sweep);
+        else
+            showError(error);
+    });
+    run->addAction(tr("&Cancel"), QKeySequence(tr("Esc")), m_runner, &TaskRunner::cancel);
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About layoutlab"), this, [this] {
+        QMessageBox::about(this, tr("About layoutlab"),
+            tr("<b>layoutlab %1</b><p>A memory-layout simulator and profiler for in-memory key/value stores: "
+               "what an object layout and the allocator's size classes do to memory and to the CPU.</p>"
+               "<p>Results database: %2</p>")
+                .arg(QStringLiteral(LAYOUTLAB_VERSION), m_databasePath.toHtmlEscaped()));
+    });
+}
+
+void MainWindow::buildStatusBar() {
+    m_statusText = new QLabel(tr("Ready"), this);
+    m_progress = new QProgressBar(this);
+    m_progress->setMaximumWidth(240);
+    m_progress->setRange(0, 1000);
+    m_progress->hide();
+    m_cancel = new QPushButton(tr("Cancel"), this);
+    m_cancel->hide();
+    statusBar()->addWidget(m_statusText, 1);
+    statusBar()->addPermanentWidget(m_progress);
+    statusBar()->addPermanentWidget(m_cancel);
+    connect(m_cancel, &QPushButton::clicked, m_runner, &TaskRunner::cancel);
+    connect(m_runner, &TaskRunner::started, this, [this](const QString& label) {
+        m_statusText->setText(tr("Running %1…").arg(label));
+        m_progress->setRange(0, 0); // busy until the first progress report
+        m_progress->show();
+        m_cancel->show();
+    });
+    connect(m_runner, &TaskRunner::progressed, this, [this](double fraction, const QString& detail) {
+        if (fraction >= 0) {
+            m_progress->setRange(0, 1000);
+            m_progress->setValue(int(fraction * 1000));
+        }
+        m_statusText->setText(tr("Running %1… %2").arg(m_runner->label(), detail));
+    });
+    connect(m_runner, &TaskRunner::finished, this, [this](const QString& label, const QString& error, bool cancelled) {
+        m_progress->hide();
+        m_cancel->hide();
+        m_statusText->setText(cancelled ? tr("%1 cancelled").arg(label)
+                : error.isEmpty()       ? tr("%1 finished").arg(label)
+                                        : tr("%1 failed").arg(label));
+    });
+}
+
+void MainWindow::openTrace(const QString& path) {
+    if (!QFileInfo::exists(path)) {
+        showError(tr("%1: no such file").arg(path));
+        return;
+    }
+    QString error;
+    if (!m_workload->loadTrace(path, &error)) {
+        showError(error);
+        return;
+    }
+    m_sweep->setTracePath(path);
+    rememberTrace(path);
+    setWindowTitle(tr("%1 — layoutlab").arg(QFileInfo(path).fileName()));
+}
+
+void MainWindow::openInitialTrace() {
+    const QString last = QSettings().value(QStringLiteral("traces/last")).toString();
+    openTrace(!last.isEmpty() && QFileInfo::exists(last) ? last : bundledSeedTrace());
+}
+
+void MainWindow::openDatabase(const QString& path) {
+    m_databasePath = path;
+    refreshLibrary();
+    QSettings().setValue(QStringLiteral("database/path"), path);
+}
+
+void MainWindow::refreshLibrary() {
+    if (const QString error = m_library->reload(m_databasePath); !error.isEmpty())
+        showError(error);
+}
+
+void MainWindow::showRun(qint64 runId) {
+    auto db = ResultsDb::open(m_databasePath.toStdString());
+    if (!db) {
+        showError(errorText(db.error()));
+        return;
+    }
+    auto run = (*db)->run(runId);
+    if (!run) {
+        showError(errorText(run.error()));
+        return;
+    }
+    auto points = (*db)->points(runId);
+    if (!points) {
+        showError(errorText(points.error()));
+        return;
+    }
+    if (points->empty()) {
+        showError(
+            tr("Run %1 (%2, %3) has no threshold points to show.").arg(runId).arg(qt(run->kind), qt(run->status)));
+        return;
+    }
+    SimulationResult result;
+    result.traceName = run->traceSource;
+    result.layoutSpec = run->layout;
+    result.allocatorSpec = run->allocator;
+    result.points = std::move(*points);
+    const auto parameters = nlohmann::json::parse(run->parametersJson, nullptr, false);
+    if (parameters.is_object() && parameters.value("threshold_parameter", std::string()) != "")
+        result.thresholdName = parameters["threshold_parameter"].get<std::string>();
+    const auto replay = nlohmann::json::parse(run->replayJson, nullptr, false);
+    if (replay.is_object() && replay.contains("replay")) {
+        const auto& r = replay["replay"];
+        result.trace.requests = r.value("requests", std::uint64_t { 0 });
+        result.trace.liveKeys = r.value("live_keys", std::uint64_t { 0 });
+        result.trace.distinctShapes = r.value("distinct_shapes", std::uint64_t { 0 });
+    }
+    m_sweep->showResult(result);
+    m_tabs->setCurrentWidget(m_sweep);
+}
+
+void MainWindow::showError(const QString& text) {
+    m_lastError = text;
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("layoutlab"), text, QMessageBox::Ok, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setObjectName(QStringLiteral("errorDialog"));
+    box->open();
+}
+
+std::vector<ChartPanel*> MainWindow::currentCharts() const {
+    QWidget* page = m_tabs->currentWidget();
+    if (page == m_workload)
+        return m_workload->charts();
+    if (page == m_sweep)
+        return m_sweep->charts();
+    if (page == m_sizeClasses)
+        return { m_sizeClasses->chart() };
+    return {};
+}
+
+void MainWindow::fillExportMenu() {
+    m_exportMenu->clear();
+    const auto charts = currentCharts();
+    if (charts.empty()) {
+        m_exportMenu->addAction(tr("(this view has no charts)"))->setEnabled(false);
+        return;
+    }
+    for (ChartPanel* chart : charts) {
+        const QString title = chart->chart()->title().isEmpty() ? chart->exportName() : chart->chart()->title();
+        QMenu* sub = m_exportMenu->addMenu(title);
+        sub->addAction(tr("Chart as PNG…"), chart, [chart] { chart->exportInteractively(QStringLiteral("png")); });
+        sub->addAction(tr("Chart as SVG…"), chart, [chart] { chart->exportInteractively(QStringLiteral("svg")); });
+        sub->addAction(tr("Data as CSV…"), chart, [chart] { chart->exportInteractively(QStringLiteral("csv")); });
+    }
+}
+
+void MainWindow::chooseAndOpenTrace() {
+    QSettings settings;
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open Trace"), settings.value(QStringLiteral("traces/directory")).toString(), kTraceFilter);
+    if (path.isEmpty())
+        return;
+    settings.setValue(QStringLiteral("traces/directory"), QFileInfo(path).absolutePath());
+    openTrace(path);
+}
+
+void MainWindow::chooseAndImportTrace() {
+    QSettings settings;
+    const QString source = QFileDialog::getOpenFileName(this,
+        tr("Import Trace (Twitter, CacheLib, oracleGeneral, "
+           "MONITOR, memcached watch/metadump, RDB CSV)"),
+        settings.value(QStringLiteral("traces/directory")).toString(), kTraceFilter);
+    if (source.isEmpty())
+        return;
+    settings.setValue(QStringLiteral("traces/directory"), QFileInfo(source).absolutePath());
+    const QFileInfo info(source);
+    const QString output = QFileDialog::getSaveFileName(this, tr("Write layoutlab Trace"),
+        info.absolutePath() + QLatin1Char('/') + info.completeBaseName() + QStringLiteral(".lltrace"),
+        tr("layoutlab traces (*.lltrace)"));
+    if (output.isEmpty())
+        return;
+    const std::string dbPath = m_databasePath.toStdString();
+    const ImportJob job { source.toStdString(), {}, output.toStdString() };
+    connect(
+        m_runner, &TaskRunner::finished, this,
+        [this, output](const QString&, const QString& error, bool cancelled) {
+            if (cancelled)
+                return;
+            if (!error.isEmpty())
+                showError(error);
+            else
+                openTrace(output);
+        },
+        Qt::SingleShotConnection);
+    const bool started = m_runner->start(tr("import"),
+        storedJob(
+            dbPath, std::make_shared<TraceStats>(), [job](ResultsDb* db, ProgressSink& progress, std::stop_token stop) {
+                return runImportJob(job, db, &progress, stop);
+            }));
+    if (!started)
+        showError(tr("Another task is running: %1.").arg(m_runner->label()));
+}
+
+void MainWindow::chooseAndOpenDatabase() {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Open Results Database"), m_databasePath,
+        tr("layoutlab results (*.db);;All files (*)"), nullptr, QFileDialog::DontConfirmOverwrite);
+    if (!path.isEmpty())
+        openDatabase(path);
+}
+
+void MainWindow::rememberTrace(const QString& path) {
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    m_recentTraces.removeAll(absolute);
+    m_recentTraces.prepend(absolute);
+    while (m_recentTraces.size() > kMaxRecentTraces)
+        m_recentTraces.removeLast();
+    QSettings settings;
+    settings.setValue(QStringLiteral("traces/recent"), m_recentTraces);
+    settings.setValue(QStringLiteral("traces/last"), absolute);
+}
+
+void MainWindow::fillRecentMenu() {
+    m_recentMenu->clear();
+    for (const QString& path : m_recentTraces)
+        m_recentMenu->addAction(QFileInfo(path).fileName(), this, [this, path] { openTrace(path); })->setToolTip(path);
+    if (m_recentTraces.isEmpty())
+        m_recentMenu->addAction(tr("(none yet)"))->setEnabled(false);
+}
+
+void MainWindow::saveSettings() const {
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    settings.setValue(QStringLiteral("window/tab"), m_tabs->currentIndex());
+    settings.setValue(QStringLiteral("database/path"), m_databasePath);
+    m_sweep->saveSettings();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    m_runner->cancel();
+    m_runner->waitForIdle(5000);
+    saveSettings();
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (event->mimeData()->hasUrls())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    const auto urls = event->mimeData()->urls();
+    if (!urls.isEmpty() && urls.front().isLocalFile())
+        openTrace(urls.front().toLocalFile());
+    event->acceptProposedAction();
+}
+
+bool MainWindow::renderScreenshots(const QString& directory, QString* error) {
+    auto fail = [error](const QString& text) {
+        if (error)
+            *error = text;
+        return false;
+    };
+    if (!QDir().mkpath(directory))
+        return fail(tr("cannot create %1").arg(directory));
+    resize(1280, 800);
+    show();
+    openTrace(bundledSeedTrace());
+    if (!m_runner->waitForIdle(120000) || !m_lastError.isEmpty())
+        return fail(m_lastError.isEmpty() ? tr("reading the seed dataset timed out") : m_lastError);
+    QString sweepError;
+    if (!m_sweep->startSweep(&sweepError))
+        return fail(sweepError);
+    if (!m_runner->waitForIdle(300000) || !m_lastError.isEmpty())
+        return fail(m_lastError.isEmpty() ? tr("the sweep timed out") : m_lastError);
+    m_sizeClasses->showThreshold(128);
+    const std::pair<QWidget*, QString> views[] { { m_library, QStringLiteral("library") },
+        { m_workload, QStringLiteral("workload") }, { m_sweep, QStringLiteral("sweep") },
+        { m_sizeClasses, QStringLiteral("size-classes") } };
+    for (const auto& [page, name] : views) {
+        m_tabs->setCurrentWidget(page);
+        QApplication::processEvents();
+        const QString path = directory + QLatin1Char('/') + name + QStringLiteral(".png");
+        if (!grab().save(path, "PNG"))
+            return fail(tr("cannot write %1").arg(path));
+    }
+    return true;
+}
+
+} // namespace layoutlab::gui

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The main window: the library, workload, threshold-sweep and size-class views over one results
+// database and one open trace; long work on a TaskRunner with progress and Cancel in the status bar;
+// errors in a dialog with the text the CLI prints; layout, recent traces and choices kept in QSettings.
+
+#include <QMainWindow>
+#include <QStringList>
+
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QPushButton;
+class QTabWidget;
+
+namespace layoutlab::gui {
+
+class ChartPanel;
+class LibraryPage;
+class SizeClassPage;
+class SweepPage;
+class TaskRunner;
+class WorkloadPage;
+
+class MainWindow final : public QMainWindow {
+    Q_OBJECT
+public:
+    // `databasePath`: the results database to open (empty: the last one, else the default).
+    explicit MainWindow(const QString& databasePath = {}, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // Opens a trace of any importable format: its workload statistics are read at once.
+    void openTrace(const QString& path);
+    // Opens the trace of the last session, or the bundled seed dataset on first start.
+    void openInitialTrace();
+    void openDatabase(const QString& path);
+    // Loads a stored run's points into the sweep and size-class views.
+    void showRun(qint64 runId);
+    // Shows `text` in an error dialog (window-modal, not blocking the event loop).
+    void showError(const QString& text);
+
+    // Renders every main view to DIR/<view>.png at 1280×800 for the bundled seed dataset: opens it,
+    // runs the default sweep and waits for both. Returns false with `error` set when something failed.
+    bool renderScreenshots(const QString& directory, QString* error);
+
+    QString databasePath() const { return m_databasePath; }
+    QString lastError() const { return m_lastError; }
+    TaskRunner& runner() const { return *m_runner; }
+    QTabWidget* tabs() const { return m_tabs; }
+    LibraryPage* libraryPage() const { return m_library; }
+    WorkloadPage* workloadPage() const { return m_workload; }
+    SweepPage* sweepPage() const { return m_sweep; }
+    SizeClassPage* sizeClassPage() const { return m_sizeClasses; }
+    // The charts of the view on show.
+    std::vector<ChartPanel*> currentCharts() const;
+
+    static QString bundledSeedTrace();
+    static QString defaultDatabasePath();
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void buildMenus();
+    void buildStatusBar();
+    void chooseAndOpenTrace();
+    void chooseAndImportTrace();
+    void chooseAndOpenDatabase();
+    void rememberTrace(const QString& path);
+    void fillRecentMenu();
+    void fillExportMenu();
+    void refreshLibrary();
+    void saveSettings() const;
+
+    QString m_databasePath;
+    QString m_lastError;
+    QStringList m_recentTraces;
+    TaskRunner* m_runner;
+    QTabWidget* m_tabs;
+    LibraryPage* m_library;
+    WorkloadPage* m_workload;
+    SweepPage* m_sweep;
+    SizeClassPage* m_sizeClasses;
+    QMenu* m_recentMenu = nullptr;
+    QMenu* m_exportMenu = nullptr;
+    QLabel* m_statusText = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QPushButton* m_cancel = nullptr;
+};
+
+} // namespace layoutlab::gui

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Table models over simulation results: one row per threshold of a sweep (SweepTableModel), and one row
+// per allocator size class of one threshold (SizeClassTableModel). Charts read their series from these
+// models, so a chart, its table and its CSV export always show the same numbers.
+
+#include "layoutlab/sim/results.h"
+
+#include <QAbstractTableModel>
+
+namespace layoutlab::gui {
+
+// A sweep metric: its column header (with unit), the name the CLI's --json/--csv give it, and its value.
+struct SweepMetric {
+    QString header;
+    QString cliName;
+    double (*value)(const ThresholdPoint&);
+    int decimals;
+};
+
+class SweepTableModel final : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    using QAbstractTableModel::QAbstractTableModel;
+
+    void setResult(const SimulationResult& result);
+    void clear();
+    const SimulationResult& result() const { return m_result; }
+    bool hasCacheModel() const { return !m_result.points.empty() && !m_result.points.front().missesPerGet.empty(); }
+    // The metrics shown: the threshold, memory, access path, and one per cache level with --cache.
+    const std::vector<SweepMetric>& metrics() const { return m_metrics; }
+    int columnOf(const QString& cliName) const; // -1 when not shown
+    double value(int row, int column) const;
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    SimulationResult m_result;
+    std::vector<SweepMetric> m_metrics;
+};
+
+class SizeClassTableModel final : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column {
+        ClassBytes,
+        Allocations,
+        RequestedBytes,
+        WasteBytes,
+        UsableBytes,
+        RegionsPerSlab,
+        Slabs,
+        ColumnCount
+    };
+    using QAbstractTableModel::QAbstractTableModel;
+
+    void setPoint(const ThresholdPoint& point);
+    void clear();
+    const std::vector<SizeClassUsage>& classes() const { return m_classes; }
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    std::vector<SizeClassUsage> m_classes;
+};
+
+} // namespace layoutlab::gui

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+#include "size_class_page.h"
+
+#include "chart_panel.h"
+
+#include <QComboBox>
+#include <QCursor>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLocale>
+#include <QSplitter>
+#include <QTableView>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <QtCharts/QBarCategoryAxis>
+#include <QtCharts/QBarSet>
+#include <QtCharts/QStackedBarSeries>
+#include <QtCharts/QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+
+namespace layoutlab::gui {
+
+namespace {
+// Bars beyond this many classes are unreadable: the smallest classes by usable bytes are grouped.
+constexpr std::size_t kMaxBars = 36;
+} // namespace
+
+SizeClassPage::SizeClassPage(QWidget* parent)
+    : QWidget(parent)
+    , m_threshold(new QComboBox(this))
+    , m_summary(new QLabel(this))
+    , m_chart(new ChartPanel(QStringLiteral("size-classes"), this))
+    , m_table(new QTableView(this)) {
+    m_chart->setDataModel(&m_model);
+    m_table->setModel(&m_model);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->verticalHeader()->hide();
+    m_table->setAlternatingRowColors(true);
+    m_summary->setWordWrap(true);
+    auto* top = new QHBoxLayout;
+    top->addWidget(new QLabel(tr("&Threshold:"), this));
+    top->addWidget(m_threshold);
+    top->addWidget(m_summary, 1);
+    qobject_cast<QLabel*>(top->itemAt(0)->widget())->setBuddy(m_threshold);
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(m_chart);
+    splitter->addWidget(m_table);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(top);
+    layout->addWidget(splitter, 1);
+    connect(m_threshold, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
+    redraw();
+}
+
+void SizeClassPage::setResult(const SimulationResult& result) {
+    m_result = result;
+    const QSignalBlocker block(m_threshold);
+    m_threshold->clear();
+    for (const auto& p : result.points)
+        m_threshold->addItem(result.thresholdName.empty() ? tr("(no threshold)") : QString::number(p.threshold));
+    if (!result.points.empty())
+        m_threshold->setCurrentIndex(int(leanestPoint(result.points)));
+    redraw();
+}
+
+void SizeClassPage::showThreshold(std::uint32_t threshold) {
+    int best = -1;
+    for (std::size_t i = 0; i < m_result.points.size(); ++i)
+        if (best < 0
+            || std::abs(double(m_result.points[i].threshold) - threshold)
+                < std::abs(double(m_result.points[std::size_t(best)].threshold) - threshold))
+            best = int(i);
+    if (best >= 0)
+        m_threshold->setCurrentIndex(best);
+}
+
+void SizeClassPage::redraw() {
+    QChart* chart = m_chart->chart();
+    chart->removeAllSeries();
+    for (auto* axis : chart->axes())
+        chart->removeAxis(axis);
+    const int index = m_threshold->currentIndex();
+    if (index < 0 || std::size_t(index) >= m_result.points.size()) {
+        m_model.clear();
+        chart->setTitle(tr("Bytes per key by size class (run a sweep first)"));
+        m_summary->clear();
+        return;
+    }
+    const ThresholdPoint& point = m_result.points[std::size_t(index)];
+    m_model.setPoint(point);
+    const double keys = point.keys ? double(point.keys) : 1.0;
+    // The largest classes by usable bytes get a bar each, in class order; the rest are summed.
+    std::vector<SizeClassUsage> shown = point.sizeClasses;
+    SizeClassUsage rest;
+    if (shown.size() > kMaxBars) {
+        std::sort(
+            shown.begin(), shown.end(), [](const auto& a, const auto& b) { return a.usableBytes > b.usableBytes; });
+        for (std::size_t i = kMaxBars - 1; i < shown.size(); ++i) {
+            rest.requestedBytes += shown[i].requestedBytes;
+            rest.usableBytes += shown[i].usableBytes;
+            rest.allocations += shown[i].allocations;
+        }
+        shown.resize(kMaxBars - 1);
+        std::sort(shown.begin(), shown.end(), [](const auto& a, const auto& b) { return a.classBytes < b.classBytes; });
+    }
+    auto* requested = new QBarSet(tr("Requested (header + payload)"));
+    auto* waste = new QBarSet(tr("Waste (class rounding)"));
+    QStringList categories;
+    QLocale locale;
+    for (const auto& c : shown) {
+        *requested << double(c.requestedBytes) / keys;
+        *waste << double(c.usableBytes - c.requestedBytes) / keys;
+        categories << locale.toString(qulonglong(c.classBytes));
+    }
+    if (rest.allocations) {
+        *requested << double(rest.requestedBytes) / keys;
+        *waste << double(rest.usableBytes - rest.requestedBytes) / keys;
+        categories << tr("other");
+    }
+    requested->setColor(QColor(0x46, 0x82, 0xb4));
+    waste->setColor(QColor(0xe0, 0x7b, 0x39));
+    auto* series = new QStackedBarSeries(chart);
+    series->append(requested);
+    series->append(waste);
+    chart->addSeries(series);
+    auto* x = new QBarCategoryAxis(chart);
+    x->append(categories);
+    x->setTitleText(tr("size class (bytes)"));
+    if (categories.size() > 16)
+        x->setLabelsAngle(-60);
+    auto* y = new QValueAxis(chart);
+    y->setTitleText(tr("bytes per key"));
+    y->setLabelFormat(QStringLiteral("%.1f"));
+    chart->addAxis(x, Qt::AlignBottom);
+    chart->addAxis(y, Qt::AlignLeft);
+    series->attachAxis(x);
+    series->attachAxis(y);
+    connect(series, &QStackedBarSeries::hovered, m_chart, [this, categories](bool on, int i, QBarSet* set) {
+        if (!on || i < 0 || i >= categories.size()) {
+            QToolTip::hideText();
+            return;
+        }
+        QToolTip::showText(QCursor::pos(),
+            tr("class %1\n%2: %3 bytes per key").arg(categories[i], set->label(), QString::number(set->at(i), 'f', 2)),
+            m_chart);
+    });
+    const QString thresholdText
+        = m_result.thresholdName.empty() ? QString() : tr(" at threshold %1").arg(point.threshold);
+    chart->setTitle(tr("Bytes per key by size class%1").arg(thresholdText));
+    m_summary->setText(tr("%1 allocations per key; %2 of %3 usable bytes per key are class-rounding waste.")
+                           .arg(locale.toString(point.allocationsPerKey, 'f', 2),
+                               locale.toString(double(point.internalFragmentationBytes) / keys, 'f', 2),
+                               locale.toString(point.usableBytesPerKey, 'f', 2)));
+}
+
+} // namespace layoutlab::gui

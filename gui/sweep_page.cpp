@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: MIT
+#include "sweep_page.h"
+
+#include "chart_panel.h"
+#include "stored_job.h"
+
+#include "layoutlab/alloc/allocator_registry.h"
+#include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/store/jobs.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGridLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QPushButton>
+#include <QSettings>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <QtCharts/QLegendMarker>
+#include <QtCharts/QLineSeries>
+#include <QtCharts/QValueAxis>
+
+#include <algorithm>
+#include <memory>
+
+namespace layoutlab::gui {
+
+namespace {
+
+QString qt(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+// A range with a little room above and below, so lines do not sit on the frame.
+std::pair<double, double> paddedRange(double low, double high) {
+    if (high - low < 1e-9) {
+        const double pad = std::max(std::abs(high) * 0.05, 0.5);
+        return { std::max(0.0, low - pad), high + pad };
+    }
+    const double pad = (high - low) * 0.08;
+    return { std::max(0.0, low - pad), high + pad };
+}
+
+} // namespace
+
+SweepPage::SweepPage(TaskRunner& runner, std::function<QString()> databasePath, QWidget* parent)
+    : QWidget(parent)
+    , m_runner(runner)
+    , m_databasePath(std::move(databasePath))
+    , m_layout(new QComboBox(this))
+    , m_allocator(new QComboBox(this))
+    , m_thresholds(new QLineEdit(QStringLiteral("16:512:16"), this))
+    , m_cache(new QCheckBox(tr("Cache model (misses per GET)"), this))
+    , m_run(new QPushButton(tr("Run sweep"), this))
+    , m_summary(new QLabel(this))
+    , m_table(new QTableView(this)) {
+    m_layout->setEditable(true);
+    for (const auto& l : listLayouts())
+        m_layout->addItem(qt(l.name), qt(l.spec));
+    for (int i = 0; i < m_layout->count(); ++i)
+        m_layout->setItemData(i, qt(listLayouts()[std::size_t(i)].description), Qt::ToolTipRole);
+    m_layout->setCurrentText(QStringLiteral("valkey-9.1"));
+    m_layout->setToolTip(tr("A preset, or a layout with parameters, e.g. valkey:threshold=128,header=8"));
+    m_allocator->setEditable(true);
+    m_allocator->addItem(QString(), tr("the layout's engine default"));
+    for (const auto& a : listAllocators())
+        m_allocator->addItem(qt(a.parameters.empty() ? a.name : a.name + ":" + a.parameters), qt(a.description));
+    m_allocator->setToolTip(
+        tr("Empty: the engine's default. jemalloc is the linked library; jemalloc:quantum=8,page=4096 emulates "
+           "the build Valkey and Redis bundle"));
+    m_allocator->lineEdit()->setPlaceholderText(tr("engine default"));
+    m_thresholds->setToolTip(tr("FIRST:LAST:STEP (e.g. 16:512:16) or a list (64,128)"));
+    m_cache->setChecked(true);
+    m_cache->setToolTip(tr("Replay the trace's last GETs through an L1/L2/LLC model of this machine's caches"));
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    auto* controls = new QHBoxLayout;
+    auto* form = new QFormLayout;
+    form->addRow(tr("&Layout:"), m_layout);
+    form->addRow(tr("&Allocator:"), m_allocator);
+    auto* form2 = new QFormLayout;
+    form2->addRow(tr("&Thresholds:"), m_thresholds);
+    form2->addRow(QString(), m_cache);
+    controls->addLayout(form, 2);
+    controls->addLayout(form2, 1);
+    controls->addWidget(m_run, 0, Qt::AlignBottom);
+
+    auto* chartGrid = new QWidget(this);
+    auto* grid = new QGridLayout(chartGrid);
+    grid->setContentsMargins(0, 0, 0, 0);
+    const QStringList names { QStringLiteral("memory-per-key"), QStringLiteral("internal-fragmentation"),
+        QStringLiteral("get-access-path"), QStringLiteral("cache-misses") };
+    for (int i = 0; i < names.size(); ++i) {
+        auto* chart = new ChartPanel(names[i], chartGrid);
+        chart->setDataModel(&m_model);
+        grid->addWidget(chart, i / 2, i % 2);
+        m_charts.push_back(chart);
+    }
+    m_table->setModel(&m_model);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->verticalHeader()->hide();
+    m_table->setAlternatingRowColors(true);
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(chartGrid);
+    splitter->addWidget(m_table);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 1);
+    splitter->setSizes({ 480, 200 }); // room for several rows of the table at 1280×800
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(controls);
+    layout->addWidget(m_summary);
+    layout->addWidget(splitter, 1);
+
+    connect(m_run, &QPushButton::clicked, this, [this] {
+        QString error;
+        if (!startSweep(&error))
+            emit failed(error);
+    });
+    connect(&m_runner, &TaskRunner::started, this, [this] { m_run->setEnabled(false); });
+    connect(&m_runner, &TaskRunner::finished, this, [this] { m_run->setEnabled(true); });
+    redraw();
+}
+
+void SweepPage::setTracePath(const QString& path) {
+    m_tracePath = path;
+    m_summary->setText(
+        tr("Trace: %1. Choose a layout and thresholds, then Run sweep.").arg(QFileInfo(path).fileName()));
+}
+
+bool SweepPage::startSweep(QString* error) {
+    auto fail = [error](const QString& text) {
+        if (error)
+            *error = text;
+        return false;
+    };
+    if (m_tracePath.isEmpty())
+        return fail(tr("Open a trace first (File → Open Trace)."));
+    if (m_runner.busy())
+        return fail(tr("Another task is running: %1.").arg(m_runner.label()));
+    auto models = parseLayoutAndAllocator(
+        m_layout->currentText().trimmed().toStdString(), m_allocator->currentText().trimmed().toStdString());
+    if (!models)
+        return fail(errorText(models.error()));
+    SimulationJob job;
+    job.tracePath = m_tracePath.toStdString();
+    job.kind = "sweep";
+    job.toolVersion = LAYOUTLAB_VERSION;
+    job.config.layout = models->layout;
+    job.config.allocator = models->allocator;
+    if (const auto param = models->layout->threshold()) {
+        auto thresholds = parseThresholds(m_thresholds->text().trimmed().toStdString(), *param);
+        if (!thresholds)
+            return fail(errorText(thresholds.error()));
+        job.config.thresholds = *thresholds;
+    } else {
+        job.kind = "sim"; // memcached stores every item whole: one point, no threshold
+    }
+    if (m_cache->isChecked())
+        job.config.cache = CacheGeometry::detect();
+    auto outcome = std::make_shared<SimulationJobOutcome>();
+    const std::string dbPath = m_databasePath().toStdString();
+    connect(
+        &m_runner, &TaskRunner::finished, this,
+        [this, outcome](const QString&, const QString& failure, bool cancelled) {
+            if (cancelled)
+                return;
+            if (!failure.isEmpty()) {
+                emit failed(failure);
+                return;
+            }
+            showResult(outcome->result);
+            if (outcome->runId)
+                emit runStored(outcome->runId);
+        },
+        Qt::SingleShotConnection);
+    m_runner.start(
+        tr("sweep"), storedJob(dbPath, outcome, [job](ResultsDb* db, ProgressSink& progress, std::stop_token stop) {
+            return runSimulationJob(job, db, &progress, stop);
+        }));
+    return true;
+}
+
+void SweepPage::showResult(const SimulationResult& result) {
+    m_model.setResult(result);
+    const auto& t = result.trace;
+    QLocale locale;
+    QString text
+        = tr("<b>%1</b> on %2 with %3: %4 requests, %5 live keys, %6 distinct shapes.")
+              .arg(qt(result.layoutSpec).toHtmlEscaped(), QFileInfo(qt(result.traceName)).fileName().toHtmlEscaped(),
+                  qt(result.allocatorSpec).toHtmlEscaped(), locale.toString(qulonglong(t.requests)),
+                  locale.toString(qulonglong(t.liveKeys)), locale.toString(qulonglong(t.distinctShapes)));
+    if (!result.points.empty() && !result.thresholdName.empty()) {
+        const ThresholdPoint& best = result.points[leanestPoint(result.points)];
+        text += tr(" Leanest threshold: <b>%1</b> (%2 bytes per key).")
+                    .arg(best.threshold)
+                    .arg(locale.toString(best.usableBytesPerKey, 'f', 2));
+        for (const std::uint32_t mark : { 64u, 128u })
+            for (const auto& p : result.points)
+                if (p.threshold == mark && mark != best.threshold)
+                    text += tr(" At %1: %2 bytes per key (%3%4).")
+                                .arg(mark)
+                                .arg(locale.toString(p.usableBytesPerKey, 'f', 2))
+                                .arg(p.usableBytesPerKey >= best.usableBytesPerKey ? QStringLiteral("+") : QString())
+                                .arg(locale.toString(p.usableBytesPerKey - best.usableBytesPerKey, 'f', 2));
+    }
+    if (!result.cacheGeometry.empty())
+        text += tr(" Cache model: %1, %2 GETs sampled.")
+                    .arg(qt(result.cacheGeometry))
+                    .arg(locale.toString(qulonglong(result.cacheSampledGets)));
+    m_summary->setText(text);
+    redraw();
+    emit resultChanged(result);
+}
+
+void SweepPage::redraw() {
+    drawChart(m_charts[0], { QStringLiteral("usable_bytes_per_key"), QStringLiteral("overhead_bytes_per_key") },
+        tr("bytes per key"));
+    drawChart(m_charts[1], { QStringLiteral("internal_fragmentation_bytes_per_key") }, tr("bytes per key"));
+    drawChart(m_charts[2], { QStringLiteral("lines_touched_per_get"), QStringLiteral("dependent_loads_per_get") },
+        tr("per GET"));
+    drawChart(m_charts[3],
+        { QStringLiteral("l1_misses_per_get"), QStringLiteral("l2_misses_per_get"),
+            QStringLiteral("llc_misses_per_get") },
+        tr("misses per GET"));
+    const QStringList titles { tr("Memory per key"), tr("Internal fragmentation per key"), tr("GET access path"),
+        m_model.hasCacheModel() ? tr("Cache-model misses per GET")
+                                : tr("Cache-model misses per GET (cache model off)") };
+    for (std::size_t i = 0; i < m_charts.size(); ++i)
+        m_charts[i]->chart()->setTitle(titles[int(i)]);
+}
+
+void SweepPage::drawChart(ChartPanel* panel, const QStringList& metrics, const QString& yTitle) {
+    QChart* chart = panel->chart();
+    chart->removeAllSeries();
+    for (auto* axis : chart->axes())
+        chart->removeAxis(axis);
+    const int rows = m_model.rowCount();
+    auto* x = new QValueAxis(chart);
+    x->setTitleText(tr("threshold (bytes)"));
+    x->setLabelFormat(QStringLiteral("%d"));
+    auto* y = new QValueAxis(chart);
+    y->setTitleText(yTitle);
+    chart->addAxis(x, Qt::AlignBottom);
+    chart->addAxis(y, Qt::AlignLeft);
+    if (rows == 0)
+        return;
+    double low = std::numeric_limits<double>::max(), high = std::numeric_limits<double>::lowest();
+    for (const QString& name : metrics) {
+        const int column = m_model.columnOf(name);
+        if (column < 0)
+            continue;
+        auto* series = new QLineSeries(chart);
+        series->setName(m_model.metrics()[std::size_t(column)].header);
+        series->setPointsVisible(rows <= 40);
+        for (int r = 0; r < rows; ++r) {
+            const double v = m_model.value(r, column);
+            series->append(m_model.value(r, 0), v);
+            low = std::min(low, v);
+            high = std::max(high, v);
+        }
+        chart->addSeries(series);
+        series->attachAxis(x);
+        series->attachAxis(y);
+        panel->addHoverTips(series, tr("threshold"), m_model.metrics()[std::size_t(column)].decimals);
+    }
+    if (chart->series().isEmpty())
+        return;
+    const auto [paddedLow, paddedHigh] = paddedRange(low, high);
+    y->setRange(paddedLow, paddedHigh);
+    y->applyNiceNumbers();
+    const double yLow = y->min(), yHigh = y->max();
+    const double first = m_model.value(0, 0), last = m_model.value(rows - 1, 0);
+    x->setRange(first, std::max(last, first + 1));
+    // Ticks on multiples of a power of two (16, 32, 64, ...), about eight of them.
+    double interval = 1;
+    while ((last - first) / interval > 8)
+        interval *= 2;
+    x->setTickType(QValueAxis::TicksDynamic);
+    x->setTickAnchor(0);
+    x->setTickInterval(interval);
+    // Markers: the thresholds before and after the Valkey change, and the leanest one (named with the
+    // marker it coincides with, if any).
+    const auto& points = m_model.result().points;
+    const std::uint32_t best = points[leanestPoint(points)].threshold;
+    struct Marker {
+        std::uint32_t at;
+        QString name;
+        QColor color;
+    };
+    std::vector<Marker> markers;
+    for (const std::uint32_t at : { 64u, 128u })
+        if (at != best)
+            markers.push_back({ at, QString::number(at), QColor(0x70, 0x70, 0x70) });
+    markers.push_back({ best, best == 64 || best == 128 ? tr("%1 = leanest").arg(best) : tr("leanest (%1)").arg(best),
+        QColor(0x2e, 0x8b, 0x57) });
+    for (const Marker& m : markers) {
+        if (m.at < first || m.at > last)
+            continue;
+        auto* line = new QLineSeries(chart);
+        line->setName(m.name);
+        QPen pen(m.color);
+        pen.setStyle(Qt::DashLine);
+        pen.setWidthF(1.2);
+        line->setPen(pen);
+        line->append(m.at, yLow);
+        line->append(m.at, yHigh);
+        chart->addSeries(line);
+        line->attachAxis(x);
+        line->attachAxis(y);
+    }
+}
+
+void SweepPage::saveSettings() const {
+    QSettings s;
+    s.setValue(QStringLiteral("sweep/layout"), m_layout->currentText());
+    s.setValue(QStringLiteral("sweep/allocator"), m_allocator->currentText());
+    s.setValue(QStringLiteral("sweep/thresholds"), m_thresholds->text());
+    s.setValue(QStringLiteral("sweep/cache"), m_cache->isChecked());
+}
+
+void SweepPage::restoreSettings() {
+    QSettings s;
+    m_layout->setCurrentText(s.value(QStringLiteral("sweep/layout"), m_layout->currentText()).toString());
+    m_allocator->setCurrentText(s.value(QStringLiteral("sweep/allocator"), m_allocator->currentText()).toString());
+    m_thresholds->setText(s.value(QStringLiteral("sweep/thresholds"), m_thresholds->text()).toString());
+    m_cache->setChecked(s.value(QStringLiteral("sweep/cache"), m_cache->isChecked()).toBool());
+}
+
+} // namespace layoutlab::gui

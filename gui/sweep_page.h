@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The threshold sweep: pick a layout, an allocator and a threshold range, run the same stored sweep the
+// CLI's `sweep` runs (on the task runner's thread), and chart every metric against the threshold, with
+// markers at 64, 128 and the leanest threshold, and the same numbers in a table underneath.
+
+#include "result_models.h"
+
+#include <QWidget>
+
+#include <functional>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QTableView;
+
+namespace layoutlab::gui {
+
+class ChartPanel;
+class TaskRunner;
+
+class SweepPage final : public QWidget {
+    Q_OBJECT
+public:
+    SweepPage(TaskRunner& runner, std::function<QString()> databasePath, QWidget* parent = nullptr);
+
+    void setTracePath(const QString& path);
+    QString tracePath() const { return m_tracePath; }
+    // Starts the sweep with the chosen options; false (and `error` set) when they are not valid.
+    bool startSweep(QString* error = nullptr);
+    // Shows a result computed elsewhere (a stored run opened from the library).
+    void showResult(const SimulationResult& result);
+
+    const SweepTableModel& model() const { return m_model; }
+    std::vector<ChartPanel*> charts() const { return m_charts; }
+    QComboBox* layoutBox() const { return m_layout; }
+    QComboBox* allocatorBox() const { return m_allocator; }
+    QLineEdit* thresholdsEdit() const { return m_thresholds; }
+    QCheckBox* cacheBox() const { return m_cache; }
+
+    void saveSettings() const;
+    void restoreSettings();
+
+signals:
+    void resultChanged(const SimulationResult& result);
+    void runStored(qint64 runId);
+    void failed(const QString& error);
+
+private:
+    void redraw();
+    void drawChart(ChartPanel* chart, const QStringList& metrics, const QString& yTitle);
+
+    TaskRunner& m_runner;
+    std::function<QString()> m_databasePath;
+    QString m_tracePath;
+    SweepTableModel m_model;
+    QComboBox* m_layout;
+    QComboBox* m_allocator;
+    QLineEdit* m_thresholds;
+    QCheckBox* m_cache;
+    QPushButton* m_run;
+    QLabel* m_summary;
+    QTableView* m_table;
+    std::vector<ChartPanel*> m_charts;
+};
+
+} // namespace layoutlab::gui

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: MIT
+// The main flows of layoutlab-gui, offscreen: open the bundled dataset, sweep it and compare the chart
+// series with what the CLI prints, cancel a long sweep, show an import error as the CLI words it, export
+// charts, keep choices across sessions, render the screenshots.
+
+#include "chart_panel.h"
+#include "gui_test_support.h"
+#include "library_page.h"
+#include "main_window.h"
+#include "size_class_page.h"
+#include "sweep_page.h"
+#include "task_runner.h"
+#include "workload_page.h"
+
+#include "layoutlab/store/results_db.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFile>
+#include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTest>
+#include <QtCharts/QLineSeries>
+
+using namespace layoutlab;
+using namespace layoutlab::gui;
+
+namespace {
+// The first series of `panel` named `name`.
+QLineSeries* seriesNamed(ChartPanel* panel, const QString& name) {
+    for (auto* s : panel->chart()->series())
+        if (s->name() == name)
+            return qobject_cast<QLineSeries*>(s);
+    return nullptr;
+}
+
+// Opens the seed dataset and sweeps it with `thresholds`; fails the test on any error.
+void sweepSeed(MainWindow& window, const QString& thresholds, bool cache) {
+    window.openTrace(test::seedTrace());
+    QVERIFY(window.runner().waitForIdle(60000));
+    QVERIFY2(window.lastError().isEmpty(), qPrintable(window.lastError()));
+    window.sweepPage()->layoutBox()->setCurrentText(QStringLiteral("valkey-9.1"));
+    window.sweepPage()->allocatorBox()->setCurrentText(QString());
+    window.sweepPage()->thresholdsEdit()->setText(thresholds);
+    window.sweepPage()->cacheBox()->setChecked(cache);
+    QString error;
+    QVERIFY2(window.sweepPage()->startSweep(&error), qPrintable(error));
+    QVERIFY(window.runner().waitForIdle(120000));
+    QVERIFY2(window.lastError().isEmpty(), qPrintable(window.lastError()));
+}
+} // namespace
+
+class MainWindowTest : public QObject {
+    Q_OBJECT
+private slots:
+    void init() {
+        m_dir = std::make_unique<QTemporaryDir>();
+        test::useScratchSettings(*m_dir);
+        m_db = m_dir->filePath(QStringLiteral("gui.db"));
+    }
+    void cleanup() {
+        // Dialogs left open by a test must not leak into the next one.
+        for (QWidget* w : QApplication::topLevelWidgets())
+            if (qobject_cast<QMessageBox*>(w))
+                w->close();
+        m_dir.reset();
+    }
+
+    void sweepChartsHoldWhatTheCliPrints() {
+        MainWindow window(m_db);
+        sweepSeed(window, QStringLiteral("16:256:16"), true);
+        const auto cli = test::runCli({ QStringLiteral("sweep"), test::seedTrace(), QStringLiteral("--layout"),
+            QStringLiteral("valkey-9.1"), QStringLiteral("--thresholds"), QStringLiteral("16:256:16"),
+            QStringLiteral("--cache"), QStringLiteral("--json"), QStringLiteral("--no-db") });
+        QCOMPARE(cli.exitCode, 0);
+        const QJsonArray points = QJsonDocument::fromJson(cli.out).object().value(QStringLiteral("points")).toArray();
+        QCOMPARE(points.size(), 16);
+
+        const auto charts = window.sweepPage()->charts();
+        struct Check {
+            ChartPanel* chart;
+            QString series;
+            QString cliName;
+        };
+        const Check checks[] {
+            { charts[0], QStringLiteral("Bytes per key"), QStringLiteral("usable_bytes_per_key") },
+            { charts[0], QStringLiteral("Overhead per key (bytes)"), QStringLiteral("overhead_bytes_per_key") },
+            { charts[2], QStringLiteral("Lines touched per GET"), QStringLiteral("lines_touched_per_get") },
+            { charts[2], QStringLiteral("Dependent loads per GET"), QStringLiteral("dependent_loads_per_get") },
+            { charts[3], QStringLiteral("LLC misses per GET"), QStringLiteral("llc_misses_per_get") },
+            { charts[3], QStringLiteral("L1 misses per GET"), QStringLiteral("l1_misses_per_get") },
+        };
+        for (const Check& c : checks) {
+            QLineSeries* series = seriesNamed(c.chart, c.series);
+            QVERIFY2(series, qPrintable(c.series));
+            QCOMPARE(series->count(), points.size());
+            for (int i = 0; i < points.size(); ++i) {
+                const QJsonObject p = points[i].toObject();
+                QCOMPARE(series->at(i).x(), p.value(QStringLiteral("threshold")).toDouble());
+                // The CLI rounds to 4 decimals.
+                QVERIFY2(std::abs(series->at(i).y() - p.value(c.cliName).toDouble()) < 0.5e-4 + 1e-9,
+                    qPrintable(QStringLiteral("%1 at %2: chart %3, CLI %4")
+                                   .arg(c.cliName)
+                                   .arg(i)
+                                   .arg(series->at(i).y())
+                                   .arg(p.value(c.cliName).toDouble())));
+            }
+        }
+        // Markers at 64, 128 and the leanest threshold.
+        const auto& result = window.sweepPage()->model().result();
+        const auto leanest = result.points[leanestPoint(result.points)].threshold;
+        QCOMPARE(leanest, 128u); // the seed case: 16-byte keys, 96-byte values embed at 128
+        QVERIFY(seriesNamed(charts[0], QStringLiteral("64")));
+        QVERIFY(seriesNamed(charts[0], QStringLiteral("128 = leanest")));
+        // The seed case: at 128 the value is embedded, one dependent load fewer than at 64.
+        QLineSeries* loads = seriesNamed(charts[2], QStringLiteral("Dependent loads per GET"));
+        QVERIFY(loads->at(7).y() < loads->at(3).y()); // thresholds 128 and 64
+
+        // The run is stored, the library lists it, and the size-class view follows the sweep.
+        QCOMPARE(window.libraryPage()->runs().rowCount(), 1);
+        QCOMPARE(QString::fromStdString(window.libraryPage()->runs().run(0).status), QStringLiteral("complete"));
+        QCOMPARE(window.sizeClassPage()->thresholdBox()->count(), 16);
+        window.sizeClassPage()->showThreshold(128);
+        QCOMPARE(window.sizeClassPage()->thresholdBox()->currentText(), QStringLiteral("128"));
+        QVERIFY(window.sizeClassPage()->model().rowCount() > 0);
+    }
+
+    void storedRunReopensWithTheSamePoints() {
+        MainWindow window(m_db);
+        sweepSeed(window, QStringLiteral("64,128"), false);
+        const auto before = window.sweepPage()->model().result().points;
+        window.sweepPage()->showResult({});
+        QCOMPARE(window.sweepPage()->model().rowCount(), 0);
+        window.showRun(window.libraryPage()->runs().run(0).id);
+        QVERIFY2(window.lastError().isEmpty(), qPrintable(window.lastError()));
+        const auto after = window.sweepPage()->model().result().points;
+        QCOMPARE(after.size(), before.size());
+        for (std::size_t i = 0; i < after.size(); ++i) {
+            QCOMPARE(after[i].threshold, before[i].threshold);
+            QCOMPARE(after[i].usableBytes, before[i].usableBytes);
+            QCOMPARE(after[i].sizeClasses, before[i].sizeClasses);
+        }
+    }
+
+    void cancelStopsALongSweep() {
+        const QString trace = m_dir->filePath(QStringLiteral("long.lltrace"));
+        test::writeSyntheticTrace(trace, 400000, 12000000);
+        MainWindow window(m_db);
+        window.sweepPage()->setTracePath(trace);
+        window.sweepPage()->layoutBox()->setCurrentText(QStringLiteral("valkey-9.1"));
+        window.sweepPage()->thresholdsEdit()->setText(QStringLiteral("16:512:16"));
+        window.sweepPage()->cacheBox()->setChecked(true);
+        QSignalSpy progressed(&window.runner(), &TaskRunner::progressed);
+        QSignalSpy finished(&window.runner(), &TaskRunner::finished);
+        QString error;
+        QVERIFY2(window.sweepPage()->startSweep(&error), qPrintable(error));
+        QVERIFY(progressed.wait(30000)); // under way
+        window.runner().cancel();
+        QVERIFY2(window.runner().waitForIdle(10000), "the sweep did not stop within 10 s of Cancel");
+        QCOMPARE(finished.count(), 1);
+        QCOMPARE(finished.front().at(2).toBool(), true); // cancelled
+        QCOMPARE(window.sweepPage()->model().rowCount(), 0); // no result shown
+        auto db = ResultsDb::open(m_db.toStdString());
+        QVERIFY(db);
+        auto runs = (*db)->listRuns();
+        QVERIFY(runs);
+        QCOMPARE(runs->size(), std::size_t(1));
+        QCOMPARE(QString::fromStdString(runs->front().status), QStringLiteral("failed"));
+        QCOMPARE(QString::fromStdString(runs->front().error), QStringLiteral("cancelled"));
+    }
+
+    void importErrorShowsTheCliMessage() {
+        const QString bad = m_dir->filePath(QStringLiteral("bad.csv"));
+        QFile file(bad);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("1,key1,4,10,1,get,0\n2,key2,4,10,1,frobnicate,0\n");
+        file.close();
+        MainWindow window(m_db);
+        window.openTrace(bad);
+        QVERIFY(window.runner().waitForIdle(30000));
+        const auto cli
+            = test::runCli({ QStringLiteral("import"), bad, QStringLiteral("--stats"), QStringLiteral("--no-db") });
+        QCOMPARE(cli.exitCode, 1);
+        QVERIFY(!window.lastError().isEmpty());
+        QCOMPARE(
+            QStringLiteral("layoutlab: error: ") + window.lastError() + QLatin1Char('\n'), QString::fromUtf8(cli.err));
+        QVERIFY(window.lastError().contains(QStringLiteral("unknown op")));
+        QMessageBox* box = window.findChild<QMessageBox*>(QStringLiteral("errorDialog"));
+        QVERIFY(box);
+        QVERIFY(box->isVisible());
+        QCOMPARE(box->text(), window.lastError());
+    }
+
+    void chartsExportAsPngSvgAndCsv() {
+        MainWindow window(m_db);
+        window.resize(1280, 800);
+        window.show();
+        sweepSeed(window, QStringLiteral("16:256:16"), false);
+        const QString png = m_dir->filePath(QStringLiteral("chart.png"));
+        const QString svg = m_dir->filePath(QStringLiteral("chart.svg"));
+        const QString csv = m_dir->filePath(QStringLiteral("chart.csv"));
+        ChartPanel* chart = window.sweepPage()->charts().front();
+        QVERIFY(chart->exportPng(png));
+        QVERIFY(chart->exportSvg(svg));
+        QVERIFY(chart->exportCsv(csv));
+        QImage image(png);
+        QVERIFY(!image.isNull());
+        QVERIFY(image.width() >= 640);
+        QFile svgFile(svg);
+        QVERIFY(svgFile.open(QIODevice::ReadOnly));
+        const QByteArray svgText = svgFile.readAll();
+        QVERIFY(svgText.contains("<svg"));
+        QVERIFY(svgText.contains("Memory per key"));
+        QFile csvFile(csv);
+        QVERIFY(csvFile.open(QIODevice::ReadOnly | QIODevice::Text));
+        const QList<QByteArray> lines = csvFile.readAll().trimmed().split('\n');
+        QCOMPARE(lines.size(), 17); // header + 16 thresholds
+        QVERIFY(lines[0].startsWith("Threshold (bytes),Bytes per key"));
+        QVERIFY(lines[1].startsWith("16,"));
+        // Every chart of every view exports.
+        for (int tab = 0; tab < window.tabs()->count(); ++tab) {
+            window.tabs()->setCurrentIndex(tab);
+            for (ChartPanel* c : window.currentCharts()) {
+                const QString base = m_dir->filePath(c->exportName());
+                QVERIFY2(c->exportPng(base + QStringLiteral(".png")), qPrintable(c->exportName()));
+                QVERIFY2(c->exportSvg(base + QStringLiteral(".svg")), qPrintable(c->exportName()));
+                QVERIFY2(c->exportCsv(base + QStringLiteral(".csv")), qPrintable(c->exportName()));
+                QVERIFY(QFileInfo(base + QStringLiteral(".csv")).size() > 0);
+            }
+        }
+    }
+
+    void choicesPersistAcrossSessions() {
+        {
+            MainWindow window(m_db);
+            window.sweepPage()->layoutBox()->setCurrentText(QStringLiteral("redis-7.0"));
+            window.sweepPage()->thresholdsEdit()->setText(QStringLiteral("32:96:8"));
+            window.sweepPage()->cacheBox()->setChecked(false);
+            window.tabs()->setCurrentIndex(3);
+            window.openTrace(test::seedTrace());
+            QVERIFY(window.runner().waitForIdle(60000));
+            window.close();
+        }
+        MainWindow again; // no --db: the last database
+        QCOMPARE(again.databasePath(), m_db);
+        QCOMPARE(again.sweepPage()->layoutBox()->currentText(), QStringLiteral("redis-7.0"));
+        QCOMPARE(again.sweepPage()->thresholdsEdit()->text(), QStringLiteral("32:96:8"));
+        QVERIFY(!again.sweepPage()->cacheBox()->isChecked());
+        QCOMPARE(again.tabs()->currentIndex(), 3);
+        again.openInitialTrace();
+        QCOMPARE(QFileInfo(again.sweepPage()->tracePath()).canonicalFilePath(),
+            QFileInfo(test::seedTrace()).canonicalFilePath());
+        QVERIFY(again.runner().waitForIdle(60000));
+    }
+
+    void screenshotsRenderEveryView() {
+        MainWindow window(m_db);
+        const QString dir = m_dir->filePath(QStringLiteral("shots"));
+        QString error;
+        QVERIFY2(window.renderScreenshots(dir, &error), qPrintable(error));
+        for (const char* name : { "library", "workload", "sweep", "size-classes" }) {
+            QImage image(dir + QLatin1Char('/') + QLatin1String(name) + QStringLiteral(".png"));
+            QVERIFY2(!image.isNull(), name);
+            QCOMPARE(image.size(), QSize(1280, 800));
+        }
+    }
+
+private:
+    std::unique_ptr<QTemporaryDir> m_dir;
+    QString m_db;
+};
+
+QTEST_MAIN(MainWindowTest)
+#include "main_window_test.moc"
