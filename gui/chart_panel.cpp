@@ -14,6 +14,7 @@
 #include <QTextStream>
 #include <QToolTip>
 
+#include <algorithm>
 #include <cmath>
 
 namespace layoutlab::gui {
@@ -46,6 +47,16 @@ bool writeCsv(const QAbstractItemModel& model, const QString& path) {
     }
     out.flush();
     return file.error() == QFile::NoError;
+}
+
+void setThresholdRange(QValueAxis* axis, double first, double last) {
+    axis->setRange(first, std::max(last, first + 1));
+    double interval = 1;
+    while ((last - first) / interval > 8)
+        interval *= 2;
+    axis->setTickType(QValueAxis::TicksDynamic);
+    axis->setTickAnchor(0);
+    axis->setTickInterval(interval);
 }
 
 ChartPanel::ChartPanel(const QString& exportName, QWidget* parent)

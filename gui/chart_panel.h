@@ -8,6 +8,7 @@
 #include <QAbstractItemModel>
 #include <QPointer>
 #include <QtCharts/QChartView>
+#include <QtCharts/QValueAxis>
 #include <QtCharts/QXYSeries>
 
 namespace layoutlab::gui {
@@ -38,6 +39,9 @@ private:
     QString m_exportName;
     QPointer<QAbstractItemModel> m_model;
 };
+
+// A threshold axis from `first` to `last` bytes, ticks on multiples of a power of two (about eight).
+void setThresholdRange(QValueAxis* axis, double first, double last);
 
 // Writes `model` as CSV: the horizontal headers, then every row's EditRole values (exact numbers).
 bool writeCsv(const QAbstractItemModel& model, const QString& path);

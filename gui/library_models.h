@@ -35,6 +35,7 @@ public:
 
     void setRuns(std::vector<RunRecord> runs);
     const RunRecord& run(int row) const { return m_runs[std::size_t(row)]; }
+    const std::vector<RunRecord>& all() const { return m_runs; }
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;

@@ -47,6 +47,8 @@ LibraryPage::LibraryPage(QWidget* parent)
     m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto* openTrace = new QPushButton(tr("Open trace"), this);
     auto* showRun = new QPushButton(tr("Show run"), this);
+    auto* compareRuns = new QPushButton(tr("Compare two runs"), this);
+    compareRuns->setToolTip(tr("Select two runs, then compare them point by point"));
     auto* deleteRuns = new QPushButton(tr("Delete runs"), this);
     auto* refresh = new QPushButton(tr("Refresh"), this);
 
@@ -66,6 +68,7 @@ LibraryPage::LibraryPage(QWidget* parent)
     runsBar->addWidget(new QLabel(tr("<b>Runs</b>"), this));
     runsBar->addStretch();
     runsBar->addWidget(showRun);
+    runsBar->addWidget(compareRuns);
     runsBar->addWidget(deleteRuns);
     runsLayout->addLayout(runsBar);
     runsLayout->addWidget(m_runsView);
@@ -112,6 +115,13 @@ LibraryPage::LibraryPage(QWidget* parent)
     connect(showRun, &QPushButton::clicked, this, showSelectedRun);
     connect(m_runsView, &QTableView::doubleClicked, this, showSelectedRun);
     connect(deleteRuns, &QPushButton::clicked, this, &LibraryPage::deleteSelectedRuns);
+    connect(compareRuns, &QPushButton::clicked, this, [this] {
+        const auto ids = selectedRunIds();
+        if (ids.size() == 2)
+            emit compareRequested(ids[0], ids[1]);
+        else
+            emit failed(tr("Select exactly two runs to compare (%1 selected).").arg(ids.size()));
+    });
 }
 
 QString LibraryPage::reload(const QString& path) {

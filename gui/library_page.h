@@ -31,6 +31,7 @@ public:
 signals:
     void openTraceRequested(const QString& path);
     void showRunRequested(qint64 runId);
+    void compareRequested(qint64 runA, qint64 runB);
     void failed(const QString& error);
 
 private:

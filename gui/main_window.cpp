@@ -2,6 +2,7 @@
 #include "main_window.h"
 
 #include "chart_panel.h"
+#include "compare_page.h"
 #include "library_page.h"
 #include "size_class_page.h"
 #include "stored_job.h"
@@ -13,6 +14,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QDir>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -60,10 +62,12 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     m_workload = new WorkloadPage(*m_runner, database, this);
     m_sweep = new SweepPage(*m_runner, database, this);
     m_sizeClasses = new SizeClassPage(this);
+    m_compare = new ComparePage(this);
     m_tabs->addTab(m_library, tr("&Library"));
     m_tabs->addTab(m_workload, tr("&Workload"));
     m_tabs->addTab(m_sweep, tr("Threshold &sweep"));
     m_tabs->addTab(m_sizeClasses, tr("Size &classes"));
+    m_tabs->addTab(m_compare, tr("Co&mpare"));
     m_tabs->setDocumentMode(true);
     setCentralWidget(m_tabs);
     buildMenus();
@@ -72,6 +76,14 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     connect(m_library, &LibraryPage::openTraceRequested, this, &MainWindow::openTrace);
     connect(m_library, &LibraryPage::showRunRequested, this, &MainWindow::showRun);
     connect(m_library, &LibraryPage::failed, this, &MainWindow::showError);
+    connect(m_library, &LibraryPage::compareRequested, this, [this](qint64 a, qint64 b) {
+        if (m_compare->compare(a, b))
+            m_tabs->setCurrentWidget(m_compare);
+        else
+            showError(
+                tr("Runs %1 and %2 cannot be compared: only complete runs with threshold points can.").arg(a).arg(b));
+    });
+    connect(m_compare, &ComparePage::failed, this, &MainWindow::showError);
     connect(m_workload, &WorkloadPage::failed, this, &MainWindow::showError);
     connect(m_workload, &WorkloadPage::statsReady, this, [this] { refreshLibrary(); });
     connect(m_sweep, &SweepPage::failed, this, &MainWindow::showError);
@@ -199,6 +211,7 @@ void MainWindow::openDatabase(const QString& path) {
 void MainWindow::refreshLibrary() {
     if (const QString error = m_library->reload(m_databasePath); !error.isEmpty())
         showError(error);
+    m_compare->setRuns(m_databasePath, m_library->runs().all());
 }
 
 void MainWindow::showRun(qint64 runId) {
@@ -257,6 +270,8 @@ std::vector<ChartPanel*> MainWindow::currentCharts() const {
         return m_sweep->charts();
     if (page == m_sizeClasses)
         return { m_sizeClasses->chart() };
+    if (page == m_compare)
+        return { m_compare->chart() };
     return {};
 }
 
@@ -390,15 +405,19 @@ bool MainWindow::renderScreenshots(const QString& directory, QString* error) {
     openTrace(bundledSeedTrace());
     if (!m_runner->waitForIdle(120000) || !m_lastError.isEmpty())
         return fail(m_lastError.isEmpty() ? tr("reading the seed dataset timed out") : m_lastError);
-    QString sweepError;
-    if (!m_sweep->startSweep(&sweepError))
-        return fail(sweepError);
-    if (!m_runner->waitForIdle(300000) || !m_lastError.isEmpty())
-        return fail(m_lastError.isEmpty() ? tr("the sweep timed out") : m_lastError);
+    // Valkey 8.1 first, then 9.1 (the one the other views show), for the compare view.
+    for (const QString& layout : { QStringLiteral("valkey-8.1"), QStringLiteral("valkey-9.1") }) {
+        m_sweep->layoutBox()->setCurrentText(layout);
+        QString sweepError;
+        if (!m_sweep->startSweep(&sweepError))
+            return fail(sweepError);
+        if (!m_runner->waitForIdle(300000) || !m_lastError.isEmpty())
+            return fail(m_lastError.isEmpty() ? tr("the sweep timed out") : m_lastError);
+    }
     m_sizeClasses->showThreshold(128);
     const std::pair<QWidget*, QString> views[] { { m_library, QStringLiteral("library") },
         { m_workload, QStringLiteral("workload") }, { m_sweep, QStringLiteral("sweep") },
-        { m_sizeClasses, QStringLiteral("size-classes") } };
+        { m_sizeClasses, QStringLiteral("size-classes") }, { m_compare, QStringLiteral("compare") } };
     for (const auto& [page, name] : views) {
         m_tabs->setCurrentWidget(page);
         QApplication::processEvents();

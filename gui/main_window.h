@@ -17,6 +17,7 @@ class QTabWidget;
 namespace layoutlab::gui {
 
 class ChartPanel;
+class ComparePage;
 class LibraryPage;
 class SizeClassPage;
 class SweepPage;
@@ -41,7 +42,8 @@ public:
     void showError(const QString& text);
 
     // Renders every main view to DIR/<view>.png at 1280×800 for the bundled seed dataset: opens it,
-    // runs the default sweep and waits for both. Returns false with `error` set when something failed.
+    // sweeps it on Valkey 9.1 and 8.1 (the compare view shows the two), waiting for each. Returns false with `error`
+    // set when something failed.
     bool renderScreenshots(const QString& directory, QString* error);
 
     QString databasePath() const { return m_databasePath; }
@@ -52,6 +54,7 @@ public:
     WorkloadPage* workloadPage() const { return m_workload; }
     SweepPage* sweepPage() const { return m_sweep; }
     SizeClassPage* sizeClassPage() const { return m_sizeClasses; }
+    ComparePage* comparePage() const { return m_compare; }
     // The charts of the view on show.
     std::vector<ChartPanel*> currentCharts() const;
 
@@ -84,6 +87,7 @@ private:
     WorkloadPage* m_workload;
     SweepPage* m_sweep;
     SizeClassPage* m_sizeClasses;
+    ComparePage* m_compare;
     QMenu* m_recentMenu = nullptr;
     QMenu* m_exportMenu = nullptr;
     QLabel* m_statusText = nullptr;

@@ -11,6 +11,8 @@ double missesAt(const ThresholdPoint& p, std::size_t level) {
     return level < p.missesPerGet.size() ? p.missesPerGet[level] : 0.0;
 }
 
+} // namespace
+
 std::vector<SweepMetric> sweepMetrics(std::size_t cacheLevels) {
     auto tr = [](const char* text) { return QAbstractTableModel::tr(text); };
     std::vector<SweepMetric> m {
@@ -46,8 +48,6 @@ std::vector<SweepMetric> sweepMetrics(std::size_t cacheLevels) {
     }
     return m;
 }
-
-} // namespace
 
 void SweepTableModel::setResult(const SimulationResult& result) {
     beginResetModel();

@@ -19,6 +19,9 @@ struct SweepMetric {
     int decimals;
 };
 
+// The sweep metrics shown for points with `cacheLevels` cache-model levels (0: no cache model).
+std::vector<SweepMetric> sweepMetrics(std::size_t cacheLevels);
+
 class SweepTableModel final : public QAbstractTableModel {
     Q_OBJECT
 public:

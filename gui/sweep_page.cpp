@@ -278,14 +278,7 @@ void SweepPage::drawChart(ChartPanel* panel, const QStringList& metrics, const Q
     y->applyNiceNumbers();
     const double yLow = y->min(), yHigh = y->max();
     const double first = m_model.value(0, 0), last = m_model.value(rows - 1, 0);
-    x->setRange(first, std::max(last, first + 1));
-    // Ticks on multiples of a power of two (16, 32, 64, ...), about eight of them.
-    double interval = 1;
-    while ((last - first) / interval > 8)
-        interval *= 2;
-    x->setTickType(QValueAxis::TicksDynamic);
-    x->setTickAnchor(0);
-    x->setTickInterval(interval);
+    setThresholdRange(x, first, last);
     // Markers: the thresholds before and after the Valkey change, and the leanest one (named with the
     // marker it coincides with, if any).
     const auto& points = m_model.result().points;

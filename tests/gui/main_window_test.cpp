@@ -4,6 +4,7 @@
 // charts, keep choices across sessions, render the screenshots.
 
 #include "chart_panel.h"
+#include "compare_page.h"
 #include "gui_test_support.h"
 #include "library_page.h"
 #include "main_window.h"
@@ -14,6 +15,7 @@
 
 #include "layoutlab/store/results_db.h"
 
+#include <QAbstractItemModelTester>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
@@ -148,6 +150,36 @@ private slots:
         }
     }
 
+    void compareShowsTwoRunsAndTheirDifferences() {
+        MainWindow window(m_db);
+        sweepSeed(window, QStringLiteral("64,128"), false); // valkey-9.1
+        window.sweepPage()->layoutBox()->setCurrentText(QStringLiteral("valkey-8.1"));
+        QString error;
+        QVERIFY2(window.sweepPage()->startSweep(&error), qPrintable(error));
+        QVERIFY(window.runner().waitForIdle(60000));
+        QVERIFY2(window.lastError().isEmpty(), qPrintable(window.lastError()));
+        const auto& runs = window.libraryPage()->runs().all();
+        QCOMPARE(runs.size(), std::size_t(2));
+        ComparePage* page = window.comparePage();
+        QVERIFY(page->compare(runs[0].id, runs[1].id));
+        page->metricBox()->setCurrentIndex(0); // bytes per key
+        const auto& model = page->model();
+        QAbstractItemModelTester tester(
+            const_cast<CompareTableModel*>(&model), QAbstractItemModelTester::FailureReportingMode::Fatal);
+        QCOMPARE(model.rowCount(), 2);
+        // 16-byte keys, 96-byte values: Valkey 9.1 embeds them at 128 (141.37 bytes per key); 8.1 code does
+        // not, whatever the threshold (165.37), as reference/LAYOUTS.md records.
+        const auto valkey91 = runs[0].layout.find("threshold=128") != std::string::npos ? 0 : 1;
+        QCOMPARE(model.threshold(0), 64u);
+        QVERIFY(!model.differs(0));
+        QVERIFY(model.differs(1));
+        QVERIFY(std::abs(*model.value(1, valkey91 == 1) - 141.37) < 0.01);
+        QVERIFY(std::abs(*model.value(1, valkey91 == 0) - 165.37) < 0.01);
+        QVERIFY(model.data(model.index(1, CompareTableModel::Difference), Qt::BackgroundRole).isValid());
+        QVERIFY(!model.data(model.index(0, CompareTableModel::Difference), Qt::BackgroundRole).isValid());
+        QCOMPARE(page->chart()->chart()->series().size(), 2);
+    }
+
     void cancelStopsALongSweep() {
         const QString trace = m_dir->filePath(QStringLiteral("long.lltrace"));
         test::writeSyntheticTrace(trace, 400000, 12000000);
@@ -264,7 +296,7 @@ private slots:
         const QString dir = m_dir->filePath(QStringLiteral("shots"));
         QString error;
         QVERIFY2(window.renderScreenshots(dir, &error), qPrintable(error));
-        for (const char* name : { "library", "workload", "sweep", "size-classes" }) {
+        for (const char* name : { "library", "workload", "sweep", "size-classes", "compare" }) {
             QImage image(dir + QLatin1Char('/') + QLatin1String(name) + QStringLiteral(".png"));
             QVERIFY2(!image.isNull(), name);
             QCOMPARE(image.size(), QSize(1280, 800));

@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: MIT
+#include "compare_page.h"
+
+#include "chart_panel.h"
+#include "stored_job.h"
+
+#include "layoutlab/report/compare.h"
+
+#include <QBrush>
+#include <QComboBox>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLocale>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <QtCharts/QLineSeries>
+#include <QtCharts/QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace layoutlab::gui {
+
+namespace {
+QString qt(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+// A metric of a point, or nothing when the point does not carry it (cache-model metrics of a run
+// without the cache model; L2 of a two-level geometry).
+std::optional<double> metricOf(const SweepMetric& metric, const ThresholdPoint& p) {
+    if (metric.cliName.endsWith(QLatin1String("_misses_per_get"))) {
+        if (p.missesPerGet.empty())
+            return std::nullopt;
+        if (metric.cliName == QLatin1String("l2_misses_per_get") && p.missesPerGet.size() != 3)
+            return std::nullopt;
+    }
+    return metric.value(p);
+}
+
+QString runLabel(const RunRecord& r) {
+    return QStringLiteral("#%1 %2 · %3 · %4 · %5")
+        .arg(r.id)
+        .arg(qt(r.kind), qt(r.layout), qt(r.allocator), QFileInfo(qt(r.traceSource)).fileName());
+}
+} // namespace
+
+void CompareTableModel::setRuns(
+    std::vector<ThresholdPoint> a, std::vector<ThresholdPoint> b, const SweepMetric& metric) {
+    beginResetModel();
+    m_metric = metric;
+    m_rows.clear();
+    for (const PointPair& pair : pairByThreshold(a, b))
+        m_rows.push_back({ pair.threshold, pair.a ? metricOf(metric, *pair.a) : std::nullopt,
+            pair.b ? metricOf(metric, *pair.b) : std::nullopt });
+    endResetModel();
+}
+
+void CompareTableModel::clear() {
+    beginResetModel();
+    m_rows.clear();
+    endResetModel();
+}
+
+std::optional<double> CompareTableModel::value(int row, bool b) const {
+    const Row& r = m_rows[std::size_t(row)];
+    return b ? r.b : r.a;
+}
+
+bool CompareTableModel::differs(int row) const {
+    const Row& r = m_rows[std::size_t(row)];
+    if (!r.a || !r.b)
+        return r.a.has_value() != r.b.has_value();
+    return std::abs(*r.a - *r.b) > 0.5 * std::pow(10.0, -m_metric.decimals);
+}
+
+int CompareTableModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int CompareTableModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant CompareTableModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || index.row() >= rowCount() || index.column() >= columnCount())
+        return {};
+    const Row& r = m_rows[std::size_t(index.row())];
+    if (role == Qt::BackgroundRole)
+        return differs(index.row()) ? QVariant(QBrush(QColor(0xff, 0xf0, 0xc0))) : QVariant();
+    if (role == Qt::TextAlignmentRole)
+        return int(Qt::AlignRight | Qt::AlignVCenter);
+    if (role != Qt::DisplayRole && role != Qt::EditRole)
+        return {};
+    std::optional<double> v;
+    int decimals = m_metric.decimals;
+    switch (Column(index.column())) {
+    case Threshold:
+        return qulonglong(r.threshold);
+    case RunA:
+        v = r.a;
+        break;
+    case RunB:
+        v = r.b;
+        break;
+    case Difference:
+        if (r.a && r.b)
+            v = *r.b - *r.a;
+        break;
+    case Change:
+        if (r.a && r.b)
+            if (auto change = relativeChange(*r.a, *r.b))
+                v = 100.0 * *change;
+        decimals = 1;
+        break;
+    case ColumnCount:
+        break;
+    }
+    if (!v)
+        return role == Qt::EditRole ? QVariant() : QVariant(QStringLiteral("–"));
+    if (role == Qt::EditRole)
+        return *v;
+    const bool signedColumn = index.column() == Difference || index.column() == Change;
+    return QString((signedColumn && *v > 0 ? QStringLiteral("+") : QString()) + QLocale().toString(*v, 'f', decimals)
+        + (index.column() == Change ? QStringLiteral(" %") : QString()));
+}
+
+QVariant CompareTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (role != Qt::DisplayRole || orientation != Qt::Horizontal)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    switch (Column(section)) {
+    case Threshold:
+        return tr("Threshold (bytes)");
+    case RunA:
+        return tr("Run A: %1").arg(m_metric.header);
+    case RunB:
+        return tr("Run B: %1").arg(m_metric.header);
+    case Difference:
+        return tr("B − A");
+    case Change:
+        return tr("Change");
+    case ColumnCount:
+        break;
+    }
+    return {};
+}
+
+ComparePage::ComparePage(QWidget* parent)
+    : QWidget(parent)
+    , m_metrics(sweepMetrics(3))
+    , m_runA(new QComboBox(this))
+    , m_runB(new QComboBox(this))
+    , m_metric(new QComboBox(this))
+    , m_parameters(new QLabel(this))
+    , m_chart(new ChartPanel(QStringLiteral("compare"), this))
+    , m_table(new QTableView(this)) {
+    m_metrics.erase(m_metrics.begin()); // the threshold is the x axis, not a metric
+    for (const auto& m : m_metrics)
+        m_metric->addItem(m.header);
+    m_runA->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_runB->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_parameters->setWordWrap(true);
+    m_parameters->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_chart->setDataModel(&m_model);
+    m_table->setModel(&m_model);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    auto* form = new QFormLayout;
+    form->addRow(tr("Run &A:"), m_runA);
+    form->addRow(tr("Run &B:"), m_runB);
+    form->addRow(tr("&Metric:"), m_metric);
+    auto* splitter = new QSplitter(Qt::Horizontal, this);
+    splitter->addWidget(m_chart);
+    splitter->addWidget(m_table);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(m_parameters);
+    layout->addWidget(splitter, 1);
+    for (QComboBox* box : { m_runA, m_runB, m_metric })
+        connect(box, &QComboBox::currentIndexChanged, this, [this] { refresh(); });
+    refresh();
+}
+
+void ComparePage::setRuns(const QString& databasePath, const std::vector<RunRecord>& runs) {
+    const qint64 a = m_runA->currentData().toLongLong(), b = m_runB->currentData().toLongLong();
+    m_databasePath = databasePath;
+    m_runs.clear();
+    for (const auto& r : runs)
+        if (r.status == "complete" && r.points > 0)
+            m_runs.push_back(r);
+    for (QComboBox* box : { m_runA, m_runB }) {
+        const QSignalBlocker block(box);
+        box->clear();
+        for (const auto& r : m_runs)
+            box->addItem(runLabel(r), qlonglong(r.id));
+    }
+    // Keep the pair on show; else compare the two newest runs.
+    int indexA = m_runA->findData(qlonglong(a)), indexB = m_runB->findData(qlonglong(b));
+    if (indexA < 0 || indexB < 0 || indexA == indexB) {
+        std::vector<int> byId(m_runs.size());
+        std::iota(byId.begin(), byId.end(), 0);
+        std::sort(byId.begin(), byId.end(),
+            [this](int x, int y) { return m_runs[std::size_t(x)].id > m_runs[std::size_t(y)].id; });
+        indexB = byId.empty() ? -1 : byId[0];
+        indexA = byId.size() < 2 ? indexB : byId[1];
+    }
+    const QSignalBlocker blockA(m_runA), blockB(m_runB);
+    m_runA->setCurrentIndex(indexA);
+    m_runB->setCurrentIndex(indexB);
+    refresh();
+}
+
+bool ComparePage::compare(qint64 runA, qint64 runB) {
+    const int a = m_runA->findData(qlonglong(runA)), b = m_runB->findData(qlonglong(runB));
+    if (a < 0 || b < 0)
+        return false;
+    const QSignalBlocker blockA(m_runA), blockB(m_runB);
+    m_runA->setCurrentIndex(a);
+    m_runB->setCurrentIndex(b);
+    refresh();
+    return true;
+}
+
+void ComparePage::refresh() {
+    QChart* chart = m_chart->chart();
+    chart->removeAllSeries();
+    for (auto* axis : chart->axes())
+        chart->removeAxis(axis);
+    const int a = m_runA->currentIndex(), b = m_runB->currentIndex(), metricIndex = m_metric->currentIndex();
+    if (a < 0 || b < 0 || metricIndex < 0) {
+        m_model.clear();
+        m_parameters->setText(tr("Run sweeps first: the runs with threshold points are compared here."));
+        chart->setTitle(tr("Compare two runs"));
+        return;
+    }
+    auto db = ResultsDb::open(m_databasePath.toStdString());
+    if (!db) {
+        emit failed(errorText(db.error()));
+        return;
+    }
+    const RunRecord& runA = m_runs[std::size_t(a)];
+    const RunRecord& runB = m_runs[std::size_t(b)];
+    auto pointsA = (*db)->points(runA.id);
+    auto pointsB = (*db)->points(runB.id);
+    if (!pointsA || !pointsB) {
+        emit failed(errorText(!pointsA ? pointsA.error() : pointsB.error()));
+        return;
+    }
+    const SweepMetric& metric = m_metrics[std::size_t(metricIndex)];
+    m_model.setRuns(std::move(*pointsA), std::move(*pointsB), metric);
+
+    // Parameters side by side; the ones that differ in bold.
+    const std::pair<QString, std::pair<std::string, std::string>> rows[] { { tr("trace"),
+                                                                               { runA.traceSource, runB.traceSource } },
+        { tr("layout"), { runA.layout, runB.layout } }, { tr("allocator"), { runA.allocator, runB.allocator } },
+        { tr("kind"), { runA.kind, runB.kind } }, { tr("tool version"), { runA.toolVersion, runB.toolVersion } } };
+    QString text = QStringLiteral("<table cellspacing=\"4\"><tr><th></th><th align=\"left\">A (#%1)</th>"
+                                  "<th align=\"left\">B (#%2)</th></tr>")
+                       .arg(runA.id)
+                       .arg(runB.id);
+    for (const auto& [name, values] : rows) {
+        const bool differ = values.first != values.second;
+        const QString open = differ ? QStringLiteral("<b>") : QString(),
+                      close = differ ? QStringLiteral("</b>") : QString();
+        text += QStringLiteral("<tr><td>%1</td><td>%2%3%4</td><td>%2%5%4</td></tr>")
+                    .arg(name, open, qt(values.first).toHtmlEscaped(), close, qt(values.second).toHtmlEscaped());
+    }
+    m_parameters->setText(text + QStringLiteral("</table>"));
+
+    auto* x = new QValueAxis(chart);
+    x->setTitleText(tr("threshold (bytes)"));
+    x->setLabelFormat(QStringLiteral("%d"));
+    auto* y = new QValueAxis(chart);
+    y->setTitleText(metric.header);
+    chart->addAxis(x, Qt::AlignBottom);
+    chart->addAxis(y, Qt::AlignLeft);
+    double low = std::numeric_limits<double>::max(), high = std::numeric_limits<double>::lowest();
+    double first = std::numeric_limits<double>::max(), last = std::numeric_limits<double>::lowest();
+    for (const bool isB : { false, true }) {
+        auto* series = new QLineSeries(chart);
+        series->setName(isB ? tr("B (#%1)").arg(runB.id) : tr("A (#%1)").arg(runA.id));
+        series->setPointsVisible(true);
+        for (int r = 0; r < m_model.rowCount(); ++r)
+            if (const auto v = m_model.value(r, isB)) {
+                series->append(m_model.threshold(r), *v);
+                low = std::min(low, *v);
+                high = std::max(high, *v);
+                first = std::min(first, double(m_model.threshold(r)));
+                last = std::max(last, double(m_model.threshold(r)));
+            }
+        chart->addSeries(series);
+        series->attachAxis(x);
+        series->attachAxis(y);
+        m_chart->addHoverTips(series, tr("threshold"), metric.decimals);
+    }
+    if (low <= high) {
+        const double pad = std::max((high - low) * 0.08, std::max(std::abs(high) * 0.02, 0.01));
+        y->setRange(std::max(0.0, low - pad), high + pad);
+        y->applyNiceNumbers();
+        setThresholdRange(x, first, last);
+    }
+    chart->setTitle(tr("%1: run A against run B").arg(metric.header));
+}
+
+} // namespace layoutlab::gui

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Two stored runs side by side: their parameters (the differing ones highlighted), one metric of both
+// per threshold with the difference, and both as lines on one chart.
+
+#include "result_models.h"
+
+#include "layoutlab/store/results_db.h"
+
+#include <QAbstractTableModel>
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+class QTableView;
+
+namespace layoutlab::gui {
+
+class ChartPanel;
+
+class CompareTableModel final : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { Threshold, RunA, RunB, Difference, Change, ColumnCount };
+    using QAbstractTableModel::QAbstractTableModel;
+
+    void setRuns(std::vector<ThresholdPoint> a, std::vector<ThresholdPoint> b, const SweepMetric& metric);
+    void clear();
+    // The metric of run A (`b` false) or B at `row`; nothing when that run has no point there.
+    std::optional<double> value(int row, bool b) const;
+    std::uint32_t threshold(int row) const { return m_rows[std::size_t(row)].threshold; }
+    bool differs(int row) const;
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    struct Row {
+        std::uint32_t threshold;
+        std::optional<double> a, b;
+    };
+    std::vector<Row> m_rows;
+    SweepMetric m_metric {};
+};
+
+class ComparePage final : public QWidget {
+    Q_OBJECT
+public:
+    explicit ComparePage(QWidget* parent = nullptr);
+
+    // The runs that have points, from the database at `databasePath`.
+    void setRuns(const QString& databasePath, const std::vector<RunRecord>& runs);
+    // Compares the runs with these ids (false when either is not listed).
+    bool compare(qint64 runA, qint64 runB);
+    const CompareTableModel& model() const { return m_model; }
+    ChartPanel* chart() const { return m_chart; }
+    QComboBox* metricBox() const { return m_metric; }
+
+signals:
+    void failed(const QString& error);
+
+private:
+    void refresh();
+
+    QString m_databasePath;
+    std::vector<RunRecord> m_runs;
+    std::vector<SweepMetric> m_metrics;
+    CompareTableModel m_model;
+    QComboBox* m_runA;
+    QComboBox* m_runB;
+    QComboBox* m_metric;
+    QLabel* m_parameters;
+    ChartPanel* m_chart;
+    QTableView* m_table;
+};
+
+} // namespace layoutlab::gui
