@@ -2,18 +2,28 @@
 #include "progress_bar.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <fmt/format.h>
+#include <string_view>
 #include <unistd.h>
 
 namespace layoutlab::cli {
 
+namespace {
+bool progressLines() {
+    const char* mode = std::getenv("LAYOUTLAB_PROGRESS");
+    return mode && std::string_view(mode) == "lines";
+}
+} // namespace
+
 ProgressBar::ProgressBar(std::string label)
     : m_label(std::move(label))
-    , m_enabled(::isatty(STDERR_FILENO) == 1)
+    , m_enabled(::isatty(STDERR_FILENO) == 1 || progressLines())
+    , m_lines(progressLines())
     , m_start(std::chrono::steady_clock::now()) { }
 
 ProgressBar::~ProgressBar() {
-    if (m_drawn)
+    if (m_drawn && !m_lines)
         std::fputs("\r\033[K", stderr);
 }
 
@@ -25,6 +35,11 @@ void ProgressBar::progress(double fraction, std::uint64_t done) {
         return;
     m_lastDraw = now;
     m_drawn = true;
+    if (m_lines) {
+        fmt::print(stderr, "progress {} {:.4f} {}\n", m_label, fraction, done);
+        std::fflush(stderr);
+        return;
+    }
     const double seconds = std::chrono::duration<double>(now - m_start).count();
     const double rate = seconds > 0 ? static_cast<double>(done) / seconds : 0.0;
     constexpr int kWidth = 30;

@@ -3,6 +3,7 @@
 
 #include "chart_panel.h"
 #include "compare_page.h"
+#include "engine_page.h"
 #include "library_page.h"
 #include "size_class_page.h"
 #include "stored_job.h"
@@ -63,10 +64,12 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     m_sweep = new SweepPage(*m_runner, database, this);
     m_sizeClasses = new SizeClassPage(this);
     m_compare = new ComparePage(this);
+    m_engine = new EnginePage(*m_runner, database, this);
     m_tabs->addTab(m_library, tr("&Library"));
     m_tabs->addTab(m_workload, tr("&Workload"));
     m_tabs->addTab(m_sweep, tr("Threshold &sweep"));
     m_tabs->addTab(m_sizeClasses, tr("Size &classes"));
+    m_tabs->addTab(m_engine, tr("&Engine"));
     m_tabs->addTab(m_compare, tr("Co&mpare"));
     m_tabs->setDocumentMode(true);
     setCentralWidget(m_tabs);
@@ -84,6 +87,8 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
                 tr("Runs %1 and %2 cannot be compared: only complete runs with threshold points can.").arg(a).arg(b));
     });
     connect(m_compare, &ComparePage::failed, this, &MainWindow::showError);
+    connect(m_engine, &EnginePage::failed, this, &MainWindow::showError);
+    connect(m_engine, &EnginePage::runsStored, this, [this] { refreshLibrary(); });
     connect(m_workload, &WorkloadPage::failed, this, &MainWindow::showError);
     connect(m_workload, &WorkloadPage::statsReady, this, [this] { refreshLibrary(); });
     connect(m_sweep, &SweepPage::failed, this, &MainWindow::showError);
@@ -91,6 +96,7 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     connect(m_sweep, &SweepPage::runStored, this, [this] { refreshLibrary(); });
 
     m_sweep->restoreSettings();
+    m_engine->restoreSettings();
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     if (!settings.contains(QStringLiteral("window/geometry")))
@@ -193,6 +199,7 @@ void MainWindow::openTrace(const QString& path) {
         return;
     }
     m_sweep->setTracePath(path);
+    m_engine->setTracePath(path);
     rememberTrace(path);
     setWindowTitle(tr("%1 — layoutlab").arg(QFileInfo(path).fileName()));
 }
@@ -272,6 +279,8 @@ std::vector<ChartPanel*> MainWindow::currentCharts() const {
         return { m_sizeClasses->chart() };
     if (page == m_compare)
         return { m_compare->chart() };
+    if (page == m_engine)
+        return m_engine->charts();
     return {};
 }
 
@@ -371,6 +380,7 @@ void MainWindow::saveSettings() const {
     settings.setValue(QStringLiteral("window/tab"), m_tabs->currentIndex());
     settings.setValue(QStringLiteral("database/path"), m_databasePath);
     m_sweep->saveSettings();
+    m_engine->saveSettings();
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
@@ -414,11 +424,24 @@ bool MainWindow::renderScreenshots(const QString& directory, QString* error) {
         if (!m_runner->waitForIdle(300000) || !m_lastError.isEmpty())
             return fail(m_lastError.isEmpty() ? tr("the sweep timed out") : m_lastError);
     }
+    // The engine view with a real Redis, when one is installed.
+    const bool withEngine = !QStandardPaths::findExecutable(QStringLiteral("redis-server")).isEmpty();
+    if (withEngine) {
+        m_engine->engineBox()->setCurrentText(QStringLiteral("redis"));
+        QString driveError;
+        if (!m_engine->startDrive(&driveError))
+            return fail(driveError);
+        if (!m_runner->waitForIdle(300000) || !m_lastError.isEmpty())
+            return fail(m_lastError.isEmpty() ? tr("driving Redis timed out") : m_lastError);
+    }
     m_sizeClasses->showThreshold(128);
     const std::pair<QWidget*, QString> views[] { { m_library, QStringLiteral("library") },
         { m_workload, QStringLiteral("workload") }, { m_sweep, QStringLiteral("sweep") },
-        { m_sizeClasses, QStringLiteral("size-classes") }, { m_compare, QStringLiteral("compare") } };
+        { m_sizeClasses, QStringLiteral("size-classes") }, { m_engine, QStringLiteral("engine") },
+        { m_compare, QStringLiteral("compare") } };
     for (const auto& [page, name] : views) {
+        if (page == m_engine && !withEngine)
+            continue;
         m_tabs->setCurrentWidget(page);
         QApplication::processEvents();
         const QString path = directory + QLatin1Char('/') + name + QStringLiteral(".png");

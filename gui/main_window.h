@@ -18,6 +18,7 @@ namespace layoutlab::gui {
 
 class ChartPanel;
 class ComparePage;
+class EnginePage;
 class LibraryPage;
 class SizeClassPage;
 class SweepPage;
@@ -42,7 +43,8 @@ public:
     void showError(const QString& text);
 
     // Renders every main view to DIR/<view>.png at 1280×800 for the bundled seed dataset: opens it,
-    // sweeps it on Valkey 9.1 and 8.1 (the compare view shows the two), waiting for each. Returns false with `error`
+    // sweeps it on Valkey 9.1 and 8.1 (the compare view shows the two) and, when redis-server is on PATH,
+    // drives it on Redis for the engine view, waiting for each. Returns false with `error`
     // set when something failed.
     bool renderScreenshots(const QString& directory, QString* error);
 
@@ -55,6 +57,7 @@ public:
     SweepPage* sweepPage() const { return m_sweep; }
     SizeClassPage* sizeClassPage() const { return m_sizeClasses; }
     ComparePage* comparePage() const { return m_compare; }
+    EnginePage* enginePage() const { return m_engine; }
     // The charts of the view on show.
     std::vector<ChartPanel*> currentCharts() const;
 
@@ -88,6 +91,7 @@ private:
     SweepPage* m_sweep;
     SizeClassPage* m_sizeClasses;
     ComparePage* m_compare;
+    EnginePage* m_engine;
     QMenu* m_recentMenu = nullptr;
     QMenu* m_exportMenu = nullptr;
     QLabel* m_statusText = nullptr;

@@ -5,6 +5,7 @@
 
 #include "chart_panel.h"
 #include "compare_page.h"
+#include "engine_page.h"
 #include "gui_test_support.h"
 #include "library_page.h"
 #include "main_window.h"
@@ -26,6 +27,8 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardPaths>
 #include <QTabWidget>
 #include <QTest>
 #include <QtCharts/QLineSeries>
@@ -178,6 +181,50 @@ private slots:
         QVERIFY(model.data(model.index(1, CompareTableModel::Difference), Qt::BackgroundRole).isValid());
         QVERIFY(!model.data(model.index(0, CompareTableModel::Difference), Qt::BackgroundRole).isValid());
         QCOMPARE(page->chart()->chart()->series().size(), 2);
+    }
+
+    void engineViewPutsMeasuredBesidePredicted_data() {
+        QTest::addColumn<QString>("engine");
+        QTest::addColumn<QString>("binary");
+        QTest::newRow("redis") << QStringLiteral("redis") << QStringLiteral("redis-server");
+        QTest::newRow("memcached") << QStringLiteral("memcached") << QStringLiteral("memcached");
+    }
+    void engineViewPutsMeasuredBesidePredicted() {
+        QFETCH(QString, engine);
+        QFETCH(QString, binary);
+        if (QStandardPaths::findExecutable(binary).isEmpty())
+            QSKIP(qPrintable(QStringLiteral("%1 is not on PATH (scripts/install-deps installs it)").arg(binary)));
+        MainWindow window(m_db);
+        window.openTrace(test::seedTrace());
+        QVERIFY(window.runner().waitForIdle(60000));
+        EnginePage* page = window.enginePage();
+        page->engineBox()->setCurrentText(engine);
+        page->runRequestsBox()->setValue(20000);
+        QSignalSpy progressed(&window.runner(), &TaskRunner::progressed);
+        QString error;
+        QVERIFY2(page->startDrive(&error), qPrintable(error));
+        QVERIFY(window.runner().waitForIdle(180000));
+        QVERIFY2(window.lastError().isEmpty(), qPrintable(window.lastError()));
+        QVERIFY(progressed.count() > 0); // the load reported its progress
+        const QJsonObject report = page->report();
+        QCOMPARE(report.value(QStringLiteral("engine")).toString(), engine);
+        // The table shows the report's figures; the model matches the real server within 1%.
+        const auto& table = page->comparison();
+        QCOMPARE(table.item(0, 0)->text(), QStringLiteral("Bytes per key"));
+        const double measured = table.item(0, 1)->data(Qt::UserRole).toDouble();
+        const double predicted = table.item(0, 2)->data(Qt::UserRole).toDouble();
+        QCOMPARE(measured, report.value(QStringLiteral("measured_bytes_per_key")).toDouble());
+        QCOMPARE(predicted, report.value(QStringLiteral("predicted_bytes_per_key")).toDouble());
+        QVERIFY2(std::abs(predicted - measured) <= 0.01 * measured,
+            qPrintable(QStringLiteral("measured %1, predicted %2").arg(measured).arg(predicted)));
+        QVERIFY(report.value(QStringLiteral("run")).toObject().value(QStringLiteral("ops_per_sec")).toDouble() > 0);
+        for (ChartPanel* chart : page->charts())
+            QVERIFY(!chart->chart()->series().isEmpty());
+        // Both runs are stored, and the library shows them.
+        int drives = 0;
+        for (const auto& run : window.libraryPage()->runs().all())
+            drives += run.kind == "drive" && run.status == "complete";
+        QCOMPARE(drives, 1);
     }
 
     void cancelStopsALongSweep() {

@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: MIT
+#include "engine_page.h"
+
+#include "chart_panel.h"
+#include "cli_process.h"
+#include "task_runner.h"
+
+#include <QButtonGroup>
+#include <QComboBox>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QPushButton>
+#include <QRadioButton>
+#include <QSettings>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <QtCharts/QBarCategoryAxis>
+#include <QtCharts/QBarSeries>
+#include <QtCharts/QBarSet>
+#include <QtCharts/QValueAxis>
+
+#include <memory>
+
+namespace layoutlab::gui {
+
+namespace {
+QStandardItem* textItem(const QString& text) {
+    auto* item = new QStandardItem(text);
+    item->setEditable(false);
+    return item;
+}
+QStandardItem* numberItem(double value, int decimals) {
+    auto* item = new QStandardItem(QLocale().toString(value, 'f', decimals));
+    item->setData(value, Qt::UserRole);
+    item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    item->setEditable(false);
+    return item;
+}
+
+void resetChart(QChart* chart) {
+    chart->removeAllSeries();
+    for (auto* axis : chart->axes())
+        chart->removeAxis(axis);
+}
+
+// Bars of several sets over categories, with axis titles.
+void drawBarChart(QChart* chart, const QStringList& categories,
+    const std::vector<std::pair<QString, QList<double>>>& sets, const QString& xTitle, const QString& yTitle) {
+    resetChart(chart);
+    auto* series = new QBarSeries(chart);
+    const QColor colors[] { QColor(0x46, 0x82, 0xb4), QColor(0xe0, 0x7b, 0x39), QColor(0x2e, 0x8b, 0x57) };
+    std::size_t i = 0;
+    for (const auto& [name, values] : sets) {
+        auto* set = new QBarSet(name);
+        set->append(values);
+        set->setColor(colors[i++ % 3]);
+        series->append(set);
+    }
+    series->setLabelsVisible(true);
+    series->setLabelsFormat(QStringLiteral("@value"));
+    series->setLabelsPrecision(6);
+    chart->addSeries(series);
+    auto* x = new QBarCategoryAxis(chart);
+    x->append(categories);
+    x->setTitleText(xTitle);
+    auto* y = new QValueAxis(chart);
+    y->setTitleText(yTitle);
+    chart->addAxis(x, Qt::AlignBottom);
+    chart->addAxis(y, Qt::AlignLeft);
+    series->attachAxis(x);
+    series->attachAxis(y);
+    y->applyNiceNumbers();
+    chart->legend()->setVisible(sets.size() > 1);
+}
+} // namespace
+
+EnginePage::EnginePage(TaskRunner& runner, std::function<QString()> databasePath, QWidget* parent)
+    : QWidget(parent)
+    , m_runner(runner)
+    , m_databasePath(std::move(databasePath))
+    , m_engine(new QComboBox(this))
+    , m_start(new QRadioButton(tr("Start a server from"), this))
+    , m_attach(new QRadioButton(tr("Attach to an empty server at"), this))
+    , m_binary(new QLineEdit(this))
+    , m_connect(new QLineEdit(this))
+    , m_framing(new QComboBox(this))
+    , m_runRequests(new QSpinBox(this))
+    , m_connections(new QSpinBox(this))
+    , m_pipeline(new QSpinBox(this))
+    , m_run(new QPushButton(tr("Load and run"), this))
+    , m_summary(new QLabel(this))
+    , m_table(new QTableView(this))
+    , m_memoryChart(new ChartPanel(QStringLiteral("engine-memory"), this))
+    , m_latencyChart(new ChartPanel(QStringLiteral("engine-latency"), this)) {
+    m_engine->addItems({ QStringLiteral("redis"), QStringLiteral("valkey"), QStringLiteral("memcached") });
+    m_binary->setPlaceholderText(tr("the engine's binary on PATH"));
+    m_connect->setPlaceholderText(QStringLiteral("127.0.0.1:6379"));
+    m_framing->addItems({ QStringLiteral("raw"), QStringLiteral("marshal-utf8"), QStringLiteral("marshal-binary"),
+        QStringLiteral("rails-7.1") });
+    m_framing->setToolTip(tr("How a memcached client frames values: raw, Ruby Marshal (Dalli), a Rails cache entry"));
+    m_runRequests->setRange(0, 100000000);
+    m_runRequests->setSingleStep(10000);
+    m_runRequests->setValue(100000);
+    m_runRequests->setToolTip(tr("GETs of the run phase, the trace's reads in order (0: load only)"));
+    m_connections->setRange(1, 256);
+    m_connections->setValue(4);
+    m_pipeline->setRange(1, 4096);
+    m_pipeline->setValue(16);
+    m_start->setChecked(true);
+    auto* group = new QButtonGroup(this);
+    group->addButton(m_start);
+    group->addButton(m_attach);
+
+    auto* server = new QGroupBox(tr("Server"), this);
+    auto* serverGrid = new QGridLayout(server);
+    serverGrid->addWidget(new QLabel(tr("&Engine:"), server), 0, 0);
+    serverGrid->addWidget(m_engine, 0, 1);
+    serverGrid->addWidget(new QLabel(tr("&Framing (memcached):"), server), 0, 2);
+    serverGrid->addWidget(m_framing, 0, 3);
+    serverGrid->addWidget(m_start, 1, 0);
+    serverGrid->addWidget(m_binary, 1, 1, 1, 3);
+    serverGrid->addWidget(m_attach, 2, 0);
+    serverGrid->addWidget(m_connect, 2, 1, 1, 3);
+    qobject_cast<QLabel*>(serverGrid->itemAtPosition(0, 0)->widget())->setBuddy(m_engine);
+    qobject_cast<QLabel*>(serverGrid->itemAtPosition(0, 2)->widget())->setBuddy(m_framing);
+    auto* run = new QGroupBox(tr("Run phase"), this);
+    auto* runForm = new QFormLayout(run);
+    runForm->addRow(tr("&Requests:"), m_runRequests);
+    runForm->addRow(tr("&Connections:"), m_connections);
+    runForm->addRow(tr("&Pipeline:"), m_pipeline);
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(server, 3);
+    controls->addWidget(run, 1);
+    controls->addWidget(m_run, 0, Qt::AlignBottom);
+
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_table->setModel(&m_comparison);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    m_memoryChart->setDataModel(&m_memoryData);
+    m_latencyChart->setDataModel(&m_latencyData);
+    auto* charts = new QWidget(this);
+    auto* chartRow = new QHBoxLayout(charts);
+    chartRow->setContentsMargins(0, 0, 0, 0);
+    chartRow->addWidget(m_memoryChart);
+    chartRow->addWidget(m_latencyChart);
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(m_table);
+    splitter->addWidget(charts);
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 2);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(controls);
+    layout->addWidget(m_summary);
+    layout->addWidget(splitter, 1);
+
+    connect(m_engine, &QComboBox::currentIndexChanged, this, [this] { updateControls(); });
+    connect(m_attach, &QRadioButton::toggled, this, [this] { updateControls(); });
+    connect(m_run, &QPushButton::clicked, this, [this] {
+        QString error;
+        if (!startDrive(&error))
+            emit failed(error);
+    });
+    connect(&m_runner, &TaskRunner::started, this, [this] { m_run->setEnabled(false); });
+    connect(&m_runner, &TaskRunner::finished, this, [this] { m_run->setEnabled(true); });
+    updateControls();
+    showReport({});
+}
+
+void EnginePage::updateControls() {
+    m_framing->setEnabled(m_engine->currentText() == QLatin1String("memcached"));
+    m_binary->setEnabled(!m_attach->isChecked());
+    m_connect->setEnabled(m_attach->isChecked());
+}
+
+void EnginePage::setTracePath(const QString& path) {
+    m_tracePath = path;
+    if (m_report.isEmpty())
+        m_summary->setText(tr("Trace: %1. Choose an engine, then Load and run: the server's memory per key appears "
+                              "beside the simulator's prediction.")
+                               .arg(QFileInfo(path).fileName()));
+}
+
+QStringList EnginePage::driveArguments() const {
+    QStringList args { QStringLiteral("drive"), m_tracePath, QStringLiteral("--engine"), m_engine->currentText() };
+    if (m_attach->isChecked())
+        args << QStringLiteral("--connect") << m_connect->text().trimmed();
+    else if (!m_binary->text().trimmed().isEmpty())
+        args << QStringLiteral("--server-binary") << m_binary->text().trimmed();
+    if (m_engine->currentText() == QLatin1String("memcached"))
+        args << QStringLiteral("--framing") << m_framing->currentText();
+    args << QStringLiteral("--run-requests") << QString::number(m_runRequests->value())
+         << QStringLiteral("--connections") << QString::number(m_connections->value())
+         << QStringLiteral("--run-pipeline") << QString::number(m_pipeline->value()) << QStringLiteral("--json");
+    return args;
+}
+
+bool EnginePage::startDrive(QString* error) {
+    auto fail = [error](const QString& text) {
+        if (error)
+            *error = text;
+        return false;
+    };
+    if (m_tracePath.isEmpty())
+        return fail(tr("Open a trace first (File → Open Trace)."));
+    if (m_attach->isChecked() && m_connect->text().trimmed().isEmpty())
+        return fail(tr("Give the server's HOST:PORT to attach to."));
+    if (m_runner.busy())
+        return fail(tr("Another task is running: %1.").arg(m_runner.label()));
+    QStringList args = driveArguments();
+    if (const QString db = m_databasePath(); !db.isEmpty())
+        args << QStringLiteral("--db") << db;
+    else
+        args << QStringLiteral("--no-db");
+    auto outcome = std::make_shared<CliOutcome>();
+    connect(
+        &m_runner, &TaskRunner::finished, this,
+        [this, outcome](const QString&, const QString& failure, bool cancelled) {
+            emit runsStored(); // both runs are in the database, complete or failed
+            if (cancelled)
+                return;
+            if (!failure.isEmpty()) {
+                emit failed(failure);
+                return;
+            }
+            QJsonParseError parseError;
+            const QJsonDocument document = QJsonDocument::fromJson(outcome->out, &parseError);
+            if (!document.isObject()) {
+                emit failed(tr("layoutlab drive printed no report: %1").arg(parseError.errorString()));
+                return;
+            }
+            showReport(document.object());
+        },
+        Qt::SingleShotConnection);
+    m_runner.start(
+        tr("drive %1").arg(m_engine->currentText()), [args, outcome](ProgressSink& progress, std::stop_token stop) {
+            *outcome = runCliCommand(args, progress, stop);
+            return outcome->error;
+        });
+    return true;
+}
+
+void EnginePage::showReport(const QJsonObject& report) {
+    m_report = report;
+    m_comparison.clear();
+    m_comparison.setHorizontalHeaderLabels({ tr("Figure"), tr("Measured"), tr("Predicted"), tr("Relative error") });
+    if (report.isEmpty()) {
+        drawMemory();
+        drawLatency();
+        return;
+    }
+    QLocale locale;
+    const double measured = report.value(QStringLiteral("measured_bytes_per_key")).toDouble();
+    const double predicted = report.value(QStringLiteral("predicted_bytes_per_key")).toDouble();
+    const double error = report.value(QStringLiteral("relative_error")).toDouble();
+    auto* errorItem = textItem(QStringLiteral("%1%2 %").arg(
+        error >= 0 ? QStringLiteral("+") : QString(), locale.toString(100 * error, 'f', 2)));
+    errorItem->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    errorItem->setForeground(std::abs(error) <= 0.01 ? QColor(0x2e, 0x8b, 0x57) : QColor(0xb0, 0x30, 0x30));
+    m_comparison.appendRow(
+        { textItem(tr("Bytes per key")), numberItem(measured, 2), numberItem(predicted, 2), errorItem });
+    m_comparison.appendRow(
+        { textItem(tr("Live keys")), numberItem(report.value(QStringLiteral("server_keys")).toDouble(), 0),
+            numberItem(report.value(QStringLiteral("predicted_keys")).toDouble(), 0), textItem(QString()) });
+    const QJsonObject run = report.value(QStringLiteral("run")).toObject();
+    if (!run.isEmpty()) {
+        m_comparison.appendRow({ textItem(tr("Requests per second (run phase)")),
+            numberItem(run.value(QStringLiteral("ops_per_sec")).toDouble(), 0), textItem(QString()),
+            textItem(QString()) });
+        const QJsonObject latency = run.value(QStringLiteral("latency_us")).toObject();
+        for (const QString& p : { QStringLiteral("p50"), QStringLiteral("p99"), QStringLiteral("p99.9") })
+            m_comparison.appendRow({ textItem(tr("Latency %1 (µs)").arg(p)), numberItem(latency.value(p).toDouble(), 1),
+                textItem(QString()), textItem(QString()) });
+    }
+    const QJsonObject load = report.value(QStringLiteral("load")).toObject();
+    QString text
+        = tr("<b>%1 %2</b> at %3 (%4): modelled as %5 under %6. Loaded %7 commands in %8 s.")
+              .arg(report.value(QStringLiteral("engine")).toString(),
+                  report.value(QStringLiteral("version")).toString(),
+                  report.value(QStringLiteral("endpoint")).toString(),
+                  report.value(QStringLiteral("started")).toBool() ? tr("started for this run") : tr("attached"),
+                  report.value(QStringLiteral("layout")).toString().toHtmlEscaped(),
+                  report.value(QStringLiteral("allocator")).toString().toHtmlEscaped(),
+                  locale.toString(load.value(QStringLiteral("commands")).toDouble(), 'f', 0),
+                  locale.toString(load.value(QStringLiteral("seconds")).toDouble(), 'f', 2));
+    if (const QJsonObject runs = report.value(QStringLiteral("runs")).toObject(); !runs.isEmpty())
+        text += tr(" Stored as runs %1 (prediction) and %2 (measured).")
+                    .arg(runs.value(QStringLiteral("prediction")).toInteger())
+                    .arg(runs.value(QStringLiteral("measured")).toInteger());
+    m_summary->setText(text);
+    drawMemory();
+    drawLatency();
+}
+
+void EnginePage::drawMemory() {
+    QChart* chart = m_memoryChart->chart();
+    m_memoryData.clear();
+    const QJsonArray classes = m_report.value(QStringLiteral("classes")).toArray();
+    if (!classes.isEmpty()) { // memcached: chunks per slab class
+        m_memoryData.setHorizontalHeaderLabels({ tr("Chunk (bytes)"), tr("Measured chunks"), tr("Predicted chunks") });
+        QStringList categories;
+        QList<double> measured, predicted;
+        for (const auto& value : classes) {
+            const QJsonObject c = value.toObject();
+            categories << QLocale().toString(c.value(QStringLiteral("chunk_bytes")).toInteger());
+            measured << c.value(QStringLiteral("measured_chunks")).toDouble();
+            predicted << c.value(QStringLiteral("predicted_chunks")).toDouble();
+            m_memoryData.appendRow({ numberItem(c.value(QStringLiteral("chunk_bytes")).toDouble(), 0),
+                numberItem(measured.back(), 0), numberItem(predicted.back(), 0) });
+        }
+        drawBarChart(chart, categories, { { tr("measured"), measured }, { tr("predicted"), predicted } },
+            tr("slab class chunk size (bytes)"), tr("chunks"));
+        chart->setTitle(tr("Slab chunks per class: measured and predicted"));
+        return;
+    }
+    m_memoryData.setHorizontalHeaderLabels({ tr("Figure"), tr("Measured"), tr("Predicted") });
+    if (m_report.isEmpty()) {
+        resetChart(chart);
+        chart->setTitle(tr("Bytes per key: measured and predicted (load a trace into an engine)"));
+        return;
+    }
+    const double measured = m_report.value(QStringLiteral("measured_bytes_per_key")).toDouble();
+    const double predicted = m_report.value(QStringLiteral("predicted_bytes_per_key")).toDouble();
+    m_memoryData.appendRow({ textItem(tr("bytes per key")), numberItem(measured, 2), numberItem(predicted, 2) });
+    drawBarChart(chart, { tr("bytes per key") },
+        { { tr("measured"), { measured } }, { tr("predicted"), { predicted } } }, QString(), tr("bytes per key"));
+    chart->setTitle(tr("Bytes per key: measured (used_memory) and predicted"));
+}
+
+void EnginePage::drawLatency() {
+    QChart* chart = m_latencyChart->chart();
+    m_latencyData.clear();
+    m_latencyData.setHorizontalHeaderLabels({ tr("Percentile"), tr("Latency (µs)") });
+    const QJsonObject run = m_report.value(QStringLiteral("run")).toObject();
+    if (run.isEmpty()) {
+        resetChart(chart);
+        chart->setTitle(tr("Run-phase latency (no run phase yet)"));
+        return;
+    }
+    const QJsonObject latency = run.value(QStringLiteral("latency_us")).toObject();
+    QStringList percentiles { QStringLiteral("p50"), QStringLiteral("p99"), QStringLiteral("p99.9") };
+    QList<double> values;
+    for (const QString& p : percentiles) {
+        values << latency.value(p).toDouble();
+        m_latencyData.appendRow({ textItem(p), numberItem(values.back(), 1) });
+    }
+    drawBarChart(chart, percentiles, { { tr("latency"), values } }, tr("percentile"), tr("latency per request (µs)"));
+    chart->setTitle(tr("Run phase: %1 requests/s from %2 connections × pipeline %3")
+                        .arg(QLocale().toString(run.value(QStringLiteral("ops_per_sec")).toDouble(), 'f', 0))
+                        .arg(run.value(QStringLiteral("connections")).toInteger())
+                        .arg(run.value(QStringLiteral("pipeline")).toInteger()));
+}
+
+void EnginePage::saveSettings() const {
+    QSettings s;
+    s.setValue(QStringLiteral("engine/engine"), m_engine->currentText());
+    s.setValue(QStringLiteral("engine/binary"), m_binary->text());
+    s.setValue(QStringLiteral("engine/connect"), m_connect->text());
+    s.setValue(QStringLiteral("engine/attach"), m_attach->isChecked());
+    s.setValue(QStringLiteral("engine/framing"), m_framing->currentText());
+    s.setValue(QStringLiteral("engine/runRequests"), m_runRequests->value());
+    s.setValue(QStringLiteral("engine/connections"), m_connections->value());
+    s.setValue(QStringLiteral("engine/pipeline"), m_pipeline->value());
+}
+
+void EnginePage::restoreSettings() {
+    QSettings s;
+    m_engine->setCurrentText(s.value(QStringLiteral("engine/engine"), m_engine->currentText()).toString());
+    m_binary->setText(s.value(QStringLiteral("engine/binary")).toString());
+    m_connect->setText(s.value(QStringLiteral("engine/connect")).toString());
+    m_attach->setChecked(s.value(QStringLiteral("engine/attach"), false).toBool());
+    m_start->setChecked(!m_attach->isChecked());
+    m_framing->setCurrentText(s.value(QStringLiteral("engine/framing"), m_framing->currentText()).toString());
+    m_runRequests->setValue(s.value(QStringLiteral("engine/runRequests"), m_runRequests->value()).toInt());
+    m_connections->setValue(s.value(QStringLiteral("engine/connections"), m_connections->value()).toInt());
+    m_pipeline->setValue(s.value(QStringLiteral("engine/pipeline"), m_pipeline->value()).toInt());
+    updateControls();
+}
+
+} // namespace layoutlab::gui

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The Engine view: load the open trace into a real Valkey, Redis or memcached (started from a binary or
+// attached), run its GETs, and put the server's measured memory per key beside the simulator's
+// prediction, with the relative error, requests/s and latency. It runs `layoutlab drive` (see
+// cli_process.h), so it measures exactly what the CLI measures, and both runs land in the database.
+
+#include <QJsonObject>
+#include <QStandardItemModel>
+#include <QWidget>
+
+#include <functional>
+
+class QButtonGroup;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QRadioButton;
+class QSpinBox;
+class QTableView;
+
+namespace layoutlab::gui {
+
+class ChartPanel;
+class TaskRunner;
+
+class EnginePage final : public QWidget {
+    Q_OBJECT
+public:
+    EnginePage(TaskRunner& runner, std::function<QString()> databasePath, QWidget* parent = nullptr);
+
+    void setTracePath(const QString& path);
+    // The `layoutlab drive` arguments for the choices made (without the database).
+    QStringList driveArguments() const;
+    bool startDrive(QString* error = nullptr);
+    // Shows a `layoutlab drive --json` report.
+    void showReport(const QJsonObject& report);
+
+    QComboBox* engineBox() const { return m_engine; }
+    QLineEdit* binaryEdit() const { return m_binary; }
+    QLineEdit* connectEdit() const { return m_connect; }
+    QRadioButton* attachButton() const { return m_attach; }
+    QComboBox* framingBox() const { return m_framing; }
+    QSpinBox* runRequestsBox() const { return m_runRequests; }
+    const QStandardItemModel& comparison() const { return m_comparison; }
+    const QJsonObject& report() const { return m_report; }
+    std::vector<ChartPanel*> charts() const { return { m_memoryChart, m_latencyChart }; }
+
+    void saveSettings() const;
+    void restoreSettings();
+
+signals:
+    void failed(const QString& error);
+    void runsStored();
+
+private:
+    void updateControls();
+    void drawMemory();
+    void drawLatency();
+
+    TaskRunner& m_runner;
+    std::function<QString()> m_databasePath;
+    QString m_tracePath;
+    QJsonObject m_report;
+    QStandardItemModel m_comparison;
+    QStandardItemModel m_memoryData;
+    QStandardItemModel m_latencyData;
+    QComboBox* m_engine;
+    QRadioButton* m_start;
+    QRadioButton* m_attach;
+    QLineEdit* m_binary;
+    QLineEdit* m_connect;
+    QComboBox* m_framing;
+    QSpinBox* m_runRequests;
+    QSpinBox* m_connections;
+    QSpinBox* m_pipeline;
+    QPushButton* m_run;
+    QLabel* m_summary;
+    QTableView* m_table;
+    ChartPanel* m_memoryChart;
+    ChartPanel* m_latencyChart;
+};
+
+} // namespace layoutlab::gui
