@@ -13,6 +13,10 @@
 #include <QSvgGenerator>
 #include <QTextStream>
 #include <QToolTip>
+#include <QtCharts/QBarCategoryAxis>
+#include <QtCharts/QBarSeries>
+#include <QtCharts/QBarSet>
+#include <QtCharts/QCategoryAxis>
 
 #include <algorithm>
 #include <cmath>
@@ -47,6 +51,65 @@ bool writeCsv(const QAbstractItemModel& model, const QString& path) {
     }
     out.flush();
     return file.error() == QFile::NoError;
+}
+
+void clearChart(QChart* chart) {
+    chart->removeAllSeries();
+    for (auto* axis : chart->axes()) {
+        chart->removeAxis(axis);
+        delete axis;
+    }
+}
+
+void drawBarChart(QChart* chart, const QStringList& categories,
+    const std::vector<std::pair<QString, QList<double>>>& sets, const QString& xTitle, const QString& yTitle,
+    bool valueLabels) {
+    clearChart(chart);
+    auto* series = new QBarSeries(chart);
+    const QColor colors[] { QColor(0x46, 0x82, 0xb4), QColor(0xe0, 0x7b, 0x39), QColor(0x2e, 0x8b, 0x57) };
+    std::size_t i = 0;
+    for (const auto& [name, values] : sets) {
+        auto* set = new QBarSet(name);
+        set->append(values);
+        set->setColor(colors[i++ % 3]);
+        series->append(set);
+    }
+    if (valueLabels) {
+        series->setLabelsVisible(true);
+        series->setLabelsFormat(QStringLiteral("@value"));
+        series->setLabelsPrecision(6);
+    }
+    chart->addSeries(series);
+    // Up to 16 bars, each is labelled; beyond that a label on every n-th bar, so none is elided.
+    QAbstractAxis* x = nullptr;
+    if (categories.size() <= 16) {
+        auto* axis = new QBarCategoryAxis(chart);
+        axis->append(categories);
+        x = axis;
+    } else {
+        auto* axis = new QCategoryAxis(chart);
+        axis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+        const qsizetype every = (categories.size() + 15) / 16;
+        for (qsizetype bar = 0; bar < categories.size(); bar += every)
+            axis->append(categories[bar], double(bar));
+        axis->setRange(-0.5, double(categories.size()) - 0.5);
+        axis->setLabelsAngle(-45);
+        x = axis;
+    }
+    x->setTitleText(xTitle);
+    auto* y = new QValueAxis(chart);
+    y->setTitleText(yTitle);
+    chart->addAxis(x, Qt::AlignBottom);
+    chart->addAxis(y, Qt::AlignLeft);
+    series->attachAxis(x);
+    series->attachAxis(y);
+    y->applyNiceNumbers();
+    bool counts = true; // whole numbers get whole-number labels
+    for (const auto& set : sets)
+        for (const double v : set.second)
+            counts = counts && v == std::floor(v);
+    y->setLabelFormat(counts ? QStringLiteral("%.0f") : QStringLiteral("%.1f"));
+    chart->legend()->setVisible(sets.size() > 1);
 }
 
 void setThresholdRange(QValueAxis* axis, double first, double last) {

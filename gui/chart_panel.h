@@ -40,6 +40,15 @@ private:
     QPointer<QAbstractItemModel> m_model;
 };
 
+// Removes (and deletes) every series and axis of `chart`, before it is drawn again.
+void clearChart(QChart* chart);
+
+// Clears `chart` and draws grouped bars: one bar set per (name, values) over `categories`, with axis
+// titles; the legend shows only when there are several sets; `valueLabels` prints each bar's value.
+void drawBarChart(QChart* chart, const QStringList& categories,
+    const std::vector<std::pair<QString, QList<double>>>& sets, const QString& xTitle, const QString& yTitle,
+    bool valueLabels = false);
+
 // A threshold axis from `first` to `last` bytes, ticks on multiples of a power of two (about eight).
 void setThresholdRange(QValueAxis* axis, double first, double last);
 

@@ -230,9 +230,7 @@ bool ComparePage::compare(qint64 runA, qint64 runB) {
 
 void ComparePage::refresh() {
     QChart* chart = m_chart->chart();
-    chart->removeAllSeries();
-    for (auto* axis : chart->axes())
-        chart->removeAxis(axis);
+    clearChart(chart);
     const int a = m_runA->currentIndex(), b = m_runB->currentIndex(), metricIndex = m_metric->currentIndex();
     if (a < 0 || b < 0 || metricIndex < 0) {
         m_model.clear();

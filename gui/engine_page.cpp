@@ -25,10 +25,6 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
-#include <QtCharts/QBarCategoryAxis>
-#include <QtCharts/QBarSeries>
-#include <QtCharts/QBarSet>
-#include <QtCharts/QValueAxis>
 
 #include <memory>
 
@@ -48,41 +44,6 @@ QStandardItem* numberItem(double value, int decimals) {
     return item;
 }
 
-void resetChart(QChart* chart) {
-    chart->removeAllSeries();
-    for (auto* axis : chart->axes())
-        chart->removeAxis(axis);
-}
-
-// Bars of several sets over categories, with axis titles.
-void drawBarChart(QChart* chart, const QStringList& categories,
-    const std::vector<std::pair<QString, QList<double>>>& sets, const QString& xTitle, const QString& yTitle) {
-    resetChart(chart);
-    auto* series = new QBarSeries(chart);
-    const QColor colors[] { QColor(0x46, 0x82, 0xb4), QColor(0xe0, 0x7b, 0x39), QColor(0x2e, 0x8b, 0x57) };
-    std::size_t i = 0;
-    for (const auto& [name, values] : sets) {
-        auto* set = new QBarSet(name);
-        set->append(values);
-        set->setColor(colors[i++ % 3]);
-        series->append(set);
-    }
-    series->setLabelsVisible(true);
-    series->setLabelsFormat(QStringLiteral("@value"));
-    series->setLabelsPrecision(6);
-    chart->addSeries(series);
-    auto* x = new QBarCategoryAxis(chart);
-    x->append(categories);
-    x->setTitleText(xTitle);
-    auto* y = new QValueAxis(chart);
-    y->setTitleText(yTitle);
-    chart->addAxis(x, Qt::AlignBottom);
-    chart->addAxis(y, Qt::AlignLeft);
-    series->attachAxis(x);
-    series->attachAxis(y);
-    y->applyNiceNumbers();
-    chart->legend()->setVisible(sets.size() > 1);
-}
 } // namespace
 
 EnginePage::EnginePage(TaskRunner& runner, std::function<QString()> databasePath, QWidget* parent)
@@ -321,13 +282,13 @@ void EnginePage::drawMemory() {
                 numberItem(measured.back(), 0), numberItem(predicted.back(), 0) });
         }
         drawBarChart(chart, categories, { { tr("measured"), measured }, { tr("predicted"), predicted } },
-            tr("slab class chunk size (bytes)"), tr("chunks"));
+            tr("slab class chunk size (bytes)"), tr("chunks"), true);
         chart->setTitle(tr("Slab chunks per class: measured and predicted"));
         return;
     }
     m_memoryData.setHorizontalHeaderLabels({ tr("Figure"), tr("Measured"), tr("Predicted") });
     if (m_report.isEmpty()) {
-        resetChart(chart);
+        clearChart(chart);
         chart->setTitle(tr("Bytes per key: measured and predicted (load a trace into an engine)"));
         return;
     }
@@ -345,7 +306,7 @@ void EnginePage::drawLatency() {
     m_latencyData.setHorizontalHeaderLabels({ tr("Percentile"), tr("Latency (µs)") });
     const QJsonObject run = m_report.value(QStringLiteral("run")).toObject();
     if (run.isEmpty()) {
-        resetChart(chart);
+        clearChart(chart);
         chart->setTitle(tr("Run-phase latency (no run phase yet)"));
         return;
     }
@@ -356,7 +317,8 @@ void EnginePage::drawLatency() {
         values << latency.value(p).toDouble();
         m_latencyData.appendRow({ textItem(p), numberItem(values.back(), 1) });
     }
-    drawBarChart(chart, percentiles, { { tr("latency"), values } }, tr("percentile"), tr("latency per request (µs)"));
+    drawBarChart(
+        chart, percentiles, { { tr("latency"), values } }, tr("percentile"), tr("latency per request (µs)"), true);
     chart->setTitle(tr("Run phase: %1 requests/s from %2 connections × pipeline %3")
                         .arg(QLocale().toString(run.value(QStringLiteral("ops_per_sec")).toDouble(), 'f', 0))
                         .arg(run.value(QStringLiteral("connections")).toInteger())

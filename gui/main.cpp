@@ -3,8 +3,8 @@
 //
 //   layoutlab-gui [TRACE] [--db DB]        opens TRACE (else the last trace, else the bundled seed dataset)
 //   layoutlab-gui --screenshot DIR [--db DB]
-//       renders every main view for the bundled seed dataset to DIR/*.png offscreen and exits; it uses
-//       fresh settings, and a temporary results database unless --db is given.
+//       renders every main view for the bundled seed dataset (or TRACE, when given) to DIR/*.png
+//       offscreen and exits; it uses fresh settings, and a temporary results database unless --db is given.
 
 #include "main_window.h"
 
@@ -45,7 +45,9 @@ int main(int argc, char** argv) {
         layoutlab::gui::MainWindow window(
             parser.isSet(db) ? parser.value(db) : scratch.filePath(QStringLiteral("screenshots.db")));
         QString error;
-        if (!window.renderScreenshots(parser.value(screenshot), &error)) {
+        const QStringList traces = parser.positionalArguments();
+        if (!window.renderScreenshots(
+                parser.value(screenshot), &error, traces.isEmpty() ? QString() : traces.front())) {
             std::fprintf(stderr, "layoutlab-gui: error: %s\n", qPrintable(error));
             return 1;
         }

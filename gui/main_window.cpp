@@ -402,7 +402,7 @@ void MainWindow::dropEvent(QDropEvent* event) {
     event->acceptProposedAction();
 }
 
-bool MainWindow::renderScreenshots(const QString& directory, QString* error) {
+bool MainWindow::renderScreenshots(const QString& directory, QString* error, const QString& trace) {
     auto fail = [error](const QString& text) {
         if (error)
             *error = text;
@@ -412,9 +412,9 @@ bool MainWindow::renderScreenshots(const QString& directory, QString* error) {
         return fail(tr("cannot create %1").arg(directory));
     resize(1280, 800);
     show();
-    openTrace(bundledSeedTrace());
+    openTrace(trace.isEmpty() ? bundledSeedTrace() : trace);
     if (!m_runner->waitForIdle(120000) || !m_lastError.isEmpty())
-        return fail(m_lastError.isEmpty() ? tr("reading the seed dataset timed out") : m_lastError);
+        return fail(m_lastError.isEmpty() ? tr("reading the trace timed out") : m_lastError);
     // Valkey 8.1 first, then 9.1 (the one the other views show), for the compare view.
     for (const QString& layout : { QStringLiteral("valkey-8.1"), QStringLiteral("valkey-9.1") }) {
         m_sweep->layoutBox()->setCurrentText(layout);

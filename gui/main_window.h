@@ -46,7 +46,8 @@ public:
     // sweeps it on Valkey 9.1 and 8.1 (the compare view shows the two) and, when redis-server is on PATH,
     // drives it on Redis for the engine view, waiting for each. Returns false with `error`
     // set when something failed.
-    bool renderScreenshots(const QString& directory, QString* error);
+    // `trace`: another trace to show instead of the seed dataset.
+    bool renderScreenshots(const QString& directory, QString* error, const QString& trace = {});
 
     QString databasePath() const { return m_databasePath; }
     QString lastError() const { return m_lastError; }

@@ -81,9 +81,7 @@ void SizeClassPage::showThreshold(std::uint32_t threshold) {
 
 void SizeClassPage::redraw() {
     QChart* chart = m_chart->chart();
-    chart->removeAllSeries();
-    for (auto* axis : chart->axes())
-        chart->removeAxis(axis);
+    clearChart(chart);
     const int index = m_threshold->currentIndex();
     if (index < 0 || std::size_t(index) >= m_result.points.size()) {
         m_model.clear();

@@ -112,7 +112,7 @@ SweepPage::SweepPage(TaskRunner& runner, std::function<QString()> databasePath, 
     splitter->addWidget(m_table);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 1);
-    splitter->setSizes({ 480, 200 }); // room for several rows of the table at 1280×800
+    splitter->setSizes({ 510, 170 }); // room for several rows of the table at 1280×800
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(controls);
@@ -221,15 +221,21 @@ void SweepPage::showResult(const SimulationResult& result) {
 }
 
 void SweepPage::redraw() {
-    drawChart(m_charts[0], { QStringLiteral("usable_bytes_per_key"), QStringLiteral("overhead_bytes_per_key") },
-        tr("bytes per key"));
-    drawChart(m_charts[1], { QStringLiteral("internal_fragmentation_bytes_per_key") }, tr("bytes per key"));
-    drawChart(m_charts[2], { QStringLiteral("lines_touched_per_get"), QStringLiteral("dependent_loads_per_get") },
+    // Short legend names: the axis titles carry the units.
+    drawChart(m_charts[0],
+        { { QStringLiteral("usable_bytes_per_key"), tr("bytes per key (left)") },
+            { QStringLiteral("overhead_bytes_per_key"), tr("overhead per key (right)"), true } },
+        tr("bytes/key"), tr("overhead"));
+    drawChart(m_charts[1], { { QStringLiteral("internal_fragmentation_bytes_per_key"), tr("internal fragmentation") } },
+        tr("bytes/key"));
+    drawChart(m_charts[2],
+        { { QStringLiteral("lines_touched_per_get"), tr("lines touched") },
+            { QStringLiteral("dependent_loads_per_get"), tr("dependent loads") } },
         tr("per GET"));
     drawChart(m_charts[3],
-        { QStringLiteral("l1_misses_per_get"), QStringLiteral("l2_misses_per_get"),
-            QStringLiteral("llc_misses_per_get") },
-        tr("misses per GET"));
+        { { QStringLiteral("l1_misses_per_get"), tr("L1") }, { QStringLiteral("l2_misses_per_get"), tr("L2") },
+            { QStringLiteral("llc_misses_per_get"), tr("LLC") } },
+        tr("misses/GET"));
     const QStringList titles { tr("Memory per key"), tr("Internal fragmentation per key"), tr("GET access path"),
         m_model.hasCacheModel() ? tr("Cache-model misses per GET")
                                 : tr("Cache-model misses per GET (cache model off)") };
@@ -237,11 +243,10 @@ void SweepPage::redraw() {
         m_charts[i]->chart()->setTitle(titles[int(i)]);
 }
 
-void SweepPage::drawChart(ChartPanel* panel, const QStringList& metrics, const QString& yTitle) {
+void SweepPage::drawChart(
+    ChartPanel* panel, const std::vector<ChartLine>& lines, const QString& yTitle, const QString& rightTitle) {
     QChart* chart = panel->chart();
-    chart->removeAllSeries();
-    for (auto* axis : chart->axes())
-        chart->removeAxis(axis);
+    clearChart(chart);
     const int rows = m_model.rowCount();
     auto* x = new QValueAxis(chart);
     x->setTitleText(tr("threshold (bytes)"));
@@ -250,32 +255,46 @@ void SweepPage::drawChart(ChartPanel* panel, const QStringList& metrics, const Q
     y->setTitleText(yTitle);
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
+    QValueAxis* right = nullptr;
+    if (!rightTitle.isEmpty()) {
+        right = new QValueAxis(chart);
+        right->setTitleText(rightTitle);
+        chart->addAxis(right, Qt::AlignRight);
+    }
     if (rows == 0)
         return;
-    double low = std::numeric_limits<double>::max(), high = std::numeric_limits<double>::lowest();
-    for (const QString& name : metrics) {
-        const int column = m_model.columnOf(name);
+    struct Range {
+        double low = std::numeric_limits<double>::max(), high = std::numeric_limits<double>::lowest();
+    } leftRange, rightRange;
+    for (const ChartLine& line : lines) {
+        const int column = m_model.columnOf(line.metric);
         if (column < 0)
             continue;
+        QValueAxis* axis = line.rightAxis && right ? right : y;
+        Range& range = axis == right ? rightRange : leftRange;
         auto* series = new QLineSeries(chart);
-        series->setName(m_model.metrics()[std::size_t(column)].header);
+        series->setName(line.name);
         series->setPointsVisible(rows <= 40);
         for (int r = 0; r < rows; ++r) {
             const double v = m_model.value(r, column);
             series->append(m_model.value(r, 0), v);
-            low = std::min(low, v);
-            high = std::max(high, v);
+            range.low = std::min(range.low, v);
+            range.high = std::max(range.high, v);
         }
         chart->addSeries(series);
         series->attachAxis(x);
-        series->attachAxis(y);
+        series->attachAxis(axis);
         panel->addHoverTips(series, tr("threshold"), m_model.metrics()[std::size_t(column)].decimals);
     }
     if (chart->series().isEmpty())
         return;
-    const auto [paddedLow, paddedHigh] = paddedRange(low, high);
-    y->setRange(paddedLow, paddedHigh);
-    y->applyNiceNumbers();
+    for (auto [axis, range] : { std::pair { y, leftRange }, std::pair { right, rightRange } }) {
+        if (!axis || range.low > range.high)
+            continue;
+        const auto [paddedLow, paddedHigh] = paddedRange(range.low, range.high);
+        axis->setRange(paddedLow, paddedHigh);
+        axis->applyNiceNumbers();
+    }
     const double yLow = y->min(), yHigh = y->max();
     const double first = m_model.value(0, 0), last = m_model.value(rows - 1, 0);
     setThresholdRange(x, first, last);

@@ -52,7 +52,15 @@ signals:
 
 private:
     void redraw();
-    void drawChart(ChartPanel* chart, const QStringList& metrics, const QString& yTitle);
+    // One line of a chart: the metric (by its CLI name), its legend name, and whether it is read on the
+    // right-hand axis (a metric whose scale differs from the left one's).
+    struct ChartLine {
+        QString metric;
+        QString name;
+        bool rightAxis = false;
+    };
+    void drawChart(
+        ChartPanel* chart, const std::vector<ChartLine>& lines, const QString& yTitle, const QString& rightTitle = {});
 
     TaskRunner& m_runner;
     std::function<QString()> m_databasePath;

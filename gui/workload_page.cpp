@@ -11,10 +11,6 @@
 #include <QLabel>
 #include <QLocale>
 #include <QVBoxLayout>
-#include <QtCharts/QBarCategoryAxis>
-#include <QtCharts/QBarSeries>
-#include <QtCharts/QBarSet>
-#include <QtCharts/QValueAxis>
 
 #include <memory>
 
@@ -35,36 +31,6 @@ QStandardItem* numberItem(qulonglong value) {
     return item;
 }
 
-void resetAxes(QChart* chart) {
-    chart->removeAllSeries();
-    for (auto* axis : chart->axes())
-        chart->removeAxis(axis);
-}
-
-// A bar chart of (label, value) pairs, with axis titles.
-void drawBars(QChart* chart, const QString& setName, const QStringList& labels, const QList<double>& values,
-    const QString& xTitle, const QString& yTitle) {
-    resetAxes(chart);
-    auto* set = new QBarSet(setName);
-    set->setColor(QColor(0x46, 0x82, 0xb4));
-    set->append(values);
-    auto* series = new QBarSeries(chart);
-    series->append(set);
-    chart->addSeries(series);
-    auto* x = new QBarCategoryAxis(chart);
-    x->append(labels);
-    x->setTitleText(xTitle);
-    if (labels.size() > 12)
-        x->setLabelsAngle(-60);
-    auto* y = new QValueAxis(chart);
-    y->setTitleText(yTitle);
-    y->setLabelFormat(QStringLiteral("%.0f"));
-    chart->addAxis(x, Qt::AlignBottom);
-    chart->addAxis(y, Qt::AlignLeft);
-    series->attachAxis(x);
-    series->attachAxis(y);
-    chart->legend()->hide();
-}
 } // namespace
 
 WorkloadPage::WorkloadPage(TaskRunner& runner, std::function<QString()> databasePath, QWidget* parent)
@@ -157,7 +123,7 @@ void WorkloadPage::showStats(const TraceStats& s) {
         counts << double(s.requestsByOp[i]);
         m_opModel.appendRow({ new QStandardItem(name), numberItem(s.requestsByOp[i]) });
     }
-    drawBars(m_opChart->chart(), tr("requests"), ops, counts, tr("operation"), tr("requests"));
+    drawBarChart(m_opChart->chart(), ops, { { tr("requests"), counts } }, tr("operation"), tr("requests"));
     m_opChart->chart()->setTitle(tr("Op mix"));
 }
 
@@ -187,7 +153,7 @@ void WorkloadPage::drawHistogram(
         counts << double(buckets[i].count);
         model.appendRow({ numberItem(buckets[i].upperBytes), numberItem(buckets[i].count) });
     }
-    drawBars(panel->chart(), what, labels, counts,
+    drawBarChart(panel->chart(), labels, { { what, counts } },
         byClass ? tr("size class, up to (bytes): Valkey/Redis jemalloc classes")
                 : tr("size, up to (bytes): powers of two"),
         tr("count"));

@@ -94,12 +94,12 @@ private slots:
             QString cliName;
         };
         const Check checks[] {
-            { charts[0], QStringLiteral("Bytes per key"), QStringLiteral("usable_bytes_per_key") },
-            { charts[0], QStringLiteral("Overhead per key (bytes)"), QStringLiteral("overhead_bytes_per_key") },
-            { charts[2], QStringLiteral("Lines touched per GET"), QStringLiteral("lines_touched_per_get") },
-            { charts[2], QStringLiteral("Dependent loads per GET"), QStringLiteral("dependent_loads_per_get") },
-            { charts[3], QStringLiteral("LLC misses per GET"), QStringLiteral("llc_misses_per_get") },
-            { charts[3], QStringLiteral("L1 misses per GET"), QStringLiteral("l1_misses_per_get") },
+            { charts[0], QStringLiteral("bytes per key (left)"), QStringLiteral("usable_bytes_per_key") },
+            { charts[0], QStringLiteral("overhead per key (right)"), QStringLiteral("overhead_bytes_per_key") },
+            { charts[2], QStringLiteral("lines touched"), QStringLiteral("lines_touched_per_get") },
+            { charts[2], QStringLiteral("dependent loads"), QStringLiteral("dependent_loads_per_get") },
+            { charts[3], QStringLiteral("LLC"), QStringLiteral("llc_misses_per_get") },
+            { charts[3], QStringLiteral("L1"), QStringLiteral("l1_misses_per_get") },
         };
         for (const Check& c : checks) {
             QLineSeries* series = seriesNamed(c.chart, c.series);
@@ -117,6 +117,14 @@ private slots:
                                    .arg(p.value(c.cliName).toDouble())));
             }
         }
+        QLineSeries* waste = seriesNamed(charts[1], QStringLiteral("internal fragmentation"));
+        QVERIFY(waste);
+        for (int i = 0; i < points.size(); ++i) {
+            const QJsonObject p = points[i].toObject();
+            const double perKey = p.value(QStringLiteral("internal_fragmentation_bytes")).toDouble()
+                / p.value(QStringLiteral("keys")).toDouble();
+            QVERIFY(std::abs(waste->at(i).y() - perKey) < 1e-9);
+        }
         // Markers at 64, 128 and the leanest threshold.
         const auto& result = window.sweepPage()->model().result();
         const auto leanest = result.points[leanestPoint(result.points)].threshold;
@@ -124,7 +132,7 @@ private slots:
         QVERIFY(seriesNamed(charts[0], QStringLiteral("64")));
         QVERIFY(seriesNamed(charts[0], QStringLiteral("128 = leanest")));
         // The seed case: at 128 the value is embedded, one dependent load fewer than at 64.
-        QLineSeries* loads = seriesNamed(charts[2], QStringLiteral("Dependent loads per GET"));
+        QLineSeries* loads = seriesNamed(charts[2], QStringLiteral("dependent loads"));
         QVERIFY(loads->at(7).y() < loads->at(3).y()); // thresholds 128 and 64
 
         // The run is stored, the library lists it, and the size-class view follows the sweep.
