@@ -2,8 +2,7 @@
 #include "commands.h"
 #include "progress_bar.h"
 
-#include "layoutlab/trace/generator.h"
-#include "layoutlab/trace/trace_file.h"
+#include "layoutlab/store/jobs.h"
 
 #include <fmt/format.h>
 #include <optional>
@@ -36,14 +35,11 @@ int runGen(const GenOptions& o) {
     config->ttlSeconds = o.ttlSeconds;
     if (!config->load && config->ops == 0)
         return reportError(usageError("--no-load without --ops would write an empty trace", "--no-load"));
-    SyntheticTrace trace(*config);
     ProgressBar bar("gen");
-    ProgressReader counting(trace, bar, [total = trace.totalRequests()](std::uint64_t done) {
-        return static_cast<double>(done) / static_cast<double>(total);
-    });
-    if (auto ok = writeTrace(counting, o.output); !ok)
+    if (auto ok = runGenerateJob(*config, o.output, &bar); !ok)
         return reportError(ok.error());
-    fmt::print(stderr, "wrote {} requests over {} keys to {}\n", trace.totalRequests(), config->keys, o.output);
+    fmt::print(stderr, "wrote {} requests over {} keys to {}\n", (config->load ? config->keys : 0) + config->ops,
+        config->keys, o.output);
     return kExitOk;
 }
 } // namespace

@@ -4,6 +4,7 @@
 #include "chart_panel.h"
 #include "compare_page.h"
 #include "engine_page.h"
+#include "generate_dialog.h"
 #include "library_page.h"
 #include "size_class_page.h"
 #include "stored_job.h"
@@ -123,6 +124,7 @@ void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open Trace…"), QKeySequence::Open, this, &MainWindow::chooseAndOpenTrace);
     file->addAction(tr("&Import Trace…"), QKeySequence(tr("Ctrl+I")), this, &MainWindow::chooseAndImportTrace);
+    file->addAction(tr("&Generate Trace…"), QKeySequence(tr("Ctrl+G")), this, &MainWindow::chooseAndGenerateTrace);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::fillRecentMenu);
     file->addAction(tr("Open &Bundled Seed Dataset"), this, [this] { openTrace(bundledSeedTrace()); });
@@ -323,28 +325,61 @@ void MainWindow::chooseAndImportTrace() {
     const QString output = QFileDialog::getSaveFileName(this, tr("Write layoutlab Trace"),
         info.absolutePath() + QLatin1Char('/') + info.completeBaseName() + QStringLiteral(".lltrace"),
         tr("layoutlab traces (*.lltrace)"));
-    if (output.isEmpty())
-        return;
+    if (!output.isEmpty())
+        importTrace(source, output);
+}
+
+bool MainWindow::importTrace(const QString& source, const QString& output) {
+    if (m_runner->busy()) {
+        showError(tr("Another task is running: %1.").arg(m_runner->label()));
+        return false;
+    }
     const std::string dbPath = m_databasePath.toStdString();
     const ImportJob job { source.toStdString(), {}, output.toStdString() };
+    openWhenWritten(output);
+    return m_runner->start(tr("import"),
+        storedJob(
+            dbPath, std::make_shared<TraceStats>(), [job](ResultsDb* db, ProgressSink& progress, std::stop_token stop) {
+                return runImportJob(job, db, &progress, stop);
+            }));
+}
+
+void MainWindow::openWhenWritten(const QString& path) {
     connect(
         m_runner, &TaskRunner::finished, this,
-        [this, output](const QString&, const QString& error, bool cancelled) {
+        [this, path](const QString&, const QString& error, bool cancelled) {
             if (cancelled)
                 return;
             if (!error.isEmpty())
                 showError(error);
             else
-                openTrace(output);
+                openTrace(path);
         },
         Qt::SingleShotConnection);
-    const bool started = m_runner->start(tr("import"),
-        storedJob(
-            dbPath, std::make_shared<TraceStats>(), [job](ResultsDb* db, ProgressSink& progress, std::stop_token stop) {
-                return runImportJob(job, db, &progress, stop);
-            }));
-    if (!started)
+}
+
+void MainWindow::chooseAndGenerateTrace() {
+    GenerateDialog dialog(this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    auto config = dialog.config();
+    if (!config)
+        showError(errorText(config.error()));
+    else
+        generateTrace(*config, dialog.outputPath());
+}
+
+bool MainWindow::generateTrace(const GeneratorConfig& config, const QString& path) {
+    if (m_runner->busy()) {
         showError(tr("Another task is running: %1.").arg(m_runner->label()));
+        return false;
+    }
+    openWhenWritten(path);
+    const std::string output = path.toStdString();
+    return m_runner->start(tr("generate"), [config, output](ProgressSink& progress, std::stop_token stop) {
+        auto ok = runGenerateJob(config, output, &progress, stop);
+        return ok ? QString() : errorText(ok.error());
+    });
 }
 
 void MainWindow::chooseAndOpenDatabase() {

@@ -5,6 +5,8 @@
 // database and one open trace; long work on a TaskRunner with progress and Cancel in the status bar;
 // errors in a dialog with the text the CLI prints; layout, recent traces and choices kept in QSettings.
 
+#include "layoutlab/trace/generator.h"
+
 #include <QMainWindow>
 #include <QStringList>
 
@@ -37,6 +39,11 @@ public:
     // Opens the trace of the last session, or the bundled seed dataset on first start.
     void openInitialTrace();
     void openDatabase(const QString& path);
+    // Imports `source` (any importable format) into layoutlab's trace at `output` on the task runner,
+    // recording it with its statistics, then opens the result.
+    bool importTrace(const QString& source, const QString& output);
+    // Writes the synthetic trace `config` describes to `path` on the task runner, then opens it.
+    bool generateTrace(const GeneratorConfig& config, const QString& path);
     // Loads a stored run's points into the sweep and size-class views.
     void showRun(qint64 runId);
     // Shows `text` in an error dialog (window-modal, not blocking the event loop).
@@ -75,6 +82,9 @@ private:
     void buildStatusBar();
     void chooseAndOpenTrace();
     void chooseAndImportTrace();
+    void chooseAndGenerateTrace();
+    // Opens the trace at `path` when the task about to start has written it without error.
+    void openWhenWritten(const QString& path);
     void chooseAndOpenDatabase();
     void rememberTrace(const QString& path);
     void fillRecentMenu();

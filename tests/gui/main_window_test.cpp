@@ -284,6 +284,58 @@ private slots:
         QCOMPARE(box->text(), window.lastError());
     }
 
+    void importAndGenerateOpenTheirTraces() {
+        MainWindow window(m_db);
+        // Import: the bundled Twitter sample into a binary trace, opened and recorded with its statistics.
+        const QString imported = m_dir->filePath(QStringLiteral("twitter.lltrace"));
+        QVERIFY(window.importTrace(QStringLiteral(LAYOUTLAB_DATASETS_DIR "/samples/mixed.twitter.csv"), imported));
+        QVERIFY(window.runner().waitForIdle(60000));
+        QVERIFY(window.runner().waitForIdle(60000)); // then the opened trace's statistics
+        QVERIFY2(window.lastError().isEmpty(), qPrintable(window.lastError()));
+        QVERIFY(QFileInfo(imported).size() > 0);
+        QCOMPARE(window.sweepPage()->tracePath(), imported);
+        const auto cli = test::runCli(
+            { QStringLiteral("import"), QStringLiteral(LAYOUTLAB_DATASETS_DIR "/samples/mixed.twitter.csv"),
+                QStringLiteral("--stats"), QStringLiteral("--json"), QStringLiteral("--no-db") });
+        QCOMPARE(cli.exitCode, 0);
+        const QJsonObject stats = QJsonDocument::fromJson(cli.out).object();
+        QVERIFY(window.libraryPage()->traces().rowCount() >= 2); // the CSV and the binary trace
+        bool found = false;
+        for (int row = 0; row < window.libraryPage()->traces().rowCount(); ++row) {
+            const auto& trace = window.libraryPage()->traces().trace(row);
+            if (trace.format == "twitter") {
+                found = true;
+                QCOMPARE(double(trace.requests), stats.value(QStringLiteral("ops")).toDouble());
+                QCOMPARE(double(trace.distinctKeys), stats.value(QStringLiteral("distinct_keys")).toDouble());
+            }
+        }
+        QVERIFY(found);
+
+        // Generate: what `gen` writes for the same options, opened.
+        const QString generated = m_dir->filePath(QStringLiteral("generated.lltrace"));
+        auto config = makeGeneratorConfig(1000, 5000, "16", "uniform:50:200", 0.1, 0, 0.8, 0.05, "zipf:0.9", 3);
+        QVERIFY(config);
+        QVERIFY(window.generateTrace(*config, generated));
+        QVERIFY(window.runner().waitForIdle(60000));
+        QVERIFY(window.runner().waitForIdle(60000));
+        QVERIFY2(window.lastError().isEmpty(), qPrintable(window.lastError()));
+        const QString byCli = m_dir->filePath(QStringLiteral("by-cli.lltrace"));
+        QCOMPARE(
+            test::runCli(
+                { QStringLiteral("gen"), QStringLiteral("-o"), byCli, QStringLiteral("--keys"), QStringLiteral("1000"),
+                    QStringLiteral("--ops"), QStringLiteral("5000"), QStringLiteral("--value-size"),
+                    QStringLiteral("uniform:50:200"), QStringLiteral("--ttl-fraction"), QStringLiteral("0.1"),
+                    QStringLiteral("--get-fraction"), QStringLiteral("0.8"), QStringLiteral("--delete-fraction"),
+                    QStringLiteral("0.05"), QStringLiteral("--popularity"), QStringLiteral("zipf:0.9"),
+                    QStringLiteral("--seed"), QStringLiteral("3") })
+                .exitCode,
+            0);
+        QFile a(generated), b(byCli);
+        QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+        QVERIFY(a.readAll() == b.readAll());
+        QCOMPARE(window.sweepPage()->tracePath(), generated);
+    }
+
     void chartsExportAsPngSvgAndCsv() {
         MainWindow window(m_db);
         window.resize(1280, 800);

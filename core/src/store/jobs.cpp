@@ -73,6 +73,22 @@ Expected<TraceStats> runImportJob(const ImportJob& job, ResultsDb* db, ProgressS
     return s;
 }
 
+Status runGenerateJob(
+    const GeneratorConfig& config, const std::string& outputPath, ProgressSink* progress, std::stop_token stop) {
+    SyntheticTrace trace(config);
+    NoProgress silent;
+    ProgressReader counted(
+        trace, progress ? *progress : silent,
+        [total = trace.totalRequests()](
+            std::uint64_t done) { return total ? static_cast<double>(done) / static_cast<double>(total) : -1.0; },
+        stop);
+    if (auto ok = writeTrace(counted, outputPath); !ok)
+        return ok;
+    if (progress)
+        progress->progress(1.0, trace.totalRequests());
+    return Ok {};
+}
+
 Expected<SimulationJobOutcome> runSimulationJob(
     const SimulationJob& job, ResultsDb* db, ProgressSink* progress, std::stop_token stop) {
     const SimulationConfig& config = job.config;

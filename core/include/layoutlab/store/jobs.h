@@ -5,6 +5,7 @@
 // same way:
 //   - an import: read any trace format, optionally write layoutlab's binary trace, count its statistics,
 //     and record the trace with them in the results database;
+//   - a generation: write a synthetic trace;
 //   - a simulation (`sim`, `sweep`): open the trace, record it and a 'running' run, simulate, then
 //     complete the run with its points, or mark it failed with the error.
 
@@ -12,6 +13,7 @@
 #include "layoutlab/import/importer.h"
 #include "layoutlab/sim/simulation.h"
 #include "layoutlab/store/results_db.h"
+#include "layoutlab/trace/generator.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -39,6 +41,11 @@ struct ImportJob {
 // whole or not at all.
 Expected<TraceStats> runImportJob(
     const ImportJob& job, ResultsDb* db, ProgressSink* progress = nullptr, std::stop_token stop = {});
+
+// Writes the synthetic trace `config` describes to `outputPath` (what `layoutlab gen` does). A stop
+// request ends it with ErrorCode::Cancelled; the output is written whole or not at all.
+Status runGenerateJob(const GeneratorConfig& config, const std::string& outputPath, ProgressSink* progress = nullptr,
+    std::stop_token stop = {});
 
 struct SimulationJob {
     std::string tracePath;
