@@ -140,8 +140,11 @@ QVariant SizeClassTableModel::data(const QModelIndex& index, int role) const {
     case Allocations:
         v = c.allocations;
         break;
-    case RequestedBytes:
-        v = c.requestedBytes;
+    case PayloadBytes:
+        v = c.payloadBytes;
+        break;
+    case HeaderBytes:
+        v = c.requestedBytes - c.payloadBytes;
         break;
     case WasteBytes:
         v = c.usableBytes - c.requestedBytes;
@@ -169,8 +172,10 @@ QVariant SizeClassTableModel::headerData(int section, Qt::Orientation orientatio
         return tr("Size class (bytes)");
     case Allocations:
         return tr("Allocations");
-    case RequestedBytes:
-        return tr("Requested (bytes)");
+    case PayloadBytes:
+        return tr("Payload (bytes)");
+    case HeaderBytes:
+        return tr("Header (bytes)");
     case WasteBytes:
         return tr("Waste (bytes)");
     case UsableBytes:

@@ -52,7 +52,8 @@ public:
     enum Column {
         ClassBytes,
         Allocations,
-        RequestedBytes,
+        PayloadBytes,
+        HeaderBytes,
         WasteBytes,
         UsableBytes,
         RegionsPerSlab,

@@ -100,30 +100,36 @@ void SizeClassPage::redraw() {
             shown.begin(), shown.end(), [](const auto& a, const auto& b) { return a.usableBytes > b.usableBytes; });
         for (std::size_t i = kMaxBars - 1; i < shown.size(); ++i) {
             rest.requestedBytes += shown[i].requestedBytes;
+            rest.payloadBytes += shown[i].payloadBytes;
             rest.usableBytes += shown[i].usableBytes;
             rest.allocations += shown[i].allocations;
         }
         shown.resize(kMaxBars - 1);
         std::sort(shown.begin(), shown.end(), [](const auto& a, const auto& b) { return a.classBytes < b.classBytes; });
     }
-    auto* requested = new QBarSet(tr("Requested (header + payload)"));
+    auto* payload = new QBarSet(tr("Payload (key and value bytes)"));
+    auto* header = new QBarSet(tr("Header (structures, length fields, framing)"));
     auto* waste = new QBarSet(tr("Waste (class rounding)"));
     QStringList categories;
     QLocale locale;
     for (const auto& c : shown) {
-        *requested << double(c.requestedBytes) / keys;
+        *payload << double(c.payloadBytes) / keys;
+        *header << double(c.requestedBytes - c.payloadBytes) / keys;
         *waste << double(c.usableBytes - c.requestedBytes) / keys;
         categories << locale.toString(qulonglong(c.classBytes));
     }
     if (rest.allocations) {
-        *requested << double(rest.requestedBytes) / keys;
+        *payload << double(rest.payloadBytes) / keys;
+        *header << double(rest.requestedBytes - rest.payloadBytes) / keys;
         *waste << double(rest.usableBytes - rest.requestedBytes) / keys;
         categories << tr("other");
     }
-    requested->setColor(QColor(0x46, 0x82, 0xb4));
+    payload->setColor(QColor(0x46, 0x82, 0xb4));
+    header->setColor(QColor(0x9a, 0xb8, 0xd4));
     waste->setColor(QColor(0xe0, 0x7b, 0x39));
     auto* series = new QStackedBarSeries(chart);
-    series->append(requested);
+    series->append(payload);
+    series->append(header);
     series->append(waste);
     chart->addSeries(series);
     auto* x = new QBarCategoryAxis(chart);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// Where the bytes of one threshold go: for each allocator size class, the bytes per key the store asked
-// for and the bytes the class rounding wastes, as stacked bars (jemalloc's 16-byte class spacing shows
-// as the waste), with the classes' table underneath.
+// Where the bytes of one threshold go: for each allocator size class, the bytes per key of keys and
+// values (payload), of the store's own structures (header) and of class rounding (waste), as stacked
+// bars (jemalloc's 16-byte class spacing shows as the waste), with the classes' table underneath.
 
 #include "result_models.h"
 

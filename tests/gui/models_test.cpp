@@ -59,13 +59,17 @@ private slots:
         for (const auto& point : result.points) {
             model.setPoint(point);
             QCOMPARE(std::size_t(model.rowCount()), point.sizeClasses.size());
-            std::uint64_t usable = 0, waste = 0;
+            std::uint64_t usable = 0, waste = 0, payload = 0, header = 0;
             for (int r = 0; r < model.rowCount(); ++r) {
                 usable += model.data(model.index(r, SizeClassTableModel::UsableBytes), Qt::EditRole).toULongLong();
                 waste += model.data(model.index(r, SizeClassTableModel::WasteBytes), Qt::EditRole).toULongLong();
+                payload += model.data(model.index(r, SizeClassTableModel::PayloadBytes), Qt::EditRole).toULongLong();
+                header += model.data(model.index(r, SizeClassTableModel::HeaderBytes), Qt::EditRole).toULongLong();
             }
             QCOMPARE(usable, point.usableBytes);
             QCOMPARE(waste, point.internalFragmentationBytes);
+            QCOMPARE(payload, point.payloadBytes); // every key and value byte sits in some class
+            QCOMPARE(payload + header + waste, point.usableBytes);
         }
     }
 

@@ -68,7 +68,7 @@ KeyLayout MemcachedLayout::describe(const KeyShape& shape, std::uint32_t, const 
     }
     if (total <= chunkMax) {
         out.encoding = Encoding::Item;
-        out.add({ total, total, 1, Purpose::Item });
+        out.add({ total, total, 1, Purpose::Item, std::uint64_t { shape.keyBytes } + shape.valueBytes });
         return out;
     }
     // items.c do_item_alloc: a header item (item + item_chunk + CAS + key + suffix), then
@@ -76,15 +76,21 @@ KeyLayout MemcachedLayout::describe(const KeyShape& shape, std::uint32_t, const 
     out.encoding = Encoding::ChunkedItem;
     const std::uint64_t header = kItemHeaderBytes + kItemChunkHeaderBytes + (m_params.cas ? kCasBytes : 0)
         + shape.keyBytes + kKeyTerminatorBytes + (framed.nonZeroFlags ? kClientFlagsBytes : 0);
-    out.add({ header, header, 1, Purpose::ItemHeader });
+    out.add({ header, header, 1, Purpose::ItemHeader, shape.keyBytes });
     const std::uint64_t data = framed.storedBytes + kValueTerminatorBytes;
     const std::uint64_t perChunk = chunkMax - kItemChunkHeaderBytes;
     const std::uint64_t fullChunks = data / perChunk;
     const std::uint64_t remainder = data % perChunk;
+    // The value's bytes by chunk: full chunks first, the rest in the last one (where the framing's and
+    // the terminator's bytes are counted). When the data fills the last full chunk exactly, the
+    // division's remainder (fewer bytes than there are chunks) is left out.
+    const std::uint64_t value = shape.valueBytes;
+    const std::uint64_t fullPayload = fullChunks ? std::min(perChunk, value / fullChunks) : 0;
     if (fullChunks > 0)
-        out.add({ chunkMax, chunkMax, static_cast<std::uint32_t>(fullChunks), Purpose::ItemChunk });
+        out.add({ chunkMax, chunkMax, static_cast<std::uint32_t>(fullChunks), Purpose::ItemChunk, fullPayload });
     if (remainder > 0)
-        out.add({ remainder + kItemChunkHeaderBytes, remainder + kItemChunkHeaderBytes, 1, Purpose::ItemChunk });
+        out.add({ remainder + kItemChunkHeaderBytes, remainder + kItemChunkHeaderBytes, 1, Purpose::ItemChunk,
+            value - fullPayload * fullChunks });
     const auto chunks = fullChunks + (remainder > 0 ? 1 : 0);
     out.dependentLoads = static_cast<std::uint8_t>(std::min<std::uint64_t>(1 + chunks, 255));
     out.pointerBytes = static_cast<std::uint16_t>(out.pointerBytes + kChunkPointerBytes * chunks);

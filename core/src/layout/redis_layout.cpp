@@ -57,7 +57,7 @@ KeyLayout RedisLayout::describe(const KeyShape& shape, std::uint32_t threshold, 
     // db.c dbAdd: dictAddRaw (dictEntry) with a copy of the key (sdsdup).
     out.add({ kDictEntryBytes, kDictEntryBytes, 1, Purpose::Entry });
     const auto keyBytes = sds::redisNewLenBytes(shape.keyBytes);
-    out.add({ keyBytes, keyBytes, 1, Purpose::Key });
+    out.add({ keyBytes, keyBytes, 1, Purpose::Key, shape.keyBytes });
     out.dependentLoads = 2; // dictEntry from the slot, key sds from the entry
 
     const bool isInteger = shape.kind != ValueKind::String && shape.valueBytes <= kMaxIntegerChars;
@@ -66,20 +66,20 @@ KeyLayout RedisLayout::describe(const KeyShape& shape, std::uint32_t threshold, 
         out.dependentLoads += 1; // the shared robj is still read
     } else if (isInteger) {
         out.encoding = Encoding::Integer;
-        out.add({ kRobjBytes, kRobjBytes, 1, Purpose::Object });
+        out.add({ kRobjBytes, kRobjBytes, 1, Purpose::Object, v }); // the value is in robj->ptr
         out.dependentLoads += 1;
     } else if (v <= threshold) {
         // createEmbeddedStringObject: robj + sdshdr8 + value + NUL in one allocation.
         const std::uint64_t bytes = kRobjBytes + kEmbstrSdsOverhead + v;
         out.encoding = Encoding::Embedded;
-        out.add({ bytes, bytes, 1, Purpose::Object });
+        out.add({ bytes, bytes, 1, Purpose::Object, v });
         out.dependentLoads += 1;
         out.pointerBytes += kPointerBytes;
     } else {
         const auto valueBytes = sds::redisNewLenBytes(v);
         out.encoding = Encoding::Raw;
         out.add({ kRobjBytes, kRobjBytes, 1, Purpose::Object });
-        out.add({ valueBytes, valueBytes, 1, Purpose::Value });
+        out.add({ valueBytes, valueBytes, 1, Purpose::Value, v });
         out.dependentLoads += 2;
         out.pointerBytes += kPointerBytes;
     }

@@ -102,7 +102,7 @@ KeyLayout ValkeyLayout::describe(
         // (objectSetKeyAndExpire copies a shared integer).
         const auto bytes = robjWithKey(wantsExpire);
         out.encoding = Encoding::Integer;
-        out.add({ bytes, bytes, 1, Purpose::Object });
+        out.add({ bytes, bytes, 1, Purpose::Object, k + v }); // the key embedded, the value in the ptr field
         out.dependentLoads = 1;
         return out;
     }
@@ -133,7 +133,7 @@ KeyLayout ValkeyLayout::describe(
     }
     if (embedded != 0) {
         out.encoding = Encoding::Embedded;
-        out.add({ embedded, embedded, 1, Purpose::Object });
+        out.add({ embedded, embedded, 1, Purpose::Object, k + v });
         out.dependentLoads = 1;
         if (header == kHeaderWithPointer)
             out.pointerBytes += kPointerBytes; // the robj ptr still points at the embedded value
@@ -143,8 +143,8 @@ KeyLayout ValkeyLayout::describe(
     const auto robjBytes = robjWithKey(wantsExpire);
     const auto valueBytes = sds::valkeyNewLenBytes(v);
     out.encoding = Encoding::Raw;
-    out.add({ robjBytes, robjBytes, 1, Purpose::Object });
-    out.add({ valueBytes, valueBytes, 1, Purpose::Value });
+    out.add({ robjBytes, robjBytes, 1, Purpose::Object, k });
+    out.add({ valueBytes, valueBytes, 1, Purpose::Value, v });
     out.dependentLoads = 2;
     out.pointerBytes += kPointerBytes;
     return out;

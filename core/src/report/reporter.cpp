@@ -111,8 +111,8 @@ nlohmann::json toJson(const SimulationResult& r) {
         auto& classes = point["size_classes"] = nlohmann::json::array();
         for (const auto& c : p.sizeClasses)
             classes.push_back({ { "class_bytes", c.classBytes }, { "allocations", c.allocations },
-                { "requested_bytes", c.requestedBytes }, { "usable_bytes", c.usableBytes },
-                { "regions_per_slab", c.regionsPerSlab }, { "slabs", c.slabs } });
+                { "requested_bytes", c.requestedBytes }, { "payload_bytes", c.payloadBytes },
+                { "usable_bytes", c.usableBytes }, { "regions_per_slab", c.regionsPerSlab }, { "slabs", c.slabs } });
         points.push_back(std::move(point));
     }
     const auto verdict = sweepVerdict(r);
@@ -208,11 +208,11 @@ std::string renderTable(const SimulationResult& r, bool withClasses) {
         for (const auto& p : r.points) {
             out += fmt::format("\nsize classes{}:\n",
                 r.thresholdName.empty() ? std::string() : fmt::format(" at {} = {}", r.thresholdName, p.threshold));
-            out += fmt::format("{:>10} {:>12} {:>14} {:>14} {:>12} {:>10}\n", "class", "allocations", "requested",
-                "usable", "waste", "slabs");
+            out += fmt::format("{:>10} {:>12} {:>14} {:>14} {:>14} {:>12} {:>10}\n", "class", "allocations",
+                "requested", "payload", "usable", "waste", "slabs");
             for (const auto& c : p.sizeClasses)
-                out += fmt::format("{:>10} {:>12} {:>14} {:>14} {:>12} {:>10}\n", c.classBytes, c.allocations,
-                    c.requestedBytes, c.usableBytes, c.usableBytes - c.requestedBytes,
+                out += fmt::format("{:>10} {:>12} {:>14} {:>14} {:>14} {:>12} {:>10}\n", c.classBytes, c.allocations,
+                    c.requestedBytes, c.payloadBytes, c.usableBytes, c.usableBytes - c.requestedBytes,
                     c.regionsPerSlab ? std::to_string(c.slabs) : std::string("-"));
         }
     }

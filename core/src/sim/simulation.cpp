@@ -25,12 +25,13 @@ struct PointAccumulator {
     double loads = 0;
     double getWeight = 0;
 
-    void addClass(std::uint64_t requested, std::uint64_t usable, std::uint64_t count) {
+    void addClass(std::uint64_t requested, std::uint64_t usable, std::uint64_t count, std::uint64_t payload = 0) {
         auto& row = classes[usable];
         row.classBytes = usable;
         row.allocations += count;
         row.requestedBytes += requested * count;
         row.usableBytes += usable * count;
+        row.payloadBytes += payload * count;
     }
 
     void addKeys(const KeyShape& shape, std::uint64_t count, const KeyLayout& kl, const AllocatorModel& alloc) {
@@ -50,7 +51,7 @@ struct PointAccumulator {
             p.requestedBytes += a.requestedBytes * n;
             p.usableBytes += usable * n;
             p.allocations += n;
-            addClass(a.requestedBytes, usable, n);
+            addClass(a.requestedBytes, usable, n, a.payloadBytes);
         }
     }
 
@@ -71,6 +72,7 @@ struct PointAccumulator {
             mine.allocations += row.allocations;
             mine.requestedBytes += row.requestedBytes;
             mine.usableBytes += row.usableBytes;
+            mine.payloadBytes += row.payloadBytes;
         }
         lines += other.lines;
         loads += other.loads;

@@ -233,7 +233,7 @@ Status ResultsDb::completeRun(std::int64_t runId, const SimulationResult& result
         return ok;
     {
         Statement point(m_db, "INSERT INTO points VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-        Statement cls(m_db, "INSERT INTO size_classes VALUES (?,?,?,?,?,?,?,?)");
+        Statement cls(m_db, "INSERT INTO size_classes VALUES (?,?,?,?,?,?,?,?,?)");
         if (!point.ok() || !cls.ok())
             return rollbackWith("cannot prepare the result statements");
         for (std::size_t i = 0; i < result.points.size(); ++i) {
@@ -268,7 +268,7 @@ Status ResultsDb::completeRun(std::int64_t runId, const SimulationResult& result
                 cls.reset();
                 cls.bind(1, runId).bind(2, static_cast<std::int64_t>(i)).bind(3, toInt(c.classBytes));
                 cls.bind(4, toInt(c.allocations)).bind(5, toInt(c.requestedBytes)).bind(6, toInt(c.usableBytes));
-                cls.bind(7, toInt(c.regionsPerSlab)).bind(8, toInt(c.slabs));
+                cls.bind(7, toInt(c.regionsPerSlab)).bind(8, toInt(c.slabs)).bind(9, toInt(c.payloadBytes));
                 if (cls.step() != SQLITE_DONE)
                     return rollbackWith("cannot store a size class");
             }
@@ -358,7 +358,7 @@ Expected<std::vector<TraceRecord>> ResultsDb::listTraces() {
 Expected<std::vector<ThresholdPoint>> ResultsDb::points(std::int64_t runId) {
     Statement s(m_db, "SELECT * FROM points WHERE run_id = ? ORDER BY point_index");
     Statement c(m_db,
-        "SELECT class_bytes, allocations, requested_bytes, usable_bytes, regions_per_slab, slabs FROM "
+        "SELECT class_bytes, allocations, requested_bytes, usable_bytes, regions_per_slab, slabs, payload_bytes FROM "
         "size_classes WHERE run_id = ? AND point_index = ? ORDER BY class_bytes");
     s.bind(1, runId);
     std::vector<ThresholdPoint> out;
@@ -391,11 +391,18 @@ Expected<std::vector<ThresholdPoint>> ResultsDb::points(std::int64_t runId) {
         }
         c.reset();
         c.bind(1, runId).bind(2, s.integer(1));
-        while (c.step() == SQLITE_ROW)
-            p.sizeClasses.push_back(
-                { static_cast<std::uint64_t>(c.integer(0)), static_cast<std::uint64_t>(c.integer(1)),
-                    static_cast<std::uint64_t>(c.integer(2)), static_cast<std::uint64_t>(c.integer(3)),
-                    static_cast<std::uint64_t>(c.integer(4)), static_cast<std::uint64_t>(c.integer(5)) });
+        while (c.step() == SQLITE_ROW) {
+            auto column = [&c](int i) { return static_cast<std::uint64_t>(c.integer(i)); };
+            SizeClassUsage usage;
+            usage.classBytes = column(0);
+            usage.allocations = column(1);
+            usage.requestedBytes = column(2);
+            usage.usableBytes = column(3);
+            usage.regionsPerSlab = column(4);
+            usage.slabs = column(5);
+            usage.payloadBytes = column(6);
+            p.sizeClasses.push_back(usage);
+        }
         out.push_back(std::move(p));
     }
     return out;

@@ -93,6 +93,10 @@ CREATE INDEX measurements_by_run ON measurements(run_id);
     R"SQL(
 ALTER TABLE measurements ADD COLUMN threshold INTEGER;
 )SQL",
+    // 2 -> 3: the key and value bytes of each size class (its requested bytes less headers).
+    R"SQL(
+ALTER TABLE size_classes ADD COLUMN payload_bytes INTEGER NOT NULL DEFAULT 0;
+)SQL",
 };
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kMigrationCount == kResultsSchemaVersion, "one migration per schema version");

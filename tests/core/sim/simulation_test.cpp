@@ -67,6 +67,42 @@ TEST(Simulation, AccountingAddsUpPerClass) {
     }
 }
 
+// Every key and value byte is in exactly one size class (payload_bytes), with two documented exceptions:
+// Redis's shared integers live in no allocation of their key, and a chunked memcached item whose data
+// fills its last chunk exactly leaves out fewer bytes than it has chunks.
+TEST(Simulation, PayloadIsAttributedToTheClassesHoldingIt) {
+    struct Case {
+        const char* layout;
+        const char* alloc;
+        std::vector<std::uint32_t> thresholds;
+        bool exact;
+    };
+    const Case cases[] { { "valkey-9.1", "jemalloc:quantum=8,page=4096", { 64, 128, 200 }, true },
+        { "valkey-8.1", "jemalloc:quantum=8,page=4096", { 64, 128 }, true },
+        { "redis-7.0:shared-integers=no", "jemalloc:quantum=16,page=4096", { 44, 128 }, true },
+        { "redis-7.0", "jemalloc:quantum=16,page=4096", { 44 }, false },
+        { "memcached-1.6:framing=marshal-utf8", "memcached", {}, false } };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.layout);
+        auto trace = mixedTrace();
+        auto result = simulate(configFor(c.layout, c.alloc, c.thresholds), trace);
+        ASSERT_TRUE(result) << result.error().describe();
+        for (const auto& p : result->points) {
+            std::uint64_t payload = 0;
+            for (const auto& cls : p.sizeClasses) {
+                payload += cls.payloadBytes;
+                EXPECT_LE(cls.payloadBytes, cls.requestedBytes) << "class " << cls.classBytes;
+            }
+            if (c.exact)
+                EXPECT_EQ(payload, p.payloadBytes);
+            else {
+                EXPECT_LE(payload, p.payloadBytes);
+                EXPECT_GT(payload, p.payloadBytes * 99 / 100);
+            }
+        }
+    }
+}
+
 TEST(Simulation, SweepEqualsSeparateRuns) {
     const std::vector<std::uint32_t> thresholds { 48, 64, 96, 128, 256 };
     auto sweepTrace = mixedTrace();

@@ -178,7 +178,8 @@ TEST_F(ResultsDbTest, MeasurementsReadBackPerThreshold) {
 }
 
 TEST_F(ResultsDbTest, AVersionOneDatabaseIsMigrated) {
-    // A database as layoutlab 0.x wrote it (schema 1: measurements had no threshold column).
+    // A database as layoutlab 0.x wrote it (schema 1: measurements had no threshold column, size classes
+    // no payload column), holding one size-class row.
     {
         sqlite3* raw = nullptr;
         ASSERT_EQ(sqlite3_open(path().c_str(), &raw), SQLITE_OK);
@@ -186,7 +187,12 @@ TEST_F(ResultsDbTest, AVersionOneDatabaseIsMigrated) {
                          "INSERT INTO schema_version VALUES (1);"
                          "CREATE TABLE measurements (id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL, engine TEXT "
                          "NOT NULL, engine_version TEXT, metric TEXT NOT NULL, value REAL, unit TEXT, details_json "
-                         "TEXT NOT NULL DEFAULT '{}');";
+                         "TEXT NOT NULL DEFAULT '{}');"
+                         "CREATE TABLE size_classes (run_id INTEGER NOT NULL, point_index INTEGER NOT NULL, "
+                         "class_bytes INTEGER NOT NULL, allocations INTEGER NOT NULL, requested_bytes INTEGER NOT "
+                         "NULL, usable_bytes INTEGER NOT NULL, regions_per_slab INTEGER NOT NULL, slabs INTEGER NOT "
+                         "NULL, PRIMARY KEY (run_id, point_index, class_bytes));"
+                         "INSERT INTO size_classes VALUES (1, 0, 48, 10, 400, 480, 256, 1);";
         ASSERT_EQ(sqlite3_exec(raw, v1, nullptr, nullptr, nullptr), SQLITE_OK);
         sqlite3_close(raw);
     }
@@ -196,6 +202,17 @@ TEST_F(ResultsDbTest, AVersionOneDatabaseIsMigrated) {
     auto none = (*db)->measurements(1);
     ASSERT_TRUE(none) << none.error().describe();
     EXPECT_TRUE(none->empty());
+    // Schema 3: the old row is kept, with no payload recorded.
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(path().c_str(), &raw), SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(raw, "SELECT requested_bytes, payload_bytes FROM size_classes", -1, &st, nullptr),
+        SQLITE_OK);
+    ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+    EXPECT_EQ(sqlite3_column_int64(st, 0), 400);
+    EXPECT_EQ(sqlite3_column_int64(st, 1), 0);
+    sqlite3_finalize(st);
+    sqlite3_close(raw);
 }
 
 } // namespace

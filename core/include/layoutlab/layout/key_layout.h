@@ -52,6 +52,10 @@ struct Allocation {
     std::uint64_t readBytes = 0; // bytes a GET reads from the start of it (0: not read by GET)
     std::uint32_t count = 1; // identical allocations (chunks of a large item)
     Purpose purpose = Purpose::Object;
+    // Key and value bytes inside it, per allocation (the rest of requestedBytes is headers, length
+    // fields, terminators and framing). A value held in a pointer field (an integer) counts where the
+    // pointer is; a shared integer's value is in no allocation of the key's.
+    std::uint64_t payloadBytes = 0;
 
     bool operator==(const Allocation&) const = default;
 };

@@ -18,6 +18,7 @@ struct SizeClassUsage {
     std::uint64_t allocations = 0;
     std::uint64_t requestedBytes = 0;
     std::uint64_t usableBytes = 0;
+    std::uint64_t payloadBytes = 0; // key and value bytes in these allocations (requested - payload: headers)
     std::uint64_t regionsPerSlab = 0; // 0 for page-multiple extents and unslabbed allocators
     std::uint64_t slabs = 0; // slabs (pages for memcached) needed at minimum for these allocations
 
