@@ -53,18 +53,25 @@ bool writeCsv(const QAbstractItemModel& model, const QString& path) {
     return file.error() == QFile::NoError;
 }
 
-void clearChart(QChart* chart) {
-    chart->removeAllSeries();
-    for (auto* axis : chart->axes()) {
-        chart->removeAxis(axis);
-        delete axis;
+QAbstractAxis* makeCategoryAxis(QChart* chart, const QStringList& categories) {
+    if (categories.size() <= 16) {
+        auto* axis = new QBarCategoryAxis(chart);
+        axis->append(categories);
+        return axis;
     }
+    auto* axis = new QCategoryAxis(chart);
+    axis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+    const qsizetype every = (categories.size() + 15) / 16;
+    for (qsizetype bar = 0; bar < categories.size(); bar += every)
+        axis->append(categories[bar], double(bar));
+    axis->setRange(-0.5, double(categories.size()) - 0.5);
+    axis->setLabelsAngle(-45);
+    return axis;
 }
 
 void drawBarChart(QChart* chart, const QStringList& categories,
     const std::vector<std::pair<QString, QList<double>>>& sets, const QString& xTitle, const QString& yTitle,
     bool valueLabels) {
-    clearChart(chart);
     auto* series = new QBarSeries(chart);
     const QColor colors[] { QColor(0x46, 0x82, 0xb4), QColor(0xe0, 0x7b, 0x39), QColor(0x2e, 0x8b, 0x57) };
     std::size_t i = 0;
@@ -80,22 +87,7 @@ void drawBarChart(QChart* chart, const QStringList& categories,
         series->setLabelsPrecision(6);
     }
     chart->addSeries(series);
-    // Up to 16 bars, each is labelled; beyond that a label on every n-th bar, so none is elided.
-    QAbstractAxis* x = nullptr;
-    if (categories.size() <= 16) {
-        auto* axis = new QBarCategoryAxis(chart);
-        axis->append(categories);
-        x = axis;
-    } else {
-        auto* axis = new QCategoryAxis(chart);
-        axis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
-        const qsizetype every = (categories.size() + 15) / 16;
-        for (qsizetype bar = 0; bar < categories.size(); bar += every)
-            axis->append(categories[bar], double(bar));
-        axis->setRange(-0.5, double(categories.size()) - 0.5);
-        axis->setLabelsAngle(-45);
-        x = axis;
-    }
+    QAbstractAxis* x = makeCategoryAxis(chart, categories);
     x->setTitleText(xTitle);
     auto* y = new QValueAxis(chart);
     y->setTitleText(yTitle);
@@ -196,6 +188,15 @@ void ChartPanel::addHoverTips(QXYSeries* series, const QString& xLabel, int deci
                     QString::number(nearest->y(), 'f', decimals)),
             this);
     });
+}
+
+QChart* ChartPanel::freshChart() {
+    QChart* old = chart();
+    auto* fresh = new QChart;
+    fresh->setMargins(old->margins());
+    setChart(fresh); // the view releases the old chart without deleting it
+    delete old;
+    return fresh;
 }
 
 void ChartPanel::contextMenuEvent(QContextMenuEvent* event) {

@@ -31,6 +31,9 @@ public:
 
     // Shows "<x label> X: <series> Y" for the data point nearest the pointer on `series`.
     void addHoverTips(QXYSeries* series, const QString& xLabel, int decimals);
+    // Replaces the chart with an empty one (same margins) and returns it: every redraw starts from a fresh
+    // chart, since axes removed from a chart that was never shown can leave their drawing behind.
+    QChart* freshChart();
 
 protected:
     void contextMenuEvent(QContextMenuEvent* event) override;
@@ -40,11 +43,12 @@ private:
     QPointer<QAbstractItemModel> m_model;
 };
 
-// Removes (and deletes) every series and axis of `chart`, before it is drawn again.
-void clearChart(QChart* chart);
+// The x axis of bars over `categories`: up to 16, every bar is labelled; beyond that every n-th bar is, so
+// no label is elided.
+QAbstractAxis* makeCategoryAxis(QChart* chart, const QStringList& categories);
 
-// Clears `chart` and draws grouped bars: one bar set per (name, values) over `categories`, with axis
-// titles; the legend shows only when there are several sets; `valueLabels` prints each bar's value.
+// Draws grouped bars on an empty chart (ChartPanel::freshChart()): one bar set per (name, values) over `categories`,
+// with axis titles; the legend shows only when there are several sets; `valueLabels` prints each bar's value.
 void drawBarChart(QChart* chart, const QStringList& categories,
     const std::vector<std::pair<QString, QList<double>>>& sets, const QString& xTitle, const QString& yTitle,
     bool valueLabels = false);

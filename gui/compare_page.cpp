@@ -169,7 +169,8 @@ ComparePage::ComparePage(QWidget* parent)
     m_chart->setDataModel(&m_model);
     m_table->setModel(&m_model);
     m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setStretchLastSection(true);
     auto* form = new QFormLayout;
     form->addRow(tr("Run &A:"), m_runA);
     form->addRow(tr("Run &B:"), m_runB);
@@ -179,6 +180,7 @@ ComparePage::ComparePage(QWidget* parent)
     splitter->addWidget(m_table);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
+    splitter->setSizes({ 680, 580 }); // the table's headers whole at 1280×800
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);
     layout->addWidget(m_parameters);
@@ -229,8 +231,7 @@ bool ComparePage::compare(qint64 runA, qint64 runB) {
 }
 
 void ComparePage::refresh() {
-    QChart* chart = m_chart->chart();
-    clearChart(chart);
+    QChart* chart = m_chart->freshChart();
     const int a = m_runA->currentIndex(), b = m_runB->currentIndex(), metricIndex = m_metric->currentIndex();
     if (a < 0 || b < 0 || metricIndex < 0) {
         m_model.clear();
@@ -267,10 +268,15 @@ void ComparePage::refresh() {
         const bool differ = values.first != values.second;
         const QString open = differ ? QStringLiteral("<b>") : QString(),
                       close = differ ? QStringLiteral("</b>") : QString();
+        // Traces by file name (the whole paths are in the tooltip); a differing path still shows in bold.
+        auto shown = [&name](const std::string& value) {
+            return (name == tr("trace") ? QFileInfo(qt(value)).fileName() : qt(value)).toHtmlEscaped();
+        };
         text += QStringLiteral("<tr><td>%1</td><td>%2%3%4</td><td>%2%5%4</td></tr>")
-                    .arg(name, open, qt(values.first).toHtmlEscaped(), close, qt(values.second).toHtmlEscaped());
+                    .arg(name, open, shown(values.first), close, shown(values.second));
     }
     m_parameters->setText(text + QStringLiteral("</table>"));
+    m_parameters->setToolTip(tr("A: %1\nB: %2").arg(qt(runA.traceSource), qt(runB.traceSource)));
 
     auto* x = new QValueAxis(chart);
     x->setTitleText(tr("threshold (bytes)"));

@@ -266,7 +266,7 @@ void EnginePage::showReport(const QJsonObject& report) {
 }
 
 void EnginePage::drawMemory() {
-    QChart* chart = m_memoryChart->chart();
+    QChart* chart = m_memoryChart->freshChart();
     m_memoryData.clear();
     const QJsonArray classes = m_report.value(QStringLiteral("classes")).toArray();
     if (!classes.isEmpty()) { // memcached: chunks per slab class
@@ -288,7 +288,6 @@ void EnginePage::drawMemory() {
     }
     m_memoryData.setHorizontalHeaderLabels({ tr("Figure"), tr("Measured"), tr("Predicted") });
     if (m_report.isEmpty()) {
-        clearChart(chart);
         chart->setTitle(tr("Bytes per key: measured and predicted (load a trace into an engine)"));
         return;
     }
@@ -301,12 +300,11 @@ void EnginePage::drawMemory() {
 }
 
 void EnginePage::drawLatency() {
-    QChart* chart = m_latencyChart->chart();
+    QChart* chart = m_latencyChart->freshChart();
     m_latencyData.clear();
     m_latencyData.setHorizontalHeaderLabels({ tr("Percentile"), tr("Latency (µs)") });
     const QJsonObject run = m_report.value(QStringLiteral("run")).toObject();
     if (run.isEmpty()) {
-        clearChart(chart);
         chart->setTitle(tr("Run-phase latency (no run phase yet)"));
         return;
     }

@@ -3,6 +3,7 @@
 
 #include "stored_job.h"
 
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -126,7 +127,8 @@ LibraryPage::LibraryPage(QWidget* parent)
 
 QString LibraryPage::reload(const QString& path) {
     m_path = path;
-    m_title->setText(tr("Results database: %1").arg(path.toHtmlEscaped()));
+    m_title->setText(tr("Results database: <b>%1</b>").arg(QFileInfo(path).fileName().toHtmlEscaped()));
+    m_title->setToolTip(path);
     auto db = ResultsDb::open(path.toStdString());
     if (!db)
         return errorText(db.error());

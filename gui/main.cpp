@@ -14,8 +14,14 @@
 #include <QTemporaryDir>
 
 #include <cstdio>
+#include <string_view>
 
 int main(int argc, char** argv) {
+    // --screenshot renders offscreen, with or without a display (the platform is chosen before the
+    // application exists).
+    for (int i = 1; i < argc; ++i)
+        if (std::string_view(argv[i]).starts_with("--screenshot") && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("layoutlab"));
     QApplication::setApplicationName(QStringLiteral("layoutlab-gui"));

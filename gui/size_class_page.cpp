@@ -80,8 +80,7 @@ void SizeClassPage::showThreshold(std::uint32_t threshold) {
 }
 
 void SizeClassPage::redraw() {
-    QChart* chart = m_chart->chart();
-    clearChart(chart);
+    QChart* chart = m_chart->freshChart();
     const int index = m_threshold->currentIndex();
     if (index < 0 || std::size_t(index) >= m_result.points.size()) {
         m_model.clear();
@@ -132,11 +131,8 @@ void SizeClassPage::redraw() {
     series->append(header);
     series->append(waste);
     chart->addSeries(series);
-    auto* x = new QBarCategoryAxis(chart);
-    x->append(categories);
+    QAbstractAxis* x = makeCategoryAxis(chart, categories);
     x->setTitleText(tr("size class (bytes)"));
-    if (categories.size() > 16)
-        x->setLabelsAngle(-60);
     auto* y = new QValueAxis(chart);
     y->setTitleText(tr("bytes per key"));
     y->setLabelFormat(QStringLiteral("%.1f"));
@@ -144,6 +140,7 @@ void SizeClassPage::redraw() {
     chart->addAxis(y, Qt::AlignLeft);
     series->attachAxis(x);
     series->attachAxis(y);
+    y->applyNiceNumbers();
     connect(series, &QStackedBarSeries::hovered, m_chart, [this, categories](bool on, int i, QBarSet* set) {
         if (!on || i < 0 || i >= categories.size()) {
             QToolTip::hideText();

@@ -245,8 +245,7 @@ void SweepPage::redraw() {
 
 void SweepPage::drawChart(
     ChartPanel* panel, const std::vector<ChartLine>& lines, const QString& yTitle, const QString& rightTitle) {
-    QChart* chart = panel->chart();
-    clearChart(chart);
+    QChart* chart = panel->freshChart();
     const int rows = m_model.rowCount();
     auto* x = new QValueAxis(chart);
     x->setTitleText(tr("threshold (bytes)"));

@@ -123,7 +123,7 @@ void WorkloadPage::showStats(const TraceStats& s) {
         counts << double(s.requestsByOp[i]);
         m_opModel.appendRow({ new QStandardItem(name), numberItem(s.requestsByOp[i]) });
     }
-    drawBarChart(m_opChart->chart(), ops, { { tr("requests"), counts } }, tr("operation"), tr("requests"));
+    drawBarChart(m_opChart->freshChart(), ops, { { tr("requests"), counts } }, tr("operation"), tr("requests"));
     m_opChart->chart()->setTitle(tr("Op mix"));
 }
 
@@ -153,7 +153,7 @@ void WorkloadPage::drawHistogram(
         counts << double(buckets[i].count);
         model.appendRow({ numberItem(buckets[i].upperBytes), numberItem(buckets[i].count) });
     }
-    drawBarChart(panel->chart(), labels, { { what, counts } },
+    drawBarChart(panel->freshChart(), labels, { { what, counts } },
         byClass ? tr("size class, up to (bytes): Valkey/Redis jemalloc classes")
                 : tr("size, up to (bytes): powers of two"),
         tr("count"));
