@@ -65,10 +65,9 @@ SweepVerdict sweepVerdict(const SimulationResult& result) {
             v.at64 = &p;
         if (p.threshold == 128)
             v.at128 = &p;
-        if (!v.best || p.usableBytes < v.best->usableBytes
-            || (p.usableBytes == v.best->usableBytes && p.linesTouchedPerGet < v.best->linesTouchedPerGet - 1e-9))
-            v.best = &p;
     }
+    if (!result.points.empty())
+        v.best = &result.points[leanestPoint(result.points)];
     return v;
 }
 

@@ -9,24 +9,22 @@
 namespace layoutlab {
 namespace {
 
-ThresholdPoint point(std::uint32_t threshold, double bytesPerKey, double llcMisses = 0, double lines = 0) {
+ThresholdPoint point(std::uint32_t threshold, std::uint64_t usableBytes, double lines = 0) {
     ThresholdPoint p;
     p.threshold = threshold;
-    p.usableBytesPerKey = bytesPerKey;
+    p.usableBytes = usableBytes;
     p.linesTouchedPerGet = lines;
-    if (llcMisses > 0)
-        p.missesPerGet = { 3.0, llcMisses };
     return p;
 }
 
-TEST(LeanestPoint, FewestBytesPerKeyWins) {
-    EXPECT_EQ(leanestPoint({ point(64, 165.4), point(128, 141.4), point(192, 150) }), 1u);
+TEST(LeanestPoint, FewestUsableBytesWins) {
+    EXPECT_EQ(leanestPoint({ point(64, 16540), point(128, 14140), point(192, 15000) }), 1u);
 }
 
-TEST(LeanestPoint, TiesGoToFewerLastLevelMissesThenFewerLinesThenTheLowerThreshold) {
-    EXPECT_EQ(leanestPoint({ point(64, 140, 2.0), point(128, 140, 1.5) }), 1u);
-    EXPECT_EQ(leanestPoint({ point(64, 140, 0, 4), point(128, 140, 0, 3) }), 1u);
-    EXPECT_EQ(leanestPoint({ point(64, 140, 0, 3), point(128, 140, 0, 3) }), 0u);
+TEST(LeanestPoint, TiesGoToFewerLinesPerGetThenTheLowerThreshold) {
+    EXPECT_EQ(leanestPoint({ point(64, 14000, 4), point(128, 14000, 3) }), 1u);
+    EXPECT_EQ(leanestPoint({ point(64, 14000, 3), point(128, 14000, 3) }), 0u);
+    EXPECT_EQ(leanestPoint({ point(128, 14000, 3), point(64, 14000, 3) }), 1u);
     EXPECT_EQ(leanestPoint({}), 0u);
 }
 

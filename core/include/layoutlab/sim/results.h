@@ -78,8 +78,8 @@ struct SimulationResult {
     std::vector<ThresholdPoint> points;
 };
 
-// The index of the point that uses the least memory per key (usable bytes per key); ties go to fewer
-// last-level cache-model misses, then fewer lines touched per GET, then the lower threshold. Empty
+// The index of the point that uses the least memory (usable bytes); ties go to fewer lines touched per
+// GET, then the lower threshold. This is the sweep's "best threshold" everywhere (reports, GUI). Empty
 // `points`: 0.
 std::size_t leanestPoint(const std::vector<ThresholdPoint>& points);
 
