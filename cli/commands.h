@@ -46,5 +46,6 @@ void addSimCommands(CLI::App& app, int& status);
 void addListCommands(CLI::App& app, int& status);
 void addProfileCommands(CLI::App& app, int& status);
 void addDriveCommand(CLI::App& app, int& status);
+void addCompareCommand(CLI::App& app, int& status);
 
 } // namespace layoutlab::cli

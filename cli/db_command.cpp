@@ -13,13 +13,6 @@ namespace layoutlab::cli {
 
 namespace {
 
-nlohmann::json runJson(const RunRecord& r) {
-    return { { "id", r.id }, { "kind", r.kind }, { "trace", r.traceSource }, { "layout", r.layout },
-        { "allocator", r.allocator }, { "parameters", nlohmann::json::parse(r.parametersJson, nullptr, false) },
-        { "tool_version", r.toolVersion }, { "status", r.status }, { "error", r.error }, { "started_at", r.startedAt },
-        { "finished_at", r.finishedAt }, { "points", r.points } };
-}
-
 // A stored run with its result rebuilt, so the normal reporters print it, and what it measured.
 struct StoredRun {
     RunRecord run;

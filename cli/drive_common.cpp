@@ -130,7 +130,8 @@ std::string runTable(const std::optional<RunPhaseResult>& run) {
         run->requestsPerSecond, run->p50Ns / 1e3, run->p99Ns / 1e3, run->p999Ns / 1e3);
     const double share = clientCpuShare(*run);
     out += fmt::format("           client CPU {:.2f} s, {:.0f}% of this machine{}\n", run->clientCpuSeconds,
-        100 * share, share > 0.8 ? ": the client is saturated, so requests/s is the client's limit, not the server's" : "");
+        100 * share,
+        share > 0.8 ? ": the client is saturated, so requests/s is the client's limit, not the server's" : "");
     return out;
 }
 

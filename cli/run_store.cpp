@@ -30,6 +30,13 @@ Expected<std::int64_t> beginRun(ResultsDb& db, const std::string& kind, std::int
     return layoutlab::beginRun(db, kind, traceId, layout, allocator, parameters, LAYOUTLAB_VERSION);
 }
 
+nlohmann::json runJson(const RunRecord& r) {
+    return { { "id", r.id }, { "kind", r.kind }, { "trace", r.traceSource }, { "layout", r.layout },
+        { "allocator", r.allocator }, { "parameters", nlohmann::json::parse(r.parametersJson, nullptr, false) },
+        { "tool_version", r.toolVersion }, { "status", r.status }, { "error", r.error }, { "started_at", r.startedAt },
+        { "finished_at", r.finishedAt }, { "points", r.points } };
+}
+
 Expected<RunPair> beginMeasuredRuns(ResultsDb& db, const std::string& path, const ImportOptions& importOptions,
     const std::string& predictionKind, const std::string& measuredKind, const std::string& layout,
     const std::string& allocator, nlohmann::json parameters) {

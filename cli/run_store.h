@@ -27,6 +27,9 @@ struct DbOptions {
 Expected<std::int64_t> beginRun(ResultsDb& db, const std::string& kind, std::int64_t traceId, const std::string& layout,
     const std::string& allocator, const nlohmann::json& parameters);
 
+// A run as `db list --json` and `compare --json` print it.
+nlohmann::json runJson(const RunRecord& r);
+
 // A prediction run (`predictionKind`, e.g. "profile" or "sim") and the run of what was measured beside it
 // (`measuredKind`), both on the trace at `path`; the measured run's parameters name the prediction run.
 struct RunPair {

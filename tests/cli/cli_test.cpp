@@ -5,6 +5,7 @@
 #include "cli_runner.h"
 #include "layoutlab/trace/trace_file.h"
 
+#include <algorithm>
 #include <csignal>
 #include <fcntl.h>
 #include <filesystem>
@@ -24,7 +25,7 @@ using layoutlab::test::spawnCli;
 using CliTest = layoutlab::test::CliTestBase;
 
 TEST_F(CliTest, HelpOnEveryCommand) {
-    for (const char* cmd : { "gen", "sim", "sweep", "layouts", "allocators", "collectors", "profile" }) {
+    for (const char* cmd : { "gen", "sim", "sweep", "layouts", "allocators", "collectors", "profile", "compare" }) {
         const auto r = run({ cmd, "--help" });
         EXPECT_EQ(r.exitCode, 0) << cmd;
         EXPECT_NE(r.out.find("Usage"), std::string::npos) << cmd << ": " << r.out;
@@ -194,6 +195,43 @@ TEST_F(CliTest, EveryRunIsStoredAndCanBeExported) {
     EXPECT_EQ(run({ "db", "delete", "2" }).exitCode, 0);
     EXPECT_EQ(nlohmann::json::parse(run({ "db", "list", "--json" }).out).size(), 1u);
     EXPECT_EQ(run({ "db", "check" }).out, "ok\n");
+}
+
+TEST_F(CliTest, CompareShowsTwoRunsPointByPoint) {
+    // The seed case on Valkey 8.1 and 9.1: the same bytes at 64, 24 bytes per key apart at 128.
+    ASSERT_EQ(run({ "sweep", seedTrace(), "--layout", "valkey-8.1", "--thresholds", "64,128" }).exitCode, 0);
+    ASSERT_EQ(run({ "sweep", seedTrace(), "--layout", "valkey-9.1", "--thresholds", "64,128,192" }).exitCode, 0);
+    const auto r = run({ "compare", "1", "2", "--json" });
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["a"]["id"], 1);
+    EXPECT_EQ(j["b"]["id"], 2);
+    EXPECT_NE(std::find(j["differing_parameters"].begin(), j["differing_parameters"].end(), "layout"),
+        j["differing_parameters"].end());
+    ASSERT_EQ(j["points"].size(), 3u);
+    EXPECT_EQ(j["points"][2]["threshold"], 192);
+    EXPECT_EQ(j["points"][2]["in_a"], false);
+    auto metric = [&](int point, const std::string& name) {
+        for (const auto& m : j["points"][point]["metrics"])
+            if (m["name"] == name)
+                return m;
+        return nlohmann::json();
+    };
+    EXPECT_NEAR(metric(0, "usable_bytes_per_key")["difference"].get<double>(), 0.0, 1e-9);
+    EXPECT_NEAR(metric(1, "usable_bytes_per_key")["difference"].get<double>(), -24.0, 1e-9);
+    EXPECT_NEAR(metric(1, "dependent_loads_per_get")["difference"].get<double>(), -1.0, 1e-9);
+    EXPECT_GT(j["values_differing"].get<int>(), 0);
+    EXPECT_LT(j["values_differing"].get<int>(), j["values_compared"].get<int>());
+
+    const auto text = run({ "compare", "1", "2" });
+    ASSERT_EQ(text.exitCode, 0);
+    EXPECT_NE(text.out.find("parameters that differ: layout"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("      192  only in run B"), std::string::npos) << text.out;
+    EXPECT_EQ(text.out.find("       64  usable_bytes_per_key"), std::string::npos) << "equal values are left out";
+    EXPECT_NE(run({ "compare", "1", "2", "--all" }).out.find("       64  usable_bytes_per_key"), std::string::npos);
+    const auto missing = run({ "compare", "1", "9" });
+    EXPECT_EQ(missing.exitCode, 2);
+    EXPECT_NE(missing.err.find("no run 9"), std::string::npos) << missing.err;
 }
 
 TEST_F(CliTest, KilledSweepLeavesTheDatabaseConsistent) {

@@ -58,6 +58,16 @@ std::string humanBytes(std::uint64_t bytes) {
 }
 } // namespace
 
+std::vector<std::pair<std::string, double>> pointMetrics(const ThresholdPoint& point) {
+    std::vector<std::pair<std::string, double>> out;
+    for (const auto& m : kMetrics)
+        out.emplace_back(m.name, m.get(point));
+    const auto names = missNames(point.missesPerGet.size());
+    for (std::size_t i = 0; i < names.size(); ++i)
+        out.emplace_back(names[i], point.missesPerGet[i]);
+    return out;
+}
+
 SweepVerdict sweepVerdict(const SimulationResult& result) {
     SweepVerdict v;
     for (const auto& p : result.points) {

@@ -9,6 +9,8 @@
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace layoutlab {
 
@@ -22,6 +24,10 @@ struct SweepVerdict {
     const ThresholdPoint* at128 = nullptr;
 };
 SweepVerdict sweepVerdict(const SimulationResult& result);
+
+// Every metric of a point, by the name --json and --csv give it, in their order; the cache model's
+// misses per GET last (when it ran).
+std::vector<std::pair<std::string, double>> pointMetrics(const ThresholdPoint& point);
 
 nlohmann::json toJson(const SimulationResult& result);
 std::string renderJson(const SimulationResult& result);
