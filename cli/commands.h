@@ -9,8 +9,10 @@
 #include "layoutlab/expected.h"
 #include "layoutlab/import/importer.h"
 #include "layoutlab/layout/layout_model.h"
+#include "layoutlab/sim/cache_model.h"
 
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 
 namespace layoutlab::cli {
@@ -39,6 +41,10 @@ struct TraceSourceOptions {
 Expected<std::vector<std::uint32_t>> resolveThresholds(
     const LayoutModel& layout, const std::string& text, const std::string& option);
 
+// The cache model's geometry: none when not `enabled`, else `text` ("32K:8,512K:8,32M:16") or, when
+// empty, this machine's (sysfs).
+Expected<std::optional<CacheGeometry>> cacheGeometryFor(bool enabled, const std::string& text);
+
 void addGenCommand(CLI::App& app, int& status);
 void addImportCommands(CLI::App& app, int& status);
 void addDbCommands(CLI::App& app, int& status);
@@ -47,5 +53,6 @@ void addListCommands(CLI::App& app, int& status);
 void addProfileCommands(CLI::App& app, int& status);
 void addDriveCommand(CLI::App& app, int& status);
 void addCompareCommand(CLI::App& app, int& status);
+void addAdviseCommand(CLI::App& app, int& status);
 
 } // namespace layoutlab::cli

@@ -75,6 +75,7 @@ int main(int argc, char** argv) {
 #endif
     addDbCommands(app, status);
     addCompareCommand(app, status);
+    addAdviseCommand(app, status);
     if (argc > 1 && argv[1][0] != '-') {
         const std::string command = argv[1];
         bool known = false;

@@ -39,16 +39,10 @@ int runSim(const SimOptions& o, bool sweep) {
     SimulationConfig config;
     config.layout = models->layout;
     config.allocator = models->allocator;
-    if (o.cache || !o.cacheGeometry.empty()) {
-        if (o.cacheGeometry.empty()) {
-            config.cache = CacheGeometry::detect();
-        } else {
-            auto geometry = CacheGeometry::parse(o.cacheGeometry);
-            if (!geometry)
-                return reportError(geometry.error());
-            config.cache = *geometry;
-        }
-    }
+    auto cache = cacheGeometryFor(o.cache || !o.cacheGeometry.empty(), o.cacheGeometry);
+    if (!cache)
+        return reportError(cache.error());
+    config.cache = *cache;
     if (sweep || o.threshold) {
         auto list = resolveThresholds(*models->layout, sweep ? o.thresholds : std::to_string(*o.threshold),
             sweep ? "--thresholds" : "--threshold");
@@ -104,6 +98,17 @@ CLI::App* addCommon(CLI::App& app, const char* name, const char* help, SimOption
     return cmd;
 }
 } // namespace
+
+Expected<std::optional<CacheGeometry>> cacheGeometryFor(bool enabled, const std::string& text) {
+    if (!enabled)
+        return std::optional<CacheGeometry>();
+    if (text.empty())
+        return std::optional<CacheGeometry>(CacheGeometry::detect());
+    auto geometry = CacheGeometry::parse(text);
+    if (!geometry)
+        return geometry.error();
+    return std::optional<CacheGeometry>(*geometry);
+}
 
 Expected<std::vector<std::uint32_t>> resolveThresholds(
     const LayoutModel& layout, const std::string& text, const std::string& option) {

@@ -25,7 +25,8 @@ using layoutlab::test::spawnCli;
 using CliTest = layoutlab::test::CliTestBase;
 
 TEST_F(CliTest, HelpOnEveryCommand) {
-    for (const char* cmd : { "gen", "sim", "sweep", "layouts", "allocators", "collectors", "profile", "compare" }) {
+    for (const char* cmd :
+        { "gen", "sim", "sweep", "layouts", "allocators", "collectors", "profile", "compare", "advise" }) {
         const auto r = run({ cmd, "--help" });
         EXPECT_EQ(r.exitCode, 0) << cmd;
         EXPECT_NE(r.out.find("Usage"), std::string::npos) << cmd << ": " << r.out;
@@ -232,6 +233,39 @@ TEST_F(CliTest, CompareShowsTwoRunsPointByPoint) {
     const auto missing = run({ "compare", "1", "9" });
     EXPECT_EQ(missing.exitCode, 2);
     EXPECT_NE(missing.err.find("no run 9"), std::string::npos) << missing.err;
+}
+
+TEST_F(CliTest, AdviseRecommendsAThresholdAndSaysWhy) {
+    // The seed case: 128 has both the fewest bytes per key and the fewest misses per GET.
+    const auto seed = run({ "advise", seedTrace(), "--layout", "valkey-9.1", "--thresholds", "16:256:16", "--json" });
+    ASSERT_EQ(seed.exitCode, 0) << seed.err;
+    const auto j = nlohmann::json::parse(seed.out);
+    EXPECT_EQ(j["advised"]["threshold"], 128);
+    EXPECT_EQ(j["access_metric"], "llc_misses_per_get");
+    EXPECT_NE(j["advised"]["why"].get<std::string>().find("both the fewest"), std::string::npos);
+    EXPECT_NEAR(j["from_64"]["bytes_per_key_more"].get<double>(), 24.0, 1e-9);
+    EXPECT_GT(j["from_64"]["misses_per_get_more"].get<double>(), 0.0);
+    EXPECT_TRUE(j["from_128"]["bytes_per_key_more"] == 0.0);
+    EXPECT_EQ(j["points"].size(), 16u);
+    EXPECT_EQ(j["run"], 1); // stored, kind advise
+    EXPECT_EQ(nlohmann::json::parse(run({ "db", "list", "--json" }).out)[0]["kind"], "advise");
+
+    // Memory alone: the sweep's own best threshold. Misses alone: a threshold with the fewest misses.
+    const std::string mixed = LAYOUTLAB_DATASETS_DIR "/traces/mixed-sizes.lltrace";
+    const auto sweep = nlohmann::json::parse(
+        run({ "sweep", mixed, "--layout", "valkey-9.1", "--thresholds", "16:512:16", "--json", "--no-db" }).out);
+    const auto memory = nlohmann::json::parse(
+        run({ "advise", mixed, "--weight-misses", "0", "--no-cache", "--json", "--no-db" }).out);
+    EXPECT_EQ(memory["advised"]["threshold"], sweep["best_threshold"]);
+    EXPECT_EQ(memory["access_metric"], "lines_touched_per_get");
+    const auto misses = nlohmann::json::parse(
+        run({ "advise", mixed, "--weight-memory", "0", "--miss-level", "l1", "--json", "--no-db" }).out);
+    EXPECT_EQ(misses["access_metric"], "l1_misses_per_get");
+    EXPECT_EQ(misses["advised"]["threshold"], misses["fewest_misses"]);
+
+    EXPECT_EQ(run({ "advise", seedTrace(), "--weight-memory", "0", "--weight-misses", "0" }).exitCode, 2);
+    EXPECT_EQ(run({ "advise", seedTrace(), "--miss-level", "l4" }).exitCode, 2);
+    EXPECT_EQ(run({ "advise", seedTrace(), "--layout", "memcached-1.6" }).exitCode, 2);
 }
 
 TEST_F(CliTest, KilledSweepLeavesTheDatabaseConsistent) {

@@ -110,6 +110,8 @@ Expected<SimulationJobOutcome> runSimulationJob(
             { "format", source.format.empty() ? std::string("auto") : source.format },
             { "on_error", source.onError == OnError::Skip ? "skip" : "fail" }, { "key_size", source.oracleKeyBytes },
             { "threshold_parameter", param ? param->name : std::string() } };
+        if (const auto extra = nlohmann::json::parse(job.extraParametersJson, nullptr, false); extra.is_object())
+            parameters.update(extra);
         if (config.cache) {
             parameters["cache_geometry"] = config.cache->describe();
             parameters["cache_sample_gets"] = config.cacheSampleGets;

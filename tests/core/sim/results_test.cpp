@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 // leanestPoint (the GUI's "leanest threshold" marker) and pairByThreshold (its Compare view).
 
+#include "layoutlab/report/advice.h"
 #include "layoutlab/report/compare.h"
 #include "layoutlab/sim/results.h"
 
 #include <gtest/gtest.h>
+#include <tuple>
 
 namespace layoutlab {
 namespace {
@@ -46,6 +48,58 @@ TEST(PairByThreshold, TheUnionOfThresholdsInOrder) {
 TEST(RelativeChange, IsUndefinedFromZero) {
     EXPECT_DOUBLE_EQ(*relativeChange(200, 150), -0.25);
     EXPECT_FALSE(relativeChange(0, 1).has_value());
+}
+
+} // namespace
+} // namespace layoutlab
+
+namespace layoutlab {
+namespace {
+
+SimulationResult sweepOf(std::vector<std::tuple<std::uint32_t, double, double>> points) {
+    SimulationResult r;
+    for (const auto& [threshold, bytesPerKey, llc] : points) {
+        ThresholdPoint p;
+        p.threshold = threshold;
+        p.usableBytesPerKey = bytesPerKey;
+        p.linesTouchedPerGet = 2 * llc;
+        p.missesPerGet = { 3 * llc, llc };
+        r.points.push_back(p);
+    }
+    return r;
+}
+
+TEST(Advise, WeighsTheExcessOverTheBestOfEachAxis) {
+    // 64 is 10% fatter and 100% slower than the best of each; 128 is 0% and 50%; 256 is 20% and 0%.
+    const auto r = sweepOf({ { 64, 110, 2.0 }, { 128, 100, 1.5 }, { 256, 120, 1.0 } });
+    auto balanced = advise(r, {});
+    ASSERT_TRUE(balanced);
+    EXPECT_EQ(balanced->accessMetric, "llc_misses_per_get");
+    EXPECT_EQ(balanced->chosen, 2u); // costs 1.1, 0.5, 0.2
+    EXPECT_NEAR(balanced->points[0].cost, 1.1, 1e-12);
+    EXPECT_NEAR(balanced->points[1].missCost, 0.5, 1e-12);
+    EXPECT_EQ(advise(r, { 1.0, 0.1 })->chosen, 1u); // memory first: costs 0.2, 0.05, 0.2
+    EXPECT_EQ(advise(r, { 1.0, 1.0, 0 })->accessMetric, "l1_misses_per_get");
+    EXPECT_FALSE(advise(r, { 1.0, 1.0, 2 }));
+    EXPECT_FALSE(advise(r, { 0.0, 0.0 }));
+    EXPECT_FALSE(advise(r, { -1.0, 1.0 }));
+    EXPECT_FALSE(advise(SimulationResult {}, {}));
+}
+
+TEST(Advise, TiesGoToFewerBytesThenTheLowerThreshold) {
+    EXPECT_EQ(advise(sweepOf({ { 64, 100, 1.0 }, { 128, 100, 1.0 } }), {})->chosen, 0u);
+    EXPECT_EQ(advise(sweepOf({ { 64, 100, 1.0 }, { 128, 90, 1.0 } }), { 0.0, 1.0 })->chosen, 1u);
+}
+
+TEST(Advise, WithoutTheCacheModelLinesTouchedStandIn) {
+    auto r = sweepOf({ { 64, 100, 2.0 }, { 128, 100, 1.0 } });
+    for (auto& p : r.points)
+        p.missesPerGet.clear();
+    auto a = advise(r, {});
+    ASSERT_TRUE(a);
+    EXPECT_EQ(a->accessMetric, "lines_touched_per_get");
+    EXPECT_EQ(a->chosen, 1u);
+    EXPECT_FALSE(advise(r, { 1.0, 1.0, 0 })); // no cache levels to pick from
 }
 
 } // namespace

@@ -51,8 +51,9 @@ struct SimulationJob {
     std::string tracePath;
     ImportOptions importOptions;
     SimulationConfig config;
-    std::string kind = "sweep"; // "sim" or "sweep"
+    std::string kind = "sweep"; // "sim", "sweep" or "advise"
     std::string toolVersion;
+    std::string extraParametersJson = "{}"; // stored with the run's parameters (e.g. advise's weights)
 };
 
 struct SimulationJobOutcome {

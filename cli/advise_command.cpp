@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: MIT
+// `layoutlab advise TRACE`: sweep the trace, then recommend a threshold by weighing bytes per key
+// against cache-model misses per GET (core/include/layoutlab/report/advice.h), and say how far 64 and
+// 128 are from it.
+
+#include "commands.h"
+#include "progress_bar.h"
+#include "run_store.h"
+
+#include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/report/advice.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace layoutlab::cli {
+
+namespace {
+
+struct AdviseOptions {
+    std::string trace;
+    std::string layout = "valkey-9.1";
+    std::string alloc;
+    std::string thresholds = "16:512:16";
+    double weightMemory = 1.0;
+    double weightMisses = 1.0;
+    std::string missLevel = "llc";
+    bool noCache = false;
+    std::string cacheGeometry;
+    bool json = false;
+    std::string output;
+    TraceSourceOptions source;
+    DbOptions db;
+};
+
+const AdvicePoint* at(const Advice& a, std::uint32_t threshold) {
+    for (const auto& p : a.points)
+        if (p.threshold == threshold)
+            return &p;
+    return nullptr;
+}
+
+std::size_t fewest(const Advice& a, double AdvicePoint::*field) {
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < a.points.size(); ++i)
+        if (a.points[i].*field < a.points[best].*field)
+            best = i;
+    return best;
+}
+
+// Why the advised point won, in one sentence.
+std::string why(const Advice& a) {
+    const auto& c = a.points[a.chosen];
+    const auto& lean = a.points[fewest(a, &AdvicePoint::bytesPerKey)];
+    const auto& quick = a.points[fewest(a, &AdvicePoint::missesPerGet)];
+    const bool leanest = c.bytesPerKey == lean.bytesPerKey, quickest = c.missesPerGet == quick.missesPerGet;
+    if (leanest && quickest)
+        return fmt::format("it has both the fewest bytes per key ({:.2f}) and the fewest {} ({:.4f})", c.bytesPerKey,
+            a.accessMetric, c.missesPerGet);
+    if (leanest)
+        return fmt::format("it has the fewest bytes per key ({:.2f}); threshold {} would save {:.4f} {} for {:.2f} "
+                           "more bytes per key, which the weights do not repay",
+            c.bytesPerKey, quick.threshold, c.missesPerGet - quick.missesPerGet, a.accessMetric,
+            quick.bytesPerKey - c.bytesPerKey);
+    if (quickest)
+        return fmt::format("it has the fewest {} ({:.4f}); threshold {} would save {:.2f} bytes per key for "
+                           "{:.4f} more, which the weights do not repay",
+            a.accessMetric, c.missesPerGet, lean.threshold, c.bytesPerKey - lean.bytesPerKey,
+            lean.missesPerGet - c.missesPerGet);
+    return fmt::format("it trades {:.2f} bytes per key more than threshold {} (the leanest) for {:.4f} {} fewer",
+        c.bytesPerKey - lean.bytesPerKey, lean.threshold, lean.missesPerGet - c.missesPerGet, a.accessMetric);
+}
+
+nlohmann::json pointJson(const AdvicePoint& p) {
+    return { { "threshold", p.threshold }, { "bytes_per_key", p.bytesPerKey }, { "misses_per_get", p.missesPerGet },
+        { "memory_cost", p.memoryCost }, { "miss_cost", p.missCost }, { "cost", p.cost } };
+}
+
+nlohmann::json distanceJson(const Advice& a, std::uint32_t threshold) {
+    const AdvicePoint* p = at(a, threshold);
+    if (!p)
+        return nullptr;
+    const auto& c = a.points[a.chosen];
+    return { { "threshold", threshold }, { "bytes_per_key_more", p->bytesPerKey - c.bytesPerKey },
+        { "misses_per_get_more", p->missesPerGet - c.missesPerGet }, { "cost_more", p->cost - c.cost } };
+}
+
+std::string renderAdvice(const Advice& a, const SimulationResult& r, const AdviceWeights& w) {
+    std::string out = fmt::format("advice for {}\n  layout {} under {}; weights: memory {}, misses {} ({})\n\n",
+        r.traceName, r.layoutSpec, r.allocatorSpec, w.memory, w.misses, a.accessMetric);
+    out += fmt::format("{:>10} {:>11} {:>16} {:>12} {:>10} {:>8}\n", "threshold", "bytes/key", "misses/GET",
+        "memory cost", "miss cost", "cost");
+    for (std::size_t i = 0; i < a.points.size(); ++i) {
+        const auto& p = a.points[i];
+        out += fmt::format("{:>10} {:>11.2f} {:>16.4f} {:>11.1f}% {:>9.1f}% {:>8.4f}{}\n", p.threshold, p.bytesPerKey,
+            p.missesPerGet, 100 * p.memoryCost, 100 * p.missCost, p.cost, i == a.chosen ? "  <- advised" : "");
+    }
+    const auto& c = a.points[a.chosen];
+    out += fmt::format("\nadvised threshold: {} ({:.2f} bytes per key, {:.4f} {})\n  because {}\n", c.threshold,
+        c.bytesPerKey, c.missesPerGet, a.accessMetric, why(a));
+    for (const std::uint32_t t : { 64u, 128u }) {
+        const AdvicePoint* p = at(a, t);
+        if (!p)
+            out += fmt::format("  {:>3}: not in the sweep\n", t);
+        else if (p == &c)
+            out += fmt::format("  {:>3}: the advised threshold\n", t);
+        else
+            out += fmt::format("  {:>3}: {:+.2f} bytes per key ({:+.1f}%), {:+.4f} {} against the advice\n", t,
+                p->bytesPerKey - c.bytesPerKey, 100 * (p->bytesPerKey / c.bytesPerKey - 1),
+                p->missesPerGet - c.missesPerGet, a.accessMetric);
+    }
+    return out;
+}
+
+int runAdvise(const AdviseOptions& o) {
+    auto models = parseLayoutAndAllocator(o.layout, o.alloc);
+    if (!models)
+        return reportError(models.error());
+    AdviceWeights weights { o.weightMemory, o.weightMisses, std::nullopt };
+    if (o.missLevel == "l1")
+        weights.missLevel = 0;
+    else if (o.missLevel == "l2")
+        weights.missLevel = 1;
+    else if (o.missLevel != "llc")
+        return reportError(usageError("--miss-level must be l1, l2 or llc, got '" + o.missLevel + "'", "--miss-level"));
+    if (o.noCache && !o.cacheGeometry.empty())
+        return reportError(usageError("--no-cache and --cache-geometry contradict each other", "--no-cache"));
+    SimulationJob job;
+    job.tracePath = o.trace;
+    job.kind = "advise";
+    job.toolVersion = LAYOUTLAB_VERSION;
+    job.config.layout = models->layout;
+    job.config.allocator = models->allocator;
+    auto list = resolveThresholds(*models->layout, o.thresholds, "--thresholds");
+    if (!list)
+        return reportError(list.error());
+    job.config.thresholds = *list;
+    auto cache = cacheGeometryFor(!o.noCache, o.cacheGeometry);
+    if (!cache)
+        return reportError(cache.error());
+    job.config.cache = *cache;
+    job.extraParametersJson = nlohmann::json {
+        { "weight_memory", o.weightMemory }, { "weight_misses", o.weightMisses },
+        { "miss_level", o.noCache ? std::string("lines") : o.missLevel }
+    }.dump();
+    auto importOptions = o.source.toImportOptions();
+    if (!importOptions)
+        return reportError(importOptions.error());
+    job.importOptions = *importOptions;
+    if (weights.memory < 0 || weights.misses < 0 || (weights.memory == 0 && weights.misses == 0))
+        return reportError(usageError("the weights must be non-negative and not both zero", "--weight-memory"));
+    auto db = o.db.open();
+    if (!db)
+        return reportError(db.error());
+    ProgressBar bar("advise");
+    auto outcome = runSimulationJob(job, db->get(), &bar);
+    if (!outcome)
+        return reportError(outcome.error());
+    if (*db)
+        fmt::print(stderr, "stored as run {} in {}\n", outcome->runId, o.db.resolvedPath());
+    auto advice = advise(outcome->result, weights);
+    if (!advice)
+        return reportError(advice.error());
+    std::string text;
+    if (o.json) {
+        nlohmann::json points = nlohmann::json::array();
+        for (const auto& p : advice->points)
+            points.push_back(pointJson(p));
+        const auto& r = outcome->result;
+        const auto& chosen = advice->points[advice->chosen];
+        nlohmann::json out { { "trace", r.traceName }, { "layout", r.layoutSpec }, { "allocator", r.allocatorSpec },
+            { "weights", { { "memory", weights.memory }, { "misses", weights.misses } } },
+            { "access_metric", advice->accessMetric }, { "points", points },
+            { "advised",
+                { { "threshold", chosen.threshold }, { "bytes_per_key", chosen.bytesPerKey },
+                    { "misses_per_get", chosen.missesPerGet }, { "why", why(*advice) } } },
+            { "leanest", advice->points[fewest(*advice, &AdvicePoint::bytesPerKey)].threshold },
+            { "fewest_misses", advice->points[fewest(*advice, &AdvicePoint::missesPerGet)].threshold },
+            { "from_64", distanceJson(*advice, 64) }, { "from_128", distanceJson(*advice, 128) },
+            { "run", outcome->runId ? nlohmann::json(outcome->runId) : nlohmann::json(nullptr) } };
+        text = out.dump(2) + "\n";
+    } else {
+        text = renderAdvice(*advice, outcome->result, weights);
+    }
+    if (auto ok = writeOutput(text, o.output); !ok)
+        return reportError(ok.error());
+    return kExitOk;
+}
+
+} // namespace
+
+void addAdviseCommand(CLI::App& app, int& status) {
+    auto o = std::make_shared<AdviseOptions>();
+    auto* cmd = app.add_subcommand(
+        "advise", "Recommend an embed threshold for a trace, weighing bytes per key against misses per GET");
+    cmd->add_option("trace", o->trace, "Trace: a layoutlab trace, or any importable format (see `import`)")->required();
+    cmd->add_option("--layout", o->layout, "Layout with an embed threshold (see `layoutlab layouts`)")
+        ->capture_default_str();
+    cmd->add_option("--alloc", o->alloc, "Allocator (default: the layout's engine default)");
+    cmd->add_option("--thresholds", o->thresholds, "The thresholds to weigh: FIRST:LAST:STEP or a list")
+        ->capture_default_str();
+    cmd->add_option("--weight-memory", o->weightMemory, "Weight of bytes per key above the leanest threshold's")
+        ->capture_default_str();
+    cmd->add_option("--weight-misses", o->weightMisses, "Weight of misses per GET above the fewest")
+        ->capture_default_str();
+    cmd->add_option("--miss-level", o->missLevel, "The cache level whose misses count: l1, l2 or llc")
+        ->capture_default_str();
+    cmd->add_flag("--no-cache", o->noCache, "Skip the cache model: lines touched per GET stand in for misses");
+    cmd->add_option("--cache-geometry", o->cacheGeometry, "Cache levels, SIZE:WAYS from L1 outward (default: sysfs)");
+    cmd->add_flag("--json", o->json, "One JSON object: points with their costs, the advice, 64 and 128 beside it");
+    cmd->add_option("-o,--output", o->output, "Write the output to this file instead of stdout");
+    o->source.addTo(*cmd);
+    o->db.addTo(*cmd);
+    cmd->callback([o, &status] { status = runAdvise(*o); });
+}
+
+} // namespace layoutlab::cli

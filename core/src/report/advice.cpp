@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+#include "layoutlab/report/advice.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <limits>
+
+namespace layoutlab {
+
+namespace {
+// The level names of --json: l1, l2 (with three levels), llc (the last).
+std::string missName(std::size_t level, std::size_t levels) {
+    if (level + 1 == levels)
+        return "llc_misses_per_get";
+    return fmt::format("l{}_misses_per_get", level + 1);
+}
+
+// value / best - 1, or 0 when the best is 0 (then every point that is also 0 costs nothing, and others
+// cost their value: a fraction of one miss or line).
+double excess(double value, double best) {
+    return best > 0 ? value / best - 1.0 : value;
+}
+} // namespace
+
+Expected<Advice> advise(const SimulationResult& result, const AdviceWeights& weights) {
+    if (result.points.empty())
+        return usageError("nothing to advise: the sweep has no points");
+    if (weights.memory < 0 || weights.misses < 0 || (weights.memory == 0 && weights.misses == 0))
+        return usageError("the weights must be non-negative and not both zero", "--weight-memory");
+    const std::size_t levels = result.points.front().missesPerGet.size();
+    Advice advice;
+    std::optional<std::size_t> level;
+    if (levels > 0) {
+        level = weights.missLevel.value_or(levels - 1);
+        if (*level >= levels)
+            return usageError(
+                fmt::format("the cache model has {} levels; there is no level {}", levels, *level + 1), "--miss-level");
+        advice.accessMetric = missName(*level, levels);
+    } else if (weights.missLevel) {
+        return usageError("a cache level's misses need the cache model (drop --no-cache)", "--miss-level");
+    } else {
+        advice.accessMetric = "lines_touched_per_get";
+    }
+    double fewestBytes = std::numeric_limits<double>::max(), fewestMisses = std::numeric_limits<double>::max();
+    for (const auto& p : result.points) {
+        AdvicePoint a;
+        a.threshold = p.threshold;
+        a.bytesPerKey = p.usableBytesPerKey;
+        a.missesPerGet = level ? p.missesPerGet[*level] : p.linesTouchedPerGet;
+        fewestBytes = std::min(fewestBytes, a.bytesPerKey);
+        fewestMisses = std::min(fewestMisses, a.missesPerGet);
+        advice.points.push_back(a);
+    }
+    for (std::size_t i = 0; i < advice.points.size(); ++i) {
+        auto& a = advice.points[i];
+        a.memoryCost = excess(a.bytesPerKey, fewestBytes);
+        a.missCost = excess(a.missesPerGet, fewestMisses);
+        a.cost = weights.memory * a.memoryCost + weights.misses * a.missCost;
+        const auto& c = advice.points[advice.chosen];
+        if (a.cost < c.cost - 1e-12
+            || (a.cost <= c.cost + 1e-12
+                && (a.bytesPerKey < c.bytesPerKey || (a.bytesPerKey == c.bytesPerKey && a.threshold < c.threshold))))
+            advice.chosen = i;
+    }
+    return advice;
+}
+
+} // namespace layoutlab
