@@ -12,6 +12,7 @@
 #include "workload_page.h"
 
 #include "layoutlab/store/jobs.h"
+#include "layoutlab/store/stored_run.h"
 
 #include <QAction>
 #include <QApplication>
@@ -34,18 +35,12 @@
 #include <QTabWidget>
 #include <QTimer>
 
-#include <nlohmann/json.hpp>
-
 namespace layoutlab::gui {
 
 namespace {
 constexpr int kMaxRecentTraces = 8;
 const QString kTraceFilter
     = QStringLiteral("Traces (*.lltrace *.csv *.zst *.bin *.oracleGeneral *.log *.txt *.monitor);;All files (*)");
-
-QString qt(const std::string& s) {
-    return QString::fromStdString(s);
-}
 } // namespace
 
 MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
@@ -229,37 +224,18 @@ void MainWindow::showRun(qint64 runId) {
         showError(errorText(db.error()));
         return;
     }
-    auto run = (*db)->run(runId);
-    if (!run) {
-        showError(errorText(run.error()));
+    auto stored = loadStoredRun(**db, runId);
+    if (!stored) {
+        showError(errorText(stored.error()));
         return;
     }
-    auto points = (*db)->points(runId);
-    if (!points) {
-        showError(errorText(points.error()));
+    if (stored->result.points.empty()) {
+        showError(tr("Run %1 (%2, %3) has no threshold points to show.")
+                      .arg(runId)
+                      .arg(QString::fromStdString(stored->run.kind), QString::fromStdString(stored->run.status)));
         return;
     }
-    if (points->empty()) {
-        showError(
-            tr("Run %1 (%2, %3) has no threshold points to show.").arg(runId).arg(qt(run->kind), qt(run->status)));
-        return;
-    }
-    SimulationResult result;
-    result.traceName = run->traceSource;
-    result.layoutSpec = run->layout;
-    result.allocatorSpec = run->allocator;
-    result.points = std::move(*points);
-    const auto parameters = nlohmann::json::parse(run->parametersJson, nullptr, false);
-    if (parameters.is_object() && parameters.value("threshold_parameter", std::string()) != "")
-        result.thresholdName = parameters["threshold_parameter"].get<std::string>();
-    const auto replay = nlohmann::json::parse(run->replayJson, nullptr, false);
-    if (replay.is_object() && replay.contains("replay")) {
-        const auto& r = replay["replay"];
-        result.trace.requests = r.value("requests", std::uint64_t { 0 });
-        result.trace.liveKeys = r.value("live_keys", std::uint64_t { 0 });
-        result.trace.distinctShapes = r.value("distinct_shapes", std::uint64_t { 0 });
-    }
-    m_sweep->showResult(result);
+    m_sweep->showResult(stored->result);
     m_tabs->setCurrentWidget(m_sweep);
 }
 

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+#include "layoutlab/store/stored_run.h"
+
+#include <nlohmann/json.hpp>
+
+namespace layoutlab {
+
+Expected<StoredRun> loadStoredRun(ResultsDb& db, std::int64_t runId) {
+    auto run = db.run(runId);
+    if (!run)
+        return run.error();
+    auto points = db.points(runId);
+    if (!points)
+        return points.error();
+    auto measurements = db.measurements(runId);
+    if (!measurements)
+        return measurements.error();
+    SimulationResult r;
+    r.traceName = run->traceSource;
+    r.layoutSpec = run->layout;
+    r.allocatorSpec = run->allocator;
+    const auto params = nlohmann::json::parse(run->parametersJson, nullptr, false);
+    if (params.is_object() && params.contains("threshold_parameter") && params["threshold_parameter"].is_string())
+        r.thresholdName = params["threshold_parameter"].get<std::string>();
+    r.points = std::move(*points);
+    // The replay summary, as the run reported it.
+    const auto replay = nlohmann::json::parse(run->replayJson, nullptr, false);
+    if (replay.is_object() && replay.contains("replay")) {
+        const auto& t = replay["replay"];
+        auto u = [&t](const char* k) { return t.contains(k) ? t[k].get<std::uint64_t>() : 0; };
+        r.trace.requests = u("requests");
+        r.trace.getHits = u("get_hits");
+        r.trace.getMisses = u("get_misses");
+        r.trace.expiredKeys = u("expired_keys");
+        r.trace.distinctKeys = u("distinct_keys");
+        r.trace.liveKeys = u("live_keys");
+        r.trace.maxLiveKeys = u("max_live_keys");
+        r.trace.ttlKeys = u("ttl_keys");
+        r.trace.distinctShapes = u("distinct_shapes");
+        if (t.contains("requests_by_op"))
+            for (int op = 0; op < kOpCount; ++op)
+                if (t["requests_by_op"].contains(std::string(opName(static_cast<Op>(op)))))
+                    r.trace.requestsByOp[static_cast<std::size_t>(op)]
+                        = t["requests_by_op"][std::string(opName(static_cast<Op>(op)))].get<std::uint64_t>();
+        const auto& index = replay["index"];
+        r.indexBuckets = index.value("buckets", std::uint64_t { 0 });
+        r.indexChildBuckets = index.value("child_buckets", 0.0);
+        r.indexRehashing = index.value("rehashing", false);
+        r.getWeightsFromTrace = replay.value("get_weights", std::string()) == "trace-gets";
+        if (replay.contains("cache")) {
+            r.cacheGeometry = replay["cache"].value("geometry", std::string());
+            r.cacheSampledGets = replay["cache"].value("sampled_gets", std::uint64_t { 0 });
+        }
+    }
+    return StoredRun { std::move(*run), std::move(r), std::move(*measurements) };
+}
+
+} // namespace layoutlab
