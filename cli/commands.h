@@ -54,5 +54,6 @@ void addProfileCommands(CLI::App& app, int& status);
 void addDriveCommand(CLI::App& app, int& status);
 void addCompareCommand(CLI::App& app, int& status);
 void addAdviseCommand(CLI::App& app, int& status);
+void addReportCommand(CLI::App& app, int& status);
 
 } // namespace layoutlab::cli

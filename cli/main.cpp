@@ -76,6 +76,7 @@ int main(int argc, char** argv) {
     addDbCommands(app, status);
     addCompareCommand(app, status);
     addAdviseCommand(app, status);
+    addReportCommand(app, status);
     if (argc > 1 && argv[1][0] != '-') {
         const std::string command = argv[1];
         bool known = false;

@@ -26,7 +26,7 @@ using CliTest = layoutlab::test::CliTestBase;
 
 TEST_F(CliTest, HelpOnEveryCommand) {
     for (const char* cmd :
-        { "gen", "sim", "sweep", "layouts", "allocators", "collectors", "profile", "compare", "advise" }) {
+        { "gen", "sim", "sweep", "layouts", "allocators", "collectors", "profile", "compare", "advise", "report" }) {
         const auto r = run({ cmd, "--help" });
         EXPECT_EQ(r.exitCode, 0) << cmd;
         EXPECT_NE(r.out.find("Usage"), std::string::npos) << cmd << ": " << r.out;
@@ -266,6 +266,35 @@ TEST_F(CliTest, AdviseRecommendsAThresholdAndSaysWhy) {
     EXPECT_EQ(run({ "advise", seedTrace(), "--weight-memory", "0", "--weight-misses", "0" }).exitCode, 2);
     EXPECT_EQ(run({ "advise", seedTrace(), "--miss-level", "l4" }).exitCode, 2);
     EXPECT_EQ(run({ "advise", seedTrace(), "--layout", "memcached-1.6" }).exitCode, 2);
+}
+
+TEST_F(CliTest, ReportWritesAStandaloneHtmlWithSvgCharts) {
+    ASSERT_EQ(run({ "sweep", seedTrace(), "--layout", "valkey-8.1", "--thresholds", "64,128" }).exitCode, 0);
+    ASSERT_EQ(run({ "sweep", seedTrace(), "--layout", "valkey-9.1", "--thresholds", "64,128", "--cache" }).exitCode, 0);
+    const std::string dir = path("report");
+    const auto r = run({ "report", "1", "2", "-o", dir });
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const std::string html = slurp(dir + "/index.html");
+    EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+    EXPECT_NE(html.find("<section id=\"run-1\">"), std::string::npos);
+    EXPECT_NE(html.find("<section id=\"run-2\">"), std::string::npos);
+    EXPECT_NE(html.find(LAYOUTLAB_VERSION), std::string::npos); // the tool version
+    EXPECT_NE(html.find("valkey:threshold=128,header=8"), std::string::npos); // the exact parameters
+    EXPECT_NE(html.find("Fewest bytes per key at threshold <b>128</b>"), std::string::npos);
+    std::size_t charts = 0;
+    for (auto at = html.find("<svg"); at != std::string::npos; at = html.find("<svg", at + 1))
+        ++charts;
+    EXPECT_EQ(charts, 6u); // both runs together, memory and access of each, misses of the cache run
+    for (const char* file : { "runs-bytes-per-key.svg", "run-1-memory.svg", "run-2-misses.svg" })
+        EXPECT_EQ(slurp(dir + "/" + file).rfind("<svg", 0), 0u) << file;
+    // Renders with no network: nothing is loaded from elsewhere.
+    for (const char* fetch : { "src=", "<script", "<link", "@import", "url(" })
+        EXPECT_EQ(html.find(fetch), std::string::npos) << fetch;
+    EXPECT_EQ(html.find("href=\"http"), std::string::npos);
+
+    const auto missing = run({ "report", "1", "7", "-o", path("none") });
+    EXPECT_EQ(missing.exitCode, 2);
+    EXPECT_FALSE(std::filesystem::exists(path("none"))); // nothing written when a run is missing
 }
 
 TEST_F(CliTest, KilledSweepLeavesTheDatabaseConsistent) {

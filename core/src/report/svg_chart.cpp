@@ -11,8 +11,8 @@ namespace layoutlab {
 namespace {
 
 // Colour-blind-safe palette (Okabe–Ito), then repeated.
-constexpr const char* kColors[] = { "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442",
-    "#000000" };
+constexpr const char* kColors[]
+    = { "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000" };
 
 // A step of 1, 2 or 5 × 10^k giving about `count` intervals over [low, high].
 double niceStep(double low, double high, int count) {
@@ -39,12 +39,23 @@ std::string escapeXml(std::string_view text) {
     out.reserve(text.size());
     for (const char c : text) {
         switch (c) {
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '"': out += "&quot;"; break;
-        case '\'': out += "&#39;"; break;
-        default: out += c;
+        case '&':
+            out += "&amp;";
+            break;
+        case '<':
+            out += "&lt;";
+            break;
+        case '>':
+            out += "&gt;";
+            break;
+        case '"':
+            out += "&quot;";
+            break;
+        case '\'':
+            out += "&#39;";
+            break;
+        default:
+            out += c;
         }
     }
     return out;

@@ -3,8 +3,10 @@
 
 #include "layoutlab/report/advice.h"
 #include "layoutlab/report/compare.h"
+#include "layoutlab/report/svg_chart.h"
 #include "layoutlab/sim/results.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 #include <tuple>
 
@@ -100,6 +102,32 @@ TEST(Advise, WithoutTheCacheModelLinesTouchedStandIn) {
     EXPECT_EQ(a->accessMetric, "lines_touched_per_get");
     EXPECT_EQ(a->chosen, 1u);
     EXPECT_FALSE(advise(r, { 1.0, 1.0, 0 })); // no cache levels to pick from
+}
+
+} // namespace
+} // namespace layoutlab
+
+namespace layoutlab {
+namespace {
+
+TEST(SvgChart, IsAStandaloneDeterministicDrawing) {
+    SvgChart chart { "Bytes <per> key", "threshold (bytes)", "bytes per key",
+        { { "run \"1\"", { { 64, 165.37 }, { 128, 141.37 } } }, { "run 2", { { 64, 165.37 }, { 128, 165.37 } } } },
+        { { 64, "64" }, { 512, "off the axis" } } };
+    const std::string svg = renderSvg(chart);
+    EXPECT_EQ(svg, renderSvg(chart));
+    EXPECT_EQ(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u);
+    EXPECT_NE(svg.find("Bytes &lt;per&gt; key"), std::string::npos);
+    EXPECT_NE(svg.find("run &quot;1&quot;"), std::string::npos);
+    EXPECT_EQ(std::count(svg.begin(), svg.end(), '\n') > 10, true);
+    EXPECT_EQ(svg.find("<polyline") != std::string::npos, true);
+    EXPECT_EQ(svg.find("off the axis"), std::string::npos); // markers outside the data are left out
+    EXPECT_EQ(svg.find("href"), std::string::npos); // nothing fetched
+    EXPECT_NE(renderSvg({ "empty", "x", "y", {}, {} }).find("no data"), std::string::npos);
+}
+
+TEST(SvgChart, EscapesEveryMarkupCharacter) {
+    EXPECT_EQ(escapeXml("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
 }
 
 } // namespace

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: MIT
+// `layoutlab report RUN... -o DIR`: a standalone HTML report of stored runs (DIR/index.html, with its
+// charts inline as SVG and also written beside it as .svg files). It needs no display to write and no
+// network to read: no scripts, fonts, styles or images are fetched.
+
+#include "commands.h"
+#include "run_store.h"
+
+#include "layoutlab/report/reporter.h"
+#include "layoutlab/report/svg_chart.h"
+#include "layoutlab/store/stored_run.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+
+namespace layoutlab::cli {
+
+namespace {
+
+struct ReportOptions {
+    std::vector<std::int64_t> runs;
+    std::string output;
+    DbOptions db;
+};
+
+// The points of `result` as (threshold, metric) for the metrics named.
+std::vector<SvgSeries> seriesOf(const SimulationResult& result,
+    const std::vector<std::pair<std::string, std::string>>& metrics, const std::string& prefix = {}) {
+    std::vector<SvgSeries> out;
+    for (const auto& [name, label] : metrics) {
+        SvgSeries s { prefix + label, {} };
+        for (const auto& p : result.points)
+            for (const auto& [metric, value] : pointMetrics(p))
+                if (metric == name)
+                    s.points.emplace_back(p.threshold, value);
+        if (!s.points.empty())
+            out.push_back(std::move(s));
+    }
+    return out;
+}
+
+std::vector<SvgMarker> markersOf(const SimulationResult& result) {
+    std::vector<SvgMarker> out { { 64, "64" }, { 128, "128" } };
+    if (const auto verdict = sweepVerdict(result); verdict.best)
+        out.push_back(
+            { static_cast<double>(verdict.best->threshold), fmt::format("best {}", verdict.best->threshold) });
+    return out;
+}
+
+struct Figure {
+    std::string file; // beside index.html
+    std::string svg;
+};
+
+std::vector<Figure> figuresOf(const StoredRun& stored) {
+    const auto& r = stored.result;
+    const std::string base = fmt::format("run-{}", stored.run.id);
+    std::vector<Figure> out;
+    if (r.points.size() < 2)
+        return out; // one point: the table says it all
+    const auto markers = markersOf(r);
+    out.push_back({ base + "-memory.svg",
+        renderSvg({ "Memory per key", "threshold (bytes)", "bytes per key",
+            seriesOf(
+                r, { { "usable_bytes_per_key", "bytes per key" }, { "overhead_bytes_per_key", "overhead per key" } }),
+            markers }) });
+    out.push_back({ base + "-access.svg",
+        renderSvg({ "GET access path", "threshold (bytes)", "per GET",
+            seriesOf(
+                r, { { "lines_touched_per_get", "lines touched" }, { "dependent_loads_per_get", "dependent loads" } }),
+            markers }) });
+    if (!r.points.front().missesPerGet.empty())
+        out.push_back({ base + "-misses.svg",
+            renderSvg({ "Cache-model misses per GET", "threshold (bytes)", "misses per GET",
+                seriesOf(r,
+                    { { "l1_misses_per_get", "L1" }, { "l2_misses_per_get", "L2" }, { "llc_misses_per_get", "LLC" } }),
+                markers }) });
+    return out;
+}
+
+std::string cell(const std::string& text) {
+    return "<td>" + escapeXml(text) + "</td>";
+}
+
+std::string runSection(const StoredRun& stored, const std::vector<Figure>& figures) {
+    const auto& run = stored.run;
+    const auto& r = stored.result;
+    std::string html = fmt::format("<section id=\"run-{0}\">\n<h2>Run {0}: {1} of {2}</h2>\n<table class=\"params\">\n",
+        run.id, escapeXml(run.kind), escapeXml(run.layout));
+    const std::pair<const char*, std::string> rows[] { { "status", run.status }, { "trace", run.traceSource },
+        { "layout", run.layout }, { "allocator", run.allocator }, { "tool version", run.toolVersion },
+        { "started (UTC)", run.startedAt }, { "finished (UTC)", run.finishedAt }, { "error", run.error } };
+    for (const auto& [name, value] : rows)
+        if (!value.empty())
+            html += "<tr><th>" + std::string(name) + "</th>" + cell(value) + "</tr>\n";
+    html += "</table>\n<details><summary>every parameter</summary><pre>"
+        + escapeXml(nlohmann::json::parse(run.parametersJson, nullptr, false).dump(2)) + "</pre></details>\n";
+    if (r.trace.requests)
+        html += fmt::format("<p>{} requests replayed; {} live keys at the end, in {} distinct shapes.{}</p>\n",
+            r.trace.requests, r.trace.liveKeys, r.trace.distinctShapes,
+            r.cacheGeometry.empty()
+                ? std::string()
+                : fmt::format(" Cache model {}, {} GETs sampled.", escapeXml(r.cacheGeometry), r.cacheSampledGets));
+    if (const auto verdict = sweepVerdict(r); verdict.best && r.points.size() > 1) {
+        html += fmt::format("<p class=\"verdict\">Fewest bytes per key at threshold <b>{}</b> ({:.2f} bytes per key, "
+                            "{:.3f} lines per GET).",
+            verdict.best->threshold, verdict.best->usableBytesPerKey, verdict.best->linesTouchedPerGet);
+        for (const auto* p : { verdict.at64, verdict.at128 })
+            if (p && p != verdict.best)
+                html += fmt::format(" At {}: {:+.2f} bytes per key, {:+.3f} lines per GET.", p->threshold,
+                    p->usableBytesPerKey - verdict.best->usableBytesPerKey,
+                    p->linesTouchedPerGet - verdict.best->linesTouchedPerGet);
+        html += "</p>\n";
+    }
+    for (const auto& f : figures)
+        html
+            += "<figure>" + f.svg + "<figcaption><a href=\"" + f.file + "\">" + f.file + "</a></figcaption></figure>\n";
+    if (!r.points.empty()) {
+        html += "<table class=\"points\">\n<tr><th>threshold</th>";
+        const auto names = pointMetrics(r.points.front());
+        for (const auto& [name, value] : names)
+            html += "<th>" + escapeXml(name) + "</th>";
+        html += "</tr>\n";
+        for (const auto& p : r.points) {
+            html += fmt::format("<tr><td>{}</td>", p.threshold);
+            for (const auto& [name, value] : pointMetrics(p))
+                html += fmt::format("<td>{}</td>",
+                    value == static_cast<double>(static_cast<std::int64_t>(value)) ? fmt::format("{:.0f}", value)
+                                                                                   : fmt::format("{:.4f}", value));
+            html += "</tr>\n";
+        }
+        html += "</table>\n";
+    }
+    if (!stored.measurements.empty()) {
+        html += "<h3>Measured</h3>\n<table class=\"points\">\n<tr><th>threshold</th><th>metric</th><th>value</th>"
+                "<th>unit</th><th>engine</th></tr>\n";
+        for (const auto& m : stored.measurements)
+            html += "<tr>" + cell(m.threshold ? std::to_string(*m.threshold) : "-") + cell(m.metric)
+                + fmt::format("<td>{:.4f}</td>", m.value) + cell(m.unit) + cell(m.engine + " " + m.engineVersion)
+                + "</tr>\n";
+        html += "</table>\n";
+    }
+    return html + "</section>\n";
+}
+
+int runReport(const ReportOptions& o) {
+    auto db = o.db.open();
+    if (!db)
+        return reportError(db.error());
+    std::vector<StoredRun> runs;
+    for (const auto id : o.runs) {
+        auto stored = loadStoredRun(**db, id);
+        if (!stored)
+            return reportError(stored.error());
+        runs.push_back(std::move(*stored));
+    }
+    std::error_code ec;
+    std::filesystem::create_directories(o.output, ec);
+    if (ec)
+        return reportError(ioError(fmt::format("cannot create the directory: {}", ec.message()), o.output));
+
+    std::vector<Figure> all;
+    std::string body;
+    if (runs.size() > 1) {
+        // The runs side by side: bytes per key of each.
+        SvgChart together { "Bytes per key, every run", "threshold (bytes)", "bytes per key", {},
+            { { 64, "64" }, { 128, "128" } } };
+        for (const auto& s : runs)
+            for (auto& series : seriesOf(s.result, { { "usable_bytes_per_key", "" } }, fmt::format("run {}", s.run.id)))
+                together.series.push_back(std::move(series));
+        Figure f { "runs-bytes-per-key.svg", renderSvg(together) };
+        body
+            += "<figure>" + f.svg + "<figcaption><a href=\"" + f.file + "\">" + f.file + "</a></figcaption></figure>\n";
+        all.push_back(std::move(f));
+    }
+    for (const auto& s : runs) {
+        auto figures = figuresOf(s);
+        body += runSection(s, figures);
+        for (auto& f : figures)
+            all.push_back(std::move(f));
+    }
+    std::string toc;
+    for (const auto& s : runs)
+        toc += fmt::format("<li><a href=\"#run-{0}\">Run {0}</a>: {1}, {2} under {3}, {4}</li>\n", s.run.id,
+            escapeXml(s.run.kind), escapeXml(s.run.layout), escapeXml(s.run.allocator), escapeXml(s.run.status));
+    const std::string html = fmt::format(R"(<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>layoutlab report</title>
+<style>
+body {{ font-family: sans-serif; margin: 2em; max-width: 1100px; color: #222; }}
+table {{ border-collapse: collapse; margin: 0.5em 0; font-size: 13px; }}
+th, td {{ border: 1px solid #ccc; padding: 2px 6px; text-align: right; }}
+table.params th, table.params td {{ text-align: left; }}
+figure {{ display: inline-block; margin: 0.5em; }}
+figcaption {{ font-size: 12px; color: #666; }}
+section {{ border-top: 2px solid #ddd; margin-top: 2em; }}
+.points {{ display: block; overflow-x: auto; }}
+</style>
+</head>
+<body>
+<h1>layoutlab report</h1>
+<p>Written by layoutlab {} from the results database {}. Every figure below is also a file beside this one.</p>
+<ul>
+{}</ul>
+{}</body>
+</html>
+)",
+        LAYOUTLAB_VERSION, escapeXml(std::filesystem::path(o.db.resolvedPath()).filename().string()), toc, body);
+    if (auto ok = writeOutput(html, (std::filesystem::path(o.output) / "index.html").string()); !ok)
+        return reportError(ok.error());
+    for (const auto& f : all)
+        if (auto ok = writeOutput(f.svg, (std::filesystem::path(o.output) / f.file).string()); !ok)
+            return reportError(ok.error());
+    fmt::print(stderr, "wrote {} ({} runs, {} charts)\n", (std::filesystem::path(o.output) / "index.html").string(),
+        runs.size(), all.size());
+    return kExitOk;
+}
+
+} // namespace
+
+void addReportCommand(CLI::App& app, int& status) {
+    auto o = std::make_shared<ReportOptions>();
+    auto* cmd = app.add_subcommand("report", "Write a standalone HTML report (SVG charts, tables, parameters) of runs");
+    cmd->add_option("runs", o->runs, "Run ids (see `layoutlab db list`)")->required();
+    cmd->add_option("-o,--output", o->output, "Directory to write index.html and the charts' .svg files to")
+        ->required();
+    o->db.addTo(*cmd, false);
+    cmd->callback([o, &status] { status = runReport(*o); });
+}
+
+} // namespace layoutlab::cli
