@@ -55,5 +55,6 @@ void addDriveCommand(CLI::App& app, int& status);
 void addCompareCommand(CLI::App& app, int& status);
 void addAdviseCommand(CLI::App& app, int& status);
 void addReportCommand(CLI::App& app, int& status);
+void addBatchCommand(CLI::App& app, int& status);
 
 } // namespace layoutlab::cli

@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+
 namespace layoutlab::cli {
 
 namespace {
@@ -77,7 +79,7 @@ void onDb(const DbSubcommand& sub, int& status, std::function<int(const DbComman
 } // namespace
 
 void addDbCommands(CLI::App& app, int& status) {
-    auto* db = app.add_subcommand("db", "Look into the results database (list, show, export, delete, vacuum)");
+    auto* db = app.add_subcommand("db", "Look into the results database (list, show, export, delete, merge, vacuum)");
     db->require_subcommand(1);
 
     auto list = addDbSubcommand(*db, "list", "List the stored runs");
@@ -185,6 +187,47 @@ void addDbCommands(CLI::App& app, int& status) {
             return reportError(n.error());
         fmt::print("deleted {} run{}\n", *n, *n == 1 ? "" : "s");
         return kExitOk;
+    });
+
+    // merge: its own options (several inputs, one output), so not through addDbSubcommand.
+    struct MergeOptions {
+        std::vector<std::string> inputs;
+        std::string output;
+    };
+    auto merge = std::make_shared<MergeOptions>();
+    auto* mergeCommand = db->add_subcommand(
+        "merge", "Combine databases (e.g. the shards of a batch) into one: layoutlab db merge A.db B.db -o ALL.db");
+    mergeCommand->add_option("databases", merge->inputs, "The databases to copy runs from")->required();
+    mergeCommand->add_option("-o,--output", merge->output, "The database to merge into (created if missing)")
+        ->required();
+    mergeCommand->callback([merge, &status] {
+        std::error_code ec;
+        for (const auto& input : merge->inputs)
+            if (std::filesystem::exists(merge->output) && std::filesystem::equivalent(input, merge->output, ec)) {
+                status = reportError(usageError("the output is also an input: " + input, "-o"));
+                return;
+            }
+        for (const auto& input : merge->inputs)
+            if (!std::filesystem::exists(input)) {
+                Error e = ioError("no such database");
+                e.file = input;
+                status = reportError(e);
+                return;
+            }
+        auto out = ResultsDb::open(merge->output);
+        if (!out) {
+            status = reportError(out.error());
+            return;
+        }
+        for (const auto& input : merge->inputs) {
+            auto copied = (*out)->mergeFrom(input);
+            if (!copied) {
+                status = reportError(copied.error());
+                return;
+            }
+            fmt::print(stderr, "merged {} runs from {}\n", *copied, input);
+        }
+        status = kExitOk;
     });
 
     auto vacuum = addDbSubcommand(*db, "vacuum", "Compact the database file");

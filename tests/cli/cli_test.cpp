@@ -25,8 +25,8 @@ using layoutlab::test::spawnCli;
 using CliTest = layoutlab::test::CliTestBase;
 
 TEST_F(CliTest, HelpOnEveryCommand) {
-    for (const char* cmd :
-        { "gen", "sim", "sweep", "layouts", "allocators", "collectors", "profile", "compare", "advise", "report" }) {
+    for (const char* cmd : { "gen", "sim", "sweep", "layouts", "allocators", "collectors", "profile", "compare",
+             "advise", "report", "batch" }) {
         const auto r = run({ cmd, "--help" });
         EXPECT_EQ(r.exitCode, 0) << cmd;
         EXPECT_NE(r.out.find("Usage"), std::string::npos) << cmd << ": " << r.out;
@@ -295,6 +295,85 @@ TEST_F(CliTest, ReportWritesAStandaloneHtmlWithSvgCharts) {
     const auto missing = run({ "report", "1", "7", "-o", path("none") });
     EXPECT_EQ(missing.exitCode, 2);
     EXPECT_FALSE(std::filesystem::exists(path("none"))); // nothing written when a run is missing
+}
+
+TEST_F(CliTest, BatchRunsAPlanInParallelAndResumes) {
+    const std::string plan = path("plan.json");
+    std::ofstream(plan) << R"({ "traces": [")" << seedTrace() << R"(", ")" LAYOUTLAB_DATASETS_DIR
+                        << R"(/traces/mixed-sizes.lltrace", "missing.lltrace"],
+        "layouts": ["valkey-8.1", "valkey-9.1"], "thresholds": "32:256:32" })";
+    const auto first = run({ "batch", plan, "-j", "2", "--json" });
+    EXPECT_EQ(first.exitCode, 1) << "a failed cell makes the batch fail"; // the missing trace's two cells
+    const auto j = nlohmann::json::parse(first.out);
+    ASSERT_EQ(j["cells"].size(), 6u);
+    EXPECT_EQ(j["failed"], 2);
+    EXPECT_EQ(j["workers"], 2);
+    for (const auto& cell : j["cells"]) {
+        if (cell["trace"].get<std::string>().ends_with("missing.lltrace")) {
+            EXPECT_EQ(cell["status"], "failed");
+            EXPECT_NE(cell["error"].get<std::string>().find("missing.lltrace"), std::string::npos) << cell;
+        } else {
+            EXPECT_EQ(cell["status"], "complete") << cell;
+        }
+    }
+    EXPECT_EQ(j["cells"][1]["best_threshold"], 128); // seed on Valkey 9.1
+    // Resumed: the complete cells are skipped, the failed ones tried again.
+    const auto again = nlohmann::json::parse(run({ "batch", plan, "--json" }).out);
+    EXPECT_EQ(again["skipped"], 4);
+    EXPECT_EQ(again["ran"], 2);
+    // The bundled example plan, as docs/batch.md runs it.
+    const auto example
+        = run({ "batch", LAYOUTLAB_DATASETS_DIR "/plans/example.json", "--json", "--db", path("ex.db") });
+    ASSERT_EQ(example.exitCode, 0) << example.err;
+    EXPECT_EQ(nlohmann::json::parse(example.out)["cells"].size(), 8u);
+    // A bad plan is refused, naming the field.
+    const std::string bad = path("bad.json");
+    std::ofstream(bad) << R"({ "traces": ["a"], "layouts": ["valkey-9.1"], "threshold": "64" })";
+    const auto refused = run({ "batch", bad });
+    EXPECT_EQ(refused.exitCode, 2);
+    EXPECT_NE(refused.err.find("unknown field 'threshold'"), std::string::npos) << refused.err;
+}
+
+TEST_F(CliTest, ShardsMergeIntoOneDatabase) {
+    const std::string plan = path("plan.json");
+    std::ofstream(plan) << R"({ "traces": [")" << seedTrace() << R"(", ")" LAYOUTLAB_DATASETS_DIR
+                        << R"(/traces/mixed-sizes.lltrace"], "layouts": ["valkey-9.1", "redis-7.0", "memcached-1.6"],
+        "thresholds": "64,128" })";
+    for (const char* shard : { "0/2", "1/2" }) {
+        const auto r = run({ "batch", plan, "--shard", shard, "--db", path(std::string("shard") + shard[0] + ".db") });
+        ASSERT_EQ(r.exitCode, 0) << r.err;
+    }
+    const auto merged = run({ "db", "merge", path("shard0.db"), path("shard1.db"), "-o", path("all.db") });
+    ASSERT_EQ(merged.exitCode, 0) << merged.err;
+    EXPECT_NE(merged.err.find("merged 3 runs"), std::string::npos) << merged.err;
+    EXPECT_EQ(
+        run({ "db", "merge", path("shard0.db"), "-o", path("all.db") }).err.find("merged 0 runs") != std::string::npos,
+        true); // merging again adds nothing
+    const auto list = nlohmann::json::parse(run({ "db", "list", "--json", "--db", path("all.db") }).out);
+    ASSERT_EQ(list.size(), 6u);
+    // The merged results are the shards' own, and a batch on the merged database has nothing left to do.
+    const auto resumed = nlohmann::json::parse(run({ "batch", plan, "--json", "--db", path("all.db") }).out);
+    EXPECT_EQ(resumed["skipped"], 6);
+    const auto single = run({ "batch", plan, "--json", "--db", path("single.db") });
+    ASSERT_EQ(single.exitCode, 0);
+    for (const auto& cell : nlohmann::json::parse(single.out)["cells"]) {
+        bool found = false;
+        for (const auto& other : resumed["cells"])
+            if (other["cell"] == cell["cell"]) {
+                found = true;
+                const auto a = nlohmann::json::parse(
+                    run({ "db", "show", std::to_string(cell["run"].get<int>()), "--json", "--db", path("single.db") })
+                        .out);
+                const auto b = nlohmann::json::parse(
+                    run({ "db", "show", std::to_string(other["run"].get<int>()), "--json", "--db", path("all.db") })
+                        .out);
+                EXPECT_EQ(a["result"]["points"], b["result"]["points"]) << cell;
+            }
+        EXPECT_TRUE(found);
+    }
+    EXPECT_EQ(run({ "db", "check", "--db", path("all.db") }).out, "ok\n");
+    EXPECT_EQ(run({ "batch", plan, "--shard", "2/2" }).exitCode, 2);
+    EXPECT_EQ(run({ "db", "merge", path("all.db"), "-o", path("all.db") }).exitCode, 2);
 }
 
 TEST_F(CliTest, KilledSweepLeavesTheDatabaseConsistent) {

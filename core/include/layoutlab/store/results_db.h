@@ -101,6 +101,10 @@ public:
     Expected<std::uint64_t> deleteRuns(const std::vector<std::int64_t>& runIds);
     Expected<std::uint64_t> deleteIncompleteRuns();
     Status vacuum();
+    // Copies the runs of the database at `otherPath` (with their traces, points, size classes and
+    // measurements) into this one under new ids, in one transaction; a run already here is skipped.
+    // Returns the number of runs copied.
+    Expected<std::uint64_t> mergeFrom(const std::string& otherPath);
     Expected<std::string> integrityCheck();
 
 private:
