@@ -40,6 +40,7 @@ struct Cell {
     std::string layout;
     std::string allocator;
     std::string key; // identifies the cell among stored runs (resume)
+    std::string contentHash; // of the trace; empty when it could not be read (the cell then fails)
 };
 
 struct Plan {
@@ -185,7 +186,11 @@ CellResult runCell(const Cell& cell, const Plan& plan, const std::string& dbPath
         return fail(models.error());
     SimulationJob job;
     job.tracePath = cell.trace;
+    job.traceContentHash = cell.contentHash;
     job.importOptions = plan.importOptions;
+    // One thread per cell: a batch's parallelism is across cells (-j), and a decoding thread per cell
+    // would only compete with the other cells for the cores.
+    job.importOptions.decodeAhead = false;
     job.toolVersion = LAYOUTLAB_VERSION;
     job.config.layout = models->layout;
     job.config.allocator = models->allocator;
@@ -258,9 +263,11 @@ int runBatch(const BatchOptions& o) {
             continue;
         if (!hashes.contains(cell.trace)) {
             auto hash = hashFile(cell.trace);
-            hashes[cell.trace] = hash ? *hash : cell.trace; // a missing trace fails in its cell, with the reason
+            hashes[cell.trace] = hash ? *hash : std::string(); // a missing trace fails in its cell, with the reason
         }
-        cell.key = fmt::format("{}|{}|{}|{}|{}|{}", hashes[cell.trace], cell.layout, cell.allocator, plan->thresholds,
+        cell.contentHash = hashes[cell.trace];
+        cell.key = fmt::format("{}|{}|{}|{}|{}|{}", cell.contentHash.empty() ? cell.trace : cell.contentHash,
+            cell.layout, cell.allocator, plan->thresholds,
             plan->cache ? (plan->cacheGeometry.empty() ? "cache" : plan->cacheGeometry) : "",
             plan->importOptions.format);
         if (const auto it = done->find(cell.key); it != done->end()) {

@@ -56,7 +56,12 @@ int runSim(const SimOptions& o, bool sweep) {
     auto db = o.db.open();
     if (!db)
         return reportError(db.error());
-    SimulationJob job { o.trace, *importOptions, config, sweep ? "sweep" : "sim", LAYOUTLAB_VERSION };
+    SimulationJob job;
+    job.tracePath = o.trace;
+    job.importOptions = *importOptions;
+    job.config = config;
+    job.kind = sweep ? "sweep" : "sim";
+    job.toolVersion = LAYOUTLAB_VERSION;
     ProgressBar bar(job.kind);
     auto outcome = runSimulationJob(job, db->get(), &bar);
     if (!outcome)

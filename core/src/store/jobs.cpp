@@ -6,17 +6,27 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+
 namespace layoutlab {
 
 Expected<std::int64_t> recordTrace(ResultsDb& db, const std::string& path, const std::string& format,
-    const std::string& statsJson, std::uint64_t requests, std::uint64_t distinctKeys) {
+    const std::string& statsJson, std::uint64_t requests, std::uint64_t distinctKeys, const std::string& contentHash) {
     TraceRecord t;
     t.source = path;
     t.format = format;
-    auto hash = hashFile(path, &t.sizeBytes);
-    if (!hash)
-        return hash.error();
-    t.contentHash = *hash;
+    if (contentHash.empty()) {
+        auto hash = hashFile(path, &t.sizeBytes);
+        if (!hash)
+            return hash.error();
+        t.contentHash = *hash;
+    } else {
+        std::error_code ec;
+        t.sizeBytes = std::filesystem::file_size(path, ec);
+        if (ec)
+            return ioError("cannot read the trace's size: " + ec.message(), path);
+        t.contentHash = contentHash;
+    }
     t.statsJson = statsJson;
     t.requests = requests;
     t.distinctKeys = distinctKeys;
@@ -100,7 +110,8 @@ Expected<SimulationJobOutcome> runSimulationJob(
     const auto* importer = dynamic_cast<const Importer*>(trace->get());
     SimulationJobOutcome outcome;
     if (db) {
-        auto traceId = recordTrace(*db, job.tracePath, importer ? importer->formatName() : "layoutlab");
+        auto traceId = recordTrace(
+            *db, job.tracePath, importer ? importer->formatName() : "layoutlab", "{}", 0, 0, job.traceContentHash);
         if (!traceId)
             return traceId.error();
         const auto param = config.layout->threshold();

@@ -21,9 +21,11 @@
 
 namespace layoutlab {
 
-// Records the trace file (content hash, format) and returns its id.
+// Records the trace file (content hash, format) and returns its id. `contentHash`: the file's hash when
+// the caller has it already (hashFile), else it is computed.
 Expected<std::int64_t> recordTrace(ResultsDb& db, const std::string& path, const std::string& format,
-    const std::string& statsJson = "{}", std::uint64_t requests = 0, std::uint64_t distinctKeys = 0);
+    const std::string& statsJson = "{}", std::uint64_t requests = 0, std::uint64_t distinctKeys = 0,
+    const std::string& contentHash = {});
 
 // Starts a run of `kind` ('running' until completed or failed) and returns its id. `toolVersion` is the
 // version of the program that runs it.
@@ -54,6 +56,7 @@ struct SimulationJob {
     std::string kind = "sweep"; // "sim", "sweep" or "advise"
     std::string toolVersion;
     std::string extraParametersJson = "{}"; // stored with the run's parameters (e.g. advise's weights)
+    std::string traceContentHash; // hashFile() of the trace, when known (batch hashes each trace once)
 };
 
 struct SimulationJobOutcome {
