@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/import/importer.h"
 
+#include <sched.h>
+
 #include "import_formats.h"
 #include "layoutlab/import/input_stream.h"
 #include "layoutlab/trace/decode_ahead_reader.h"
@@ -11,6 +13,19 @@
 #include <fmt/format.h>
 
 namespace layoutlab {
+
+namespace {
+// The CPUs this process may run on (its affinity mask: `taskset`, cgroups' cpusets). With one, a
+// second thread only takes turns with the first, and handing batches between them costs a context
+// switch each: the work is then done on the caller's thread.
+unsigned usableCpus() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) != 0)
+        return 2; // unknown: assume a second thread helps
+    return static_cast<unsigned>(CPU_COUNT(&set));
+}
+} // namespace
 
 std::uint32_t KeyInterner::idFor(std::string_view key) {
     return idForHash(hashKey(key));
@@ -172,7 +187,7 @@ Expected<std::unique_ptr<Importer>> openImporter(const std::string& path, const 
         importer = makeRdbCsvImporter(std::move(*input), options);
     if (importer) {
         // Text formats parse on a second thread while this one resolves keys and goes on with the requests.
-        if (!options.decodeAhead || !dynamic_cast<LineImporter*>(importer.get()))
+        if (!options.decodeAhead || usableCpus() < 2 || !dynamic_cast<LineImporter*>(importer.get()))
             return importer;
         std::unique_ptr<LineImporter> lines(static_cast<LineImporter*>(importer.release()));
         return std::unique_ptr<Importer>(std::make_unique<PipelinedImporter>(std::move(lines)));
@@ -198,7 +213,7 @@ Expected<std::unique_ptr<TraceReader>> openTrace(const std::string& path, const 
             auto reader = TraceFileReader::open(path);
             if (!reader)
                 return reader.error();
-            if (!options.decodeAhead)
+            if (!options.decodeAhead || usableCpus() < 2)
                 return std::unique_ptr<TraceReader>(std::move(*reader));
             // Decoding overlaps with whatever the caller does with the requests.
             return std::unique_ptr<TraceReader>(std::make_unique<DecodeAheadReader>(std::move(*reader)));
