@@ -4,14 +4,12 @@
 #include "layoutlab/collect/trace_keys.h"
 
 #include <algorithm>
-#include <chrono>
 #include <ctime>
 #include <fmt/format.h>
 
 namespace layoutlab {
 
 namespace {
-constexpr std::size_t kBatchRequests = 4096;
 // memcached.c realtime(): an exptime above 30 days is an absolute Unix time.
 constexpr std::uint32_t kMaxRelativeExptime = 60 * 60 * 24 * 30;
 
@@ -110,77 +108,51 @@ Expected<MemcachedLoadReport> loadTraceMemcached(MemcachedClient& client, TraceR
     std::size_t pipeline, std::size_t keepReads, const std::function<void(std::uint64_t)>& progress,
     std::stop_token stop) {
     using Verb = MemcachedCommand::Verb;
-    const auto started = std::chrono::steady_clock::now();
-    MemcachedLoadReport report;
-    std::vector<MemcachedCommand> commands;
-    KeyNameCheck names(trace.keyIdLimit());
-    auto loaded = forEachBatch(trace, kBatchRequests, stop, [&](std::span<const Request> batch) -> Status {
-        commands.clear();
-        for (const Request& r : batch) {
-            ++report.requests;
-            names.see(r.keyBytes);
-            MemcachedCommand c;
-            c.key = traceKeyName(r.keyId, r.keyBytes);
-            c.exptime = exptimeOf(r.ttlSeconds);
-            auto store = [&](Verb verb, std::uint64_t valueBytes) {
-                // The framing decides the bytes stored and whether the flags are set (Dalli's serialized
-                // values carry flag 1), as the layout model's framing parameter does.
-                const auto framed = frameValue(framing, valueBytes);
-                c.verb = verb;
-                c.flags = framed.nonZeroFlags ? 1 : 0;
-                c.value.assign(framed.storedBytes, 'v');
-            };
-            switch (r.op) {
-            case Op::Set:
-            case Op::Incr: // memcached's incr needs a number already there: store the new value instead
-            case Op::Decr:
-                store(Verb::Set, r.valueBytes);
-                break;
-            case Op::Add:
-                store(Verb::Add, r.valueBytes);
-                break;
-            case Op::Replace:
-                store(Verb::Replace, r.valueBytes);
-                break;
-            case Op::Append:
-            case Op::Prepend:
-                c.verb = r.op == Op::Append ? Verb::Append : Verb::Prepend;
-                c.value.assign(r.valueBytes, 'v');
-                break;
-            case Op::Delete:
-                c.verb = Verb::Delete;
-                break;
-            case Op::Expire:
-            case Op::Persist:
-                c.verb = Verb::Touch;
-                c.exptime = r.op == Op::Persist ? 0 : exptimeOf(std::max<std::uint32_t>(r.ttlSeconds, 1));
-                break;
-            case Op::Get:
-                if (report.readKeys.size() < keepReads)
-                    report.readKeys.push_back({ std::move(c.key), r.valueBytes });
-                ++report.reads;
-                continue;
-            case Op::Other:
-                ++report.reads;
-                continue;
-            }
-            commands.push_back(std::move(c));
+    auto translate = [framing](const Request& r, std::string key, std::vector<MemcachedCommand>& commands) {
+        MemcachedCommand c;
+        c.key = std::move(key);
+        c.exptime = exptimeOf(r.ttlSeconds);
+        auto store = [&](Verb verb, std::uint64_t valueBytes) {
+            // The framing decides the bytes stored and whether the flags are set (Dalli's serialized
+            // values carry flag 1), as the layout model's framing parameter does.
+            const auto framed = frameValue(framing, valueBytes);
+            c.verb = verb;
+            c.flags = framed.nonZeroFlags ? 1 : 0;
+            c.value.assign(framed.storedBytes, 'v');
+        };
+        switch (r.op) {
+        case Op::Set:
+        case Op::Incr: // memcached's incr needs a number already there: store the new value instead
+        case Op::Decr:
+            store(Verb::Set, r.valueBytes);
+            break;
+        case Op::Add:
+            store(Verb::Add, r.valueBytes);
+            break;
+        case Op::Replace:
+            store(Verb::Replace, r.valueBytes);
+            break;
+        case Op::Append:
+        case Op::Prepend:
+            c.verb = r.op == Op::Append ? Verb::Append : Verb::Prepend;
+            c.value.assign(r.valueBytes, 'v');
+            break;
+        case Op::Delete:
+            c.verb = Verb::Delete;
+            break;
+        case Op::Expire:
+        case Op::Persist:
+            c.verb = Verb::Touch;
+            c.exptime = r.op == Op::Persist ? 0 : exptimeOf(std::max<std::uint32_t>(r.ttlSeconds, 1));
+            break;
+        case Op::Get:
+        case Op::Other: // reads: loadInBatches keeps them for the run phase
+            return;
         }
-        if (auto ok = client.apply(commands, pipeline); !ok) {
-            Error e = ok.error();
-            e.message += fmt::format(" (load phase: after {} of the trace's requests)", report.requests);
-            return e;
-        }
-        report.commands += commands.size();
-        if (progress)
-            progress(report.requests);
-        return Ok {};
-    });
-    if (!loaded)
-        return loaded.error();
-    report.namesRepeat = names.repeats();
-    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    return report;
+        commands.push_back(std::move(c));
+    };
+    return loadInBatches<MemcachedCommand>(trace, pipeline, keepReads, progress, stop, translate,
+        [&](const std::vector<MemcachedCommand>& commands) { return client.apply(commands, pipeline); });
 }
 
 } // namespace layoutlab

@@ -2,15 +2,12 @@
 #include "layoutlab/collect/resp_driver.h"
 
 #include <algorithm>
-#include <chrono>
 #include <fmt/format.h>
 #include <sstream>
 
 namespace layoutlab {
 
-namespace {
-constexpr std::size_t kBatchRequests = 4096;
-} // namespace
+namespace { } // namespace
 
 std::vector<std::uint64_t> parseJemallocBins(const std::string& mallocStats) {
     std::vector<std::uint64_t> sizes;
@@ -109,81 +106,52 @@ Expected<std::uint64_t> keyCount(RespClient& client) {
 
 Expected<LoadReport> loadTrace(RespClient& client, TraceReader& trace, std::size_t pipeline, std::size_t keepReads,
     const std::function<void(std::uint64_t)>& progress, std::stop_token stop) {
-    const auto started = std::chrono::steady_clock::now();
-    LoadReport report;
-    std::vector<std::vector<std::string>> commands;
-    commands.reserve(kBatchRequests);
-    KeyNameCheck names(trace.keyIdLimit());
-    auto loaded = forEachBatch(trace, kBatchRequests, stop, [&](std::span<const Request> batch) -> Status {
-        for (const Request& r : batch) {
-            ++report.requests;
-            names.see(r.keyBytes);
-            std::string key = traceKeyName(r.keyId, r.keyBytes);
-            auto withTtl = [&r](std::vector<std::string> cmd) {
-                if (r.ttlSeconds == kKeepTtl)
-                    cmd.push_back("KEEPTTL");
-                else if (r.ttlSeconds != 0) {
-                    cmd.push_back("EX");
-                    cmd.push_back(std::to_string(r.ttlSeconds));
-                }
-                return cmd;
-            };
-            switch (r.op) {
-            case Op::Set:
-                commands.push_back(withTtl({ "SET", std::move(key), traceValue(r.valueBytes, r.kind, r.keyId) }));
-                break;
-            case Op::Add:
-                commands.push_back(withTtl({ "SET", std::move(key), traceValue(r.valueBytes, r.kind, r.keyId), "NX" }));
-                break;
-            case Op::Replace:
-                commands.push_back(withTtl({ "SET", std::move(key), traceValue(r.valueBytes, r.kind, r.keyId), "XX" }));
-                break;
-            case Op::Append:
-            case Op::Prepend: // Redis has no PREPEND; the value grows the same
-                commands.push_back({ "APPEND", std::move(key), std::string(r.valueBytes, 'a') });
-                break;
-            case Op::Incr:
-            case Op::Decr: // the value becomes an integer of valueBytes characters; its TTL stays
-                commands.push_back(
-                    { "SET", std::move(key), traceValue(r.valueBytes, ValueKind::Integer, r.keyId), "KEEPTTL" });
-                break;
-            case Op::Delete:
-                commands.push_back({ "DEL", std::move(key) });
-                break;
-            case Op::Expire:
-                commands.push_back(
-                    { "EXPIRE", std::move(key), std::to_string(std::max<std::uint32_t>(r.ttlSeconds, 1)) });
-                break;
-            case Op::Persist:
-                commands.push_back({ "PERSIST", std::move(key) });
-                break;
-            case Op::Get:
-                if (report.readKeys.size() < keepReads)
-                    report.readKeys.push_back({ std::move(key), r.valueBytes });
-                ++report.reads;
-                break;
-            case Op::Other:
-                ++report.reads;
-                break;
+    using Command = std::vector<std::string>;
+    auto translate = [](const Request& r, std::string key, std::vector<Command>& commands) {
+        auto withTtl = [&r](Command cmd) {
+            if (r.ttlSeconds == kKeepTtl)
+                cmd.push_back("KEEPTTL");
+            else if (r.ttlSeconds != 0) {
+                cmd.push_back("EX");
+                cmd.push_back(std::to_string(r.ttlSeconds));
             }
+            return cmd;
+        };
+        switch (r.op) {
+        case Op::Set:
+            commands.push_back(withTtl({ "SET", std::move(key), traceValue(r.valueBytes, r.kind, r.keyId) }));
+            break;
+        case Op::Add:
+            commands.push_back(withTtl({ "SET", std::move(key), traceValue(r.valueBytes, r.kind, r.keyId), "NX" }));
+            break;
+        case Op::Replace:
+            commands.push_back(withTtl({ "SET", std::move(key), traceValue(r.valueBytes, r.kind, r.keyId), "XX" }));
+            break;
+        case Op::Append:
+        case Op::Prepend: // Redis has no PREPEND; the value grows the same
+            commands.push_back({ "APPEND", std::move(key), std::string(r.valueBytes, 'a') });
+            break;
+        case Op::Incr:
+        case Op::Decr: // the value becomes an integer of valueBytes characters; its TTL stays
+            commands.push_back(
+                { "SET", std::move(key), traceValue(r.valueBytes, ValueKind::Integer, r.keyId), "KEEPTTL" });
+            break;
+        case Op::Delete:
+            commands.push_back({ "DEL", std::move(key) });
+            break;
+        case Op::Expire:
+            commands.push_back({ "EXPIRE", std::move(key), std::to_string(std::max<std::uint32_t>(r.ttlSeconds, 1)) });
+            break;
+        case Op::Persist:
+            commands.push_back({ "PERSIST", std::move(key) });
+            break;
+        case Op::Get:
+        case Op::Other: // reads: loadInBatches keeps them for the run phase
+            break;
         }
-        if (auto ok = client.pipeline(commands, pipeline); !ok) {
-            Error e = ok.error();
-            e.message += fmt::format(" (load phase: after {} of the trace's requests)", report.requests);
-            return e;
-        }
-        report.commands += commands.size();
-        report.batches += (commands.size() + pipeline - 1) / std::max<std::size_t>(pipeline, 1);
-        commands.clear();
-        if (progress)
-            progress(report.requests);
-        return Ok {};
-    });
-    if (!loaded)
-        return loaded.error();
-    report.namesRepeat = names.repeats();
-    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    return report;
+    };
+    return loadInBatches<Command>(trace, pipeline, keepReads, progress, stop, translate,
+        [&](const std::vector<Command>& commands) { return client.pipeline(commands, pipeline); });
 }
 
 } // namespace layoutlab

@@ -6,6 +6,7 @@
 
 #include "layoutlab/collect/memcached_client.h"
 #include "layoutlab/collect/trace_keys.h"
+#include "layoutlab/collect/trace_loader.h"
 #include "layoutlab/layout/value_framing.h"
 #include "layoutlab/trace/trace_reader.h"
 
@@ -29,14 +30,8 @@ struct MemcachedSlabs {
 };
 Expected<MemcachedSlabs> readSlabs(MemcachedClient& client);
 
-struct MemcachedLoadReport {
-    std::uint64_t requests = 0;
-    std::uint64_t commands = 0;
-    std::uint64_t reads = 0; // GETs and others not sent in the load phase
-    bool namesRepeat = false;
-    double seconds = 0;
-    std::vector<RunKey> readKeys; // the trace's reads in order, up to the loader's keepReads
-};
+// What loading a trace into memcached did (batches: round trips of `pipeline` commands).
+using MemcachedLoadReport = LoadReport;
 
 // Applies the trace's writes in order: set/add/replace with the framed value and the framing's flags,
 // append/prepend, integers for incr/decr (as a set), delete, and touch for expire and persist. TTLs above

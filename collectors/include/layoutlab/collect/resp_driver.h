@@ -7,6 +7,7 @@
 
 #include "layoutlab/collect/resp_client.h"
 #include "layoutlab/collect/trace_keys.h"
+#include "layoutlab/collect/trace_loader.h"
 #include "layoutlab/trace/trace_reader.h"
 
 #include <functional>
@@ -35,16 +36,6 @@ std::string layoutForEngine(const std::string& engine, const std::string& versio
 Expected<RespServerInfo> describeRespServer(RespClient& client);
 Expected<std::uint64_t> usedMemory(RespClient& client);
 Expected<std::uint64_t> keyCount(RespClient& client);
-
-struct LoadReport {
-    std::uint64_t requests = 0; // read from the trace
-    std::uint64_t commands = 0; // sent
-    std::uint64_t reads = 0; // GETs and others the load phase does not send
-    std::uint64_t batches = 0;
-    bool namesRepeat = false; // some key sizes were too small to name every key apart
-    double seconds = 0;
-    std::vector<RunKey> readKeys; // the trace's reads in order, up to the loader's keepReads
-};
 
 // Applies the trace's writes in order: SET (NX for add, XX for replace, EX for a TTL, KEEPTTL where the
 // trace keeps it), APPEND, integers for INCR/DECR, DEL, EXPIRE, PERSIST; GETs are left for the run

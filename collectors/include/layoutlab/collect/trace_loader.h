@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Loading a trace into a real server, batch by batch: the part the RESP and memcached loaders share.
+// Each engine says how a request becomes its commands and how a batch is sent; this counts, keeps the
+// run phase's keys, times the load and says how far it got when the server refuses a batch.
+
+#include "layoutlab/collect/trace_keys.h"
+#include "layoutlab/trace/trace_reader.h"
+
+#include <chrono>
+#include <fmt/format.h>
+#include <functional>
+#include <stop_token>
+
+namespace layoutlab {
+
+// What a load did.
+struct LoadReport {
+    std::uint64_t requests = 0; // read from the trace
+    std::uint64_t commands = 0; // sent
+    std::uint64_t reads = 0; // GETs and others the load phase does not send
+    std::uint64_t batches = 0; // round trips of `pipeline` commands
+    bool namesRepeat = false; // some key sizes were too small to name every key apart
+    double seconds = 0;
+    std::vector<RunKey> readKeys; // the trace's reads in order, up to the loader's keepReads
+};
+
+// Reads `trace` in batches. Each request is counted and its key size checked (KeyNameCheck):
+// - a GET keeps its key name for the run phase (the first `keepReads` of them) and is not sent, nor is
+//   any other read;
+// - every other request becomes commands through `translate(request, keyName, commands)`.
+// `send(commands)` sends one batch's commands, `pipeline` per round trip; an error it returns is
+// annotated with how many requests the load had read. `progress` gets the requests read so far.
+template <class Command, class Translate, class Send>
+Expected<LoadReport> loadInBatches(TraceReader& trace, std::size_t pipeline, std::size_t keepReads,
+    const std::function<void(std::uint64_t)>& progress, std::stop_token stop, Translate&& translate, Send&& send) {
+    constexpr std::size_t kBatchRequests = 4096;
+    const auto started = std::chrono::steady_clock::now();
+    LoadReport report;
+    std::vector<Command> commands;
+    commands.reserve(kBatchRequests);
+    KeyNameCheck names(trace.keyIdLimit());
+    auto loaded = forEachBatch(trace, kBatchRequests, stop, [&](std::span<const Request> batch) -> Status {
+        for (const Request& r : batch) {
+            ++report.requests;
+            names.see(r.keyBytes);
+            if (r.op == Op::Other) {
+                ++report.reads;
+                continue;
+            }
+            std::string key = traceKeyName(r.keyId, r.keyBytes);
+            if (r.op == Op::Get) {
+                if (report.readKeys.size() < keepReads)
+                    report.readKeys.push_back({ std::move(key), r.valueBytes });
+                ++report.reads;
+                continue;
+            }
+            translate(r, std::move(key), commands);
+        }
+        if (auto ok = send(commands); !ok) {
+            Error e = ok.error();
+            e.message += fmt::format(" (load phase: after {} of the trace's requests)", report.requests);
+            return e;
+        }
+        report.commands += commands.size();
+        report.batches += (commands.size() + pipeline - 1) / std::max<std::size_t>(pipeline, 1);
+        commands.clear();
+        if (progress)
+            progress(report.requests);
+        return Ok {};
+    });
+    if (!loaded)
+        return loaded.error();
+    report.namesRepeat = names.repeats();
+    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return report;
+}
+
+} // namespace layoutlab
