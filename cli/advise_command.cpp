@@ -40,19 +40,11 @@ const AdvicePoint* at(const Advice& a, std::uint32_t threshold) {
     return nullptr;
 }
 
-std::size_t fewest(const Advice& a, double AdvicePoint::*field) {
-    std::size_t best = 0;
-    for (std::size_t i = 1; i < a.points.size(); ++i)
-        if (a.points[i].*field < a.points[best].*field)
-            best = i;
-    return best;
-}
-
 // Why the advised point won, in one sentence.
 std::string why(const Advice& a) {
     const auto& c = a.points[a.chosen];
-    const auto& lean = a.points[fewest(a, &AdvicePoint::bytesPerKey)];
-    const auto& quick = a.points[fewest(a, &AdvicePoint::missesPerGet)];
+    const auto& lean = a.points[a.leanest];
+    const auto& quick = a.points[a.fewestMisses];
     const bool leanest = c.bytesPerKey == lean.bytesPerKey, quickest = c.missesPerGet == quick.missesPerGet;
     if (leanest && quickest)
         return fmt::format("it has both the fewest bytes per key ({:.2f}) and the fewest {} ({:.4f})", c.bytesPerKey,
@@ -147,8 +139,8 @@ int runAdvise(const AdviseOptions& o) {
     if (!importOptions)
         return reportError(importOptions.error());
     job.importOptions = *importOptions;
-    if (weights.memory < 0 || weights.misses < 0 || (weights.memory == 0 && weights.misses == 0))
-        return reportError(usageError("the weights must be non-negative and not both zero", "--weight-memory"));
+    if (auto ok = checkWeights(weights); !ok) // before the sweep, not after it
+        return reportError(ok.error());
     auto db = o.db.open();
     if (!db)
         return reportError(db.error());
@@ -174,8 +166,8 @@ int runAdvise(const AdviseOptions& o) {
             { "advised",
                 { { "threshold", chosen.threshold }, { "bytes_per_key", chosen.bytesPerKey },
                     { "misses_per_get", chosen.missesPerGet }, { "why", why(*advice) } } },
-            { "leanest", advice->points[fewest(*advice, &AdvicePoint::bytesPerKey)].threshold },
-            { "fewest_misses", advice->points[fewest(*advice, &AdvicePoint::missesPerGet)].threshold },
+            { "leanest", advice->points[advice->leanest].threshold },
+            { "fewest_misses", advice->points[advice->fewestMisses].threshold },
             { "from_64", distanceJson(*advice, 64) }, { "from_128", distanceJson(*advice, 128) },
             { "run", outcome->runId ? nlohmann::json(outcome->runId) : nlohmann::json(nullptr) } };
         text = out.dump(2) + "\n";

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <fmt/format.h>
-#include <limits>
 
 namespace layoutlab {
 
@@ -22,11 +21,17 @@ double excess(double value, double best) {
 }
 } // namespace
 
+Status checkWeights(const AdviceWeights& weights) {
+    if (weights.memory < 0 || weights.misses < 0 || (weights.memory == 0 && weights.misses == 0))
+        return usageError("the weights must be non-negative and not both zero", "--weight-memory");
+    return Ok {};
+}
+
 Expected<Advice> advise(const SimulationResult& result, const AdviceWeights& weights) {
     if (result.points.empty())
         return usageError("nothing to advise: the sweep has no points");
-    if (weights.memory < 0 || weights.misses < 0 || (weights.memory == 0 && weights.misses == 0))
-        return usageError("the weights must be non-negative and not both zero", "--weight-memory");
+    if (auto ok = checkWeights(weights); !ok)
+        return ok.error();
     const std::size_t levels = result.points.front().missesPerGet.size();
     Advice advice;
     std::optional<std::size_t> level;
@@ -41,16 +46,20 @@ Expected<Advice> advise(const SimulationResult& result, const AdviceWeights& wei
     } else {
         advice.accessMetric = "lines_touched_per_get";
     }
-    double fewestBytes = std::numeric_limits<double>::max(), fewestMisses = std::numeric_limits<double>::max();
     for (const auto& p : result.points) {
         AdvicePoint a;
         a.threshold = p.threshold;
         a.bytesPerKey = p.usableBytesPerKey;
         a.missesPerGet = level ? p.missesPerGet[*level] : p.linesTouchedPerGet;
-        fewestBytes = std::min(fewestBytes, a.bytesPerKey);
-        fewestMisses = std::min(fewestMisses, a.missesPerGet);
+        const auto& points = advice.points;
+        if (!points.empty() && a.bytesPerKey < points[advice.leanest].bytesPerKey)
+            advice.leanest = points.size();
+        if (!points.empty() && a.missesPerGet < points[advice.fewestMisses].missesPerGet)
+            advice.fewestMisses = points.size();
         advice.points.push_back(a);
     }
+    const double fewestBytes = advice.points[advice.leanest].bytesPerKey;
+    const double fewestMisses = advice.points[advice.fewestMisses].missesPerGet;
     for (std::size_t i = 0; i < advice.points.size(); ++i) {
         auto& a = advice.points[i];
         a.memoryCost = excess(a.bytesPerKey, fewestBytes);

@@ -38,11 +38,16 @@ struct AdvicePoint {
 struct Advice {
     std::vector<AdvicePoint> points; // in the sweep's order
     std::size_t chosen = 0; // index into points
+    std::size_t leanest = 0; // the first point with the fewest bytes per key
+    std::size_t fewestMisses = 0; // the first point with the fewest misses (or lines) per GET
     std::string accessMetric; // "llc_misses_per_get", "l1_misses_per_get", ... or "lines_touched_per_get"
 };
 
-// Fails when the result has no points, a weight is negative, both are zero, or `missLevel` is not a
-// level of the cache model.
+// The weights' own check: non-negative and not both zero (a usage error naming --weight-memory).
+Status checkWeights(const AdviceWeights& weights);
+
+// Fails when the result has no points, the weights fail checkWeights, or `missLevel` is not a level of
+// the cache model.
 Expected<Advice> advise(const SimulationResult& result, const AdviceWeights& weights);
 
 } // namespace layoutlab
