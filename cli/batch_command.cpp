@@ -266,10 +266,13 @@ int runBatch(const BatchOptions& o) {
             hashes[cell.trace] = hash ? *hash : std::string(); // a missing trace fails in its cell, with the reason
         }
         cell.contentHash = hashes[cell.trace];
-        cell.key = fmt::format("{}|{}|{}|{}|{}|{}", cell.contentHash.empty() ? cell.trace : cell.contentHash,
+        // Every plan field that changes a cell's result is in its key: the source options too (with
+        // on_error=skip the rejected lines are left out; key_size splits oracleGeneral sizes).
+        const auto& source = plan->importOptions;
+        cell.key = fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", cell.contentHash.empty() ? cell.trace : cell.contentHash,
             cell.layout, cell.allocator, plan->thresholds,
-            plan->cache ? (plan->cacheGeometry.empty() ? "cache" : plan->cacheGeometry) : "",
-            plan->importOptions.format);
+            plan->cache ? (plan->cacheGeometry.empty() ? "cache" : plan->cacheGeometry) : "", source.format,
+            source.onError == OnError::Skip ? "skip" : "fail", source.oracleKeyBytes);
         if (const auto it = done->find(cell.key); it != done->end()) {
             CellResult skipped;
             skipped.cell = &cell;
