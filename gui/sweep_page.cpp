@@ -61,10 +61,10 @@ SweepPage::SweepPage(TaskRunner& runner, std::function<QString()> databasePath, 
     , m_summary(new QLabel(this))
     , m_table(new QTableView(this)) {
     m_layout->setEditable(true);
-    for (const auto& l : listLayouts())
+    for (const auto& l : listLayouts()) {
         m_layout->addItem(qt(l.name), qt(l.spec));
-    for (int i = 0; i < m_layout->count(); ++i)
-        m_layout->setItemData(i, qt(listLayouts()[std::size_t(i)].description), Qt::ToolTipRole);
+        m_layout->setItemData(m_layout->count() - 1, qt(l.description), Qt::ToolTipRole);
+    }
     m_layout->setCurrentText(QStringLiteral("valkey-9.1"));
     m_layout->setToolTip(tr("A preset, or a layout with parameters, e.g. valkey:threshold=128,header=8"));
     m_allocator->setEditable(true);
