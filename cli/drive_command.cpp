@@ -220,9 +220,7 @@ int runDriveResp(const DriveOptions& o, Engine engine, const ImportOptions& impo
     auto load = [&] {
         ProgressBar bar("load");
         const std::uint64_t total = (*trace)->totalRequests();
-        return loadTrace(*client, **trace, o.pipeline, kMaxRunKeys, [&](std::uint64_t done) {
-            bar.progress(total ? static_cast<double>(done) / static_cast<double>(total) : -1.0, done);
-        });
+        return loadTrace(*client, **trace, o.pipeline, kMaxRunKeys, loadProgress(bar, total));
     }();
     if (!load)
         return runs.fail(load.error(), *target);

@@ -13,6 +13,7 @@
 #include "layoutlab/sim/simulation.h"
 
 #include <fmt/format.h>
+#include <functional>
 
 namespace layoutlab::cli {
 
@@ -66,6 +67,13 @@ private:
 // Runs the simulator on a freshly opened copy of the trace, with a progress bar.
 Expected<SimulationResult> predictDrive(
     const DriveOptions& o, const ImportOptions& importOptions, const LayoutPtr& layout, const AllocatorPtr& alloc);
+
+// The load phase's progress callback: the requests read, as a fraction of the trace's `total` when known.
+inline std::function<void(std::uint64_t)> loadProgress(ProgressSink& bar, std::uint64_t total) {
+    return [&bar, total](std::uint64_t done) {
+        bar.progress(total ? static_cast<double>(done) / static_cast<double>(total) : -1.0, done);
+    };
+}
 
 // The trace's reads kept for the run phase (its keys, in order, cycled).
 inline constexpr std::size_t kMaxRunKeys = 1000000;

@@ -199,9 +199,7 @@ int runDriveMemcached(const DriveOptions& o) {
     auto load = [&] {
         ProgressBar bar("load");
         const std::uint64_t total = (*trace)->totalRequests();
-        return loadTraceMemcached(*client, **trace, *framing, o.pipeline, kMaxRunKeys, [&](std::uint64_t done) {
-            bar.progress(total ? static_cast<double>(done) / static_cast<double>(total) : -1.0, done);
-        });
+        return loadTraceMemcached(*client, **trace, *framing, o.pipeline, kMaxRunKeys, loadProgress(bar, total));
     }();
     if (!load)
         return runs.fail(load.error(), *target);
