@@ -137,7 +137,7 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
 
     // The index tables' sizes at the end of the trace.
     const auto policy = layout.indexPolicy();
-    const std::uint64_t slotBytes = policy.kind == IndexKind::ValkeyHashtable ? kCacheLineBytes : 8;
+    const std::uint64_t slotBytes = policy.params.bucketBytes; // a Valkey bucket is one 64-byte line
     const auto keyspaceTable = replay.keyspaceTable().footprint(alloc);
     const BucketIndex buckets(keyspaceTable.buckets);
     BucketIndex expiresBuckets(1);

@@ -8,36 +8,70 @@ namespace layoutlab {
 
 namespace {
 // Valkey src/hashtable.c.
-constexpr std::uint64_t kValkeyBucketBytes = 64; // static_assert(sizeof(bucket) == HASHTABLE_BUCKET_SIZE)
-constexpr std::uint64_t kValkeyEntriesPerBucket = 7; // ENTRIES_PER_BUCKET on 64-bit
-constexpr std::uint64_t kValkeyBucketFactor = 5; // BUCKET_FACTOR
-constexpr std::uint64_t kValkeyBucketDivisor = 32; // BUCKET_DIVISOR
-constexpr std::uint64_t kValkeyMaxFillPercentSoft = 100; // MAX_FILL_PERCENT_SOFT
-constexpr std::uint64_t kValkeyMinFillPercentSoft = 13; // MIN_FILL_PERCENT_SOFT
+constexpr std::uint32_t kValkeyBucketBytes = 64; // static_assert(sizeof(bucket) == HASHTABLE_BUCKET_SIZE)
+constexpr std::uint32_t kValkeyEntriesPerBucket = 7; // ENTRIES_PER_BUCKET on 64-bit
+constexpr std::uint32_t kValkeyBucketFactor = 5; // BUCKET_FACTOR
+constexpr std::uint32_t kValkeyBucketDivisor = 32; // BUCKET_DIVISOR
+constexpr std::uint32_t kValkeyMaxFillPercentSoft = 100; // MAX_FILL_PERCENT_SOFT
+constexpr std::uint32_t kValkeyMinFillPercentSoft = 13; // MIN_FILL_PERCENT_SOFT
 // Redis 7.0 src/dict.c / dict.h.
-constexpr std::uint64_t kRedisSlotBytes = 8; // dictEntry *table[]
+constexpr std::uint32_t kRedisSlotBytes = 8; // dictEntry *table[]
 constexpr std::uint64_t kRedisInitialSize = 4; // DICT_HT_INITIAL_SIZE
-constexpr std::uint64_t kRedisMinFillPercent = 10; // server.h HASHTABLE_MIN_FILL (tryResizeHashTables)
+constexpr std::uint32_t kRedisMaxFillPercent = 100; // _dictExpandIfNeeded: grow when used >= size
+constexpr std::uint32_t kRedisMinFillPercent = 10; // server.h HASHTABLE_MIN_FILL (tryResizeHashTables)
 constexpr double kRedisEmptyVisits = 10; // dictRehash(d, n): empty_visits = n * 10
 // memcached src/assoc.c.
-constexpr std::uint64_t kMemcachedBucketBytes = 8; // item *primary_hashtable[]
+constexpr std::uint32_t kMemcachedBucketBytes = 8; // item *primary_hashtable[]
 constexpr std::uint64_t kMemcachedInitialHashpower = 16; // HASHPOWER_DEFAULT
+constexpr std::uint32_t kMemcachedMaxFillPercent = 150; // assoc_insert: expand past hashsize * 3 / 2 items
+constexpr std::uint32_t kPointerBytes = 8; // one entry pointer in a bucket or slot (64-bit)
 } // namespace
 
+IndexParams engineIndexParams(IndexKind kind) {
+    IndexParams p;
+    switch (kind) {
+    case IndexKind::ValkeyHashtable:
+        p.bucketBytes = kValkeyBucketBytes;
+        p.entriesPerBucket = kValkeyEntriesPerBucket;
+        p.sizingFactor = kValkeyBucketFactor;
+        p.sizingDivisor = kValkeyBucketDivisor;
+        p.maxFillPercent = kValkeyMaxFillPercentSoft;
+        p.minFillPercent = kValkeyMinFillPercentSoft;
+        break;
+    case IndexKind::RedisDict:
+        p.bucketBytes = kRedisSlotBytes;
+        p.maxFillPercent = kRedisMaxFillPercent;
+        p.minFillPercent = kRedisMinFillPercent;
+        p.initialBuckets = kRedisInitialSize;
+        break;
+    case IndexKind::MemcachedAssoc:
+        p.bucketBytes = kMemcachedBucketBytes;
+        p.maxFillPercent = kMemcachedMaxFillPercent;
+        p.initialBuckets = std::uint64_t { 1 } << kMemcachedInitialHashpower;
+        break;
+    }
+    p.slotPointerBytes = kPointerBytes;
+    return p;
+}
+
 IndexTableModel::IndexTableModel(IndexKind kind)
-    : m_kind(kind) {
+    : IndexTableModel(kind, engineIndexParams(kind)) { }
+
+IndexTableModel::IndexTableModel(IndexKind kind, const IndexParams& params)
+    : m_kind(kind)
+    , m_params(params) {
     if (m_kind == IndexKind::MemcachedAssoc)
-        m_buckets = std::uint64_t { 1 } << kMemcachedInitialHashpower; // assoc_init() allocates it at start
+        m_buckets = m_params.initialBuckets; // assoc_init() allocates it at start
 }
 
 std::uint64_t IndexTableModel::bucketsFor(std::uint64_t minCapacity) const {
     if (m_kind == IndexKind::ValkeyHashtable) {
         // hashtable.c nextBucketExp(): ceil(min_capacity * 5 / 32) buckets, rounded up to a power of two.
-        const std::uint64_t minBuckets = (minCapacity * kValkeyBucketFactor - 1) / kValkeyBucketDivisor + 1;
+        const std::uint64_t minBuckets = (minCapacity * m_params.sizingFactor - 1) / m_params.sizingDivisor + 1;
         return minBuckets <= 1 ? 1 : std::bit_ceil(minBuckets);
     }
     // dict.c _dictNextExp(): the smallest power of two >= size, at least DICT_HT_INITIAL_SIZE.
-    return std::max(kRedisInitialSize, std::bit_ceil(minCapacity));
+    return std::max(m_params.initialBuckets, std::bit_ceil(minCapacity));
 }
 
 void IndexTableModel::resize(std::uint64_t minCapacity) {
@@ -76,7 +110,7 @@ void IndexTableModel::insert() {
         rehashStep();
         // hashtable.c hashtableExpandIfNeeded(): grow when used + 1 exceeds 100% of the slots.
         if (m_targetBuckets == 0
-            && (m_buckets == 0 || (m_used + 1) * 100 > m_buckets * kValkeyEntriesPerBucket * kValkeyMaxFillPercentSoft))
+            && (m_buckets == 0 || (m_used + 1) * 100 > m_buckets * m_params.entriesPerBucket * m_params.maxFillPercent))
             resize(m_used + 1);
         break;
     case IndexKind::RedisDict:
@@ -84,14 +118,14 @@ void IndexTableModel::insert() {
         // dict.c _dictExpandIfNeeded(): first table of 4, then grow to used + 1 when used >= size.
         if (m_targetBuckets == 0) {
             if (m_buckets == 0)
-                resize(kRedisInitialSize);
-            else if (m_used >= m_buckets)
+                resize(m_params.initialBuckets);
+            else if (m_used * 100 >= m_buckets * m_params.maxFillPercent)
                 resize(m_used + 1);
         }
         break;
     case IndexKind::MemcachedAssoc:
         // assoc.c assoc_insert(): expand when curr_items > hashsize * 3 / 2 (done by the maintainer thread).
-        if (m_used + 1 > m_buckets * 3 / 2)
+        if ((m_used + 1) * 100 > m_buckets * m_params.maxFillPercent)
             m_buckets *= 2;
         break;
     }
@@ -104,11 +138,12 @@ bool IndexTableModel::shrinkIfNeeded() {
     const std::uint64_t before = m_buckets;
     if (m_kind == IndexKind::ValkeyHashtable) {
         // hashtable.c hashtableShrinkIfNeeded(): shrink when at most 13% of the slots are used.
-        if (m_used * 100 <= m_buckets * kValkeyEntriesPerBucket * kValkeyMinFillPercentSoft)
+        if (m_params.minFillPercent > 0
+            && m_used * 100 <= m_buckets * m_params.entriesPerBucket * m_params.minFillPercent)
             resize(m_used);
     } else if (m_kind == IndexKind::RedisDict) {
         // server.c tryResizeHashTables() -> htNeedsResize(): below 10% fill, dictResize() to fit.
-        if (m_buckets > kRedisInitialSize && m_used * 100 / m_buckets < kRedisMinFillPercent)
+        if (m_buckets > m_params.initialBuckets && m_used * 100 / m_buckets < m_params.minFillPercent)
             resize(m_used);
     }
     return m_targetBuckets != 0 || m_buckets != before;
@@ -135,20 +170,21 @@ void IndexTableModel::settle() {
     } while (shrinkIfNeeded());
 }
 
-double IndexTableModel::expectedChildBuckets(double entries, double buckets) {
+double IndexTableModel::expectedChildBuckets(double entries, double buckets, std::uint32_t entriesPerBucket) {
     // Entries land in top-level buckets as a Poisson(lambda = entries / buckets) count; a bucket with
     // m > 7 entries needs ceil((m - 7) / 6) child buckets (bucketConvertToChained: the last slot of a
     // full bucket becomes the child pointer, so a chain of c children holds 7 + 6c entries).
-    if (buckets <= 0 || entries <= 0)
+    if (buckets <= 0 || entries <= 0 || entriesPerBucket < 2)
         return 0;
+    const double perBucket = entriesPerBucket;
     const double lambda = entries / buckets;
     double p = std::exp(-lambda);
     double expected = 0;
-    const int last = static_cast<int>(lambda * 4 + 60);
+    const int last = static_cast<int>(lambda * 4 + 60 + perBucket);
     for (int m = 1; m <= last; ++m) {
         p *= lambda / m;
-        if (m > static_cast<int>(kValkeyEntriesPerBucket))
-            expected += p * std::ceil((m - 7.0) / 6.0);
+        if (m > static_cast<int>(entriesPerBucket))
+            expected += p * std::ceil((m - perBucket) / (perBucket - 1));
     }
     return expected * buckets;
 }
@@ -168,27 +204,29 @@ IndexFootprint IndexTableModel::footprint(const AllocatorModel& allocator) const
     f.buckets = m_buckets + m_targetBuckets;
     switch (m_kind) {
     case IndexKind::ValkeyHashtable: {
-        addPart(kValkeyBucketBytes * m_buckets, 1, true);
-        addPart(kValkeyBucketBytes * m_targetBuckets, 1, true);
+        const std::uint64_t bucketBytes = m_params.bucketBytes;
+        const std::uint32_t perBucket = m_params.entriesPerBucket;
+        addPart(bucketBytes * m_buckets, 1, true);
+        addPart(bucketBytes * m_targetBuckets, 1, true);
         double children = 0;
         if (m_targetBuckets != 0) {
             const double moved = m_rehashIndex / static_cast<double>(m_buckets);
             const double used = static_cast<double>(m_used);
-            children = expectedChildBuckets(used * (1 - moved), static_cast<double>(m_buckets) * (1 - moved))
-                + expectedChildBuckets(used * moved, static_cast<double>(m_targetBuckets));
+            children = expectedChildBuckets(used * (1 - moved), static_cast<double>(m_buckets) * (1 - moved), perBucket)
+                + expectedChildBuckets(used * moved, static_cast<double>(m_targetBuckets), perBucket);
         } else {
-            children = expectedChildBuckets(static_cast<double>(m_used), static_cast<double>(m_buckets));
+            children = expectedChildBuckets(static_cast<double>(m_used), static_cast<double>(m_buckets), perBucket);
         }
         f.childBuckets = static_cast<std::uint64_t>(std::llround(children));
-        addPart(kValkeyBucketBytes, f.childBuckets, true); // zcalloc(sizeof(bucket))
+        addPart(bucketBytes, f.childBuckets, true); // zcalloc(sizeof(bucket))
         break;
     }
     case IndexKind::RedisDict:
-        addPart(kRedisSlotBytes * m_buckets, 1, true);
-        addPart(kRedisSlotBytes * m_targetBuckets, 1, true);
+        addPart(std::uint64_t { m_params.bucketBytes } * m_buckets, 1, true);
+        addPart(std::uint64_t { m_params.bucketBytes } * m_targetBuckets, 1, true);
         break;
     case IndexKind::MemcachedAssoc:
-        addPart(kMemcachedBucketBytes * m_buckets, 1, false);
+        addPart(std::uint64_t { m_params.bucketBytes } * m_buckets, 1, false);
         break;
     }
     return f;

@@ -11,8 +11,8 @@ constexpr std::uint32_t kMaxIntegerChars = 20; // longest decimal long, sign inc
 } // namespace
 
 KeyspaceReplay::KeyspaceReplay(IndexPolicy policy, std::uint64_t keyIdHint, std::uint32_t getSampleSize)
-    : m_table(policy.kind)
-    , m_expires(policy.kind)
+    : m_table(policy.kind, policy.params)
+    , m_expires(policy.kind, policy.params)
     , m_hasExpiresTable(policy.expiresTable)
     , m_getRingSize(getSampleSize) {
     m_keys.resize(static_cast<std::size_t>(std::min(keyIdHint, kMaxKeyIds)));

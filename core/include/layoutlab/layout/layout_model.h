@@ -27,10 +27,36 @@ enum class IndexKind : std::uint8_t {
     MemcachedAssoc, // assoc.c: 8-byte buckets, grows at 1.5 items per bucket, never shrinks
 };
 
+// The geometry of the index: the engine's own by default, or a layout file's variant (bucket size,
+// entries per bucket, sizing and fill limits). Which fields a kind reads is documented per field.
+struct IndexParams {
+    std::uint32_t bucketBytes = 0; // one bucket (ValkeyHashtable) or one slot (RedisDict, MemcachedAssoc)
+    std::uint32_t entriesPerBucket = 1; // ValkeyHashtable: entry slots per bucket (one line of a chain)
+    // ValkeyHashtable: a table for N entries has ceil(N * factor / divisor) buckets, rounded up to a
+    // power of two (hashtable.c nextBucketExp: BUCKET_FACTOR / BUCKET_DIVISOR).
+    std::uint32_t sizingFactor = 1;
+    std::uint32_t sizingDivisor = 1;
+    // Grow when entries exceed this share of the slots (buckets * entriesPerBucket), shrink when they fall
+    // to minFillPercent or below (0: never shrinks).
+    std::uint32_t maxFillPercent = 100;
+    std::uint32_t minFillPercent = 0;
+    std::uint64_t initialBuckets = 0; // RedisDict: the first table's size; MemcachedAssoc: allocated at start
+    std::uint32_t slotPointerBytes = 8; // the pointer each entry costs in its bucket or slot
+
+    bool operator==(const IndexParams&) const = default;
+};
+// The engines' own index geometry (hashtable.c, dict.c, assoc.c).
+IndexParams engineIndexParams(IndexKind kind);
+
 struct IndexPolicy {
     IndexKind kind = IndexKind::ValkeyHashtable;
     bool expiresTable = false; // TTL keys also live in a second table of the same kind
+    IndexParams params = engineIndexParams(IndexKind::ValkeyHashtable);
 };
+// The engine's own index of this kind.
+inline IndexPolicy engineIndexPolicy(IndexKind kind, bool expiresTable) {
+    return { kind, expiresTable, engineIndexParams(kind) };
+}
 
 class LayoutModel {
 public:

@@ -29,7 +29,7 @@ public:
     std::optional<ThresholdParam> threshold() const override { return std::nullopt; }
     std::string defaultAllocator() const override { return "memcached:min=48,factor=1.25"; }
     Status checkAllocator(const AllocatorModel& allocator) const override;
-    IndexPolicy indexPolicy() const override { return { IndexKind::MemcachedAssoc, false }; }
+    IndexPolicy indexPolicy() const override { return engineIndexPolicy(IndexKind::MemcachedAssoc, false); }
     KeyLayout describe(const KeyShape& shape, std::uint32_t threshold, const AllocatorModel& allocator) const override;
 
     // ITEM_ntotal for a stored value of `storedBytes` (after framing).

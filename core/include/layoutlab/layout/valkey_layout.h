@@ -35,7 +35,7 @@ public:
     std::optional<ThresholdParam> threshold() const override;
     std::string defaultAllocator() const override { return "jemalloc:quantum=8,page=4096"; }
     Status checkAllocator(const AllocatorModel& allocator) const override;
-    IndexPolicy indexPolicy() const override { return { IndexKind::ValkeyHashtable, true }; }
+    IndexPolicy indexPolicy() const override { return engineIndexPolicy(IndexKind::ValkeyHashtable, true); }
     KeyLayout describe(const KeyShape& shape, std::uint32_t threshold, const AllocatorModel& allocator) const override;
 
     const ValkeyParams& params() const { return m_params; }

@@ -33,7 +33,8 @@ struct IndexFootprint {
 
 class IndexTableModel {
 public:
-    explicit IndexTableModel(IndexKind kind);
+    explicit IndexTableModel(IndexKind kind); // the engine's own geometry
+    IndexTableModel(IndexKind kind, const IndexParams& params);
 
     void insert(); // a new entry (the engine looks the key up first, which may advance rehashing)
     void erase();
@@ -52,8 +53,9 @@ public:
     std::uint64_t targetBuckets() const { return m_targetBuckets; }
     IndexFootprint footprint(const AllocatorModel& allocator) const;
 
-    // Valkey hashtable.c: expected child buckets for `entries` spread over `buckets` top-level buckets.
-    static double expectedChildBuckets(double entries, double buckets);
+    // Valkey hashtable.c: expected child buckets for `entries` spread over `buckets` top-level buckets of
+    // `entriesPerBucket` slots (7 in hashtable.c).
+    static double expectedChildBuckets(double entries, double buckets, std::uint32_t entriesPerBucket = 7);
 
 private:
     void rehashStep();
@@ -62,6 +64,7 @@ private:
     std::uint64_t bucketsFor(std::uint64_t minCapacity) const;
 
     IndexKind m_kind;
+    IndexParams m_params;
     std::uint64_t m_used = 0;
     std::uint64_t m_buckets = 0; // table 0
     std::uint64_t m_targetBuckets = 0; // table 1 while rehashing, else 0
