@@ -186,8 +186,7 @@ void addAdviseCommand(CLI::App& app, int& status) {
     auto* cmd = app.add_subcommand(
         "advise", "Recommend an embed threshold for a trace, weighing bytes per key against misses per GET");
     cmd->add_option("trace", o->trace, "Trace: a layoutlab trace, or any importable format (see `import`)")->required();
-    cmd->add_option("--layout", o->layout, "Layout with an embed threshold (see `layoutlab layouts`)")
-        ->capture_default_str();
+    addLayoutOptions(*cmd, o->layout, "Layout with an embed threshold (see `layoutlab layouts`)");
     cmd->add_option("--alloc", o->alloc, "Allocator (default: the layout's engine default)");
     cmd->add_option("--thresholds", o->thresholds, "The thresholds to weigh: FIRST:LAST:STEP or a list")
         ->capture_default_str();

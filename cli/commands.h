@@ -36,6 +36,12 @@ struct TraceSourceOptions {
     Expected<ImportOptions> toImportOptions() const;
 };
 
+// --layout NAME and --layout-file FILE (a layout file: docs/layout-files.md), either one; the file sets
+// `layout` to its spec ("file:PATH"), which parseLayout() reads. Commands whose layout is required check
+// requireLayout() when they run.
+void addLayoutOptions(CLI::App& command, std::string& layout, const std::string& help);
+Status requireLayout(const std::string& layout);
+
 // The thresholds `text` names ("64,128" or "32:512:16") for this layout; a usage error naming `option`
 // when the layout has no embed threshold.
 Expected<std::vector<std::uint32_t>> resolveThresholds(

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "commands.h"
+#include "layoutlab/layout/layout_file.h"
 #include "progress_bar.h"
 #include "run_store.h"
 
@@ -83,6 +84,26 @@ void TraceSourceOptions::addTo(CLI::App& command) {
         ->capture_default_str();
     command.add_option("--key-size", keyBytes, "oracle traces: bytes of each object's size that are its key")
         ->capture_default_str();
+}
+
+void addLayoutOptions(CLI::App& command, std::string& layout, const std::string& help) {
+    auto* byName = command.add_option("--layout", layout, help);
+    if (!layout.empty())
+        byName->capture_default_str();
+    auto* byFile = command
+                       .add_option_function<std::string>(
+                           "--layout-file", [&layout](const std::string& path) { layout = layoutFileSpec(path); },
+                           "A layout described in a file instead of --layout (TOML: docs/layout-files.md; examples in "
+                           "datasets/layouts/)")
+                       ->check(CLI::ExistingFile);
+    byName->excludes(byFile);
+}
+
+Status requireLayout(const std::string& layout) {
+    if (layout.empty())
+        return usageError(
+            "a layout is required: --layout NAME (see `layoutlab layouts`) or --layout-file FILE", "--layout");
+    return Ok {};
 }
 
 void addImportCommands(CLI::App& app, int& status) {

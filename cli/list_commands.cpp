@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "commands.h"
+#include "layoutlab/layout/layout_file.h"
 
 #include "layoutlab/alloc/allocator_registry.h"
 #include "layoutlab/collect/registry.h"
@@ -73,6 +74,30 @@ int explainShape(const LayoutsOptions& o) {
         cost.layout.indexLinesPerGet, cost.layout.dependentLoads);
     return kExitOk;
 }
+// A layout file is read and checked whole; what it describes is printed.
+int checkLayoutFile(const std::string& spec) {
+    auto layout = parseLayout(spec);
+    if (!layout)
+        return reportError(layout.error());
+    const auto& l = **layout;
+    const auto threshold = l.threshold();
+    const auto policy = l.indexPolicy();
+    fmt::print("{}\n{}\n", l.spec(), l.description());
+    if (threshold)
+        fmt::print("threshold  {} = {} (sweeps from {} to {}): {}\n", threshold->name, threshold->value, threshold->min,
+            threshold->max, threshold->meaning);
+    else
+        fmt::print("threshold  none (sim only)\n");
+    const char* structure = policy.kind == IndexKind::ValkeyHashtable ? "valkey-hashtable"
+        : policy.kind == IndexKind::RedisDict                         ? "redis-dict"
+                                                                      : "memcached-assoc";
+    fmt::print("allocator  {} by default\nindex      {}: {}-byte buckets of {} entries{}{}\n", l.defaultAllocator(),
+        structure, policy.params.bucketBytes, policy.params.entriesPerBucket,
+        policy.params == engineIndexParams(policy.kind) ? "" : " (changed from the engine's)",
+        policy.expiresTable ? ", and an expires table" : "");
+    fmt::print("the file is valid; explain a key with --value-bytes N\n");
+    return kExitOk;
+}
 } // namespace
 
 void addListCommands(CLI::App& app, int& status) {
@@ -86,9 +111,16 @@ void addListCommands(CLI::App& app, int& status) {
     layouts->add_flag("--ttl", lo->ttl, "The key has a TTL");
     layouts->add_flag("--int", lo->integer, "The value is a decimal integer");
     layouts->add_flag("--json", lo->json, "JSON output (for the list)");
+    layouts
+        ->add_option_function<std::string>(
+            "--layout-file", [lo](const std::string& path) { lo->layout = layoutFileSpec(path); },
+            "A layout file to check (without --value-bytes) or explain (docs/layout-files.md)")
+        ->check(CLI::ExistingFile);
     layouts->callback([lo, &status] {
         if (lo->layout.empty()) {
             status = listLayoutsText(lo->json);
+        } else if (!lo->valueBytes && !layoutFilePath(lo->layout).empty()) {
+            status = checkLayoutFile(lo->layout);
         } else if (!lo->valueBytes) {
             status = reportError(usageError("explaining a layout needs --value-bytes", "--value-bytes"));
         } else {

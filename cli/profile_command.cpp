@@ -147,9 +147,17 @@ std::string selfExecutable() {
 }
 
 int runProfileCommand(const ProfileOptions& o) {
+    if (auto ok = requireLayout(o.layout); !ok)
+        return reportError(ok.error());
     auto layout = parseLayout(o.layout);
     if (!layout)
         return reportError(layout.error());
+    if (const auto policy = (*layout)->indexPolicy(); policy.params != engineIndexParams(policy.kind))
+        return reportError(usageError(
+            fmt::format("profile's reference engine builds the engines' own hash tables, and {} changes the [index] "
+                        "geometry (bucket size, entries, sizing or fill): compare it with `layoutlab sweep` instead",
+                o.layout),
+            "--layout"));
     if ((*layout)->indexPolicy().kind == IndexKind::MemcachedAssoc)
         return reportError(usageError("profile builds malloc-based stores (Valkey, Redis) in its reference engine; "
                                       "memcached items live in memcached's own slab allocator: measure them with "
@@ -266,8 +274,7 @@ void addProfileCommands(CLI::App& app, int& status) {
         "Simulator beside the reference engine (real jemalloc, real hash table): bytes per key, misses per GET, ns per "
         "GET");
     cmd->add_option("trace", o->trace, "Trace: a layoutlab trace, or any importable format (see `import`)")->required();
-    cmd->add_option("--layout", o->layout, "Layout, e.g. valkey-9.1, redis-7.0 (malloc-based layouts only)")
-        ->required();
+    addLayoutOptions(*cmd, o->layout, "Layout, e.g. valkey-9.1, redis-7.0 (malloc-based layouts only)");
     cmd->add_option("--alloc", o->alloc,
            "Allocator model: the linked jemalloc, which the reference engine allocates from (other models are refused)")
         ->capture_default_str();

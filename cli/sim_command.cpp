@@ -33,6 +33,8 @@ struct SimOptions {
 };
 
 int runSim(const SimOptions& o, bool sweep) {
+    if (auto ok = requireLayout(o.layout); !ok)
+        return reportError(ok.error());
     auto models = parseLayoutAndAllocator(o.layout, o.alloc);
     if (!models)
         return reportError(models.error());
@@ -90,10 +92,9 @@ CLI::App* addCommon(CLI::App& app, const char* name, const char* help, SimOption
         "Run the cache model: L1/L2/LLC misses per GET for the trace's last GETs (geometry from sysfs)");
     cmd->add_option("--cache-geometry", o.cacheGeometry,
         "Cache levels for --cache, SIZE:WAYS from L1 outward, e.g. 32K:8,512K:8,32M:16 (implies --cache)");
-    cmd->add_option("--layout", o.layout,
-           "Layout and parameters, e.g. valkey-9.1, valkey:threshold=128,header=8, redis-7.0, memcached-1.6 "
-           "(see `layoutlab layouts`)")
-        ->required();
+    addLayoutOptions(*cmd, o.layout,
+        "Layout and parameters, e.g. valkey-9.1, valkey:threshold=128,header=8, redis-7.0, memcached-1.6 "
+        "(see `layoutlab layouts`)");
     cmd->add_option("--alloc", o.alloc,
         "Allocator, e.g. jemalloc (as linked), jemalloc:quantum=8,page=4096, memcached, glibc "
         "(default: the layout's engine default; see `layoutlab allocators`)");

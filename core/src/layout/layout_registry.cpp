@@ -2,6 +2,7 @@
 #include "layoutlab/layout/layout_registry.h"
 
 #include "layoutlab/alloc/allocator_registry.h"
+#include "layoutlab/layout/layout_file.h"
 #include "layoutlab/layout/memcached_layout.h"
 #include "layoutlab/layout/redis_layout.h"
 #include "layoutlab/layout/valkey_layout.h"
@@ -102,6 +103,8 @@ Expected<LayoutPtr> parseMemcached(Spec& spec) {
 } // namespace
 
 Expected<LayoutPtr> parseLayout(std::string_view text) {
+    if (const auto path = layoutFilePath(text); !path.empty())
+        return loadLayoutFile(path);
     auto spec = Spec::parse(text, "layout");
     if (!spec)
         return spec.error();
@@ -116,7 +119,7 @@ Expected<LayoutPtr> parseLayout(std::string_view text) {
     if (name == "memcached-1.6" || name == "memcached")
         return parseMemcached(*spec);
     return usageError(fmt::format("unknown layout '{}' (known: valkey, valkey-8.1, valkey-9.0, valkey-9.1, "
-                                  "redis-7.0, memcached-1.6; see `layoutlab layouts`)",
+                                  "redis-7.0, memcached-1.6, or file:PATH for a layout file; see `layoutlab layouts`)",
                           name),
         "layout");
 }
