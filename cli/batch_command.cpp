@@ -7,7 +7,9 @@
 #include "commands.h"
 #include "run_store.h"
 
+#include "layoutlab/layout/layout_file.h"
 #include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/toml_json.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -19,6 +21,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <sstream>
 #include <thread>
 #include <unistd.h>
 
@@ -80,13 +83,23 @@ std::vector<std::string> stringList(
     return out;
 }
 
-Expected<Plan> readPlan(const std::string& path) {
-    std::ifstream in(path);
+// A layout as the summary shows it: a layout file by its file name.
+std::string shortLayout(const std::string& layout) {
+    const auto file = layoutFilePath(layout);
+    return file.empty() ? layout : std::filesystem::path(file).filename().string();
+}
+
+// A plan in JSON, or in TOML (a .toml file) with the same fields.
+Expected<nlohmann::json> readPlanDocument(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
     if (!in)
         return ioError("cannot open the plan", path);
-    nlohmann::json j;
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (std::filesystem::path(path).extension() == ".toml")
+        return parseTomlAsJson(text.str(), path);
     try {
-        j = nlohmann::json::parse(in, nullptr, true, true); // comments allowed
+        return nlohmann::json::parse(text.str(), nullptr, true, true); // comments allowed
     } catch (const nlohmann::json::parse_error& e) {
         Error err = dataError(fmt::format("not a JSON plan: {}", e.what()));
         err.file = path;
@@ -94,16 +107,24 @@ Expected<Plan> readPlan(const std::string& path) {
         err.hasOffset = true;
         return err;
     }
+}
+
+Expected<Plan> readPlan(const std::string& path) {
+    auto document = readPlanDocument(path);
+    if (!document)
+        return document.error();
+    const nlohmann::json& j = *document;
     if (!j.is_object())
-        return planError(path, "a plan is a JSON object (see datasets/plans/example.json)");
-    static const std::set<std::string> known { "traces", "layouts", "allocators", "thresholds", "cache",
+        return planError(path, "a plan is a JSON object or a TOML document (see datasets/plans/)");
+    static const std::set<std::string> known { "traces", "layouts", "layout_files", "allocators", "thresholds", "cache",
         "cache_geometry", "format", "on_error", "key_size", "comment" };
     for (const auto& [field, value] : j.items())
         if (!known.contains(field))
             return planError(path, fmt::format("unknown field '{}'", field));
     std::optional<Error> error;
     const auto traces = stringList(j, "traces", true, path, error);
-    const auto layouts = stringList(j, "layouts", true, path, error);
+    auto layouts = stringList(j, "layouts", !j.contains("layout_files"), path, error);
+    const auto layoutFiles = stringList(j, "layout_files", false, path, error);
     auto allocators = stringList(j, "allocators", false, path, error);
     if (error)
         return *error;
@@ -122,13 +143,17 @@ Expected<Plan> readPlan(const std::string& path) {
         return planError(path, importOptions.error().message);
     plan.importOptions = *importOptions;
     const auto base = std::filesystem::path(path).parent_path();
+    auto relative = [&base](const std::string& p) {
+        return std::filesystem::path(p).is_absolute() ? p : (base / p).lexically_normal().string();
+    };
+    for (const auto& file : layoutFiles)
+        layouts.push_back(layoutFileSpec(relative(file))); // relative to the plan, as traces are
     for (const auto& trace : traces)
         for (const auto& layout : layouts)
             for (const auto& allocator : allocators) {
                 Cell c;
                 c.index = plan.cells.size();
-                c.trace
-                    = std::filesystem::path(trace).is_absolute() ? trace : (base / trace).lexically_normal().string();
+                c.trace = relative(trace);
                 c.layout = layout;
                 c.allocator = allocator;
                 plan.cells.push_back(std::move(c));
@@ -269,8 +294,14 @@ int runBatch(const BatchOptions& o) {
         // Every plan field that changes a cell's result is in its key: the source options too (with
         // on_error=skip the rejected lines are left out; key_size splits oracleGeneral sizes).
         const auto& source = plan->importOptions;
+        // A layout file counts by its content: an edited file runs again.
+        std::string layoutKey = cell.layout;
+        if (const auto file = layoutFilePath(cell.layout); !file.empty()) {
+            auto hash = hashFile(file);
+            layoutKey = "file#" + (hash ? *hash : file);
+        }
         cell.key = fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", cell.contentHash.empty() ? cell.trace : cell.contentHash,
-            cell.layout, cell.allocator, plan->thresholds,
+            layoutKey, cell.allocator, plan->thresholds,
             plan->cache ? (plan->cacheGeometry.empty() ? "cache" : plan->cacheGeometry) : "", source.format,
             source.onError == OnError::Skip ? "skip" : "fail", source.oracleKeyBytes);
         if (const auto it = done->find(cell.key); it != done->end()) {
@@ -306,7 +337,8 @@ int runBatch(const BatchOptions& o) {
                         drawProgress(n, todo.size(), elapsed());
                     else
                         fmt::print(stderr, "batch: cell {}/{} {} ({}, {}) {}\n", n, todo.size(), ran[i].status,
-                            todo[i]->layout, std::filesystem::path(todo[i]->trace).filename().string(), ran[i].error);
+                            shortLayout(todo[i]->layout), std::filesystem::path(todo[i]->trace).filename().string(),
+                            ran[i].error);
                 }
             });
     }
@@ -338,12 +370,15 @@ int runBatch(const BatchOptions& o) {
                    .dump(2)
             + "\n";
     } else {
-        text = fmt::format("{:>4}  {:<9} {:>5}  {:<32} {:<16} {:<28} {:>6} {:>10} {:>7}\n", "cell", "status", "run",
-            "trace", "layout", "allocator", "best", "bytes/key", "seconds");
+        std::size_t layoutWidth = 16; // layout file names can be longer than the built-in names
+        for (const auto& r : results)
+            layoutWidth = std::max(layoutWidth, shortLayout(r.cell->layout).size());
+        text = fmt::format("{:>4}  {:<9} {:>5}  {:<32} {:<{}} {:<28} {:>6} {:>10} {:>7}\n", "cell", "status", "run",
+            "trace", "layout", layoutWidth, "allocator", "best", "bytes/key", "seconds");
         for (const auto& r : results) {
-            text += fmt::format("{:>4}  {:<9} {:>5}  {:<32} {:<16} {:<28} {:>6} {:>10} {:>7.2f}\n", r.cell->index,
+            text += fmt::format("{:>4}  {:<9} {:>5}  {:<32} {:<{}} {:<28} {:>6} {:>10} {:>7.2f}\n", r.cell->index,
                 r.status, r.runId ? std::to_string(r.runId) : "-",
-                std::filesystem::path(r.cell->trace).filename().string(), r.cell->layout,
+                std::filesystem::path(r.cell->trace).filename().string(), shortLayout(r.cell->layout), layoutWidth,
                 r.cell->allocator.empty() ? "(engine default)" : r.cell->allocator,
                 r.bestThreshold ? std::to_string(*r.bestThreshold) : "-",
                 r.status == "complete" ? fmt::format("{:.2f}", r.bestBytesPerKey) : "-", r.seconds);
@@ -364,7 +399,8 @@ int runBatch(const BatchOptions& o) {
 void addBatchCommand(CLI::App& app, int& status) {
     auto o = std::make_shared<BatchOptions>();
     auto* cmd = app.add_subcommand("batch",
-        "Run a plan of traces x layouts x allocators (JSON, see docs/batch.md): parallel, resumable, shardable");
+        "Run a plan of traces x layouts x allocators (JSON or TOML, see docs/batch.md): parallel, resumable, "
+        "shardable");
     cmd->add_option("plan", o->plan, "The plan file (JSON)")->required();
     cmd->add_option("-j,--jobs", o->jobs, "Cells run at once (default: every core)");
     cmd->add_option("--shard", o->shard, "Run only shard I of N (0 <= I < N): cells I, I+N, I+2N, ...");

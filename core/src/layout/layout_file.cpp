@@ -377,6 +377,7 @@ LayoutDefinition readDefinition(const toml::table& root, const std::string& path
     LayoutDefinition def;
     def.path = path;
     def.contentHash = hashHex(text);
+    def.sourceText = std::string(text);
     TableReader top(root, "");
     const auto* layout = top.table("layout");
     if (!layout)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/store/jobs.h"
 
+#include "layoutlab/layout/declared_layout.h"
+
 #include "layoutlab/trace/progress_reader.h"
 #include "layoutlab/trace/trace_file.h"
 
@@ -123,6 +125,12 @@ Expected<SimulationJobOutcome> runSimulationJob(
             { "threshold_parameter", param ? param->name : std::string() } };
         if (const auto extra = nlohmann::json::parse(job.extraParametersJson, nullptr, false); extra.is_object())
             parameters.update(extra);
+        if (const auto* declared = dynamic_cast<const DeclaredLayout*>(config.layout.get())) {
+            // The layout file as it was when the run was made: the path alone may point elsewhere later.
+            const auto& def = declared->definition();
+            parameters["layout_file"] = { { "name", def.name }, { "path", def.path },
+                { "content_hash", def.contentHash }, { "text", def.sourceText } };
+        }
         if (config.cache) {
             parameters["cache_geometry"] = config.cache->describe();
             parameters["cache_sample_gets"] = config.cacheSampleGets;

@@ -87,6 +87,7 @@ struct LayoutDefinition {
     std::string name;
     std::string description;
     std::string contentHash; // of the file's bytes, 16 hex digits
+    std::string sourceText; // the file as read: stored with every run that uses it
     std::string defaultAllocator = "jemalloc:quantum=8,page=4096";
     enum class Allocators : std::uint8_t { Malloc, Slabs, Any } allocators = Allocators::Malloc;
     std::optional<ThresholdParam> threshold;
