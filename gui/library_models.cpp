@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "library_models.h"
 
+#include "layoutlab/layout/layout_file.h"
+
 #include <QBrush>
 #include <QFileInfo>
 #include <QLocale>
@@ -125,7 +127,7 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
     case Trace:
         return role == Qt::EditRole ? text(r.traceSource) : QFileInfo(text(r.traceSource)).fileName();
     case Layout:
-        return text(r.layout);
+        return role == Qt::EditRole ? text(r.layout) : text(layoutLabel(r.layout));
     case Allocator:
         return text(r.allocator);
     case Points:

@@ -123,6 +123,10 @@ void MainWindow::buildMenus() {
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::fillRecentMenu);
     file->addAction(tr("Open &Bundled Seed Dataset"), this, [this] { openTrace(bundledSeedTrace()); });
+    file->addAction(tr("Open &Layout File…"), QKeySequence(tr("Ctrl+L")), this, [this] {
+        m_tabs->setCurrentWidget(m_sweep);
+        m_sweep->chooseLayoutFile();
+    });
     file->addSeparator();
     file->addAction(tr("Open &Database…"), this, &MainWindow::chooseAndOpenDatabase);
     file->addSeparator();
@@ -408,8 +412,15 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
 
 void MainWindow::dropEvent(QDropEvent* event) {
     const auto urls = event->mimeData()->urls();
-    if (!urls.isEmpty() && urls.front().isLocalFile())
-        openTrace(urls.front().toLocalFile());
+    if (!urls.isEmpty() && urls.front().isLocalFile()) {
+        const QString path = urls.front().toLocalFile();
+        if (path.endsWith(QStringLiteral(".toml"))) { // a layout file: sweep with it
+            m_tabs->setCurrentWidget(m_sweep);
+            m_sweep->setLayoutFile(path);
+        } else {
+            openTrace(path);
+        }
+    }
     event->acceptProposedAction();
 }
 
@@ -459,6 +470,18 @@ bool MainWindow::renderScreenshots(const QString& directory, QString* error, con
         if (!grab().save(path, "PNG"))
             return fail(tr("cannot write %1").arg(path));
     }
+    // Last, the sweep of a bundled what-if layout file (the views above show the built-in models).
+    m_sweep->setLayoutFile(QStringLiteral(LAYOUTLAB_DATASETS_DIR "/layouts/valkey-no-value-pointer.toml"));
+    QString sweepError;
+    if (!m_sweep->startSweep(&sweepError))
+        return fail(sweepError);
+    if (!m_runner->waitForIdle(300000) || !m_lastError.isEmpty())
+        return fail(m_lastError.isEmpty() ? tr("the sweep timed out") : m_lastError);
+    m_tabs->setCurrentWidget(m_sweep);
+    QApplication::processEvents();
+    const QString path = directory + QStringLiteral("/sweep-layout-file.png");
+    if (!grab().save(path, "PNG"))
+        return fail(tr("cannot write %1").arg(path));
     return true;
 }
 

@@ -5,12 +5,15 @@
 #include "stored_job.h"
 
 #include "layoutlab/alloc/allocator_registry.h"
+#include "layoutlab/layout/layout_file.h"
 #include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/store/jobs.h"
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFileDialog>
 #include <QFileInfo>
+#include <QFileSystemWatcher>
 #include <QFormLayout>
 #include <QGridLayout>
 #include <QHeaderView>
@@ -21,6 +24,8 @@
 #include <QSettings>
 #include <QSplitter>
 #include <QTableView>
+#include <QTimer>
+#include <QToolButton>
 #include <QVBoxLayout>
 #include <QtCharts/QLegendMarker>
 #include <QtCharts/QLineSeries>
@@ -57,6 +62,10 @@ SweepPage::SweepPage(TaskRunner& runner, std::function<QString()> databasePath, 
     , m_allocator(new QComboBox(this))
     , m_thresholds(new QLineEdit(QStringLiteral("16:512:16"), this))
     , m_cache(new QCheckBox(tr("Cache model (misses per GET)"), this))
+    , m_layoutFileButton(new QToolButton(this))
+    , m_rerunOnChange(new QCheckBox(tr("Re-run when the layout file changes"), this))
+    , m_watcher(new QFileSystemWatcher(this))
+    , m_reloadDelay(new QTimer(this))
     , m_run(new QPushButton(tr("Run sweep"), this))
     , m_summary(new QLabel(this))
     , m_table(new QTableView(this)) {
@@ -66,7 +75,15 @@ SweepPage::SweepPage(TaskRunner& runner, std::function<QString()> databasePath, 
         m_layout->setItemData(m_layout->count() - 1, qt(l.description), Qt::ToolTipRole);
     }
     m_layout->setCurrentText(QStringLiteral("valkey-9.1"));
-    m_layout->setToolTip(tr("A preset, or a layout with parameters, e.g. valkey:threshold=128,header=8"));
+    m_layout->setToolTip(tr("A preset, a layout with parameters (valkey:threshold=128,header=8), or file:PATH for "
+                            "a layout file"));
+    m_layoutFileButton->setText(tr("File…"));
+    m_layoutFileButton->setToolTip(
+        tr("Open a layout file (TOML, docs/layout-files.md; examples in datasets/layouts/)"));
+    m_rerunOnChange->setChecked(true);
+    m_rerunOnChange->setToolTip(tr("Sweep again whenever the chosen layout file is saved"));
+    m_reloadDelay->setSingleShot(true);
+    m_reloadDelay->setInterval(300);
     m_allocator->setEditable(true);
     m_allocator->addItem(QString(), tr("the layout's engine default"));
     for (const auto& a : listAllocators())
@@ -83,11 +100,17 @@ SweepPage::SweepPage(TaskRunner& runner, std::function<QString()> databasePath, 
 
     auto* controls = new QHBoxLayout;
     auto* form = new QFormLayout;
-    form->addRow(tr("&Layout:"), m_layout);
+    auto* layoutRow = new QHBoxLayout;
+    layoutRow->addWidget(m_layout, 1);
+    layoutRow->addWidget(m_layoutFileButton);
+    auto* layoutLabel = new QLabel(tr("&Layout:"), this);
+    layoutLabel->setBuddy(m_layout);
+    form->addRow(layoutLabel, layoutRow);
     form->addRow(tr("&Allocator:"), m_allocator);
     auto* form2 = new QFormLayout;
     form2->addRow(tr("&Thresholds:"), m_thresholds);
     form2->addRow(QString(), m_cache);
+    form2->addRow(QString(), m_rerunOnChange);
     controls->addLayout(form, 2);
     controls->addLayout(form2, 1);
     controls->addWidget(m_run, 0, Qt::AlignBottom);
@@ -125,8 +148,88 @@ SweepPage::SweepPage(TaskRunner& runner, std::function<QString()> databasePath, 
             emit failed(error);
     });
     connect(&m_runner, &TaskRunner::started, this, [this] { m_run->setEnabled(false); });
-    connect(&m_runner, &TaskRunner::finished, this, [this] { m_run->setEnabled(true); });
+    connect(&m_runner, &TaskRunner::finished, this, [this] {
+        m_run->setEnabled(true);
+        if (m_reloadPending) // the file changed while the runner was busy
+            m_reloadDelay->start();
+    });
+    connect(m_layoutFileButton, &QToolButton::clicked, this, &SweepPage::chooseLayoutFile);
+    connect(m_layout, &QComboBox::currentTextChanged, this, &SweepPage::watchLayoutFile);
+    // Atomic saves replace the file: the watcher drops it, so it is watched again after every change.
+    connect(m_watcher, &QFileSystemWatcher::fileChanged, this, [this] {
+        watchLayoutFile();
+        m_reloadDelay->start();
+    });
+    connect(m_reloadDelay, &QTimer::timeout, this, &SweepPage::layoutFileChanged);
     redraw();
+}
+
+QString SweepPage::currentLayoutSpec() const {
+    // A layout file is listed by its file name; its item carries the spec.
+    const QString text = m_layout->currentText().trimmed();
+    const int index = m_layout->currentIndex();
+    if (index >= 0 && m_layout->itemText(index) == text && m_layout->itemData(index, kSpecRole).isValid())
+        return m_layout->itemData(index, kSpecRole).toString();
+    return text;
+}
+
+QString SweepPage::layoutFile() const {
+    return qt(layoutFilePath(currentLayoutSpec().toStdString()));
+}
+
+void SweepPage::setLayoutFile(const QString& path) {
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    const QString spec = qt(layoutFileSpec(absolute.toStdString()));
+    int index = m_layout->findData(spec, kSpecRole);
+    if (index < 0) {
+        m_layout->addItem(tr("%1 (layout file)").arg(QFileInfo(path).fileName()));
+        index = m_layout->count() - 1;
+        m_layout->setItemData(index, spec, kSpecRole);
+        m_layout->setItemData(index, tr("Layout file %1").arg(absolute), Qt::ToolTipRole);
+    }
+    m_layout->setCurrentIndex(index);
+}
+
+void SweepPage::chooseLayoutFile() {
+    const QString start = layoutFile().isEmpty() ? QSettings().value(QStringLiteral("sweep/layoutFileDir")).toString()
+                                                 : QFileInfo(layoutFile()).absolutePath();
+    const QString path
+        = QFileDialog::getOpenFileName(this, tr("Open Layout File"), start, tr("Layout files (*.toml);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    QSettings().setValue(QStringLiteral("sweep/layoutFileDir"), QFileInfo(path).absolutePath());
+    setLayoutFile(path);
+    // Checked at once, so a malformed file is reported when it is chosen, not when it is run.
+    if (auto layout = parseLayout(currentLayoutSpec().toStdString()); !layout)
+        emit failed(errorText(layout.error()));
+}
+
+void SweepPage::watchLayoutFile() {
+    if (!m_watcher->files().isEmpty())
+        m_watcher->removePaths(m_watcher->files());
+    const QString path = layoutFile();
+    if (!path.isEmpty() && QFileInfo::exists(path))
+        m_watcher->addPath(path);
+}
+
+void SweepPage::layoutFileChanged() {
+    m_reloadPending = false;
+    // Only a file that was swept here, still chosen, and with re-runs on.
+    if (!m_rerunOnChange->isChecked() || m_sweptLayoutFile.isEmpty() || layoutFile() != m_sweptLayoutFile)
+        return;
+    if (m_runner.busy()) {
+        m_reloadPending = true;
+        return;
+    }
+    QString error;
+    if (!startSweep(&error)) {
+        // Shown in place, not in a dialog: the file is being edited, and the next save may fix it.
+        m_summary->setText(tr("<b>The layout file changed but cannot be used:</b> %1").arg(error.toHtmlEscaped()));
+        emit layoutFileReloaded(error);
+        return;
+    }
+    m_summary->setText(tr("The layout file changed: sweeping again…"));
+    emit layoutFileReloaded(QString());
 }
 
 void SweepPage::setTracePath(const QString& path) {
@@ -146,9 +249,10 @@ bool SweepPage::startSweep(QString* error) {
     if (m_runner.busy())
         return fail(tr("Another task is running: %1.").arg(m_runner.label()));
     auto models = parseLayoutAndAllocator(
-        m_layout->currentText().trimmed().toStdString(), m_allocator->currentText().trimmed().toStdString());
+        currentLayoutSpec().toStdString(), m_allocator->currentText().trimmed().toStdString());
     if (!models)
         return fail(errorText(models.error()));
+    m_sweptLayoutFile = layoutFile();
     SimulationJob job;
     job.tracePath = m_tracePath.toStdString();
     job.kind = "sweep";
@@ -192,11 +296,11 @@ void SweepPage::showResult(const SimulationResult& result) {
     m_model.setResult(result);
     const auto& t = result.trace;
     QLocale locale;
-    QString text
-        = tr("<b>%1</b> on %2 with %3: %4 requests, %5 live keys, %6 distinct shapes.")
-              .arg(qt(result.layoutSpec).toHtmlEscaped(), QFileInfo(qt(result.traceName)).fileName().toHtmlEscaped(),
-                  qt(result.allocatorSpec).toHtmlEscaped(), locale.toString(qulonglong(t.requests)),
-                  locale.toString(qulonglong(t.liveKeys)), locale.toString(qulonglong(t.distinctShapes)));
+    QString text = tr("<b>%1</b> on %2 with %3: %4 requests, %5 live keys, %6 distinct shapes.")
+                       .arg(qt(layoutLabel(result.layoutSpec)).toHtmlEscaped(),
+                           QFileInfo(qt(result.traceName)).fileName().toHtmlEscaped(),
+                           qt(result.allocatorSpec).toHtmlEscaped(), locale.toString(qulonglong(t.requests)),
+                           locale.toString(qulonglong(t.liveKeys)), locale.toString(qulonglong(t.distinctShapes)));
     if (!result.points.empty() && !result.thresholdName.empty()) {
         const ThresholdPoint& best = result.points[leanestPoint(result.points)];
         text += tr(" Leanest threshold: <b>%1</b> (%2 bytes per key).")
@@ -331,15 +435,21 @@ void SweepPage::drawChart(
 
 void SweepPage::saveSettings() const {
     QSettings s;
-    s.setValue(QStringLiteral("sweep/layout"), m_layout->currentText());
+    s.setValue(QStringLiteral("sweep/layout"), currentLayoutSpec());
     s.setValue(QStringLiteral("sweep/allocator"), m_allocator->currentText());
     s.setValue(QStringLiteral("sweep/thresholds"), m_thresholds->text());
     s.setValue(QStringLiteral("sweep/cache"), m_cache->isChecked());
+    s.setValue(QStringLiteral("sweep/rerunOnChange"), m_rerunOnChange->isChecked());
 }
 
 void SweepPage::restoreSettings() {
     QSettings s;
-    m_layout->setCurrentText(s.value(QStringLiteral("sweep/layout"), m_layout->currentText()).toString());
+    const QString layout = s.value(QStringLiteral("sweep/layout"), m_layout->currentText()).toString();
+    if (const auto file = layoutFilePath(layout.toStdString()); !file.empty())
+        setLayoutFile(qt(file)); // listed among the choices again
+    else
+        m_layout->setCurrentText(layout);
+    m_rerunOnChange->setChecked(s.value(QStringLiteral("sweep/rerunOnChange"), true).toBool());
     m_allocator->setCurrentText(s.value(QStringLiteral("sweep/allocator"), m_allocator->currentText()).toString());
     m_thresholds->setText(s.value(QStringLiteral("sweep/thresholds"), m_thresholds->text()).toString());
     m_cache->setChecked(s.value(QStringLiteral("sweep/cache"), m_cache->isChecked()).toBool());

@@ -13,6 +13,9 @@
 
 class QCheckBox;
 class QComboBox;
+class QFileSystemWatcher;
+class QTimer;
+class QToolButton;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -34,6 +37,15 @@ public:
     bool startSweep(QString* error = nullptr);
     // Shows a result computed elsewhere (a stored run opened from the library).
     void showResult(const SimulationResult& result);
+    // Chooses a layout file (docs/layout-files.md) as the layout. Once swept, the sweep runs again whenever
+    // the file changes on disk (when "re-run on change" is on).
+    void setLayoutFile(const QString& path);
+    // Asks for a layout file and uses it.
+    void chooseLayoutFile();
+    QString layoutFile() const; // the chosen layout file, if the layout is one
+    // The layout as parseLayout() takes it: the text typed or chosen, or a layout file's spec.
+    QString currentLayoutSpec() const;
+    QCheckBox* rerunOnChangeBox() const { return m_rerunOnChange; }
 
     const SweepTableModel& model() const { return m_model; }
     std::vector<ChartPanel*> charts() const { return m_charts; }
@@ -47,11 +59,16 @@ public:
 
 signals:
     void resultChanged(const SimulationResult& result);
+    // The layout file changed and the sweep is run again (or could not be: `error`).
+    void layoutFileReloaded(const QString& error);
     void runStored(qint64 runId);
     void failed(const QString& error);
 
 private:
+    static constexpr int kSpecRole = Qt::UserRole + 1; // a layout file item's spec
     void redraw();
+    void watchLayoutFile();
+    void layoutFileChanged();
     // One line of a chart: the metric (by its CLI name), its legend name, and whether it is read on the
     // right-hand axis (a metric whose scale differs from the left one's).
     struct ChartLine {
@@ -70,6 +87,12 @@ private:
     QComboBox* m_allocator;
     QLineEdit* m_thresholds;
     QCheckBox* m_cache;
+    QToolButton* m_layoutFileButton;
+    QCheckBox* m_rerunOnChange;
+    QFileSystemWatcher* m_watcher;
+    QTimer* m_reloadDelay; // editors save in several steps: one re-run after they are done
+    QString m_sweptLayoutFile; // the layout file of the last sweep started here
+    bool m_reloadPending = false; // the file changed while another task ran
     QPushButton* m_run;
     QLabel* m_summary;
     QTableView* m_table;

@@ -484,20 +484,4 @@ Expected<LayoutPtr> loadLayoutFile(const std::string& path) {
     return LayoutPtr(std::make_shared<DeclaredLayout>(std::move(*def)));
 }
 
-std::string layoutFileSpec(const std::string& path) {
-    return "file:" + path;
-}
-
-std::string layoutFilePath(std::string_view spec) {
-    if (spec.substr(0, 5) != "file:")
-        return {};
-    spec.remove_prefix(5);
-    // DeclaredLayout::spec() appends "#" and 16 hex digits of the file's hash.
-    const auto hash = spec.rfind('#');
-    if (hash != std::string_view::npos && spec.size() - hash == 17
-        && spec.substr(hash + 1).find_first_not_of("0123456789abcdef") == std::string_view::npos)
-        spec = spec.substr(0, hash);
-    return std::string(spec);
-}
-
 } // namespace layoutlab

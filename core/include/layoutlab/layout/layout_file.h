@@ -24,5 +24,8 @@ Expected<LayoutPtr> loadLayoutFile(const std::string& path);
 // one). A spec may carry "#HASH" after the path (DeclaredLayout::spec()); it is ignored when reading.
 std::string layoutFileSpec(const std::string& path);
 std::string layoutFilePath(std::string_view spec);
+// A layout as shown where room is short: a layout file by its file name and content hash
+// ("what-if.toml (layout file, content 1a2b...)"), any other spec as it is.
+std::string layoutLabel(std::string_view spec);
 
 } // namespace layoutlab
