@@ -34,14 +34,14 @@ clean:
 
 # Fuzz every importer and the trace reader with libFuzzer (clang, ASan + UBSan), FUZZ_SECONDS each.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := trace_file twitter cachelib oracle monitor mc-watch mc-metadump rdb-csv
+FUZZ_TARGETS := trace_file layout_file twitter cachelib oracle monitor mc-watch mc-metadump rdb-csv
 fuzz: deps
 	@CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DLAYOUTLAB_BUILD_FUZZERS=ON -DLAYOUTLAB_BUILD_GUI=OFF -DLAYOUTLAB_WITH_JEMALLOC=OFF \
 	  -DLAYOUTLAB_BUILD_BENCH=OFF >/dev/null
 	@cmake --build build-fuzz -j $(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS))
 	@set -o pipefail; for t in $(FUZZ_TARGETS); do \
-	  corpus=datasets/fuzz/$$( [ $$t = trace_file ] && echo trace-file || echo $$t ); \
+	  corpus=datasets/fuzz/$$(echo $$t | tr _ -); \
 	  work=build-fuzz/corpus/$$t; mkdir -p $$work; cp $$corpus/* $$work/; \
 	  echo "== fuzz_$$t ($(FUZZ_SECONDS) s)"; \
 	  build-fuzz/tests/fuzz/fuzz_$$t $$work -max_total_time=$(FUZZ_SECONDS) -max_len=65536 2>&1 | tail -2 || exit 1; \

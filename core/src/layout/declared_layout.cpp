@@ -167,6 +167,14 @@ Status DeclaredLayout::checkAllocator(const AllocatorModel& allocator) const {
                                       "memcached slabs ([layout] allocators = \"malloc\")",
                               m_def.path, m_def.name),
             "alloc");
+    if (m_def.chunked && slabs
+        && static_cast<const MemcachedSlabModel&>(allocator).params().chunkMaxBytes <= m_def.chunkHeaderBytes)
+        return usageError(
+            fmt::format("layout file {} ({}): the allocator's largest chunk ({} bytes) cannot hold a "
+                        "chunk header of {} bytes ([chunking] chunk_header_bytes)",
+                m_def.path, m_def.name, static_cast<const MemcachedSlabModel&>(allocator).params().chunkMaxBytes,
+                m_def.chunkHeaderBytes),
+            "alloc");
     if (m_def.allocators == LayoutDefinition::Allocators::Slabs && !slabs)
         return usageError(fmt::format("layout file {} ({}) stores items in memcached's slab classes: use --alloc "
                                       "memcached ([layout] allocators = \"slabs\")",
