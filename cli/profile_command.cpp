@@ -7,6 +7,7 @@
 #include "run_store.h"
 
 #include "layoutlab/collect/profiler.h"
+#include "layoutlab/layout/layout_file.h"
 #include "layoutlab/layout/layout_registry.h"
 
 #include <filesystem>
@@ -146,6 +147,12 @@ std::string selfExecutable() {
     return ec ? std::string("layoutlab") : path.string();
 }
 
+// The layout as the replay names it from its private directory: a layout file by its absolute path.
+std::string replayLayoutSpec(const LayoutModel& layout) {
+    const auto file = layoutFilePath(layout.spec());
+    return file.empty() ? layout.spec() : layoutFileSpec(std::filesystem::absolute(file).string());
+}
+
 int runProfileCommand(const ProfileOptions& o) {
     if (auto ok = requireLayout(o.layout); !ok)
         return reportError(ok.error());
@@ -193,8 +200,8 @@ int runProfileCommand(const ProfileOptions& o) {
     config.openTrace = [path = o.trace, options = *importOptions] { return openTrace(path, options); };
     // The replay runs in a private directory: it gets the trace's absolute path.
     config.replayCommand = { selfExecutable(), "profile-replay", std::filesystem::absolute(o.trace).string(),
-        "--layout", config.layout->spec(), "--format", o.source.format, "--on-error", o.source.onError, "--key-size",
-        std::to_string(o.source.keyBytes) };
+        "--layout", replayLayoutSpec(*config.layout), "--format", o.source.format, "--on-error", o.source.onError,
+        "--key-size", std::to_string(o.source.keyBytes) };
 
     auto db = o.db.open();
     if (!db)
