@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace layoutlab::trace_block {
 
@@ -18,10 +21,11 @@ constexpr unsigned kMaxKind = 2;
 constexpr unsigned kHasTtlShift = 6;
 constexpr unsigned kReservedBit = 0x80;
 
-// An op byte that names no operation, no value kind, or sets the reserved bit.
-inline bool badTag(unsigned tag) {
-    return (tag & kOpMask) >= static_cast<unsigned>(kOpCount) || ((tag >> kKindShift) & kKindMask) > kMaxKind
-        || (tag & kReservedBit);
+// An op byte that names no operation, no value kind, or sets the reserved bit. Bitwise, not short-circuit:
+// the check over a block's op bytes then compiles to vector instructions.
+inline unsigned badTag(unsigned tag) {
+    return static_cast<unsigned>((tag & kOpMask) >= static_cast<unsigned>(kOpCount))
+        | static_cast<unsigned>(((tag >> kKindShift) & kKindMask) > kMaxKind) | ((tag & kReservedBit) >> 7);
 }
 // The widest value each column can need: 32-bit fields, 64-bit time steps.
 constexpr std::array<std::uint8_t, kColumns> kMaxWidths { 4, 4, 4, 4, 8 };
@@ -138,10 +142,27 @@ DecodeFailure decode(const Header& header, const unsigned char* payload, std::ui
     // Op bytes first: one test per request, folded so the loop has no branch.
     const unsigned char* const tags = payload;
     unsigned bad = 0;
-    std::size_t ttlFlags = 0;
-    for (std::size_t i = 0; i < n; ++i) {
+    std::uint32_t ttlFlags = 0;
+    std::size_t first = 0;
+#if defined(__SSE2__)
+    // Sixteen op bytes at a time: each test is a byte compare, and the masks' set bits are counted.
+    static_assert(kOpCount <= 16 && kMaxKind == 2, "the vector tests below assume 4-bit ops and kinds 0..2");
+    const __m128i opMask = _mm_set1_epi8(kOpMask), lastOp = _mm_set1_epi8(kOpCount - 1);
+    const __m128i kindBits = _mm_set1_epi8(static_cast<char>(kKindMask << kKindShift));
+    const __m128i ttlBit = _mm_set1_epi8(static_cast<char>(1u << kHasTtlShift));
+    for (; first + 16 <= n; first += 16) {
+        const __m128i t = _mm_loadu_si128(reinterpret_cast<const __m128i*>(tags + first));
+        const __m128i badOp = _mm_cmpgt_epi8(_mm_and_si128(t, opMask), lastOp);
+        const __m128i badKind = _mm_cmpeq_epi8(_mm_and_si128(t, kindBits), kindBits); // kind 3
+        bad |= static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(badOp, badKind)) | _mm_movemask_epi8(t));
+        const auto ttl
+            = static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(t, ttlBit), ttlBit)));
+        ttlFlags += static_cast<std::uint32_t>(std::popcount(ttl));
+    }
+#endif
+    for (std::size_t i = first; i < n; ++i) {
         const unsigned tag = tags[i];
-        bad |= static_cast<unsigned>(badTag(tag));
+        bad |= badTag(tag);
         ttlFlags += (tag >> kHasTtlShift) & 1;
     }
     if (bad) {
@@ -153,17 +174,21 @@ DecodeFailure decode(const Header& header, const unsigned char* payload, std::ui
         return { "damaged block (its requests flag a different number of TTLs than its header)", 0 };
     // Then every request in one pass, written whole: each column is read as 8-byte words masked to its
     // width (reads run at most kPaddingBytes past the payload), so no column needs a branch.
-    const auto& w = header.widths;
+    // The widths are bytes, and a byte may alias anything: read through the header they would be loaded
+    // again after every store to `out`. Held in locals they stay in registers.
+    const std::size_t keyIdWidth = header.widths[KeyId], keySizeWidth = header.widths[KeyBytes],
+                      valueSizeWidth = header.widths[ValueBytes], ttlWidth = header.widths[TtlSeconds],
+                      stepWidth = header.widths[TimeDelta];
     auto maskOf
         = [](unsigned width) { return width >= 8 ? ~std::uint64_t { 0 } : (std::uint64_t { 1 } << (8 * width)) - 1; };
     const unsigned char* keyIds = tags + n;
-    const unsigned char* keySizes = keyIds + n * w[KeyId];
-    const unsigned char* valueSizes = keySizes + n * w[KeyBytes];
-    const unsigned char* ttls = valueSizes + n * w[ValueBytes];
-    const unsigned char* steps = ttls + std::size_t { header.ttlCount } * w[TtlSeconds];
-    const std::uint64_t keyIdMask = maskOf(w[KeyId]), keySizeMask = maskOf(w[KeyBytes]),
-                        valueSizeMask = maskOf(w[ValueBytes]), ttlMask = maskOf(w[TtlSeconds]),
-                        stepMask = maskOf(w[TimeDelta]);
+    const unsigned char* keySizes = keyIds + n * keyIdWidth;
+    const unsigned char* valueSizes = keySizes + n * keySizeWidth;
+    const unsigned char* ttls = valueSizes + n * valueSizeWidth;
+    const unsigned char* steps = ttls + std::size_t { header.ttlCount } * ttlWidth;
+    const std::uint64_t keyIdMask = maskOf(unsigned(keyIdWidth)), keySizeMask = maskOf(unsigned(keySizeWidth)),
+                        valueSizeMask = maskOf(unsigned(valueSizeWidth)), ttlMask = maskOf(unsigned(ttlWidth)),
+                        stepMask = maskOf(unsigned(stepWidth));
     std::uint64_t maxKeyId = 0;
     std::uint64_t time = header.baseTimeMs;
     for (std::size_t i = 0; i < n; ++i) {
@@ -181,11 +206,11 @@ DecodeFailure decode(const Header& header, const unsigned char* payload, std::ui
         time += load64(steps) & stepMask;
         r.timeMs = time;
         out[i] = r;
-        keyIds += w[KeyId];
-        keySizes += w[KeyBytes];
-        valueSizes += w[ValueBytes];
-        ttls += hasTtl * w[TtlSeconds];
-        steps += w[TimeDelta];
+        keyIds += keyIdWidth;
+        keySizes += keySizeWidth;
+        valueSizes += valueSizeWidth;
+        ttls += hasTtl * ttlWidth;
+        steps += stepWidth;
     }
     if (maxKeyId >= keyIdLimit) {
         for (std::size_t i = 0; i < n; ++i)

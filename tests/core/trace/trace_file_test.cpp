@@ -160,6 +160,21 @@ TEST_F(DamagedTraceTest, UnknownOpNamesItsRecordAndOffset) {
     EXPECT_NE(e.find("record 4"), std::string::npos) << e;
 }
 
+// The op bytes are checked sixteen at a time where the host has SSE2: every bad pattern must be found
+// past the first sixteen too, at the right record.
+TEST_F(DamagedTraceTest, EveryBadOpByteIsFoundWhereverItIs) {
+    for (const std::size_t record : { 3u, 16u, 37u }) {
+        for (const char tag : { '\x0c', '\x0f', '\x31', '\x80' }) { // op 12, op 15, kind 3, the reserved bit
+            const auto e = damage(64 + record, std::string(1, tag));
+            EXPECT_NE(e.find("record " + std::to_string(record + 1)), std::string::npos)
+                << "tag " << int(tag) << " at " << record << ": " << e;
+        }
+        // A TTL flag the header does not count.
+        EXPECT_NE(
+            damage(64 + record, std::string(1, '\x41')).find("flag a different number of TTLs"), std::string::npos);
+    }
+}
+
 TEST_F(DamagedTraceTest, DamagedBlockHeadersAreRefused) {
     EXPECT_NE(damage(32, std::string("\0\0\0\0", 4)).find("record count"), std::string::npos); // no records
     EXPECT_NE(damage(36, "\x01").find("payload size"), std::string::npos);
