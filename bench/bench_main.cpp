@@ -3,6 +3,8 @@
 //   BM_DecodeTrace      reading layoutlab's binary trace format (requests/s)
 //   BM_Replay           replaying an in-memory trace through the valkey layout, one threshold
 //   BM_Sweep/N          the same with N thresholds: the cost must stay close to BM_Replay
+//   BM_SimLargeKeyspace/K  `sim` of a binary trace over K distinct keys (10M requests), decoding included:
+//                       the key-state array outgrows the host's caches (issue 7's 1M and 5M keys)
 //   BM_SizeClassLookup  jemalloc size-class rounding
 
 #include "layoutlab/alloc/allocator_registry.h"
@@ -96,6 +98,35 @@ void BM_Sweep(benchmark::State& state) {
     runSimulation(state, thresholds);
 }
 BENCHMARK(BM_Sweep)->Arg(2)->Arg(8)->Arg(32)->Unit(benchmark::kMillisecond);
+
+// A 10M-request binary trace over `keys` keys in the benchmarks' mixed workload, written once.
+std::string largeTraceFile(std::uint64_t keys) {
+    const auto path
+        = (std::filesystem::temp_directory_path() / ("layoutlab-bench-" + std::to_string(keys) + "-keys.lltrace"))
+              .string();
+    if (!std::filesystem::exists(path)) {
+        auto c = makeGeneratorConfig(keys, 10000000 - keys, "lognormal:3.3:0.45:6:200", "lognormal:4.3:1.2:1:100000",
+            0.2, 0.05, 0.8, 0.02, "zipf:0.99", 5);
+        SyntheticTrace trace(*c);
+        (void)writeTrace(trace, path);
+    }
+    return path;
+}
+
+void BM_SimLargeKeyspace(benchmark::State& state) {
+    const auto path = largeTraceFile(static_cast<std::uint64_t>(state.range(0)));
+    auto layout = parseLayout("valkey-9.1");
+    auto alloc = parseAllocator("jemalloc:quantum=8,page=4096");
+    std::uint64_t requests = 0;
+    for (auto _ : state) {
+        auto reader = TraceFileReader::open(path);
+        auto result = simulate({ *layout, *alloc, { 128 } }, **reader);
+        requests = result->trace.requests;
+        benchmark::DoNotOptimize(result->points.size());
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * requests));
+}
+BENCHMARK(BM_SimLargeKeyspace)->Arg(1000000)->Arg(5000000)->Unit(benchmark::kMillisecond);
 
 void BM_SizeClassLookup(benchmark::State& state) {
     const JemallocModel model(SizeClassParams { 3, 12 });
