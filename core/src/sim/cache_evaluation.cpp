@@ -20,7 +20,7 @@ constexpr std::uint64_t kClassRegionSpacing = std::uint64_t { 1 } << 36; // each
 constexpr std::uint64_t kIndexBase = std::uint64_t { 1 } << 46; // the keyspace index table, above every class
 constexpr std::uint64_t kExpiresIndexBase = std::uint64_t { 1 } << 47; // the expires index table
 // Every simulated address stays below 2^48 (CacheHierarchy::kMaxAddressBits).
-constexpr std::size_t kPrefetchGets = 8; // how far ahead the replay prefetches the cache model's sets
+constexpr std::size_t kPrefetchGets = 16; // how far ahead the replay prefetches the cache model's sets
 constexpr std::size_t kMaxWorkers = 4; // each holds a cache hierarchy (tens of MB for a large LLC)
 
 // Where an allocation class puts its regions.
@@ -44,17 +44,11 @@ struct ClassSlot {
     }
 };
 
-struct PlannedAllocation {
-    std::uint32_t slot = 0;
-    std::uint32_t count = 1;
-    std::uint64_t readBytes = 0;
-};
-
-struct ShapePlan {
-    std::uint8_t allocations = 0;
-    std::uint8_t indexLines = 0;
+// What a GET of a shape needs beyond its placement steps (one per stored allocation, beside the steps'
+// read bytes).
+struct RankPlan {
     bool stored = true;
-    PlannedAllocation allocation[KeyLayout::kMaxAllocations];
+    std::uint8_t indexLines = 0;
 };
 
 // One allocation of a shape, as the placement pass sees it.
@@ -219,13 +213,20 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
         if (t == 0 || someShapeSwitches[t])
             evaluated.push_back(t);
 
+    // Placement in key-id order matters up to the last sampled key (chain walks' keys included): the keys
+    // after it move no sampled key's address.
+    std::size_t placedKeys = 0;
+    for (const auto id : sampledIds)
+        placedKeys = std::max<std::size_t>(placedKeys, std::size_t { id } + 1);
+
     // Thresholds are independent: share them among the cores, each worker with its own cache state.
     std::atomic<std::size_t> next { 0 };
     std::atomic<std::uint64_t> counted { 0 };
     auto worker = [&]() {
         CacheHierarchy cache(*config.cache);
         // Reused from threshold to threshold: every field read is written for each threshold first.
-        std::vector<ShapePlan> plans(keyspace.size()); // by shape rank, written in order as described
+        std::vector<RankPlan> plans(keyspace.size()); // by shape rank
+        std::vector<std::uint32_t> stepReadBytes; // beside placementSteps: bytes a GET reads of each
         std::vector<std::uint32_t> placementStart(keyspace.size() + 1, 0);
         std::vector<PlacementStep> placementSteps;
         std::vector<SampledKey> sampled;
@@ -240,13 +241,15 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
             std::vector<ClassSlot> slots;
             std::vector<std::uint32_t> firstShapeOfSlot; // the lowest keyspace index using each slot
             std::fill(slotOfClass.begin(), slotOfClass.end(), UINT32_MAX);
+            // Each rank's placement steps, in rank order: what the pass over every key reads, packed (a few
+            // bytes per shape) so that it stays in the host's cache.
+            placementSteps.clear();
+            stepReadBytes.clear();
             for (std::size_t r = 0; r < keyspace.size(); ++r) {
                 const std::uint32_t s = shapeByRank[r];
                 const Variant& variant = t >= switchAt[s] ? highVariant[s] : lowVariant[s];
-                ShapePlan& plan = plans[r];
-                plan.stored = variant.stored;
-                plan.indexLines = variant.indexLines;
-                plan.allocations = variant.allocations;
+                plans[r] = { variant.stored, variant.indexLines };
+                placementStart[r] = static_cast<std::uint32_t>(placementSteps.size());
                 for (std::size_t a = 0; a < variant.allocations; ++a) {
                     const VariantAllocation& va = variantAllocations[variant.first + a];
                     const std::uint64_t usable = va.usable;
@@ -269,11 +272,15 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
                         firstShapeOfSlot.push_back(s);
                     }
                     firstShapeOfSlot[slotId] = std::min(firstShapeOfSlot[slotId], s);
-                    plan.allocation[a] = { slotId, va.count, va.readBytes };
+                    // An unstored shape takes its classes' slots (their order matters) but places nothing.
+                    if (variant.stored) {
+                        placementSteps.push_back({ slotId, va.count });
+                        stepReadBytes.push_back(static_cast<std::uint32_t>(va.readBytes));
+                    }
                 }
             }
             // Each class's slabs sit in their own address range, in the order keyspace order meets the
-            // classes (plans are built in rank order only so that they are written and read in sequence).
+            // classes (ranks are walked in order only so that the steps are written and read in sequence).
             {
                 std::vector<std::uint32_t> order(slots.size());
                 for (std::uint32_t i = 0; i < order.size(); ++i)
@@ -283,23 +290,12 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
                 for (std::size_t position = 0; position < order.size(); ++position)
                     slots[order[position]].base = (position + 1) * kClassRegionSpacing;
             }
-            // What placement needs of each plan, packed (a few bytes per shape rather than a whole plan) so
-            // the pass over every key below reads it from the host's cache: ranks' allocations, one after
-            // another; an unstored shape has none.
-            placementSteps.clear();
-            for (std::size_t r = 0; r < plans.size(); ++r) {
-                placementStart[r] = static_cast<std::uint32_t>(placementSteps.size());
-                const ShapePlan& plan = plans[r];
-                if (plan.stored)
-                    for (std::size_t a = 0; a < plan.allocations; ++a)
-                        placementSteps.push_back({ plan.allocation[a].slot, plan.allocation[a].count });
-            }
             placementStart[plans.size()] = static_cast<std::uint32_t>(placementSteps.size());
             // Place every live key in key-id order: each allocation takes its class's next region.
             std::vector<std::uint64_t> nextRegion(slots.size(), 0);
             sampled.assign(sampledIds.size(), SampledKey {});
             readSteps.clear();
-            for (std::size_t id = 0; id < keys.size(); ++id) {
+            for (std::size_t id = 0; id < placedKeys; ++id) {
                 const auto rank = shapeOf[id];
                 if (rank == UINT32_MAX)
                     continue;
@@ -310,19 +306,18 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
                         nextRegion[placementSteps[step].slot] += placementSteps[step].count;
                     continue;
                 }
-                const ShapePlan& plan = plans[rank];
+                const RankPlan& plan = plans[rank];
                 SampledKey& key = sampled[sampledSlot[id]];
                 key.stored = plan.stored;
                 key.indexLines = plan.indexLines;
                 key.firstRead = static_cast<std::uint32_t>(readSteps.size());
                 for (std::uint32_t step = first; step < end; ++step) {
                     const auto& ps = placementSteps[step];
-                    const auto& pa = plan.allocation[step - first];
+                    const std::uint32_t readBytes = stepReadBytes[step];
                     const ClassSlot& slot = slots[ps.slot];
-                    if (pa.readBytes > 0) {
-                        readSteps.push_back(
-                            { slot.address(nextRegion[ps.slot]), slot.regionsPerSlab ? slot.usable : slot.stride,
-                                ps.count, static_cast<std::uint32_t>(pa.readBytes) });
+                    if (readBytes > 0) {
+                        readSteps.push_back({ slot.address(nextRegion[ps.slot]),
+                            slot.regionsPerSlab ? slot.usable : slot.stride, ps.count, readBytes });
                         ++key.reads;
                     }
                     nextRegion[ps.slot] += ps.count;

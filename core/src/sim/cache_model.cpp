@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/sim/cache_model.h"
 
+#include <sys/mman.h>
+
 #include "layoutlab/alloc/allocator_model.h"
 #include "layoutlab/spec.h"
 
@@ -95,6 +97,27 @@ std::string CacheGeometry::describe() const {
     return out;
 }
 
+namespace {
+// A level whose plain tag array would be larger than this keeps compact sets (Level::CompactSet).
+constexpr std::uint64_t kCompactAboveBytes = std::uint64_t { 1 } << 20;
+} // namespace
+
+void* allocateHugePageBacked(std::size_t bytes) {
+    constexpr std::size_t kHugePage = std::size_t { 2 } << 20;
+    if (bytes < kHugePage) {
+        if (void* p = std::malloc(bytes ? bytes : 1))
+            return p;
+        throw std::bad_alloc();
+    }
+    const std::size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+    void* p = std::aligned_alloc(kHugePage, rounded);
+    if (!p)
+        throw std::bad_alloc();
+    // Before the first touch, so the pages are faulted in huge. A hint: without THP it changes nothing.
+    (void)madvise(p, rounded, MADV_HUGEPAGE);
+    return p;
+}
+
 CacheHierarchy::CacheHierarchy(const CacheGeometry& geometry) {
     constexpr std::uint64_t kMaxLines = (std::uint64_t { 1 } << kMaxAddressBits) / kCacheLineBytes;
     for (const auto& g : geometry.levels) {
@@ -108,17 +131,27 @@ CacheHierarchy::CacheHierarchy(const CacheGeometry& geometry) {
             level.reciprocal = static_cast<std::uint64_t>(
                 ((static_cast<Uint128>(1) << 64) + level.sets - 1) / level.sets); // ceil(2^64 / sets)
         level.narrow = kMaxLines / level.sets + 1 <= UINT32_MAX;
-        if (level.narrow)
+        level.compact = level.narrow && level.ways > Level::kInlineWays
+            && level.sets * level.ways * sizeof(std::uint32_t) > kCompactAboveBytes;
+        if (level.compact)
+            level.compactSets.assign(level.sets, Level::CompactSet {});
+        else if (level.narrow)
             level.narrowTags.assign(level.sets * level.ways, 0);
         else
             level.wideTags.assign(level.sets * level.ways, 0);
-        level.setGeneration.assign(level.sets, 0);
+        if (!level.compact)
+            level.setGeneration.assign(level.sets, 0);
         m_levels.push_back(std::move(level));
     }
     m_misses.assign(m_levels.size(), 0);
 }
 
 namespace {
+
+// Moves ways[0, count) one place down.
+template <class Tag> inline void shiftDown(Tag* ways, std::uint32_t count) {
+    std::memmove(ways + 1, ways, std::size_t { count } * sizeof(Tag));
+}
 
 // Move-to-front LRU within one set: on a hit the line moves to the front; on a miss the least recently
 // used (last) way falls off. A read-only search, then one move of the ways in front of it.
@@ -129,7 +162,7 @@ template <class Tag> bool lookupSet(Tag* ways, std::uint32_t count, Tag tag) {
     Tag* const found = std::find(ways + 1, end, tag);
     const bool hit = found != end;
     Tag* const last = hit ? found : end - 1; // the way that is overwritten
-    std::memmove(ways + 1, ways, static_cast<std::size_t>(last - ways) * sizeof(Tag));
+    shiftDown(ways, static_cast<std::uint32_t>(last - ways));
     ways[0] = tag;
     return hit;
 }
@@ -149,6 +182,8 @@ bool CacheHierarchy::lookup(Level& level, std::uint64_t line) {
         set = line - q * level.sets;
         tag = q + 1;
     }
+    if (level.compact)
+        return lookupCompact(level, set, static_cast<std::uint32_t>(tag));
     const bool stale = level.setGeneration[set] != m_generation;
     if (stale)
         level.setGeneration[set] = m_generation;
@@ -162,6 +197,49 @@ bool CacheHierarchy::lookup(Level& level, std::uint64_t line) {
     if (stale)
         std::fill(ways, ways + level.ways, std::uint64_t { 0 });
     return lookupSet<std::uint64_t>(ways, level.ways, tag);
+}
+
+bool CacheHierarchy::lookupCompact(Level& level, std::uint64_t set, std::uint32_t tag) {
+    constexpr std::uint32_t kInline = Level::kInlineWays;
+    Level::CompactSet& s = level.compactSets[set];
+    if (s.generation != m_generation) { // empty since clear()
+        s = Level::CompactSet {};
+        s.generation = m_generation;
+    }
+    std::uint32_t* const in = s.tags;
+    if (in[0] == tag)
+        return true; // already the most recently used
+    // The set is one list, most recent first: the inline tags, then the overflow block's.
+    const std::uint32_t overflowWays = level.ways - kInline;
+    std::uint32_t* over
+        = s.overflow ? level.overflowTags.data() + std::size_t { s.overflow - 1 } * overflowWays : nullptr;
+    std::uint32_t position = level.ways; // not found
+    for (std::uint32_t i = 1; i < kInline; ++i)
+        if (in[i] == tag)
+            position = i;
+    if (position == level.ways && over)
+        for (std::uint32_t j = 0; j < overflowWays; ++j)
+            if (over[j] == tag)
+                position = kInline + j;
+    const bool hit = position != level.ways;
+    // The way overwritten: the line's own on a hit; on a miss the last one, which is the inline part's
+    // last while the set has no overflow and an empty inline way.
+    std::uint32_t last = position;
+    if (!hit)
+        last = over || in[kInline - 1] != 0 ? level.ways - 1 : kInline - 1;
+    if (last >= kInline) {
+        if (!over) { // the set's seventh line: it needs its overflow block now
+            level.overflowTags.resize(level.overflowTags.size() + overflowWays, 0);
+            s.overflow = static_cast<std::uint32_t>(level.overflowTags.size() / overflowWays);
+            over = level.overflowTags.data() + std::size_t { s.overflow - 1 } * overflowWays;
+        }
+        shiftDown(over, last - kInline);
+        over[0] = in[kInline - 1];
+        last = kInline - 1;
+    }
+    shiftDown(in, last);
+    in[0] = tag;
+    return hit;
 }
 
 void CacheHierarchy::access(std::uint64_t address) {
@@ -186,10 +264,16 @@ namespace layoutlab {
 void CacheHierarchy::clear() {
     // O(1) however large the last level is; when the 16-bit generations run out, a real wipe.
     if (++m_generation == 0) {
-        for (auto& level : m_levels)
+        for (auto& level : m_levels) {
             std::fill(level.setGeneration.begin(), level.setGeneration.end(), std::uint16_t { 0 });
+            for (auto& set : level.compactSets)
+                set.generation = 0;
+        }
         m_generation = 1;
     }
+    // Every compact set is stale now and drops its block when next used: the blocks can all go.
+    for (auto& level : m_levels)
+        level.overflowTags.clear();
     resetCounters();
 }
 

@@ -175,6 +175,8 @@ TEST(CacheModel, OffByDefault) {
 
 namespace {
 
+void matchesAPlainLru(const CacheGeometry& geometry);
+
 // A plain reference: per level, per set, a list of lines with the most recently used first.
 class ReferenceLru {
 public:
@@ -219,7 +221,15 @@ private:
 
 TEST(CacheHierarchy, MatchesAPlainLruForLargeAndOddSizedLevels) {
     // L2 has a power-of-two set count, the LLC does not (24576 sets); both keep 32-bit tags, L1 64-bit ones.
-    const auto geometry = *CacheGeometry::parse("48K:12,2M:16,30M:20");
+    // The LLCs' tag arrays are large enough for compact sets: 20 ways (6 inline, 14 in overflow blocks),
+    // 16, and 7 (a one-way overflow block).
+    for (const char* text : { "48K:12,2M:16,30M:20", "32K:8,4M:8,64M:16", "32K:8,28M:7" }) {
+        SCOPED_TRACE(text);
+        matchesAPlainLru(*CacheGeometry::parse(text));
+    }
+}
+
+void matchesAPlainLru(const CacheGeometry& geometry) {
     CacheHierarchy cache(geometry);
     ReferenceLru reference(geometry);
     std::uint64_t state = 7;

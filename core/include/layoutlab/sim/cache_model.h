@@ -8,6 +8,7 @@
 #include "layoutlab/expected.h"
 
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,21 @@ struct CacheGeometry {
     bool operator==(const CacheGeometry&) const = default;
 };
 
+// Memory for large simulated tag arrays: backed by 2 MiB pages where the kernel offers them (a 300 MB
+// last level has a 20 MB tag array; with 4 KiB pages nearly every lookup also misses the host's TLB).
+template <class T> struct HugePageAllocator {
+    using value_type = T;
+    HugePageAllocator() = default;
+    template <class U> HugePageAllocator(const HugePageAllocator<U>&) { }
+    T* allocate(std::size_t n);
+    void deallocate(T* p, std::size_t) { std::free(p); }
+    template <class U> bool operator==(const HugePageAllocator<U>&) const { return true; }
+};
+void* allocateHugePageBacked(std::size_t bytes);
+template <class T> T* HugePageAllocator<T>::allocate(std::size_t n) {
+    return static_cast<T*>(allocateHugePageBacked(n * sizeof(T)));
+}
+
 class CacheHierarchy {
     __extension__ typedef unsigned __int128 Uint128; // GCC and Clang; the quotient's high half
 
@@ -51,6 +67,10 @@ public:
         for (std::size_t i = 1; i < m_levels.size(); ++i) {
             const Level& level = m_levels[i];
             const std::uint64_t set = level.setOf(line);
+            if (level.compact) {
+                __builtin_prefetch(&level.compactSets[set], 1);
+                continue;
+            }
             __builtin_prefetch(&level.setGeneration[set]);
             if (level.narrow)
                 __builtin_prefetch(level.narrowTags.data() + set * level.ways, 1);
@@ -85,11 +105,27 @@ private:
         // Per set, most recently used first: the line's tag (line / sets) + 1; 0 = empty. Levels whose
         // tags fit 32 bits keep them in `narrowTags`, halving the host memory a large LLC's lookups touch.
         bool narrow = false;
-        std::vector<std::uint32_t> narrowTags;
-        std::vector<std::uint64_t> wideTags;
+        std::vector<std::uint32_t, HugePageAllocator<std::uint32_t>> narrowTags;
+        std::vector<std::uint64_t, HugePageAllocator<std::uint64_t>> wideTags;
         // The generation each set was last used in: a set of an older generation is empty.
         std::vector<std::uint16_t> setGeneration;
+        // Levels whose tag array outgrows the host's caches (a large LLC) keep each set in one 32-byte
+        // record instead: its generation and first kInlineWays tags, and the rest in an overflow block
+        // taken only when a set holds more lines than that. A sample of GETs fills a small share of such a
+        // level, so nearly every lookup reads one host cache line of a array a third the size.
+        static constexpr std::uint32_t kInlineWays = 6;
+        struct alignas(32) CompactSet {
+            std::uint32_t tags[kInlineWays];
+            std::uint32_t overflow; // 1 + the block's index in overflowTags; 0: none
+            std::uint16_t generation;
+            std::uint16_t unused;
+        };
+        static_assert(sizeof(CompactSet) == 32);
+        bool compact = false;
+        std::vector<CompactSet, HugePageAllocator<CompactSet>> compactSets;
+        std::vector<std::uint32_t> overflowTags; // blocks of ways - kInlineWays tags, most recent first
     };
+    bool lookupCompact(Level& level, std::uint64_t set, std::uint32_t tag);
     // True on a hit; on a miss the line goes to the front of its set, pushing out the last way.
     bool lookup(Level& level, std::uint64_t line);
 
