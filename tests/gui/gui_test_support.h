@@ -14,6 +14,14 @@ namespace layoutlab::gui::test {
 // Points QSettings at `dir` (IniFormat), so tests never read or write the user's settings.
 void useScratchSettings(const QTemporaryDir& dir);
 
+// What a GUI test starts from: a fresh directory holding its settings and its results database.
+struct Scratch {
+    Scratch() { useScratchSettings(dir); }
+    QString path(const QString& name) const { return dir.filePath(name); }
+    QString database() const { return path(QStringLiteral("gui.db")); }
+    QTemporaryDir dir;
+};
+
 struct CliRun {
     int exitCode = -1;
     QByteArray out;

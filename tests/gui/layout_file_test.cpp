@@ -42,17 +42,13 @@ double bytesPerKeyAt(const SimulationResult& result, std::uint32_t threshold) {
 class LayoutFileTest : public QObject {
     Q_OBJECT
 private slots:
-    void init() {
-        m_dir = std::make_unique<QTemporaryDir>();
-        test::useScratchSettings(*m_dir);
-        m_db = m_dir->filePath(QStringLiteral("gui.db"));
-    }
-    void cleanup() { m_dir.reset(); }
+    void init() { m_scratch = std::make_unique<test::Scratch>(); }
+    void cleanup() { m_scratch.reset(); }
 
     void layoutFileSweepsAndSweepsAgainWhenSaved() {
-        const QString file = m_dir->filePath(QStringLiteral("what-if.toml"));
+        const QString file = m_scratch->path(QStringLiteral("what-if.toml"));
         overwrite(kLayouts + QStringLiteral("valkey-9.1.toml"), file);
-        MainWindow window(m_db);
+        MainWindow window(m_scratch->database());
         window.openTrace(test::seedTrace());
         QVERIFY(window.runner().waitForIdle(60000));
         SweepPage* sweep = window.sweepPage();
@@ -99,14 +95,13 @@ private slots:
         overwrite(kLayouts + QStringLiteral("valkey-9.1.toml"), file);
         QVERIFY(!reloaded.wait(1500));
         window.close(); // saves the settings
-        MainWindow again(m_db);
+        MainWindow again(m_scratch->database());
         QCOMPARE(again.sweepPage()->layoutFile(), file);
         QVERIFY(!again.sweepPage()->rerunOnChangeBox()->isChecked());
     }
 
 private:
-    std::unique_ptr<QTemporaryDir> m_dir;
-    QString m_db;
+    std::unique_ptr<test::Scratch> m_scratch;
 };
 
 QTEST_MAIN(LayoutFileTest)
