@@ -115,7 +115,7 @@ Status LineReader::fill() {
     return Ok {};
 }
 
-Expected<LineReader::Result> LineReader::next(std::string_view& line) {
+Expected<LineReader::Result> LineReader::nextSlow(std::string_view& line) {
     while (true) {
         const char* start = m_buffer.data() + m_pos;
         const auto* newline = static_cast<const char*>(std::memchr(start, '\n', m_end - m_pos));

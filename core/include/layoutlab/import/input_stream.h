@@ -6,11 +6,16 @@
 
 #include "layoutlab/expected.h"
 
+#include <bit>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace layoutlab {
 
@@ -49,12 +54,42 @@ public:
 
     enum class Result { Line, TooLong, End };
     // The next line without its "\n" (and "\r\n"). TooLong: a line over kMaxLineBytes was skipped.
-    Expected<Result> next(std::string_view& line);
+    Expected<Result> next(std::string_view& line) {
+        // Most lines are short and whole in the buffer: found by an inline scan, not a memchr call.
+        const char* const start = m_buffer.data() + m_pos;
+        if (const char* newline = findNewline(start, m_buffer.data() + m_end)) [[likely]] {
+            std::size_t length = static_cast<std::size_t>(newline - start);
+            if (length <= kMaxLineBytes) [[likely]] {
+                ++m_lineNumber;
+                m_lineOffset = m_consumed + m_pos;
+                m_pos += length + 1;
+                if (length > 0 && start[length - 1] == '\r')
+                    --length;
+                line = std::string_view(start, length);
+                return Result::Line;
+            }
+        }
+        return nextSlow(line);
+    }
     std::uint64_t lineNumber() const { return m_lineNumber; } // of the line just returned, from 1
     std::uint64_t lineOffset() const { return m_lineOffset; } // its byte offset in the uncompressed stream
 
 private:
     Status fill();
+    Expected<Result> nextSlow(std::string_view& line);
+    // The first '\n' in [p, end), or nullptr.
+    static const char* findNewline(const char* p, const char* end) {
+#if defined(__SSE2__)
+        const __m128i newline = _mm_set1_epi8('\n');
+        for (; p + 16 <= end; p += 16) {
+            const auto mask = static_cast<unsigned>(
+                _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), newline)));
+            if (mask)
+                return p + std::countr_zero(mask);
+        }
+#endif
+        return static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
+    }
 
     InputStream& m_input;
     std::vector<char> m_buffer;
