@@ -176,6 +176,7 @@ ComparePage::ComparePage(QWidget* parent)
     form->addRow(tr("Run &B:"), m_runB);
     form->addRow(tr("&Metric:"), m_metric);
     auto* splitter = new QSplitter(Qt::Horizontal, this);
+    splitter->setObjectName(QStringLiteral("compare-splitter")); // its sizes are kept in QSettings
     splitter->addWidget(m_chart);
     splitter->addWidget(m_table);
     splitter->setStretchFactor(0, 3);

@@ -118,6 +118,7 @@ EnginePage::EnginePage(TaskRunner& runner, std::function<QString()> databasePath
     chartRow->addWidget(m_memoryChart);
     chartRow->addWidget(m_latencyChart);
     auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->setObjectName(QStringLiteral("engine-splitter")); // its sizes are kept in QSettings
     splitter->addWidget(m_table);
     splitter->addWidget(charts);
     splitter->setStretchFactor(0, 1);

@@ -80,6 +80,7 @@ LibraryPage::LibraryPage(QWidget* parent)
     m_tracesView->setSelectionMode(QAbstractItemView::SingleSelection);
 
     auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->setObjectName(QStringLiteral("library-splitter")); // its sizes are kept in QSettings
     splitter->addWidget(tracesBox);
     splitter->addWidget(runsBox);
     splitter->setStretchFactor(0, 1);

@@ -30,6 +30,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
+#include <QSplitter>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -95,6 +96,9 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     m_engine->restoreSettings();
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    for (QSplitter* splitter : findChildren<QSplitter*>())
+        if (const auto state = settings.value(QStringLiteral("splitters/") + splitter->objectName()); state.isValid())
+            splitter->restoreState(state.toByteArray());
     if (!settings.contains(QStringLiteral("window/geometry")))
         resize(1280, 800);
     m_tabs->setCurrentIndex(settings.value(QStringLiteral("window/tab"), 1).toInt());
@@ -396,6 +400,10 @@ void MainWindow::saveSettings() const {
     settings.setValue(QStringLiteral("database/path"), m_databasePath);
     m_sweep->saveSettings();
     m_engine->saveSettings();
+    // Every view's splitter, by its object name.
+    for (const QSplitter* splitter : findChildren<QSplitter*>())
+        if (!splitter->objectName().isEmpty())
+            settings.setValue(QStringLiteral("splitters/") + splitter->objectName(), splitter->saveState());
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

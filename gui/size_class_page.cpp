@@ -46,6 +46,7 @@ SizeClassPage::SizeClassPage(QWidget* parent)
     top->addWidget(m_summary, 1);
     qobject_cast<QLabel*>(top->itemAt(0)->widget())->setBuddy(m_threshold);
     auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->setObjectName(QStringLiteral("size-classes-splitter")); // its sizes are kept in QSettings
     splitter->addWidget(m_chart);
     splitter->addWidget(m_table);
     splitter->setStretchFactor(0, 3);

@@ -131,6 +131,7 @@ SweepPage::SweepPage(TaskRunner& runner, std::function<QString()> databasePath, 
     m_table->verticalHeader()->hide();
     m_table->setAlternatingRowColors(true);
     auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->setObjectName(QStringLiteral("sweep-splitter")); // its sizes are kept in QSettings
     splitter->addWidget(chartGrid);
     splitter->addWidget(m_table);
     splitter->setStretchFactor(0, 3);

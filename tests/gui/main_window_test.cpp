@@ -28,6 +28,7 @@
 #include <QMessageBox>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTest>
@@ -376,6 +377,7 @@ private slots:
     }
 
     void choicesPersistAcrossSessions() {
+        int splitterTop = 0;
         {
             MainWindow window(m_db);
             window.sweepPage()->layoutBox()->setCurrentText(QStringLiteral("redis-7.0"));
@@ -384,6 +386,15 @@ private slots:
             window.tabs()->setCurrentIndex(3);
             window.openTrace(test::seedTrace());
             QVERIFY(window.runner().waitForIdle(60000));
+            window.show();
+            window.tabs()->setCurrentWidget(window.sweepPage());
+            QApplication::processEvents();
+            auto* splitter = window.findChild<QSplitter*>(QStringLiteral("sweep-splitter"));
+            QVERIFY(splitter);
+            const int total = splitter->sizes().value(0) + splitter->sizes().value(1);
+            splitter->setSizes({ total / 3, total - total / 3 }); // as a user drags it
+            splitterTop = splitter->sizes().value(0);
+            window.tabs()->setCurrentIndex(3);
             window.close();
         }
         MainWindow again; // no --db: the last database
@@ -392,6 +403,11 @@ private slots:
         QCOMPARE(again.sweepPage()->thresholdsEdit()->text(), QStringLiteral("32:96:8"));
         QVERIFY(!again.sweepPage()->cacheBox()->isChecked());
         QCOMPARE(again.tabs()->currentIndex(), 3);
+        again.show();
+        again.tabs()->setCurrentWidget(again.sweepPage());
+        QApplication::processEvents();
+        QCOMPARE(again.findChild<QSplitter*>(QStringLiteral("sweep-splitter"))->sizes().value(0), splitterTop);
+        again.tabs()->setCurrentIndex(3);
         again.openInitialTrace();
         QCOMPARE(QFileInfo(again.sweepPage()->tracePath()).canonicalFilePath(),
             QFileInfo(test::seedTrace()).canonicalFilePath());
