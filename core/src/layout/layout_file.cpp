@@ -435,6 +435,10 @@ LayoutDefinition readDefinition(const toml::table& root, const std::string& path
                 "chunked items need memcached's slab classes: set [layout] allocators = \"slabs\"");
         def.chunkHeaderBytes = static_cast<std::uint32_t>(t.size("chunk_header_bytes", 48, 4096));
         def.chunkPointerBytes = static_cast<std::uint32_t>(t.size("chunk_pointer_bytes", 16, 4096));
+        // A chunked item becomes a header, full chunks and a last chunk: room for two more per key.
+        if (def.allocations.size() + 2 > kMaxAllocations)
+            fail(t.line(), "chunking",
+                fmt::format("a chunked layout has at most {} allocations per key", kMaxAllocations - 2));
         t.rejectUnknown("style, chunk_header_bytes, chunk_pointer_bytes");
     }
     if (const auto* get = top.table("get")) {

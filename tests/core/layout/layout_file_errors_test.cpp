@@ -139,6 +139,23 @@ TEST(LayoutFileErrors, StructuralMistakes) {
     EXPECT_NE(errorOf("").find("needs a [layout] table"), std::string::npos);
 }
 
+TEST(LayoutFileErrors, ChunkedLayoutsLeaveRoomForTheirChunks) {
+    std::string text = "[layout]\nname = \"many\"\nallocators = \"slabs\"\nallocator = \"memcached\"\n"
+                       "[index]\nstructure = \"memcached-assoc\"\n[chunking]\n";
+    text += "[[allocation]]\nname = \"a0\"\nindexed_by = \"keyspace\"\nfields = [ { name = \"key\", string = "
+            "\"key\" }, { name = \"value\", string = \"value\" }, { name = \"p\", bytes = 8, pointer = true, "
+            "points_to = \"a1\" } ]\n";
+    for (int i = 1; i < 7; ++i)
+        text += "[[allocation]]\nname = \"a" + std::to_string(i)
+            + "\"\nfields = [ { name = \"p\", bytes = 8, pointer "
+              "= true, points_to = \"a"
+            + std::to_string(i + 1) + "\" } ]\n";
+    text += "[[allocation]]\nname = \"a7\"\nfields = [ { name = \"x\", bytes = 8 } ]\n";
+    EXPECT_NE(
+        errorOf(text).find("field chunking: a chunked layout has at most 6 allocations per key"), std::string::npos)
+        << errorOf(text);
+}
+
 TEST(LayoutFileErrors, MissingFileIsAnIoError) {
     auto layout = loadLayoutFile("/nonexistent/layout.toml");
     ASSERT_FALSE(layout);
