@@ -164,12 +164,16 @@ TEST_F(ProfileTest, LayoutFileProfilesAsItsBuiltInModel) {
     for (std::size_t i = 0; i < 2; ++i) {
         for (const char* exact : { "predicted_bytes_per_key", "measured_bytes_per_key", "predicted_misses_per_get" })
             EXPECT_EQ(byFile[i][exact], builtIn[i][exact]) << exact;
-        // cachegrind's counts of the same replay move by a few percent from run to run (heap addresses
-        // differ): two runs of the built-in model gave 4.07 and 4.10 misses per GET, the file 4.05 and 4.14.
-        if (cachegrind)
+        // The replay found the file from cachegrind's private directory and was measured. cachegrind's counts
+        // of the same replay move from run to run with the heap's addresses: two runs of the built-in model
+        // gave 4.07 and 4.10 misses per GET, and under a loaded test run one pair differed by 5.5%. So
+        // this only asks for the same ballpark; the model's agreement with cachegrind has its own test.
+        if (cachegrind) {
+            ASSERT_TRUE(byFile[i]["measured_misses_per_get"].is_number()) << byFile[i];
             EXPECT_NEAR(byFile[i]["measured_misses_per_get"].get<double>(),
                 builtIn[i]["measured_misses_per_get"].get<double>(),
-                0.05 * builtIn[i]["measured_misses_per_get"].get<double>());
+                0.2 * builtIn[i]["measured_misses_per_get"].get<double>());
+        }
     }
 }
 
