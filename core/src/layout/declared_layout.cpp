@@ -2,6 +2,7 @@
 #include "layoutlab/layout/declared_layout.h"
 
 #include "layoutlab/alloc/memcached_slabs.h"
+#include "layoutlab/layout/layout_file.h"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -83,6 +84,14 @@ FieldSize sizeOf(const FieldDefinition& f, const Context& ctx, const LayoutDefin
 // Fields added afterwards (LayoutDefinition: addedWhen), per allocation and field.
 using Forced = std::vector<std::vector<char>>;
 
+// No field added yet.
+Forced noFieldsForced(const LayoutDefinition& def) {
+    Forced forced(def.allocations.size());
+    for (std::size_t a = 0; a < def.allocations.size(); ++a)
+        forced[a].assign(def.allocations[a].fields.size(), 0);
+    return forced;
+}
+
 struct BuiltAllocation {
     bool present = false;
     std::uint64_t requestedBytes = 0;
@@ -150,10 +159,20 @@ std::uint32_t LengthHeader::bytesFor(std::uint64_t length) const {
 }
 
 DeclaredLayout::DeclaredLayout(LayoutDefinition definition)
-    : m_def(std::move(definition)) { }
+    : m_def(std::move(definition)) {
+    if (m_def.clientValueLimit == -2 && m_def.embedInto >= 0) {
+        // 9.1 shouldEmbedStringObject(len, NULL, EXPIRY_NONE): the embedding allocation with no key, no TTL
+        // and an empty value, whatever the key's shape; fields added later do not count.
+        const KeyShape bare {};
+        const Context none { bare, 0, false, Encoding::Embedded, true };
+        m_autoLimitFixedBytes
+            = build(m_def, static_cast<std::size_t>(m_def.embedInto), none, noFieldsForced(m_def), nullptr)
+                  .decisionBytes;
+    }
+}
 
 std::string DeclaredLayout::spec() const {
-    return fmt::format("file:{}#{}", m_def.path, m_def.contentHash);
+    return layoutFileSpec(m_def.path) + "#" + m_def.contentHash;
 }
 
 std::string DeclaredLayout::description() const {
@@ -188,9 +207,7 @@ KeyLayout DeclaredLayout::describe(
     const auto& def = m_def;
     const auto framed = frameValue(def.framing, shape.valueBytes, def.framingVersionBytes);
     Context ctx { shape, framed.storedBytes, framed.nonZeroFlags, Encoding::Raw };
-    Forced forced(def.allocations.size());
-    for (std::size_t a = 0; a < def.allocations.size(); ++a)
-        forced[a].assign(def.allocations[a].fields.size(), 0);
+    Forced forced = noFieldsForced(def);
 
     // The embed rule, for the value as stored; `forced` fields count in the decision.
     auto embeds = [&]() {
@@ -211,11 +228,7 @@ KeyLayout DeclaredLayout::describe(
         }
         const auto into = static_cast<std::size_t>(def.embedInto);
         if (def.clientValueLimit == -2) {
-            // 9.1 shouldEmbedStringObject(len, NULL, EXPIRY_NONE): no key, no TTL, an empty value.
-            const KeyShape bare {};
-            Context none { bare, 0, false, Encoding::Embedded, true };
-            const auto fixed = build(def, into, none, forced, nullptr).decisionBytes;
-            if (threshold <= fixed || v > threshold - fixed)
+            if (threshold <= m_autoLimitFixedBytes || v > threshold - m_autoLimitFixedBytes)
                 return false;
         } else if (def.clientValueLimit >= 0 && v > static_cast<std::uint64_t>(def.clientValueLimit)) {
             return false;
@@ -259,7 +272,9 @@ KeyLayout DeclaredLayout::describe(
     KeyLayout out;
     out.encoding = ctx.encoding == Encoding::Embedded ? def.embeddedEncoding : ctx.encoding;
     const bool expiresSlot = shape.hasTtl && def.index.expiresTable;
-    std::uint64_t pointerBytes = std::uint64_t { def.index.params.slotPointerBytes } * (expiresSlot ? 2 : 1);
+    // The entry's pointer in its bucket, and in the expires table's too.
+    const std::uint64_t slotPointerBytes = std::uint64_t { def.index.params.slotPointerBytes } * (expiresSlot ? 2 : 1);
+    std::uint64_t pointerBytes = slotPointerBytes;
     const std::uint64_t bucketLines = def.index.kind == IndexKind::ValkeyHashtable
         ? std::max<std::uint64_t>(1, (def.index.params.bucketBytes + kCacheLineBytes - 1) / kCacheLineBytes)
         : 1;
@@ -326,8 +341,7 @@ KeyLayout DeclaredLayout::describe(
                 out.allocations = {};
                 out.encoding = def.embeddedEncoding;
                 loads = 1;
-                pointerBytes = std::uint64_t { def.index.params.slotPointerBytes } * (expiresSlot ? 2 : 1)
-                    + built[a].pointerBytes;
+                pointerBytes = slotPointerBytes + built[a].pointerBytes;
             }
     }
     out.indexLinesPerGet = static_cast<std::uint8_t>(std::min<std::uint64_t>(indexLines, 255));

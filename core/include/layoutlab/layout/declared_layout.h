@@ -132,6 +132,9 @@ public:
 
 private:
     LayoutDefinition m_def;
+    // What the embedding allocation holds with no key, no TTL and an empty value: the threshold less this is
+    // the client EMBSTR limit of `client_value_limit = "auto"`.
+    std::uint64_t m_autoLimitFixedBytes = 0;
 };
 
 } // namespace layoutlab
