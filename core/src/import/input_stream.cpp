@@ -126,9 +126,8 @@ Expected<LineReader::Result> LineReader::nextSlow(std::string_view& line) {
         }
         if (!newline && m_pos == m_end)
             return Result::End;
-        std::size_t length = newline ? static_cast<std::size_t>(newline - start) : m_end - m_pos;
-        ++m_lineNumber;
-        m_lineOffset = m_consumed + m_pos;
+        const std::size_t length = newline ? static_cast<std::size_t>(newline - start) : m_end - m_pos;
+        startLine();
         if (length > kMaxLineBytes) {
             // Skip to the end of this line without buffering it.
             while (true) {
@@ -145,10 +144,7 @@ Expected<LineReader::Result> LineReader::nextSlow(std::string_view& line) {
             }
             return Result::TooLong;
         }
-        m_pos += length + (newline ? 1 : 0);
-        if (length > 0 && start[length - 1] == '\r')
-            --length;
-        line = std::string_view(start, length);
+        line = takeLine(start, length, newline != nullptr);
         return Result::Line;
     }
 }

@@ -58,14 +58,10 @@ public:
         // Most lines are short and whole in the buffer: found by an inline scan, not a memchr call.
         const char* const start = m_buffer.data() + m_pos;
         if (const char* newline = findNewline(start, m_buffer.data() + m_end)) [[likely]] {
-            std::size_t length = static_cast<std::size_t>(newline - start);
+            const auto length = static_cast<std::size_t>(newline - start);
             if (length <= kMaxLineBytes) [[likely]] {
-                ++m_lineNumber;
-                m_lineOffset = m_consumed + m_pos;
-                m_pos += length + 1;
-                if (length > 0 && start[length - 1] == '\r')
-                    --length;
-                line = std::string_view(start, length);
+                startLine();
+                line = takeLine(start, length, true);
                 return Result::Line;
             }
         }
@@ -77,6 +73,18 @@ public:
 private:
     Status fill();
     Expected<Result> nextSlow(std::string_view& line);
+    // A line begins at m_pos: count it and note where it starts.
+    void startLine() {
+        ++m_lineNumber;
+        m_lineOffset = m_consumed + m_pos;
+    }
+    // The line of `length` bytes at `start` (= m_pos), read past its "\n" when `terminated`, without a "\r".
+    std::string_view takeLine(const char* start, std::size_t length, bool terminated) {
+        m_pos += length + (terminated ? 1 : 0);
+        if (length > 0 && start[length - 1] == '\r')
+            --length;
+        return { start, length };
+    }
     // The first '\n' in [p, end), or nullptr.
     static const char* findNewline(const char* p, const char* end) {
 #if defined(__SSE2__)
