@@ -282,23 +282,28 @@ int runBatch(const BatchOptions& o) {
     // sweep options. Renaming or moving a trace does not re-run it; changing a byte of it does.
     std::vector<CellResult> results;
     std::vector<const Cell*> todo;
-    std::map<std::string, std::string> hashes; // by trace path: each trace is read once
+    // Content hashes by path: each trace and layout file is read once, whatever its number of cells. A
+    // missing file hashes to "", and fails in its cells with the reason.
+    std::map<std::string, std::string> hashes;
+    auto contentHash = [&hashes](const std::string& path) -> const std::string& {
+        if (!hashes.contains(path)) {
+            auto hash = hashFile(path);
+            hashes[path] = hash ? *hash : std::string();
+        }
+        return hashes[path];
+    };
     for (auto& cell : plan->cells) {
         if (cell.index % shardCount != shardIndex)
             continue;
-        if (!hashes.contains(cell.trace)) {
-            auto hash = hashFile(cell.trace);
-            hashes[cell.trace] = hash ? *hash : std::string(); // a missing trace fails in its cell, with the reason
-        }
-        cell.contentHash = hashes[cell.trace];
+        cell.contentHash = contentHash(cell.trace);
         // Every plan field that changes a cell's result is in its key: the source options too (with
         // on_error=skip the rejected lines are left out; key_size splits oracleGeneral sizes).
         const auto& source = plan->importOptions;
         // A layout file counts by its content: an edited file runs again.
         std::string layoutKey = cell.layout;
         if (const auto file = layoutFilePath(cell.layout); !file.empty()) {
-            auto hash = hashFile(file);
-            layoutKey = "file#" + (hash ? *hash : file);
+            const auto& hash = contentHash(file);
+            layoutKey = "file#" + (hash.empty() ? file : hash);
         }
         cell.key = fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", cell.contentHash.empty() ? cell.trace : cell.contentHash,
             layoutKey, cell.allocator, plan->thresholds,
@@ -401,7 +406,7 @@ void addBatchCommand(CLI::App& app, int& status) {
     auto* cmd = app.add_subcommand("batch",
         "Run a plan of traces x layouts x allocators (JSON or TOML, see docs/batch.md): parallel, resumable, "
         "shardable");
-    cmd->add_option("plan", o->plan, "The plan file (JSON)")->required();
+    cmd->add_option("plan", o->plan, "The plan file (JSON, or TOML when it ends in .toml)")->required();
     cmd->add_option("-j,--jobs", o->jobs, "Cells run at once (default: every core)");
     cmd->add_option("--shard", o->shard, "Run only shard I of N (0 <= I < N): cells I, I+N, I+2N, ...");
     cmd->add_flag("--json", o->json, "One JSON object: every cell with its status, run, best threshold and error");
