@@ -88,9 +88,7 @@ int checkLayoutFile(const std::string& spec) {
             threshold->max, threshold->meaning);
     else
         fmt::print("threshold  none (sim only)\n");
-    const char* structure = policy.kind == IndexKind::ValkeyHashtable ? "valkey-hashtable"
-        : policy.kind == IndexKind::RedisDict                         ? "redis-dict"
-                                                                      : "memcached-assoc";
+    const auto structure = indexKindName(policy.kind);
     fmt::print("allocator  {} by default\nindex      {}: {}-byte buckets of {} entries{}{}\n", l.defaultAllocator(),
         structure, policy.params.bucketBytes, policy.params.entriesPerBucket,
         policy.params == engineIndexParams(policy.kind) ? "" : " (changed from the engine's)",

@@ -130,12 +130,16 @@ void readThreshold(TableReader& t, LayoutDefinition& def) {
 }
 
 void readIndex(TableReader& t, LayoutDefinition& def) {
-    const auto structure = t.choice("structure", { "valkey-hashtable", "redis-dict", "memcached-assoc" });
+    std::vector<std::string> names;
+    for (const auto k : kIndexKinds)
+        names.emplace_back(indexKindName(k));
+    const auto structure = t.choice("structure", names);
     if (!structure)
         fail(t.line(), t.fieldName("structure"), "is missing");
-    const IndexKind kind = *structure == "valkey-hashtable" ? IndexKind::ValkeyHashtable
-        : *structure == "redis-dict"                        ? IndexKind::RedisDict
-                                                            : IndexKind::MemcachedAssoc;
+    IndexKind kind = IndexKind::ValkeyHashtable;
+    for (const auto k : kIndexKinds)
+        if (indexKindName(k) == *structure)
+            kind = k;
     IndexParams p = engineIndexParams(kind);
     p.bucketBytes = static_cast<std::uint32_t>(t.size("bucket_bytes", p.bucketBytes, 1u << 16));
     p.entriesPerBucket = static_cast<std::uint32_t>(t.size("entries_per_bucket", p.entriesPerBucket, 1024));

@@ -27,6 +27,18 @@ constexpr std::uint32_t kMemcachedMaxFillPercent = 150; // assoc_insert: expand 
 constexpr std::uint32_t kPointerBytes = 8; // one entry pointer in a bucket or slot (64-bit)
 } // namespace
 
+std::string_view indexKindName(IndexKind kind) {
+    switch (kind) {
+    case IndexKind::ValkeyHashtable:
+        return "valkey-hashtable";
+    case IndexKind::RedisDict:
+        return "redis-dict";
+    case IndexKind::MemcachedAssoc:
+        return "memcached-assoc";
+    }
+    return "?";
+}
+
 IndexParams engineIndexParams(IndexKind kind) {
     IndexParams p;
     switch (kind) {

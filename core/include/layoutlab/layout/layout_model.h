@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace layoutlab {
 
@@ -26,6 +27,11 @@ enum class IndexKind : std::uint8_t {
     RedisDict, // dict.c: 8-byte bucket slots, chained dictEntry, power-of-two growth at fill 1
     MemcachedAssoc, // assoc.c: 8-byte buckets, grows at 1.5 items per bucket, never shrinks
 };
+
+// The name layout files and `layouts` give each kind: valkey-hashtable, redis-dict, memcached-assoc.
+std::string_view indexKindName(IndexKind kind);
+inline constexpr IndexKind kIndexKinds[]
+    = { IndexKind::ValkeyHashtable, IndexKind::RedisDict, IndexKind::MemcachedAssoc };
 
 // The geometry of the index: the engine's own by default, or a layout file's variant (bucket size,
 // entries per bucket, sizing and fill limits). Which fields a kind reads is documented per field.
