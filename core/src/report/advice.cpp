@@ -52,12 +52,11 @@ Expected<Advice> advise(const SimulationResult& result, const AdviceWeights& wei
         a.bytesPerKey = p.usableBytesPerKey;
         a.missesPerGet = level ? p.missesPerGet[*level] : p.linesTouchedPerGet;
         const auto& points = advice.points;
-        if (!points.empty() && a.bytesPerKey < points[advice.leanest].bytesPerKey)
-            advice.leanest = points.size();
         if (!points.empty() && a.missesPerGet < points[advice.fewestMisses].missesPerGet)
             advice.fewestMisses = points.size();
         advice.points.push_back(a);
     }
+    advice.leanest = leanestPoint(result.points); // the sweep's own best threshold
     const double fewestBytes = advice.points[advice.leanest].bytesPerKey;
     const double fewestMisses = advice.points[advice.fewestMisses].missesPerGet;
     for (std::size_t i = 0; i < advice.points.size(); ++i) {

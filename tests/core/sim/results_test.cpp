@@ -63,6 +63,8 @@ SimulationResult sweepOf(std::vector<std::tuple<std::uint32_t, double, double>> 
     for (const auto& [threshold, bytesPerKey, llc] : points) {
         ThresholdPoint p;
         p.threshold = threshold;
+        p.keys = 1000; // the totals agree with the per-key figures, as in a real sweep
+        p.usableBytes = static_cast<std::uint64_t>(bytesPerKey * 1000);
         p.usableBytesPerKey = bytesPerKey;
         p.linesTouchedPerGet = 2 * llc;
         p.missesPerGet = { 3 * llc, llc };

@@ -38,7 +38,7 @@ struct AdvicePoint {
 struct Advice {
     std::vector<AdvicePoint> points; // in the sweep's order
     std::size_t chosen = 0; // index into points
-    std::size_t leanest = 0; // the first point with the fewest bytes per key
+    std::size_t leanest = 0; // the fewest bytes per key: leanestPoint(), the sweep's best threshold
     std::size_t fewestMisses = 0; // the first point with the fewest misses (or lines) per GET
     std::string accessMetric; // "llc_misses_per_get", "l1_misses_per_get", ... or "lines_touched_per_get"
 };
