@@ -51,7 +51,7 @@ std::uint32_t KeyInterner::idForHash(std::uint64_t hash) {
 }
 
 void KeyInterner::grow() {
-    std::vector<Slot> old(m_slots.size() * 2);
+    Slots old(m_slots.size() * 2);
     old.swap(m_slots);
     const std::size_t mask = m_slots.size() - 1;
     for (const auto& s : old) {

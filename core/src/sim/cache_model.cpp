@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/sim/cache_model.h"
 
-#include <sys/mman.h>
-
 #include "layoutlab/alloc/allocator_model.h"
 #include "layoutlab/spec.h"
 
@@ -101,22 +99,6 @@ namespace {
 // A level whose plain tag array would be larger than this keeps compact sets (Level::CompactSet).
 constexpr std::uint64_t kCompactAboveBytes = std::uint64_t { 1 } << 20;
 } // namespace
-
-void* allocateHugePageBacked(std::size_t bytes) {
-    constexpr std::size_t kHugePage = std::size_t { 2 } << 20;
-    if (bytes < kHugePage) {
-        if (void* p = std::malloc(bytes ? bytes : 1))
-            return p;
-        throw std::bad_alloc();
-    }
-    const std::size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
-    void* p = std::aligned_alloc(kHugePage, rounded);
-    if (!p)
-        throw std::bad_alloc();
-    // Before the first touch, so the pages are faulted in huge. A hint: without THP it changes nothing.
-    (void)madvise(p, rounded, MADV_HUGEPAGE);
-    return p;
-}
 
 CacheHierarchy::CacheHierarchy(const CacheGeometry& geometry) {
     constexpr std::uint64_t kMaxLines = (std::uint64_t { 1 } << kMaxAddressBits) / kCacheLineBytes;

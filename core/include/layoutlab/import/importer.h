@@ -10,6 +10,7 @@
 // value size 0 on a miss (Twitter get/gets, CacheLib GET, memcached watch fetches), the importer
 // remembers each key's last known value size and uses it.
 
+#include "layoutlab/huge_page_allocator.h"
 #include "layoutlab/trace/trace_reader.h"
 
 #include <array>
@@ -101,7 +102,8 @@ private:
         std::uint32_t id = 0;
         bool used = false;
     };
-    std::vector<Slot> m_slots = std::vector<Slot>(1024);
+    using Slots = std::vector<Slot, HugePageAllocator<Slot>>;
+    Slots m_slots = Slots(1024);
     std::uint64_t m_size = 0;
 };
 

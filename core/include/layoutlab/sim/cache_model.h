@@ -6,6 +6,7 @@
 // hierarchy; prefetchers, TLBs and coherence are not modelled (docs/cache-model.md).
 
 #include "layoutlab/expected.h"
+#include "layoutlab/huge_page_allocator.h"
 
 #include <cstdint>
 #include <cstdlib>
@@ -32,21 +33,6 @@ struct CacheGeometry {
     std::string describe() const;
     bool operator==(const CacheGeometry&) const = default;
 };
-
-// Memory for large simulated tag arrays: backed by 2 MiB pages where the kernel offers them (a 300 MB
-// last level has a 20 MB tag array; with 4 KiB pages nearly every lookup also misses the host's TLB).
-template <class T> struct HugePageAllocator {
-    using value_type = T;
-    HugePageAllocator() = default;
-    template <class U> HugePageAllocator(const HugePageAllocator<U>&) { }
-    T* allocate(std::size_t n);
-    void deallocate(T* p, std::size_t) { std::free(p); }
-    template <class U> bool operator==(const HugePageAllocator<U>&) const { return true; }
-};
-void* allocateHugePageBacked(std::size_t bytes);
-template <class T> T* HugePageAllocator<T>::allocate(std::size_t n) {
-    return static_cast<T*>(allocateHugePageBacked(n * sizeof(T)));
-}
 
 class CacheHierarchy {
     __extension__ typedef unsigned __int128 Uint128; // GCC and Clang; the quotient's high half
