@@ -81,6 +81,14 @@ bool LineImporter::parseBatch(ParsedBatch& batch) {
             batch.last = true;
             break;
         }
+        std::uint64_t wholeLines = 0;
+        std::size_t lastLineStart = 0;
+        if (const std::size_t bytes
+            = parseWholeLines(m_lines.buffered(), kBatchRequests - batch.requests.size(), wholeLines, lastLineStart)) {
+            m_lines.skipLines(bytes, wholeLines, lastLineStart);
+            if (batch.requests.size() >= kBatchRequests)
+                break;
+        }
         std::string_view line;
         auto result = m_lines.next(line);
         if (!result) {

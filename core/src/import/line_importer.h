@@ -61,6 +61,15 @@ protected:
     virtual std::optional<LineError> parseLine(std::string_view line) = 0;
     // The input has ended: push whatever is still held back (mc-watch's reordering window).
     virtual void inputEnded() { }
+    // A format's fast path: parses the whole lines at the start of `buffered` that it can, each into
+    // exactly one request, at most `maxLines` of them, with the result parseLine() would give. It stops
+    // before the first line it leaves to parseLine() (any it would reject, for one). Returns the bytes
+    // taken; `lines` is their line count and `lastLineStart` where the last of them starts.
+    virtual std::size_t parseWholeLines(
+        std::string_view buffered, std::size_t maxLines, std::uint64_t& lines, std::size_t& lastLineStart) {
+        (void)buffered, (void)maxLines, (void)lines, (void)lastLineStart;
+        return 0;
+    }
 
     // Queues a request that is complete as it is.
     void push(const Request& r) {

@@ -112,12 +112,126 @@ bool splitTwitter(std::string_view line, TwitterFields& f) {
     return true;
 }
 
+// Parsing a line of the common shape in one pass, without splitting it into fields first: the first
+// field from the left, then the last five from the right (where a key's commas cannot reach), each
+// number summed as its digits are read.
+class FastTwitterLine {
+public:
+    // The line [begin, newline), not empty.
+    FastTwitterLine(const char* begin, const char* newline)
+        : m_begin(begin)
+        , m_cursor(newline) { }
+
+    // False for anything parseLine() would reject or treat differently. Numbers of more than 8 digits
+    // are left to it too: none of them can then exceed its limits.
+    bool parse() {
+        // The timestamp, from the left: digits up to the first comma.
+        const char* p = m_begin;
+        if (!digitsForward(p, seconds) || *p != ',')
+            return false;
+        keyBegin = p + 1;
+        // From the right: ttl, op, client, value size, key size; each is preceded by a comma.
+        std::uint64_t client = 0;
+        if (!digitsBackward(ttl) || !opBackward() || !digitsBackward(client) || !digitsBackward(valueBytes)
+            || !digitsBackward(keyBytes))
+            return false;
+        keyEnd = m_cursor; // at the comma after the key
+        return keyEnd > keyBegin && keyBytes != 0;
+    }
+
+    std::uint64_t seconds = 0, keyBytes = 0, valueBytes = 0, ttl = 0;
+    const OpName* op = nullptr;
+    const char* keyBegin = nullptr;
+    const char* keyEnd = nullptr;
+
+private:
+    static constexpr std::ptrdiff_t kMaxDigits = 8;
+    static bool digitsForward(const char*& p, std::uint64_t& out) {
+        const char* const start = p;
+        std::uint64_t v = 0;
+        for (auto d = static_cast<unsigned>(*p - '0'); d <= 9; d = static_cast<unsigned>(*++p - '0'))
+            v = v * 10 + d;
+        out = v;
+        return p != start && p - start <= kMaxDigits;
+    }
+    // The field that ends at the cursor (a comma or the line's end), preceded by a comma: the cursor
+    // moves to that comma. The first field's comma stops every scan, so none leaves the line.
+    bool digitsBackward(std::uint64_t& out) {
+        const char* const end = m_cursor;
+        const char* p = end - 1;
+        std::uint64_t v = 0, scale = 1;
+        for (auto d = static_cast<unsigned>(*p - '0'); d <= 9; d = static_cast<unsigned>(*--p - '0')) {
+            v += d * scale;
+            scale *= 10;
+        }
+        out = v;
+        m_cursor = p;
+        return *p == ',' && p != end - 1 && end - 1 - p <= kMaxDigits && p >= keyBegin;
+    }
+    bool opBackward() {
+        // The two common ops are compared whole with their comma: ",get" and ",set" as one word.
+        const char* const end = m_cursor;
+        if (end - 4 >= keyBegin) {
+            std::uint32_t word;
+            std::memcpy(&word, end - 4, sizeof word);
+            if (word == wordOf(",get") || word == wordOf(",set")) {
+                op = word == wordOf(",get") ? &kTwitterOps[0] : &kTwitterOps[2];
+                m_cursor = end - 4;
+                return true;
+            }
+        }
+        const char* p = end - 1;
+        while (p >= keyBegin && *p != ',')
+            --p;
+        if (p < keyBegin)
+            return false;
+        op = findOp({ p + 1, static_cast<std::size_t>(end - p - 1) });
+        m_cursor = p;
+        return op != nullptr;
+    }
+    static constexpr std::uint32_t wordOf(const char (&text)[5]) {
+        return static_cast<std::uint32_t>(static_cast<unsigned char>(text[0]))
+            | static_cast<std::uint32_t>(static_cast<unsigned char>(text[1])) << 8
+            | static_cast<std::uint32_t>(static_cast<unsigned char>(text[2])) << 16
+            | static_cast<std::uint32_t>(static_cast<unsigned char>(text[3])) << 24;
+    }
+
+    const char* m_begin;
+    const char* m_cursor;
+};
+
 class TwitterImporter final : public LineImporter {
 public:
     using LineImporter::LineImporter;
     std::string formatName() const override { return "twitter"; }
 
 protected:
+    // Lines of the common shape (FastTwitterLine) are parsed here, "\n"-ended and at most
+    // kMaxLineBytes long. Anything else stops the run and is left to parseLine(), which names what is
+    // wrong with it.
+    std::size_t parseWholeLines(
+        std::string_view buffered, std::size_t maxLines, std::uint64_t& lines, std::size_t& lastLineStart) override {
+        const char* const begin = buffered.data();
+        const char* const end = begin + buffered.size();
+        const char* p = begin;
+        std::size_t taken = 0;
+        for (; taken < maxLines; ++taken) {
+            const char* const newline = LineReader::findNewline(p, end);
+            if (!newline || newline == p || static_cast<std::size_t>(newline - p) > kMaxLineBytes
+                || newline[-1] == '\r')
+                break;
+            FastTwitterLine line(p, newline);
+            if (!line.parse())
+                break;
+            push(line.seconds, { line.keyBegin, static_cast<std::size_t>(line.keyEnd - line.keyBegin) }, line.keyBytes,
+                line.valueBytes, line.ttl, *line.op);
+            lastLineStart = static_cast<std::size_t>(p - begin);
+            p = newline + 1;
+        }
+        lines = taken;
+        return static_cast<std::size_t>(p - begin);
+    }
+
     std::optional<LineError> parseLine(std::string_view line) override {
         TwitterFields f;
         if (!splitTwitter(line, f))
@@ -150,15 +264,22 @@ protected:
             return LineError { "empty key", "field key is empty" };
         if (keyBytes == 0)
             return LineError { "impossible size", "field key_size is 0" };
+        push(seconds, f[1], keyBytes, valueBytes, ttl, *op);
+        return std::nullopt;
+    }
+
+private:
+    // Queues the request of a valid line.
+    void push(std::uint64_t seconds, std::string_view key, std::uint64_t keyBytes, std::uint64_t valueBytes,
+        std::uint64_t ttl, const OpName& op) {
         const std::uint64_t timeMs = relativeMs(seconds * 1000);
-        Request& r = pushKeyed(f[1], static_cast<std::uint32_t>(valueBytes), op->isRead, true);
+        Request& r = pushKeyed(key, static_cast<std::uint32_t>(valueBytes), op.isRead, true);
         r.timeMs = timeMs;
         r.keyBytes = static_cast<std::uint32_t>(keyBytes);
-        r.op = op->op;
-        r.ttlSeconds = op->isRead ? 0 : static_cast<std::uint32_t>(ttl);
+        r.op = op.op;
+        r.ttlSeconds = op.isRead ? 0 : static_cast<std::uint32_t>(ttl);
         if (r.op == Op::Incr || r.op == Op::Decr)
             r.kind = ValueKind::Integer;
-        return std::nullopt;
     }
 };
 

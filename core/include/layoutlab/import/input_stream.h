@@ -70,6 +70,31 @@ public:
     std::uint64_t lineNumber() const { return m_lineNumber; } // of the line just returned, from 1
     std::uint64_t lineOffset() const { return m_lineOffset; } // its byte offset in the uncompressed stream
 
+    // The bytes read ahead and not returned yet, from the next line's start: a format's fast path parses
+    // the whole lines among them itself, then skips them.
+    std::string_view buffered() const { return { m_buffer.data() + m_pos, m_end - m_pos }; }
+    // Passes over `lines` whole lines, "\n" included, making up the first `bytes` of buffered(); the
+    // last of them, starting at `lastLineStart` in buffered(), becomes the line just returned.
+    void skipLines(std::size_t bytes, std::uint64_t lines, std::size_t lastLineStart) {
+        m_lineNumber += lines;
+        m_lineOffset = m_consumed + m_pos + lastLineStart;
+        m_pos += bytes;
+    }
+
+    // The first '\n' in [p, end), or nullptr.
+    static const char* findNewline(const char* p, const char* end) {
+#if defined(__SSE2__)
+        const __m128i newline = _mm_set1_epi8('\n');
+        for (; p + 16 <= end; p += 16) {
+            const auto mask = static_cast<unsigned>(
+                _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), newline)));
+            if (mask)
+                return p + std::countr_zero(mask);
+        }
+#endif
+        return static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
+    }
+
 private:
     Status fill();
     Expected<Result> nextSlow(std::string_view& line);
@@ -85,20 +110,6 @@ private:
             --length;
         return { start, length };
     }
-    // The first '\n' in [p, end), or nullptr.
-    static const char* findNewline(const char* p, const char* end) {
-#if defined(__SSE2__)
-        const __m128i newline = _mm_set1_epi8('\n');
-        for (; p + 16 <= end; p += 16) {
-            const auto mask = static_cast<unsigned>(
-                _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), newline)));
-            if (mask)
-                return p + std::countr_zero(mask);
-        }
-#endif
-        return static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
-    }
-
     InputStream& m_input;
     std::vector<char> m_buffer;
     std::size_t m_pos = 0;

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: MIT
+// The Twitter importer parses lines of the common shape on a fast path (whole lines in the read buffer,
+// parsed without being split into fields) and leaves every other line to the general parser. A line
+// ended by "\r\n" always goes to the general parser, so the same lines ended both ways must import
+// alike: requests, rejects by reason, and the lines the rejects name.
+
+#include "layoutlab/import/importer.h"
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <random>
+
+using namespace layoutlab;
+
+namespace {
+
+struct Imported {
+    std::vector<Request> requests;
+    std::optional<std::string> error; // the path replaced by "FILE"
+    RejectReport rejects;
+};
+
+std::string withoutPath(std::string text, const std::string& path) {
+    for (std::size_t at; (at = text.find(path)) != std::string::npos;)
+        text.replace(at, path.size(), "FILE");
+    return text;
+}
+
+Imported importText(const std::filesystem::path& path, const std::string& content, OnError onError) {
+    std::ofstream(path, std::ios::binary) << content;
+    Imported out;
+    auto importer = openImporter(path.string(), { "twitter", onError, 16 });
+    if (!importer) {
+        out.error = withoutPath(importer.error().describe(), path.string());
+        return out;
+    }
+    std::vector<Request> batch(700); // not a divisor of the importer's batches
+    while (true) {
+        auto n = (*importer)->read(batch);
+        if (!n) {
+            out.error = withoutPath(n.error().describe(), path.string());
+            break;
+        }
+        if (*n == 0)
+            break;
+        out.requests.insert(out.requests.end(), batch.begin(), batch.begin() + static_cast<std::ptrdiff_t>(*n));
+    }
+    out.rejects = (*importer)->rejects();
+    for (auto& example : out.rejects.examples)
+        example = withoutPath(example, path.string());
+    return out;
+}
+
+// A number of `digits` digits (0: an empty field), sometimes with a sign or a letter in it.
+std::string number(std::mt19937_64& random, int digits) {
+    std::string text;
+    for (int i = 0; i < digits; ++i)
+        text += static_cast<char>('0' + random() % 10);
+    switch (random() % 40) {
+    case 0:
+        return "-" + text;
+    case 1:
+        return "+" + text;
+    case 2:
+        return text + "x";
+    default:
+        return text;
+    }
+}
+
+int someDigits(std::mt19937_64& random) {
+    // Mostly short, as in real traces; now and then empty, 8 to 10 digits (the fast path's limit and
+    // past it), or past 4 GiB.
+    switch (random() % 30) {
+    case 0:
+        return 0;
+    case 1:
+        return 8;
+    case 2:
+        return 9;
+    case 3:
+        return 10 + static_cast<int>(random() % 12);
+    default:
+        return 1 + static_cast<int>(random() % 4);
+    }
+}
+
+// Lines of every shape the format allows and many it does not.
+std::vector<std::string> mixedLines(std::size_t count) {
+    static const std::vector<std::string> ops { "get", "gets", "set", "add", "replace", "cas", "append", "prepend",
+        "delete", "incr", "decr", "GET", "flip", "", "se", "sett" };
+    std::mt19937_64 random(20261130);
+    std::vector<std::string> lines;
+    for (std::size_t i = 0; i < count; ++i) {
+        std::string key = "k" + std::to_string(random() % 500);
+        switch (random() % 12) {
+        case 0:
+            key += ",with,commas";
+            break;
+        case 1:
+            key = "";
+            break;
+        case 2:
+            key += std::string(random() % 300, 'x'); // long keys: lines past one 16-byte scan
+            break;
+        case 3:
+            key = "1,2,3,set,4"; // a key that looks like fields
+            break;
+        case 4:
+            key += "\r";
+            break;
+        default:
+            break;
+        }
+        const std::string& op = random() % 5 ? ops[random() % 3] : ops[random() % ops.size()];
+        std::string line = fmt::format("{},{},{},{},{},{},{}", number(random, 1 + static_cast<int>(random() % 9)), key,
+            number(random, someDigits(random)), number(random, someDigits(random)), number(random, someDigits(random)),
+            op, number(random, someDigits(random)));
+        switch (random() % 25) {
+        case 0:
+            line = line.substr(0, line.rfind(',')); // six fields
+            break;
+        case 1:
+            line += ",9"; // eight fields: the key takes a comma
+            break;
+        case 2:
+            line = "";
+            break;
+        case 3:
+            line = line.substr(0, static_cast<std::size_t>(random() % (line.size() + 1)));
+            if (!line.empty() && line.back() == '\r')
+                line.pop_back(); // a line's own final "\r" is its ending's
+            break;
+        default:
+            break;
+        }
+        lines.push_back(std::move(line));
+    }
+    return lines;
+}
+
+std::string joined(const std::vector<std::string>& lines, const char* ending) {
+    std::string text;
+    for (const auto& line : lines)
+        text += line + ending;
+    return text;
+}
+
+class TwitterFastPathTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        m_dir = std::filesystem::temp_directory_path()
+            / (std::string("layoutlab-twitter-fast-")
+                + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        std::filesystem::remove_all(m_dir);
+        std::filesystem::create_directories(m_dir);
+    }
+    void TearDown() override { std::filesystem::remove_all(m_dir); }
+    std::filesystem::path m_dir;
+};
+
+void expectAlike(const Imported& fast, const Imported& general) {
+    EXPECT_EQ(fast.error, general.error);
+    ASSERT_EQ(fast.requests.size(), general.requests.size());
+    for (std::size_t i = 0; i < fast.requests.size(); ++i)
+        ASSERT_EQ(fast.requests[i], general.requests[i]) << "request " << i;
+    EXPECT_EQ(fast.rejects.total, general.rejects.total);
+    EXPECT_EQ(fast.rejects.byReason, general.rejects.byReason);
+    EXPECT_EQ(fast.rejects.examples, general.rejects.examples);
+}
+
+} // namespace
+
+TEST_F(TwitterFastPathTest, EveryLineImportsAsTheGeneralParserHasIt) {
+    // 20,000 lines (over 1 MB: the read buffer is refilled many times, cutting lines anywhere).
+    const auto lines = mixedLines(20000);
+    const auto fast = importText(m_dir / "lf.csv", joined(lines, "\n"), OnError::Skip);
+    const auto general = importText(m_dir / "crlf.csv", joined(lines, "\r\n"), OnError::Skip);
+    ASSERT_FALSE(fast.error) << *fast.error;
+    expectAlike(fast, general);
+    // The mix has both kinds of line in earnest.
+    EXPECT_GT(fast.requests.size(), 5000u);
+    EXPECT_GT(fast.rejects.total, 1000u);
+    EXPECT_GE(fast.rejects.byReason.size(), 5u);
+}
+
+TEST_F(TwitterFastPathTest, TheFirstBadLineStopsTheImportAtTheSameLine) {
+    // Only valid lines up to one bad one deep in the file.
+    std::vector<std::string> valid;
+    for (std::size_t i = 0; valid.size() < 2500; ++i)
+        valid.push_back(fmt::format(
+            "{},key{},{},{},3,{},{}", i / 10, i % 700, 4 + i % 60, i % 5000, i % 3 ? "get" : "set", i % 7 ? 0 : 86400));
+    valid.push_back("7,key1,16,12345678901,3,set,0");
+    valid.push_back("8,key2,16,1,3,set,0");
+    const auto fast = importText(m_dir / "lf.csv", joined(valid, "\n"), OnError::Fail);
+    const auto general = importText(m_dir / "crlf.csv", joined(valid, "\r\n"), OnError::Fail);
+    ASSERT_TRUE(fast.error);
+    EXPECT_NE(fast.error->find("line 2501"), std::string::npos) << *fast.error;
+    EXPECT_NE(fast.error->find("value_size"), std::string::npos) << *fast.error;
+    expectAlike(fast, general);
+}
+
+TEST_F(TwitterFastPathTest, AFinalLineWithoutNewlineAndOneLongerThanTheBuffer) {
+    // The last line has no "\n" (the general parser takes it); one key is longer than the 64 KiB the
+    // reader starts with, so its line is whole in the buffer only once the buffer has grown.
+    std::vector<std::string> lines;
+    for (int i = 0; i < 100; ++i)
+        lines.push_back(fmt::format("{},key{},5,{},1,set,0", i, i, i));
+    lines.push_back("100," + std::string(100000, 'k') + ",5,10,1,set,0");
+    lines.push_back("101,key1,5,0,1,get,0");
+    std::string lf = joined(lines, "\n");
+    lf.pop_back();
+    std::string crlf = joined(lines, "\r\n");
+    crlf.resize(crlf.size() - 2);
+    const auto fast = importText(m_dir / "lf.csv", lf, OnError::Fail);
+    const auto general = importText(m_dir / "crlf.csv", crlf, OnError::Fail);
+    ASSERT_FALSE(fast.error) << *fast.error;
+    ASSERT_EQ(fast.requests.size(), 102u);
+    EXPECT_EQ(fast.requests.back().valueBytes, 1u); // key1's last size
+    expectAlike(fast, general);
+}
