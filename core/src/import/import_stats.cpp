@@ -77,34 +77,42 @@ void StatsCollector::count(std::span<const Request> out) {
     // Counters in locals, the op counts in two interleaved sets: incrementing one memory counter per
     // request chains each increment to the previous one's store when the same op repeats.
     std::array<std::array<std::uint64_t, kOpCount>, 2> byOp {};
-    std::uint64_t writes = 0, writesWithTtl = 0, distinctKeys = 0;
+    std::uint64_t writesWithTtl = 0, distinctKeys = 0;
+    std::uint64_t* seen = m_seenWords.data();
+    std::uint64_t seenLimit = m_seenWords.size() * 64;
     for (std::size_t i = 0; i < n; ++i) {
         const Request& r = out[i];
         const auto op = static_cast<std::size_t>(r.op);
         ++byOp[i & 1][op];
-        if (r.keyId >= m_seen.size())
-            m_seen.resize(std::max<std::size_t>(std::size_t { r.keyId } + 1, m_seen.size() * 2));
-        if (!m_seen[r.keyId]) {
-            m_seen[r.keyId] = true;
+        const std::uint32_t id = r.keyId;
+        if (id >= seenLimit) [[unlikely]] {
+            m_seenWords.resize(std::max<std::size_t>(id / 64 + 1, m_seenWords.size() * 2));
+            seen = m_seenWords.data();
+            seenLimit = m_seenWords.size() * 64;
+        }
+        const std::uint64_t bit = std::uint64_t { 1 } << (id % 64);
+        if (!(seen[id / 64] & bit)) {
+            seen[id / 64] |= bit;
             ++distinctKeys;
             if (r.keyBytes < kExactSizes)
                 ++m_exactKeySizes[r.keyBytes];
             else
                 m_stats.keySize.add(r.keyBytes);
         }
-        // Reads and writes interleave unpredictably: count writes without a branch on the op, sending a
-        // read's value size to a slot that is never reported.
+        // Reads and writes interleave unpredictably: a write's value size is counted without a branch on
+        // the op (a read adds 0).
         const std::uint64_t isWrite = kIsWrite[op];
-        writes += isWrite;
         writesWithTtl += isWrite & static_cast<std::uint64_t>(r.ttlSeconds != 0);
         if (r.valueBytes < kExactSizes) [[likely]]
-            ++m_exactValueSizes[isWrite ? r.valueBytes : kExactSizes];
+            m_exactValueSizes[r.valueBytes] += isWrite;
         else if (isWrite)
             m_stats.valueSize.add(r.valueBytes);
     }
-    for (std::size_t op = 0; op < static_cast<std::size_t>(kOpCount); ++op)
-        m_stats.requestsByOp[op] += byOp[0][op] + byOp[1][op];
-    m_stats.writes += writes;
+    for (std::size_t op = 0; op < static_cast<std::size_t>(kOpCount); ++op) {
+        const std::uint64_t requests = byOp[0][op] + byOp[1][op];
+        m_stats.requestsByOp[op] += requests;
+        m_stats.writes += kIsWrite[op] ? requests : 0;
+    }
     m_stats.writesWithTtl += writesWithTtl;
     m_stats.distinctKeys += distinctKeys;
 }

@@ -62,8 +62,8 @@ private:
     static constexpr std::size_t kExactSizes = 4096;
     TraceStats m_stats;
     std::vector<std::uint64_t> m_exactKeySizes = std::vector<std::uint64_t>(kExactSizes);
-    std::vector<std::uint64_t> m_exactValueSizes = std::vector<std::uint64_t>(kExactSizes + 1); // + reads' slot
-    std::vector<bool> m_seen;
+    std::vector<std::uint64_t> m_exactValueSizes = std::vector<std::uint64_t>(kExactSizes);
+    std::vector<std::uint64_t> m_seenWords; // bit i: key id i has been seen
 };
 
 nlohmann::json toJson(const TraceStats& stats);
