@@ -5,7 +5,8 @@
 #     layoutlab's binary trace, keys hashed to dense ids included, against `wc -l` on the same file;
 #   - re-reading the binary trace against importing the CSV (both with --stats, so both do the same
 #     statistics work and only the parsing differs).
-# Usage: bench/import-benchmark.sh [BUILD_DIR]    (RUNS=3 by default; medians)
+# RUNS rounds (3 by default), each timing all four commands in turn; the figures are medians.
+# Usage: bench/import-benchmark.sh [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs_default=3
@@ -17,20 +18,32 @@ if [[ ! -f $csv ]]; then
   "$layoutlab" export "$trace" --to twitter -o "$csv"
 fi
 
-median() {
-  local times=() out="$data/time.out"
-  for ((i = 0; i < runs; i++)); do
-    /usr/bin/time -o "$out" -f "%e" "$@" >/dev/null 2>&1
-    times+=("$(tail -1 "$out")")
-  done
-  printf '%s\n' "${times[@]}" | sort -n | sed -n "$(( (runs + 1) / 2 ))p"
+# The four contenders are timed in turn, round after round, so that a slow spell of the machine falls on
+# all of them alike rather than on whichever was being timed; each figure is the median of its rounds.
+times="$data/import-times"
+: >"$times"
+timed() { # NAME COMMAND...: one timing in seconds (to the microsecond: /usr/bin/time's hundredths are
+  # too coarse for the re-read), appended to $times
+  local name=$1 start end
+  shift
+  start=$(date +%s.%N)
+  "$@" >/dev/null 2>&1
+  end=$(date +%s.%N)
+  echo "$name $(echo "$end - $start" | bc -l)" >>"$times"
 }
-
 cat "$csv" >/dev/null # warm the page cache for every contender alike
-wc_s=$(median wc -l "$csv")
-import_s=$(median "$layoutlab" import "$csv" --no-db -o "$data/import-25m.reimported.lltrace")
-stats_csv_s=$(median "$layoutlab" import "$csv" --no-db --stats)
-stats_bin_s=$(median "$layoutlab" import "$data/import-25m.reimported.lltrace" --no-db --stats)
+"$layoutlab" import "$csv" --no-db -o "$data/import-25m.reimported.lltrace" >/dev/null
+for ((i = 0; i < runs; i++)); do
+  timed wc wc -l "$csv"
+  timed import "$layoutlab" import "$csv" --no-db -o "$data/import-25m.reimported.lltrace"
+  timed stats_csv "$layoutlab" import "$csv" --no-db --stats
+  timed stats_bin "$layoutlab" import "$data/import-25m.reimported.lltrace" --no-db --stats
+done
+median() { awk -v n="$1" '$1 == n { print $2 }' "$times" | sort -n | sed -n "$(((runs + 1) / 2))p"; }
+wc_s=$(median wc)
+import_s=$(median import)
+stats_csv_s=$(median stats_csv)
+stats_bin_s=$(median stats_bin)
 bytes=$(stat -c %s "$csv")
 lines=$(wc -l <"$csv")
 python3 - "$bytes" "$lines" "$wc_s" "$import_s" "$stats_csv_s" "$stats_bin_s" "$runs" <<'PY'
@@ -38,8 +51,8 @@ import sys
 size, lines, wc, imp, scsv, sbin, runs = int(sys.argv[1]), int(sys.argv[2]), *map(float, sys.argv[3:7]), int(sys.argv[7])
 print("| figure | measured | target |")
 print("|---|---|---|")
-print(f"| Twitter CSV, {size/1e9:.2f} GB, {lines/1e6:.0f}M lines: `wc -l` (median of {runs}) | {wc:.2f} s ({size/wc/1e9:.2f} GB/s) | |")
-print(f"| `import` to binary, keys interned (median of {runs}) | {imp:.2f} s ({size/imp/1e6:.0f} MB/s, {lines/imp/1e6:.1f}M lines/s) | |")
+print(f"| Twitter CSV, {size/1e9:.2f} GB, {lines/1e6:.0f}M lines: `wc -l` (median of {runs} rounds) | {wc:.3f} s ({size/wc/1e9:.2f} GB/s) | |")
+print(f"| `import` to binary, keys interned (median of {runs} rounds) | {imp:.3f} s ({size/imp/1e6:.0f} MB/s, {lines/imp/1e6:.1f}M lines/s) | |")
 print(f"| import speed / `wc -l` speed | 1/{imp/wc:.1f} | >= 1/10 |")
-print(f"| re-reading the binary / importing the CSV, both `--stats` | {scsv/sbin:.1f}x faster ({sbin:.2f} s vs {scsv:.2f} s) | >= 10x |")
+print(f"| re-reading the binary / importing the CSV, both `--stats` | {scsv/sbin:.1f}x faster ({sbin:.3f} s vs {scsv:.3f} s) | >= 10x |")
 PY
