@@ -196,6 +196,10 @@ TEST_F(DamagedTraceTest, KeyIdsBeyondTheTrailersLimitAreRefused) {
     }();
     const auto e = damage(size - 32 + 16, limit);
     EXPECT_NE(e.find("key id beyond"), std::string::npos) << e;
+    // A limit of 0 leaves no id in range.
+    const auto zero = damage(size - 32 + 16, std::string(8, '\0'));
+    EXPECT_NE(zero.find("key id beyond"), std::string::npos) << zero;
+    EXPECT_NE(zero.find("record 1"), std::string::npos) << zero;
 }
 
 TEST_F(TraceFileTest, Version1TracesAreStillRead) {
