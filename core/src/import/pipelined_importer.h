@@ -17,6 +17,7 @@ public:
     explicit PipelinedImporter(std::unique_ptr<LineImporter> inner);
 
     Expected<std::size_t> read(std::span<Request> out) override { return m_batches.read(out); }
+    Expected<std::span<const Request>> borrow(std::size_t max) override { return m_batches.borrow(max); }
     std::uint64_t totalRequests() const override { return m_inner->totalRequests(); }
     std::uint64_t keyIdLimit() const override { return m_inner->keyIdLimit(); }
     std::string name() const override { return m_name; }

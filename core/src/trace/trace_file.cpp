@@ -238,16 +238,11 @@ Status writeTrace(TraceReader& reader, const std::string& path) {
     auto writer = TraceFileWriter::create(path);
     if (!writer)
         return writer.error();
-    std::vector<Request> batch(4096);
-    while (true) {
-        auto n = reader.read(batch);
-        if (!n)
-            return n.error();
-        if (*n == 0)
-            break;
-        if (auto ok = (*writer)->write(std::span<const Request>(batch.data(), *n)); !ok)
-            return ok;
-    }
+    // Borrowed batches: a reader that holds its requests (a pipeline's batch) hands them over uncopied.
+    if (auto ok = forEachBatch(reader, trace_block::kBlockRecords, {},
+            [&](std::span<const Request> batch) { return (*writer)->write(batch); });
+        !ok)
+        return ok;
     return (*writer)->finish();
 }
 
