@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstddef>
 #include <cstring>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -194,58 +193,8 @@ DecodeFailure decode(const Header& header, const unsigned char* payload, std::ui
     const std::uint64_t keyIdMask = maskOf(unsigned(keyIdWidth)), keySizeMask = maskOf(unsigned(keySizeWidth)),
                         valueSizeMask = maskOf(unsigned(valueSizeWidth)), ttlMask = maskOf(unsigned(ttlWidth)),
                         stepMask = maskOf(unsigned(stepWidth));
-    std::uint64_t time = header.baseTimeMs;
-#if defined(__SSE2__)
-    // keyId, keyBytes, valueBytes and ttlSeconds are adjacent in a Request: each is loaded into a vector
-    // register and masked there, and the four are stored as one 16-byte word. The masks then need no
-    // general register: holding five columns' pointers, widths and masks, the scalar loop kept ten of
-    // them on the stack. Key ids are checked against the limit there too (unsigned, by flipping the
-    // sign bit), the failures gathered in one mask.
-    static_assert(offsetof(Request, keyBytes) == offsetof(Request, keyId) + 4
-            && offsetof(Request, valueBytes) == offsetof(Request, keyId) + 8
-            && offsetof(Request, ttlSeconds) == offsetof(Request, keyId) + 12,
-        "Request's four 32-bit fields are one 16-byte word");
-    static_assert(kMaxWidths[KeyId] <= 4 && kMaxWidths[KeyBytes] <= 4 && kMaxWidths[ValueBytes] <= 4
-            && kMaxWidths[TtlSeconds] <= 4,
-        "the 32-bit columns fit 4-byte loads");
-    const __m128i keyIdMaskV = _mm_cvtsi32_si128(static_cast<int>(keyIdMask));
-    const __m128i keySizeMaskV = _mm_cvtsi32_si128(static_cast<int>(keySizeMask));
-    const __m128i valueSizeMaskV = _mm_cvtsi32_si128(static_cast<int>(valueSizeMask));
-    const __m128i signBit = _mm_cvtsi32_si128(static_cast<int>(0x80000000u));
-    // The largest id allowed, sign-flipped; ids above it fail (none can when the limit exceeds them all).
-    const bool checkIds = keyIdLimit <= UINT32_MAX;
-    const __m128i maxAllowed
-        = _mm_cvtsi32_si128(static_cast<int>(static_cast<std::uint32_t>(checkIds ? keyIdLimit - 1 : 0) ^ 0x80000000u));
-    __m128i idsOver = _mm_setzero_si128();
-    auto load32v = [](const unsigned char* p) { return _mm_cvtsi32_si128(static_cast<int>(load32(p))); };
-    for (std::size_t i = 0; i < n; ++i) {
-        const unsigned tag = tags[i];
-        const std::uint32_t hasTtl = (tag >> kHasTtlShift) & 1;
-        const __m128i keyId = _mm_and_si128(load32v(keyIds), keyIdMaskV);
-        idsOver = _mm_or_si128(idsOver, _mm_cmpgt_epi32(_mm_xor_si128(keyId, signBit), maxAllowed));
-        const __m128i keyBytes = _mm_and_si128(load32v(keySizes), keySizeMaskV);
-        const __m128i valueBytes = _mm_and_si128(load32v(valueSizes), valueSizeMaskV);
-        const __m128i ttl
-            = _mm_cvtsi32_si128(static_cast<int>(load32(ttls) & static_cast<std::uint32_t>(ttlMask) & (0u - hasTtl)));
-        const __m128i fields
-            = _mm_unpacklo_epi64(_mm_unpacklo_epi32(keyId, keyBytes), _mm_unpacklo_epi32(valueBytes, ttl));
-        time += load64(steps) & stepMask;
-        out[i].timeMs = time;
-        _mm_storeu_si128(
-            reinterpret_cast<__m128i*>(reinterpret_cast<unsigned char*>(out + i) + offsetof(Request, keyId)), fields);
-        out[i].op = static_cast<Op>(tag & kOpMask);
-        out[i].kind = static_cast<ValueKind>((tag >> kKindShift) & kKindMask);
-        keyIds += keyIdWidth;
-        keySizes += keySizeWidth;
-        valueSizes += valueSizeWidth;
-        ttls += hasTtl * ttlWidth;
-        steps += stepWidth;
-    }
-    // The limit itself when some id is beyond it, which sends the check below to find its record. (A
-    // limit of 0 leaves no id in range: 0 >= 0 sends it there too.)
-    const std::uint64_t maxKeyId = checkIds && _mm_movemask_epi8(idsOver) != 0 ? keyIdLimit : 0;
-#else
     std::uint64_t maxKeyId = 0;
+    std::uint64_t time = header.baseTimeMs;
     for (std::size_t i = 0; i < n; ++i) {
         const unsigned tag = tags[i];
         const std::uint64_t hasTtl = (tag >> kHasTtlShift) & 1;
@@ -267,7 +216,6 @@ DecodeFailure decode(const Header& header, const unsigned char* payload, std::ui
         ttls += hasTtl * ttlWidth;
         steps += stepWidth;
     }
-#endif
     if (maxKeyId >= keyIdLimit) {
         for (std::size_t i = 0; i < n; ++i)
             if (out[i].keyId >= keyIdLimit)
