@@ -25,15 +25,6 @@ std::uint64_t LineImporter::relativeMs(std::uint64_t absoluteMs) {
     return absoluteMs >= m_firstTimeMs ? absoluteMs - m_firstTimeMs : 0;
 }
 
-std::uint32_t LineImporter::valueSizeFor(std::uint32_t keyId, std::uint32_t reported, bool isRead) {
-    if (keyId >= m_lastValueBytes.size())
-        m_lastValueBytes.resize(std::max<std::size_t>(std::size_t { keyId } + 1, m_lastValueBytes.size() * 2));
-    if (isRead && reported == 0)
-        return m_lastValueBytes[keyId];
-    m_lastValueBytes[keyId] = reported;
-    return reported;
-}
-
 void LineImporter::resolveBatch(ParsedBatch& batch) {
     // How far ahead of the request being resolved its successors' table slots are prefetched: enough
     // misses in flight to cover one's latency.
@@ -53,14 +44,21 @@ void LineImporter::resolveBatch(ParsedBatch& batch) {
     // Ids are known now: the last-size table is sized once for the batch, then read in order.
     if (m_lastValueBytes.size() < m_keys.size())
         m_lastValueBytes.resize(std::max<std::size_t>(m_keys.size(), m_lastValueBytes.size() * 2));
+    std::uint32_t* const lastValueBytes = m_lastValueBytes.data(); // held in a register, not reloaded
     for (std::size_t i = 0; i < end && i < kPrefetchDistance; ++i)
-        __builtin_prefetch(&m_lastValueBytes[requests[i].keyId]);
+        __builtin_prefetch(&lastValueBytes[requests[i].keyId]);
     for (std::size_t i = 0; i < end; ++i) {
         if (i + kPrefetchDistance < end)
-            __builtin_prefetch(&m_lastValueBytes[requests[i + kPrefetchDistance].keyId], 1);
+            __builtin_prefetch(&lastValueBytes[requests[i + kPrefetchDistance].keyId], 1);
         const Pending& p = pending[i];
-        if (p.flags & kNeedsValue)
-            requests[i].valueBytes = valueSizeFor(requests[i].keyId, p.reportedValue, p.flags & kIsRead);
+        if (!(p.flags & kNeedsValue))
+            continue;
+        // A read that reports 0 (a miss) takes the key's last known size; anything else sets it.
+        std::uint32_t& last = lastValueBytes[requests[i].keyId];
+        if ((p.flags & kIsRead) && p.reportedValue == 0)
+            requests[i].valueBytes = last;
+        else
+            last = requests[i].valueBytes = p.reportedValue;
     }
 }
 

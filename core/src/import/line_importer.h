@@ -77,7 +77,8 @@ protected:
         m_parsing->pending.push_back({});
     }
     // Queues a request whose keyId is the id of `key`, and whose valueBytes (when `resolveValue`) is
-    // valueSizeFor(id, reportedValue, isRead), both resolved when its batch is.
+    // `reportedValue`, except for a read reporting 0 (a miss), which takes the key's last known size;
+    // both are resolved when its batch is.
     void pushKeyed(
         const Request& r, std::string_view key, std::uint32_t reportedValue, bool isRead, bool resolveValue) {
         pushKeyed(key, reportedValue, isRead, resolveValue) = r;
@@ -95,9 +96,6 @@ protected:
     std::uint64_t lineNumber() const { return m_lines.lineNumber(); }
 
 private:
-    // The value size to use for a request: reads that report 0 (a miss) take the key's last known size.
-    std::uint32_t valueSizeFor(std::uint32_t keyId, std::uint32_t reported, bool isRead);
-
     // Parser side.
     std::unique_ptr<InputStream> m_input;
     LineReader m_lines;
