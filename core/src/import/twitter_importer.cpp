@@ -211,15 +211,22 @@ protected:
     // wrong with it.
     std::size_t parseWholeLines(
         std::string_view buffered, std::size_t maxLines, std::uint64_t& lines, std::size_t& lastLineStart) override {
+        // A file with "\r\n" endings would have every line declined here after its newline was found:
+        // once one such line is seen, the rest are left to parseLine() without trying.
+        if (m_carriageReturns)
+            return 0;
         const char* const begin = buffered.data();
         const char* const end = begin + buffered.size();
         const char* p = begin;
         std::size_t taken = 0;
         for (; taken < maxLines; ++taken) {
             const char* const newline = LineReader::findNewline(p, end);
-            if (!newline || newline == p || static_cast<std::size_t>(newline - p) > kMaxLineBytes
-                || newline[-1] == '\r')
+            if (!newline || newline == p || static_cast<std::size_t>(newline - p) > kMaxLineBytes)
                 break;
+            if (newline[-1] == '\r') {
+                m_carriageReturns = true;
+                break;
+            }
             FastTwitterLine line(p, newline);
             if (!line.parse())
                 break;
@@ -269,6 +276,7 @@ protected:
     }
 
 private:
+    bool m_carriageReturns = false; // a line ended by "\r\n" was seen: the fast path is off
     // Queues the request of a valid line.
     void push(std::uint64_t seconds, std::string_view key, std::uint64_t keyBytes, std::uint64_t valueBytes,
         std::uint64_t ttl, const OpName& op) {
