@@ -67,14 +67,9 @@ Expected<TraceStats> runImportJob(const ImportJob& job, ResultsDb* db, ProgressS
     if (!job.outputPath.empty()) {
         if (auto ok = writeTrace(stats, job.outputPath); !ok)
             return ok.error(); // the writer removes its partial file; a previous trace stays
-    } else {
-        while (true) { // counting only: the requests need no copy of their own
-            auto requests = stats.borrow(4096);
-            if (!requests)
-                return requests.error();
-            if (requests->empty())
-                break;
-        }
+    } else if (auto ok = forEachBatch(stats, 4096, {}, [](std::span<const Request>) { return Status { Ok {} }; });
+               !ok) { // counting only: the requests are borrowed, never copied (`counted` answers `stop`)
+        return ok.error();
     }
     TraceStats s = stats.stats();
     if (db)
