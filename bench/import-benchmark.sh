@@ -32,13 +32,19 @@ timed() { # NAME COMMAND...: one timing in seconds (to the microsecond: /usr/bin
   echo "$name $(echo "$end - $start" | bc -l)" >>"$times"
 }
 cat "$csv" >/dev/null # warm the page cache for every contender alike
+# The trace re-read is written once, here; each round's import writes another file. After each import
+# the kernel's writeback of its output is waited for, untimed, so that it does not compete for the CPUs
+# with the next contender (the import's own time never included it: it ends before writeback does).
 "$layoutlab" import "$csv" --no-db -o "$data/import-25m.reimported.lltrace" >/dev/null
+sync
 for ((i = 0; i < runs; i++)); do
   timed wc wc -l "$csv"
-  timed import "$layoutlab" import "$csv" --no-db -o "$data/import-25m.reimported.lltrace"
+  timed import "$layoutlab" import "$csv" --no-db -o "$data/import-25m.round.lltrace"
+  sync
   timed stats_csv "$layoutlab" import "$csv" --no-db --stats
   timed stats_bin "$layoutlab" import "$data/import-25m.reimported.lltrace" --no-db --stats
 done
+rm -f "$data/import-25m.round.lltrace"
 median() { awk -v n="$1" '$1 == n { print $2 }' "$times" | sort -n | sed -n "$(((runs + 1) / 2))p"; }
 wc_s=$(median wc)
 import_s=$(median import)

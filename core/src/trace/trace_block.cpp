@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstddef>
 #include <cstring>
 #include <utility>
 #if defined(__SSE2__)
@@ -144,12 +145,29 @@ const char* parseHeader(const unsigned char* bytes, Header& header) {
 
 namespace {
 
+// An op byte's op and value kind, as the two bytes Request holds them in. Op bytes are checked before
+// they are looked up: the reserved bit is clear, so 128 entries cover them.
+constexpr std::array<std::array<unsigned char, 2>, 128> kOpAndKind = [] {
+    std::array<std::array<unsigned char, 2>, 128> table {};
+    for (unsigned tag = 0; tag < 128; ++tag)
+        table[tag] = { static_cast<unsigned char>(tag & kOpMask),
+            static_cast<unsigned char>((tag >> kKindShift) & kKindMask) };
+    return table;
+}();
+// All ones for an op byte that flags a TTL, else 0: a mask for the TTL and for its column's step.
+constexpr std::array<std::uint64_t, 128> kAllOnesIfTtl = [] {
+    std::array<std::uint64_t, 128> table {};
+    for (unsigned tag = 0; tag < 128; ++tag)
+        table[tag] = (tag >> kHasTtlShift) & 1 ? ~std::uint64_t { 0 } : 0;
+    return table;
+}();
+
 // Every request of a block in one pass, written whole; returns the largest key id. Each column is read as
 // one word masked to its width (reads run at most kPaddingBytes past the payload), so no column needs a
 // branch. KeyIdWidth, KeySizeWidth and ValueSizeWidth are the block's widths of those columns when known
 // at compile time, 0 when read from the header. A loop with widths in its code has those masks and steps
-// as constants, which frees registers the general loop spills to the stack: on the import benchmark's
-// trace, 51 instructions per request become 41 (docs/performance.md).
+// as constants, which frees registers the general loop spills to the stack (docs/performance.md has the
+// instruction counts).
 template <unsigned KeyIdWidth, unsigned KeySizeWidth, unsigned ValueSizeWidth>
 std::uint64_t decodeRecordsWith(const Header& header, const unsigned char* tags, Request* out) {
     const std::size_t n = header.records;
@@ -171,7 +189,7 @@ std::uint64_t decodeRecordsWith(const Header& header, const unsigned char* tags,
     std::uint64_t time = header.baseTimeMs;
     for (std::size_t i = 0; i < n; ++i) {
         const unsigned tag = tags[i];
-        const std::uint64_t hasTtl = (tag >> kHasTtlShift) & 1;
+        const std::uint64_t hasTtl = kAllOnesIfTtl[tag];
         // A column of built-in width is read at its record's place, from the index all of them share; one
         // of the header's width steps its own cursor.
         const unsigned char* keyIdAt = KeyIdWidth ? keyIds + i * KeyIdWidth : keyIds;
@@ -185,16 +203,17 @@ std::uint64_t decodeRecordsWith(const Header& header, const unsigned char* tags,
         r.keyId = static_cast<std::uint32_t>(keyId);
         r.keyBytes = static_cast<std::uint32_t>(load64(keySizeAt) & keySizeMask);
         r.valueBytes = static_cast<std::uint32_t>(load64(valueSizeAt) & valueSizeMask);
-        r.ttlSeconds = static_cast<std::uint32_t>(load64(ttls) & ttlMask & (0 - hasTtl));
-        r.op = static_cast<Op>(tag & kOpMask);
-        r.kind = static_cast<ValueKind>((tag >> kKindShift) & kKindMask);
+        r.ttlSeconds = static_cast<std::uint32_t>(load64(ttls) & ttlMask & hasTtl);
+        // Op and kind, adjacent bytes of the request, are looked up together and stored as one word.
+        static_assert(offsetof(Request, kind) == offsetof(Request, op) + 1, "op and kind are adjacent bytes");
+        std::memcpy(&r.op, &kOpAndKind[tag], 2);
         if constexpr (!KeyIdWidth)
             keyIds += keyIdWidth;
         if constexpr (!KeySizeWidth)
             keySizes += keySizeWidth;
         if constexpr (!ValueSizeWidth)
             valueSizes += valueSizeWidth;
-        ttls += (0 - hasTtl) & ttlWidth;
+        ttls += hasTtl & ttlWidth;
         steps += stepWidth;
     }
     return maxKeyId;
