@@ -165,10 +165,10 @@ constexpr std::array<std::uint64_t, 128> kAllOnesIfTtl = [] {
 // Every request of a block in one pass, written whole; returns the largest key id. Each column is read as
 // one word masked to its width (reads run at most kPaddingBytes past the payload), so no column needs a
 // branch. KeyIdWidth, KeySizeWidth and ValueSizeWidth are the block's widths of those columns when known
-// at compile time, 0 when read from the header. A loop with widths in its code has those masks and steps
-// as constants, which frees registers the general loop spills to the stack (docs/performance.md has the
-// instruction counts).
-template <unsigned KeyIdWidth, unsigned KeySizeWidth, unsigned ValueSizeWidth>
+// at compile time, 0 when read from the header; without TimeSteps the block has no time-step column. A
+// loop with widths in its code has those masks and steps as constants, which frees registers the general
+// loop spills to the stack (docs/performance.md has the instruction counts).
+template <unsigned KeyIdWidth, unsigned KeySizeWidth, unsigned ValueSizeWidth, bool TimeSteps>
 std::uint64_t decodeRecordsWith(const Header& header, const unsigned char* tags, Request* out) {
     const std::size_t n = header.records;
     // The widths are bytes, and a byte may alias anything: read through the header they would be loaded
@@ -176,7 +176,8 @@ std::uint64_t decodeRecordsWith(const Header& header, const unsigned char* tags,
     const std::size_t keyIdWidth = KeyIdWidth ? KeyIdWidth : header.widths[KeyId];
     const std::size_t keySizeWidth = KeySizeWidth ? KeySizeWidth : header.widths[KeyBytes];
     const std::size_t valueSizeWidth = ValueSizeWidth ? ValueSizeWidth : header.widths[ValueBytes];
-    const std::size_t ttlWidth = header.widths[TtlSeconds], stepWidth = header.widths[TimeDelta];
+    const std::size_t ttlWidth = header.widths[TtlSeconds];
+    const std::size_t stepWidth = TimeSteps ? header.widths[TimeDelta] : 0;
     const unsigned char* keyIds = tags + n;
     const unsigned char* keySizes = keyIds + n * keyIdWidth;
     const unsigned char* valueSizes = keySizes + n * keySizeWidth;
@@ -222,22 +223,28 @@ std::uint64_t decodeRecordsWith(const Header& header, const unsigned char* tags,
 using RecordDecoder = std::uint64_t (*)(const Header&, const unsigned char*, Request*);
 
 // Loops with their widths built in for the usual blocks: key ids of 2 to 4 bytes (256 to 4G keys), key
-// sizes of 1 byte, value sizes of 1 to 4 bytes. Any other block takes the general loop.
-template <unsigned KeyIdWidth, unsigned... ValueSizeWidths>
+// sizes of 1 byte, value sizes of 1 to 4 bytes; each in two kinds, for blocks whose requests all share
+// one time (no time-step column: traces timed in seconds, at more than a block's requests a second)
+// and for the others. Any other block takes the general loop.
+template <bool TimeSteps, unsigned KeyIdWidth, unsigned... ValueSizeWidths>
 constexpr std::array<RecordDecoder, sizeof...(ValueSizeWidths)> decodersFor(
     std::integer_sequence<unsigned, ValueSizeWidths...>) {
-    return { &decodeRecordsWith<KeyIdWidth, 1, ValueSizeWidths + 1>... };
+    return { &decodeRecordsWith<KeyIdWidth, 1, ValueSizeWidths + 1, TimeSteps>... };
 }
-constexpr std::array<std::array<RecordDecoder, 4>, 3> kBuiltInWidths {
-    decodersFor<2>(std::make_integer_sequence<unsigned, 4>()),
-    decodersFor<3>(std::make_integer_sequence<unsigned, 4>()), decodersFor<4>(std::make_integer_sequence<unsigned, 4>())
-};
+template <bool TimeSteps> constexpr std::array<std::array<RecordDecoder, 4>, 3> decodersFor() {
+    constexpr auto valueSizeWidths = std::make_integer_sequence<unsigned, 4>();
+    return { decodersFor<TimeSteps, 2>(valueSizeWidths), decodersFor<TimeSteps, 3>(valueSizeWidths),
+        decodersFor<TimeSteps, 4>(valueSizeWidths) };
+}
+// [whether the block's time steps are not all 0][key-id width - 2][value-size width - 1]
+constexpr std::array<std::array<std::array<RecordDecoder, 4>, 3>, 2> kBuiltInWidths { decodersFor<false>(),
+    decodersFor<true>() };
 
 std::uint64_t decodeRecords(const Header& header, const unsigned char* tags, Request* out) {
     const unsigned keyIdWidth = header.widths[KeyId], valueSizeWidth = header.widths[ValueBytes];
     if (keyIdWidth >= 2 && header.widths[KeyBytes] == 1 && valueSizeWidth >= 1)
-        return kBuiltInWidths[keyIdWidth - 2][valueSizeWidth - 1](header, tags, out);
-    return decodeRecordsWith<0, 0, 0>(header, tags, out);
+        return kBuiltInWidths[header.widths[TimeDelta] != 0][keyIdWidth - 2][valueSizeWidth - 1](header, tags, out);
+    return decodeRecordsWith<0, 0, 0, true>(header, tags, out);
 }
 
 } // namespace

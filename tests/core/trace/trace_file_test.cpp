@@ -70,50 +70,51 @@ TEST_F(TraceFileTest, RoundTripsEveryField) {
 }
 
 // Blocks are decoded by loops with the common column widths built in, and by a general loop for the
-// rest: every combination of key-id, key-size and value-size widths, with TTLs and time steps of every
+// rest: every combination of key-id, key-size, value-size and time-step widths, with TTLs of every
 // width, must come back exactly.
 TEST_F(TraceFileTest, EveryCombinationOfColumnWidthsRoundTrips) {
     auto largestOfWidth
         = [](unsigned width) { return width == 0 ? std::uint64_t { 0 } : (std::uint64_t { 1 } << (8 * width)) - 1; };
     for (unsigned keyIdWidth = 1; keyIdWidth <= 4; ++keyIdWidth)
         for (unsigned keySizeWidth = 0; keySizeWidth <= 3; ++keySizeWidth)
-            for (unsigned valueSizeWidth = 0; valueSizeWidth <= 4; ++valueSizeWidth) {
-                const unsigned ttlWidth = (keyIdWidth + valueSizeWidth) % 5, stepWidth = (keySizeWidth * 3) % 9;
-                SCOPED_TRACE(::testing::Message()
-                    << "widths: key id " << keyIdWidth << ", key size " << keySizeWidth << ", value size "
-                    << valueSizeWidth << ", ttl " << ttlWidth << ", time step " << stepWidth);
-                std::vector<Request> requests;
-                std::uint64_t time = 0;
-                for (std::uint32_t i = 0; i < 300; ++i) {
-                    Request r;
-                    // Each column reaches the largest value of its width once, and varies below it.
-                    const bool top = i == 150;
-                    r.keyId = static_cast<std::uint32_t>(top ? largestOfWidth(keyIdWidth) - 1 : (i * 7919u) % 200u);
-                    r.keyBytes = static_cast<std::uint32_t>(
-                        top ? largestOfWidth(keySizeWidth) : largestOfWidth(keySizeWidth) & (i * 37u));
-                    r.valueBytes = static_cast<std::uint32_t>(
-                        top ? largestOfWidth(valueSizeWidth) : largestOfWidth(valueSizeWidth) & (i * 104729u));
-                    r.ttlSeconds = i % 3 == 0 ? static_cast<std::uint32_t>(top
-                                           ? largestOfWidth(ttlWidth)
-                                           : std::max<std::uint64_t>(1, largestOfWidth(ttlWidth) & (i * 613u)))
-                                              : 0;
-                    time += top ? largestOfWidth(std::min(stepWidth, 6u)) : largestOfWidth(stepWidth) & (i * 7u);
-                    r.timeMs = time;
-                    r.op = static_cast<Op>(i % kOpCount);
-                    r.kind = static_cast<ValueKind>(i % 3);
-                    requests.push_back(r);
+            for (unsigned valueSizeWidth = 0; valueSizeWidth <= 4; ++valueSizeWidth)
+                for (const unsigned stepWidth : { 0u, 1u, 3u, 6u }) {
+                    const unsigned ttlWidth = (keyIdWidth + valueSizeWidth + stepWidth) % 5;
+                    SCOPED_TRACE(::testing::Message()
+                        << "widths: key id " << keyIdWidth << ", key size " << keySizeWidth << ", value size "
+                        << valueSizeWidth << ", ttl " << ttlWidth << ", time step " << stepWidth);
+                    std::vector<Request> requests;
+                    std::uint64_t time = 0;
+                    for (std::uint32_t i = 0; i < 300; ++i) {
+                        Request r;
+                        // Each column reaches the largest value of its width once, and varies below it.
+                        const bool top = i == 150;
+                        r.keyId = static_cast<std::uint32_t>(top ? largestOfWidth(keyIdWidth) - 1 : (i * 7919u) % 200u);
+                        r.keyBytes = static_cast<std::uint32_t>(
+                            top ? largestOfWidth(keySizeWidth) : largestOfWidth(keySizeWidth) & (i * 37u));
+                        r.valueBytes = static_cast<std::uint32_t>(
+                            top ? largestOfWidth(valueSizeWidth) : largestOfWidth(valueSizeWidth) & (i * 104729u));
+                        r.ttlSeconds = i % 3 == 0 ? static_cast<std::uint32_t>(top
+                                               ? largestOfWidth(ttlWidth)
+                                               : std::max<std::uint64_t>(1, largestOfWidth(ttlWidth) & (i * 613u)))
+                                                  : 0;
+                        time += top ? largestOfWidth(stepWidth) : largestOfWidth(stepWidth) & (i * 7u);
+                        r.timeMs = time;
+                        r.op = static_cast<Op>(i % kOpCount);
+                        r.kind = static_cast<ValueKind>(i % 3);
+                        requests.push_back(r);
+                    }
+                    const std::string file = path("widths.lltrace");
+                    {
+                        auto writer = TraceFileWriter::create(file);
+                        ASSERT_TRUE(writer);
+                        ASSERT_TRUE((*writer)->write(requests));
+                        ASSERT_TRUE((*writer)->finish());
+                    }
+                    auto reader = TraceFileReader::open(file);
+                    ASSERT_TRUE(reader) << reader.error().describe();
+                    EXPECT_EQ(readAll(**reader), requests);
                 }
-                const std::string file = path("widths.lltrace");
-                {
-                    auto writer = TraceFileWriter::create(file);
-                    ASSERT_TRUE(writer);
-                    ASSERT_TRUE((*writer)->write(requests));
-                    ASSERT_TRUE((*writer)->finish());
-                }
-                auto reader = TraceFileReader::open(file);
-                ASSERT_TRUE(reader) << reader.error().describe();
-                EXPECT_EQ(readAll(**reader), requests);
-            }
 }
 
 TEST_F(TraceFileTest, AbandonedWriterLeavesNoFile) {
