@@ -30,8 +30,18 @@ void LineImporter::resolveBatch(ParsedBatch& batch) {
     // misses in flight to cover one's latency.
     constexpr std::size_t kPrefetchDistance = 48;
     auto& requests = batch.requests;
-    const auto& pending = batch.pending;
+    auto& pending = batch.pending;
     const std::size_t end = requests.size();
+    if (batch.hashLater) {
+        std::size_t keyBegin = 0;
+        for (Pending& p : pending) {
+            if (!(p.flags & kNeedsKey))
+                continue;
+            const auto keyEnd = static_cast<std::size_t>(p.keyHash);
+            p.keyHash = KeyInterner::hashKey(std::string_view(batch.keys).substr(keyBegin, keyEnd - keyBegin));
+            keyBegin = keyEnd;
+        }
+    }
     for (std::size_t i = 0; i < end && i < kPrefetchDistance; ++i)
         if (pending[i].flags & kNeedsKey)
             m_keys.prefetch(pending[i].keyHash);
@@ -67,6 +77,8 @@ bool LineImporter::parseBatch(ParsedBatch& batch) {
     constexpr std::size_t kBatchRequests = 1024;
     batch.requests.clear();
     batch.pending.clear();
+    batch.hashLater = m_hashLater;
+    batch.keys.clear();
     batch.error.reset();
     batch.last = false;
     m_parsing = &batch;
@@ -105,11 +117,12 @@ bool LineImporter::parseBatch(ParsedBatch& batch) {
         }
         if (line.empty())
             continue;
-        const std::size_t lineStart = batch.requests.size();
+        const std::size_t lineStart = batch.requests.size(), lineKeys = batch.keys.size();
         if (auto problem = parseLine(line)) {
             // A rejected line contributes nothing.
             batch.requests.resize(lineStart);
             batch.pending.resize(lineStart);
+            batch.keys.resize(lineKeys);
             if (auto error = reject(problem->reason, m_lines.lineNumber(), true, problem->detail))
                 stopWith(*error);
         }

@@ -46,6 +46,10 @@ public:
     struct ParsedBatch {
         std::vector<Request> requests;
         std::vector<Pending> pending; // beside requests
+        // Keys hashed when the batch is resolved rather than as it is parsed: then `keys` holds the keys
+        // one after another, and each keyed Pending's keyHash, until resolved, where its key ends there.
+        bool hashLater = false;
+        std::string keys;
         std::optional<Error> error; // stops the import after these requests
         bool last = false;
         double progress = 0; // through the input when the batch was parsed
@@ -55,6 +59,9 @@ public:
     // requests their key ids and value sizes, in order (the key tables only).
     bool parseBatch(ParsedBatch& batch);
     void resolveBatch(ParsedBatch& batch);
+    // Whether the batches parseBatch() fills from now on leave their keys to be hashed by
+    // resolveBatch(): on two threads, the one with time to spare should do it (PipelinedImporter).
+    void setHashLater(bool later) { m_hashLater = later; }
 
 protected:
     // Parses one line into requests (push()). Returns a LineError for a line to reject.
@@ -87,9 +94,17 @@ protected:
     // stack field by field and then copied whole is reloaded before its stores retire (a store-forwarding
     // stall on every line).
     Request& pushKeyed(std::string_view key, std::uint32_t reportedValue, bool isRead, bool resolveValue) {
-        m_parsing->pending.push_back({ KeyInterner::hashKey(key), reportedValue,
+        ParsedBatch& batch = *m_parsing;
+        std::uint64_t keyHash;
+        if (batch.hashLater) {
+            batch.keys.append(key);
+            keyHash = batch.keys.size();
+        } else {
+            keyHash = KeyInterner::hashKey(key);
+        }
+        batch.pending.push_back({ keyHash, reportedValue,
             static_cast<std::uint8_t>(kNeedsKey | (resolveValue ? kNeedsValue : 0) | (isRead ? kIsRead : 0)) });
-        return m_parsing->requests.emplace_back();
+        return batch.requests.emplace_back();
     }
     // Milliseconds since the first timestamp of the trace (earlier ones clamp to 0).
     std::uint64_t relativeMs(std::uint64_t absoluteMs);
@@ -103,6 +118,7 @@ private:
     bool m_haveFirstTime = false;
     std::uint64_t m_firstTimeMs = 0;
     bool m_inputDone = false;
+    bool m_hashLater = false;
     // Resolver side.
     KeyInterner m_keys;
     std::vector<std::uint32_t> m_lastValueBytes;

@@ -14,6 +14,9 @@ PipelinedImporter::PipelinedImporter(std::unique_ptr<LineImporter> inner)
     , m_batches(
           kBatches,
           [this](LineImporter::ParsedBatch& batch) {
+              // Whoever has time to spare hashes the keys: the parser while the caller's thread is behind
+              // (batches wait for it), the caller's thread while it keeps up and waits for the parser.
+              m_inner->setHashLater(m_batches.readyCount() < kBatches / 2);
               const bool more = m_inner->parseBatch(batch);
               return more;
           },

@@ -5,6 +5,7 @@
 // alike: requests, rejects by reason, and the lines the rejects name.
 
 #include "layoutlab/import/importer.h"
+#include "line_importer.h"
 
 #include <filesystem>
 #include <fmt/format.h>
@@ -28,14 +29,23 @@ std::string withoutPath(std::string text, const std::string& path) {
     return text;
 }
 
-Imported importText(const std::filesystem::path& path, const std::string& content, OnError onError) {
+enum class Hashing { AsParsed, WhenResolved, Either };
+
+// `hashing`: who hashes the keys. Either: the importer as users get it, on two threads where the host
+// has two CPUs, hashing where there is time to spare; the others pin it down on one thread.
+Imported importText(
+    const std::filesystem::path& path, const std::string& content, OnError onError, Hashing hashing = Hashing::Either) {
     std::ofstream(path, std::ios::binary) << content;
     Imported out;
-    auto importer = openImporter(path.string(), { "twitter", onError, 16 });
+    ImportOptions options { "twitter", onError, 16 };
+    options.decodeAhead = hashing == Hashing::Either;
+    auto importer = openImporter(path.string(), options);
     if (!importer) {
         out.error = withoutPath(importer.error().describe(), path.string());
         return out;
     }
+    if (hashing != Hashing::Either)
+        static_cast<LineImporter&>(**importer).setHashLater(hashing == Hashing::WhenResolved);
     std::vector<Request> batch(700); // not a divisor of the importer's batches
     while (true) {
         auto n = (*importer)->read(batch);
@@ -220,4 +230,21 @@ TEST_F(TwitterFastPathTest, AFinalLineWithoutNewlineAndOneLongerThanTheBuffer) {
     ASSERT_EQ(fast.requests.size(), 102u);
     EXPECT_EQ(fast.requests.back().valueBytes, 1u); // key1's last size
     expectAlike(fast, general);
+}
+
+TEST_F(TwitterFastPathTest, KeysHashedAsParsedOrWhenResolvedImportAlike) {
+    // On two threads, the keys of a batch are hashed by the parser or by the caller's thread, whichever
+    // has time to spare; a key hashed later is copied into its batch, and a rejected line's keys are
+    // taken out again. Both ways, through the fast path ("\n") and the general parser ("\r\n").
+    const auto lines = mixedLines(20000);
+    for (const char* ending : { "\n", "\r\n" }) {
+        SCOPED_TRACE(ending[0] == '\n' ? "fast path" : "general parser");
+        const auto text = joined(lines, ending);
+        const auto asParsed = importText(m_dir / "a.csv", text, OnError::Skip, Hashing::AsParsed);
+        const auto whenResolved = importText(m_dir / "b.csv", text, OnError::Skip, Hashing::WhenResolved);
+        ASSERT_FALSE(asParsed.error) << *asParsed.error;
+        EXPECT_GT(asParsed.requests.size(), 5000u);
+        EXPECT_GT(asParsed.rejects.total, 1000u);
+        expectAlike(asParsed, whenResolved);
+    }
 }

@@ -50,6 +50,11 @@ public:
         }
         return batch;
     }
+    // Filled batches waiting for the consumer.
+    std::size_t readyCount() {
+        std::lock_guard lock(m_mutex);
+        return m_ready.size() - m_readyFront;
+    }
     // Gives a consumed batch back to the producer.
     void recycle(std::unique_ptr<Batch> batch) {
         {
@@ -171,6 +176,7 @@ public:
     Expected<std::span<const Request>> borrow(std::size_t max) {
         return m_cursor.borrow(max, [this](Batch* previous) { return nextBatch(previous); });
     }
+    std::size_t readyCount() { return m_pipeline.readyCount(); }
 
 private:
     Batch* nextBatch(Batch* previous) {
