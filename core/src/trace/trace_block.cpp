@@ -58,43 +58,58 @@ constexpr std::uint64_t maskOf(std::size_t width) {
 
 } // namespace
 
-std::uint32_t encode(std::span<const Request> requests, std::uint64_t& baseTimeMs, std::vector<unsigned char>& out) {
+std::uint32_t encode(std::span<const Request> requests, std::uint64_t& baseTimeMs, ByteBuffer& out) {
     const std::size_t n = requests.size();
-    std::array<std::uint64_t, kColumns> maxima {};
-    std::uint64_t time = baseTimeMs;
+    const std::size_t start = out.size();
+    // Room for the widest block, plus 8 bytes of slack: every value is stored as a whole 8-byte word and
+    // the write position advances by the column's width (no byte loop per value). The buffer's new bytes
+    // are not zeroed first (ByteBuffer); the block is cut to its size at the end.
+    constexpr std::size_t kWidestRecord = 1 + 4 + 4 + 4 + 4 + 8;
+    const std::size_t widest = kHeaderBytes + n * kWidestRecord + 8;
+    // After that room, the time steps as the first pass finds them, for the last to store.
+    out.resize(start + widest + n * sizeof(std::uint64_t));
+    unsigned char* const header = out.data() + start;
+    unsigned char* const tags = header + kHeaderBytes;
+    unsigned char* const stepsFound = header + widest;
+    // One pass writes the op bytes and finds the widths. A column's width is that of the OR of its values,
+    // whose highest bit is their maximum's; the key ids' maximum is returned as well.
+    std::uint64_t maxKeyId = 0, keySizeBits = 0, valueSizeBits = 0, ttlBits = 0, stepBits = 0;
     std::size_t ttlCount = 0;
-    for (const auto& r : requests) {
+    std::uint64_t time = baseTimeMs;
+    for (std::size_t i = 0; i < n; ++i) {
+        const Request& r = requests[i];
+        const unsigned hasTtl = r.ttlSeconds != 0;
+        tags[i] = static_cast<unsigned char>(
+            static_cast<unsigned>(r.op) | (static_cast<unsigned>(r.kind) << kKindShift) | (hasTtl << kHasTtlShift));
+        ttlCount += hasTtl;
+        maxKeyId = std::max<std::uint64_t>(maxKeyId, r.keyId);
+        keySizeBits |= r.keyBytes;
+        valueSizeBits |= r.valueBytes;
+        ttlBits |= r.ttlSeconds;
         const std::uint64_t step = r.timeMs >= time ? r.timeMs - time : 0;
         time += step;
-        ttlCount += r.ttlSeconds != 0 ? 1 : 0;
-        maxima[KeyId] = std::max<std::uint64_t>(maxima[KeyId], r.keyId);
-        maxima[KeyBytes] = std::max<std::uint64_t>(maxima[KeyBytes], r.keyBytes);
-        maxima[ValueBytes] = std::max<std::uint64_t>(maxima[ValueBytes], r.valueBytes);
-        maxima[TtlSeconds] = std::max<std::uint64_t>(maxima[TtlSeconds], r.ttlSeconds);
-        maxima[TimeDelta] = std::max(maxima[TimeDelta], step);
+        stepBits |= step;
+        std::memcpy(stepsFound + i * sizeof step, &step, sizeof step);
     }
     std::array<unsigned, kColumns> widths {};
+    widths[KeyId] = widthOf(maxKeyId);
+    widths[KeyBytes] = widthOf(keySizeBits);
+    widths[ValueBytes] = widthOf(valueSizeBits);
+    widths[TtlSeconds] = widthOf(ttlBits);
+    widths[TimeDelta] = widthOf(stepBits);
     std::size_t payload = n; // the op column
-    for (std::size_t c = 0; c < kColumns; ++c) {
-        widths[c] = widthOf(maxima[c]);
-        payload += (c == TtlSeconds ? ttlCount : n) * widths[c];
-    }
-    const std::size_t start = out.size();
-    // Room for the block plus 8 bytes of slack: every value is stored as a whole 8-byte word and the
-    // write position advances by the column's width (no byte loop per value).
-    out.resize(start + kHeaderBytes + payload + 8);
-    unsigned char* p = out.data() + start;
-    putLe(p, n, 4);
-    putLe(p + 4, payload, 4);
-    putLe(p + 8, baseTimeMs, 8);
-    putLe(p + 16, ttlCount, 4);
     for (std::size_t c = 0; c < kColumns; ++c)
-        p[20 + c] = static_cast<unsigned char>(widths[c]);
-    std::memset(p + 20 + kColumns, 0, kHeaderBytes - 20 - kColumns);
-    p += kHeaderBytes;
-    for (const auto& r : requests)
-        *p++ = static_cast<unsigned char>(static_cast<unsigned>(r.op) | (static_cast<unsigned>(r.kind) << kKindShift)
-            | (r.ttlSeconds != 0 ? 1u << kHasTtlShift : 0u));
+        payload += (c == TtlSeconds ? ttlCount : n) * widths[c];
+    putLe(header, n, 4);
+    putLe(header + 4, payload, 4);
+    putLe(header + 8, baseTimeMs, 8);
+    putLe(header + 16, ttlCount, 4);
+    for (std::size_t c = 0; c < kColumns; ++c)
+        header[20 + c] = static_cast<unsigned char>(widths[c]);
+    std::memset(header + 20 + kColumns, 0, kHeaderBytes - 20 - kColumns);
+    // Then the columns, one after another: a value's word spills past its column's end only into the
+    // next column, written after it.
+    unsigned char* p = tags + n;
     auto store = [&p](std::uint64_t v, unsigned width) {
         std::memcpy(p, &v, 8); // little-endian hosts: the low `width` bytes are the value
         p += width;
@@ -108,15 +123,11 @@ std::uint32_t encode(std::span<const Request> requests, std::uint64_t& baseTimeM
     for (const auto& r : requests)
         if (r.ttlSeconds != 0)
             store(r.ttlSeconds, widths[TtlSeconds]);
-    time = baseTimeMs;
-    for (const auto& r : requests) {
-        const std::uint64_t step = r.timeMs >= time ? r.timeMs - time : 0;
-        time += step;
-        store(step, widths[TimeDelta]);
-    }
-    out.resize(out.size() - 8);
+    for (std::size_t i = 0; i < n; ++i)
+        store(load64(stepsFound + i * sizeof(std::uint64_t)), widths[TimeDelta]);
+    out.resize(start + kHeaderBytes + payload);
     baseTimeMs = time;
-    return static_cast<std::uint32_t>(maxima[KeyId]);
+    return static_cast<std::uint32_t>(maxKeyId);
 }
 
 const char* parseHeader(const unsigned char* bytes, Header& header) {

@@ -7,6 +7,7 @@
 // carries the state it starts from, so any block can be decoded on its own. TTLs are sparse (most
 // requests carry none): the op byte flags the requests that have one, and only theirs are stored.
 
+#include "layoutlab/default_init_allocator.h"
 #include "layoutlab/trace/request.h"
 
 #include <array>
@@ -36,7 +37,7 @@ struct Header {
 // Appends one block holding `requests` (1..kMaxBlockRecords) to `out`. baseTimeMs is the time of the
 // request before the first; it is advanced to the time of the last. Times that go backwards are
 // written as 0 ms steps, as version 1 did. Returns the largest key id in the block.
-std::uint32_t encode(std::span<const Request> requests, std::uint64_t& baseTimeMs, std::vector<unsigned char>& out);
+std::uint32_t encode(std::span<const Request> requests, std::uint64_t& baseTimeMs, ByteBuffer& out);
 
 // Parses and checks a block header; returns nullptr or what is wrong with it.
 const char* parseHeader(const unsigned char* bytes, Header& header);

@@ -13,6 +13,7 @@
 // All integers little-endian. The trailer lets a reader size its key array before the first record and
 // detect a truncated file at open. Version 1 (one varint-coded record per request) is still read.
 
+#include "layoutlab/default_init_allocator.h"
 #include "layoutlab/trace/trace_reader.h"
 
 #include <cstdio>
@@ -83,7 +84,7 @@ private:
     std::uint64_t m_recordBytes = 0;
     std::uint64_t m_lastTimeMs = 0; // of the last request in a written block
     std::vector<Request> m_pending; // the block being filled
-    std::vector<unsigned char> m_buffer;
+    ByteBuffer m_buffer; // blocks encoded, not yet written
     bool m_finished = false;
 };
 
