@@ -74,7 +74,9 @@ void LineImporter::resolveBatch(ParsedBatch& batch) {
 
 bool LineImporter::parseBatch(ParsedBatch& batch) {
     // Lines are parsed until a batch of requests is queued, the input ends, or a line stops the import.
-    constexpr std::size_t kBatchRequests = 1024;
+    // As many as a block of the binary trace holds: a batch handed to the trace writer whole is encoded
+    // where it is, not copied into the writer's block first.
+    constexpr std::size_t kBatchRequests = 4096;
     batch.requests.clear();
     batch.pending.clear();
     batch.hashLater = m_hashLater;

@@ -190,29 +190,39 @@ Status TraceFileWriter::flush() {
 
 Status TraceFileWriter::write(std::span<const Request> requests) {
     while (!requests.empty()) {
+        if (m_pending.empty() && requests.size() >= trace_block::kBlockRecords) {
+            // A whole block in the caller's requests: encoded from there, not copied first.
+            if (auto ok = writeBlock(requests.first(trace_block::kBlockRecords)); !ok)
+                return ok;
+            requests = requests.subspan(trace_block::kBlockRecords);
+            m_recordCount += trace_block::kBlockRecords;
+            continue;
+        }
         const std::size_t take = std::min(trace_block::kBlockRecords - m_pending.size(), requests.size());
         m_pending.insert(m_pending.end(), requests.begin(), requests.begin() + static_cast<std::ptrdiff_t>(take));
         requests = requests.subspan(take);
         m_recordCount += take;
-        if (m_pending.size() == trace_block::kBlockRecords)
-            if (auto ok = writeBlock(); !ok)
+        if (m_pending.size() == trace_block::kBlockRecords) {
+            if (auto ok = writeBlock(m_pending); !ok)
                 return ok;
+            m_pending.clear();
+        }
     }
     return Ok {};
 }
 
-Status TraceFileWriter::writeBlock() {
-    if (m_pending.empty())
+Status TraceFileWriter::writeBlock(std::span<const Request> block) {
+    if (block.empty())
         return Ok {};
-    const std::uint32_t maxKeyId = trace_block::encode(m_pending, m_lastTimeMs, m_buffer);
+    const std::uint32_t maxKeyId = trace_block::encode(block, m_lastTimeMs, m_buffer);
     m_keyIdLimit = std::max<std::uint64_t>(m_keyIdLimit, std::uint64_t { maxKeyId } + 1);
-    m_pending.clear();
     return m_buffer.size() >= kBufferBytes ? flush() : Status { Ok {} };
 }
 
 Status TraceFileWriter::finish() {
-    if (auto ok = writeBlock(); !ok)
+    if (auto ok = writeBlock(m_pending); !ok)
         return ok;
+    m_pending.clear();
     if (auto ok = flush(); !ok)
         return ok;
     unsigned char trailer[kTrailerBytes] = {};

@@ -73,7 +73,7 @@ public:
 
 private:
     TraceFileWriter() = default;
-    Status writeBlock();
+    Status writeBlock(std::span<const Request> block); // encodes one block into m_buffer
     Status flush();
 
     std::string m_path;
