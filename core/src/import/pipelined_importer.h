@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// A text importer on two threads: one parses lines (splitting fields, hashing keys), the caller's
-// thread gives the parsed requests their key ids and value sizes and hands them out, while the next
-// batch is parsed. Requests, ids, rejects and errors are those of the importer run on one thread.
+// A text importer on two threads: one parses lines (splitting fields), the caller's thread gives the
+// parsed requests their key ids and value sizes and hands them out, while the next batch is parsed.
+// The keys are hashed by whichever of the two has time to spare, batch by batch. Requests, ids, rejects
+// and errors are those of the importer run on one thread.
 
 #include "layoutlab/trace/batch_pipeline.h"
 #include "line_importer.h"
