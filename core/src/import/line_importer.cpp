@@ -35,10 +35,11 @@ void LineImporter::resolveBatch(ParsedBatch& batch) {
     if (batch.hashLater) {
         std::size_t keyBegin = 0;
         for (Pending& p : pending) {
-            if (!(p.flags & kNeedsKey))
+            if (!(p.flags & kHashLater))
                 continue;
             const auto keyEnd = static_cast<std::size_t>(p.keyHash);
             p.keyHash = KeyInterner::hashKey(std::string_view(batch.keys).substr(keyBegin, keyEnd - keyBegin));
+            p.flags &= static_cast<std::uint8_t>(~kHashLater);
             keyBegin = keyEnd;
         }
     }

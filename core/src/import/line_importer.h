@@ -37,6 +37,7 @@ public:
     static constexpr std::uint8_t kNeedsKey = 1;
     static constexpr std::uint8_t kNeedsValue = 2;
     static constexpr std::uint8_t kIsRead = 4;
+    static constexpr std::uint8_t kHashLater = 8; // keyHash is where the key ends in the batch's `keys`
     struct Pending {
         std::uint64_t keyHash = 0;
         std::uint32_t reportedValue = 0;
@@ -46,10 +47,12 @@ public:
     struct ParsedBatch {
         std::vector<Request> requests;
         std::vector<Pending> pending; // beside requests
-        // Keys hashed when the batch is resolved rather than as it is parsed: then `keys` holds the keys
-        // one after another, and each keyed Pending's keyHash, until resolved, where its key ends there.
+        // Keys hashed when the batch is resolved rather than as it is parsed: `keys` holds them one after
+        // another, each flagged kHashLater, up to kMaxKeyBytesHashedLater (keys after that are hashed as
+        // they are parsed: a batch of long keys must not hold megabytes of them).
         bool hashLater = false;
         std::string keys;
+        static constexpr std::size_t kMaxKeyBytesHashedLater = std::size_t { 1 } << 20;
         std::optional<Error> error; // stops the import after these requests
         bool last = false;
         double progress = 0; // through the input when the batch was parsed
@@ -96,14 +99,15 @@ protected:
     Request& pushKeyed(std::string_view key, std::uint32_t reportedValue, bool isRead, bool resolveValue) {
         ParsedBatch& batch = *m_parsing;
         std::uint64_t keyHash;
-        if (batch.hashLater) {
+        std::uint8_t flags = kNeedsKey | (resolveValue ? kNeedsValue : 0) | (isRead ? kIsRead : 0);
+        if (batch.hashLater && batch.keys.size() + key.size() <= ParsedBatch::kMaxKeyBytesHashedLater) {
             batch.keys.append(key);
             keyHash = batch.keys.size();
+            flags |= kHashLater;
         } else {
             keyHash = KeyInterner::hashKey(key);
         }
-        batch.pending.push_back({ keyHash, reportedValue,
-            static_cast<std::uint8_t>(kNeedsKey | (resolveValue ? kNeedsValue : 0) | (isRead ? kIsRead : 0)) });
+        batch.pending.push_back({ keyHash, reportedValue, flags });
         return batch.requests.emplace_back();
     }
     // Milliseconds since the first timestamp of the trace (earlier ones clamp to 0).

@@ -247,4 +247,39 @@ TEST_F(TwitterFastPathTest, KeysHashedAsParsedOrWhenResolvedImportAlike) {
         EXPECT_GT(asParsed.rejects.total, 1000u);
         expectAlike(asParsed, whenResolved);
     }
+    // Keys are copied for later hashing up to 1 MiB a batch, the rest hashed as parsed: long keys, with
+    // short ones between them, cross that limit within a batch.
+    std::vector<std::string> longKeys;
+    for (int i = 0; i < 60; ++i)
+        longKeys.push_back(fmt::format(
+            "{},{}{},5,{},1,{},0", i, std::string(i % 3 ? 20 : 100000, 'k'), i % 7, i, i % 4 ? "get" : "set"));
+    const auto text = joined(longKeys, "\n");
+    const auto asParsed = importText(m_dir / "a.csv", text, OnError::Fail, Hashing::AsParsed);
+    const auto whenResolved = importText(m_dir / "b.csv", text, OnError::Fail, Hashing::WhenResolved);
+    ASSERT_FALSE(asParsed.error) << *asParsed.error;
+    EXPECT_EQ(asParsed.requests.size(), 60u);
+    expectAlike(asParsed, whenResolved);
+}
+
+TEST_F(TwitterFastPathTest, KeysHeldForLaterHashingStayUnderTheirLimit) {
+    // 60 keys of 100 KB in one batch: the first ten are held for the resolving thread to hash, the rest
+    // are hashed as they are parsed, so the batch never holds more than 1 MiB of keys.
+    std::vector<std::string> lines;
+    for (int i = 0; i < 60; ++i)
+        lines.push_back(fmt::format("{},{}{},5,{},1,get,0", i, std::string(100000, 'k'), i, i));
+    const auto path = m_dir / "long.csv";
+    std::ofstream(path, std::ios::binary) << joined(lines, "\n");
+    ImportOptions options { "twitter", OnError::Fail, 16 };
+    options.decodeAhead = false;
+    auto importer = openImporter(path.string(), options);
+    ASSERT_TRUE(importer) << importer.error().describe();
+    auto& lineImporter = static_cast<LineImporter&>(**importer);
+    lineImporter.setHashLater(true);
+    LineImporter::ParsedBatch batch;
+    lineImporter.parseBatch(batch);
+    ASSERT_EQ(batch.requests.size(), 60u);
+    EXPECT_LE(batch.keys.size(), LineImporter::ParsedBatch::kMaxKeyBytesHashedLater);
+    const auto heldBack = std::count_if(batch.pending.begin(), batch.pending.end(),
+        [](const LineImporter::Pending& p) { return (p.flags & LineImporter::kHashLater) != 0; });
+    EXPECT_EQ(heldBack, 10);
 }
