@@ -202,29 +202,21 @@ std::uint64_t decodeRecordsWith(const Header& header, const unsigned char* tags,
     for (std::size_t i = 0; i < n; ++i) {
         const unsigned tag = tags[i];
         const std::uint64_t hasTtl = kAllOnesIfTtl[tag];
-        // A column of built-in width is read at its record's place, from the index all of them share; one
-        // of the header's width steps its own cursor.
-        const unsigned char* keyIdAt = KeyIdWidth ? keyIds + i * KeyIdWidth : keyIds;
-        const unsigned char* keySizeAt = KeySizeWidth ? keySizes + i * KeySizeWidth : keySizes;
-        const unsigned char* valueSizeAt = ValueSizeWidth ? valueSizes + i * ValueSizeWidth : valueSizes;
-        const std::uint64_t keyId = load64(keyIdAt) & keyIdMask;
+        const std::uint64_t keyId = load64(keyIds) & keyIdMask;
         maxKeyId = std::max(maxKeyId, keyId);
         time += load64(steps) & stepMask;
         Request& r = out[i];
         r.timeMs = time;
         r.keyId = static_cast<std::uint32_t>(keyId);
-        r.keyBytes = static_cast<std::uint32_t>(load64(keySizeAt) & keySizeMask);
-        r.valueBytes = static_cast<std::uint32_t>(load64(valueSizeAt) & valueSizeMask);
+        r.keyBytes = static_cast<std::uint32_t>(load64(keySizes) & keySizeMask);
+        r.valueBytes = static_cast<std::uint32_t>(load64(valueSizes) & valueSizeMask);
         r.ttlSeconds = static_cast<std::uint32_t>(load64(ttls) & ttlMask & hasTtl);
         // Op and kind, adjacent bytes of the request, are looked up together and stored as one word.
         static_assert(offsetof(Request, kind) == offsetof(Request, op) + 1, "op and kind are adjacent bytes");
         std::memcpy(&r.op, &kOpAndKind[tag], 2);
-        if constexpr (!KeyIdWidth)
-            keyIds += keyIdWidth;
-        if constexpr (!KeySizeWidth)
-            keySizes += keySizeWidth;
-        if constexpr (!ValueSizeWidth)
-            valueSizes += valueSizeWidth;
+        keyIds += keyIdWidth;
+        keySizes += keySizeWidth;
+        valueSizes += valueSizeWidth;
         ttls += hasTtl & ttlWidth;
         steps += stepWidth;
     }
