@@ -17,14 +17,6 @@ double LineImporter::progress() const {
     return m_input->sourceBytes() ? static_cast<double>(m_input->sourceBytesRead()) / m_input->sourceBytes() : 1.0;
 }
 
-std::uint64_t LineImporter::relativeMs(std::uint64_t absoluteMs) {
-    if (!m_haveFirstTime) {
-        m_haveFirstTime = true;
-        m_firstTimeMs = absoluteMs;
-    }
-    return absoluteMs >= m_firstTimeMs ? absoluteMs - m_firstTimeMs : 0;
-}
-
 void LineImporter::resolveBatch(ParsedBatch& batch) {
     // How far ahead of the request being resolved its successors' table slots are prefetched: enough
     // misses in flight to cover one's latency.

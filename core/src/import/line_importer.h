@@ -111,7 +111,13 @@ protected:
         return batch.requests.emplace_back();
     }
     // Milliseconds since the first timestamp of the trace (earlier ones clamp to 0).
-    std::uint64_t relativeMs(std::uint64_t absoluteMs);
+    std::uint64_t relativeMs(std::uint64_t absoluteMs) {
+        if (!m_haveFirstTime) [[unlikely]] {
+            m_haveFirstTime = true;
+            m_firstTimeMs = absoluteMs;
+        }
+        return absoluteMs >= m_firstTimeMs ? absoluteMs - m_firstTimeMs : 0;
+    }
     std::uint64_t lineNumber() const { return m_lines.lineNumber(); }
 
 private:

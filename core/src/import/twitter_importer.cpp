@@ -277,9 +277,10 @@ protected:
 
 private:
     bool m_carriageReturns = false; // a line ended by "\r\n" was seen: the fast path is off
-    // Queues the request of a valid line.
-    void push(std::uint64_t seconds, std::string_view key, std::uint64_t keyBytes, std::uint64_t valueBytes,
-        std::uint64_t ttl, const OpName& op) {
+    // Queues the request of a valid line. Inlined into the fast path's loop: called there once a line,
+    // with six arguments, it spent more on saving and restoring registers than on its own work.
+    [[gnu::always_inline]] void push(std::uint64_t seconds, std::string_view key, std::uint64_t keyBytes,
+        std::uint64_t valueBytes, std::uint64_t ttl, const OpName& op) {
         const std::uint64_t timeMs = relativeMs(seconds * 1000);
         Request& r = pushKeyed(key, static_cast<std::uint32_t>(valueBytes), op.isRead, true);
         r.timeMs = timeMs;
