@@ -27,41 +27,99 @@ unsigned usableCpus() {
 }
 } // namespace
 
+KeyInterner::KeyInterner(std::size_t reservedSlots)
+    : m_reserved(reservedSlots * sizeof(Slot)) {
+    resize(slotCount());
+}
+
 std::uint32_t KeyInterner::idFor(std::string_view key) {
     return idForHash(hashKey(key));
 }
 
 std::uint32_t KeyInterner::idForHash(std::uint64_t hash) {
-    const std::size_t mask = m_slots.size() - 1;
-    std::size_t i = slotOf(hash);
-    while (true) {
-        Slot& s = m_slots[i];
+    for (std::size_t i = homeOf(hash);; ++i) {
+        const Slot& s = m_slots[i];
         if (!s.used) {
-            s.used = true;
-            s.hash = hash;
-            s.id = static_cast<std::uint32_t>(m_size++);
-            if (m_size * 4 > m_slots.size() * 3)
-                grow();
-            return static_cast<std::uint32_t>(m_size - 1);
+            if ((m_size + 1) * 4 > m_homes * 3) [[unlikely]] {
+                grow(); // three quarters full: grow, then insert
+                return idForHash(hash);
+            }
+            if (i + 1 == slotCount()) [[unlikely]]
+                addOverflow();
+            m_slots[i] = { hash, static_cast<std::uint32_t>(m_size), true };
+            return static_cast<std::uint32_t>(m_size++);
         }
         if (s.hash == hash)
             return s.id;
-        i = (i + 1) & mask;
     }
 }
 
-void KeyInterner::grow() {
-    Slots old(m_slots.size() * 2);
-    old.swap(m_slots);
-    const std::size_t mask = m_slots.size() - 1;
-    for (const auto& s : old) {
-        if (!s.used)
-            continue;
-        std::size_t i = slotOf(s.hash);
-        while (m_slots[i].used)
-            i = (i + 1) & mask;
-        m_slots[i] = s;
+void KeyInterner::place(const Slot& slot) {
+    std::size_t i = homeOf(slot.hash);
+    while (m_slots[i].used)
+        ++i;
+    if (i + 1 == slotCount())
+        addOverflow();
+    m_slots[i] = slot;
+}
+
+void KeyInterner::resize(std::size_t slots) {
+    if (m_reserved.reserved()) {
+        if (m_reserved.grow(slots * sizeof(Slot))) {
+            m_slots = static_cast<Slot*>(m_reserved.data());
+            return;
+        }
+        // Past the reservation, or the memory was refused: the slots move to the heap.
+        m_heap.assign(m_slots, m_slots + std::min(slots, m_reserved.usable() / sizeof(Slot)));
+        m_reserved.release();
     }
+    m_heap.resize(slots);
+    m_slots = m_heap.data();
+}
+
+void KeyInterner::grow() {
+    if (m_reserved.reserved())
+        doubleInPlace();
+    else
+        doubleOnHeap();
+}
+
+void KeyInterner::doubleInPlace() {
+    const std::size_t oldHomes = m_homes;
+    resize(2 * oldHomes + m_overflow); // the new slots read as empty
+    m_homes = 2 * oldHomes;
+    // A key's new home is its old home h or h + oldHomes. Taking the old slots in order, each key is
+    // lifted out and placed again from its new home:
+    // - at h, it lands at or before its old slot, past only keys already placed again (every slot
+    //   before it has been taken already);
+    // - at h + oldHomes, it lands among keys already placed again only, once the old overflow slots
+    //   (keys of homes near the old end, in what is now the upper half) have been emptied first.
+    // So no key's probe ever passes a slot that is emptied later, and lookups find every key.
+    std::vector<Slot> overflowed;
+    for (std::size_t i = oldHomes; i < oldHomes + m_overflow; ++i)
+        if (m_slots[i].used) {
+            overflowed.push_back(m_slots[i]);
+            m_slots[i] = {};
+        }
+    for (std::size_t i = 0; i < oldHomes; ++i) {
+        if (!m_slots[i].used)
+            continue;
+        const Slot slot = m_slots[i];
+        m_slots[i] = {};
+        place(slot);
+    }
+    for (const Slot& slot : overflowed)
+        place(slot);
+}
+
+void KeyInterner::doubleOnHeap() {
+    HeapSlots old(2 * m_homes + m_overflow);
+    std::swap(old, m_heap);
+    m_homes *= 2;
+    m_slots = m_heap.data();
+    for (const Slot& slot : old)
+        if (slot.used)
+            place(slot);
 }
 
 std::optional<Error> Importer::reject(

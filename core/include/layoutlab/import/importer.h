@@ -10,6 +10,7 @@
 // value size 0 on a miss (Twitter get/gets, CacheLib GET, memcached watch fetches), the importer
 // remembers each key's last known value size and uses it.
 
+#include "layoutlab/growable_memory.h"
 #include "layoutlab/huge_page_allocator.h"
 #include "layoutlab/trace/trace_reader.h"
 
@@ -51,11 +52,17 @@ struct RejectReport {
 // Dense key ids by first appearance.
 class KeyInterner {
 public:
+    // Room for 2^32 homes, as many as key ids can be, and their overflow slots.
+    static constexpr std::size_t kMaxReservedSlots = (std::size_t { 1 } << 32) + (std::size_t { 1 } << 16);
+    // The table grows in place in address space reserved for `reservedSlots` slots (GrowableMemory),
+    // then on the heap, each size allocated afresh: from the start where the reservation cannot be
+    // had, or is 0.
+    explicit KeyInterner(std::size_t reservedSlots = kMaxReservedSlots);
     // Returns the key's id, assigning the next one to a new key.
     std::uint32_t idFor(std::string_view key);
     std::uint32_t idForHash(std::uint64_t hash);
     // A hint that idForHash(hash) comes soon: fetches its first slot into the host's caches.
-    void prefetch(std::uint64_t hash) const { __builtin_prefetch(&m_slots[slotOf(hash)]); }
+    void prefetch(std::uint64_t hash) const { __builtin_prefetch(&m_slots[homeOf(hash)]); }
     std::uint64_t size() const { return m_size; }
     // A 64-bit hash of the key: the interner keeps hashes, not keys. Among n keys, two share a hash
     // with a chance of about n^2 / 2^65: 1 in 10^7 for 2M keys, 1 in 40 for a billion. Eight bytes at
@@ -94,17 +101,38 @@ private:
         std::memcpy(&v, p, sizeof v);
         return v;
     }
-    std::size_t slotOf(std::uint64_t hash) const {
-        return static_cast<std::size_t>(hash ^ (hash >> 32)) & (m_slots.size() - 1);
-    }
-    void grow();
+    // Open addressing with linear probing that never wraps around: a key whose home slot is near the
+    // end probes on into the overflow slots past the last home, the last of which is always empty (it
+    // ends every probe; when a key would take it, there are made twice as many). So doubling the table
+    // can rehash it in place (doubleInPlace()).
     struct Slot {
         std::uint64_t hash = 0;
         std::uint32_t id = 0;
         bool used = false;
     };
-    using Slots = std::vector<Slot, HugePageAllocator<Slot>>;
-    Slots m_slots = Slots(1024);
+    static constexpr std::size_t kInitialHomes = 1024;
+    static constexpr std::size_t kInitialOverflow = 64;
+    using HeapSlots = std::vector<Slot, HugePageAllocator<Slot>>;
+
+    std::size_t homeOf(std::uint64_t hash) const {
+        return static_cast<std::size_t>(hash ^ (hash >> 32)) & (m_homes - 1);
+    }
+    std::size_t slotCount() const { return m_homes + m_overflow; }
+    // Puts a key where a lookup finds it.
+    void place(const Slot& slot);
+    // Makes the slot count `slots`, the new slots empty, keeping every slot where it is.
+    void resize(std::size_t slots);
+    void addOverflow() { m_overflow *= 2, resize(slotCount()); }
+    // Doubles the homes, rehashing every key.
+    void grow();
+    void doubleInPlace();
+    void doubleOnHeap();
+
+    GrowableMemory m_reserved;
+    HeapSlots m_heap; // the slots when they do not live in m_reserved
+    Slot* m_slots = nullptr;
+    std::size_t m_homes = kInitialHomes;
+    std::size_t m_overflow = kInitialOverflow;
     std::uint64_t m_size = 0;
 };
 
