@@ -219,22 +219,36 @@ protected:
         const char* const end = begin + buffered.size();
         const char* p = begin;
         std::size_t taken = 0;
-        for (; taken < maxLines; ++taken) {
-            const char* const newline = LineReader::findNewline(p, end);
-            if (!newline || newline == p || static_cast<std::size_t>(newline - p) > kMaxLineBytes)
-                break;
-            if (newline[-1] == '\r') {
-                m_carriageReturns = true;
-                break;
+        // The lines' ends are found a few hundred at a time, ahead of their parsing: not many more than
+        // are parsed when a line stops the run early.
+        constexpr std::size_t kLinesAhead = 256;
+        std::uint32_t newlines[kLinesAhead + LineReader::kNewlineSlack];
+        while (taken < maxLines) {
+            const char* const from = p;
+            const std::size_t found
+                = LineReader::findNewlines(from, end, newlines, std::min(kLinesAhead, maxLines - taken));
+            for (std::size_t i = 0; i < found && taken < maxLines; ++i, ++taken) {
+                const char* const newline = from + newlines[i];
+                if (newline == p || static_cast<std::size_t>(newline - p) > kMaxLineBytes)
+                    return done(begin, p, taken, lines);
+                if (newline[-1] == '\r') {
+                    m_carriageReturns = true;
+                    return done(begin, p, taken, lines);
+                }
+                FastTwitterLine line(p, newline);
+                if (!line.parse())
+                    return done(begin, p, taken, lines);
+                push(line.seconds, { line.keyBegin, static_cast<std::size_t>(line.keyEnd - line.keyBegin) },
+                    line.keyBytes, line.valueBytes, line.ttl, *line.op);
+                lastLineStart = static_cast<std::size_t>(p - begin);
+                p = newline + 1;
             }
-            FastTwitterLine line(p, newline);
-            if (!line.parse())
-                break;
-            push(line.seconds, { line.keyBegin, static_cast<std::size_t>(line.keyEnd - line.keyBegin) }, line.keyBytes,
-                line.valueBytes, line.ttl, *line.op);
-            lastLineStart = static_cast<std::size_t>(p - begin);
-            p = newline + 1;
+            if (found < kLinesAhead)
+                break; // the buffered bytes hold no more whole lines (or maxLines were taken)
         }
+        return done(begin, p, taken, lines);
+    }
+    static std::size_t done(const char* begin, const char* p, std::size_t taken, std::uint64_t& lines) {
         lines = taken;
         return static_cast<std::size_t>(p - begin);
     }

@@ -283,3 +283,31 @@ TEST_F(TwitterFastPathTest, KeysHeldForLaterHashingStayUnderTheirLimit) {
         [](const LineImporter::Pending& p) { return (p.flags & LineImporter::kHashLater) != 0; });
     EXPECT_EQ(heldBack, 10);
 }
+
+TEST(LineReaderTest, FindNewlinesGivesEveryNewlineAsAByteScanDoes) {
+    // Buffers from empty to a few kilobytes, with newlines from none to every byte (blocks of 64 bytes
+    // holding 0 to 64 of them), at every alignment, asked for up to various limits.
+    std::mt19937_64 random(7);
+    for (int round = 0; round < 3000; ++round) {
+        const std::size_t size = random() % 3000;
+        const unsigned everyNth = 1 + static_cast<unsigned>(random() % 80); // newline density
+        std::string buffer(size + 1, 'x');
+        for (auto& c : buffer)
+            if (random() % everyNth == 0)
+                c = '\n';
+        const char* const begin = buffer.data() + 1 - round % 2; // odd and even starts
+        const std::size_t limit = 1 + random() % 300;
+        std::vector<std::uint32_t> expected;
+        for (std::size_t i = 0; i < size; ++i)
+            if (begin[i] == '\n')
+                expected.push_back(static_cast<std::uint32_t>(i));
+        std::vector<std::uint32_t> offsets(limit + LineReader::kNewlineSlack);
+        const std::size_t found = LineReader::findNewlines(begin, begin + size, offsets.data(), limit);
+        // At least `limit` where there are that many, all of them otherwise; each one right.
+        ASSERT_GE(found, std::min(limit, expected.size())) << "round " << round;
+        ASSERT_LE(found, expected.size()) << "round " << round;
+        ASSERT_LE(found, limit + LineReader::kNewlineSlack) << "round " << round;
+        for (std::size_t i = 0; i < found; ++i)
+            ASSERT_EQ(offsets[i], expected[i]) << "round " << round << ", newline " << i;
+    }
+}
