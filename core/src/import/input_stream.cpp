@@ -92,7 +92,7 @@ Expected<std::size_t> InputStream::read(void* out, std::size_t size) {
 
 LineReader::LineReader(InputStream& input)
     : m_input(input) {
-    m_buffer.resize(kInitialLineBuffer);
+    m_buffer.resize(kInitialLineBuffer + kReadSlack);
 }
 
 Status LineReader::fill() {
@@ -102,10 +102,10 @@ Status LineReader::fill() {
     m_end -= m_pos;
     m_pos = 0;
     // A partial line fills the buffer: grow it, up to what a line of kMaxLineBytes needs.
-    if (m_end == m_buffer.size() && m_buffer.size() <= kMaxLineBytes)
-        m_buffer.resize(m_buffer.size() * 2);
-    while (!m_eof && m_end < m_buffer.size()) {
-        auto n = m_input.read(m_buffer.data() + m_end, m_buffer.size() - m_end);
+    if (m_end == capacity() && capacity() <= kMaxLineBytes)
+        m_buffer.resize(capacity() * 2 + kReadSlack);
+    while (!m_eof && m_end < capacity()) {
+        auto n = m_input.read(m_buffer.data() + m_end, capacity() - m_end);
         if (!n)
             return n.error();
         if (*n == 0)

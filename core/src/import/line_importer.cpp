@@ -30,7 +30,7 @@ void LineImporter::resolveBatch(ParsedBatch& batch) {
             if (!(p.flags & kHashLater))
                 continue;
             const auto keyEnd = static_cast<std::size_t>(p.keyHash);
-            p.keyHash = KeyInterner::hashKey(std::string_view(batch.keys).substr(keyBegin, keyEnd - keyBegin));
+            p.keyHash = KeyInterner::hashKey(batch.keys.view(keyBegin, keyEnd));
             p.flags &= static_cast<std::uint8_t>(~kHashLater);
             keyBegin = keyEnd;
         }

@@ -43,16 +43,53 @@ public:
         std::uint32_t reportedValue = 0;
         std::uint8_t flags = 0; // 0: nothing to resolve
     };
+    // Keys held for hashing later, one after another, up to kLimit bytes; with room past that for a key
+    // copied in whole 64-byte blocks.
+    class HeldKeys {
+    public:
+        static constexpr std::size_t kLimit = std::size_t { 1 } << 20;
+        std::size_t size() const { return m_size; }
+        bool fits(std::size_t bytes) const { return m_size + bytes <= kLimit; }
+        // Appends `key`. kFromReadBuffer: it lies in a LineReader's buffered bytes, which are followed
+        // by LineReader::kReadSlack more, so it is copied in 64-byte blocks, the first one whatever the
+        // key's length: no branch on the length for all but keys over 64 bytes (a memcpy's branches
+        // on it mispredict about once a key).
+        template <bool kFromReadBuffer> void append(std::string_view key) {
+            if (!m_bytes)
+                m_bytes = std::make_unique_for_overwrite<char[]>(kLimit + kBlock);
+            char* const out = m_bytes.get() + m_size;
+            if constexpr (kFromReadBuffer) {
+                static_assert(LineReader::kReadSlack >= kBlock);
+                for (std::size_t i = 0;;) {
+                    std::memcpy(out + i, key.data() + i, kBlock);
+                    if ((i += kBlock) >= key.size()) [[likely]]
+                        break;
+                }
+            } else {
+                std::memcpy(out, key.data(), key.size());
+            }
+            m_size += key.size();
+        }
+        std::string_view view(std::size_t begin, std::size_t end) const {
+            return { m_bytes.get() + begin, end - begin };
+        }
+        void resize(std::size_t bytes) { m_size = bytes; } // to a size it had
+        void clear() { m_size = 0; }
+
+    private:
+        static constexpr std::size_t kBlock = 64;
+        std::unique_ptr<char[]> m_bytes; // kLimit + kBlock: the last key's final block may pass kLimit
+        std::size_t m_size = 0;
+    };
     // Parsed lines: requests, what is left to resolve of each, and what ended the batch.
     struct ParsedBatch {
         std::vector<Request> requests;
         std::vector<Pending> pending; // beside requests
-        // Keys hashed when the batch is resolved rather than as it is parsed: `keys` holds them one after
-        // another, each flagged kHashLater, up to kMaxKeyBytesHashedLater (keys after that are hashed as
-        // they are parsed: a batch of long keys must not hold megabytes of them).
+        // Keys hashed when the batch is resolved rather than as it is parsed: `keys` holds them, each
+        // flagged kHashLater, up to HeldKeys::kLimit bytes (keys after that are hashed as they are
+        // parsed: a batch of long keys must not hold megabytes of them).
         bool hashLater = false;
-        std::string keys;
-        static constexpr std::size_t kMaxKeyBytesHashedLater = std::size_t { 1 } << 20;
+        HeldKeys keys;
         std::optional<Error> error; // stops the import after these requests
         bool last = false;
         double progress = 0; // through the input when the batch was parsed
@@ -91,17 +128,18 @@ protected:
     // both are resolved when its batch is.
     void pushKeyed(
         const Request& r, std::string_view key, std::uint32_t reportedValue, bool isRead, bool resolveValue) {
-        pushKeyed(key, reportedValue, isRead, resolveValue) = r;
+        pushKeyed<false>(key, reportedValue, isRead, resolveValue) = r;
     }
     // As above, returning the queued request for the caller to fill in place: a request built on the
     // stack field by field and then copied whole is reloaded before its stores retire (a store-forwarding
-    // stall on every line).
+    // stall on every line). kKeyInReadBuffer: `key` lies in the LineReader's buffered bytes.
+    template <bool kKeyInReadBuffer>
     Request& pushKeyed(std::string_view key, std::uint32_t reportedValue, bool isRead, bool resolveValue) {
         ParsedBatch& batch = *m_parsing;
         std::uint64_t keyHash;
         std::uint8_t flags = kNeedsKey | (resolveValue ? kNeedsValue : 0) | (isRead ? kIsRead : 0);
-        if (batch.hashLater && batch.keys.size() + key.size() <= ParsedBatch::kMaxKeyBytesHashedLater) {
-            batch.keys.append(key);
+        if (batch.hashLater && batch.keys.fits(key.size())) {
+            batch.keys.append<kKeyInReadBuffer>(key);
             keyHash = batch.keys.size();
             flags |= kHashLater;
         } else {

@@ -296,7 +296,7 @@ private:
     [[gnu::always_inline]] void push(std::uint64_t seconds, std::string_view key, std::uint64_t keyBytes,
         std::uint64_t valueBytes, std::uint64_t ttl, const OpName& op) {
         const std::uint64_t timeMs = relativeMs(seconds * 1000);
-        Request& r = pushKeyed(key, static_cast<std::uint32_t>(valueBytes), op.isRead, true);
+        Request& r = pushKeyed<true>(key, static_cast<std::uint32_t>(valueBytes), op.isRead, true);
         r.timeMs = timeMs;
         r.keyBytes = static_cast<std::uint32_t>(keyBytes);
         r.op = op.op;

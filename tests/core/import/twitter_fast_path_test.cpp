@@ -278,7 +278,7 @@ TEST_F(TwitterFastPathTest, KeysHeldForLaterHashingStayUnderTheirLimit) {
     LineImporter::ParsedBatch batch;
     lineImporter.parseBatch(batch);
     ASSERT_EQ(batch.requests.size(), 60u);
-    EXPECT_LE(batch.keys.size(), LineImporter::ParsedBatch::kMaxKeyBytesHashedLater);
+    EXPECT_LE(batch.keys.size(), LineImporter::HeldKeys::kLimit);
     const auto heldBack = std::count_if(batch.pending.begin(), batch.pending.end(),
         [](const LineImporter::Pending& p) { return (p.flags & LineImporter::kHashLater) != 0; });
     EXPECT_EQ(heldBack, 10);

@@ -71,8 +71,10 @@ public:
     std::uint64_t lineOffset() const { return m_lineOffset; } // its byte offset in the uncompressed stream
 
     // The bytes read ahead and not returned yet, from the next line's start: a format's fast path parses
-    // the whole lines among them itself, then skips them.
+    // the whole lines among them itself, then skips them. Past them, kReadSlack more bytes (of no
+    // meaning) can be read: enough to copy a key from them in whole 64-byte blocks.
     std::string_view buffered() const { return { m_buffer.data() + m_pos, m_end - m_pos }; }
+    static constexpr std::size_t kReadSlack = 64;
     // Passes over `lines` whole lines, "\n" included, making up the first `bytes` of buffered(); the
     // last of them, starting at `lastLineStart` in buffered(), becomes the line just returned.
     void skipLines(std::size_t bytes, std::uint64_t lines, std::size_t lastLineStart) {
@@ -143,8 +145,11 @@ private:
             --length;
         return { start, length };
     }
+    std::size_t capacity() const {
+        return m_buffer.size() - kReadSlack;
+    }
     InputStream& m_input;
-    std::vector<char> m_buffer;
+    std::vector<char> m_buffer; // capacity() bytes to read into, then kReadSlack
     std::size_t m_pos = 0;
     std::size_t m_end = 0;
     std::uint64_t m_consumed = 0; // bytes before m_buffer[0]
