@@ -71,41 +71,71 @@ Expected<std::span<const Request>> StatsCollector::borrow(std::size_t max) {
     return requests;
 }
 
-void StatsCollector::count(std::span<const Request> out) {
+void StatsCollector::count(std::span<const Request> requests) {
+    m_stats.requests += requests.size();
+    std::size_t counted = 0;
+    if (m_idsByFirstAppearance) {
+        counted = countRequests<true>(requests);
+        if (counted == requests.size())
+            return;
+        // An id out of first-appearance order: from here on, seen ids are told by a bitmap, which starts
+        // with every id below the next new one.
+        m_idsByFirstAppearance = false;
+        m_seenWords.assign(m_nextNewId / 64 + 1, 0);
+        std::fill(m_seenWords.begin(), m_seenWords.begin() + static_cast<std::ptrdiff_t>(m_nextNewId / 64),
+            ~std::uint64_t { 0 });
+        m_seenWords[m_nextNewId / 64] = (std::uint64_t { 1 } << (m_nextNewId % 64)) - 1;
+    }
+    countRequests<false>(requests.subspan(counted));
+}
+
+template <bool kIdsByFirstAppearance> std::size_t StatsCollector::countRequests(std::span<const Request> out) {
     const std::size_t n = out.size();
-    m_stats.requests += n;
     // Each request adds one to the counter of its op and whether it carries a TTL, which gives both the
     // ops by type and the writes with a TTL. Counters are locals, in two interleaved sets: incrementing
     // one memory counter per request chains each increment to the previous one's store when the same op
     // repeats.
     std::array<std::array<std::uint64_t, 2 * kOpCount>, 2> byOpAndTtl {};
     std::uint64_t distinctKeys = 0;
+    std::uint64_t nextNewId = m_nextNewId;
     // The arrays' data in locals: the counters' stores could alias the vectors' own pointers, which would
     // then be loaded again for every request.
     std::uint64_t* const exactKeySizes = m_exactKeySizes.data();
     std::uint64_t* const exactValueSizes = m_exactValueSizes.data();
     std::uint64_t* seen = m_seenWords.data();
     std::uint64_t seenLimit = m_seenWords.size() * 64;
+    // Counts one request, or returns false (counting nothing) for an id out of first-appearance order.
     // Inlined by force: GCC otherwise calls it, at twice the instructions per request.
     auto countOne
         = [&](const Request& r, std::array<std::uint64_t, 2 * kOpCount>& counters) __attribute__((always_inline)) {
-        const auto op = static_cast<std::size_t>(r.op);
-        ++counters[2 * op + static_cast<std::size_t>(r.ttlSeconds != 0)];
         const std::uint32_t id = r.keyId;
-        if (id >= seenLimit) [[unlikely]] {
-            m_seenWords.resize(std::max<std::size_t>(id / 64 + 1, m_seenWords.size() * 2));
-            seen = m_seenWords.data();
-            seenLimit = m_seenWords.size() * 64;
-        }
-        const std::uint64_t bit = std::uint64_t { 1 } << (id % 64);
-        if (!(seen[id / 64] & bit)) {
+        bool isNew;
+        if constexpr (kIdsByFirstAppearance) {
+            isNew = id >= nextNewId;
+            if (isNew) [[unlikely]] {
+                if (id != nextNewId)
+                    return false;
+                ++nextNewId;
+            }
+        } else {
+            if (id >= seenLimit) [[unlikely]] {
+                m_seenWords.resize(std::max<std::size_t>(id / 64 + 1, m_seenWords.size() * 2));
+                seen = m_seenWords.data();
+                seenLimit = m_seenWords.size() * 64;
+            }
+            const std::uint64_t bit = std::uint64_t { 1 } << (id % 64);
+            isNew = !(seen[id / 64] & bit);
             seen[id / 64] |= bit;
+        }
+        if (isNew) {
             ++distinctKeys;
             if (r.keyBytes < kExactSizes)
                 ++exactKeySizes[r.keyBytes];
             else
                 m_stats.keySize.add(r.keyBytes);
         }
+        const auto op = static_cast<std::size_t>(r.op);
+        ++counters[2 * op + static_cast<std::size_t>(r.ttlSeconds != 0)];
         // Reads and writes interleave unpredictably: a write's value size is counted without a branch on
         // the op (a read adds 0).
         const std::uint64_t isWrite = kIsWrite[op];
@@ -113,15 +143,24 @@ void StatsCollector::count(std::span<const Request> out) {
             exactValueSizes[r.valueBytes] += isWrite;
         else if (isWrite)
             m_stats.valueSize.add(r.valueBytes);
+        return true;
     };
     // Two requests a turn, one to each set of counters.
     std::size_t i = 0;
+    bool stopped = false;
     for (; i + 2 <= n; i += 2) {
-        countOne(out[i], byOpAndTtl[0]);
-        countOne(out[i + 1], byOpAndTtl[1]);
+        if (!countOne(out[i], byOpAndTtl[0])) {
+            stopped = true;
+            break;
+        }
+        if (!countOne(out[i + 1], byOpAndTtl[1])) {
+            ++i;
+            stopped = true;
+            break;
+        }
     }
-    if (i < n)
-        countOne(out[i], byOpAndTtl[0]);
+    if (!stopped && i < n && countOne(out[i], byOpAndTtl[0]))
+        ++i;
     for (std::size_t op = 0; op < static_cast<std::size_t>(kOpCount); ++op) {
         const std::uint64_t withoutTtl = byOpAndTtl[0][2 * op] + byOpAndTtl[1][2 * op];
         const std::uint64_t withTtl = byOpAndTtl[0][2 * op + 1] + byOpAndTtl[1][2 * op + 1];
@@ -132,6 +171,8 @@ void StatsCollector::count(std::span<const Request> out) {
         }
     }
     m_stats.distinctKeys += distinctKeys;
+    m_nextNewId = nextNewId;
+    return i;
 }
 
 TraceStats StatsCollector::stats() const {

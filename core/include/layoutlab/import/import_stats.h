@@ -54,6 +54,11 @@ public:
 
 private:
     void count(std::span<const Request> requests);
+    // Counts requests from the first; returns how many it counted. kIdsByFirstAppearance: while key ids
+    // arrive in order of first appearance (as every importer gives them), a new key is one whose id is
+    // the next new one, and every id below it has been seen: no bitmap is needed. It stops before the
+    // first id out of that order.
+    template <bool kIdsByFirstAppearance> std::size_t countRequests(std::span<const Request> requests);
 
     TraceReader& m_inner;
     const Importer* m_importer;
@@ -63,7 +68,9 @@ private:
     TraceStats m_stats;
     std::vector<std::uint64_t> m_exactKeySizes = std::vector<std::uint64_t>(kExactSizes);
     std::vector<std::uint64_t> m_exactValueSizes = std::vector<std::uint64_t>(kExactSizes);
-    std::vector<std::uint64_t> m_seenWords; // bit i: key id i has been seen
+    bool m_idsByFirstAppearance = true; // so far: ids 0 to m_nextNewId - 1 have been seen, no others
+    std::uint64_t m_nextNewId = 0;
+    std::vector<std::uint64_t> m_seenWords; // otherwise, bit i: key id i has been seen
 };
 
 nlohmann::json toJson(const TraceStats& stats);
