@@ -78,15 +78,10 @@ void KeyInterner::resize(std::size_t slots) {
 }
 
 void KeyInterner::grow() {
-    if (m_reserved.reserved())
-        doubleInPlace();
-    else
-        doubleOnHeap();
-}
-
-void KeyInterner::doubleInPlace() {
     const std::size_t oldHomes = m_homes;
-    resize(2 * oldHomes + m_overflow); // the new slots read as empty
+    // The new slots read as empty. In reserved memory the old ones stay where they are; on the heap they
+    // are copied once, as a vector's growth does, and the rehash below is the same.
+    resize(2 * oldHomes + m_overflow);
     m_homes = 2 * oldHomes;
     // A key's new home is its old home h or h + oldHomes. Taking the old slots in order, each key is
     // lifted out and placed again from its new home:
@@ -110,16 +105,6 @@ void KeyInterner::doubleInPlace() {
     }
     for (const Slot& slot : overflowed)
         place(slot);
-}
-
-void KeyInterner::doubleOnHeap() {
-    HeapSlots old(2 * m_homes + m_overflow);
-    std::swap(old, m_heap);
-    m_homes *= 2;
-    m_slots = m_heap.data();
-    for (const Slot& slot : old)
-        if (slot.used)
-            place(slot);
 }
 
 std::optional<Error> Importer::reject(

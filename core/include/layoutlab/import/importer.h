@@ -104,7 +104,7 @@ private:
     // Open addressing with linear probing that never wraps around: a key whose home slot is near the
     // end probes on into the overflow slots past the last home, the last of which is always empty (it
     // ends every probe; when a key would take it, there are made twice as many). So doubling the table
-    // can rehash it in place (doubleInPlace()).
+    // can rehash it in place (grow()).
     struct Slot {
         std::uint64_t hash = 0;
         std::uint32_t id = 0;
@@ -123,10 +123,8 @@ private:
     // Makes the slot count `slots`, the new slots empty, keeping every slot where it is.
     void resize(std::size_t slots);
     void addOverflow() { m_overflow *= 2, resize(slotCount()); }
-    // Doubles the homes, rehashing every key.
+    // Doubles the homes, rehashing every key where its slots are.
     void grow();
-    void doubleInPlace();
-    void doubleOnHeap();
 
     GrowableMemory m_reserved;
     HeapSlots m_heap; // the slots when they do not live in m_reserved
