@@ -250,12 +250,10 @@ std::uint64_t decodeRecords(const Header& header, const unsigned char* tags, Req
     return decodeRecordsWith<0, 0, 0, true>(header, tags, out);
 }
 
-} // namespace
-
-DecodeFailure decode(const Header& header, const unsigned char* payload, std::uint64_t keyIdLimit, Request* out) {
+// Checks a block's op bytes: each names an op and a kind, and as many flag a TTL as the header says. One
+// test per request, folded so the loop has no branch.
+DecodeFailure checkOpBytes(const Header& header, const unsigned char* tags) {
     const std::size_t n = header.records;
-    // Op bytes first: one test per request, folded so the loop has no branch.
-    const unsigned char* const tags = payload;
     unsigned bad = 0;
     std::uint32_t ttlFlags = 0;
     std::size_t first = 0;
@@ -291,13 +289,96 @@ DecodeFailure decode(const Header& header, const unsigned char* payload, std::ui
     }
     if (ttlFlags != header.ttlCount)
         return { "damaged block (its requests flag a different number of TTLs than its header)", 0 };
-    const std::uint64_t maxKeyId = decodeRecords(header, tags, out);
+    return {};
+}
+
+// A flagged request's TTL is never 0 (0 means none, and is not stored): checked so that a reader of the op
+// bytes alone counts the same TTLs as a reader of the requests.
+DecodeFailure checkTtls(const Header& header, const unsigned char* tags) {
+    if (header.ttlCount == 0)
+        return {};
+    const std::size_t n = header.records;
+    const unsigned char* const ttls
+        = tags + n * (1 + header.widths[KeyId] + header.widths[KeyBytes] + header.widths[ValueBytes]);
+    const std::size_t width = header.widths[TtlSeconds];
+    auto ttl = [&](std::size_t j) { return load64(ttls + j * width) & maskOf(width); };
+    bool zero = width == 0;
+    for (std::size_t j = 0; j < header.ttlCount && !zero; ++j)
+        zero = ttl(j) == 0;
+    if (!zero)
+        return {};
+    for (std::size_t i = 0, j = 0; i < n; ++i)
+        if ((tags[i] >> kHasTtlShift) & 1 && ttl(j++) == 0)
+            return { "damaged record (a TTL of 0 seconds is flagged)", i };
+    return {};
+}
+
+// Folds a column's n values of Width bytes with `fold` (max or +), in four independent lanes: one lane's
+// chain of dependent instructions would take a cycle or two per value.
+template <unsigned Width, class Fold> std::uint64_t foldColumn(const unsigned char* values, std::size_t n, Fold fold) {
+    // Four locals, not an array: GCC keeps an array's lanes in memory.
+    std::uint64_t lane0 = 0, lane1 = 0, lane2 = 0, lane3 = 0;
+    auto value = [values](std::size_t i) { return load64(values + i * Width) & maskOf(Width); };
+    std::size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        lane0 = fold(lane0, value(i));
+        lane1 = fold(lane1, value(i + 1));
+        lane2 = fold(lane2, value(i + 2));
+        lane3 = fold(lane3, value(i + 3));
+    }
+    for (; i < n; ++i)
+        lane0 = fold(lane0, value(i));
+    return fold(fold(lane0, lane1), fold(lane2, lane3));
+}
+// The same, for a width known only at run time: the loop for that width.
+template <class Fold, unsigned... Widths>
+std::uint64_t foldColumn(
+    unsigned width, const unsigned char* values, std::size_t n, Fold fold, std::integer_sequence<unsigned, Widths...>) {
+    std::uint64_t result = 0;
+    ((width == Widths ? (result = foldColumn<Widths>(values, n, fold), 0) : 0), ...);
+    return result;
+}
+constexpr auto kMax = [](std::uint64_t a, std::uint64_t b) { return std::max(a, b); };
+constexpr auto kSum = [](std::uint64_t a, std::uint64_t b) { return a + b; };
+// The first record whose key id is at or beyond the limit, if any.
+DecodeFailure checkKeyIds(std::uint64_t maxKeyId, std::uint64_t keyIdLimit, std::size_t n, auto keyIdOf) {
     if (maxKeyId >= keyIdLimit) {
         for (std::size_t i = 0; i < n; ++i)
-            if (out[i].keyId >= keyIdLimit)
+            if (keyIdOf(i) >= keyIdLimit)
                 return { "damaged record (key id beyond the trailer's key-id limit)", i };
     }
     return {};
+}
+} // namespace
+
+DecodeFailure decode(const Header& header, const unsigned char* payload, std::uint64_t keyIdLimit, Request* out) {
+    if (const auto failure = checkOpBytes(header, payload); failure.reason)
+        return failure;
+    if (const auto failure = checkTtls(header, payload); failure.reason)
+        return failure;
+    const std::uint64_t maxKeyId = decodeRecords(header, payload, out);
+    return checkKeyIds(maxKeyId, keyIdLimit, header.records, [out](std::size_t i) { return out[i].keyId; });
+}
+
+DecodeFailure columns(const Header& header, const unsigned char* payload, std::uint64_t keyIdLimit, RequestColumns& out,
+    std::uint64_t& lastTimeMs) {
+    if (const auto failure = checkOpBytes(header, payload); failure.reason)
+        return failure;
+    if (const auto failure = checkTtls(header, payload); failure.reason)
+        return failure;
+    const std::size_t n = header.records;
+    out.count = n;
+    out.opBytes = payload;
+    out.keyIds = { payload + n, header.widths[KeyId] };
+    out.keyBytes = { out.keyIds.data + n * out.keyIds.width, header.widths[KeyBytes] };
+    out.valueBytes = { out.keyBytes.data + n * out.keyBytes.width, header.widths[ValueBytes] };
+    const unsigned char* steps
+        = out.valueBytes.data + n * out.valueBytes.width + std::size_t { header.ttlCount } * header.widths[TtlSeconds];
+    const std::uint64_t maxKeyId
+        = foldColumn(out.keyIds.width, out.keyIds.data, n, kMax, std::make_integer_sequence<unsigned, 5>());
+    lastTimeMs = header.baseTimeMs
+        + foldColumn(header.widths[TimeDelta], steps, n, kSum, std::make_integer_sequence<unsigned, 9>());
+    return checkKeyIds(maxKeyId, keyIdLimit, n, [&out](std::size_t i) { return out.keyIds.at(i); });
 }
 
 } // namespace layoutlab::trace_block

@@ -9,6 +9,7 @@
 
 #include "layoutlab/default_init_allocator.h"
 #include "layoutlab/trace/request.h"
+#include "layoutlab/trace/request_columns.h"
 
 #include <array>
 #include <cstddef>
@@ -49,5 +50,11 @@ struct DecodeFailure {
 
 // Decodes a block's payload (kPaddingBytes readable after it) into out[0, header.records).
 DecodeFailure decode(const Header& header, const unsigned char* payload, std::uint64_t keyIdLimit, Request* out);
+
+// Checks a block's payload (kPaddingBytes readable after it) as decode() does, failing on the same record
+// with the same reason, and points `out` at its columns instead of decoding them. `lastTimeMs` is set to
+// the time of the block's last request.
+DecodeFailure columns(const Header& header, const unsigned char* payload, std::uint64_t keyIdLimit, RequestColumns& out,
+    std::uint64_t& lastTimeMs);
 
 } // namespace layoutlab::trace_block

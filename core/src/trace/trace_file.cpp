@@ -101,30 +101,31 @@ Expected<std::size_t> TraceFileReader::readBlocks(std::span<Request> out) {
             n += take;
             continue;
         }
-        if (m_recordsRead == m_recordCount) {
-            if (m_consumedBytes != m_recordBytes)
-                return dataError(fmt::format("damaged: {} bytes follow the last of the trailer's {} records",
-                                     m_recordBytes - m_consumedBytes, m_recordCount),
-                    m_path, kHeaderBytes + m_consumedBytes, true);
-            break;
-        }
         auto decoded = decodeNextBlock(out.data() + n, out.size() - n);
         if (!decoded)
             return decoded.error();
+        if (*decoded == 0 && m_stagedPos == m_staged.size())
+            break; // the end of the trace
         n += *decoded;
     }
     return n;
 }
 
-Expected<std::size_t> TraceFileReader::decodeNextBlock(Request* out, std::size_t room) {
+Expected<bool> TraceFileReader::readNextBlock(trace_block::Header& header, std::vector<unsigned char>& payload) {
     namespace tb = trace_block;
+    if (m_recordsRead == m_recordCount) {
+        if (m_consumedBytes != m_recordBytes)
+            return dataError(fmt::format("damaged: {} bytes follow the last of the trailer's {} records",
+                                 m_recordBytes - m_consumedBytes, m_recordCount),
+                m_path, kHeaderBytes + m_consumedBytes, true);
+        return false;
+    }
     const std::uint64_t blockOffset = kHeaderBytes + m_consumedBytes;
     unsigned char headerBytes[tb::kHeaderBytes];
     if (m_recordBytes - m_consumedBytes < tb::kHeaderBytes
         || std::fread(headerBytes, 1, tb::kHeaderBytes, m_file) != tb::kHeaderBytes)
         return dataError(fmt::format("truncated: records {} to {} are missing", m_recordsRead + 1, m_recordCount),
             m_path, blockOffset, true);
-    tb::Header header;
     if (const char* wrong = tb::parseHeader(headerBytes, header))
         return dataError(wrong, m_path, blockOffset, true);
     if (header.records > m_recordCount - m_recordsRead)
@@ -135,25 +136,60 @@ Expected<std::size_t> TraceFileReader::decodeNextBlock(Request* out, std::size_t
     if (header.baseTimeMs != m_timeMs)
         return dataError(
             "damaged block header (its time does not continue the previous block's)", m_path, blockOffset, true);
-    m_buffer.resize(header.payloadBytes + tb::kPaddingBytes);
-    if (std::fread(m_buffer.data(), 1, header.payloadBytes, m_file) != header.payloadBytes)
+    payload.resize(header.payloadBytes + tb::kPaddingBytes);
+    if (std::fread(payload.data(), 1, header.payloadBytes, m_file) != header.payloadBytes)
         return ioError(fmt::format("cannot read the block at offset {}", blockOffset), m_path);
+    return true;
+}
+
+Error TraceFileReader::damagedRecord(const trace_block::DecodeFailure& failure) const {
+    const std::uint64_t blockOffset = kHeaderBytes + m_consumedBytes;
+    return dataError(fmt::format("{}: record {}", failure.reason, m_recordsRead + failure.record + 1), m_path,
+        blockOffset + trace_block::kHeaderBytes + failure.record, true);
+}
+
+void TraceFileReader::consumeBlock(const trace_block::Header& header, std::uint64_t lastTimeMs) {
+    m_timeMs = lastTimeMs;
+    m_consumedBytes += trace_block::kHeaderBytes + header.payloadBytes;
+    m_recordsRead += header.records;
+}
+
+Expected<std::size_t> TraceFileReader::decodeNextBlock(Request* out, std::size_t room) {
+    trace_block::Header header;
+    auto read = readNextBlock(header, m_buffer);
+    if (!read || !*read)
+        return read ? Expected<std::size_t>(std::size_t { 0 }) : Expected<std::size_t>(read.error());
     Request* target = out;
     if (header.records > room) {
         m_staged.resize(header.records);
         m_stagedPos = 0;
         target = m_staged.data();
     }
-    const auto failure = tb::decode(header, m_buffer.data(), m_keyIdLimit, target);
+    const auto failure = trace_block::decode(header, m_buffer.data(), m_keyIdLimit, target);
     if (failure.reason) {
         m_staged.clear();
-        return dataError(fmt::format("{}: record {}", failure.reason, m_recordsRead + failure.record + 1), m_path,
-            blockOffset + tb::kHeaderBytes + failure.record, true);
+        return damagedRecord(failure);
     }
-    m_timeMs = target[header.records - 1].timeMs;
-    m_consumedBytes += tb::kHeaderBytes + header.payloadBytes;
-    m_recordsRead += header.records;
+    consumeBlock(header, target[header.records - 1].timeMs);
     return target == out ? std::size_t { header.records } : std::size_t { 0 };
+}
+
+Expected<std::optional<RequestColumns>> TraceFileReader::readColumns(std::vector<unsigned char>& storage) {
+    if (m_version == 1)
+        return usageError("a version-1 trace has no columns: read its requests", m_path);
+    trace_block::Header header;
+    auto read = readNextBlock(header, storage);
+    if (!read)
+        return read.error();
+    if (!*read)
+        return std::optional<RequestColumns>();
+    RequestColumns columns;
+    std::uint64_t lastTimeMs = 0;
+    if (const auto failure = trace_block::columns(header, storage.data(), m_keyIdLimit, columns, lastTimeMs);
+        failure.reason)
+        return damagedRecord(failure);
+    consumeBlock(header, lastTimeMs);
+    return std::optional<RequestColumns>(columns);
 }
 
 TraceFileWriter::~TraceFileWriter() {

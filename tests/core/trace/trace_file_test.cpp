@@ -187,11 +187,26 @@ protected:
             f.seekp(static_cast<std::streamoff>(offset));
             f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
         }
+        const std::string byRequests = readError(false);
+        EXPECT_EQ(readError(true), byRequests) << "read by columns, the damage must be reported alike";
+        return byRequests;
+    }
+    // The error of reading the trace whole, by requests or by columns ("" for none).
+    std::string readError(bool byColumns) {
         auto reader = TraceFileReader::open(path("t.lltrace"));
         if (!reader)
             return reader.error().describe();
         std::vector<Request> batch(16);
+        std::vector<unsigned char> storage;
         while (true) {
+            if (byColumns) {
+                auto columns = (*reader)->readColumns(storage);
+                if (!columns)
+                    return columns.error().describe();
+                if (!*columns)
+                    return "";
+                continue;
+            }
             auto n = (*reader)->read(batch);
             if (!n)
                 return n.error().describe();
@@ -248,6 +263,19 @@ TEST_F(DamagedTraceTest, KeyIdsBeyondTheTrailersLimitAreRefused) {
     const auto zero = damage(size - 32 + 16, std::string(8, '\0'));
     EXPECT_NE(zero.find("key id beyond"), std::string::npos) << zero;
     EXPECT_NE(zero.find("record 1"), std::string::npos) << zero;
+}
+
+// A request flagged with a TTL must carry one: 0 means none and is never written.
+TEST_F(DamagedTraceTest, AFlaggedTtlOfZeroIsRefused) {
+    EXPECT_EQ(damage(0, "L"), ""); // the sample is sound
+    // The first block's TTL column follows its op, key-id, key-size and value-size columns; its first
+    // TTL is request 1's (the sample's every fifth request has one).
+    unsigned char header[32];
+    std::ifstream(path("t.lltrace"), std::ios::binary).seekg(32).read(reinterpret_cast<char*>(header), 32);
+    const std::uint32_t records = header[0] | header[1] << 8 | header[2] << 16 | header[3] << 24;
+    const std::uint64_t ttlColumn = 64 + std::uint64_t { records } * (1 + header[20] + header[21] + header[22]);
+    const auto e = damage(ttlColumn, std::string(header[23], '\0'));
+    EXPECT_NE(e.find("(a TTL of 0 seconds is flagged): record 1"), std::string::npos) << e;
 }
 
 TEST_F(TraceFileTest, Version1TracesAreStillRead) {

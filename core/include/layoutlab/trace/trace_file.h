@@ -14,13 +14,20 @@
 // detect a truncated file at open. Version 1 (one varint-coded record per request) is still read.
 
 #include "layoutlab/default_init_allocator.h"
+#include "layoutlab/trace/request_columns.h"
 #include "layoutlab/trace/trace_reader.h"
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace layoutlab {
+
+namespace trace_block {
+struct Header;
+struct DecodeFailure;
+} // namespace trace_block
 
 inline constexpr std::uint32_t kTraceFormatVersion = 2; // written; version 1 is read too
 
@@ -34,14 +41,27 @@ public:
     std::uint64_t keyIdLimit() const override { return m_keyIdLimit; }
     std::string name() const override { return m_path; }
 
+    // Version 2 only: the next block's columns, checked as read() checks requests (the same errors), for
+    // consumers that need a few fields and not whole requests; nullopt at the end of the trace. The
+    // block is read into `storage`, where the columns point. A reader is read either by blocks or by
+    // requests, not both.
+    Expected<std::optional<RequestColumns>> readColumns(std::vector<unsigned char>& storage);
+    std::uint32_t version() const { return m_version; }
+
 private:
     TraceFileReader() = default;
     bool refill();
     Expected<std::size_t> readVarintRecords(std::span<Request> out); // version 1
     Expected<std::size_t> readBlocks(std::span<Request> out); // version 2
     // Reads the next block and decodes it into `out` if it holds at most `room` requests (returning how
-    // many), otherwise into m_staged (returning 0).
+    // many), otherwise into m_staged (returning 0, as at the end of the trace).
     Expected<std::size_t> decodeNextBlock(Request* out, std::size_t room);
+    // Reads and checks the next block's header and reads its payload into `payload`; false at the end.
+    Expected<bool> readNextBlock(trace_block::Header& header, std::vector<unsigned char>& payload);
+    // A record of the block just read failed its check.
+    Error damagedRecord(const trace_block::DecodeFailure& failure) const;
+    // Moves past the block just read, whose last request was at lastTimeMs.
+    void consumeBlock(const trace_block::Header& header, std::uint64_t lastTimeMs);
 
     std::string m_path;
     std::FILE* m_file = nullptr;
