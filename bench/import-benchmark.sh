@@ -3,8 +3,9 @@
 # Import speed, measured in one run (issue 3's figures for docs/performance.md):
 #   - a Twitter-format CSV of >= 1 GB (made by `gen` + `export`, cached in BUILD_DIR/bench-data) imported into
 #     layoutlab's binary trace, keys hashed to dense ids included, against `wc -l` on the same file;
-#   - re-reading the binary trace against importing the CSV (both with --stats, so both do the same
-#     statistics work and only the parsing differs).
+#   - re-reading the binary trace against importing the CSV, both with --stats: both print the same
+#     statistics, the CSV's counted from its parsed requests, the binary's from its columns (without
+#     decoding requests; docs/performance.md gives the time of decoding them too).
 # RUNS rounds (3 by default), each timing all four commands in turn; the figures are medians.
 # Usage: bench/import-benchmark.sh [BUILD_DIR]
 set -euo pipefail

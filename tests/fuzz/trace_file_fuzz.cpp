@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: MIT
 // Fuzz target for the binary trace reader: any bytes must give either requests or a clean Error,
-// never a crash, a hang or an out-of-bounds read. Built as a libFuzzer target with clang
+// never a crash, a hang or an out-of-bounds read. Statistics counted from the columns of a version-2
+// trace must equal those counted from its requests, or fail with the same error. Built as a libFuzzer target with clang
 // (-DLAYOUTLAB_BUILD_FUZZERS=ON); otherwise run over the corpus by fuzz_corpus_main.cpp as a test.
 
 #include "fuzz_input_file.h"
+#include "layoutlab/import/import_stats.h"
 #include "layoutlab/trace/trace_file.h"
 
 #include <cstdint>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -33,14 +37,29 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         u64(size - 1);
         bytes = file + trailer;
     }
-    auto reader = layoutlab::TraceFileReader::open(input.write(bytes.data(), bytes.size()));
-    if (reader) {
-        std::vector<layoutlab::Request> batch(97);
-        for (int rounds = 0; rounds < 100000; ++rounds) {
-            auto n = (*reader)->read(batch);
-            if (!n || *n == 0)
-                break;
-        }
+    const std::string path = input.write(bytes.data(), bytes.size());
+    auto reader = layoutlab::TraceFileReader::open(path);
+    if (!reader)
+        return 0;
+    // The statistics of its requests, or the error that ended them.
+    layoutlab::StatsCollector stats(**reader);
+    std::vector<layoutlab::Request> batch(97);
+    std::string byRequests;
+    for (int rounds = 0; rounds < 100000; ++rounds) {
+        auto n = stats.read(batch);
+        if (!n)
+            byRequests = n.error().describe();
+        if (!n || *n == 0)
+            break;
     }
+    if (byRequests.empty())
+        byRequests = layoutlab::toJson(stats.stats()).dump();
+    if ((*reader)->version() < 2)
+        return 0;
+    auto again = layoutlab::TraceFileReader::open(path);
+    auto fromColumns = layoutlab::countTraceColumns(**again, false, nullptr);
+    const std::string byColumns = fromColumns ? layoutlab::toJson(*fromColumns).dump() : fromColumns.error().describe();
+    if (byColumns != byRequests)
+        std::abort(); // counted from the columns, the trace told something else
     return 0;
 }

@@ -4,6 +4,7 @@
 #include "layoutlab/alloc/size_class_table.h"
 
 #include <bit>
+#include <cstring>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -71,31 +72,126 @@ Expected<std::span<const Request>> StatsCollector::borrow(std::size_t max) {
     return requests;
 }
 
-void StatsCollector::count(std::span<const Request> requests) {
-    m_stats.requests += requests.size();
-    std::size_t counted = 0;
-    if (m_idsByFirstAppearance) {
-        counted = countRequests<true>(requests);
-        if (counted == requests.size())
-            return;
-        // An id out of first-appearance order: from here on, seen ids are told by a bitmap, which starts
-        // with every id below the next new one.
-        m_idsByFirstAppearance = false;
-        m_seenWords.assign(m_nextNewId / 64 + 1, 0);
-        std::fill(m_seenWords.begin(), m_seenWords.begin() + static_cast<std::ptrdiff_t>(m_nextNewId / 64),
-            ~std::uint64_t { 0 });
-        m_seenWords[m_nextNewId / 64] = (std::uint64_t { 1 } << (m_nextNewId % 64)) - 1;
+namespace {
+// The fields the statistics need, of requests read whole. Requests are counted by op and whether they carry
+// a TTL: counter 2 * op + (TTL set).
+// `at(i)` finds request i once; the fields are read from what it gives.
+struct RequestFields {
+    const Request* requests;
+    const Request& at(std::size_t i) const { return requests[i]; }
+    static std::uint64_t keyId(const Request& r) { return r.keyId; }
+    static std::uint64_t keyBytes(const Request& r) { return r.keyBytes; }
+    static std::uint64_t valueBytes(const Request& r) { return r.valueBytes; }
+    static unsigned counter(const Request& r) {
+        return 2 * static_cast<unsigned>(r.op) + static_cast<unsigned>(r.ttlSeconds != 0);
     }
-    countRequests<false>(requests.subspan(counted));
+    static constexpr std::size_t kCounters = 2 * kOpCount;
+    static constexpr std::size_t opOf(std::size_t counter) { return counter / 2; }
+    static constexpr bool hasTtl(std::size_t counter) { return counter % 2; }
+};
+
+// The same fields of requests read as columns, each one word masked to its column's width. Widths are
+// built in when known at compile time (0: read from the columns), which frees the registers masks and
+// strides would take.
+template <unsigned KeyIdWidth, unsigned KeySizeWidth, unsigned ValueSizeWidth> struct ColumnFields {
+    explicit ColumnFields(const RequestColumns& columns)
+        : opBytes(columns.opBytes)
+        , keyIds { columns.keyIds.data, KeyIdWidth ? KeyIdWidth : columns.keyIds.width }
+        , keySizes { columns.keyBytes.data, KeySizeWidth ? KeySizeWidth : columns.keyBytes.width }
+        , valueSizes { columns.valueBytes.data, ValueSizeWidth ? ValueSizeWidth : columns.valueBytes.width }
+        , keyIdMask(keyIds.mask())
+        , keySizeMask(keySizes.mask())
+        , valueSizeMask(valueSizes.mask()) { }
+    static std::uint64_t word(const unsigned char* p) {
+        std::uint64_t w;
+        std::memcpy(&w, p, sizeof w);
+        return w;
+    }
+    std::size_t at(std::size_t i) const { return i; }
+    std::uint64_t keyId(std::size_t i) const { return word(keyIds.data + i * keyIds.width) & keyIdMask; }
+    std::uint64_t keyBytes(std::size_t i) const { return word(keySizes.data + i * keySizes.width) & keySizeMask; }
+    std::uint64_t valueBytes(std::size_t i) const {
+        return word(valueSizes.data + i * valueSizes.width) & valueSizeMask;
+    }
+    // Requests are counted by op byte (RequestColumns), which holds the op and the TTL flag (and the value
+    // kind). Checked op bytes have bit 7 clear: 128 counters cover them.
+    unsigned counter(std::size_t i) const { return opBytes[i]; }
+    static constexpr std::size_t kCounters = 128;
+    static constexpr std::size_t opOf(std::size_t opByte) { return opByte & RequestColumns::kOpMask; }
+    static constexpr bool hasTtl(std::size_t opByte) { return RequestColumns::hasTtl(static_cast<unsigned>(opByte)); }
+
+    const unsigned char* opBytes;
+    FixedWidthColumn keyIds, keySizes, valueSizes;
+    std::uint64_t keyIdMask, keySizeMask, valueSizeMask;
+};
+
+// Whether each counter's op writes a value.
+template <class Fields>
+constexpr std::array<std::uint8_t, Fields::kCounters> kCounterWrites = [] {
+    std::array<std::uint8_t, Fields::kCounters> writes {};
+    for (std::size_t counter = 0; counter < Fields::kCounters; ++counter)
+        writes[counter] = Fields::opOf(counter) < static_cast<std::size_t>(kOpCount) && kIsWrite[Fields::opOf(counter)];
+    return writes;
+}();
+} // namespace
+
+void StatsCollector::count(std::span<const Request> requests) {
+    countAll(RequestFields { requests.data() }, requests.size());
 }
 
-template <bool kIdsByFirstAppearance> std::size_t StatsCollector::countRequests(std::span<const Request> out) {
-    const std::size_t n = out.size();
+void StatsCollector::count(const RequestColumns& columns) {
+    // Loops with the widths built in for the usual blocks (as the block decoder has): key ids of 1 to 4
+    // bytes, key sizes of 1 byte, value sizes of 1 to 4 bytes. Any other block takes the general loop.
+    const unsigned idWidth = columns.keyIds.width, valueWidth = columns.valueBytes.width;
+    if (columns.keyBytes.width != 1 || idWidth < 1 || idWidth > 4 || valueWidth < 1 || valueWidth > 4)
+        return countColumnsWith<0, 0, 0>(columns);
+    using Loop = void (StatsCollector::*)(const RequestColumns&);
+    static constexpr std::array<std::array<Loop, 4>, 4> kLoops = [] {
+        auto row = []<unsigned IdWidth>() {
+            return std::array<Loop, 4> { &StatsCollector::countColumnsWith<IdWidth, 1, 1>,
+                &StatsCollector::countColumnsWith<IdWidth, 1, 2>, &StatsCollector::countColumnsWith<IdWidth, 1, 3>,
+                &StatsCollector::countColumnsWith<IdWidth, 1, 4> };
+        };
+        return std::array<std::array<Loop, 4>, 4> { row.template operator()<1>(), row.template operator()<2>(),
+            row.template operator()<3>(), row.template operator()<4>() };
+    }();
+    (this->*kLoops[idWidth - 1][valueWidth - 1])(columns);
+}
+
+template <unsigned KeyIdWidth, unsigned KeySizeWidth, unsigned ValueSizeWidth>
+void StatsCollector::countColumnsWith(const RequestColumns& columns) {
+    countAll(ColumnFields<KeyIdWidth, KeySizeWidth, ValueSizeWidth>(columns), columns.count);
+}
+
+template <class Fields> void StatsCollector::countAll(const Fields fields, std::size_t n) {
+    m_stats.requests += n;
+    std::size_t counted = 0;
+    if (m_idsByFirstAppearance) {
+        counted = countFrom<true>(fields, 0, n);
+        if (counted == n)
+            return;
+        useSeenBitmap(); // an id out of first-appearance order
+    }
+    countFrom<false>(fields, counted, n);
+}
+
+void StatsCollector::useSeenBitmap() {
+    m_idsByFirstAppearance = false;
+    m_seenWords.assign(m_nextNewId / 64 + 1, 0);
+    std::fill(
+        m_seenWords.begin(), m_seenWords.begin() + static_cast<std::ptrdiff_t>(m_nextNewId / 64), ~std::uint64_t { 0 });
+    m_seenWords[m_nextNewId / 64] = (std::uint64_t { 1 } << (m_nextNewId % 64)) - 1;
+}
+
+template <bool kIdsByFirstAppearance, class Fields>
+std::size_t StatsCollector::countFrom(const Fields fields, std::size_t from, std::size_t n) {
     // Each request adds one to the counter of its op and whether it carries a TTL, which gives both the
     // ops by type and the writes with a TTL. Counters are locals, in two interleaved sets: incrementing
     // one memory counter per request chains each increment to the previous one's store when the same op
     // repeats.
-    std::array<std::array<std::uint64_t, 2 * kOpCount>, 2> byOpAndTtl {};
+    using Counters = std::array<std::uint64_t, Fields::kCounters>;
+    std::array<Counters, 2> byOpAndTtl {};
+    const auto& counterWrites = kCounterWrites<Fields>;
     std::uint64_t distinctKeys = 0;
     std::uint64_t nextNewId = m_nextNewId;
     // The arrays' data in locals: the counters' stores could alias the vectors' own pointers, which would
@@ -106,9 +202,9 @@ template <bool kIdsByFirstAppearance> std::size_t StatsCollector::countRequests(
     std::uint64_t seenLimit = m_seenWords.size() * 64;
     // Counts one request, or returns false (counting nothing) for an id out of first-appearance order.
     // Inlined by force: GCC otherwise calls it, at twice the instructions per request.
-    auto countOne
-        = [&](const Request& r, std::array<std::uint64_t, 2 * kOpCount>& counters) __attribute__((always_inline)) {
-        const std::uint32_t id = r.keyId;
+    auto countOne = [&](std::size_t i, Counters & counters) __attribute__((always_inline)) {
+        const auto& request = fields.at(i);
+        const std::uint64_t id = fields.keyId(request);
         bool isNew;
         if constexpr (kIdsByFirstAppearance) {
             isNew = id >= nextNewId;
@@ -129,45 +225,48 @@ template <bool kIdsByFirstAppearance> std::size_t StatsCollector::countRequests(
         }
         if (isNew) {
             ++distinctKeys;
-            if (r.keyBytes < kExactSizes)
-                ++exactKeySizes[r.keyBytes];
+            const std::uint64_t keyBytes = fields.keyBytes(request);
+            if (keyBytes < kExactSizes)
+                ++exactKeySizes[keyBytes];
             else
-                m_stats.keySize.add(r.keyBytes);
+                m_stats.keySize.add(keyBytes);
         }
-        const auto op = static_cast<std::size_t>(r.op);
-        ++counters[2 * op + static_cast<std::size_t>(r.ttlSeconds != 0)];
+        const unsigned counter = fields.counter(request);
+        ++counters[counter];
         // Reads and writes interleave unpredictably: a write's value size is counted without a branch on
         // the op (a read adds 0).
-        const std::uint64_t isWrite = kIsWrite[op];
-        if (r.valueBytes < kExactSizes) [[likely]]
-            exactValueSizes[r.valueBytes] += isWrite;
+        const std::uint64_t isWrite = counterWrites[counter];
+        const std::uint64_t valueBytes = fields.valueBytes(request);
+        if (valueBytes < kExactSizes) [[likely]]
+            exactValueSizes[valueBytes] += isWrite;
         else if (isWrite)
-            m_stats.valueSize.add(r.valueBytes);
+            m_stats.valueSize.add(valueBytes);
         return true;
     };
     // Two requests a turn, one to each set of counters.
-    std::size_t i = 0;
+    std::size_t i = from;
     bool stopped = false;
     for (; i + 2 <= n; i += 2) {
-        if (!countOne(out[i], byOpAndTtl[0])) {
+        if (!countOne(i, byOpAndTtl[0])) {
             stopped = true;
             break;
         }
-        if (!countOne(out[i + 1], byOpAndTtl[1])) {
+        if (!countOne(i + 1, byOpAndTtl[1])) {
             ++i;
             stopped = true;
             break;
         }
     }
-    if (!stopped && i < n && countOne(out[i], byOpAndTtl[0]))
+    if (!stopped && i < n && countOne(i, byOpAndTtl[0]))
         ++i;
-    for (std::size_t op = 0; op < static_cast<std::size_t>(kOpCount); ++op) {
-        const std::uint64_t withoutTtl = byOpAndTtl[0][2 * op] + byOpAndTtl[1][2 * op];
-        const std::uint64_t withTtl = byOpAndTtl[0][2 * op + 1] + byOpAndTtl[1][2 * op + 1];
-        m_stats.requestsByOp[op] += withoutTtl + withTtl;
-        if (kIsWrite[op]) {
-            m_stats.writes += withoutTtl + withTtl;
-            m_stats.writesWithTtl += withTtl;
+    for (std::size_t counter = 0; counter < Fields::kCounters; ++counter) {
+        const std::uint64_t times = byOpAndTtl[0][counter] + byOpAndTtl[1][counter];
+        if (times == 0)
+            continue;
+        m_stats.requestsByOp[Fields::opOf(counter)] += times;
+        if (counterWrites[counter]) {
+            m_stats.writes += times;
+            m_stats.writesWithTtl += Fields::hasTtl(counter) ? times : 0;
         }
     }
     m_stats.distinctKeys += distinctKeys;

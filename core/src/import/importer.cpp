@@ -14,10 +14,6 @@
 
 namespace layoutlab {
 
-namespace {
-// The CPUs this process may run on (its affinity mask: `taskset`, cgroups' cpusets). With one, a
-// second thread only takes turns with the first, and handing batches between them costs a context
-// switch each: the work is then done on the caller's thread.
 unsigned usableCpus() {
     cpu_set_t set;
     CPU_ZERO(&set);
@@ -25,7 +21,6 @@ unsigned usableCpus() {
         return 2; // unknown: assume a second thread helps
     return static_cast<unsigned>(CPU_COUNT(&set));
 }
-} // namespace
 
 KeyInterner::KeyInterner(std::size_t reservedSlots)
     : m_reserved(reservedSlots * sizeof(Slot)) {
@@ -247,20 +242,26 @@ Expected<std::string> traceFormat(const std::string& path, const ImportOptions& 
     return detectFormat(path);
 }
 
+Expected<std::unique_ptr<TraceFileReader>> openTraceFile(const std::string& path, const ImportOptions& options) {
+    if (!options.format.empty() && options.format != "layoutlab")
+        return std::unique_ptr<TraceFileReader>();
+    auto head = sniff(path, 8);
+    if (!head)
+        return head.error();
+    if (*head != std::string("LLTRACE\0", 8) && options.format != "layoutlab")
+        return std::unique_ptr<TraceFileReader>();
+    return TraceFileReader::open(path);
+}
+
 Expected<std::unique_ptr<TraceReader>> openTrace(const std::string& path, const ImportOptions& options) {
-    if (options.format.empty() || options.format == "layoutlab") {
-        auto head = sniff(path, 8);
-        if (!head)
-            return head.error();
-        if (*head == std::string("LLTRACE\0", 8) || options.format == "layoutlab") {
-            auto reader = TraceFileReader::open(path);
-            if (!reader)
-                return reader.error();
-            if (!options.decodeAhead || usableCpus() < 2)
-                return std::unique_ptr<TraceReader>(std::move(*reader));
-            // Decoding overlaps with whatever the caller does with the requests.
-            return std::unique_ptr<TraceReader>(std::make_unique<DecodeAheadReader>(std::move(*reader)));
-        }
+    auto file = openTraceFile(path, options);
+    if (!file)
+        return file.error();
+    if (*file) {
+        if (!options.decodeAhead || usableCpus() < 2)
+            return std::unique_ptr<TraceReader>(std::move(*file));
+        // Decoding overlaps with whatever the caller does with the requests.
+        return std::unique_ptr<TraceReader>(std::make_unique<DecodeAheadReader>(std::move(*file)));
     }
     auto importer = openImporter(path, options);
     if (!importer)

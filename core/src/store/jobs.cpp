@@ -52,9 +52,41 @@ class NoProgress final : public ProgressSink {
 public:
     void progress(double, std::uint64_t) override { }
 };
+
+// The statistics of a layoutlab trace, counted from its columns; nullopt when the source is not one (or is
+// of version 1, which has none) and its requests must be read.
+Expected<std::optional<TraceStats>> columnStatsOf(const ImportJob& job, ProgressSink* progress, std::stop_token stop) {
+    auto file = openTraceFile(job.sourcePath, job.importOptions);
+    if (!file)
+        return file.error();
+    if (!*file || (*file)->version() < 2)
+        return std::optional<TraceStats>();
+    auto stats
+        = countTraceColumns(**file, job.importOptions.decodeAhead && usableCpus() >= 2, progress, std::move(stop));
+    if (!stats)
+        return stats.error();
+    return std::optional<TraceStats>(std::move(*stats));
+}
+
+// Records the imported trace's statistics in the DB, if any, and reports the import done.
+Expected<TraceStats> finishImport(const ImportJob& job, TraceStats s, ResultsDb* db, ProgressSink* progress) {
+    if (db)
+        if (auto id = recordTrace(*db, job.sourcePath, s.format, toJson(s).dump(), s.requests, s.distinctKeys); !id)
+            return id.error();
+    if (progress)
+        progress->progress(1.0, s.requests);
+    return s;
+}
 } // namespace
 
 Expected<TraceStats> runImportJob(const ImportJob& job, ResultsDb* db, ProgressSink* progress, std::stop_token stop) {
+    if (job.outputPath.empty()) { // statistics only
+        auto fromColumns = columnStatsOf(job, progress, stop);
+        if (!fromColumns)
+            return fromColumns.error();
+        if (*fromColumns)
+            return finishImport(job, std::move(**fromColumns), db, progress);
+    }
     auto trace = openTrace(job.sourcePath, job.importOptions);
     if (!trace)
         return trace.error();
@@ -71,13 +103,7 @@ Expected<TraceStats> runImportJob(const ImportJob& job, ResultsDb* db, ProgressS
                !ok) { // counting only: the requests are borrowed, never copied (`counted` answers `stop`)
         return ok.error();
     }
-    TraceStats s = stats.stats();
-    if (db)
-        if (auto id = recordTrace(*db, job.sourcePath, s.format, toJson(s).dump(), s.requests, s.distinctKeys); !id)
-            return id.error();
-    if (progress)
-        progress->progress(1.0, s.requests);
-    return s;
+    return finishImport(job, stats.stats(), db, progress);
 }
 
 Status runGenerateJob(

@@ -4,8 +4,11 @@
 // importers give them, or not) and however the requests are read.
 
 #include "layoutlab/import/import_stats.h"
+#include "layoutlab/sim/simulation.h"
 #include "layoutlab/trace/memory_trace.h"
+#include "layoutlab/trace/trace_file.h"
 
+#include <filesystem>
 #include <gtest/gtest.h>
 #include <random>
 #include <set>
@@ -90,6 +93,50 @@ std::vector<Request> someRequests(std::size_t count, std::uint32_t keys, bool fi
     return requests;
 }
 
+void expectSameStats(const TraceStats& got, const TraceStats& want) {
+    EXPECT_EQ(got.requests, want.requests);
+    EXPECT_EQ(got.requestsByOp, want.requestsByOp);
+    EXPECT_EQ(got.distinctKeys, want.distinctKeys);
+    EXPECT_EQ(got.writes, want.writes);
+    EXPECT_EQ(got.writesWithTtl, want.writesWithTtl);
+    expectSameHistogram(got.keySize, want.keySize, "key size");
+    expectSameHistogram(got.valueSize, want.valueSize, "value size");
+}
+
+// A binary trace in a scratch directory of its own.
+class TraceFileStatsTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        m_dir = std::filesystem::temp_directory_path()
+            / ("layoutlab-stats-test-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-"
+                + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        std::filesystem::create_directories(m_dir);
+    }
+    void TearDown() override { std::filesystem::remove_all(m_dir); }
+    std::string write(const std::vector<Request>& requests) {
+        const std::string path = (m_dir / "t.lltrace").string();
+        auto writer = TraceFileWriter::create(path);
+        EXPECT_TRUE(writer);
+        EXPECT_TRUE((*writer)->write(requests));
+        EXPECT_TRUE((*writer)->finish());
+        return path;
+    }
+    std::filesystem::path m_dir;
+};
+
+class CountingProgress final : public ProgressSink {
+public:
+    void progress(double fraction, std::uint64_t done) override {
+        EXPECT_GE(fraction, last);
+        last = fraction;
+        lastDone = done;
+        ++calls;
+    }
+    double last = 0;
+    std::uint64_t lastDone = 0;
+    int calls = 0;
+};
+
 } // namespace
 
 TEST(ImportStatsTest, StreamedCountsEqualCountsByDefinition) {
@@ -110,14 +157,93 @@ TEST(ImportStatsTest, StreamedCountsEqualCountsByDefinition) {
                 if (*n == 0)
                     break;
             }
-            const TraceStats got = stats.stats();
-            EXPECT_EQ(got.requests, want.requests);
-            EXPECT_EQ(got.requestsByOp, want.requestsByOp);
-            EXPECT_EQ(got.distinctKeys, want.distinctKeys);
-            EXPECT_EQ(got.writes, want.writes);
-            EXPECT_EQ(got.writesWithTtl, want.writesWithTtl);
-            expectSameHistogram(got.keySize, want.keySize, "key size");
-            expectSameHistogram(got.valueSize, want.valueSize, "value size");
+            expectSameStats(stats.stats(), want);
         }
+    }
+}
+
+// Counted from a binary trace's columns, the statistics are those of its requests, whatever the blocks'
+// column widths: key ids of 1 to 4 bytes, key sizes of 1 or 2, value sizes of 0 to 3 (each block has
+// the widths of its largest values), ids in first-appearance order or not.
+TEST_F(TraceFileStatsTest, CountsFromColumnsEqualCountsByDefinition) {
+    struct Case {
+        const char* name;
+        std::uint32_t keys;
+        bool firstAppearance;
+        std::uint32_t idStride; // ids spread this far apart (out of first-appearance order unless 1)
+        bool zeroValues; // every value size 0: a column of width 0
+    };
+    for (const Case& c :
+        { Case { "8000 keys in order", 8000, true, 1, false }, Case { "8000 keys out of order", 8000, false, 1, false },
+            Case { "200 keys (1-byte ids)", 200, true, 1, false },
+            Case { "ids up to 2^25 (4-byte ids)", 8000, false, 4099, false },
+            Case { "no value bytes", 3000, true, 1, true } }) {
+        SCOPED_TRACE(c.name);
+        auto requests = someRequests(30000, c.keys, c.firstAppearance, c.keys + c.idStride);
+        for (Request& r : requests) {
+            r.keyId *= c.idStride;
+            if (c.zeroValues)
+                r.valueBytes = 0;
+        }
+        const TraceStats want = countedOneByOne(requests);
+        const std::string path = write(requests);
+        for (const bool readAhead : { false, true }) {
+            SCOPED_TRACE(readAhead ? "read ahead" : "one thread");
+            auto trace = TraceFileReader::open(path);
+            ASSERT_TRUE(trace);
+            CountingProgress progress;
+            auto got = countTraceColumns(**trace, readAhead, &progress);
+            ASSERT_TRUE(got) << got.error().describe();
+            expectSameStats(*got, want);
+            EXPECT_EQ(got->format, "layoutlab");
+        }
+    }
+}
+
+TEST_F(TraceFileStatsTest, CountingFromColumnsReportsProgressAndStopsWhenAsked) {
+    // 300 blocks: progress is told every 64.
+    const std::string path = write(someRequests(300 * 4096, 100000, true, 3));
+    for (const bool readAhead : { false, true }) {
+        auto trace = TraceFileReader::open(path);
+        ASSERT_TRUE(trace);
+        CountingProgress progress;
+        ASSERT_TRUE(countTraceColumns(**trace, readAhead, &progress));
+        EXPECT_EQ(progress.calls, 4);
+        EXPECT_EQ(progress.lastDone, 256u * 4096);
+        std::stop_source stop;
+        stop.request_stop();
+        auto again = TraceFileReader::open(path);
+        auto cancelled = countTraceColumns(**again, readAhead, nullptr, stop.get_token());
+        ASSERT_FALSE(cancelled);
+        EXPECT_EQ(cancelled.error().code, ErrorCode::Cancelled);
+    }
+}
+
+// A damaged block ends the count with the error a reader of its requests would give.
+TEST_F(TraceFileStatsTest, ADamagedBlockEndsTheCountWithItsError) {
+    const auto requests = someRequests(20000, 3000, true, 4);
+    const std::string path = write(requests);
+    {
+        // The third block's first op byte (blocks of 4096 requests): op 15 does not exist.
+        auto trace = TraceFileReader::open(path);
+        std::vector<unsigned char> storage;
+        std::uint64_t offset = 32;
+        for (int block = 0; block < 2; ++block) {
+            auto columns = (*trace)->readColumns(storage);
+            ASSERT_TRUE(columns && *columns);
+            offset += 32 + storage.size() - 8; // the payload, without the reader's padding
+        }
+        std::FILE* f = std::fopen(path.c_str(), "r+b");
+        std::fseek(f, static_cast<long>(offset + 32), SEEK_SET);
+        std::fputc(0x0f, f);
+        std::fclose(f);
+    }
+    for (const bool readAhead : { false, true }) {
+        auto trace = TraceFileReader::open(path);
+        ASSERT_TRUE(trace);
+        auto got = countTraceColumns(**trace, readAhead, nullptr);
+        ASSERT_FALSE(got);
+        EXPECT_NE(got.error().describe().find("(unknown operation or value kind): record 8193"), std::string::npos)
+            << got.error().describe();
     }
 }

@@ -25,6 +25,8 @@
 
 namespace layoutlab {
 
+class TraceFileReader;
+
 enum class OnError { Fail, Skip };
 
 struct ImportOptions {
@@ -167,5 +169,14 @@ Expected<std::string> traceFormat(const std::string& path, const ImportOptions& 
 
 // Opens any trace: a layoutlab trace as it is, anything else through its importer.
 Expected<std::unique_ptr<TraceReader>> openTrace(const std::string& path, const ImportOptions& options = {});
+
+// The CPUs this process may run on (its affinity mask: `taskset`, cgroups' cpusets). With one, a second
+// thread only takes turns with the first, and handing batches between them costs a context switch each:
+// the work is then done on the caller's thread.
+unsigned usableCpus();
+
+// Opens the file as a layoutlab trace if it is one (or --format layoutlab says so); nullptr if it is a
+// file for an importer.
+Expected<std::unique_ptr<TraceFileReader>> openTraceFile(const std::string& path, const ImportOptions& options = {});
 
 } // namespace layoutlab
