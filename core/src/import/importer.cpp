@@ -14,12 +14,21 @@
 
 namespace layoutlab {
 
+namespace {
+// The CPUs this process may run on (its affinity mask: `taskset`, cgroups' cpusets). With one, a second
+// thread only takes turns with the first, and handing batches between them costs a context switch each:
+// the work is then done on the caller's thread.
 unsigned usableCpus() {
     cpu_set_t set;
     CPU_ZERO(&set);
     if (sched_getaffinity(0, sizeof(set), &set) != 0)
         return 2; // unknown: assume a second thread helps
     return static_cast<unsigned>(CPU_COUNT(&set));
+}
+} // namespace
+
+bool readsOnTwoThreads(const ImportOptions& options) {
+    return options.decodeAhead && usableCpus() >= 2;
 }
 
 KeyInterner::KeyInterner(std::size_t reservedSlots)
@@ -225,7 +234,7 @@ Expected<std::unique_ptr<Importer>> openImporter(const std::string& path, const 
         importer = makeRdbCsvImporter(std::move(*input), options);
     if (importer) {
         // Text formats parse on a second thread while this one resolves keys and goes on with the requests.
-        if (!options.decodeAhead || usableCpus() < 2 || !dynamic_cast<LineImporter*>(importer.get()))
+        if (!readsOnTwoThreads(options) || !dynamic_cast<LineImporter*>(importer.get()))
             return importer;
         std::unique_ptr<LineImporter> lines(static_cast<LineImporter*>(importer.release()));
         return std::unique_ptr<Importer>(std::make_unique<PipelinedImporter>(std::move(lines)));
@@ -258,7 +267,7 @@ Expected<std::unique_ptr<TraceReader>> openTrace(const std::string& path, const 
     if (!file)
         return file.error();
     if (*file) {
-        if (!options.decodeAhead || usableCpus() < 2)
+        if (!readsOnTwoThreads(options))
             return std::unique_ptr<TraceReader>(std::move(*file));
         // Decoding overlaps with whatever the caller does with the requests.
         return std::unique_ptr<TraceReader>(std::make_unique<DecodeAheadReader>(std::move(*file)));

@@ -61,8 +61,7 @@ Expected<std::optional<TraceStats>> columnStatsOf(const ImportJob& job, Progress
         return file.error();
     if (!*file || (*file)->version() < 2)
         return std::optional<TraceStats>();
-    auto stats
-        = countTraceColumns(**file, job.importOptions.decodeAhead && usableCpus() >= 2, progress, std::move(stop));
+    auto stats = countTraceColumns(**file, readsOnTwoThreads(job.importOptions), progress, std::move(stop));
     if (!stats)
         return stats.error();
     return std::optional<TraceStats>(std::move(*stats));

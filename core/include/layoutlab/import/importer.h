@@ -170,10 +170,9 @@ Expected<std::string> traceFormat(const std::string& path, const ImportOptions& 
 // Opens any trace: a layoutlab trace as it is, anything else through its importer.
 Expected<std::unique_ptr<TraceReader>> openTrace(const std::string& path, const ImportOptions& options = {});
 
-// The CPUs this process may run on (its affinity mask: `taskset`, cgroups' cpusets). With one, a second
-// thread only takes turns with the first, and handing batches between them costs a context switch each:
-// the work is then done on the caller's thread.
-unsigned usableCpus();
+// Whether reading a trace may take a second thread (ImportOptions::decodeAhead) and one would help: with
+// one usable CPU, it only takes turns with the caller's.
+bool readsOnTwoThreads(const ImportOptions& options);
 
 // Opens the file as a layoutlab trace if it is one (or --format layoutlab says so); nullptr if it is a
 // file for an importer.
