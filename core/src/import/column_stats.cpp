@@ -23,7 +23,7 @@ struct ColumnBatch {
 template <class Next>
 Expected<TraceStats> countBlocks(
     TraceFileReader& trace, ProgressSink* progress, const std::stop_token& stop, Next&& next) {
-    StatsCollector stats(trace);
+    StatsCounter stats;
     const std::uint64_t total = trace.totalRequests();
     std::uint64_t done = 0;
     for (std::uint64_t blocks = 1;; ++blocks) {
@@ -42,7 +42,9 @@ Expected<TraceStats> countBlocks(
         if (progress && blocks % 64 == 0)
             progress->progress(total ? static_cast<double>(done) / static_cast<double>(total) : -1.0, done);
     }
-    return stats.stats();
+    TraceStats counted = stats.stats();
+    counted.format = "layoutlab";
+    return counted;
 }
 } // namespace
 

@@ -61,15 +61,26 @@ StatsCollector::StatsCollector(TraceReader& inner, const Importer* importer)
 Expected<std::size_t> StatsCollector::read(std::span<Request> out) {
     auto n = m_inner.read(out);
     if (n)
-        count(out.first(*n));
+        m_counter.count(out.first(*n));
     return n;
 }
 
 Expected<std::span<const Request>> StatsCollector::borrow(std::size_t max) {
     auto requests = m_inner.borrow(max);
     if (requests)
-        count(*requests);
+        m_counter.count(*requests);
     return requests;
+}
+
+TraceStats StatsCollector::stats() const {
+    TraceStats s = m_counter.stats();
+    if (m_importer) {
+        s.format = m_importer->formatName();
+        s.rejects = m_importer->rejects();
+    } else {
+        s.format = "layoutlab";
+    }
+    return s;
 }
 
 namespace {
@@ -135,22 +146,22 @@ constexpr std::array<std::uint8_t, Fields::kCounters> kCounterWrites = [] {
 }();
 } // namespace
 
-void StatsCollector::count(std::span<const Request> requests) {
+void StatsCounter::count(std::span<const Request> requests) {
     countAll(RequestFields { requests.data() }, requests.size());
 }
 
-void StatsCollector::count(const RequestColumns& columns) {
+void StatsCounter::count(const RequestColumns& columns) {
     // Loops with the widths built in for the usual blocks (as the block decoder has): key ids of 1 to 4
     // bytes, key sizes of 1 byte, value sizes of 1 to 4 bytes. Any other block takes the general loop.
     const unsigned idWidth = columns.keyIds.width, valueWidth = columns.valueBytes.width;
     if (columns.keyBytes.width != 1 || idWidth < 1 || idWidth > 4 || valueWidth < 1 || valueWidth > 4)
         return countColumnsWith<0, 0, 0>(columns);
-    using Loop = void (StatsCollector::*)(const RequestColumns&);
+    using Loop = void (StatsCounter::*)(const RequestColumns&);
     static constexpr std::array<std::array<Loop, 4>, 4> kLoops = [] {
         auto row = []<unsigned IdWidth>() {
-            return std::array<Loop, 4> { &StatsCollector::countColumnsWith<IdWidth, 1, 1>,
-                &StatsCollector::countColumnsWith<IdWidth, 1, 2>, &StatsCollector::countColumnsWith<IdWidth, 1, 3>,
-                &StatsCollector::countColumnsWith<IdWidth, 1, 4> };
+            return std::array<Loop, 4> { &StatsCounter::countColumnsWith<IdWidth, 1, 1>,
+                &StatsCounter::countColumnsWith<IdWidth, 1, 2>, &StatsCounter::countColumnsWith<IdWidth, 1, 3>,
+                &StatsCounter::countColumnsWith<IdWidth, 1, 4> };
         };
         return std::array<std::array<Loop, 4>, 4> { row.template operator()<1>(), row.template operator()<2>(),
             row.template operator()<3>(), row.template operator()<4>() };
@@ -159,11 +170,11 @@ void StatsCollector::count(const RequestColumns& columns) {
 }
 
 template <unsigned KeyIdWidth, unsigned KeySizeWidth, unsigned ValueSizeWidth>
-void StatsCollector::countColumnsWith(const RequestColumns& columns) {
+void StatsCounter::countColumnsWith(const RequestColumns& columns) {
     countAll(ColumnFields<KeyIdWidth, KeySizeWidth, ValueSizeWidth>(columns), columns.count);
 }
 
-template <class Fields> void StatsCollector::countAll(const Fields fields, std::size_t n) {
+template <class Fields> void StatsCounter::countAll(const Fields fields, std::size_t n) {
     m_stats.requests += n;
     std::size_t counted = 0;
     if (m_idsByFirstAppearance) {
@@ -175,7 +186,7 @@ template <class Fields> void StatsCollector::countAll(const Fields fields, std::
     countFrom<false>(fields, counted, n);
 }
 
-void StatsCollector::useSeenBitmap() {
+void StatsCounter::useSeenBitmap() {
     m_idsByFirstAppearance = false;
     m_seenWords.assign(m_nextNewId / 64 + 1, 0);
     std::fill(
@@ -184,7 +195,7 @@ void StatsCollector::useSeenBitmap() {
 }
 
 template <bool kIdsByFirstAppearance, class Fields>
-std::size_t StatsCollector::countFrom(const Fields fields, std::size_t from, std::size_t n) {
+std::size_t StatsCounter::countFrom(const Fields fields, std::size_t from, std::size_t n) {
     // Each request adds one to the counter of its op and whether it carries a TTL, which gives both the
     // ops by type and the writes with a TTL. Counters are locals, in two interleaved sets: incrementing
     // one memory counter per request chains each increment to the previous one's store when the same op
@@ -274,19 +285,13 @@ std::size_t StatsCollector::countFrom(const Fields fields, std::size_t from, std
     return i;
 }
 
-TraceStats StatsCollector::stats() const {
+TraceStats StatsCounter::stats() const {
     TraceStats s = m_stats;
     for (std::size_t bytes = 0; bytes < kExactSizes; ++bytes) {
         if (m_exactKeySizes[bytes])
             s.keySize.add(bytes, m_exactKeySizes[bytes]);
         if (m_exactValueSizes[bytes])
             s.valueSize.add(bytes, m_exactValueSizes[bytes]);
-    }
-    if (m_importer) {
-        s.format = m_importer->formatName();
-        s.rejects = m_importer->rejects();
-    } else {
-        s.format = "layoutlab";
     }
     return s;
 }

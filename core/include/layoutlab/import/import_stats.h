@@ -39,26 +39,16 @@ struct TraceStats {
     RejectReport rejects;
 };
 
-// Passes requests through while counting them.
-class StatsCollector final : public TraceReader {
+// Counts the statistics of requests handed to it, read whole or as a binary trace's columns.
+class StatsCounter {
 public:
-    // `importer`: where the format and rejects come from, when `inner` is (or wraps) an importer.
-    explicit StatsCollector(TraceReader& inner, const Importer* importer = nullptr);
-    Expected<std::size_t> read(std::span<Request> out) override;
-    Expected<std::span<const Request>> borrow(std::size_t max) override;
-    std::uint64_t totalRequests() const override { return m_inner.totalRequests(); }
-    std::uint64_t keyIdLimit() const override { return m_inner.keyIdLimit(); }
-    std::string name() const override { return m_inner.name(); }
-
-    // The statistics so far; takes format and rejects from the inner reader when it is an importer.
+    void count(std::span<const Request> requests);
+    // A block of requests read as columns (TraceFileReader::readColumns): the same counts as its requests'.
+    void count(const RequestColumns& columns);
+    // The statistics so far, without a format or rejects (the reader's to tell).
     TraceStats stats() const;
 
-    // Counts a block of requests read as columns (TraceFileReader::readColumns), with the same result as
-    // counting the same requests read whole. Used in place of reading `inner`, not besides it.
-    void count(const RequestColumns& columns);
-
 private:
-    void count(std::span<const Request> requests);
     // Counts requests whose fields `fields` reads (requests read whole, or columns of given widths). Taken by
     // value: a reference's pointers would be loaded again after every counter's store, which may alias.
     template <class Fields> void countAll(const Fields fields, std::size_t n);
@@ -73,8 +63,6 @@ private:
     // From here on, seen key ids are told by the bitmap, which starts with every id below m_nextNewId.
     void useSeenBitmap();
 
-    TraceReader& m_inner;
-    const Importer* m_importer;
     // Sizes below kExactSizes are counted in these arrays (one increment per request) and folded into
     // the histograms by stats(); larger ones go to the histograms directly.
     static constexpr std::size_t kExactSizes = 4096;
@@ -84,6 +72,26 @@ private:
     bool m_idsByFirstAppearance = true; // so far: ids 0 to m_nextNewId - 1 have been seen, no others
     std::uint64_t m_nextNewId = 0;
     std::vector<std::uint64_t> m_seenWords; // otherwise, bit i: key id i has been seen
+};
+
+// Passes requests through while counting them.
+class StatsCollector final : public TraceReader {
+public:
+    // `importer`: where the format and rejects come from, when `inner` is (or wraps) an importer.
+    explicit StatsCollector(TraceReader& inner, const Importer* importer = nullptr);
+    Expected<std::size_t> read(std::span<Request> out) override;
+    Expected<std::span<const Request>> borrow(std::size_t max) override;
+    std::uint64_t totalRequests() const override { return m_inner.totalRequests(); }
+    std::uint64_t keyIdLimit() const override { return m_inner.keyIdLimit(); }
+    std::string name() const override { return m_inner.name(); }
+
+    // The statistics so far; takes format and rejects from the inner reader when it is an importer.
+    TraceStats stats() const;
+
+private:
+    TraceReader& m_inner;
+    const Importer* m_importer;
+    StatsCounter m_counter;
 };
 
 // The statistics of a layoutlab trace of format version 2, counted from its columns without decoding its
