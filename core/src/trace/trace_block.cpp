@@ -173,6 +173,17 @@ constexpr std::array<std::uint64_t, 128> kAllOnesIfTtl = [] {
     return table;
 }();
 
+// Where each field's column starts in a block's payload: past the op bytes, one after another in file order.
+std::array<const unsigned char*, kColumns> columnStarts(const Header& header, const unsigned char* payload) {
+    std::array<const unsigned char*, kColumns> starts {};
+    const unsigned char* p = payload + header.records; // past the op bytes
+    for (std::size_t c = 0; c < kColumns; ++c) {
+        starts[c] = p;
+        p += std::size_t { c == TtlSeconds ? header.ttlCount : header.records } * header.widths[c];
+    }
+    return starts;
+}
+
 // Every request of a block in one pass, written whole; returns the largest key id. Each column is read as
 // one word masked to its width (reads run at most kPaddingBytes past the payload), so no column needs a
 // branch. KeyIdWidth, KeySizeWidth and ValueSizeWidth are the block's widths of those columns when known
@@ -189,11 +200,12 @@ std::uint64_t decodeRecordsWith(const Header& header, const unsigned char* tags,
     const std::size_t valueSizeWidth = ValueSizeWidth ? ValueSizeWidth : header.widths[ValueBytes];
     const std::size_t ttlWidth = header.widths[TtlSeconds];
     const std::size_t stepWidth = TimeSteps ? header.widths[TimeDelta] : 0;
-    const unsigned char* keyIds = tags + n;
-    const unsigned char* keySizes = keyIds + n * keyIdWidth;
-    const unsigned char* valueSizes = keySizes + n * keySizeWidth;
-    const unsigned char* ttls = valueSizes + n * valueSizeWidth;
-    const unsigned char* steps = ttls + std::size_t { header.ttlCount } * ttlWidth;
+    const auto starts = columnStarts(header, tags);
+    const unsigned char* keyIds = starts[KeyId];
+    const unsigned char* keySizes = starts[KeyBytes];
+    const unsigned char* valueSizes = starts[ValueBytes];
+    const unsigned char* ttls = starts[TtlSeconds];
+    const unsigned char* steps = starts[TimeDelta];
     const std::uint64_t keyIdMask = maskOf(keyIdWidth), keySizeMask = maskOf(keySizeWidth),
                         valueSizeMask = maskOf(valueSizeWidth), ttlMask = maskOf(ttlWidth),
                         stepMask = maskOf(stepWidth);
@@ -298,8 +310,7 @@ DecodeFailure checkTtls(const Header& header, const unsigned char* tags) {
     if (header.ttlCount == 0)
         return {};
     const std::size_t n = header.records;
-    const unsigned char* const ttls
-        = tags + n * (1 + header.widths[KeyId] + header.widths[KeyBytes] + header.widths[ValueBytes]);
+    const unsigned char* const ttls = columnStarts(header, tags)[TtlSeconds];
     const std::size_t width = header.widths[TtlSeconds];
     auto ttl = [&](std::size_t j) { return load64(ttls + j * width) & maskOf(width); };
     bool zero = width == 0;
@@ -369,15 +380,14 @@ DecodeFailure columns(const Header& header, const unsigned char* payload, std::u
     const std::size_t n = header.records;
     out.count = n;
     out.opBytes = payload;
-    out.keyIds = { payload + n, header.widths[KeyId] };
-    out.keyBytes = { out.keyIds.data + n * out.keyIds.width, header.widths[KeyBytes] };
-    out.valueBytes = { out.keyBytes.data + n * out.keyBytes.width, header.widths[ValueBytes] };
-    const unsigned char* steps
-        = out.valueBytes.data + n * out.valueBytes.width + std::size_t { header.ttlCount } * header.widths[TtlSeconds];
+    const auto starts = columnStarts(header, payload);
+    out.keyIds = { starts[KeyId], header.widths[KeyId] };
+    out.keyBytes = { starts[KeyBytes], header.widths[KeyBytes] };
+    out.valueBytes = { starts[ValueBytes], header.widths[ValueBytes] };
     const std::uint64_t maxKeyId
         = foldColumn(out.keyIds.width, out.keyIds.data, n, kMax, std::make_integer_sequence<unsigned, 5>());
     lastTimeMs = header.baseTimeMs
-        + foldColumn(header.widths[TimeDelta], steps, n, kSum, std::make_integer_sequence<unsigned, 9>());
+        + foldColumn(header.widths[TimeDelta], starts[TimeDelta], n, kSum, std::make_integer_sequence<unsigned, 9>());
     return checkKeyIds(maxKeyId, keyIdLimit, n, [&out](std::size_t i) { return out.keyIds.at(i); });
 }
 
