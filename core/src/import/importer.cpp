@@ -48,9 +48,7 @@ std::uint32_t KeyInterner::idForHash(std::uint64_t hash) {
                 grow(); // three quarters full: grow, then insert
                 return idForHash(hash);
             }
-            if (i + 1 == slotCount()) [[unlikely]]
-                addOverflow();
-            m_slots[i] = { hash, static_cast<std::uint32_t>(m_size), true };
+            take(i, { hash, static_cast<std::uint32_t>(m_size), true });
             return static_cast<std::uint32_t>(m_size++);
         }
         if (s.hash == hash)
@@ -62,8 +60,12 @@ void KeyInterner::place(const Slot& slot) {
     std::size_t i = homeOf(slot.hash);
     while (m_slots[i].used)
         ++i;
-    if (i + 1 == slotCount())
-        addOverflow();
+    take(i, slot);
+}
+
+void KeyInterner::take(std::size_t i, const Slot& slot) {
+    if (i + 1 == slotCount()) [[unlikely]]
+        addOverflow(); // the last slot stays empty: it ends every probe
     m_slots[i] = slot;
 }
 

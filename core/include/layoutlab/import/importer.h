@@ -122,6 +122,8 @@ private:
     std::size_t slotCount() const { return m_homes + m_overflow; }
     // Puts a key where a lookup finds it.
     void place(const Slot& slot);
+    // Puts a key in empty slot i, first adding overflow slots if i is the last.
+    void take(std::size_t i, const Slot& slot);
     // Makes the slot count `slots`, the new slots empty, keeping every slot where it is.
     void resize(std::size_t slots);
     void addOverflow() { m_overflow *= 2, resize(slotCount()); }
