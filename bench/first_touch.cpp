@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // How much memory costs the first time it is touched, on this host: fills a fresh anonymous mapping,
-// advised as huge pages like the importer's key table (GrowableMemory), twice and prints both times. On a VM whose host backs guest memory lazily, the first fill is many times
-// slower than the second (docs/performance.md, "a key table that grows in place").
+// advised as huge pages like the importer's key table (GrowableMemory), twice and prints both times. On
+// a VM whose host backs guest memory lazily, the first fill is many times slower than the second
+// (docs/performance.md, "a key table that grows in place").
 // Usage: layoutlab_first_touch [MIB]   (128 by default)
 
 #include <chrono>
