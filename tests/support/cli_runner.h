@@ -4,6 +4,8 @@
 // Runs the layoutlab command as a user would: its own process, stdout and stderr captured, the exit
 // code kept; results go to a private database in a per-test directory.
 
+#include "scratch_dir.h"
+
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
@@ -41,16 +43,12 @@ inline pid_t spawnCli(std::vector<std::string> args, const posix_spawn_file_acti
     return posix_spawn(&pid, argv[0], actions, nullptr, argv.data(), environ) == 0 ? pid : -1;
 }
 
-class CliTestBase : public ::testing::Test {
+class CliTestBase : public ScratchDirTest {
 protected:
     void SetUp() override {
-        m_dir = std::filesystem::temp_directory_path()
-            / (std::string("layoutlab-cli-") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        std::filesystem::remove_all(m_dir);
-        std::filesystem::create_directories(m_dir);
+        ScratchDirTest::SetUp();
         ::setenv("LAYOUTLAB_DB", (m_dir / "results.db").c_str(), 1); // runs are stored here, not in the cwd
     }
-    void TearDown() override { std::filesystem::remove_all(m_dir); }
 
     CliRun run(std::vector<std::string> args) const {
         const auto outPath = m_dir / "stdout";
@@ -70,10 +68,7 @@ protected:
         r.err = slurp(errPath);
         return r;
     }
-    std::string path(const std::string& name) const { return (m_dir / name).string(); }
     static std::string seedTrace() { return LAYOUTLAB_DATASETS_DIR "/traces/seed-k16-v96.lltrace"; }
-
-    std::filesystem::path m_dir;
 };
 
 } // namespace layoutlab::test

@@ -7,6 +7,7 @@
 #include "layoutlab/sim/simulation.h"
 #include "layoutlab/trace/memory_trace.h"
 #include "layoutlab/trace/trace_file.h"
+#include "scratch_dir.h"
 
 #include <filesystem>
 #include <gtest/gtest.h>
@@ -104,24 +105,15 @@ void expectSameStats(const TraceStats& got, const TraceStats& want) {
 }
 
 // A binary trace in a scratch directory of its own.
-class TraceFileStatsTest : public ::testing::Test {
+class TraceFileStatsTest : public ScratchDirTest {
 protected:
-    void SetUp() override {
-        m_dir = std::filesystem::temp_directory_path()
-            / ("layoutlab-stats-test-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-"
-                + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        std::filesystem::create_directories(m_dir);
-    }
-    void TearDown() override { std::filesystem::remove_all(m_dir); }
     std::string write(const std::vector<Request>& requests) {
-        const std::string path = (m_dir / "t.lltrace").string();
-        auto writer = TraceFileWriter::create(path);
+        auto writer = TraceFileWriter::create(path("t.lltrace"));
         EXPECT_TRUE(writer);
         EXPECT_TRUE((*writer)->write(requests));
         EXPECT_TRUE((*writer)->finish());
-        return path;
+        return path("t.lltrace");
     }
-    std::filesystem::path m_dir;
 };
 
 class CountingProgress final : public ProgressSink {

@@ -4,6 +4,7 @@
 
 #include "layoutlab/import/import_stats.h"
 #include "layoutlab/import/importer.h"
+#include "scratch_dir.h"
 
 #include <filesystem>
 #include <fmt/format.h>
@@ -15,16 +16,8 @@ using namespace layoutlab;
 
 namespace {
 
-class ImporterTest : public ::testing::Test {
+class ImporterTest : public ScratchDirTest {
 protected:
-    void SetUp() override {
-        m_dir = std::filesystem::temp_directory_path()
-            / (std::string("layoutlab-import-") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        std::filesystem::remove_all(m_dir);
-        std::filesystem::create_directories(m_dir);
-    }
-    void TearDown() override { std::filesystem::remove_all(m_dir); }
-
     std::string write(const std::string& name, const std::string& content) {
         const auto p = (m_dir / name).string();
         std::ofstream(p, std::ios::binary) << content;
@@ -45,8 +38,6 @@ protected:
         ADD_FAILURE() << "importer did not finish";
         return { std::nullopt, all };
     }
-
-    std::filesystem::path m_dir;
 };
 
 TEST_F(ImporterTest, TwitterKeysWithCommasAndMissSizes) {

@@ -6,6 +6,7 @@
 
 #include "layoutlab/import/importer.h"
 #include "line_importer.h"
+#include "scratch_dir.h"
 
 #include <filesystem>
 #include <fmt/format.h>
@@ -158,18 +159,7 @@ std::string joined(const std::vector<std::string>& lines, const char* ending) {
     return text;
 }
 
-class TwitterFastPathTest : public ::testing::Test {
-protected:
-    void SetUp() override {
-        m_dir = std::filesystem::temp_directory_path()
-            / (std::string("layoutlab-twitter-fast-")
-                + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        std::filesystem::remove_all(m_dir);
-        std::filesystem::create_directories(m_dir);
-    }
-    void TearDown() override { std::filesystem::remove_all(m_dir); }
-    std::filesystem::path m_dir;
-};
+class TwitterFastPathTest : public ScratchDirTest { };
 
 void expectAlike(const Imported& fast, const Imported& general) {
     EXPECT_EQ(fast.error, general.error);

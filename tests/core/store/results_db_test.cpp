@@ -4,6 +4,7 @@
 #include "layoutlab/sim/simulation.h"
 #include "layoutlab/store/results_db.h"
 #include "layoutlab/trace/generator.h"
+#include "scratch_dir.h"
 #include "threshold_points.h"
 
 #include <filesystem>
@@ -15,15 +16,8 @@ using namespace layoutlab;
 
 namespace {
 
-class ResultsDbTest : public ::testing::Test {
+class ResultsDbTest : public ScratchDirTest {
 protected:
-    void SetUp() override {
-        m_dir = std::filesystem::temp_directory_path()
-            / (std::string("layoutlab-db-") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        std::filesystem::remove_all(m_dir);
-        std::filesystem::create_directories(m_dir);
-    }
-    void TearDown() override { std::filesystem::remove_all(m_dir); }
     std::string path(const std::string& name = "results.db") const { return (m_dir / name).string(); }
 
     static SimulationResult sweep() {
@@ -34,8 +28,6 @@ protected:
         auto result = simulate({ models->layout, models->allocator, { 32, 64, 128, 256 } }, trace);
         return *result;
     }
-
-    std::filesystem::path m_dir;
 };
 
 TEST_F(ResultsDbTest, CreatesTheCurrentSchema) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/trace/trace_file.h"
+#include "scratch_dir.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -10,17 +11,8 @@ using namespace layoutlab;
 
 namespace {
 
-class TraceFileTest : public ::testing::Test {
+class TraceFileTest : public ScratchDirTest {
 protected:
-    void SetUp() override {
-        m_dir = std::filesystem::temp_directory_path()
-            / ("layoutlab-trace-test-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-"
-                + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        std::filesystem::create_directories(m_dir);
-    }
-    void TearDown() override { std::filesystem::remove_all(m_dir); }
-    std::string path(const std::string& name) const { return (m_dir / name).string(); }
-
     static std::vector<Request> sample() {
         std::vector<Request> out;
         for (std::uint32_t i = 0; i < 5000; ++i) {
@@ -36,8 +28,6 @@ protected:
         }
         return out;
     }
-
-    std::filesystem::path m_dir;
 };
 
 std::vector<Request> readAll(TraceReader& reader) {
