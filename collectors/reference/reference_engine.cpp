@@ -4,6 +4,7 @@
 #include "jemalloc_arena.h"
 #include "layoutlab/alloc/jemalloc_model.h"
 #include "layoutlab/sim/keyspace_replay.h"
+#include "layoutlab/sim/simulation.h"
 #include "layoutlab/trace/random.h"
 #include "reference_index.h"
 
@@ -87,7 +88,7 @@ struct ReferenceEngine::Impl final : KeyspaceObserver {
     bool loaded = false;
     std::optional<Error> failure; // the first error an observer callback met
 
-    bool dictIndex() const { return policy.kind == IndexKind::RedisDict; }
+    bool dictIndex() const { return isChainedDict(policy.kind); }
 
     const KeyLayout& layoutOf(std::uint64_t packedShape) {
         auto it = layouts.find(packedShape);
@@ -148,7 +149,7 @@ struct ReferenceEngine::Impl final : KeyspaceObserver {
 
     // Allocates and fills a key's allocations as the layout describes them for its current shape.
     Expected<KeyRecord> build(std::uint32_t keyId, const KeyState& state) {
-        const KeyLayout& layout = layoutOf(state.shape());
+        const KeyLayout& layout = layoutOf(state.shapeAt(threshold));
         if (!layout.stored)
             return usageError(fmt::format("key id {} cannot be stored by layout '{}'", keyId, config.layout->spec()));
         KeyRecord record;
@@ -335,7 +336,8 @@ Expected<ReferenceLoadReport> ReferenceEngine::load(TraceReader& trace, Progress
         return usageError("the reference engine was loaded already");
     s.loaded = true;
     const auto started = std::chrono::steady_clock::now();
-    KeyspaceReplay replay(s.policy, trace.keyIdLimit(), s.config.getSampleSize);
+    KeyspaceReplay replay(
+        s.policy, trace.keyIdLimit(), s.config.getSampleSize, staleExpireRule(*s.config.layout, *s.config.allocator));
     replay.setObserver(&s);
     s.replay = &replay;
     s.records.resize(static_cast<std::size_t>(std::min<std::uint64_t>(trace.keyIdLimit(), UINT32_MAX)));

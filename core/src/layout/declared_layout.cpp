@@ -23,6 +23,8 @@ bool atomHolds(const Condition::Term& t, const Context& ctx) {
     switch (t.atom) {
     case ConditionAtom::Ttl:
         return ctx.shape.hasTtl;
+    case ConditionAtom::StaleExpire:
+        return ctx.shape.staleExpire;
     case ConditionAtom::Embedded:
         return ctx.encoding == Encoding::Embedded;
     case ConditionAtom::Raw:
@@ -171,6 +173,35 @@ DeclaredLayout::DeclaredLayout(LayoutDefinition definition)
     }
 }
 
+bool DeclaredLayout::clientEmbeds(std::uint64_t v, std::uint32_t threshold) const {
+    if (m_def.clientValueLimit == -2)
+        return threshold > m_autoLimitFixedBytes && v <= threshold - m_autoLimitFixedBytes;
+    return m_def.clientValueLimit < 0 || v <= static_cast<std::uint64_t>(m_def.clientValueLimit);
+}
+
+std::uint32_t DeclaredLayout::staleExpireKeptBelow(
+    const KeyShape& before, const KeyShape& after, Op op, const AllocatorModel& allocator) const {
+    // The old object stays (the new value swapped into it) where neither it nor the new value is
+    // embedded: APPEND and INCR make an unshared, unembedded value; SET brings the client's value as it
+    // arrives: a small integer as the shared object (object.c tryObjectEncoding), a string embedded up to
+    // the client limit.
+    const std::uint32_t oldEmbedded = firstEmbeddingThreshold(*this, before, allocator);
+    if (op == Op::Append || op == Op::Prepend || op == Op::Incr || op == Op::Decr)
+        return oldEmbedded;
+    if (m_def.integerMaxChars > 0 && after.kind != ValueKind::String && after.valueBytes <= m_def.integerMaxChars)
+        return after.kind == ValueKind::SmallInteger ? 0 : oldEmbedded;
+    const auto v = frameValue(m_def.framing, after.valueBytes, m_def.framingVersionBytes).storedBytes;
+    if (m_def.embedRule == EmbedRule::Never || v > m_def.maxEmbeddedValueBytes)
+        return oldEmbedded;
+    std::uint32_t clientEmbedded = kNoThresholdBound; // the first threshold at which the value arrives embedded
+    if (m_def.clientValueLimit == -2)
+        clientEmbedded = static_cast<std::uint32_t>(
+            std::min<std::uint64_t>(std::max(v, std::uint64_t { 1 }) + m_autoLimitFixedBytes, UINT32_MAX - 1));
+    else if (m_def.clientValueLimit >= 0)
+        clientEmbedded = v <= static_cast<std::uint64_t>(m_def.clientValueLimit) ? 0 : kNoThresholdBound;
+    return std::min(oldEmbedded, clientEmbedded);
+}
+
 std::string DeclaredLayout::spec() const {
     return layoutFileSpec(m_def.path) + "#" + m_def.contentHash;
 }
@@ -227,12 +258,8 @@ KeyLayout DeclaredLayout::describe(
             break;
         }
         const auto into = static_cast<std::size_t>(def.embedInto);
-        if (def.clientValueLimit == -2) {
-            if (threshold <= m_autoLimitFixedBytes || v > threshold - m_autoLimitFixedBytes)
-                return false;
-        } else if (def.clientValueLimit >= 0 && v > static_cast<std::uint64_t>(def.clientValueLimit)) {
+        if (!clientEmbeds(v, threshold))
             return false;
-        }
         Context embedded = ctx;
         embedded.encoding = Encoding::Embedded;
         return build(def, into, embedded, forced, nullptr).decisionBytes <= threshold;

@@ -45,11 +45,13 @@ Condition parseCondition(const std::string& text, std::uint64_t line, const std:
         return c;
     static const std::map<std::string, ConditionAtom> kAtoms { { "ttl", ConditionAtom::Ttl },
         { "embedded", ConditionAtom::Embedded }, { "raw", ConditionAtom::Raw }, { "integer", ConditionAtom::Integer },
-        { "shared-integer", ConditionAtom::SharedInteger }, { "flags", ConditionAtom::Flags } };
+        { "shared-integer", ConditionAtom::SharedInteger }, { "flags", ConditionAtom::Flags },
+        { "stale-expire", ConditionAtom::StaleExpire } };
     auto bad = [&](const std::string& why) {
         fail(line, field,
             "condition '" + text + "': " + why
-                + " (atoms: ttl, embedded, raw, integer, shared-integer, flags, key >= N, value >= N; joined by "
+                + " (atoms: ttl, stale-expire, embedded, raw, integer, shared-integer, flags, key >= N, value >= N; "
+                  "joined by "
                   "'and', 'or', negated by 'not')");
     };
     std::vector<Condition::Term> terms;
@@ -152,7 +154,7 @@ void readIndex(TableReader& t, LayoutDefinition& def) {
             = static_cast<std::uint32_t>(TableReader::sizeValue(*sizing->get(1), t.fieldName("sizing"), 1024));
     }
     p.maxFillPercent = static_cast<std::uint32_t>(t.size("max_fill_percent", p.maxFillPercent, 10000));
-    p.minFillPercent = static_cast<std::uint32_t>(t.size("min_fill_percent", p.minFillPercent, 100));
+    p.minFillPermille = static_cast<std::uint32_t>(t.tenths("min_fill_percent", p.minFillPermille, 1000));
     p.initialBuckets = t.size("initial_buckets", p.initialBuckets, std::uint64_t { 1 } << 40);
     p.slotPointerBytes = static_cast<std::uint32_t>(t.size("slot_pointer_bytes", p.slotPointerBytes, 64));
     def.index = { kind, t.flag("expires_table", false), p };
@@ -165,10 +167,10 @@ void readIndex(TableReader& t, LayoutDefinition& def) {
         fail(t.line(), t.fieldName("sizing"), "factor and divisor must be at least 1");
     if (p.maxFillPercent == 0)
         fail(t.line(), t.fieldName("max_fill_percent"), "a table that grows before its first entry");
-    if (p.minFillPercent >= p.maxFillPercent)
+    if (p.minFillPermille >= std::uint64_t { p.maxFillPercent } * 10)
         fail(t.line(), t.fieldName("min_fill_percent"),
             fmt::format("{}% is not below max_fill_percent {}%: the table would shrink and grow forever",
-                p.minFillPercent, p.maxFillPercent));
+                p.minFillPermille / 10.0, p.maxFillPercent));
     if (kind != IndexKind::ValkeyHashtable && p.initialBuckets == 0)
         fail(t.line(), t.fieldName("initial_buckets"), "the first table needs at least one bucket");
     t.rejectUnknown("structure, bucket_bytes, entries_per_bucket, sizing, max_fill_percent, min_fill_percent, "
@@ -407,6 +409,11 @@ LayoutDefinition readDefinition(const toml::table& root, const std::string& path
         def.sharedSmallIntegers = t.choice("shared", { "none", "small" }).value_or("none") == "small";
         t.rejectUnknown("max_chars, shared");
     }
+    if (const auto* ttl = top.table("ttl")) {
+        TableReader t(*ttl, "ttl");
+        def.keepsStaleExpire = t.choice("stale_expire", { "kept", "dropped" }).value_or("dropped") == "kept";
+        t.rejectUnknown("stale_expire");
+    }
     if (const auto* value = top.table("value")) {
         TableReader t(*value, "value");
         if (const auto name = t.text("framing")) {
@@ -459,7 +466,8 @@ LayoutDefinition readDefinition(const toml::table& root, const std::string& path
         for (std::size_t i = 0; i < def.allocations.size(); ++i)
             def.getPath.push_back(static_cast<int>(i)); // every allocation, as declared
     }
-    top.rejectUnknown("layout, threshold, index, length_headers, integers, value, embed, chunking, allocation, get");
+    top.rejectUnknown(
+        "layout, threshold, index, length_headers, integers, ttl, value, embed, chunking, allocation, get");
     layout_file::checkDefinition(def);
     return def;
 }

@@ -7,7 +7,9 @@
 
 #include <toml++/toml.h>
 
+#include <cmath>
 #include <cstdint>
+#include <fmt/format.h>
 #include <optional>
 #include <set>
 #include <string>
@@ -70,6 +72,26 @@ public:
     }
     std::uint64_t size(const std::string& key, std::uint64_t fallback, std::uint64_t max) {
         return size(key, max).value_or(fallback);
+    }
+    // A number with at most one decimal (12.5), in tenths: a share in percent read as per-mille.
+    std::uint64_t tenths(const std::string& key, std::uint64_t fallback, std::uint64_t maxTenths) {
+        const auto* node = find(key);
+        if (!node)
+            return fallback;
+        double value = 0;
+        if (node->is_integer())
+            value = static_cast<double>(node->as_integer()->get());
+        else if (node->is_floating_point())
+            value = node->as_floating_point()->get();
+        else
+            fail(lineOf(*node), fieldName(key), "must be a number");
+        const double scaled = value * 10;
+        if (!(scaled >= 0) || scaled > static_cast<double>(maxTenths))
+            fail(lineOf(*node), fieldName(key),
+                fmt::format("{} is out of range [0, {}]", value, static_cast<double>(maxTenths) / 10));
+        if (std::abs(scaled - std::round(scaled)) > 1e-9)
+            fail(lineOf(*node), fieldName(key), fmt::format("{} has more than one decimal", value));
+        return static_cast<std::uint64_t>(std::llround(scaled));
     }
     bool flag(const std::string& key, bool fallback) {
         const auto* node = find(key);

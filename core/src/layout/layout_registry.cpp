@@ -5,6 +5,7 @@
 #include "layoutlab/layout/layout_file.h"
 #include "layoutlab/layout/memcached_layout.h"
 #include "layoutlab/layout/redis_layout.h"
+#include "layoutlab/layout/valkey_dict_layout.h"
 #include "layoutlab/layout/valkey_layout.h"
 #include "layoutlab/spec.h"
 
@@ -58,12 +59,22 @@ Expected<LayoutPtr> parseValkey(Spec& spec, ValkeyParams params, std::string pre
     if (sizing != "exact" && sizing != "legacy")
         return usageError("layout valkey parameter key-sizing must be 'exact' or 'legacy', got '" + sizing + "'",
             "layout valkey:key-sizing");
-    if (auto ok = spec.rejectUnused("threshold, header, embstr-limit, key-sizing"); !ok)
+    const auto keyHeader = spec.text("key-header", params.keyAsSent ? "as-sent" : "smallest");
+    if (keyHeader != "smallest" && keyHeader != "as-sent")
+        return usageError("layout valkey parameter key-header must be 'smallest' or 'as-sent', got '" + keyHeader + "'",
+            "layout valkey:key-header");
+    const auto expireField = spec.text("expire-field", params.keepsExpireField ? "kept" : "dropped");
+    if (expireField != "kept" && expireField != "dropped")
+        return usageError("layout valkey parameter expire-field must be 'kept' or 'dropped', got '" + expireField + "'",
+            "layout valkey:expire-field");
+    if (auto ok = spec.rejectUnused("threshold, header, embstr-limit, key-sizing, key-header, expire-field"); !ok)
         return ok.error();
     params.threshold = static_cast<std::uint32_t>(*threshold);
     params.headerBytes = static_cast<std::uint32_t>(*header);
     params.embstrLimit = limit;
     params.exactKeySizing = sizing == "exact";
+    params.keyAsSent = keyHeader == "as-sent";
+    params.keepsExpireField = expireField == "kept";
     return LayoutPtr(std::make_shared<ValkeyLayout>(std::move(presetName), params));
 }
 
@@ -80,6 +91,21 @@ Expected<LayoutPtr> parseRedis(Spec& spec) {
     params.embstrLimit = static_cast<std::uint32_t>(*limit);
     params.sharedIntegers = *shared;
     return LayoutPtr(std::make_shared<RedisLayout>(params));
+}
+
+Expected<LayoutPtr> parseValkeyDict(Spec& spec) {
+    ValkeyDictParams params;
+    auto limit = spec.integer("embstr-limit", params.embstrLimit, 0, 1024);
+    if (!limit)
+        return limit.error();
+    auto shared = spec.yesNo("shared-integers", params.sharedIntegers);
+    if (!shared)
+        return shared.error();
+    if (auto ok = spec.rejectUnused("embstr-limit, shared-integers"); !ok)
+        return ok.error();
+    params.embstrLimit = static_cast<std::uint32_t>(*limit);
+    params.sharedIntegers = *shared;
+    return LayoutPtr(std::make_shared<ValkeyDictLayout>(params));
 }
 
 Expected<LayoutPtr> parseMemcached(Spec& spec) {
@@ -109,6 +135,8 @@ Expected<LayoutPtr> parseLayout(std::string_view text) {
     if (!spec)
         return spec.error();
     const auto& name = spec->name();
+    if (name == "valkey-8.0")
+        return parseValkeyDict(*spec);
     if (name == "valkey")
         return parseValkey(*spec, kValkeyPresets[2].params, "valkey (9.1 rules unless overridden)");
     for (const auto& preset : kValkeyPresets)
@@ -118,7 +146,7 @@ Expected<LayoutPtr> parseLayout(std::string_view text) {
         return parseRedis(*spec);
     if (name == "memcached-1.6" || name == "memcached")
         return parseMemcached(*spec);
-    return usageError(fmt::format("unknown layout '{}' (known: valkey, valkey-8.1, valkey-9.0, valkey-9.1, "
+    return usageError(fmt::format("unknown layout '{}' (known: valkey, valkey-8.0, valkey-8.1, valkey-9.0, valkey-9.1, "
                                   "redis-7.0, memcached-1.6, or file:PATH for a layout file; see `layoutlab layouts`)",
                           name),
         "layout");
@@ -138,7 +166,8 @@ Expected<LayoutAndAllocator> parseLayoutAndAllocator(std::string_view layoutSpec
 
 std::vector<LayoutInfo> listLayouts() {
     std::vector<LayoutInfo> out;
-    for (std::string_view name : { "valkey", "valkey-8.1", "valkey-9.0", "valkey-9.1", "redis-7.0", "memcached-1.6" }) {
+    for (std::string_view name :
+        { "valkey", "valkey-8.0", "valkey-8.1", "valkey-9.0", "valkey-9.1", "redis-7.0", "memcached-1.6" }) {
         auto layout = parseLayout(name);
         out.push_back({ std::string(name), (*layout)->spec(), (*layout)->description() });
     }

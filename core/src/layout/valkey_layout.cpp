@@ -26,6 +26,9 @@ constexpr std::uint32_t kMaxEmbeddedValueBytes = 255;
 constexpr std::uint64_t kMinEmbeddedValueArea = kPointerBytes;
 // object.c tryObjectEncodingEx: only strings of at most 20 chars are tried as a long.
 constexpr std::uint32_t kMaxIntegerChars = 20;
+// object.c OBJ_ENCODING_EMBSTR_SIZE_LIMIT of the release: a client's key up to this length arrives as an
+// EMBSTR (a type-8 sds), which an "as-sent" build embeds as it is.
+constexpr std::uint64_t kArgvEmbstrLimit = 44;
 // 8.1 header and 9.1 header (robj without val_ptr when the value is embedded).
 constexpr std::uint32_t kHeaderWithPointer = 16;
 constexpr std::uint32_t kHeaderWithoutPointer = 8;
@@ -36,9 +39,11 @@ ValkeyLayout::ValkeyLayout(std::string presetName, const ValkeyParams& params)
     , m_params(params) { }
 
 std::string ValkeyLayout::spec() const {
-    return fmt::format("valkey:threshold={},header={},embstr-limit={},key-sizing={}", m_params.threshold,
-        m_params.headerBytes, m_params.embstrLimit == 0 ? std::string("auto") : std::to_string(m_params.embstrLimit),
-        m_params.exactKeySizing ? "exact" : "legacy");
+    return fmt::format("valkey:threshold={},header={},embstr-limit={},key-sizing={},key-header={},expire-field={}",
+        m_params.threshold, m_params.headerBytes,
+        m_params.embstrLimit == 0 ? std::string("auto") : std::to_string(m_params.embstrLimit),
+        m_params.exactKeySizing ? "exact" : "legacy", m_params.keyAsSent ? "as-sent" : "smallest",
+        m_params.keepsExpireField ? "kept" : "dropped");
 }
 
 std::string ValkeyLayout::description() const {
@@ -76,9 +81,13 @@ KeyLayout ValkeyLayout::describe(
     const std::uint64_t k = shape.keyBytes;
     const std::uint64_t v = shape.valueBytes;
     const bool forcedExpire = shape.keyBytes >= kKeySizeToIncludeExpire;
-    const bool wantsExpire = shape.hasTtl || forcedExpire;
+    // A stale expire field (KeyShape::staleExpire) is the object of the key's TTL, kept: sized and
+    // embedded as with the TTL; only the expires table no longer holds the key.
+    const bool objectExpire = shape.hasTtl || (shape.staleExpire && m_params.keepsExpireField);
+    const bool wantsExpire = objectExpire || forcedExpire;
     // Embedded key: one byte of header size, then the key sds (object.c objectGetKey).
-    const std::uint64_t embeddedKeyBytes = kKeyHeaderSizeByte + sds::reqSize(k, sds::valkeyReqType(k));
+    const std::uint64_t embeddedKeyBytes = kKeyHeaderSizeByte
+        + (m_params.keyAsSent ? sds::valkeyArgvBytes(k, kArgvEmbstrLimit) : sds::reqSize(k, sds::valkeyReqType(k)));
     // The decision's key term: 8.1 counted K + 3 (a type-5 header); PR #2087 uses the real header.
     const std::uint64_t decisionKeyBytes = m_params.exactKeySizing ? embeddedKeyBytes : k + 3;
     const std::uint64_t header = m_params.headerBytes;
@@ -126,7 +135,7 @@ KeyLayout ValkeyLayout::describe(
         const auto bytes = embeddedBytes(forcedExpire);
         if (forcedExpire || allocator.usableSize(bytes) >= bytes + kExpireBytes)
             embedded = forcedExpire ? bytes : bytes + kExpireBytes; // expire field reserved from slack
-        else if (!shape.hasTtl)
+        else if (!objectExpire)
             embedded = bytes;
         else if (fits(true))
             embedded = embeddedBytes(true);
@@ -148,6 +157,41 @@ KeyLayout ValkeyLayout::describe(
     out.dependentLoads = 2;
     out.pointerBytes += kPointerBytes;
     return out;
+}
+
+std::uint32_t ValkeyLayout::staleExpireKeptBelow(
+    const KeyShape& before, const KeyShape& after, Op op, const AllocatorModel& allocator) const {
+    // db.c dbSetValue keeps the old object, swapping in the new value's ptr, only when neither the old
+    // object nor the new value is EMBSTR and both are unshared; otherwise objectSetKeyAndExpire makes a
+    // new object with the old object's expire, which is -1 here: a new object without the field.
+    const std::uint32_t oldEmbedded = firstEmbeddingThreshold(*this, before, allocator);
+    switch (op) {
+    case Op::Append:
+    case Op::Prepend:
+        // t_string.c appendCommand: a RAW value grows in place; an INT one is unshared into a RAW
+        // (dbUnshareStringValue -> dbReplaceValue), which swaps into the old object.
+    case Op::Incr:
+    case Op::Decr:
+        // t_string.c incrDecrCommand: an INT changes in place; otherwise the new value is an unshared INT
+        // (createStringObjectFromLongLongForValue) that dbReplaceValue swaps in.
+        return oldEmbedded;
+    default:
+        break;
+    }
+    // SET: the client's value after tryObjectEncoding: a shared integer for 0..9999, an unshared INT
+    // object for other longs, EMBSTR up to the client limit, else RAW.
+    if (after.kind != ValueKind::String && after.valueBytes <= kMaxIntegerChars)
+        return after.kind == ValueKind::SmallInteger ? 0 : oldEmbedded;
+    if (after.valueBytes > kMaxEmbeddedValueBytes)
+        return oldEmbedded;
+    std::uint32_t argvEmbstr = kNoThresholdBound; // the first threshold at which the value arrives EMBSTR
+    if (m_params.embstrLimit != 0)
+        argvEmbstr = after.valueBytes <= m_params.embstrLimit ? 0 : kNoThresholdBound;
+    else // effectiveEmbstrLimit(t) = t - (header + sds type 8 overhead)
+        argvEmbstr = after.valueBytes == 0
+            ? 0
+            : static_cast<std::uint32_t>(after.valueBytes + m_params.headerBytes + kEmbeddedValueSdsOverhead);
+    return std::min(oldEmbedded, argvEmbstr);
 }
 
 } // namespace layoutlab

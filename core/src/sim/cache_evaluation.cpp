@@ -111,7 +111,9 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
     for (std::size_t id = 0; id < keys.size(); ++id) {
         if (!keys[id].live())
             continue;
-        const auto packed = keys[id].shape();
+        // A key whose stale expire field depends on the threshold is placed with the field at every
+        // threshold: the cache model's one simplification of such (rare) keys.
+        const auto packed = keys[id].thresholdFree() ? keys[id].shape() : keys[id].shapeAt(0);
         const auto it = std::lower_bound(keyspace.begin(), keyspace.end(), packed,
             [](const ShapeHistogram::Entry& e, std::uint64_t s) { return e.shape < s; });
         shapeOf[id] = rankOfShape[static_cast<std::size_t>(it - keyspace.begin())];
@@ -138,7 +140,7 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
     if (const auto* expires = replay.expiresTable())
         expiresBuckets = BucketIndex(expires->footprint(alloc).buckets);
     // Redis: chain walks, and the expires lookup of every GET while any key has a TTL.
-    const bool chained = policy.kind == IndexKind::RedisDict;
+    const bool chained = isChainedDict(policy.kind);
     const bool lookupExpiresAlways = chained && replay.expiresTable() && replay.expiresTable()->entries() > 0;
     const ChainWalks walks = chained
         ? chainWalks(keys, shapeOf, sampledSlot, sampledIds, buckets, expiresBuckets, lookupExpiresAlways)

@@ -13,13 +13,16 @@ constexpr std::uint32_t kValkeyEntriesPerBucket = 7; // ENTRIES_PER_BUCKET on 64
 constexpr std::uint32_t kValkeyBucketFactor = 5; // BUCKET_FACTOR
 constexpr std::uint32_t kValkeyBucketDivisor = 32; // BUCKET_DIVISOR
 constexpr std::uint32_t kValkeyMaxFillPercentSoft = 100; // MAX_FILL_PERCENT_SOFT
-constexpr std::uint32_t kValkeyMinFillPercentSoft = 13; // MIN_FILL_PERCENT_SOFT
+constexpr std::uint32_t kValkeyMinFillPermilleSoft = 130; // MIN_FILL_PERCENT_SOFT 13
 // Redis 7.0 src/dict.c / dict.h.
 constexpr std::uint32_t kRedisSlotBytes = 8; // dictEntry *table[]
 constexpr std::uint64_t kRedisInitialSize = 4; // DICT_HT_INITIAL_SIZE
 constexpr std::uint32_t kRedisMaxFillPercent = 100; // _dictExpandIfNeeded: grow when used >= size
-constexpr std::uint32_t kRedisMinFillPercent = 10; // server.h HASHTABLE_MIN_FILL (tryResizeHashTables)
+constexpr std::uint32_t kRedisMinFillPermille = 100; // server.h HASHTABLE_MIN_FILL 10 (tryResizeHashTables)
 constexpr double kRedisEmptyVisits = 10; // dictRehash(d, n): empty_visits = n * 10
+// Valkey 8.0 src/dict.c / dict.h: the dict of Redis 7.0 (slots, DICT_HT_INITIAL_SIZE, growth at 1:1),
+// shrinking at 1/8 fill on delete.
+constexpr std::uint32_t kValkeyDictMinFillPermille = 125; // dict.h HASHTABLE_MIN_FILL 8: used * 8 <= size
 // memcached src/assoc.c.
 constexpr std::uint32_t kMemcachedBucketBytes = 8; // item *primary_hashtable[]
 constexpr std::uint64_t kMemcachedInitialHashpower = 16; // HASHPOWER_DEFAULT
@@ -35,6 +38,8 @@ std::string_view indexKindName(IndexKind kind) {
         return "redis-dict";
     case IndexKind::MemcachedAssoc:
         return "memcached-assoc";
+    case IndexKind::ValkeyDict:
+        return "valkey-dict";
     }
     return "?";
 }
@@ -48,12 +53,13 @@ IndexParams engineIndexParams(IndexKind kind) {
         p.sizingFactor = kValkeyBucketFactor;
         p.sizingDivisor = kValkeyBucketDivisor;
         p.maxFillPercent = kValkeyMaxFillPercentSoft;
-        p.minFillPercent = kValkeyMinFillPercentSoft;
+        p.minFillPermille = kValkeyMinFillPermilleSoft;
         break;
     case IndexKind::RedisDict:
+    case IndexKind::ValkeyDict:
         p.bucketBytes = kRedisSlotBytes;
         p.maxFillPercent = kRedisMaxFillPercent;
-        p.minFillPercent = kRedisMinFillPercent;
+        p.minFillPermille = kind == IndexKind::RedisDict ? kRedisMinFillPermille : kValkeyDictMinFillPermille;
         p.initialBuckets = kRedisInitialSize;
         break;
     case IndexKind::MemcachedAssoc:
@@ -126,8 +132,10 @@ void IndexTableModel::insert() {
             resize(m_used + 1);
         break;
     case IndexKind::RedisDict:
+    case IndexKind::ValkeyDict:
         rehashStep();
-        // dict.c _dictExpandIfNeeded(): first table of 4, then grow to used + 1 when used >= size.
+        // dict.c _dictExpandIfNeeded() / dictExpandIfNeeded(): first table of 4, then grow to used + 1
+        // when used >= size.
         if (m_targetBuckets == 0) {
             if (m_buckets == 0)
                 resize(m_params.initialBuckets);
@@ -150,12 +158,17 @@ bool IndexTableModel::shrinkIfNeeded() {
     const std::uint64_t before = m_buckets;
     if (m_kind == IndexKind::ValkeyHashtable) {
         // hashtable.c hashtableShrinkIfNeeded(): shrink when at most 13% of the slots are used.
-        if (m_params.minFillPercent > 0
-            && m_used * 100 <= m_buckets * m_params.entriesPerBucket * m_params.minFillPercent)
+        if (m_params.minFillPermille > 0
+            && m_used * 1000 <= m_buckets * m_params.entriesPerBucket * m_params.minFillPermille)
             resize(m_used);
     } else if (m_kind == IndexKind::RedisDict) {
         // server.c tryResizeHashTables() -> htNeedsResize(): below 10% fill, dictResize() to fit.
-        if (m_buckets > m_params.initialBuckets && m_used * 100 / m_buckets < m_params.minFillPercent)
+        if (m_buckets > m_params.initialBuckets && m_used * 1000 < m_buckets * m_params.minFillPermille)
+            resize(m_used);
+    } else if (m_kind == IndexKind::ValkeyDict) {
+        // Valkey 8.0 dict.c dictShrinkIfNeeded(): at 1/8 fill or below (used * HASHTABLE_MIN_FILL <= size),
+        // dictShrink() to fit; never below DICT_HT_INITIAL_SIZE.
+        if (m_buckets > m_params.initialBuckets && m_used * 1000 <= m_buckets * m_params.minFillPermille)
             resize(m_used);
     }
     return m_targetBuckets != 0 || m_buckets != before;
@@ -166,9 +179,10 @@ void IndexTableModel::erase() {
         return;
     lookup();
     --m_used;
-    // Valkey shrinks on delete (hashtableDelete -> hashtableShrinkIfNeeded); Redis 7.0 only from serverCron
-    // (tryResizeHashTables), which settle() stands for.
-    if (m_kind == IndexKind::ValkeyHashtable)
+    // Valkey shrinks on delete (hashtableDelete -> hashtableShrinkIfNeeded; 8.0 dictGenericDelete ->
+    // dictShrinkIfAutoResizeAllowed); Redis 7.0 only from serverCron (tryResizeHashTables), which settle()
+    // stands for.
+    if (m_kind == IndexKind::ValkeyHashtable || m_kind == IndexKind::ValkeyDict)
         shrinkIfNeeded();
 }
 
@@ -234,6 +248,7 @@ IndexFootprint IndexTableModel::footprint(const AllocatorModel& allocator) const
         break;
     }
     case IndexKind::RedisDict:
+    case IndexKind::ValkeyDict:
         addPart(std::uint64_t { m_params.bucketBytes } * m_buckets, 1, true);
         addPart(std::uint64_t { m_params.bucketBytes } * m_targetBuckets, 1, true);
         break;

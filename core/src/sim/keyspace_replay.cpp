@@ -10,11 +10,13 @@ constexpr std::uint64_t kMaxKeyIds = std::uint64_t { 1 } << 32;
 constexpr std::uint32_t kMaxIntegerChars = 20; // longest decimal long, sign included
 } // namespace
 
-KeyspaceReplay::KeyspaceReplay(IndexPolicy policy, std::uint64_t keyIdHint, std::uint32_t getSampleSize)
+KeyspaceReplay::KeyspaceReplay(IndexPolicy policy, std::uint64_t keyIdHint, std::uint32_t getSampleSize,
+    std::optional<StaleExpireRule> staleExpire)
     : m_table(policy.kind, policy.params)
     , m_expires(policy.kind, policy.params)
     , m_hasExpiresTable(policy.expiresTable)
-    , m_getRingSize(getSampleSize) {
+    , m_getRingSize(getSampleSize)
+    , m_staleExpire(staleExpire) {
     m_keys.resize(static_cast<std::size_t>(std::min(keyIdHint, kMaxKeyIds)));
     m_getRing.reserve(getSampleSize);
 }
@@ -32,14 +34,28 @@ std::vector<std::uint32_t> KeyspaceReplay::getSample() const {
 
 void KeyspaceReplay::flushGets(KeyState& key) {
     if (key.pendingGets != 0) {
-        m_getShapes.add(key.shape(), key.pendingGets);
+        if (key.thresholdFree()) [[likely]]
+            m_getShapes.add(key.shape(), key.pendingGets);
+        else
+            m_thresholdGetShapes[{ key.shapeAt(0), key.expireAtSeconds }] += key.pendingGets;
         key.pendingGets = 0;
     }
+}
+
+void KeyspaceReplay::rewriteStaleExpire(KeyState& key, const Request& r, std::uint32_t valueBytes, ValueKind kind) {
+    // Below its bound the key's object has the field; an overwrite keeps it only below the rule's bound too.
+    const KeyShape before = unpackShape(key.shapeAt(0));
+    const KeyShape after { r.keyBytes, valueBytes, false, kind, true };
+    key.expireAtSeconds = std::min(key.expireAtSeconds, m_staleExpire->keptBelow(before, after, r.op));
+    if (key.expireAtSeconds == 0)
+        key.clear(KeyState::kStaleExpire);
 }
 
 template <bool Observed>
 void KeyspaceReplay::write(KeyState& key, const Request& r, std::uint32_t valueBytes, ValueKind kind) {
     flushGets(key);
+    if (key.staleExpire() && key.live()) [[unlikely]]
+        rewriteStaleExpire(key, r, valueBytes, kind);
     if (!key.live()) {
         m_table.insert();
         key.set(KeyState::kLive | KeyState::kWritten);
@@ -59,6 +75,7 @@ void KeyspaceReplay::setTtl(KeyState& key, std::uint32_t keyId, std::uint64_t no
     if (!key.hasTtl()) {
         flushGets(key);
         key.set(KeyState::kHasTtl);
+        key.clear(KeyState::kStaleExpire); // the field holds the TTL again
         if (m_hasExpiresTable)
             m_expires.insert();
     }
@@ -74,6 +91,10 @@ template <bool Observed> void KeyspaceReplay::clearTtl(KeyState& key) {
         return;
     flushGets(key);
     key.clear(KeyState::kHasTtl);
+    if (m_staleExpire && key.live()) {
+        key.set(KeyState::kStaleExpire); // db.c removeExpire: the object keeps the field, set to -1
+        key.expireAtSeconds = UINT32_MAX; // at every threshold
+    }
     if (m_hasExpiresTable)
         m_expires.erase();
     if (key.live())
@@ -84,6 +105,7 @@ template <bool Observed> void KeyspaceReplay::remove(KeyState& key) {
     flushGets(key);
     key.clear(KeyState::kLive); // first, so clearing the TTL tells no observer of a shape change
     clearTtl<Observed>(key);
+    key.clear(KeyState::kStaleExpire);
     m_table.erase();
     --m_summary.liveKeys;
     if constexpr (Observed)
@@ -183,7 +205,10 @@ Status KeyspaceReplay::applyBatch(std::span<const Request> batch, std::uint64_t 
                 m_table.lookup();
                 flushGets(key);
                 const std::uint64_t grown = std::uint64_t { key.valueBytes } + r.valueBytes;
-                key.valueBytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(grown, UINT32_MAX));
+                const auto grownBytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(grown, UINT32_MAX));
+                if (key.staleExpire()) [[unlikely]]
+                    rewriteStaleExpire(key, r, grownBytes, ValueKind::String);
+                key.valueBytes = grownBytes;
                 key.setKind(ValueKind::String);
                 notifyStored<Observed>(key);
             } else {
@@ -236,7 +261,10 @@ void KeyspaceReplay::finish() {
         distinct += k.written() ? 1 : 0;
         if (k.live()) {
             ttl += k.hasTtl() ? 1 : 0;
-            m_keyspaceShapes.add(k.shape());
+            if (k.thresholdFree()) [[likely]]
+                m_keyspaceShapes.add(k.shape());
+            else
+                ++m_thresholdKeyspaceShapes[{ k.shapeAt(0), k.expireAtSeconds }];
         }
     }
     m_summary.distinctKeys = distinct;

@@ -131,15 +131,34 @@ struct PointAccumulator {
 // so each shape is either the same at every threshold (added once to `base`) or switches at one
 // threshold index s, found by binary search: it contributes its low layout to the points below s and
 // its high layout from s on. Point i is then base + sum(high[s], s <= i) + sum(low[s], s > i).
+//
+// Keys whose shape itself depends on the threshold (a stale expire field kept below some threshold,
+// KeyState::expireAtSeconds) are few and counted apart: each is described at every threshold.
 Expected<std::vector<ThresholdPoint>> evaluateThresholds(const SimulationConfig& config,
     const std::vector<std::uint32_t>& thresholds, const std::vector<ShapeHistogram::Entry>& keyspace,
-    const std::vector<ShapeHistogram::Entry>& gets, const std::vector<IndexFootprint>& indexes, std::stop_token stop) {
+    const std::vector<ShapeHistogram::Entry>& gets, const ThresholdShapeCounts& thresholdKeyspace,
+    const ThresholdShapeCounts& thresholdGets, const std::vector<IndexFootprint>& indexes, std::stop_token stop) {
     const auto& layout = *config.layout;
     const auto& alloc = *config.allocator;
     const std::size_t count = thresholds.size();
     PointAccumulator base;
     std::vector<PointAccumulator> low(count);
     std::vector<PointAccumulator> high(count);
+    std::vector<PointAccumulator> exact(count); // the threshold-dependent shapes, point by point
+    auto shapeAt = [](std::uint64_t packed, std::uint32_t keptBelow, std::uint32_t threshold) {
+        KeyShape shape = unpackShape(packed);
+        shape.staleExpire = threshold < keptBelow;
+        return shape;
+    };
+    for (const auto& [entry, keys] : thresholdKeyspace)
+        for (std::size_t i = 0; i < count; ++i) {
+            const KeyShape shape = shapeAt(entry.first, entry.second, thresholds[i]);
+            exact[i].addKeys(shape, keys, layout.describe(shape, thresholds[i], alloc), alloc);
+        }
+    for (const auto& [entry, hits] : thresholdGets)
+        for (std::size_t i = 0; i < count; ++i)
+            exact[i].addGets(
+                hits, costOf(layout, alloc, shapeAt(entry.first, entry.second, thresholds[i]), thresholds[i]));
 
     // The first threshold index at which the shape's layout is `target` (the highest one's).
     auto switchIndex = [&](const KeyShape& shape, const KeyLayout& target) {
@@ -199,6 +218,7 @@ Expected<std::vector<ThresholdPoint>> evaluateThresholds(const SimulationConfig&
         highBelow.merge(high[i]);
         PointAccumulator acc = base;
         acc.merge(highBelow);
+        acc.merge(exact[i]);
         for (std::size_t s = i + 1; s < count; ++s)
             acc.merge(low[s]);
         points.push_back(acc.finish(thresholds[i], indexes, allocatorClasses));
@@ -267,6 +287,12 @@ Expected<std::vector<std::uint32_t>> parseThresholds(std::string_view text, cons
     return out;
 }
 
+std::optional<StaleExpireRule> staleExpireRule(const LayoutModel& layout, const AllocatorModel& allocator) {
+    if (!layout.tracksStaleExpire())
+        return std::nullopt;
+    return StaleExpireRule { &layout, &allocator };
+}
+
 Expected<SimulationResult> simulate(
     const SimulationConfig& config, TraceReader& trace, ProgressSink* progress, std::stop_token stop) {
     if (!config.layout || !config.allocator)
@@ -282,7 +308,8 @@ Expected<SimulationResult> simulate(
         thresholds.push_back(thresholdParam ? thresholdParam->value : 0);
 
     const IndexPolicy policy = config.layout->indexPolicy();
-    KeyspaceReplay replay(policy, trace.keyIdLimit(), config.cache ? config.cacheSampleGets : 0);
+    KeyspaceReplay replay(policy, trace.keyIdLimit(), config.cache ? config.cacheSampleGets : 0,
+        staleExpireRule(*config.layout, *config.allocator));
     std::uint64_t done = 0;
     const std::uint64_t total = trace.totalRequests();
     auto replayed = forEachBatch(trace, kBatchRequests, stop, [&](std::span<const Request> batch) -> Status {
@@ -311,10 +338,13 @@ Expected<SimulationResult> simulate(
     result.trace = replay.summary();
     const auto keyspace = replay.keyspaceShapes().sorted();
     auto gets = replay.getShapes().sorted();
-    result.getWeightsFromTrace = !gets.empty();
-    if (gets.empty())
-        gets = keyspace; // no GETs in the trace: every live key read once
-    result.trace.distinctShapes = keyspace.size();
+    auto thresholdGets = replay.thresholdGetShapes();
+    result.getWeightsFromTrace = !gets.empty() || !thresholdGets.empty();
+    if (!result.getWeightsFromTrace) { // no GETs in the trace: every live key read once
+        gets = keyspace;
+        thresholdGets = replay.thresholdKeyspaceShapes();
+    }
+    result.trace.distinctShapes = keyspace.size() + replay.thresholdKeyspaceShapes().size();
 
     std::vector<IndexFootprint> indexes;
     indexes.push_back(replay.keyspaceTable().footprint(*config.allocator));
@@ -325,12 +355,23 @@ Expected<SimulationResult> simulate(
         result.indexBuckets += index.buckets;
         result.indexChildBuckets += static_cast<double>(index.childBuckets);
     }
-    auto points = evaluateThresholds(config, thresholds, keyspace, gets, indexes, stop);
+    auto points = evaluateThresholds(
+        config, thresholds, keyspace, gets, replay.thresholdKeyspaceShapes(), thresholdGets, indexes, stop);
     if (!points)
         return points.error();
     result.points = std::move(*points);
     if (config.cache) {
-        auto counted = evaluateCache(config, thresholds, replay, keyspace, result.points, stop);
+        // Every live key's shape must be in the list the cache model places from.
+        auto placed = keyspace;
+        if (!replay.thresholdKeyspaceShapes().empty()) {
+            ShapeHistogram all;
+            for (const auto& e : keyspace)
+                all.add(e.shape, e.count);
+            for (const auto& [entry, keys] : replay.thresholdKeyspaceShapes())
+                all.add(entry.first, keys);
+            placed = all.sorted();
+        }
+        auto counted = evaluateCache(config, thresholds, replay, placed, result.points, stop);
         if (!counted)
             return counted.error();
         result.cacheGeometry = config.cache->describe();

@@ -33,6 +33,7 @@ struct BuiltIn {
 };
 
 const BuiltIn kBuiltIns[] = {
+    { "valkey-8.0.toml", "valkey-8.0", { "jemalloc:quantum=8,page=4096", "jemalloc:quantum=16,page=4096", "glibc" } },
     { "valkey-8.1.toml", "valkey-8.1", { "jemalloc:quantum=8,page=4096", "jemalloc:quantum=16,page=4096", "glibc" } },
     { "valkey-9.0.toml", "valkey-9.0", { "jemalloc:quantum=8,page=4096", "jemalloc:quantum=16,page=16384", "glibc" } },
     { "valkey-9.1.toml", "valkey-9.1", { "jemalloc:quantum=8,page=4096", "jemalloc:quantum=16,page=4096", "glibc" } },
@@ -75,6 +76,7 @@ TEST(LayoutFile, BuiltInFilesMatchTheirModels) {
         EXPECT_EQ(fromFile->indexPolicy().expiresTable, model.indexPolicy().expiresTable);
         EXPECT_EQ(fromFile->indexPolicy().params, model.indexPolicy().params);
         EXPECT_EQ(fromFile->defaultAllocator(), model.defaultAllocator());
+        EXPECT_EQ(fromFile->tracksStaleExpire(), model.tracksStaleExpire());
         ASSERT_EQ(fromFile->threshold().has_value(), model.threshold().has_value());
         std::vector<std::uint32_t> thresholds { 0 };
         if (model.threshold()) {
@@ -90,14 +92,24 @@ TEST(LayoutFile, BuiltInFilesMatchTheirModels) {
             for (const auto threshold : thresholds)
                 for (const auto k : keys)
                     for (const auto v : values)
-                        for (const bool ttl : { false, true })
+                        for (const int ttl : { 0, 1, 2 }) // 2: no TTL, a stale expire field
                             for (const auto kind : { ValueKind::String, ValueKind::Integer, ValueKind::SmallInteger }) {
-                                if (kind != ValueKind::String && v > 24)
+                                if ((kind != ValueKind::String && v > 24) || (ttl == 2 && !model.tracksStaleExpire()))
                                     continue;
-                                const KeyShape shape { k, v, ttl, kind };
+                                const KeyShape shape { k, v, ttl == 1, kind, ttl == 2 };
                                 const auto expected = model.describe(shape, threshold, **alloc);
                                 const auto actual = fromFile->describe(shape, threshold, **alloc);
                                 ++compared;
+                                if (ttl == 2 && k % 8 == 1) // whether an overwrite keeps the field, by op
+                                    for (const Op op : { Op::Set, Op::Append, Op::Incr })
+                                        for (const auto next : { KeyShape { k, v / 2, false, ValueKind::String, true },
+                                                 KeyShape { k, v + 50, false, ValueKind::String, true },
+                                                 KeyShape { k, 3, false, ValueKind::SmallInteger, true },
+                                                 KeyShape { k, 12, false, ValueKind::Integer, true } })
+                                            ASSERT_EQ(threshold < model.staleExpireKeptBelow(shape, next, op, **alloc),
+                                                threshold < fromFile->staleExpireKeptBelow(shape, next, op, **alloc))
+                                                << allocSpec << " threshold " << threshold << " K=" << k << " V=" << v
+                                                << " -> V=" << next.valueBytes << " op " << int(op);
                                 if (!(expected == actual)) {
                                     ADD_FAILURE()
                                         << allocSpec << " threshold " << threshold << " K=" << k << " V=" << v

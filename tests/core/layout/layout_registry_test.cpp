@@ -15,10 +15,16 @@ TEST(LayoutRegistry, EverySpecRoundTrips) {
 }
 
 TEST(LayoutRegistry, PresetsCarryTheirReleaseParameters) {
-    EXPECT_EQ((*parseLayout("valkey-8.1"))->spec(), "valkey:threshold=64,header=16,embstr-limit=44,key-sizing=legacy");
-    EXPECT_EQ((*parseLayout("valkey-9.1"))->spec(), "valkey:threshold=128,header=8,embstr-limit=auto,key-sizing=exact");
+    EXPECT_EQ((*parseLayout("valkey-8.1"))->spec(),
+        "valkey:threshold=64,header=16,embstr-limit=44,key-sizing=legacy,key-header=smallest,expire-field=kept");
+    EXPECT_EQ((*parseLayout("valkey-9.1"))->spec(),
+        "valkey:threshold=128,header=8,embstr-limit=auto,key-sizing=exact,key-header=smallest,expire-field=kept");
+    // The development tree of 2025-01-27 embeds keys with the header they arrived with.
+    EXPECT_EQ((*parseLayout("valkey-8.1:key-header=as-sent"))->spec(),
+        "valkey:threshold=64,header=16,embstr-limit=44,key-sizing=legacy,key-header=as-sent,expire-field=kept");
+    EXPECT_EQ((*parseLayout("valkey-8.0"))->spec(), "valkey-8.0:embstr-limit=44,shared-integers=yes");
     EXPECT_EQ((*parseLayout("valkey:threshold=96,header=16"))->spec(),
-        "valkey:threshold=96,header=16,embstr-limit=auto,key-sizing=exact");
+        "valkey:threshold=96,header=16,embstr-limit=auto,key-sizing=exact,key-header=smallest,expire-field=kept");
 }
 
 TEST(LayoutRegistry, BadSpecsAreUsageErrorsNamingTheProblem) {
@@ -30,7 +36,10 @@ TEST(LayoutRegistry, BadSpecsAreUsageErrorsNamingTheProblem) {
              Case { "valkey:header=12", "header" }, Case { "valkey:threshold=5000", "out of range" },
              Case { "valkey:embstr-limit=abc", "embstr-limit" }, Case { "valkey:threshold", "KEY=VALUE" },
              Case { "memcached-1.6:framing=json", "unknown framing" },
-             Case { "redis-7.0:shared-integers=maybe", "yes or no" } }) {
+             Case { "redis-7.0:shared-integers=maybe", "yes or no" },
+             Case { "valkey-8.1:key-header=long", "'smallest' or 'as-sent'" },
+             Case { "valkey-8.1:expire-field=sometimes", "'kept' or 'dropped'" },
+             Case { "valkey-8.0:threshold=128", "threshold" } }) {
         auto layout = parseLayout(c.spec);
         ASSERT_FALSE(layout) << c.spec;
         EXPECT_EQ(layout.error().code, ErrorCode::Usage) << c.spec;

@@ -17,6 +17,7 @@ namespace layoutlab {
 // What a condition can test: the key's shape, and the encoding the value got.
 enum class ConditionAtom : std::uint8_t {
     Ttl, // the key has a TTL
+    StaleExpire, // no TTL, but the object keeps the expire field of a removed one ([ttl] stale_expire)
     Embedded, // the value is embedded (the embed rule held)
     Raw, // the value is in a separate allocation
     Integer, // the value is an integer held in a pointer field (INT encoding)
@@ -97,6 +98,10 @@ struct LayoutDefinition {
     // small ones ([0, 9999]) share one object when sharedSmallIntegers.
     std::uint32_t integerMaxChars = 0;
     bool sharedSmallIntegers = false;
+    // [ttl] stale_expire = "kept": removing a TTL leaves the object as it was (KeyShape::staleExpire)
+    // until an overwrite replaces the object, which the engine does unless neither the old object nor the
+    // new value is embedded (Valkey db.c dbSetValue).
+    bool keepsStaleExpire = false;
     Framing framing = Framing::Raw;
     std::uint32_t framingVersionBytes = 0;
     EmbedRule embedRule = EmbedRule::Never;
@@ -127,10 +132,16 @@ public:
     Status checkAllocator(const AllocatorModel& allocator) const override;
     IndexPolicy indexPolicy() const override { return m_def.index; }
     KeyLayout describe(const KeyShape& shape, std::uint32_t threshold, const AllocatorModel& allocator) const override;
+    bool tracksStaleExpire() const override { return m_def.keepsStaleExpire; }
+    std::uint32_t staleExpireKeptBelow(
+        const KeyShape& before, const KeyShape& after, Op op, const AllocatorModel& allocator) const override;
 
     const LayoutDefinition& definition() const { return m_def; }
 
 private:
+    // Whether a client's value of this many bytes arrives embedded (the client EMBSTR limit).
+    bool clientEmbeds(std::uint64_t storedValueBytes, std::uint32_t threshold) const;
+
     LayoutDefinition m_def;
     // What the embedding allocation holds with no key, no TTL and an empty value: the threshold less this is
     // the client EMBSTR limit of `client_value_limit = "auto"`.

@@ -21,6 +21,10 @@ struct KeyShape {
     std::uint32_t valueBytes = 0;
     bool hasTtl = false;
     ValueKind kind = ValueKind::String;
+    // No TTL now, but the key's object keeps the expire field a TTL once needed: Valkey 8.1 and later
+    // remove a TTL by setting the field to -1 (db.c removeExpire -> object.c objectSetExpire), and only
+    // a new object drops it. Set only for layouts that track it (LayoutModel::tracksStaleExpire).
+    bool staleExpire = false;
 
     auto operator<=>(const KeyShape&) const = default;
 };

@@ -4,6 +4,7 @@
 #include "layoutlab/alloc/allocator_model.h"
 #include "layoutlab/expected.h"
 #include "layoutlab/layout/key_layout.h"
+#include "layoutlab/trace/request.h"
 
 #include <memory>
 #include <optional>
@@ -26,12 +27,20 @@ enum class IndexKind : std::uint8_t {
     ValkeyHashtable, // hashtable.c: 64-byte buckets of 7 entries, child buckets, 5/32 growth
     RedisDict, // dict.c: 8-byte bucket slots, chained dictEntry, power-of-two growth at fill 1
     MemcachedAssoc, // assoc.c: 8-byte buckets, grows at 1.5 items per bucket, never shrinks
+    // Valkey 8.0 dict.c: as RedisDict, but a delete shrinks the table at once when its fill falls to 1/8
+    // (dictShrinkIfNeeded, HASHTABLE_MIN_FILL 8), where Redis 7.0 waits for the cron below 1/10.
+    ValkeyDict,
 };
 
-// The name layout files and `layouts` give each kind: valkey-hashtable, redis-dict, memcached-assoc.
+// The name layout files and `layouts` give each kind: valkey-hashtable, redis-dict, memcached-assoc,
+// valkey-dict.
 std::string_view indexKindName(IndexKind kind);
 inline constexpr IndexKind kIndexKinds[]
-    = { IndexKind::ValkeyHashtable, IndexKind::RedisDict, IndexKind::MemcachedAssoc };
+    = { IndexKind::ValkeyHashtable, IndexKind::RedisDict, IndexKind::MemcachedAssoc, IndexKind::ValkeyDict };
+// dict.c's tables: an array of slots, each the head of a chain of entries.
+constexpr bool isChainedDict(IndexKind kind) {
+    return kind == IndexKind::RedisDict || kind == IndexKind::ValkeyDict;
+}
 
 // The geometry of the index: the engine's own by default, or a layout file's variant (bucket size,
 // entries per bucket, sizing and fill limits). Which fields a kind reads is documented per field.
@@ -43,9 +52,10 @@ struct IndexParams {
     std::uint32_t sizingFactor = 1;
     std::uint32_t sizingDivisor = 1;
     // Grow when entries exceed this share of the slots (buckets * entriesPerBucket), shrink when they fall
-    // to minFillPercent or below (0: never shrinks).
+    // to minFillPermille or below (0: never shrinks). The shrink limit is in tenths of a percent because
+    // Valkey 8.0's dict shrinks at exactly 1/8 (12.5%).
     std::uint32_t maxFillPercent = 100;
-    std::uint32_t minFillPercent = 0;
+    std::uint32_t minFillPermille = 0;
     std::uint64_t initialBuckets = 0; // RedisDict: the first table's size; MemcachedAssoc: allocated at start
     std::uint32_t slotPointerBytes = 8; // the pointer each entry costs in its bucket or slot
 
@@ -84,8 +94,27 @@ public:
     // of a sweep mean equal layouts at every threshold in between.
     virtual KeyLayout describe(
         const KeyShape& shape, std::uint32_t threshold, const AllocatorModel& allocator) const = 0;
+
+    // Whether a key's object keeps its expire field after the TTL is removed (KeyShape::staleExpire):
+    // the replay then tracks it per key. Valkey 8.1 and later do; engines that keep expires apart do not.
+    virtual bool tracksStaleExpire() const { return false; }
+    // A key without a TTL whose object keeps a stale expire field (`before`) is written again as `after`
+    // (without a TTL) by `op`. Returns the threshold from which the engine makes a new object, without
+    // the field: below it the old object, and its field, stay. Whether the old object stays depends on
+    // whether it and the new value are embedded, which grows with the threshold, so one bound describes
+    // every threshold: 0 when the field never stays, kNoThresholdBound when it always does.
+    static constexpr std::uint32_t kNoThresholdBound = UINT32_MAX;
+    virtual std::uint32_t staleExpireKeptBelow(
+        const KeyShape& /*before*/, const KeyShape& /*after*/, Op /*op*/, const AllocatorModel& /*allocator*/) const {
+        return 0;
+    }
 };
 
 using LayoutPtr = std::shared_ptr<const LayoutModel>;
+
+// The smallest threshold in the layout's range at which `shape` is embedded: 0 when it is at every
+// threshold, LayoutModel::kNoThresholdBound when at none.
+std::uint32_t firstEmbeddingThreshold(
+    const LayoutModel& layout, const KeyShape& shape, const AllocatorModel& allocator);
 
 } // namespace layoutlab

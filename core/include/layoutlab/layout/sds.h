@@ -29,7 +29,7 @@ constexpr std::uint64_t headerBytes(Type type) {
 }
 
 // Valkey src/sds.c sdsReqType(): picks the smallest type whose header can also describe the
-// allocation, so type 8 ends at 251 bytes ((1 << 8) - sizeof(sdshdr8) - 1) and type 16 at 65530.
+// allocation, so type 8 ends at 252 bytes ((1 << 8) - sizeof(sdshdr8) - 1) and type 16 at 65530.
 constexpr Type valkeyReqType(std::uint64_t len) {
     if (len < (1u << 5))
         return Type::Type5;
@@ -63,6 +63,15 @@ constexpr std::uint64_t valkeyNewLenBytes(std::uint64_t len) {
 }
 constexpr std::uint64_t redisNewLenBytes(std::uint64_t len) {
     return reqSize(len, len == 0 ? Type::Type8 : redisReqType(len));
+}
+
+// The sds a client's argument arrives in (networking.c processMultibulkBuffer -> object.c
+// createStringObject): up to OBJ_ENCODING_EMBSTR_SIZE_LIMIT bytes it is an EMBSTR, whose sds is always
+// type 8 (createEmbeddedStringObject: struct sdshdr8); longer, an sdsnewlen of the smallest type.
+// Valkey 8.0's dict entries, and the 8.1 development tree of 2025-01-27, embed a key as it arrived
+// (sdscopytobuffer copies sdsminlen(key)).
+constexpr std::uint64_t valkeyArgvBytes(std::uint64_t len, std::uint64_t embstrLimit) {
+    return len <= embstrLimit ? reqSize(len, Type::Type8) : valkeyNewLenBytes(len);
 }
 
 static_assert(reqSize(16, Type::Type5) == 18, "a 16-byte key sds is 18 bytes (LAYOUTS-valkey-redis.md §2)");

@@ -24,6 +24,15 @@ struct ValkeyParams {
     // Key sizing in the embed decision: "legacy" counts K + 3 (8.1, before PR #2087), "exact" counts
     // sdsReqSize(K) + 1 (9.0 and later).
     bool exactKeySizing = true;
+    // The embedded key's sds header: "smallest" re-encodes the key with sdsReqType's header (object.c
+    // sdswrite; the 8.1 layout as released, from the development tree of 2025-02-06 on); "as-sent" copies
+    // the client's argument sds with the header it arrived with (sdscopytobuffer; the tree of 2025-01-27),
+    // which is type 8 for every key of up to 252 bytes.
+    bool keyAsSent = false;
+    // "kept": removing a TTL leaves the expire field in the object (db.c removeExpire ->
+    // objectSetExpire(val, -1)), until an overwrite makes a new object (every 8.1 tree here);
+    // "dropped": the object is sized as if it never had one (as a TTL-less key is in the tables).
+    bool keepsExpireField = true;
 };
 
 class ValkeyLayout final : public LayoutModel {
@@ -37,6 +46,9 @@ public:
     Status checkAllocator(const AllocatorModel& allocator) const override;
     IndexPolicy indexPolicy() const override { return engineIndexPolicy(IndexKind::ValkeyHashtable, true); }
     KeyLayout describe(const KeyShape& shape, std::uint32_t threshold, const AllocatorModel& allocator) const override;
+    bool tracksStaleExpire() const override { return m_params.keepsExpireField; }
+    std::uint32_t staleExpireKeptBelow(
+        const KeyShape& before, const KeyShape& after, Op op, const AllocatorModel& allocator) const override;
 
     const ValkeyParams& params() const { return m_params; }
     std::uint32_t effectiveEmbstrLimit(std::uint32_t threshold) const;

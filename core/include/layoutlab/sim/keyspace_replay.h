@@ -12,6 +12,8 @@
 #include "layoutlab/sim/shape_histogram.h"
 #include "layoutlab/trace/trace_reader.h"
 
+#include <map>
+#include <optional>
 #include <queue>
 #include <vector>
 
@@ -20,7 +22,9 @@ namespace layoutlab {
 struct KeyState {
     std::uint32_t valueBytes = 0;
     std::uint32_t keyAndFlags = 0; // key bytes (low 24 bits) | flags (high 8 bits)
-    std::uint32_t expireAtSeconds = 0; // valid when hasTtl
+    // With a TTL: when it expires. With a stale expire field: the threshold from which the field is gone
+    // (LayoutModel::staleExpireKeptBelow; UINT32_MAX: kept at every threshold).
+    std::uint32_t expireAtSeconds = 0;
     // GET hits since the key's shape last changed; flushed into the GET-shape histogram when the shape
     // changes, so a GET costs one increment instead of a hash-map update.
     std::uint32_t pendingGets = 0;
@@ -29,11 +33,13 @@ struct KeyState {
     static constexpr std::uint32_t kLive = 1u << 24;
     static constexpr std::uint32_t kHasTtl = 1u << 25;
     static constexpr std::uint32_t kWritten = 1u << 26; // ever written (distinct keys)
-    static constexpr unsigned kKindShift = 27;
+    static constexpr unsigned kKindShift = 27; // two bits
+    static constexpr std::uint32_t kStaleExpire = 1u << 29; // KeyShape::staleExpire
 
     bool live() const { return keyAndFlags & kLive; }
     bool hasTtl() const { return keyAndFlags & kHasTtl; }
     bool written() const { return keyAndFlags & kWritten; }
+    bool staleExpire() const { return keyAndFlags & kStaleExpire; }
     std::uint32_t keyBytes() const { return keyAndFlags & kKeyMask; }
     ValueKind kind() const { return static_cast<ValueKind>((keyAndFlags >> kKindShift) & 3u); }
     void set(std::uint32_t flag) { keyAndFlags |= flag; }
@@ -42,7 +48,18 @@ struct KeyState {
     void setKind(ValueKind kind) {
         keyAndFlags = (keyAndFlags & ~(3u << kKindShift)) | (static_cast<std::uint32_t>(kind) << kKindShift);
     }
-    std::uint64_t shape() const { return packShape(keyBytes(), valueBytes, hasTtl(), kind()); }
+    std::uint32_t staleExpireBelow() const { return staleExpire() ? expireAtSeconds : 0; }
+    // The key's shape where it does not depend on the threshold: a stale expire field counts only when
+    // it is kept at every threshold (see staleExpireEverywhere()).
+    std::uint64_t shape() const {
+        return packShape(keyBytes(), valueBytes, hasTtl(), kind(), staleExpire() && expireAtSeconds == UINT32_MAX);
+    }
+    // The key's shape at one threshold.
+    std::uint64_t shapeAt(std::uint32_t threshold) const {
+        return packShape(keyBytes(), valueBytes, hasTtl(), kind(), staleExpire() && threshold < expireAtSeconds);
+    }
+    // Whether the shape is the same at every threshold.
+    bool thresholdFree() const { return !staleExpire() || expireAtSeconds == UINT32_MAX; }
 };
 static_assert(sizeof(KeyState) == 16, "per-key state stays at 16 bytes");
 
@@ -56,10 +73,28 @@ public:
     virtual void removed(std::uint32_t keyId) = 0;
 };
 
+// For layouts whose objects keep a removed TTL's expire field (LayoutModel::tracksStaleExpire): up to
+// which threshold a key's stale field survives an overwrite (LayoutModel::staleExpireKeptBelow).
+struct StaleExpireRule {
+    const LayoutModel* layout = nullptr;
+    const AllocatorModel* allocator = nullptr;
+    std::uint32_t keptBelow(const KeyShape& before, const KeyShape& after, Op op) const {
+        return layout->staleExpireKeptBelow(before, after, op, *allocator);
+    }
+};
+
+// Keys whose shape depends on the threshold (a stale expire field kept only below some threshold),
+// counted by (shape with the field, threshold from which it is gone). Rare: kept apart from the
+// histograms so those stay one count per shape.
+using ThresholdShapeCounts = std::map<std::pair<std::uint64_t, std::uint32_t>, std::uint64_t>;
+
 class KeyspaceReplay {
 public:
     // getSampleSize: how many of the most recent GET hits to remember (for the cache model; 0: none).
-    KeyspaceReplay(IndexPolicy policy, std::uint64_t keyIdHint, std::uint32_t getSampleSize = 0);
+    // staleExpire: given, keys whose TTL is removed keep a stale expire field while the rule says so;
+    // without, no key ever has one.
+    KeyspaceReplay(IndexPolicy policy, std::uint64_t keyIdHint, std::uint32_t getSampleSize = 0,
+        std::optional<StaleExpireRule> staleExpire = std::nullopt);
 
     // Applies one batch; fails on an impossible request (key id or size out of range).
     Status apply(std::span<const Request> batch, std::uint64_t firstRequestNumber);
@@ -69,6 +104,9 @@ public:
     // Call after finish(): every pending GET count has been flushed.
     const ShapeHistogram& getShapes() const { return m_getShapes; }
     const ShapeHistogram& keyspaceShapes() const { return m_keyspaceShapes; } // after finish()
+    // Keys (and GET hits on keys) whose shape depends on the threshold; not in the histograms above.
+    const ThresholdShapeCounts& thresholdGetShapes() const { return m_thresholdGetShapes; }
+    const ThresholdShapeCounts& thresholdKeyspaceShapes() const { return m_thresholdKeyspaceShapes; }
     const IndexTableModel& keyspaceTable() const { return m_table; }
     const IndexTableModel* expiresTable() const { return m_hasExpiresTable ? &m_expires : nullptr; }
     const std::vector<KeyState>& keys() const { return m_keys; }
@@ -85,6 +123,8 @@ private:
     template <bool Observed>
     void setTtl(KeyState& key, std::uint32_t keyId, std::uint64_t nowSeconds, std::uint32_t ttlSeconds);
     template <bool Observed> void clearTtl(KeyState& key);
+    // Before `r` rewrites a live key without a TTL: drops a stale expire field the rewrite replaces.
+    void rewriteStaleExpire(KeyState& key, const Request& r, std::uint32_t valueBytes, ValueKind kind);
     template <bool Observed> void remove(KeyState& key);
     template <bool Observed> void expireDue(std::uint64_t nowSeconds);
     void flushGets(KeyState& key);
@@ -103,11 +143,14 @@ private:
     bool m_hasExpiresTable;
     ShapeHistogram m_getShapes;
     ShapeHistogram m_keyspaceShapes;
+    ThresholdShapeCounts m_thresholdGetShapes;
+    ThresholdShapeCounts m_thresholdKeyspaceShapes;
     std::vector<std::uint32_t> m_getRing;
     std::uint32_t m_getRingSize = 0;
     std::uint64_t m_getRingNext = 0;
     TraceSummary m_summary;
     KeyspaceObserver* m_observer = nullptr;
+    std::optional<StaleExpireRule> m_staleExpire;
 };
 
 } // namespace layoutlab

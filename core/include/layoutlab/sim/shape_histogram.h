@@ -11,16 +11,21 @@
 
 namespace layoutlab {
 
-// (key bytes < 2^24, value bytes < 2^32, TTL bit, value kind) packed in 64 bits.
+// (stale-expire bit, key bytes < 2^24, value bytes < 2^32, TTL bit, value kind) packed in 64 bits.
 inline constexpr std::uint32_t kMaxShapeKeyBytes = (1u << 24) - 1;
+inline constexpr std::uint64_t kStaleExpireShapeBit = std::uint64_t { 1 } << 59;
 
-inline std::uint64_t packShape(std::uint32_t keyBytes, std::uint32_t valueBytes, bool hasTtl, ValueKind kind) {
-    return (std::uint64_t { keyBytes } << 35) | (std::uint64_t { valueBytes } << 3) | (hasTtl ? 4u : 0u)
-        | static_cast<std::uint64_t>(kind);
+inline std::uint64_t packShape(
+    std::uint32_t keyBytes, std::uint32_t valueBytes, bool hasTtl, ValueKind kind, bool staleExpire = false) {
+    return (staleExpire ? kStaleExpireShapeBit : 0) | (std::uint64_t { keyBytes } << 35)
+        | (std::uint64_t { valueBytes } << 3) | (hasTtl ? 4u : 0u) | static_cast<std::uint64_t>(kind);
+}
+inline std::uint64_t packShape(const KeyShape& s) {
+    return packShape(s.keyBytes, s.valueBytes, s.hasTtl, s.kind, s.staleExpire);
 }
 inline KeyShape unpackShape(std::uint64_t packed) {
-    return { static_cast<std::uint32_t>(packed >> 35), static_cast<std::uint32_t>(packed >> 3), (packed & 4u) != 0,
-        static_cast<ValueKind>(packed & 3u) };
+    return { static_cast<std::uint32_t>(packed >> 35) & kMaxShapeKeyBytes, static_cast<std::uint32_t>(packed >> 3),
+        (packed & 4u) != 0, static_cast<ValueKind>(packed & 3u), (packed & kStaleExpireShapeBit) != 0 };
 }
 
 class ShapeHistogram {

@@ -9,6 +9,7 @@
 #include "layoutlab/alloc/allocator_model.h"
 #include "layoutlab/layout/layout_model.h"
 #include "layoutlab/sim/cache_model.h"
+#include "layoutlab/sim/keyspace_replay.h"
 #include "layoutlab/sim/results.h"
 #include "layoutlab/trace/trace_reader.h"
 
@@ -40,6 +41,9 @@ struct SimulationConfig {
 
 Expected<SimulationResult> simulate(
     const SimulationConfig& config, TraceReader& trace, ProgressSink* progress = nullptr, std::stop_token stop = {});
+
+// The replay's rule for stale expire fields when `layout` tracks them; nullopt when it does not.
+std::optional<StaleExpireRule> staleExpireRule(const LayoutModel& layout, const AllocatorModel& allocator);
 
 // Parses "32:512:16" (first:last:step) or "64,128" into a sorted, de-duplicated list.
 Expected<std::vector<std::uint32_t>> parseThresholds(std::string_view text, const ThresholdParam& param);
