@@ -7,12 +7,14 @@
 #include "progress_bar.h"
 
 #include "layoutlab/collect/engine_server.h"
+#include "layoutlab/collect/layout_calibration.h"
 #include "layoutlab/collect/resp_driver.h"
 #include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/sim/simulation.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 namespace layoutlab::cli {
 
@@ -37,8 +39,18 @@ struct KeySample {
     std::uint64_t memoryUsage = 0;
 };
 
+// The layout the prediction uses, and why that one.
+struct LayoutChoice {
+    std::string layout;
+    std::string reason;
+    std::optional<Calibration> calibration;
+};
+
 struct DriveResult {
     RespServerInfo server;
+    LayoutChoice choice;
+    SettleReport settledBefore;
+    SettleReport settledAfter;
     std::string endpoint;
     bool started = false;
     std::uint64_t usedBefore = 0;
@@ -90,6 +102,31 @@ std::string printable(const std::string& key) {
     return out;
 }
 
+nlohmann::json choiceJson(const LayoutChoice& c) {
+    nlohmann::json out { { "layout", c.layout }, { "reason", c.reason }, { "calibration", nullptr } };
+    if (c.calibration) {
+        nlohmann::json rows = nlohmann::json::array();
+        for (const auto& row : c.calibration->rows)
+            rows.push_back({ { "key_bytes", row.shape.shape.keyBytes }, { "value_bytes", row.shape.shape.valueBytes },
+                { "ttl", row.shape.shape.hasTtl }, { "kind", static_cast<int>(row.shape.shape.kind) },
+                { "keys", row.shape.keys }, { "measured_bytes_per_key", row.measuredBytesPerKey },
+                { "encoding", row.encoding } });
+        nlohmann::json matching = nlohmann::json::array();
+        for (const auto& fit : c.calibration->fits)
+            if (fit.matches)
+                matching.push_back(fit.layout);
+        out["calibration"] = { { "shapes", rows }, { "matching", matching },
+            { "chosen", c.calibration->chosen ? nlohmann::json(*c.calibration->chosen) : nlohmann::json(nullptr) },
+            { "summary", c.calibration->summary() } };
+    }
+    return out;
+}
+
+nlohmann::json settleJson(const SettleReport& s) {
+    return { { "settled", s.settled }, { "seconds", s.seconds }, { "rehash_known", s.rehashKnown },
+        { "still_rehashing", s.stillRehashing } };
+}
+
 nlohmann::json renderJson(
     const DriveResult& r, const std::string& trace, std::int64_t predictionRun, std::int64_t measuredRun) {
     nlohmann::json samples = nlohmann::json::array();
@@ -100,6 +137,7 @@ nlohmann::json renderJson(
     nlohmann::json out { { "trace", trace }, { "engine", r.server.engine }, { "version", r.server.version },
         { "endpoint", r.endpoint }, { "started", r.started }, { "mem_allocator", r.server.memAllocator },
         { "layout", r.prediction.layoutSpec }, { "allocator", r.prediction.allocatorSpec },
+        { "layout_choice", choiceJson(r.choice) }, { "settled", settleJson(r.settledAfter) },
         { "threshold", p.threshold }, { "used_memory_before", r.usedBefore }, { "used_memory_after", r.usedAfter },
         { "server_keys", r.serverKeys }, { "predicted_keys", r.prediction.trace.liveKeys },
         { "measured_bytes_per_key", r.measuredBytesPerKey() }, { "predicted_bytes_per_key", r.predictedBytesPerKey() },
@@ -116,10 +154,22 @@ nlohmann::json renderJson(
     return out;
 }
 
+std::string indented(const std::string& text, std::string_view prefix) {
+    std::string out;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);)
+        out += std::string(prefix) + line + "\n";
+    return out;
+}
+
 std::string renderTable(const DriveResult& r, const std::string& trace) {
-    std::string out = fmt::format("trace      {}\nserver     {} {} at {} ({}), {}\nmodel      {} under {}\n", trace,
-        r.server.engine, r.server.version, r.endpoint, r.started ? "started for this run" : "attached",
-        r.server.memAllocator, r.prediction.layoutSpec, r.prediction.allocatorSpec);
+    std::string out = fmt::format("trace      {}\nserver     {} {} at {} ({}), {}\nmodel      {} under {}\n"
+                                  "           chosen because: {}\n",
+        trace, r.server.engine, r.server.version, r.endpoint, r.started ? "started for this run" : "attached",
+        r.server.memAllocator, r.prediction.layoutSpec, r.prediction.allocatorSpec, r.choice.reason);
+    if (r.choice.calibration)
+        out += indented(r.choice.calibration->table(), "           ");
+    out += fmt::format("measured   {}\n", r.settledAfter.describe());
     out += fmt::format("load       {} requests: {} commands in {:.2f} s ({:.0f} commands/s); {} GETs left for a run "
                        "phase\n\n",
         r.load.requests, r.load.commands, r.load.seconds,
@@ -167,6 +217,43 @@ std::vector<Measurement> measurementsOf(const DriveResult& r) {
     return out;
 }
 
+// The layout to predict with: --layout as given; else the one the server's version decides; else (a
+// development build, a fork, or --calibrate) the candidate that reproduces calibration keys loaded into
+// the empty server. When none does, the closest is used and the reason says so: the run still measures.
+Expected<LayoutChoice> chooseLayout(const DriveOptions& o, const RespServerInfo& server, RespClient& client) {
+    if (!o.layout.empty())
+        return LayoutChoice { o.layout, "given with --layout", std::nullopt };
+    if (!server.layout.empty() && !o.calibrate)
+        return LayoutChoice { server.layout,
+            fmt::format("{} {} is a release with this layout", server.engine, server.version), std::nullopt };
+    auto candidates = candidateLayouts(server.engine);
+    if (!server.layout.empty())
+        candidates.insert(candidates.begin(), server.layout);
+    fmt::print(stderr, "calibrating: {} {} {}; loading {} shapes of calibration keys\n", server.engine, server.version,
+        server.layout.empty() ? "does not tell its layout by its version" : "(--calibrate)",
+        calibrationShapes().size());
+    auto calibration = calibrateLayout(client, candidates, server.allocator);
+    if (!calibration)
+        return calibration.error();
+    LayoutChoice choice;
+    if (calibration->chosen) {
+        choice.layout = *calibration->chosen;
+        choice.reason = fmt::format("calibrated: {}", calibration->summary());
+        if (!server.layout.empty() && choice.layout != server.layout)
+            choice.reason += fmt::format(" (its version suggests {})", server.layout);
+    } else {
+        const CandidateFit* closest = nullptr;
+        for (const auto& fit : calibration->fits)
+            if (!closest || fit.worstErrorBytesPerKey < closest->worstErrorBytesPerKey)
+                closest = &fit;
+        choice.layout = !server.layout.empty() ? server.layout : closest ? closest->layout : candidates.front();
+        choice.reason = fmt::format("{}; predicting with {} anyway", calibration->summary(), choice.layout);
+        fmt::print(stderr, "warning: {}\n", choice.reason);
+    }
+    choice.calibration = std::move(*calibration);
+    return choice;
+}
+
 int runDriveResp(const DriveOptions& o, Engine engine, const ImportOptions& importOptions) {
     auto trace = openTrace(o.trace, importOptions);
     if (!trace)
@@ -187,16 +274,10 @@ int runDriveResp(const DriveOptions& o, Engine engine, const ImportOptions& impo
     if (result.server.engine != engineName(engine))
         fmt::print(stderr, "note: --engine {} but the server is {} {}; modelling what it is\n", o.engine,
             result.server.engine, result.server.version);
-    if (result.server.layout.empty())
-        return reportError(dataError(fmt::format("no layout model for {} {} (models: Redis 7, Valkey 8 and 9)",
-            result.server.engine, result.server.version)));
     if (result.server.allocator.empty())
         return reportError(
             dataError(fmt::format("the server's allocator '{}' has no model (jemalloc and libc builds are modelled)",
                 result.server.memAllocator)));
-    auto models = parseLayoutAndAllocator(result.server.layout, result.server.allocator);
-    if (!models)
-        return reportError(models.error());
     auto keys = keyCount(*client);
     if (!keys)
         return reportError(keys.error());
@@ -204,19 +285,32 @@ int runDriveResp(const DriveOptions& o, Engine engine, const ImportOptions& impo
         return reportError(dataError(fmt::format("{} holds {} keys: layoutlab measures what a trace adds to an empty "
                                                  "server (empty it yourself, or let layoutlab start one)",
             result.endpoint, *keys)));
+    auto choice = chooseLayout(o, result.server, *client);
+    if (!choice) {
+        DriveRuns none; // nothing is stored before the layout is known
+        return none.fail(choice.error(), *target);
+    }
+    result.choice = std::move(*choice);
+    fmt::print(stderr, "model: {} ({})\n", result.choice.layout, result.choice.reason);
+    auto models = parseLayoutAndAllocator(result.choice.layout, result.server.allocator);
+    if (!models)
+        return reportError(models.error());
 
     DriveRuns runs;
     if (auto ok = runs.begin(o, importOptions, models->layout->spec(), models->allocator->spec(),
             { { "engine", result.server.engine }, { "engine_version", result.server.version },
                 { "endpoint", result.endpoint }, { "started", result.started },
                 { "server_binary", target->server ? target->server->binary() : std::string() },
-                { "mem_allocator", result.server.memAllocator } });
+                { "mem_allocator", result.server.memAllocator }, { "layout_choice", choiceJson(result.choice) } });
         !ok)
         return reportError(ok.error());
-    auto before = usedMemory(*client);
+    if (auto warm = warmUpCommands(*client); !warm)
+        return runs.fail(warm.error(), *target);
+    auto before = waitUntilSettled(*client);
     if (!before)
         return runs.fail(before.error(), *target);
-    result.usedBefore = *before;
+    result.settledBefore = *before;
+    result.usedBefore = before->usedMemory;
     auto load = [&] {
         ProgressBar bar("load");
         const std::uint64_t total = (*trace)->totalRequests();
@@ -225,10 +319,15 @@ int runDriveResp(const DriveOptions& o, Engine engine, const ImportOptions& impo
     if (!load)
         return runs.fail(load.error(), *target);
     result.load = *load;
-    auto after = usedMemory(*client);
+    // Measured once the server has finished rehashing and its memory holds still: a keyspace that just
+    // crossed a power of two keeps two tables until the cron has moved every entry.
+    auto after = waitUntilSettled(*client);
     if (!after)
         return runs.fail(after.error(), *target);
-    result.usedAfter = *after;
+    if (!after->settled)
+        fmt::print(stderr, "warning: the server did not settle: {}\n", after->describe());
+    result.settledAfter = *after;
+    result.usedAfter = after->usedMemory;
     auto count = keyCount(*client);
     if (!count)
         return runs.fail(count.error(), *target);
@@ -272,6 +371,8 @@ int runDrive(const DriveOptions& o) {
     if (*engine != Engine::Memcached && o.framing != "raw")
         return reportError(
             usageError("--framing applies to memcached (Dalli and Rails store framed values there)", "--framing"));
+    if (*engine == Engine::Memcached && (!o.layout.empty() || o.calibrate))
+        return reportError(usageError("--layout and --calibrate apply to valkey and redis", "--layout"));
     if (*engine == Engine::Memcached)
         return runDriveMemcached(o);
     auto importOptions = o.source.toImportOptions();
@@ -292,6 +393,10 @@ void addDriveCommand(CLI::App& app, int& status) {
     cmd->add_option("--framing", o->framing,
            "memcached: how values are framed before storing: raw, marshal-utf8, marshal-binary, rails-7.1")
         ->capture_default_str();
+    cmd->add_option("--layout", o->layout,
+        "valkey, redis: predict with this layout (see `layouts`) instead of the one the server is detected to have");
+    cmd->add_flag("--calibrate", o->calibrate,
+        "valkey, redis: tell the server's layout from calibration keys even when its version names one");
     cmd->add_option("--server-binary", o->serverBinary,
         "Server to start (default: the engine's binary on PATH), on 127.0.0.1, a free port, persistence off");
     cmd->add_option("--connect", o->connect, "Attach to a running, empty server at HOST:PORT instead of starting one");

@@ -24,6 +24,8 @@ struct DriveOptions {
     std::string connect;
     bool allowRemote = false;
     std::string framing = "raw"; // memcached
+    std::string layout; // valkey, redis: the layout to predict with, instead of the one detected
+    bool calibrate = false; // valkey, redis: tell the layout from calibration keys even when the version could
     std::uint32_t pipeline = 256;
     std::uint32_t sampleKeys = 5;
     // The run phase: GETs from `connections` connections, `runPipeline` per round trip.

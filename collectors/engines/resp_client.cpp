@@ -18,6 +18,12 @@ std::string replyText(const redisReply* reply) {
         return std::string(reply->str, reply->len);
     case REDIS_REPLY_INTEGER:
         return std::to_string(reply->integer);
+    case REDIS_REPLY_ARRAY: { // MEMORY STATS and the like: the elements, nested ones too, a line each
+        std::string out;
+        for (std::size_t i = 0; i < reply->elements; ++i)
+            out += (i ? "\n" : "") + replyText(reply->element[i]);
+        return out;
+    }
     default:
         return {};
     }

@@ -39,11 +39,17 @@ std::string layoutForEngine(const std::string& engine, const std::string& versio
     if (engine == "redis")
         return major == 7 ? "redis-7.0" : std::string();
     if (engine == "valkey") {
+        // server.h VALKEY_VERSION: development trees report 255.255.255 whatever their age, and two of
+        // them ten days apart store keys differently: only what the build does can tell.
+        if (major == 255)
+            return {};
+        if (major == 8 && minor == 0)
+            return "valkey-8.0";
         if (major == 8)
             return "valkey-8.1";
         if (major == 9 && minor == 0)
             return "valkey-9.0";
-        if (major >= 9)
+        if (major == 9)
             return "valkey-9.1";
     }
     return {};
@@ -85,6 +91,14 @@ Expected<RespServerInfo> describeRespServer(RespClient& client) {
         out.allocator = "glibc";
     }
     return out;
+}
+
+Status warmUpCommands(RespClient& client) {
+    const std::string key = "layoutlab:warm-up";
+    const std::vector<std::vector<std::string>> commands { { "SET", key, "1", "EX", "1000" },
+        { "SET", key, "2", "KEEPTTL" }, { "SET", key, "3", "NX" }, { "SET", key, "4", "XX" }, { "APPEND", key, "5" },
+        { "EXPIRE", key, "1000" }, { "PERSIST", key }, { "DEL", key } };
+    return client.pipeline(commands);
 }
 
 Expected<std::uint64_t> usedMemory(RespClient& client) {

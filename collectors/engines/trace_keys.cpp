@@ -45,12 +45,13 @@ void KeyNameCheck::see(std::uint32_t keyBytes) {
 }
 
 std::string traceValue(std::uint32_t bytes, ValueKind kind, std::uint32_t seed) {
-    // A decimal that fits a C long is stored by Redis as an integer (object.c tryObjectEncoding): 19
-    // digits always fit.
-    if (kind == ValueKind::String || bytes == 0 || bytes > 19)
+    // A decimal that fits a C long is stored by Redis as an integer (object.c tryObjectEncoding). Of 19
+    // digits, those from 9223372036854775808 on do not: a 19-digit value starts with at most an 8.
+    constexpr std::uint32_t kLongDigits = 19;
+    if (kind == ValueKind::String || bytes == 0 || bytes > kLongDigits)
         return std::string(bytes, static_cast<char>('a' + seed % 26));
     std::string digits(bytes, '0');
-    digits[0] = static_cast<char>('1' + seed % 9);
+    digits[0] = static_cast<char>('1' + seed % (bytes == kLongDigits ? 8 : 9));
     for (std::uint32_t i = 1; i < bytes; ++i)
         digits[i] = static_cast<char>('0' + (seed + i) % 10);
     return digits;

@@ -44,6 +44,8 @@ TEST(RespDriver, IntegerValuesAreCanonicalDecimals) {
         EXPECT_NE(v[0], '0');
         EXPECT_EQ(v.find_first_not_of("0123456789"), std::string::npos);
     }
+    for (std::uint32_t seed = 0; seed < 20; ++seed) // every 19-digit value fits a long (<= 9223372036854775807)
+        EXPECT_LE(traceValue(19, ValueKind::Integer, seed), "9223372036854775807") << seed;
     EXPECT_EQ(traceValue(5, ValueKind::String, 0), "aaaaa");
     EXPECT_EQ(traceValue(25, ValueKind::Integer, 1).size(), 25u); // too long for a long: a string
 }
@@ -68,11 +70,14 @@ TEST(RespDriver, JemallocBinsTellTheQuantum) {
 TEST(RespDriver, LayoutFollowsEngineAndVersion) {
     EXPECT_EQ(layoutForEngine("redis", "7.0.15"), "redis-7.0");
     EXPECT_EQ(layoutForEngine("redis", "7.2.4"), "redis-7.0");
+    EXPECT_EQ(layoutForEngine("valkey", "8.0.1"), "valkey-8.0");
     EXPECT_EQ(layoutForEngine("valkey", "8.1.1"), "valkey-8.1");
     EXPECT_EQ(layoutForEngine("valkey", "9.0.0"), "valkey-9.0");
     EXPECT_EQ(layoutForEngine("valkey", "9.1.0"), "valkey-9.1");
     EXPECT_EQ(layoutForEngine("redis", "6.2.0"), "");
     EXPECT_EQ(layoutForEngine("redis", "unstable"), "");
+    // A development build reports 255.255.255 whatever its age: the version cannot decide.
+    EXPECT_EQ(layoutForEngine("valkey", "255.255.255"), "");
 }
 
 TEST(EngineServer, EndpointsAreLoopbackUnlessAllowed) {
@@ -103,6 +108,8 @@ TEST(EngineServer, ServersStartFromArgumentVectorsWithPersistenceOff) {
     EXPECT_TRUE(has(redis, "--bind", "127.0.0.1"));
     EXPECT_TRUE(has(redis, "--save", ""));
     EXPECT_TRUE(has(redis, "--appendonly", "no"));
+    EXPECT_TRUE(has(redis, "--enable-debug-command", "local")) << "DEBUG HTSTATS tells when rehashing is done";
+    EXPECT_TRUE(has(redis, "--latency-tracking", "no")) << "a latency histogram per command is not the keys' memory";
     const auto memcached = engineArgv(Engine::Memcached, "memcached", 7002, true);
     EXPECT_TRUE(has(memcached, "-u", "root"));
     EXPECT_TRUE(has(memcached, "-l", "127.0.0.1"));

@@ -23,7 +23,8 @@ public:
     RespClient(RespClient&& other) noexcept;
     ~RespClient();
 
-    // One command; the reply as text (status, string, integer as decimal, nil as empty).
+    // One command; the reply as text (status, string, integer as decimal, nil as empty, an array's
+    // elements one per line).
     Expected<std::string> command(const std::vector<std::string>& argv);
     // Many commands pipelined, `batch` per round trip; fails on the first error reply.
     Status pipeline(std::span<const std::vector<std::string>> commands, std::size_t batch = 512);

@@ -10,6 +10,7 @@
 #include "layoutlab/collect/trace_loader.h"
 #include "layoutlab/trace/trace_reader.h"
 
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <stop_token>
@@ -24,16 +25,42 @@ struct RespServerInfo {
     std::string memAllocator; // INFO memory mem_allocator, e.g. "jemalloc-5.3.0", "libc"
     std::vector<std::uint64_t> binSizes; // MEMORY MALLOC-STATS bins (jemalloc builds)
     std::optional<unsigned> jemallocQuantum; // from the bins: 8 when there is a 24-byte bin, else 16
-    std::string layout; // the layout preset for this engine and version, e.g. "redis-7.0", "valkey-8.1"
+    std::string layout; // the layout preset for this engine and version, e.g. "redis-7.0", "valkey-8.1"; empty
+                        // when the version cannot decide it
     std::string allocator; // the allocator model matching the build, e.g. "jemalloc:quantum=16,page=4096"
 };
 
 // The bin sizes of the first `bins:` table of jemalloc's malloc_stats_print output.
 std::vector<std::uint64_t> parseJemallocBins(const std::string& mallocStats);
-// The layout preset for an engine and version ("redis", "7.0.15" -> "redis-7.0"); empty if unknown.
+// The layout preset for an engine and version ("redis", "7.0.15" -> "redis-7.0"); empty when the
+// version cannot decide it (a development build, an unknown release).
 std::string layoutForEngine(const std::string& engine, const std::string& version);
 
 Expected<RespServerInfo> describeRespServer(RespClient& client);
+
+// Runs once each command the load phase may send (SET with its options, APPEND, EXPIRE, PERSIST, DEL) on
+// a scratch key that is gone afterwards: a server allocates some things the first time a command runs
+// (its latency histogram when latency-tracking is on, some 20 KB each), and they belong in "before".
+Status warmUpCommands(RespClient& client);
+
+// Waits until the server is settled, the state in which its memory is measured: no table rehashing
+// (MEMORY STATS db.dict.rehashing.count where the server has it, else the "rehashing target" of DEBUG
+// HTSTATS) and used_memory unchanged over `stablePolls` polls `pollInterval` apart. Gives up after
+// `limit` and says so in the report rather than failing: the caller still measures.
+struct SettleReport {
+    bool settled = false;
+    bool rehashKnown = false; // the server told whether it rehashes (else only memory was watched)
+    bool stillRehashing = false; // at give-up
+    double seconds = 0;
+    std::uint64_t usedMemory = 0; // the last used_memory read
+    std::string describe() const;
+};
+struct SettleOptions {
+    std::chrono::milliseconds pollInterval { 100 };
+    std::uint32_t stablePolls = 3;
+    std::chrono::milliseconds limit { 30000 };
+};
+Expected<SettleReport> waitUntilSettled(RespClient& client, const SettleOptions& options = {});
 Expected<std::uint64_t> usedMemory(RespClient& client);
 Expected<std::uint64_t> keyCount(RespClient& client);
 
