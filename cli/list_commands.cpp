@@ -29,14 +29,19 @@ int listLayoutsText(bool json) {
     if (json) {
         auto j = nlohmann::json::array();
         for (const auto& l : layouts)
-            j.push_back({ { "name", l.name }, { "spec", l.spec }, { "description", l.description } });
+            j.push_back({ { "name", l.name }, { "spec", l.spec }, { "description", l.description },
+                { "validation",
+                    { { "status", l.validation.measured ? "measured" : "predicted" },
+                        { "detail", l.validation.detail } } } });
         fmt::print("{}\n", j.dump(2));
         return kExitOk;
     }
     for (const auto& l : layouts)
-        fmt::print("{:<15} {}\n{:<15} {}\n\n", l.name, l.description, "", l.spec);
+        fmt::print("{:<15} {}\n{:<15} {}\n{:<15} {} {}\n\n", l.name, l.description, "", l.spec, "",
+            l.validation.measured ? "measured on" : "predicted from source only, not measured:", l.validation.detail);
     fmt::print("Parameters override a preset: --layout valkey-9.1:threshold=96. Explain one key's layout with\n"
-               "`layoutlab layouts LAYOUT --value-bytes V [--key-bytes K] [--ttl] [--int]`.\n");
+               "`layoutlab layouts LAYOUT --value-bytes V [--key-bytes K] [--ttl] [--int]`. How each model was\n"
+               "checked, and the commands that check it again: docs/validation.md.\n");
     return kExitOk;
 }
 

@@ -4,6 +4,7 @@
 // both sides of the 44-byte EMBSTR limit, with and without TTL, integers, a mixed trace with deletes),
 // the runs stored, and clear errors for what cannot be measured.
 
+#include "child_process.h"
 #include "cli_runner.h"
 #include "layoutlab/collect/server_process.h"
 
@@ -26,26 +27,6 @@ namespace {
 // The same lookup `drive` makes: PATH, then /usr/sbin and /usr/bin.
 bool installed(const std::string& binary) {
     return layoutlab::findExecutable(binary).has_value();
-}
-
-// The first child process of `parent`, from /proc/*/stat; 0 when there is none yet.
-pid_t childOf(pid_t parent) {
-    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-        std::ifstream stat(entry.path() / "stat");
-        std::string line;
-        if (!std::getline(stat, line))
-            continue;
-        const auto close = line.rfind(')'); // the command name may hold spaces
-        if (close == std::string::npos)
-            continue;
-        std::istringstream rest(line.substr(close + 2));
-        char state = 0;
-        pid_t ppid = 0;
-        rest >> state >> ppid;
-        if (ppid == parent)
-            return static_cast<pid_t>(std::stol(entry.path().filename().string()));
-    }
-    return 0;
 }
 
 // The server's port, from its command line: "--port N" as started, or "redis-server HOST:PORT" once
@@ -219,14 +200,14 @@ TEST_F(DriveTest, AServerKilledMidLoadFailsTheRunsAndKeepsWhatWasStored) {
     pid_t server = 0;
     for (int i = 0; i < 500 && server == 0; ++i) {
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        server = childOf(drive);
+        server = layoutlab::test::childOf(drive);
     }
     ASSERT_GT(server, 0) << "drive started no server";
     // Into the load phase: keys are arriving.
     int port = 0;
     for (int i = 0; i < 500 && port == 0; ++i) { // the server may be restarted if it lost its port
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        server = childOf(drive);
+        server = layoutlab::test::childOf(drive);
         port = server ? portOf(server) : 0;
     }
     ASSERT_GT(port, 0) << "child " << server << ": " << [&] {

@@ -5,12 +5,15 @@
 // the settled server's Δused_memory per key, with the layout drive chose by itself; where the build is
 // known, the layout it chose must be the build's.
 
+#include "child_process.h"
 #include "cli_runner.h"
 #include "layoutlab/layout/layout_registry.h"
 
 #include <algorithm>
+#include <csignal>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 namespace {
 
@@ -201,6 +204,42 @@ TEST_P(DriveValkeyTest, EveryTraceWithinOnePercentWithTheLayoutDriveChose) {
     const auto shortKeys = path("short-keys.monitor");
     std::ofstream(shortKeys) << shortKeysMonitorLog();
     expectWithinOnePercent("short-keys", shortKeys);
+}
+
+// A development build (it reports 255.255.255, so drive calibrates) killed while drive calibrates: one
+// error naming the calibration and the server's exit, and nothing stored.
+TEST_P(DriveValkeyTest, AServerKilledDuringCalibrationFailsWithNothingStored) {
+    if (server().layout.empty() || server().label.find("unstable") == std::string::npos
+        || server().label.find('+') != std::string::npos)
+        GTEST_SKIP() << server().label << " is not a plain development build";
+    const auto trace = gen("small.lltrace", { "--keys", "1000", "--ops", "0" });
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, path("out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, 2, path("err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const pid_t drive = layoutlab::test::spawnCli(
+        { "drive", trace, "--engine", "valkey", "--server-binary", server().binary }, &actions);
+    posix_spawn_file_actions_destroy(&actions);
+    ASSERT_GT(drive, 0);
+    pid_t child = 0;
+    for (int i = 0; i < 1000; ++i) { // until drive says it calibrates
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        if (layoutlab::test::slurp(path("err")).find("calibrating") != std::string::npos) {
+            child = layoutlab::test::childOf(drive);
+            break;
+        }
+    }
+    ASSERT_GT(child, 0) << "drive did not calibrate: " << layoutlab::test::slurp(path("err"));
+    ::kill(child, SIGKILL);
+    int status = 0;
+    ASSERT_EQ(::waitpid(drive, &status, 0), drive);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 1);
+    const auto err = layoutlab::test::slurp(path("err"));
+    EXPECT_NE(err.find("layoutlab: error: calibration"), std::string::npos) << err;
+    EXPECT_NE(err.find("the server exited"), std::string::npos) << err;
+    const auto runs = run({ "db", "list", "--json" });
+    EXPECT_EQ(nlohmann::json::parse(runs.out.empty() ? "[]" : runs.out).size(), 0u) << runs.out << runs.err;
 }
 
 INSTANTIATE_TEST_SUITE_P(Builds, DriveValkeyTest, testing::Range<std::size_t>(0, 6),

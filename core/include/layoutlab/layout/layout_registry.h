@@ -8,10 +8,18 @@
 
 namespace layoutlab {
 
+// What a built-in model has been checked against (docs/validation.md): measured on a real engine build,
+// or predicted from the engine's source only.
+struct LayoutValidation {
+    bool measured = false;
+    std::string detail; // which builds, what was compared, the worst error; or why it cannot be measured here
+};
+
 struct LayoutInfo {
     std::string name; // as given to --layout
     std::string spec; // the full parameter set it stands for
     std::string description;
+    LayoutValidation validation;
 };
 
 // Parses "valkey", "valkey-9.1", "valkey:threshold=128,header=8,embstr-limit=auto", "redis-7.0",
