@@ -75,13 +75,6 @@ protected:
         if (!installed("redis-server"))
             GTEST_SKIP() << "redis-server is not installed (scripts/install-deps installs it)";
     }
-    std::string gen(const std::string& name, std::vector<std::string> args) const {
-        const auto trace = path(name);
-        args.insert(args.begin(), { "gen", "-o", trace, "--seed", "5" });
-        const auto r = run(args);
-        EXPECT_EQ(r.exitCode, 0) << r.err;
-        return trace;
-    }
 };
 
 TEST_F(DriveTest, MeasuredBytesPerKeyWithinOnePercentOfThePrediction) {

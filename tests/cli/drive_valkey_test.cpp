@@ -133,14 +133,6 @@ protected:
     }
     const BuiltServer& server() const { return builtServers()[GetParam()]; }
 
-    std::string gen(const std::string& name, std::vector<std::string> args) const {
-        const auto trace = path(name);
-        args.insert(args.begin(), { "gen", "-o", trace, "--seed", "9" });
-        const auto r = run(args);
-        EXPECT_EQ(r.exitCode, 0) << r.err;
-        return trace;
-    }
-
     // Drives `trace` into a fresh server of this build; checks the error and the layout chosen.
     void expectWithinOnePercent(const std::string& name, const std::string& trace) {
         const auto r = run({ "drive", trace, "--engine", "valkey", "--server-binary", server().binary, "--json",
@@ -197,7 +189,7 @@ TEST_P(DriveValkeyTest, EveryTraceWithinOnePercentWithTheLayoutDriveChose) {
                 "0.1", "--popularity", "zipf:0.9" } },
     };
     for (const auto& c : cases)
-        expectWithinOnePercent(c.name, gen(std::string(c.name) + ".lltrace", c.args));
+        expectWithinOnePercent(c.name, gen(std::string(c.name) + ".lltrace", c.args, "9"));
     const auto monitor = path("ttl-commands.monitor");
     std::ofstream(monitor) << ttlMonitorLog(30000);
     expectWithinOnePercent("ttl-commands", monitor);

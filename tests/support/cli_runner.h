@@ -69,6 +69,14 @@ protected:
         return r;
     }
     static std::string seedTrace() { return LAYOUTLAB_DATASETS_DIR "/traces/seed-k16-v96.lltrace"; }
+    // `layoutlab gen -o NAME --seed SEED ARGS...` in the test's directory; returns the trace's path.
+    std::string gen(const std::string& name, std::vector<std::string> args, const std::string& seed = "5") const {
+        const auto trace = path(name);
+        args.insert(args.begin(), { "gen", "-o", trace, "--seed", seed });
+        const auto r = run(args);
+        EXPECT_EQ(r.exitCode, 0) << r.err;
+        return trace;
+    }
 };
 
 } // namespace layoutlab::test

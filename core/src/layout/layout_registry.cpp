@@ -78,8 +78,9 @@ Expected<LayoutPtr> parseValkey(Spec& spec, ValkeyParams params, std::string pre
     return LayoutPtr(std::make_shared<ValkeyLayout>(std::move(presetName), params));
 }
 
-Expected<LayoutPtr> parseRedis(Spec& spec) {
-    RedisParams params;
+// The parameters of the dict-based layouts (Redis 7.0, Valkey 8.0): the EMBSTR limit and shared integers.
+template <class Layout, class Params> Expected<LayoutPtr> parseDictLayout(Spec& spec) {
+    Params params;
     auto limit = spec.integer("embstr-limit", params.embstrLimit, 0, 1024);
     if (!limit)
         return limit.error();
@@ -90,22 +91,7 @@ Expected<LayoutPtr> parseRedis(Spec& spec) {
         return ok.error();
     params.embstrLimit = static_cast<std::uint32_t>(*limit);
     params.sharedIntegers = *shared;
-    return LayoutPtr(std::make_shared<RedisLayout>(params));
-}
-
-Expected<LayoutPtr> parseValkeyDict(Spec& spec) {
-    ValkeyDictParams params;
-    auto limit = spec.integer("embstr-limit", params.embstrLimit, 0, 1024);
-    if (!limit)
-        return limit.error();
-    auto shared = spec.yesNo("shared-integers", params.sharedIntegers);
-    if (!shared)
-        return shared.error();
-    if (auto ok = spec.rejectUnused("embstr-limit, shared-integers"); !ok)
-        return ok.error();
-    params.embstrLimit = static_cast<std::uint32_t>(*limit);
-    params.sharedIntegers = *shared;
-    return LayoutPtr(std::make_shared<ValkeyDictLayout>(params));
+    return LayoutPtr(std::make_shared<Layout>(params));
 }
 
 Expected<LayoutPtr> parseMemcached(Spec& spec) {
@@ -136,14 +122,14 @@ Expected<LayoutPtr> parseLayout(std::string_view text) {
         return spec.error();
     const auto& name = spec->name();
     if (name == "valkey-8.0")
-        return parseValkeyDict(*spec);
+        return parseDictLayout<ValkeyDictLayout, ValkeyDictParams>(*spec);
     if (name == "valkey")
         return parseValkey(*spec, kValkeyPresets[2].params, "valkey (9.1 rules unless overridden)");
     for (const auto& preset : kValkeyPresets)
         if (name == preset.name)
             return parseValkey(*spec, preset.params, std::string(preset.note));
     if (name == "redis-7.0" || name == "redis")
-        return parseRedis(*spec);
+        return parseDictLayout<RedisLayout, RedisParams>(*spec);
     if (name == "memcached-1.6" || name == "memcached")
         return parseMemcached(*spec);
     return usageError(fmt::format("unknown layout '{}' (known: valkey, valkey-8.0, valkey-8.1, valkey-9.0, valkey-9.1, "

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/layout/valkey_dict_layout.h"
 
-#include "layoutlab/alloc/memcached_slabs.h"
 #include "layoutlab/layout/sds.h"
+#include "value_object.h"
 
 #include <fmt/format.h>
 
@@ -13,17 +13,7 @@ namespace {
 // compactSizeEmbeddedDictEntry() = offsetof(key_buf) = 17, allocated with the key's sdsminlen.
 constexpr std::uint64_t kEmbeddedEntryBytes = 17;
 constexpr std::uint64_t kEmbeddedEntryPointerBytes = 16; // v.val, next
-// dict.c dictEntryNormal {void *key; union v; dictEntry *next}: db->expires (kvstoreExpiresDictType has
-// no embedded keys; setExpire points its key at the keyspace entry's embedded key).
-constexpr std::uint64_t kNormalEntryBytes = 24;
-constexpr std::uint64_t kNormalEntryPointerBytes = 24; // key, v, next
-// server.h struct serverObject: type:4 encoding:4 lru:24, int refcount, void *ptr.
-constexpr std::uint64_t kRobjBytes = 16;
-constexpr std::uint64_t kPointerBytes = 8;
-// object.c tryObjectEncodingEx: only strings of at most 20 chars are tried as a long.
-constexpr std::uint32_t kMaxIntegerChars = 20;
-// object.c createEmbeddedStringObject: robj + struct sdshdr8 + value + NUL.
-constexpr std::uint64_t kEmbstrSdsOverhead = sds::reqSize(0, sds::Type::Type8);
+constexpr std::uint64_t kPointerBytes = 8; // the bucket slot
 // object.c OBJ_ENCODING_EMBSTR_SIZE_LIMIT as the release builds it: client arguments (the key among them)
 // up to this length arrive as EMBSTR objects. Keys follow the release's limit whatever the swept value
 // limit (a build's limit only changes a key's header below 32 bytes, where limits under 31 are absurd),
@@ -46,19 +36,14 @@ std::string ValkeyDictLayout::description() const {
 }
 
 std::optional<ThresholdParam> ValkeyDictLayout::threshold() const {
-    return ThresholdParam { "embstr-limit", m_params.embstrLimit, 0, 1024,
-        "largest value length created EMBSTR (robj and value in one allocation)" };
+    return value_object::embstrLimitParam(m_params.embstrLimit);
 }
 
 Status ValkeyDictLayout::checkAllocator(const AllocatorModel& allocator) const {
-    if (dynamic_cast<const MemcachedSlabModel*>(&allocator))
-        return usageError(
-            "layout 'valkey-8.0' needs a malloc-style allocator (jemalloc or glibc), not memcached slabs", "alloc");
-    return Ok {};
+    return value_object::requireMalloc(allocator, "valkey-8.0");
 }
 
 KeyLayout ValkeyDictLayout::describe(const KeyShape& shape, std::uint32_t threshold, const AllocatorModel&) const {
-    const std::uint64_t v = shape.valueBytes;
     KeyLayout out;
     out.indexLinesPerGet = shape.hasTtl ? 2 : 1; // keyspace slot, plus the expires slot (expireIfNeeded)
     out.pointerBytes = static_cast<std::uint16_t>(kPointerBytes + kEmbeddedEntryPointerBytes);
@@ -67,33 +52,10 @@ KeyLayout ValkeyDictLayout::describe(const KeyShape& shape, std::uint32_t thresh
     out.add({ entryBytes, entryBytes, 1, Purpose::Entry, shape.keyBytes });
     out.dependentLoads = 1; // the entry from the slot; the key compare reads the same allocation
 
-    const bool isInteger = shape.kind != ValueKind::String && shape.valueBytes <= kMaxIntegerChars;
-    if (isInteger && shape.kind == ValueKind::SmallInteger && m_params.sharedIntegers) {
-        out.encoding = Encoding::SharedInteger; // shared.integers[value]: nothing allocated per key
-        out.dependentLoads += 1; // the shared robj is still read
-    } else if (isInteger) {
-        out.encoding = Encoding::Integer;
-        out.add({ kRobjBytes, kRobjBytes, 1, Purpose::Object, v }); // the value is in robj->ptr
-        out.dependentLoads += 1;
-    } else if (v <= threshold) {
-        const std::uint64_t bytes = kRobjBytes + kEmbstrSdsOverhead + v;
-        out.encoding = Encoding::Embedded;
-        out.add({ bytes, bytes, 1, Purpose::Object, v });
-        out.dependentLoads += 1;
-        out.pointerBytes += kPointerBytes;
-    } else {
-        const auto valueBytes = sds::valkeyNewLenBytes(v);
-        out.encoding = Encoding::Raw;
-        out.add({ kRobjBytes, kRobjBytes, 1, Purpose::Object });
-        out.add({ valueBytes, valueBytes, 1, Purpose::Value, v });
-        out.dependentLoads += 2;
-        out.pointerBytes += kPointerBytes;
-    }
-    if (shape.hasTtl) {
-        out.add({ kNormalEntryBytes, kNormalEntryBytes, 1, Purpose::ExpireEntry });
-        out.dependentLoads += 1;
-        out.pointerBytes += static_cast<std::uint16_t>(kPointerBytes + kNormalEntryPointerBytes);
-    }
+    // object.c createStringObject / tryObjectEncodingEx, as in Redis 7.0 but with Valkey's sds types.
+    value_object::add(out, shape, threshold, m_params.sharedIntegers, sds::valkeyNewLenBytes);
+    if (shape.hasTtl)
+        value_object::addExpireEntry(out); // setExpire: the entry's key points at the embedded key
     return out;
 }
 

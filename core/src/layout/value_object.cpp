@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+#include "value_object.h"
+
+#include "layoutlab/alloc/memcached_slabs.h"
+#include "layoutlab/layout/sds.h"
+
+#include <fmt/format.h>
+
+namespace layoutlab::value_object {
+
+namespace {
+// server.h struct redisObject (Redis 7.0) / serverObject (Valkey 8.0): type:4 encoding:4 lru:24, int
+// refcount, void *ptr.
+constexpr std::uint64_t kRobjBytes = 16;
+constexpr std::uint64_t kPointerBytes = 8;
+// object.c tryObjectEncoding: only strings of at most 20 chars are tried as a long.
+constexpr std::uint32_t kMaxIntegerChars = 20;
+// An EMBSTR's sds is type 8 (object.c createEmbeddedStringObject: struct sdshdr8).
+constexpr std::uint64_t kEmbstrSdsOverhead = sds::reqSize(0, sds::Type::Type8);
+static_assert(kRobjBytes + kEmbstrSdsOverhead + 44 == 64,
+    "OBJ_ENCODING_EMBSTR_SIZE_LIMIT 44 is the value that fills a 64-byte allocation");
+// dict.h struct dictEntry {void *key; union v; struct dictEntry *next;} (no metadata standalone).
+constexpr std::uint64_t kDictEntryBytes = 24;
+constexpr std::uint64_t kDictEntryPointerBytes = 24; // key, v, next
+} // namespace
+
+void add(KeyLayout& out, const KeyShape& shape, std::uint32_t embstrLimit, bool sharedIntegers,
+    std::uint64_t (*sdsBytes)(std::uint64_t)) {
+    const std::uint64_t v = shape.valueBytes;
+    const bool isInteger = shape.kind != ValueKind::String && shape.valueBytes <= kMaxIntegerChars;
+    if (isInteger && shape.kind == ValueKind::SmallInteger && sharedIntegers) {
+        out.encoding = Encoding::SharedInteger; // shared.integers[value]: nothing allocated per key
+        out.dependentLoads += 1; // the shared robj is still read
+    } else if (isInteger) {
+        out.encoding = Encoding::Integer;
+        out.add({ kRobjBytes, kRobjBytes, 1, Purpose::Object, v }); // the value is in robj->ptr
+        out.dependentLoads += 1;
+    } else if (v <= embstrLimit) {
+        const std::uint64_t bytes = kRobjBytes + kEmbstrSdsOverhead + v;
+        out.encoding = Encoding::Embedded;
+        out.add({ bytes, bytes, 1, Purpose::Object, v });
+        out.dependentLoads += 1;
+        out.pointerBytes += kPointerBytes;
+    } else {
+        const auto valueBytes = sdsBytes(v);
+        out.encoding = Encoding::Raw;
+        out.add({ kRobjBytes, kRobjBytes, 1, Purpose::Object });
+        out.add({ valueBytes, valueBytes, 1, Purpose::Value, v });
+        out.dependentLoads += 2;
+        out.pointerBytes += kPointerBytes;
+    }
+}
+
+void addExpireEntry(KeyLayout& out) {
+    out.add({ kDictEntryBytes, kDictEntryBytes, 1, Purpose::ExpireEntry });
+    out.dependentLoads += 1;
+    out.pointerBytes += static_cast<std::uint16_t>(kPointerBytes + kDictEntryPointerBytes);
+}
+
+ThresholdParam embstrLimitParam(std::uint32_t value) {
+    return ThresholdParam { "embstr-limit", value, 0, 1024,
+        "largest value length created EMBSTR (robj and value in one allocation)" };
+}
+
+Status requireMalloc(const AllocatorModel& allocator, std::string_view layout) {
+    if (dynamic_cast<const MemcachedSlabModel*>(&allocator))
+        return usageError(
+            fmt::format("layout '{}' needs a malloc-style allocator (jemalloc or glibc), not memcached slabs", layout),
+            "alloc");
+    return Ok {};
+}
+
+} // namespace layoutlab::value_object

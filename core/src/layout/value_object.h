@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// What the dict-based layouts share (Redis 7.0, Valkey 8.0): the value is an object of its own, and a
+// TTL is an entry of the expires dict.
+//
+//   robj {type:4 encoding:4 lru:24, int refcount, void *ptr} (16)
+//   EMBSTR: robj + sdshdr8 + value + NUL in one allocation   RAW: robj -> value sds
+//   INT: the long in ptr (a shared object for 0..9999)
+
+#include "layoutlab/alloc/allocator_model.h"
+#include "layoutlab/layout/layout_model.h"
+
+namespace layoutlab::value_object {
+
+// object.c createStringObject / tryObjectEncoding: a shared integer (nothing allocated), an INT robj, an
+// EMBSTR (V <= embstrLimit) or a RAW robj and an sds of `sdsBytes(V)` (the engine's sdsnewlen).
+void add(KeyLayout& out, const KeyShape& shape, std::uint32_t embstrLimit, bool sharedIntegers,
+    std::uint64_t (*sdsBytes)(std::uint64_t));
+// db.c setExpire: a dictEntry {key, v.s64, next} in db->expires, its key shared with the keyspace's.
+void addExpireEntry(KeyLayout& out);
+
+// The threshold both sweep: OBJ_ENCODING_EMBSTR_SIZE_LIMIT.
+ThresholdParam embstrLimitParam(std::uint32_t value);
+// Refuses memcached's slabs for a layout named `layout`.
+Status requireMalloc(const AllocatorModel& allocator, std::string_view layout);
+
+} // namespace layoutlab::value_object
