@@ -257,6 +257,11 @@ void EnginePage::showReport(const QJsonObject& report) {
                   report.value(QStringLiteral("allocator")).toString().toHtmlEscaped(),
                   locale.toString(load.value(QStringLiteral("commands")).toDouble(), 'f', 0),
                   locale.toString(load.value(QStringLiteral("seconds")).toDouble(), 'f', 2));
+    // Why that layout: the server's release, --layout, or calibration keys (Valkey development builds).
+    if (const QString reason
+        = report.value(QStringLiteral("layout_choice")).toObject().value(QStringLiteral("reason")).toString();
+        !reason.isEmpty())
+        text += tr(" Layout chosen because: %1.").arg(reason.toHtmlEscaped());
     if (const QJsonObject runs = report.value(QStringLiteral("runs")).toObject(); !runs.isEmpty())
         text += tr(" Stored as runs %1 (prediction) and %2 (measured).")
                     .arg(runs.value(QStringLiteral("prediction")).toInteger())
