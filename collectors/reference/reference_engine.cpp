@@ -337,7 +337,7 @@ Expected<ReferenceLoadReport> ReferenceEngine::load(TraceReader& trace, Progress
     s.loaded = true;
     const auto started = std::chrono::steady_clock::now();
     KeyspaceReplay replay(
-        s.policy, trace.keyIdLimit(), s.config.getSampleSize, staleExpireRule(*s.config.layout, *s.config.allocator));
+        s.policy, trace.keyIdLimit(), s.config.getSampleSize, staleExpireRule(*s.config.layout, *s.config.allocator, { s.threshold }));
     replay.setObserver(&s);
     s.replay = &replay;
     s.records.resize(static_cast<std::size_t>(std::min<std::uint64_t>(trace.keyIdLimit(), UINT32_MAX)));

@@ -179,27 +179,24 @@ bool DeclaredLayout::clientEmbeds(std::uint64_t v, std::uint32_t threshold) cons
     return m_def.clientValueLimit < 0 || v <= static_cast<std::uint64_t>(m_def.clientValueLimit);
 }
 
-std::uint32_t DeclaredLayout::staleExpireKeptBelow(
-    const KeyShape& before, const KeyShape& after, Op op, const AllocatorModel& allocator) const {
+std::uint32_t DeclaredLayout::staleExpireNewValueBound(const KeyShape& after, Op op) const {
     // The old object stays (the new value swapped into it) where neither it nor the new value is
     // embedded: APPEND and INCR make an unshared, unembedded value; SET brings the client's value as it
     // arrives: a small integer as the shared object (object.c tryObjectEncoding), a string embedded up to
     // the client limit.
-    const std::uint32_t oldEmbedded = firstEmbeddingThreshold(*this, before, allocator);
     if (op == Op::Append || op == Op::Prepend || op == Op::Incr || op == Op::Decr)
-        return oldEmbedded;
+        return kNoThresholdBound;
     if (m_def.integerMaxChars > 0 && after.kind != ValueKind::String && after.valueBytes <= m_def.integerMaxChars)
-        return after.kind == ValueKind::SmallInteger ? 0 : oldEmbedded;
+        return after.kind == ValueKind::SmallInteger ? 0 : kNoThresholdBound;
     const auto v = frameValue(m_def.framing, after.valueBytes, m_def.framingVersionBytes).storedBytes;
     if (m_def.embedRule == EmbedRule::Never || v > m_def.maxEmbeddedValueBytes)
-        return oldEmbedded;
-    std::uint32_t clientEmbedded = kNoThresholdBound; // the first threshold at which the value arrives embedded
-    if (m_def.clientValueLimit == -2)
-        clientEmbedded = static_cast<std::uint32_t>(
+        return kNoThresholdBound;
+    if (m_def.clientValueLimit == -2) // embedded from the threshold at which the derived limit reaches v
+        return static_cast<std::uint32_t>(
             std::min<std::uint64_t>(std::max(v, std::uint64_t { 1 }) + m_autoLimitFixedBytes, UINT32_MAX - 1));
-    else if (m_def.clientValueLimit >= 0)
-        clientEmbedded = v <= static_cast<std::uint64_t>(m_def.clientValueLimit) ? 0 : kNoThresholdBound;
-    return std::min(oldEmbedded, clientEmbedded);
+    if (m_def.clientValueLimit >= 0)
+        return v <= static_cast<std::uint64_t>(m_def.clientValueLimit) ? 0 : kNoThresholdBound;
+    return kNoThresholdBound;
 }
 
 std::string DeclaredLayout::spec() const {

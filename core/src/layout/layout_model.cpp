@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/layout/layout_model.h"
 
+#include <algorithm>
+
 namespace layoutlab {
 
 std::uint32_t firstEmbeddingThreshold(
@@ -20,6 +22,11 @@ std::uint32_t firstEmbeddingThreshold(
         (embedded(mid) ? hi : lo) = mid;
     }
     return hi;
+}
+
+std::uint32_t LayoutModel::staleExpireKeptBelow(
+    const KeyShape& before, const KeyShape& after, Op op, const AllocatorModel& allocator) const {
+    return std::min(firstEmbeddingThreshold(*this, before, allocator), staleExpireNewValueBound(after, op));
 }
 
 } // namespace layoutlab

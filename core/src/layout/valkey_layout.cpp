@@ -159,12 +159,10 @@ KeyLayout ValkeyLayout::describe(
     return out;
 }
 
-std::uint32_t ValkeyLayout::staleExpireKeptBelow(
-    const KeyShape& before, const KeyShape& after, Op op, const AllocatorModel& allocator) const {
+std::uint32_t ValkeyLayout::staleExpireNewValueBound(const KeyShape& after, Op op) const {
     // db.c dbSetValue keeps the old object, swapping in the new value's ptr, only when neither the old
     // object nor the new value is EMBSTR and both are unshared; otherwise objectSetKeyAndExpire makes a
     // new object with the old object's expire, which is -1 here: a new object without the field.
-    const std::uint32_t oldEmbedded = firstEmbeddingThreshold(*this, before, allocator);
     switch (op) {
     case Op::Append:
     case Op::Prepend:
@@ -174,24 +172,22 @@ std::uint32_t ValkeyLayout::staleExpireKeptBelow(
     case Op::Decr:
         // t_string.c incrDecrCommand: an INT changes in place; otherwise the new value is an unshared INT
         // (createStringObjectFromLongLongForValue) that dbReplaceValue swaps in.
-        return oldEmbedded;
+        return kNoThresholdBound;
     default:
         break;
     }
     // SET: the client's value after tryObjectEncoding: a shared integer for 0..9999, an unshared INT
     // object for other longs, EMBSTR up to the client limit, else RAW.
     if (after.kind != ValueKind::String && after.valueBytes <= kMaxIntegerChars)
-        return after.kind == ValueKind::SmallInteger ? 0 : oldEmbedded;
+        return after.kind == ValueKind::SmallInteger ? 0 : kNoThresholdBound;
     if (after.valueBytes > kMaxEmbeddedValueBytes)
-        return oldEmbedded;
-    std::uint32_t argvEmbstr = kNoThresholdBound; // the first threshold at which the value arrives EMBSTR
+        return kNoThresholdBound;
     if (m_params.embstrLimit != 0)
-        argvEmbstr = after.valueBytes <= m_params.embstrLimit ? 0 : kNoThresholdBound;
-    else // effectiveEmbstrLimit(t) = t - (header + sds type 8 overhead)
-        argvEmbstr = after.valueBytes == 0
-            ? 0
-            : static_cast<std::uint32_t>(after.valueBytes + m_params.headerBytes + kEmbeddedValueSdsOverhead);
-    return std::min(oldEmbedded, argvEmbstr);
+        return after.valueBytes <= m_params.embstrLimit ? 0 : kNoThresholdBound;
+    // effectiveEmbstrLimit(t) = t - (header + sds type 8 overhead): EMBSTR from t = V + that on.
+    return after.valueBytes == 0
+        ? 0
+        : static_cast<std::uint32_t>(after.valueBytes + m_params.headerBytes + kEmbeddedValueSdsOverhead);
 }
 
 } // namespace layoutlab

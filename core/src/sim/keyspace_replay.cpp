@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/sim/keyspace_replay.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 namespace layoutlab {
@@ -9,6 +10,26 @@ namespace {
 constexpr std::uint64_t kMaxKeyIds = std::uint64_t { 1 } << 32;
 constexpr std::uint32_t kMaxIntegerChars = 20; // longest decimal long, sign included
 } // namespace
+
+StaleExpireRule::StaleExpireRule(
+    const LayoutModel& layout, const AllocatorModel& allocator, std::vector<std::uint32_t> thresholds)
+    : m_layout(&layout)
+    , m_allocator(&allocator)
+    , m_thresholds(std::move(thresholds)) {
+    std::sort(m_thresholds.begin(), m_thresholds.end());
+}
+
+std::uint32_t StaleExpireRule::keptBelow(const KeyShape& before, const KeyShape& after, Op op) {
+    const auto [it, added] = m_firstEmbedding.try_emplace(packShape(before), 0);
+    if (added)
+        it->second = firstEmbeddingThreshold(*m_layout, before, *m_allocator);
+    const std::uint32_t bound = std::min(it->second, m_layout->staleExpireNewValueBound(after, op));
+    // The first of the run's thresholds at which the field is gone.
+    const auto gone = std::lower_bound(m_thresholds.begin(), m_thresholds.end(), bound);
+    if (gone == m_thresholds.begin())
+        return 0;
+    return gone == m_thresholds.end() ? UINT32_MAX : *gone;
+}
 
 KeyspaceReplay::KeyspaceReplay(IndexPolicy policy, std::uint64_t keyIdHint, std::uint32_t getSampleSize,
     std::optional<StaleExpireRule> staleExpire)
@@ -37,7 +58,7 @@ void KeyspaceReplay::flushGets(KeyState& key) {
         if (key.thresholdFree()) [[likely]]
             m_getShapes.add(key.shape(), key.pendingGets);
         else
-            m_thresholdGetShapes[{ key.shapeAt(0), key.expireAtSeconds }] += key.pendingGets;
+            m_thresholdGetShapes.add({ key.shapeAt(0), key.expireAtSeconds }, key.pendingGets);
         key.pendingGets = 0;
     }
 }
@@ -264,7 +285,7 @@ void KeyspaceReplay::finish() {
             if (k.thresholdFree()) [[likely]]
                 m_keyspaceShapes.add(k.shape());
             else
-                ++m_thresholdKeyspaceShapes[{ k.shapeAt(0), k.expireAtSeconds }];
+                m_thresholdKeyspaceShapes.add({ k.shapeAt(0), k.expireAtSeconds });
         }
     }
     m_summary.distinctKeys = distinct;

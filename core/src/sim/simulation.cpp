@@ -55,28 +55,34 @@ struct PointAccumulator {
         }
     }
 
-    void merge(const PointAccumulator& other) {
+    void merge(const PointAccumulator& other) { combine(other, 1); }
+    // Takes back what merge(other) added (the interval sums of threshold-dependent shapes). Unsigned sums
+    // wrap and come back: every removal follows the addition it undoes.
+    void remove(const PointAccumulator& other) { combine(other, -1); }
+
+    void combine(const PointAccumulator& other, int sign) {
+        const auto s = static_cast<std::uint64_t>(static_cast<std::int64_t>(sign));
         auto& p = point;
         const auto& o = other.point;
-        p.keys += o.keys;
-        p.unstorableKeys += o.unstorableKeys;
-        p.payloadBytes += o.payloadBytes;
-        p.pointerBytes += o.pointerBytes;
-        p.embeddedKeys += o.embeddedKeys;
-        p.requestedBytes += o.requestedBytes;
-        p.usableBytes += o.usableBytes;
-        p.allocations += o.allocations;
+        p.keys += s * o.keys;
+        p.unstorableKeys += s * o.unstorableKeys;
+        p.payloadBytes += s * o.payloadBytes;
+        p.pointerBytes += s * o.pointerBytes;
+        p.embeddedKeys += s * o.embeddedKeys;
+        p.requestedBytes += s * o.requestedBytes;
+        p.usableBytes += s * o.usableBytes;
+        p.allocations += s * o.allocations;
         for (const auto& [usable, row] : other.classes) {
             auto& mine = classes[usable];
             mine.classBytes = usable;
-            mine.allocations += row.allocations;
-            mine.requestedBytes += row.requestedBytes;
-            mine.usableBytes += row.usableBytes;
-            mine.payloadBytes += row.payloadBytes;
+            mine.allocations += s * row.allocations;
+            mine.requestedBytes += s * row.requestedBytes;
+            mine.usableBytes += s * row.usableBytes;
+            mine.payloadBytes += s * row.payloadBytes;
         }
-        lines += other.lines;
-        loads += other.loads;
-        getWeight += other.getWeight;
+        lines += sign * other.lines;
+        loads += sign * other.loads;
+        getWeight += sign * other.getWeight;
     }
 
     void addGets(std::uint64_t count, const ShapeCost& cost) {
@@ -115,6 +121,8 @@ struct PointAccumulator {
             p.dependentLoadsPerGet = loads / getWeight;
         }
         for (auto& [usable, row] : classes) {
+            if (row.allocations == 0)
+                continue; // a class only threshold-dependent shapes used, elsewhere
             for (const auto& c : allocatorClasses)
                 if (c.size == usable && c.regionsPerSlab > 0) {
                     row.regionsPerSlab = c.regionsPerSlab;
@@ -133,33 +141,19 @@ struct PointAccumulator {
 // its high layout from s on. Point i is then base + sum(high[s], s <= i) + sum(low[s], s > i).
 //
 // Keys whose shape itself depends on the threshold (a stale expire field kept below some threshold,
-// KeyState::expireAtSeconds) are few and counted apart: each is described at every threshold.
+// KeyState::expireAtSeconds) are counted apart, by shape and bound, and added over intervals.
 Expected<std::vector<ThresholdPoint>> evaluateThresholds(const SimulationConfig& config,
     const std::vector<std::uint32_t>& thresholds, const std::vector<ShapeHistogram::Entry>& keyspace,
-    const std::vector<ShapeHistogram::Entry>& gets, const ThresholdShapeCounts& thresholdKeyspace,
-    const ThresholdShapeCounts& thresholdGets, const std::vector<IndexFootprint>& indexes, std::stop_token stop) {
+    const std::vector<ShapeHistogram::Entry>& gets,
+    const std::vector<ThresholdShapeHistogram::Entry>& thresholdKeyspace,
+    const std::vector<ThresholdShapeHistogram::Entry>& thresholdGets, const std::vector<IndexFootprint>& indexes,
+    std::stop_token stop) {
     const auto& layout = *config.layout;
     const auto& alloc = *config.allocator;
     const std::size_t count = thresholds.size();
     PointAccumulator base;
     std::vector<PointAccumulator> low(count);
     std::vector<PointAccumulator> high(count);
-    std::vector<PointAccumulator> exact(count); // the threshold-dependent shapes, point by point
-    auto shapeAt = [](std::uint64_t packed, std::uint32_t keptBelow, std::uint32_t threshold) {
-        KeyShape shape = unpackShape(packed);
-        shape.staleExpire = threshold < keptBelow;
-        return shape;
-    };
-    for (const auto& [entry, keys] : thresholdKeyspace)
-        for (std::size_t i = 0; i < count; ++i) {
-            const KeyShape shape = shapeAt(entry.first, entry.second, thresholds[i]);
-            exact[i].addKeys(shape, keys, layout.describe(shape, thresholds[i], alloc), alloc);
-        }
-    for (const auto& [entry, hits] : thresholdGets)
-        for (std::size_t i = 0; i < count; ++i)
-            exact[i].addGets(
-                hits, costOf(layout, alloc, shapeAt(entry.first, entry.second, thresholds[i]), thresholds[i]));
-
     // The first threshold index at which the shape's layout is `target` (the highest one's).
     auto switchIndex = [&](const KeyShape& shape, const KeyLayout& target) {
         std::size_t lo = 0, hi = count - 1; // layout(thresholds[hi]) == target, layout(thresholds[0]) != target
@@ -209,16 +203,79 @@ Expected<std::vector<ThresholdPoint>> evaluateThresholds(const SimulationConfig&
         high[s].addGets(entry.count, costOf(layout, alloc, shape, thresholds.back()));
     }
 
+    // Keys whose shape depends on the threshold: a stale expire field kept at the run's thresholds below
+    // a bound (KeyState::expireAtSeconds, one of the thresholds). Grouped by shape, a group's keys have
+    // the field at point i when their bound is above thresholds[i]. Between the group's bounds and its
+    // two layouts' switch points its contribution is constant: it is added over those intervals, as
+    // from[a] += c and until[b] += c, with point i = ... + sum(from[<= i]) - sum(until[<= i]).
+    std::vector<PointAccumulator> from(count + 1), until(count + 1);
+    auto addGroups = [&](const std::vector<ThresholdShapeHistogram::Entry>& counts, auto&& add) {
+        // Sorted by shape, then bound: each shape's entries are consecutive.
+        for (std::size_t first = 0, last = 0; first < counts.size(); first = last) {
+            const std::uint64_t packed = counts[first].shape.shape;
+            std::map<std::size_t, std::uint64_t> byBound; // bound's threshold index -> keys
+            for (last = first; last < counts.size() && counts[last].shape.shape == packed; ++last)
+                byBound[static_cast<std::size_t>(
+                    std::lower_bound(thresholds.begin(), thresholds.end(), counts[last].shape.bound)
+                    - thresholds.begin())]
+                    += counts[last].count;
+            KeyShape stale = unpackShape(packed);
+            stale.staleExpire = true;
+            KeyShape fresh = stale;
+            fresh.staleExpire = false;
+            // Where each shape's layout switches (count: never).
+            auto switchOf = [&](const KeyShape& shape) {
+                const KeyLayout high = layout.describe(shape, thresholds.back(), alloc);
+                return layout.describe(shape, thresholds.front(), alloc) == high ? count : switchIndex(shape, high);
+            };
+            std::vector<std::size_t> cuts { 0, count, switchOf(stale), switchOf(fresh) };
+            std::uint64_t total = 0;
+            for (const auto& [bound, n] : byBound) {
+                cuts.push_back(bound);
+                total += n;
+            }
+            std::sort(cuts.begin(), cuts.end());
+            cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+            for (std::size_t c = 0; c + 1 < cuts.size() && cuts[c] < count; ++c) {
+                const std::size_t a = cuts[c], b = std::min(cuts[c + 1], count);
+                std::uint64_t staleKeys = 0; // bounds above the interval: the field is kept there
+                for (auto it = byBound.upper_bound(a); it != byBound.end(); ++it)
+                    staleKeys += it->second;
+                add(from[a], until[b], stale, staleKeys, thresholds[a]);
+                add(from[a], until[b], fresh, total - staleKeys, thresholds[a]);
+            }
+        }
+    };
+    addGroups(thresholdKeyspace,
+        [&](PointAccumulator& start, PointAccumulator& stop, const KeyShape& shape, std::uint64_t n, std::uint32_t t) {
+            if (n == 0)
+                return;
+            const KeyLayout kl = layout.describe(shape, t, alloc);
+            start.addKeys(shape, n, kl, alloc);
+            stop.addKeys(shape, n, kl, alloc);
+        });
+    addGroups(thresholdGets,
+        [&](PointAccumulator& start, PointAccumulator& stop, const KeyShape& shape, std::uint64_t n, std::uint32_t t) {
+            if (n == 0)
+                return;
+            const ShapeCost cost = costOf(layout, alloc, shape, t);
+            start.addGets(n, cost);
+            stop.addGets(n, cost);
+        });
+
     const auto allocatorClasses = alloc.classes();
     std::vector<ThresholdPoint> points;
     PointAccumulator highBelow; // sum of high[s] for s <= i
+    PointAccumulator intervals; // sum of from[a] for a <= i, less until[b] for b <= i
     for (std::size_t i = 0; i < count; ++i) {
         if (stop.stop_requested())
             return cancelledError();
         highBelow.merge(high[i]);
         PointAccumulator acc = base;
         acc.merge(highBelow);
-        acc.merge(exact[i]);
+        intervals.merge(from[i]);
+        intervals.remove(until[i]);
+        acc.merge(intervals);
         for (std::size_t s = i + 1; s < count; ++s)
             acc.merge(low[s]);
         points.push_back(acc.finish(thresholds[i], indexes, allocatorClasses));
@@ -287,10 +344,11 @@ Expected<std::vector<std::uint32_t>> parseThresholds(std::string_view text, cons
     return out;
 }
 
-std::optional<StaleExpireRule> staleExpireRule(const LayoutModel& layout, const AllocatorModel& allocator) {
+std::optional<StaleExpireRule> staleExpireRule(
+    const LayoutModel& layout, const AllocatorModel& allocator, const std::vector<std::uint32_t>& thresholds) {
     if (!layout.tracksStaleExpire())
         return std::nullopt;
-    return StaleExpireRule { &layout, &allocator };
+    return StaleExpireRule(layout, allocator, thresholds);
 }
 
 Expected<SimulationResult> simulate(
@@ -309,7 +367,7 @@ Expected<SimulationResult> simulate(
 
     const IndexPolicy policy = config.layout->indexPolicy();
     KeyspaceReplay replay(policy, trace.keyIdLimit(), config.cache ? config.cacheSampleGets : 0,
-        staleExpireRule(*config.layout, *config.allocator));
+        staleExpireRule(*config.layout, *config.allocator, thresholds));
     std::uint64_t done = 0;
     const std::uint64_t total = trace.totalRequests();
     auto replayed = forEachBatch(trace, kBatchRequests, stop, [&](std::span<const Request> batch) -> Status {
@@ -338,13 +396,14 @@ Expected<SimulationResult> simulate(
     result.trace = replay.summary();
     const auto keyspace = replay.keyspaceShapes().sorted();
     auto gets = replay.getShapes().sorted();
-    auto thresholdGets = replay.thresholdGetShapes();
+    const auto thresholdKeyspace = replay.thresholdKeyspaceShapes().sorted();
+    auto thresholdGets = replay.thresholdGetShapes().sorted();
     result.getWeightsFromTrace = !gets.empty() || !thresholdGets.empty();
     if (!result.getWeightsFromTrace) { // no GETs in the trace: every live key read once
         gets = keyspace;
-        thresholdGets = replay.thresholdKeyspaceShapes();
+        thresholdGets = thresholdKeyspace;
     }
-    result.trace.distinctShapes = keyspace.size() + replay.thresholdKeyspaceShapes().size();
+    result.trace.distinctShapes = keyspace.size() + thresholdKeyspace.size();
 
     std::vector<IndexFootprint> indexes;
     indexes.push_back(replay.keyspaceTable().footprint(*config.allocator));
@@ -355,20 +414,20 @@ Expected<SimulationResult> simulate(
         result.indexBuckets += index.buckets;
         result.indexChildBuckets += static_cast<double>(index.childBuckets);
     }
-    auto points = evaluateThresholds(
-        config, thresholds, keyspace, gets, replay.thresholdKeyspaceShapes(), thresholdGets, indexes, stop);
+    auto points
+        = evaluateThresholds(config, thresholds, keyspace, gets, thresholdKeyspace, thresholdGets, indexes, stop);
     if (!points)
         return points.error();
     result.points = std::move(*points);
     if (config.cache) {
         // Every live key's shape must be in the list the cache model places from.
         auto placed = keyspace;
-        if (!replay.thresholdKeyspaceShapes().empty()) {
+        if (!thresholdKeyspace.empty()) {
             ShapeHistogram all;
             for (const auto& e : keyspace)
                 all.add(e.shape, e.count);
-            for (const auto& [entry, keys] : replay.thresholdKeyspaceShapes())
-                all.add(entry.first, keys);
+            for (const auto& e : thresholdKeyspace)
+                all.add(e.shape.shape, e.count);
             placed = all.sorted();
         }
         auto counted = evaluateCache(config, thresholds, replay, placed, result.points, stop);

@@ -216,3 +216,81 @@ TEST(Simulation, ThresholdLists) {
 }
 
 } // namespace
+
+namespace {
+
+// Per key, its object's bytes (usable) under valkey-8.1: the simulated total less the index tables.
+std::uint64_t objectBytes(const char* layout, std::vector<Request> requests, std::uint32_t threshold) {
+    MemoryTrace trace(std::move(requests));
+    auto result = simulate(configFor(layout, "jemalloc:quantum=8,page=4096", { threshold }), trace);
+    EXPECT_TRUE(result) << result.error().describe();
+    const auto& p = result->points.at(0);
+    return p.usableBytes - p.indexBytes;
+}
+
+Request persist(std::uint32_t key) {
+    return op(Op::Persist, key);
+}
+
+} // namespace
+
+// Valkey 8.1 removes a TTL by setting the object's expire field to -1 (db.c removeExpire): the object
+// keeps it until an overwrite makes a new one, which dbSetValue does unless neither the old object nor
+// the new value is embedded.
+TEST(Simulation, StaleExpireFieldsFollowValkeysOverwrites) {
+    const char* v81 = "valkey-8.1";
+    // K=16, V=100: a RAW object of 16 + 19 = 35 bytes (class 40), 43 with the field (48), and a 112-byte sds.
+    const std::uint64_t fresh = 40 + 112, stale = 48 + 112;
+    EXPECT_EQ(objectBytes(v81, { set(1, 100) }, 64), fresh);
+    EXPECT_EQ(objectBytes(v81, { set(1, 100, 1000) }, 64), stale); // with its TTL
+    EXPECT_EQ(objectBytes(v81, { set(1, 100, 1000), persist(1) }, 64), stale); // PERSIST keeps the field
+    EXPECT_EQ(objectBytes(v81, { set(1, 100, 1000), set(1, 100) }, 64), stale); // so does SET without EX
+    // RAW over RAW: the old object stays, field and all; a RAW over a value that arrives EMBSTR: a new one.
+    EXPECT_EQ(objectBytes(v81, { set(1, 100, 1000), persist(1), set(1, 200) }, 64), 48u + 224); // sds 204
+    EXPECT_EQ(objectBytes(v81, { set(1, 100, 1000), persist(1), set(1, 20) }, 64), 64u); // 16 + 19 + 24 = 59
+    // The field holds a TTL again, then is stale again; a delete forgets it.
+    EXPECT_EQ(objectBytes(v81, { set(1, 100, 1000), persist(1), op(Op::Delete, 1), set(1, 100) }, 64), fresh);
+    // expire-field=dropped sizes a key without a TTL as if it never had one.
+    EXPECT_EQ(objectBytes("valkey-8.1:expire-field=dropped", { set(1, 100, 1000), persist(1) }, 64), fresh);
+    // Redis keeps expires apart: nothing is left behind.
+    EXPECT_EQ(
+        objectBytes("redis-7.0", { set(1, 100, 1000), persist(1) }, 44), objectBytes("redis-7.0", { set(1, 100) }, 44));
+}
+
+// Under 9.1's derived client limit a 60-byte value arrives EMBSTR from threshold 60 + 12 = 72 on: a stale
+// key overwritten with it keeps its field below 72 only. A sweep gives each threshold what a run at that
+// threshold alone gives.
+TEST(Simulation, StaleExpireFieldsThatDependOnTheThresholdSweepExactly) {
+    std::vector<Request> requests;
+    for (std::uint32_t k = 0; k < 300; ++k) {
+        requests.push_back(set(k, 130 + k % 7, 1000)); // RAW at every threshold below 150 (K=16, header 8)
+        requests.push_back(persist(k));
+        requests.push_back(set(k, 60 + k % 3));
+        requests.push_back(op(Op::Get, k));
+    }
+    const std::vector<std::uint32_t> thresholds { 48, 64, 71, 72, 73, 80, 128 };
+    MemoryTrace sweepTrace(requests);
+    auto sweep = simulate(configFor("valkey-9.1", "jemalloc:quantum=8,page=4096", thresholds), sweepTrace);
+    ASSERT_TRUE(sweep) << sweep.error().describe();
+    for (std::size_t i = 0; i < thresholds.size(); ++i) {
+        MemoryTrace single(requests);
+        auto one = simulate(configFor("valkey-9.1", "jemalloc:quantum=8,page=4096", { thresholds[i] }), single);
+        ASSERT_TRUE(one);
+        SCOPED_TRACE(thresholds[i]);
+        test::expectSamePoint(sweep->points[i], one->points[0]);
+    }
+    // Below 72 the 60-byte values stay RAW in the old objects, with their fields (8 bytes a key more than
+    // keys that never had a TTL: objects of 43 bytes in the 48 class, not 35 in 40); from 74 on they embed
+    // in new objects.
+    std::vector<Request> neverTtl;
+    for (std::uint32_t k = 0; k < 300; ++k)
+        neverTtl.insert(neverTtl.end(), { set(k, 130 + k % 7), set(k, 60 + k % 3), op(Op::Get, k) });
+    MemoryTrace plainTrace(neverTtl);
+    auto plain = simulate(configFor("valkey-9.1", "jemalloc:quantum=8,page=4096", thresholds), plainTrace);
+    ASSERT_TRUE(plain);
+    EXPECT_EQ(sweep->points[0].usableBytes, plain->points[0].usableBytes + 300 * 8);
+    EXPECT_EQ(sweep->points[2].usableBytes, plain->points[2].usableBytes + 300 * 8); // 71
+    EXPECT_EQ(sweep->points[0].embeddedKeys, 0u);
+    EXPECT_EQ(sweep->points.back().embeddedKeys, 300u);
+    EXPECT_EQ(sweep->points.back().usableBytes, plain->points.back().usableBytes);
+}

@@ -133,8 +133,7 @@ public:
     IndexPolicy indexPolicy() const override { return m_def.index; }
     KeyLayout describe(const KeyShape& shape, std::uint32_t threshold, const AllocatorModel& allocator) const override;
     bool tracksStaleExpire() const override { return m_def.keepsStaleExpire; }
-    std::uint32_t staleExpireKeptBelow(
-        const KeyShape& before, const KeyShape& after, Op op, const AllocatorModel& allocator) const override;
+    std::uint32_t staleExpireNewValueBound(const KeyShape& after, Op op) const override;
 
     const LayoutDefinition& definition() const { return m_def; }
 

@@ -100,14 +100,16 @@ public:
     virtual bool tracksStaleExpire() const { return false; }
     // A key without a TTL whose object keeps a stale expire field (`before`) is written again as `after`
     // (without a TTL) by `op`. Returns the threshold from which the engine makes a new object, without
-    // the field: below it the old object, and its field, stay. Whether the old object stays depends on
-    // whether it and the new value are embedded, which grows with the threshold, so one bound describes
-    // every threshold: 0 when the field never stays, kNoThresholdBound when it always does.
+    // the field: below it the old object, and its field, stay. The old object stays where neither it
+    // nor the new value is embedded; both grow with the threshold, so one bound describes every
+    // threshold: 0 when the field never stays, kNoThresholdBound when it always does. It is the smaller
+    // of firstEmbeddingThreshold(before) and staleExpireNewValueBound(after, op).
     static constexpr std::uint32_t kNoThresholdBound = UINT32_MAX;
-    virtual std::uint32_t staleExpireKeptBelow(
-        const KeyShape& /*before*/, const KeyShape& /*after*/, Op /*op*/, const AllocatorModel& /*allocator*/) const {
-        return 0;
-    }
+    std::uint32_t staleExpireKeptBelow(
+        const KeyShape& before, const KeyShape& after, Op op, const AllocatorModel& allocator) const;
+    // The threshold from which the new value `op` brings arrives embedded or shared, so that the engine
+    // makes a new object whatever the old one was.
+    virtual std::uint32_t staleExpireNewValueBound(const KeyShape& /*after*/, Op /*op*/) const { return 0; }
 };
 
 using LayoutPtr = std::shared_ptr<const LayoutModel>;

@@ -47,8 +47,7 @@ public:
     IndexPolicy indexPolicy() const override { return engineIndexPolicy(IndexKind::ValkeyHashtable, true); }
     KeyLayout describe(const KeyShape& shape, std::uint32_t threshold, const AllocatorModel& allocator) const override;
     bool tracksStaleExpire() const override { return m_params.keepsExpireField; }
-    std::uint32_t staleExpireKeptBelow(
-        const KeyShape& before, const KeyShape& after, Op op, const AllocatorModel& allocator) const override;
+    std::uint32_t staleExpireNewValueBound(const KeyShape& after, Op op) const override;
 
     const ValkeyParams& params() const { return m_params; }
     std::uint32_t effectiveEmbstrLimit(std::uint32_t threshold) const;

@@ -12,9 +12,9 @@
 #include "layoutlab/sim/shape_histogram.h"
 #include "layoutlab/trace/trace_reader.h"
 
-#include <map>
 #include <optional>
 #include <queue>
+#include <unordered_map>
 #include <vector>
 
 namespace layoutlab {
@@ -74,19 +74,21 @@ public:
 };
 
 // For layouts whose objects keep a removed TTL's expire field (LayoutModel::tracksStaleExpire): up to
-// which threshold a key's stale field survives an overwrite (LayoutModel::staleExpireKeptBelow).
-struct StaleExpireRule {
-    const LayoutModel* layout = nullptr;
-    const AllocatorModel* allocator = nullptr;
-    std::uint32_t keptBelow(const KeyShape& before, const KeyShape& after, Op op) const {
-        return layout->staleExpireKeptBelow(before, after, op, *allocator);
-    }
-};
+// which threshold a key's stale field survives an overwrite (LayoutModel::staleExpireKeptBelow), as the
+// run's thresholds see it. A bound between two of them acts as the higher one, so the bound is kept as
+// the first threshold of the run at which the field is gone: 0 when gone at all of them, UINT32_MAX when
+// kept at all. A single-threshold run then has no key whose shape depends on the threshold.
+class StaleExpireRule {
+public:
+    StaleExpireRule(const LayoutModel& layout, const AllocatorModel& allocator, std::vector<std::uint32_t> thresholds);
+    std::uint32_t keptBelow(const KeyShape& before, const KeyShape& after, Op op);
 
-// Keys whose shape depends on the threshold (a stale expire field kept only below some threshold),
-// counted by (shape with the field, threshold from which it is gone). Rare: kept apart from the
-// histograms so those stay one count per shape.
-using ThresholdShapeCounts = std::map<std::pair<std::uint64_t, std::uint32_t>, std::uint64_t>;
+private:
+    const LayoutModel* m_layout;
+    const AllocatorModel* m_allocator;
+    std::vector<std::uint32_t> m_thresholds; // sorted
+    std::unordered_map<std::uint64_t, std::uint32_t> m_firstEmbedding; // by packed shape: a binary search each
+};
 
 class KeyspaceReplay {
 public:
@@ -105,8 +107,9 @@ public:
     const ShapeHistogram& getShapes() const { return m_getShapes; }
     const ShapeHistogram& keyspaceShapes() const { return m_keyspaceShapes; } // after finish()
     // Keys (and GET hits on keys) whose shape depends on the threshold; not in the histograms above.
-    const ThresholdShapeCounts& thresholdGetShapes() const { return m_thresholdGetShapes; }
-    const ThresholdShapeCounts& thresholdKeyspaceShapes() const { return m_thresholdKeyspaceShapes; }
+    // They are counted by (shape with the field, the threshold from which it is gone).
+    const ThresholdShapeHistogram& thresholdGetShapes() const { return m_thresholdGetShapes; }
+    const ThresholdShapeHistogram& thresholdKeyspaceShapes() const { return m_thresholdKeyspaceShapes; }
     const IndexTableModel& keyspaceTable() const { return m_table; }
     const IndexTableModel* expiresTable() const { return m_hasExpiresTable ? &m_expires : nullptr; }
     const std::vector<KeyState>& keys() const { return m_keys; }
@@ -143,8 +146,8 @@ private:
     bool m_hasExpiresTable;
     ShapeHistogram m_getShapes;
     ShapeHistogram m_keyspaceShapes;
-    ThresholdShapeCounts m_thresholdGetShapes;
-    ThresholdShapeCounts m_thresholdKeyspaceShapes;
+    ThresholdShapeHistogram m_thresholdGetShapes;
+    ThresholdShapeHistogram m_thresholdKeyspaceShapes;
     std::vector<std::uint32_t> m_getRing;
     std::uint32_t m_getRingSize = 0;
     std::uint64_t m_getRingNext = 0;

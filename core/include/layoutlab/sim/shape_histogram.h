@@ -6,6 +6,7 @@
 
 #include "layoutlab/layout/key_layout.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -28,16 +29,37 @@ inline KeyShape unpackShape(std::uint64_t packed) {
         (packed & 4u) != 0, static_cast<ValueKind>(packed & 3u), (packed & kStaleExpireShapeBit) != 0 };
 }
 
-class ShapeHistogram {
+// A shape, and the threshold from which its stale expire field is gone (KeyState::expireAtSeconds): the
+// key of keys whose shape depends on the threshold.
+struct ShapeBound {
+    std::uint64_t shape = 0;
+    std::uint32_t bound = 0;
+    auto operator<=>(const ShapeBound&) const = default;
+};
+
+template <class Key> struct ShapeKeyTraits;
+template <> struct ShapeKeyTraits<std::uint64_t> {
+    static constexpr std::uint64_t kEmpty = ~std::uint64_t { 0 };
+    static std::uint64_t hash(std::uint64_t shape) { return shape; }
+};
+template <> struct ShapeKeyTraits<ShapeBound> {
+    static constexpr ShapeBound kEmpty { ~std::uint64_t { 0 }, 0 };
+    static std::uint64_t hash(const ShapeBound& k) {
+        return k.shape ^ (std::uint64_t { k.bound } * 0xff51afd7ed558ccdULL);
+    }
+};
+
+// Counts per key (a packed shape, or a ShapeBound) in an open-addressed table: one probe sequence per add.
+template <class Key> class BasicShapeHistogram {
 public:
     struct Entry {
-        std::uint64_t shape = kEmpty;
+        Key shape = ShapeKeyTraits<Key>::kEmpty;
         std::uint64_t count = 0;
     };
 
-    ShapeHistogram() { m_slots.resize(kInitialSlots); }
+    BasicShapeHistogram() { m_slots.resize(kInitialSlots); }
 
-    void add(std::uint64_t shape, std::uint64_t count = 1) {
+    void add(const Key& shape, std::uint64_t count = 1) {
         std::size_t i = slotOf(shape);
         while (true) {
             Entry& e = m_slots[i];
@@ -45,7 +67,7 @@ public:
                 e.count += count;
                 return;
             }
-            if (e.shape == kEmpty) {
+            if (e.shape == ShapeKeyTraits<Key>::kEmpty) {
                 e.shape = shape;
                 e.count = count;
                 if (++m_size * 4 > m_slots.size() * 3)
@@ -57,20 +79,41 @@ public:
     }
 
     std::size_t size() const { return m_size; }
-    // Entries sorted by shape (deterministic output).
-    std::vector<Entry> sorted() const;
+    bool empty() const { return m_size == 0; }
+    // Entries sorted by key (deterministic output).
+    std::vector<Entry> sorted() const {
+        std::vector<Entry> out;
+        out.reserve(m_size);
+        for (const auto& e : m_slots)
+            if (e.shape != ShapeKeyTraits<Key>::kEmpty)
+                out.push_back(e);
+        std::sort(out.begin(), out.end(), [](const Entry& a, const Entry& b) { return a.shape < b.shape; });
+        return out;
+    }
 
 private:
-    static constexpr std::uint64_t kEmpty = ~std::uint64_t { 0 };
     static constexpr std::size_t kInitialSlots = 1024;
 
-    std::size_t slotOf(std::uint64_t shape) const {
-        return static_cast<std::size_t>((shape * 0x9e3779b97f4a7c15ULL) >> 32) & (m_slots.size() - 1);
+    std::size_t slotOf(const Key& shape) const {
+        return static_cast<std::size_t>((ShapeKeyTraits<Key>::hash(shape) * 0x9e3779b97f4a7c15ULL) >> 32)
+            & (m_slots.size() - 1);
     }
-    void grow();
+    void grow() {
+        std::vector<Entry> old;
+        old.swap(m_slots);
+        m_slots.assign(old.size() * 2, Entry {});
+        m_size = 0;
+        for (const auto& e : old)
+            if (e.shape != ShapeKeyTraits<Key>::kEmpty)
+                add(e.shape, e.count);
+    }
 
     std::vector<Entry> m_slots;
     std::size_t m_size = 0;
 };
+
+using ShapeHistogram = BasicShapeHistogram<std::uint64_t>;
+// Keys whose shape depends on the threshold, by (shape with the stale expire field, bound).
+using ThresholdShapeHistogram = BasicShapeHistogram<ShapeBound>;
 
 } // namespace layoutlab

@@ -42,8 +42,10 @@ struct SimulationConfig {
 Expected<SimulationResult> simulate(
     const SimulationConfig& config, TraceReader& trace, ProgressSink* progress = nullptr, std::stop_token stop = {});
 
-// The replay's rule for stale expire fields when `layout` tracks them; nullopt when it does not.
-std::optional<StaleExpireRule> staleExpireRule(const LayoutModel& layout, const AllocatorModel& allocator);
+// The replay's rule for stale expire fields when `layout` tracks them, for a run at `thresholds`; nullopt
+// when it does not.
+std::optional<StaleExpireRule> staleExpireRule(
+    const LayoutModel& layout, const AllocatorModel& allocator, const std::vector<std::uint32_t>& thresholds);
 
 // Parses "32:512:16" (first:last:step) or "64,128" into a sorted, de-duplicated list.
 Expected<std::vector<std::uint32_t>> parseThresholds(std::string_view text, const ThresholdParam& param);
