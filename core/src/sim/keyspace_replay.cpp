@@ -20,10 +20,20 @@ StaleExpireRule::StaleExpireRule(
 }
 
 std::uint32_t StaleExpireRule::keptBelow(const KeyShape& before, const KeyShape& after, Op op) {
-    const auto [it, added] = m_firstEmbedding.try_emplace(packShape(before), 0);
-    if (added)
-        it->second = firstEmbeddingThreshold(*m_layout, before, *m_allocator);
-    const std::uint32_t bound = std::min(it->second, m_layout->staleExpireNewValueBound(after, op));
+    // The new value's bound first: it is cheap, and often decides alone (a value that arrives embedded
+    // at every threshold of the run makes a new object whatever the old one was).
+    std::uint32_t bound = m_layout->staleExpireNewValueBound(after, op);
+    if (bound <= m_thresholds.front())
+        return 0;
+    const std::uint64_t packed = packShape(before);
+    std::uint64_t firstEmbedding = 0;
+    if (const auto* known = m_firstEmbedding.find(packed)) {
+        firstEmbedding = *known - 1;
+    } else {
+        firstEmbedding = firstEmbeddingThreshold(*m_layout, before, *m_allocator);
+        m_firstEmbedding.add(packed, firstEmbedding + 1);
+    }
+    bound = static_cast<std::uint32_t>(std::min<std::uint64_t>(bound, firstEmbedding));
     // The first of the run's thresholds at which the field is gone.
     const auto gone = std::lower_bound(m_thresholds.begin(), m_thresholds.end(), bound);
     if (gone == m_thresholds.begin())

@@ -14,7 +14,6 @@
 
 #include <optional>
 #include <queue>
-#include <unordered_map>
 #include <vector>
 
 namespace layoutlab {
@@ -87,7 +86,8 @@ private:
     const LayoutModel* m_layout;
     const AllocatorModel* m_allocator;
     std::vector<std::uint32_t> m_thresholds; // sorted
-    std::unordered_map<std::uint64_t, std::uint32_t> m_firstEmbedding; // by packed shape: a binary search each
+    // firstEmbeddingThreshold + 1 by packed shape (a binary search over describe() each).
+    ShapeHistogram m_firstEmbedding;
 };
 
 class KeyspaceReplay {

@@ -78,6 +78,16 @@ public:
         }
     }
 
+    // The count of `shape`, or nullptr when it has none.
+    const std::uint64_t* find(const Key& shape) const {
+        for (std::size_t i = slotOf(shape);; i = (i + 1) & (m_slots.size() - 1)) {
+            const Entry& e = m_slots[i];
+            if (e.shape == shape)
+                return &e.count;
+            if (e.shape == ShapeKeyTraits<Key>::kEmpty)
+                return nullptr;
+        }
+    }
     std::size_t size() const { return m_size; }
     bool empty() const { return m_size == 0; }
     // Entries sorted by key (deterministic output).
