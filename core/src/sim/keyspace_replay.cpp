@@ -25,6 +25,8 @@ std::uint32_t StaleExpireRule::keptBelow(const KeyShape& before, const KeyShape&
     std::uint32_t bound = m_layout->staleExpireNewValueBound(after, op);
     if (bound <= m_thresholds.front())
         return 0;
+    if (m_thresholds.size() == 1) // one threshold: only whether the old object is embedded there matters
+        return m_layout->describe(before, m_thresholds.front(), *m_allocator).embedded() ? 0 : UINT32_MAX;
     const std::uint64_t packed = packShape(before);
     std::uint64_t firstEmbedding = 0;
     if (const auto* known = m_firstEmbedding.find(packed)) {

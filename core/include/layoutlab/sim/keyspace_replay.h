@@ -86,7 +86,8 @@ private:
     const LayoutModel* m_layout;
     const AllocatorModel* m_allocator;
     std::vector<std::uint32_t> m_thresholds; // sorted
-    // firstEmbeddingThreshold + 1 by packed shape (a binary search over describe() each).
+    // firstEmbeddingThreshold + 1 by packed shape (a binary search over describe() each), for runs of
+    // several thresholds; a single-threshold run describes the old object at its threshold instead.
     ShapeHistogram m_firstEmbedding;
 };
 
