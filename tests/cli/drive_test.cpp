@@ -6,6 +6,7 @@
 
 #include "child_process.h"
 #include "cli_runner.h"
+#include "drive_traces.h"
 #include "layoutlab/collect/server_process.h"
 
 #include <arpa/inet.h>
@@ -78,33 +79,25 @@ protected:
 };
 
 TEST_F(DriveTest, MeasuredBytesPerKeyWithinOnePercentOfThePrediction) {
-    struct Shape {
-        const char* name;
-        std::vector<std::string> args;
-    };
-    const std::vector<Shape> shapes {
-        { "v16", { "--keys", "60000", "--ops", "0", "--key-size", "16", "--value-size", "16" } },
-        // Just past a power of two: the dict has just doubled from 131,072 slots and rehashes; drive must
-        // measure once the server has finished (both tables are in used_memory until then).
-        { "v16-131073", { "--keys", "131073", "--ops", "0", "--key-size", "16", "--value-size", "16" } },
-        { "sizes-150000",
-            { "--keys", "150000", "--ops", "0", "--key-size", "uniform:3:60", "--value-size", "uniform:0:300" } },
-        { "ttl-churn",
-            { "--keys", "30000", "--ops", "90000", "--key-size", "uniform:4:40", "--value-size", "uniform:1:140",
-                "--ttl-fraction", "0.5", "--get-fraction", "0" } },
-        { "v44-ttl",
-            { "--keys", "60000", "--ops", "0", "--key-size", "16", "--value-size", "44", "--ttl-fraction", "1" } },
-        { "v45", { "--keys", "60000", "--ops", "0", "--key-size", "16", "--value-size", "45" } },
-        { "v300-ttl",
-            { "--keys", "40000", "--ops", "0", "--key-size", "24", "--value-size", "300", "--ttl-fraction", "0.5" } },
-        { "ints", { "--keys", "60000", "--ops", "0", "--key-size", "16", "--value-size", "8", "--int-values", "1" } },
-        { "mixed",
-            { "--keys", "30000", "--ops", "60000", "--key-size", "lognormal:3.3:0.45:6:200", "--value-size",
-                "lognormal:4.3:1.2:1:20000", "--ttl-fraction", "0.2", "--get-fraction", "0.5", "--delete-fraction",
-                "0.1", "--popularity", "zipf:0.9" } },
-    };
+    auto shapes = layoutlab::test::respDriveTraces();
+    shapes.insert(shapes.end(),
+        {
+            { "v16", { "--keys", "60000", "--ops", "0", "--key-size", "16", "--value-size", "16" } },
+            { "v44-ttl",
+                { "--keys", "60000", "--ops", "0", "--key-size", "16", "--value-size", "44", "--ttl-fraction", "1" } },
+            { "v45", { "--keys", "60000", "--ops", "0", "--key-size", "16", "--value-size", "45" } },
+            { "v300-ttl",
+                { "--keys", "40000", "--ops", "0", "--key-size", "24", "--value-size", "300", "--ttl-fraction",
+                    "0.5" } },
+            { "ints",
+                { "--keys", "60000", "--ops", "0", "--key-size", "16", "--value-size", "8", "--int-values", "1" } },
+            { "mixed",
+                { "--keys", "30000", "--ops", "60000", "--key-size", "lognormal:3.3:0.45:6:200", "--value-size",
+                    "lognormal:4.3:1.2:1:20000", "--ttl-fraction", "0.2", "--get-fraction", "0.5", "--delete-fraction",
+                    "0.1", "--popularity", "zipf:0.9" } },
+        });
     for (const auto& shape : shapes) {
-        const auto trace = gen(std::string(shape.name) + ".lltrace", shape.args);
+        const auto trace = gen(std::string(shape.name) + ".lltrace", shape.genArgs);
         const auto r = run({ "drive", trace, "--engine", "redis", "--json", "--no-db" });
         ASSERT_EQ(r.exitCode, 0) << shape.name << ": " << r.err;
         const auto j = nlohmann::json::parse(r.out);

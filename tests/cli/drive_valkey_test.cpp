@@ -7,6 +7,7 @@
 
 #include "child_process.h"
 #include "cli_runner.h"
+#include "drive_traces.h"
 #include "layoutlab/layout/layout_registry.h"
 
 #include <algorithm>
@@ -164,32 +165,21 @@ protected:
 };
 
 TEST_P(DriveValkeyTest, EveryTraceWithinOnePercentWithTheLayoutDriveChose) {
-    struct Case {
-        const char* name;
-        std::vector<std::string> args;
-    };
-    const std::vector<Case> cases {
-        // Just past a power of two of the 8.0 dict (131,072 slots) and of the hashtable (114,688 entries in
-        // 16,384 buckets): the tables have just doubled, and the server must have finished rehashing.
-        { "k16v16-131073", { "--keys", "131073", "--ops", "0", "--key-size", "16", "--value-size", "16" } },
-        { "k16v96-114689", { "--keys", "114689", "--ops", "0", "--key-size", "16", "--value-size", "96" } },
-        // Keys of 3 to 60 bytes, values across every limit (keys of 1 and 2 bytes below).
-        { "sizes-150000",
-            { "--keys", "150000", "--ops", "0", "--key-size", "uniform:3:60", "--value-size", "uniform:0:300" } },
-        // Overwrites that add and drop TTLs.
-        { "ttl-churn",
-            { "--keys", "30000", "--ops", "90000", "--key-size", "uniform:4:40", "--value-size", "uniform:1:140",
-                "--ttl-fraction", "0.5", "--get-fraction", "0" } },
-        { "integers",
-            { "--keys", "60000", "--ops", "0", "--key-size", "uniform:6:30", "--value-size", "uniform:1:19",
-                "--int-values", "1" } },
-        { "mixed-deletes",
-            { "--keys", "40000", "--ops", "80000", "--key-size", "lognormal:3.3:0.45:6:200", "--value-size",
-                "lognormal:4.3:1.2:1:20000", "--ttl-fraction", "0.2", "--get-fraction", "0.3", "--delete-fraction",
-                "0.1", "--popularity", "zipf:0.9" } },
-    };
+    auto cases = layoutlab::test::respDriveTraces();
+    cases.insert(cases.end(),
+        {
+            // Just past the hashtable's doubling (7 x 16,384 entries).
+            { "k16v96-114689", { "--keys", "114689", "--ops", "0", "--key-size", "16", "--value-size", "96" } },
+            { "integers",
+                { "--keys", "60000", "--ops", "0", "--key-size", "uniform:6:30", "--value-size", "uniform:1:19",
+                    "--int-values", "1" } },
+            { "mixed-deletes",
+                { "--keys", "40000", "--ops", "80000", "--key-size", "lognormal:3.3:0.45:6:200", "--value-size",
+                    "lognormal:4.3:1.2:1:20000", "--ttl-fraction", "0.2", "--get-fraction", "0.3", "--delete-fraction",
+                    "0.1", "--popularity", "zipf:0.9" } },
+        });
     for (const auto& c : cases)
-        expectWithinOnePercent(c.name, gen(std::string(c.name) + ".lltrace", c.args, "9"));
+        expectWithinOnePercent(c.name, gen(std::string(c.name) + ".lltrace", c.genArgs, "9"));
     const auto monitor = path("ttl-commands.monitor");
     std::ofstream(monitor) << ttlMonitorLog(30000);
     expectWithinOnePercent("ttl-commands", monitor);
