@@ -137,6 +137,17 @@ TEST(LayoutFileErrors, StructuralMistakes) {
         errorOf(replaced("name = \"tiny\"", "name = \"tiny")).find("bad.toml: line 2: not a valid TOML layout file"),
         std::string::npos);
     EXPECT_NE(errorOf("").find("needs a [layout] table"), std::string::npos);
+    // The shrink limit takes one decimal (Valkey 8.0's 12.5), not two; [ttl] knows two choices.
+    EXPECT_NE(
+        errorOf(replaced("structure = \"valkey-hashtable\"", "structure = \"valkey-dict\"\nmin_fill_percent = 12.25"))
+            .find("field index.min_fill_percent: 12.25 has more than one decimal"),
+        std::string::npos);
+    EXPECT_TRUE(parseLayoutDefinition(
+        replaced("structure = \"valkey-hashtable\"", "structure = \"valkey-dict\"\nmin_fill_percent = 12.5"),
+        "ok.toml"));
+    EXPECT_NE(errorOf(replaced("[index]", "[ttl]\nstale_expire = \"forever\"\n\n[index]"))
+                  .find("field ttl.stale_expire: unknown value 'forever' (one of: kept, dropped)"),
+        std::string::npos);
 }
 
 TEST(LayoutFileErrors, ChunkedLayoutsLeaveRoomForTheirChunks) {
