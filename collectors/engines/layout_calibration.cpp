@@ -44,7 +44,7 @@ MemoryTrace shapeTrace(const CalibrationShape& c) {
 }
 
 Expected<std::uint64_t> settledUsedMemory(RespClient& client) {
-    // A few hundred keys settle at once: poll fast.
+    // A few thousand keys settle at once: poll fast.
     SettleOptions options;
     options.pollInterval = std::chrono::milliseconds(20);
     options.limit = std::chrono::seconds(10);
@@ -79,7 +79,7 @@ Expected<CalibrationRow> measureOnce(RespClient& client, const CalibrationShape&
 }
 
 // A server frees or grows a buffer of its own now and then (its cron resizes client buffers), which a
-// measurement of a few hundred keys feels: a shape is measured twice, and a third time when the two
+// measurement of a few thousand keys feels: a shape is measured twice, and a third time when the two
 // disagree, and the median kept.
 Expected<CalibrationRow> measure(RespClient& client, const CalibrationShape& c) {
     constexpr double kAgreeBytes = 0.5;

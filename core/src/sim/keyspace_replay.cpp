@@ -49,7 +49,7 @@ KeyspaceReplay::KeyspaceReplay(IndexPolicy policy, std::uint64_t keyIdHint, std:
     , m_expires(policy.kind, policy.params)
     , m_hasExpiresTable(policy.expiresTable)
     , m_getRingSize(getSampleSize)
-    , m_staleExpire(staleExpire) {
+    , m_staleExpire(std::move(staleExpire)) {
     m_keys.resize(static_cast<std::size_t>(std::min(keyIdHint, kMaxKeyIds)));
     m_getRing.reserve(getSampleSize);
 }

@@ -421,16 +421,17 @@ Expected<SimulationResult> simulate(
     result.points = std::move(*points);
     if (config.cache) {
         // Every live key's shape must be in the list the cache model places from.
-        auto placed = keyspace;
+        std::vector<ShapeHistogram::Entry> merged;
         if (!thresholdKeyspace.empty()) {
             ShapeHistogram all;
             for (const auto& e : keyspace)
                 all.add(e.shape, e.count);
             for (const auto& e : thresholdKeyspace)
                 all.add(e.shape.shape, e.count);
-            placed = all.sorted();
+            merged = all.sorted();
         }
-        auto counted = evaluateCache(config, thresholds, replay, placed, result.points, stop);
+        auto counted = evaluateCache(
+            config, thresholds, replay, thresholdKeyspace.empty() ? keyspace : merged, result.points, stop);
         if (!counted)
             return counted.error();
         result.cacheGeometry = config.cache->describe();

@@ -3,7 +3,7 @@
 
 // Telling a Valkey or Redis build's layout by what it does. Where the version a server reports cannot
 // decide the layout (a development build reports 255.255.255; forks and what-if builds report what
-// they were forked from), a few hundred keys of each of a handful of known shapes are loaded into the
+// they were forked from), a few thousand keys of each of a handful of known shapes are loaded into the
 // empty server, one shape at a time, and its settled used_memory per key is compared with what every
 // candidate layout predicts for the same keys. The first candidate that reproduces every shape is the
 // build's layout; the server is left empty again.
@@ -25,7 +25,9 @@ namespace layoutlab {
 
 struct CalibrationShape {
     KeyShape shape;
-    std::uint32_t keys = 256;
+    // Enough that the Valkey hashtable's child buckets, which fall where the server's hash seed puts the
+    // keys, move a shape's bytes per key by about 0.2 (at 256 keys, 2.5 was seen).
+    std::uint32_t keys = 2048;
 };
 // The shapes calibrateLayout() loads.
 std::vector<CalibrationShape> calibrationShapes();
@@ -48,7 +50,7 @@ struct CandidateFit {
 // A candidate reproduces a shape when its prediction is within this many bytes per key of the server.
 // Candidates differ by 8 bytes or more per key on the shape that tells them apart (the size classes are
 // 8 bytes apart at least); the Valkey hashtable's child buckets, which fall where the keys hash, move a
-// measurement of 256 keys by about 0.5 byte per key.
+// measurement of 2,048 keys by about 0.2 byte per key (one standard deviation, with a TTL's two tables).
 inline constexpr double kCalibrationToleranceBytes = 2.0;
 
 struct Calibration {

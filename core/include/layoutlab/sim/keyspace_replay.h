@@ -47,9 +47,8 @@ struct KeyState {
     void setKind(ValueKind kind) {
         keyAndFlags = (keyAndFlags & ~(3u << kKindShift)) | (static_cast<std::uint32_t>(kind) << kKindShift);
     }
-    std::uint32_t staleExpireBelow() const { return staleExpire() ? expireAtSeconds : 0; }
-    // The key's shape where it does not depend on the threshold: a stale expire field counts only when
-    // it is kept at every threshold (see staleExpireEverywhere()).
+    // The key's shape where it does not depend on the threshold (thresholdFree()): a stale expire field
+    // counts only when it is kept at every threshold.
     std::uint64_t shape() const {
         return packShape(keyBytes(), valueBytes, hasTtl(), kind(), staleExpire() && expireAtSeconds == UINT32_MAX);
     }
