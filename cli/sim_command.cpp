@@ -76,6 +76,13 @@ int runSim(const SimOptions& o, bool sweep) {
                                     : renderTable(result, o.classes || !sweep);
     if (auto ok = writeOutput(text, o.output); !ok)
         return reportError(ok.error());
+    if (!outcome->captureNotes.empty())
+        fmt::print(stderr, "note: {}", outcome->captureNotes);
+    if (const auto unseen = result.trace.unseenKeyRewrites; unseen != 0 && outcome->captureNotes.empty())
+        fmt::print(stderr,
+            "note: {} APPEND, SETRANGE or INCR requests changed keys the trace never wrote; they were taken as "
+            "absent (created by the command), which is wrong if the server held them before the capture began\n",
+            unseen);
     if (outcome->rejectedLines)
         fmt::print(stderr,
             "note: {} input lines were rejected and skipped (run `layoutlab import {} --stats` for details)\n",

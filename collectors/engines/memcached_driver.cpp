@@ -122,9 +122,11 @@ Expected<MemcachedLoadReport> loadTraceMemcached(MemcachedClient& client, TraceR
         };
         switch (r.op) {
         case Op::Set:
-        case Op::Incr: // memcached's incr needs a number already there: store the new value instead
-        case Op::Decr:
             store(Verb::Set, r.valueBytes);
+            break;
+        case Op::Incr: // incr needs a number already there: the result replaces the value, never creates one
+        case Op::Decr:
+            store(Verb::Replace, r.valueBytes);
             break;
         case Op::Add:
             store(Verb::Add, r.valueBytes);
@@ -147,6 +149,8 @@ Expected<MemcachedLoadReport> loadTraceMemcached(MemcachedClient& client, TraceR
             break;
         case Op::Get:
         case Op::Other: // reads: loadInBatches keeps them for the run phase
+            return;
+        case Op::SetRange: // a Redis command: no memcached import produces it
             return;
         }
         commands.push_back(std::move(c));

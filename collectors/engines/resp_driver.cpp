@@ -143,12 +143,18 @@ Expected<LoadReport> loadTrace(RespClient& client, TraceReader& trace, std::size
             break;
         case Op::Append:
         case Op::Prepend: // Redis has no PREPEND; the value grows the same
-            commands.push_back({ "APPEND", std::move(key), std::string(r.valueBytes, 'a') });
+            commands.push_back({ "APPEND", std::move(key), traceValue(r.valueBytes, r.kind, r.keyId) });
             break;
         case Op::Incr:
-        case Op::Decr: // the value becomes an integer of valueBytes characters; its TTL stays
+        case Op::Decr:
+            // The value becomes the result, valueBytes characters of `kind` (a string for INCRBYFLOAT); its
+            // TTL stays. The trace holds the result, not the increment: a SET of it with KEEPTTL stores the
+            // same object (shared, INT or a string) as INCR does (t_string.c incrDecrCommand).
+            commands.push_back({ "SET", std::move(key), traceValue(r.valueBytes, r.kind, r.keyId), "KEEPTTL" });
+            break;
+        case Op::SetRange: // a range ending at valueBytes: the same unshare and growth as the original
             commands.push_back(
-                { "SET", std::move(key), traceValue(r.valueBytes, ValueKind::Integer, r.keyId), "KEEPTTL" });
+                { "SETRANGE", std::move(key), std::to_string(std::max<std::uint32_t>(r.valueBytes, 1) - 1), "s" });
             break;
         case Op::Delete:
             commands.push_back({ "DEL", std::move(key) });

@@ -149,7 +149,13 @@ struct ReferenceEngine::Impl final : KeyspaceObserver {
 
     // Allocates and fills a key's allocations as the layout describes them for its current shape.
     Expected<KeyRecord> build(std::uint32_t keyId, const KeyState& state) {
-        const KeyLayout& layout = layoutOf(state.shapeAt(threshold));
+        KeyLayout ownBuffer; // a RawString key's layout: its sds buffer is its own, not in the packed shape
+        if (state.kind() == ValueKind::RawString) {
+            KeyShape shape = unpackShape(state.shapeAt(threshold));
+            shape.sdsBytes = replay->sdsBytesOf(keyId);
+            ownBuffer = config.layout->describe(shape, threshold, *config.allocator);
+        }
+        const KeyLayout& layout = state.kind() == ValueKind::RawString ? ownBuffer : layoutOf(state.shapeAt(threshold));
         if (!layout.stored)
             return usageError(fmt::format("key id {} cannot be stored by layout '{}'", keyId, config.layout->spec()));
         KeyRecord record;
@@ -336,8 +342,9 @@ Expected<ReferenceLoadReport> ReferenceEngine::load(TraceReader& trace, Progress
         return usageError("the reference engine was loaded already");
     s.loaded = true;
     const auto started = std::chrono::steady_clock::now();
-    KeyspaceReplay replay(
-        s.policy, trace.keyIdLimit(), s.config.getSampleSize, staleExpireRule(*s.config.layout, *s.config.allocator, { s.threshold }));
+    KeyspaceReplay replay(s.policy, trace.keyIdLimit(), s.config.getSampleSize,
+        staleExpireRule(*s.config.layout, *s.config.allocator, { s.threshold }),
+        StringRewriteRule(*s.config.layout, *s.config.allocator, s.threshold));
     replay.setObserver(&s);
     s.replay = &replay;
     s.records.resize(static_cast<std::size_t>(std::min<std::uint64_t>(trace.keyIdLimit(), UINT32_MAX)));

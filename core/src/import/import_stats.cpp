@@ -333,9 +333,38 @@ nlohmann::json toJson(const TraceStats& s) {
     j["rejected_by_reason"] = s.rejects.byReason;
     j["rejected_examples"] = s.rejects.examples;
     j["skipped"] = s.rejects.skipped;
+    j["refused"] = s.rejects.refusedTotal;
+    j["refused_by_reason"] = s.rejects.refused;
+    j["refused_examples"] = s.rejects.refusedExamples;
+    j["not_modelled"] = s.rejects.notModelled;
+    j["unseen_keys"] = s.rejects.unseenKeys;
     j["key_size"] = histogram(s.keySize);
     j["value_size"] = histogram(s.valueSize);
     return j;
+}
+
+std::string renderCaptureNotes(const RejectReport& r) {
+    std::string out;
+    if (!r.notModelled.empty()) {
+        out += "not modelled (their effect on memory is missing from every figure):\n";
+        for (const auto& [name, n] : r.notModelled)
+            out += fmt::format("  {:<28} {}\n", name, n);
+    }
+    if (r.refusedTotal) {
+        out += fmt::format("refused by the server ({} commands: left out, as they changed nothing):\n", r.refusedTotal);
+        for (const auto& [reason, n] : r.refused)
+            out += fmt::format("  {:<28} {}\n", reason, n);
+        out += "first ones:\n";
+        for (const auto& e : r.refusedExamples)
+            out += "  " + e + "\n";
+    }
+    if (!r.unseenKeys.empty()) {
+        out += "on keys the capture never showed written (taken as absent: wrong if the server held them "
+               "before the capture began):\n";
+        for (const auto& [name, n] : r.unseenKeys)
+            out += fmt::format("  {:<28} {}\n", name, n);
+    }
+    return out;
 }
 
 std::string renderStats(const TraceStats& s) {
@@ -365,10 +394,11 @@ std::string renderStats(const TraceStats& s) {
             out += "  " + e + "\n";
     }
     if (!s.rejects.skipped.empty()) {
-        out += "skipped (not string-key requests):\n";
+        out += "skipped (they change no key's memory):\n";
         for (const auto& [reason, n] : s.rejects.skipped)
             out += fmt::format("  {:<28} {}\n", reason, n);
     }
+    out += renderCaptureNotes(s.rejects);
     return out;
 }
 

@@ -136,6 +136,23 @@ void Importer::noteSkipped(const std::string& reason) {
         ++m_rejects.skipped["other"];
 }
 
+void Importer::noteRefused(const std::string& reason, std::uint64_t line, const std::string& detail) {
+    ++m_rejects.refusedTotal;
+    noteCommand(m_rejects.refused, reason);
+    if (m_rejects.refusedExamples.size() < RejectReport::kMaxExamples)
+        m_rejects.refusedExamples.push_back(fmt::format("{}: line {}: {}", m_path, line, detail));
+}
+
+void Importer::noteCommand(std::map<std::string, std::uint64_t>& counts, const std::string& name) {
+    auto it = counts.find(name);
+    if (it != counts.end())
+        ++it->second;
+    else if (counts.size() < RejectReport::kMaxSkipReasons)
+        counts.emplace(name, 1);
+    else
+        ++counts["other"];
+}
+
 std::vector<ImportFormatInfo> importFormats() {
     return {
         { "layoutlab", "layoutlab's own binary trace (read as it is)" },

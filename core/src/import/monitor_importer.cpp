@@ -3,13 +3,19 @@
 //   <sec>.<usec> [<db> <peer>] "<arg0>" "<arg1>" ...
 // Arguments are quoted by sdscatrepr (sds.c): \\ \" \n \r \t \a \b and \xHH escapes. The command name's
 // case is the client's. A first line "OK" (the reply to MONITOR) and a "[ proxyNN ] " prefix are accepted.
-// String commands become requests; other commands are counted as skipped.
+// String commands become requests, with what the engine would do: the importer follows each key's value
+// and TTL (MonitorKeyspace) to give INCR and INCRBYFLOAT their results, MSETNX its all-or-nothing and
+// EXPIRE's NX/XX/GT/LT their conditions. Commands the server would refuse are counted and left out;
+// commands that change no key are counted as skipped; others as not modelled.
 
 #include "import_formats.h"
 #include "line_importer.h"
+#include "monitor_keyspace.h"
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <fmt/format.h>
 
 namespace layoutlab {
 
@@ -109,6 +115,21 @@ ValueKind kindOf(std::string_view value) {
     return (i == 0 && value.size() <= 4) ? ValueKind::SmallInteger : ValueKind::Integer;
 }
 
+// Commands that change no key's memory: reads, and the connection's and server's own. Counted apart from
+// the commands the simulator does not model.
+bool changesNoKey(std::string_view name) {
+    static constexpr std::string_view kNames[] = { "STRLEN", "GETRANGE", "SUBSTR", "EXISTS", "TTL", "PTTL",
+        "EXPIRETIME", "PEXPIRETIME", "TYPE", "OBJECT", "MEMORY", "DUMP", "SCAN", "KEYS", "RANDOMKEY", "DBSIZE", "TOUCH",
+        "LCS", "BITCOUNT", "BITPOS", "GETBIT", "PING", "ECHO", "INFO", "CONFIG", "CLIENT", "AUTH", "HELLO", "COMMAND",
+        "MULTI", "EXEC", "DISCARD", "WATCH", "UNWATCH", "QUIT", "SLOWLOG", "LATENCY", "TIME", "LASTSAVE", "ROLE",
+        "READONLY", "READWRITE", "WAIT", "PUBLISH", "SUBSCRIBE", "UNSUBSCRIBE", "PSUBSCRIBE", "PUNSUBSCRIBE", "SELECT",
+        "MONITOR", "RESET", "EVAL", "EVALSHA", "FCALL", "SCRIPT", "FUNCTION" };
+    return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
+}
+
+// t_string.c checkStringLength / proto-max-bulk-len: 512 MB.
+constexpr std::int64_t kMaxStringBytes = 512ll * 1024 * 1024;
+
 class MonitorImporter final : public LineImporter {
 public:
     using LineImporter::LineImporter;
@@ -141,7 +162,11 @@ protected:
             return LineError { "bad quoting", "arguments are not sdscatrepr-quoted strings" };
         m_absoluteMs = seconds * 1000 + micros / 1000;
         m_now = relativeMs(m_absoluteMs);
-        return command();
+        m_name = m_args[0].substr(0, 32);
+        for (auto& c : m_name)
+            c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        command();
+        return std::nullopt;
     }
 
 private:
@@ -156,156 +181,400 @@ private:
         return r;
     }
     void emit(const Request& r) { pushKeyed(r, m_baseKey, 0, false, false); }
-    void write(const std::string& key, const std::string& value, Op op, std::uint32_t ttl) {
+    // A write of `value` (SET and its variants); the importer's own keyspace follows it.
+    void write(const std::string& key, const std::string& value, Op op, std::uint32_t ttl, std::uint64_t expireAtMs) {
+        monitor::KeyValue& v = m_keys.at(key, m_absoluteMs);
+        // NX/XX: the replay decides with its own keyspace, which agrees with this one.
+        if (!((op == Op::Add && v.present()) || (op == Op::Replace && !v.present()))) {
+            v.assign(value);
+            if (ttl != kKeepTtl)
+                v.expireAtMs = ttl == kNoTtl ? 0 : expireAtMs;
+        }
         Request r = base(key, op);
         r.valueBytes = static_cast<std::uint32_t>(value.size());
         r.kind = kindOf(value);
         r.ttlSeconds = ttl;
         emit(r);
     }
-    // EX/PX/EXAT/PXAT arguments -> seconds from now (at least 1: an expiry in the past still removes the key
+    // The server answered with an error: the command changed nothing.
+    void refuse(const std::string& reason, const std::string& detail) {
+        noteRefused(reason, lineNumber(), m_name + ": " + detail);
+    }
+    bool arity(std::size_t n, bool atLeast = false) {
+        if (atLeast ? m_args.size() >= n : m_args.size() == n)
+            return true;
+        refuse("wrong number of arguments", fmt::format("{} arguments", m_args.size() - 1));
+        return false;
+    }
+    // A key the capture has not shown before, read or changed by a command whose effect depends on it.
+    monitor::KeyValue* lookup(const std::string& key) {
+        monitor::KeyValue* v = m_keys.find(key, m_absoluteMs);
+        if (!v)
+            noteCommand(m_rejects.unseenKeys, m_name);
+        return v;
+    }
+    // An expiry in `amount` of `unit` (EX, PX, EXAT, PXAT) -> absolute milliseconds; nullopt (refused)
+    // when the server would refuse it (object.c getExpireMillisecondsOrReply: not an integer, <= 0, or
+    // overflowing).
+    std::optional<std::uint64_t> expireAt(const std::string& unit, const std::string& amount) {
+        const auto v = monitor::parseLongLong(amount);
+        if (!v) {
+            refuse("value is not an integer or out of range", "'" + amount.substr(0, 40) + "'");
+            return std::nullopt;
+        }
+        const bool seconds = equalsIgnoreCase(unit, "EX") || equalsIgnoreCase(unit, "EXAT");
+        const bool relative = equalsIgnoreCase(unit, "EX") || equalsIgnoreCase(unit, "PX");
+        if (*v <= 0 || (seconds && *v > INT64_MAX / 1000)) {
+            refuse("invalid expire time", fmt::format("{} {}", unit, *v));
+            return std::nullopt;
+        }
+        const std::uint64_t ms = static_cast<std::uint64_t>(*v) * (seconds ? 1000 : 1);
+        return relative ? m_absoluteMs + ms : ms;
+    }
+    // Seconds from now to an absolute expiry, at least 1 (an expiry in the past still removes the key
     // at the next check).
-    std::optional<LineError> ttlOf(const std::string& unit, const std::string& amount, std::uint32_t& ttl) {
-        std::uint64_t v = 0;
-        if (auto e = parseField(amount, unit, v))
-            return e;
-        std::uint64_t seconds = 0;
-        if (equalsIgnoreCase(unit, "EX"))
-            seconds = v;
-        else if (equalsIgnoreCase(unit, "PX"))
-            seconds = (v + 999) / 1000;
-        else if (equalsIgnoreCase(unit, "EXAT"))
-            seconds = v * 1000 > m_absoluteMs ? (v * 1000 - m_absoluteMs) / 1000 : 0;
-        else if (equalsIgnoreCase(unit, "PXAT"))
-            seconds = v > m_absoluteMs ? (v - m_absoluteMs) / 1000 : 0;
-        ttl = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(seconds, 1, kKeepTtl - 1));
-        return std::nullopt;
+    std::uint32_t secondsUntil(std::uint64_t atMs) const {
+        const std::uint64_t s = atMs > m_absoluteMs ? (atMs - m_absoluteMs + 999) / 1000 : 0;
+        return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(s, 1, kKeepTtl - 1));
     }
 
-    std::optional<LineError> command() {
-        const auto& a = m_args;
-        const std::string& cmd = a[0];
-        auto is = [&](std::string_view name) { return equalsIgnoreCase(cmd, name); };
-        auto need = [&](std::size_t n) -> std::optional<LineError> {
-            if (a.size() < n)
-                return LineError { "missing argument",
-                    cmd + " needs at least " + std::to_string(n - 1) + " arguments" };
-            return std::nullopt;
-        };
-        if (is("GET")) {
-            if (auto e = need(2))
-                return e;
-            emit(base(a[1], Op::Get));
-        } else if (is("MGET")) {
-            if (auto e = need(2))
-                return e;
-            for (std::size_t i = 1; i < a.size(); ++i)
-                emit(base(a[i], Op::Get));
-        } else if (is("SET")) {
-            if (auto e = need(3))
-                return e;
-            Op op = Op::Set;
-            std::uint32_t ttl = kNoTtl;
-            for (std::size_t i = 3; i < a.size(); ++i) {
-                if (equalsIgnoreCase(a[i], "NX"))
-                    op = Op::Add;
-                else if (equalsIgnoreCase(a[i], "XX"))
-                    op = Op::Replace;
-                else if (equalsIgnoreCase(a[i], "KEEPTTL"))
-                    ttl = kKeepTtl;
-                else if (equalsIgnoreCase(a[i], "GET"))
-                    continue;
-                else if (i + 1 < a.size()
-                    && (equalsIgnoreCase(a[i], "EX") || equalsIgnoreCase(a[i], "PX") || equalsIgnoreCase(a[i], "EXAT")
-                        || equalsIgnoreCase(a[i], "PXAT"))) {
-                    if (auto e = ttlOf(a[i], a[i + 1], ttl))
-                        return e;
-                    ++i;
-                } else
-                    return LineError { "bad option", "SET: unknown option '" + a[i].substr(0, 40) + "'" };
-            }
-            write(a[1], a[2], op, ttl);
-        } else if (is("SETEX") || is("PSETEX")) {
-            if (auto e = need(4))
-                return e;
-            std::uint32_t ttl = 0;
-            if (auto e = ttlOf(is("SETEX") ? "EX" : "PX", a[2], ttl))
-                return e;
-            write(a[1], a[3], Op::Set, ttl);
-        } else if (is("SETNX")) {
-            if (auto e = need(3))
-                return e;
-            write(a[1], a[2], Op::Add, kNoTtl);
-        } else if (is("GETSET")) {
-            if (auto e = need(3))
-                return e;
-            write(a[1], a[2], Op::Set, kNoTtl);
-        } else if (is("MSET") || is("MSETNX")) {
-            if (a.size() < 3 || a.size() % 2 == 0)
-                return LineError { "missing argument", cmd + " needs key/value pairs" };
-            for (std::size_t i = 1; i + 1 < a.size(); i += 2)
-                write(a[i], a[i + 1], is("MSET") ? Op::Set : Op::Add, kNoTtl);
-        } else if (is("APPEND")) {
-            if (auto e = need(3))
-                return e;
-            Request r = base(a[1], Op::Append);
-            r.valueBytes = static_cast<std::uint32_t>(a[2].size());
-            emit(r);
-        } else if (is("INCR") || is("DECR") || is("INCRBY") || is("DECRBY") || is("INCRBYFLOAT")) {
-            if (auto e = need(2))
-                return e;
-            // The new value's length is not in the stream; the simulator keeps the old length (or 1).
-            Request r = base(a[1], is("DECR") || is("DECRBY") ? Op::Decr : Op::Incr);
-            r.kind = is("INCRBYFLOAT") ? ValueKind::String : ValueKind::Integer;
-            emit(r);
-        } else if (is("DEL") || is("UNLINK")) {
-            if (auto e = need(2))
-                return e;
-            for (std::size_t i = 1; i < a.size(); ++i)
-                emit(base(a[i], Op::Delete));
-        } else if (is("GETDEL")) {
-            if (auto e = need(2))
-                return e;
-            emit(base(a[1], Op::Get));
-            emit(base(a[1], Op::Delete));
-        } else if (is("GETEX")) {
-            if (auto e = need(2))
-                return e;
-            emit(base(a[1], Op::Get));
-            if (a.size() >= 3 && equalsIgnoreCase(a[2], "PERSIST")) {
-                emit(base(a[1], Op::Persist));
-            } else if (a.size() >= 4) {
-                Request r = base(a[1], Op::Expire);
-                if (auto e = ttlOf(a[2], a[3], r.ttlSeconds))
-                    return e;
-                emit(r);
-            }
-        } else if (is("EXPIRE") || is("PEXPIRE") || is("EXPIREAT") || is("PEXPIREAT")) {
-            if (auto e = need(3))
-                return e;
-            Request r = base(a[1], Op::Expire);
-            const std::string unit = is("EXPIRE") ? "EX" : is("PEXPIRE") ? "PX" : is("EXPIREAT") ? "EXAT" : "PXAT";
-            if (auto e = ttlOf(unit, a[2], r.ttlSeconds))
-                return e;
-            emit(r);
-        } else if (is("PERSIST")) {
-            if (auto e = need(2))
-                return e;
-            emit(base(a[1], Op::Persist));
-        } else {
-            std::string name = cmd.substr(0, 32);
-            for (auto& c : name)
-                c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-            noteSkipped("command " + name);
-        }
-        return std::nullopt;
-    }
+    void set();
+    void increment(std::int64_t sign, bool byArgument);
+    void incrementByFloat();
+    void append();
+    void setRange();
+    void expire(const std::string& unit);
+    void getex();
+    void command();
 
     std::vector<std::string> m_args;
+    std::string m_name; // the command, upper case
     std::string_view m_baseKey; // the key of the request base() made last
     std::uint64_t m_now = 0;
     std::uint64_t m_absoluteMs = 0;
+    monitor::MonitorKeyspace m_keys;
 };
+
+void MonitorImporter::set() {
+    // t_string.c parseExtendedStringArgumentsOrReply: NX|XX, GET, KEEPTTL, EX|PX|EXAT|PXAT n.
+    const auto& a = m_args;
+    Op op = Op::Set;
+    std::uint32_t ttl = kNoTtl;
+    std::uint64_t at = 0;
+    bool expiry = false, keep = false;
+    for (std::size_t i = 3; i < a.size(); ++i) {
+        const bool hasNext = i + 1 < a.size();
+        if (equalsIgnoreCase(a[i], "NX") && op != Op::Replace)
+            op = Op::Add;
+        else if (equalsIgnoreCase(a[i], "XX") && op != Op::Add)
+            op = Op::Replace;
+        else if (equalsIgnoreCase(a[i], "KEEPTTL") && !expiry)
+            keep = true;
+        else if (equalsIgnoreCase(a[i], "GET"))
+            continue;
+        else if (hasNext && !keep && !expiry
+            && (equalsIgnoreCase(a[i], "EX") || equalsIgnoreCase(a[i], "PX") || equalsIgnoreCase(a[i], "EXAT")
+                || equalsIgnoreCase(a[i], "PXAT"))) {
+            const auto when = expireAt(a[i], a[i + 1]);
+            if (!when)
+                return;
+            expiry = true;
+            at = *when;
+            ++i;
+        } else
+            return refuse("syntax error", "option '" + a[i].substr(0, 40) + "'");
+    }
+    if (expiry)
+        ttl = secondsUntil(at);
+    else if (keep)
+        ttl = kKeepTtl;
+    write(a[1], a[2], op, ttl, at);
+}
+
+void MonitorImporter::increment(std::int64_t sign, bool byArgument) {
+    // t_string.c incrDecrCommand.
+    std::int64_t by = sign;
+    if (byArgument) {
+        const auto v = monitor::parseLongLong(m_args[2]);
+        if (!v)
+            return refuse("value is not an integer or out of range", "'" + m_args[2].substr(0, 40) + "'");
+        if (sign < 0 && *v == INT64_MIN)
+            return refuse("decrement would overflow", m_args[2]);
+        by = sign * *v;
+    }
+    monitor::KeyValue* v = lookup(m_args[1]);
+    std::int64_t old = 0;
+    if (v && v->present()) {
+        if (v->content != monitor::KeyValue::Content::Integer)
+            return refuse("value is not an integer or out of range", "the key holds a string");
+        old = v->integer;
+    }
+    if ((by < 0 && old < 0 && by < INT64_MIN - old) || (by > 0 && old > 0 && by > INT64_MAX - old))
+        return refuse("increment or decrement would overflow", fmt::format("{} {:+}", old, by));
+    const std::int64_t result = old + by;
+    const std::string text = std::to_string(result);
+    monitor::KeyValue& kept = m_keys.at(m_args[1], m_absoluteMs);
+    kept.assign(text); // the TTL stays
+    Request r = base(m_args[1], sign < 0 ? Op::Decr : Op::Incr);
+    r.valueBytes = static_cast<std::uint32_t>(text.size());
+    r.kind = kindOf(text); // createStringObjectFromLongLongForValue: shared for 0..9999, else INT
+    emit(r);
+}
+
+void MonitorImporter::incrementByFloat() {
+    // t_string.c incrbyfloatCommand: the result is stored as a string (createStringObjectFromLongDouble).
+    const auto by = monitor::parseLongDouble(m_args[2]);
+    if (!by)
+        return refuse("value is not a valid float", "'" + m_args[2].substr(0, 40) + "'");
+    monitor::KeyValue* v = lookup(m_args[1]);
+    long double old = 0;
+    if (v && v->present()) {
+        if (v->content == monitor::KeyValue::Content::Other)
+            return refuse("value is not a valid float", "the key holds a string");
+        old = v->number;
+    }
+    const long double result = old + *by;
+    if (std::isnan(result) || std::isinf(result))
+        return refuse("increment would produce NaN or Infinity", m_args[2].substr(0, 40));
+    const std::string text = monitor::formatLongDouble(result);
+    m_keys.at(m_args[1], m_absoluteMs).assign(text); // the TTL stays
+    Request r = base(m_args[1], Op::Incr);
+    r.valueBytes = static_cast<std::uint32_t>(text.size());
+    r.kind = ValueKind::String;
+    emit(r);
+}
+
+void MonitorImporter::append() {
+    // t_string.c appendCommand: a missing key is created with the argument as its value.
+    monitor::KeyValue* v = lookup(m_args[1]);
+    const std::string& tail = m_args[2];
+    if (v && v->present() && v->length + tail.size() > static_cast<std::uint64_t>(kMaxStringBytes))
+        return refuse("string exceeds maximum allowed size", fmt::format("{} + {} bytes", v->length, tail.size()));
+    if (v && v->present()) {
+        if (const auto text = v->knownText())
+            v->assign(*text + tail);
+        else
+            v->length += tail.size();
+    } else {
+        monitor::KeyValue& created = m_keys.at(m_args[1], m_absoluteMs);
+        created.assign(tail);
+        created.expireAtMs = 0;
+    }
+    Request r = base(m_args[1], Op::Append);
+    r.valueBytes = static_cast<std::uint32_t>(tail.size());
+    r.kind = kindOf(tail); // tryObjectEncoding of the argument, for a key it creates
+    emit(r);
+}
+
+void MonitorImporter::setRange() {
+    // t_string.c setrangeCommand.
+    const auto offset = monitor::parseLongLong(m_args[2]);
+    if (!offset)
+        return refuse("value is not an integer or out of range", "'" + m_args[2].substr(0, 40) + "'");
+    if (*offset < 0)
+        return refuse("offset is out of range", m_args[2]);
+    const std::string& piece = m_args[3];
+    if (*offset > kMaxStringBytes - static_cast<std::int64_t>(piece.size()))
+        return refuse(
+            "string exceeds maximum allowed size", fmt::format("offset {} + {} bytes", *offset, piece.size()));
+    monitor::KeyValue* v = lookup(m_args[1]);
+    if (piece.empty()) {
+        noteSkipped("command SETRANGE of nothing (no effect)"); // the reply is the length; nothing changes
+        return;
+    }
+    const std::uint64_t end = static_cast<std::uint64_t>(*offset) + piece.size();
+    if (v && v->present()) {
+        if (auto text = v->knownText()) {
+            if (text->size() < end)
+                text->resize(end, '\0');
+            text->replace(static_cast<std::size_t>(*offset), piece.size(), piece);
+            v->assign(*text);
+        } else {
+            v->length = std::max(v->length, end);
+        }
+    } else {
+        monitor::KeyValue& created = m_keys.at(m_args[1], m_absoluteMs);
+        created.content = monitor::KeyValue::Content::Other; // zero bytes, then the piece
+        created.length = end;
+        created.expireAtMs = 0;
+    }
+    Request r = base(m_args[1], Op::SetRange);
+    r.valueBytes = static_cast<std::uint32_t>(end);
+    emit(r);
+}
+
+void MonitorImporter::expire(const std::string& unit) {
+    // expire.c expireGenericCommand, with Redis 7.0's NX|XX|GT|LT.
+    const auto& a = m_args;
+    const auto v = monitor::parseLongLong(a[2]);
+    if (!v)
+        return refuse("value is not an integer or out of range", "'" + a[2].substr(0, 40) + "'");
+    bool nx = false, xx = false, gt = false, lt = false;
+    for (std::size_t i = 3; i < a.size(); ++i) {
+        if (equalsIgnoreCase(a[i], "NX"))
+            nx = true;
+        else if (equalsIgnoreCase(a[i], "XX"))
+            xx = true;
+        else if (equalsIgnoreCase(a[i], "GT"))
+            gt = true;
+        else if (equalsIgnoreCase(a[i], "LT"))
+            lt = true;
+        else
+            return refuse("unsupported option", "'" + a[i].substr(0, 40) + "'");
+    }
+    if ((nx && (xx || gt || lt)) || (gt && lt))
+        return refuse("incompatible options", "NX with XX, GT or LT, or GT with LT");
+    const bool seconds = unit == "EX" || unit == "EXAT";
+    const bool relative = unit == "EX" || unit == "PX";
+    const long double when = static_cast<long double>(*v) * (seconds ? 1000 : 1) + (relative ? m_absoluteMs : 0);
+    if (when > static_cast<long double>(INT64_MAX))
+        return refuse("invalid expire time", a[2]);
+    monitor::KeyValue* key = lookup(a[1]);
+    if (key && !key->present())
+        return; // no such key: the reply is 0
+    if (key) {
+        const bool hasTtl = key->expireAtMs != 0;
+        const long double current = static_cast<long double>(key->expireAtMs);
+        if ((nx && hasTtl) || (xx && !hasTtl) || (gt && (!hasTtl || when <= current))
+            || (lt && hasTtl && when >= current))
+            return; // the condition is not met: the reply is 0
+    }
+    if (when <= static_cast<long double>(m_absoluteMs)) { // checkAlreadyExpired: the key is deleted
+        if (key)
+            *key = monitor::KeyValue {};
+        emit(base(a[1], Op::Delete));
+        return;
+    }
+    const auto atMs = static_cast<std::uint64_t>(when);
+    if (key)
+        key->expireAtMs = atMs;
+    Request r = base(a[1], Op::Expire);
+    r.ttlSeconds = secondsUntil(atMs);
+    emit(r);
+}
+
+void MonitorImporter::getex() {
+    // t_string.c getexCommand: EX|PX|EXAT|PXAT n, or PERSIST.
+    const auto& a = m_args;
+    std::optional<std::uint64_t> at;
+    bool persist = false;
+    if (a.size() == 3 && equalsIgnoreCase(a[2], "PERSIST"))
+        persist = true;
+    else if (a.size() == 4
+        && (equalsIgnoreCase(a[2], "EX") || equalsIgnoreCase(a[2], "PX") || equalsIgnoreCase(a[2], "EXAT")
+            || equalsIgnoreCase(a[2], "PXAT"))) {
+        at = expireAt(a[2], a[3]);
+        if (!at)
+            return;
+    } else if (a.size() != 2)
+        return refuse("syntax error", "options");
+    monitor::KeyValue* key = m_keys.find(a[1], m_absoluteMs);
+    emit(base(a[1], Op::Get));
+    if (persist) {
+        if (key)
+            key->expireAtMs = 0;
+        emit(base(a[1], Op::Persist));
+    } else if (at) {
+        if (*at <= m_absoluteMs) { // checkAlreadyExpired: deleted
+            if (key)
+                *key = monitor::KeyValue {};
+            emit(base(a[1], Op::Delete));
+            return;
+        }
+        if (key && key->present())
+            key->expireAtMs = *at;
+        Request r = base(a[1], Op::Expire);
+        r.ttlSeconds = secondsUntil(*at);
+        emit(r);
+    }
+}
+
+void MonitorImporter::command() {
+    const auto& a = m_args;
+    auto is = [&](std::string_view name) { return m_name == name; };
+    if (is("GET")) {
+        if (arity(2))
+            emit(base(a[1], Op::Get));
+    } else if (is("MGET")) {
+        if (arity(2, true))
+            for (std::size_t i = 1; i < a.size(); ++i)
+                emit(base(a[i], Op::Get));
+    } else if (is("SET")) {
+        if (arity(3, true))
+            set();
+    } else if (is("SETEX") || is("PSETEX")) {
+        if (!arity(4))
+            return;
+        if (const auto at = expireAt(is("SETEX") ? "EX" : "PX", a[2]))
+            write(a[1], a[3], Op::Set, secondsUntil(*at), *at);
+    } else if (is("SETNX")) {
+        if (arity(3))
+            write(a[1], a[2], Op::Add, kNoTtl, 0);
+    } else if (is("GETSET")) {
+        if (arity(3))
+            write(a[1], a[2], Op::Set, kNoTtl, 0);
+    } else if (is("MSET") || is("MSETNX")) {
+        if (a.size() < 3 || a.size() % 2 == 0)
+            return refuse("wrong number of arguments", "key/value pairs expected");
+        if (is("MSETNX")) { // t_string.c msetGenericCommand: nothing is set if any key exists
+            for (std::size_t i = 1; i + 1 < a.size(); i += 2)
+                if (const auto* v = m_keys.find(a[i], m_absoluteMs); v && v->present()) {
+                    noteSkipped("command MSETNX with a key that exists (no effect)");
+                    return;
+                }
+        }
+        for (std::size_t i = 1; i + 1 < a.size(); i += 2)
+            write(a[i], a[i + 1], is("MSET") ? Op::Set : Op::Add, kNoTtl, 0);
+    } else if (is("APPEND")) {
+        if (arity(3))
+            append();
+    } else if (is("SETRANGE")) {
+        if (arity(4))
+            setRange();
+    } else if (is("INCR") || is("DECR")) {
+        if (arity(2))
+            increment(is("INCR") ? 1 : -1, false);
+    } else if (is("INCRBY") || is("DECRBY")) {
+        if (arity(3))
+            increment(is("INCRBY") ? 1 : -1, true);
+    } else if (is("INCRBYFLOAT")) {
+        if (arity(3))
+            incrementByFloat();
+    } else if (is("DEL") || is("UNLINK")) {
+        if (!arity(2, true))
+            return;
+        for (std::size_t i = 1; i < a.size(); ++i) {
+            if (auto* v = m_keys.find(a[i], m_absoluteMs))
+                *v = monitor::KeyValue {};
+            emit(base(a[i], Op::Delete));
+        }
+    } else if (is("GETDEL")) {
+        if (!arity(2))
+            return;
+        if (auto* v = m_keys.find(a[1], m_absoluteMs))
+            *v = monitor::KeyValue {};
+        emit(base(a[1], Op::Get));
+        emit(base(a[1], Op::Delete));
+    } else if (is("GETEX")) {
+        if (arity(2, true))
+            getex();
+    } else if (is("EXPIRE") || is("PEXPIRE") || is("EXPIREAT") || is("PEXPIREAT")) {
+        if (arity(3, true) && a.size() <= 4)
+            expire(is("EXPIRE") ? "EX" : is("PEXPIRE") ? "PX" : is("EXPIREAT") ? "EXAT" : "PXAT");
+        else if (a.size() > 4)
+            refuse("wrong number of arguments", fmt::format("{} arguments", a.size() - 1));
+    } else if (is("PERSIST")) {
+        if (!arity(2))
+            return;
+        if (auto* v = lookup(a[1]))
+            v->expireAtMs = 0;
+        emit(base(a[1], Op::Persist));
+    } else if (changesNoKey(m_name)) {
+        noteSkipped("command " + m_name);
+    } else {
+        noteCommand(m_rejects.notModelled, m_name);
+    }
+}
 
 } // namespace
 

@@ -186,7 +186,7 @@ std::uint32_t DeclaredLayout::staleExpireNewValueBound(const KeyShape& after, Op
     // the client limit.
     if (op == Op::Append || op == Op::Prepend || op == Op::Incr || op == Op::Decr)
         return kNoThresholdBound;
-    if (m_def.integerMaxChars > 0 && after.kind != ValueKind::String && after.valueBytes <= m_def.integerMaxChars)
+    if (m_def.integerMaxChars > 0 && isIntegerKind(after.kind) && after.valueBytes <= m_def.integerMaxChars)
         return after.kind == ValueKind::SmallInteger ? 0 : kNoThresholdBound;
     const auto v = frameValue(m_def.framing, after.valueBytes, m_def.framingVersionBytes).storedBytes;
     if (m_def.embedRule == EmbedRule::Never || v > m_def.maxEmbeddedValueBytes)
@@ -263,7 +263,7 @@ KeyLayout DeclaredLayout::describe(
     };
 
     const bool isInteger
-        = def.integerMaxChars > 0 && shape.kind != ValueKind::String && shape.valueBytes <= def.integerMaxChars;
+        = def.integerMaxChars > 0 && isIntegerKind(shape.kind) && shape.valueBytes <= def.integerMaxChars;
     if (isInteger)
         ctx.encoding = def.sharedSmallIntegers && shape.kind == ValueKind::SmallInteger ? Encoding::SharedInteger
                                                                                         : Encoding::Integer;

@@ -105,7 +105,23 @@ KeyLayout ValkeyLayout::describe(
         return bytes;
     };
 
-    const bool isInteger = shape.kind != ValueKind::String && shape.valueBytes <= kMaxIntegerChars;
+    auto addRaw = [&](std::uint64_t valueBytes, std::uint64_t readBytes) {
+        const auto robjBytes = robjWithKey(wantsExpire);
+        out.encoding = Encoding::Raw;
+        out.add({ robjBytes, robjBytes, 1, Purpose::Object, k });
+        out.add({ valueBytes, readBytes, 1, Purpose::Value, v });
+        out.dependentLoads = 2;
+        out.pointerBytes += kPointerBytes;
+        return out;
+    };
+    if (shape.kind == ValueKind::RawString) {
+        // APPEND/SETRANGE made the value a RAW sds (db.c dbUnshareStringValue), which dbSetValue swaps
+        // into the key's object or objectSetKeyAndExpire wraps in a new one: never embedded again.
+        const std::uint64_t buffer = shape.sdsBytes != 0 ? shape.sdsBytes : sds::valkeyNewLenBytes(v);
+        return addRaw(buffer, std::min<std::uint64_t>(buffer, sds::headerBytesOf(buffer, v) + v + 1));
+    }
+
+    const bool isInteger = isIntegerKind(shape.kind) && shape.valueBytes <= kMaxIntegerChars;
     if (isInteger) {
         // tryObjectEncodingEx -> OBJ_ENCODING_INT; Valkey never shares integers in the keyspace
         // (objectSetKeyAndExpire copies a shared integer).
@@ -149,14 +165,8 @@ KeyLayout ValkeyLayout::describe(
         return out;
     }
 
-    const auto robjBytes = robjWithKey(wantsExpire);
     const auto valueBytes = sds::valkeyNewLenBytes(v);
-    out.encoding = Encoding::Raw;
-    out.add({ robjBytes, robjBytes, 1, Purpose::Object, k });
-    out.add({ valueBytes, valueBytes, 1, Purpose::Value, v });
-    out.dependentLoads = 2;
-    out.pointerBytes += kPointerBytes;
-    return out;
+    return addRaw(valueBytes, valueBytes);
 }
 
 std::uint32_t ValkeyLayout::staleExpireNewValueBound(const KeyShape& after, Op op) const {
@@ -166,6 +176,7 @@ std::uint32_t ValkeyLayout::staleExpireNewValueBound(const KeyShape& after, Op o
     switch (op) {
     case Op::Append:
     case Op::Prepend:
+    case Op::SetRange:
         // t_string.c appendCommand: a RAW value grows in place; an INT one is unshared into a RAW
         // (dbUnshareStringValue -> dbReplaceValue), which swaps into the old object.
     case Op::Incr:
@@ -178,7 +189,7 @@ std::uint32_t ValkeyLayout::staleExpireNewValueBound(const KeyShape& after, Op o
     }
     // SET: the client's value after tryObjectEncoding: a shared integer for 0..9999, an unshared INT
     // object for other longs, EMBSTR up to the client limit, else RAW.
-    if (after.kind != ValueKind::String && after.valueBytes <= kMaxIntegerChars)
+    if (isIntegerKind(after.kind) && after.valueBytes <= kMaxIntegerChars)
         return after.kind == ValueKind::SmallInteger ? 0 : kNoThresholdBound;
     if (after.valueBytes > kMaxEmbeddedValueBytes)
         return kNoThresholdBound;

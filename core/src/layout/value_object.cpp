@@ -3,7 +3,9 @@
 
 #include "layoutlab/alloc/memcached_slabs.h"
 #include "layoutlab/layout/sds.h"
+#include "layoutlab/layout/sds_buffer.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 namespace layoutlab::value_object {
@@ -27,8 +29,11 @@ constexpr std::uint64_t kDictEntryPointerBytes = 24; // key, v, next
 void add(KeyLayout& out, const KeyShape& shape, std::uint32_t embstrLimit, bool sharedIntegers,
     std::uint64_t (*sdsBytes)(std::uint64_t)) {
     const std::uint64_t v = shape.valueBytes;
-    const bool isInteger = shape.kind != ValueKind::String && shape.valueBytes <= kMaxIntegerChars;
-    if (isInteger && shape.kind == ValueKind::SmallInteger && sharedIntegers) {
+    const bool isInteger = isIntegerKind(shape.kind) && shape.valueBytes <= kMaxIntegerChars;
+    if (shape.kind == ValueKind::RawString) {
+        // APPEND/SETRANGE left a RAW sds whatever the limit (t_string.c via db.c dbUnshareStringValue).
+        addRawSds(out, shape, sdsBytes);
+    } else if (isInteger && shape.kind == ValueKind::SmallInteger && sharedIntegers) {
         out.encoding = Encoding::SharedInteger; // shared.integers[value]: nothing allocated per key
         out.dependentLoads += 1; // the shared robj is still read
     } else if (isInteger) {
@@ -49,6 +54,18 @@ void add(KeyLayout& out, const KeyShape& shape, std::uint32_t embstrLimit, bool 
         out.dependentLoads += 2;
         out.pointerBytes += kPointerBytes;
     }
+}
+
+void addRawSds(KeyLayout& out, const KeyShape& shape, std::uint64_t (*sdsBytes)(std::uint64_t)) {
+    const std::uint64_t v = shape.valueBytes;
+    const std::uint64_t buffer = shape.sdsBytes != 0 ? shape.sdsBytes : sdsBytes(v);
+    // A GET reads the header and the string, not the free space a growth left behind it.
+    const std::uint64_t read = std::min<std::uint64_t>(buffer, sds::headerBytesOf(buffer, v) + v + 1);
+    out.encoding = Encoding::Raw;
+    out.add({ kRobjBytes, kRobjBytes, 1, Purpose::Object });
+    out.add({ buffer, read, 1, Purpose::Value, v });
+    out.dependentLoads += 2;
+    out.pointerBytes += kPointerBytes;
 }
 
 void addExpireEntry(KeyLayout& out) {

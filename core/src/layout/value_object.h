@@ -17,6 +17,8 @@ namespace layoutlab::value_object {
 // EMBSTR (V <= embstrLimit) or a RAW robj and an sds of `sdsBytes(V)` (the engine's sdsnewlen).
 void add(KeyLayout& out, const KeyShape& shape, std::uint32_t embstrLimit, bool sharedIntegers,
     std::uint64_t (*sdsBytes)(std::uint64_t));
+// A RAW robj and the sds buffer KeyShape::sdsBytes (ValueKind::RawString; 0: `sdsBytes(V)`).
+void addRawSds(KeyLayout& out, const KeyShape& shape, std::uint64_t (*sdsBytes)(std::uint64_t));
 // db.c setExpire: a dictEntry {key, v.s64, next} in db->expires, its key shared with the keyspace's.
 void addExpireEntry(KeyLayout& out);
 

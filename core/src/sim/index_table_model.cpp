@@ -187,13 +187,23 @@ void IndexTableModel::erase() {
 }
 
 void IndexTableModel::settle() {
+    auto cronExpand = [this] {
+        // Valkey 8.0 server.c databasesCron -> kvstore.c kvstoreTryResizeDicts: where dictShrinkIfNeeded
+        // does nothing, dictExpandIfNeeded grows a table that is full (used >= size) without waiting for
+        // an insert. Redis 7.0's tryResizeHashTables only shrinks.
+        if (m_kind != IndexKind::ValkeyDict || m_targetBuckets != 0 || m_buckets == 0
+            || m_used * 100 < m_buckets * m_params.maxFillPercent)
+            return false;
+        resize(m_used + 1);
+        return true;
+    };
     do {
         if (m_targetBuckets != 0) {
             m_buckets = m_targetBuckets;
             m_targetBuckets = 0;
             m_rehashIndex = 0;
         }
-    } while (shrinkIfNeeded());
+    } while (shrinkIfNeeded() || cronExpand());
 }
 
 double IndexTableModel::expectedChildBuckets(double entries, double buckets, std::uint32_t entriesPerBucket) {

@@ -43,13 +43,35 @@ std::uint32_t StaleExpireRule::keptBelow(const KeyShape& before, const KeyShape&
     return gone == m_thresholds.end() ? UINT32_MAX : *gone;
 }
 
+StringRewriteRule::StringRewriteRule(
+    const LayoutModel& layout, const AllocatorModel& allocator, std::uint32_t decisionThreshold)
+    : m_layout(&layout)
+    , m_allocator(&allocator)
+    , m_rules(layout.stringRules())
+    , m_decisionThreshold(decisionThreshold) { }
+
+sds::Buffer StringRewriteRule::unshared(const KeyShape& shape) const {
+    // db.c dbUnshareStringValue: a value that is not a RAW sds of its own (EMBSTR, INT, shared) is copied
+    // into createRawStringObject -> sdsnewlen(len); an INT is printed first (getDecodedObject).
+    const sds::Buffer fresh = created(shape.valueBytes);
+    if (!m_rules.trimsRawValues || shape.kind != ValueKind::String)
+        return fresh;
+    // A client's value kept RAW was trimmed by tryObjectEncoding (Redis 7.0 object.c
+    // trimStringObjectIfNeeded) and is appended to as it is.
+    const KeyShape plain { shape.keyBytes, shape.valueBytes, shape.hasTtl, ValueKind::String, shape.staleExpire };
+    if (m_layout->describe(plain, m_decisionThreshold, *m_allocator).encoding != Encoding::Raw)
+        return fresh;
+    return sds::trimmedIfNeeded(fresh, shape.valueBytes);
+}
+
 KeyspaceReplay::KeyspaceReplay(IndexPolicy policy, std::uint64_t keyIdHint, std::uint32_t getSampleSize,
-    std::optional<StaleExpireRule> staleExpire)
+    std::optional<StaleExpireRule> staleExpire, std::optional<StringRewriteRule> strings)
     : m_table(policy.kind, policy.params)
     , m_expires(policy.kind, policy.params)
     , m_hasExpiresTable(policy.expiresTable)
     , m_getRingSize(getSampleSize)
-    , m_staleExpire(std::move(staleExpire)) {
+    , m_staleExpire(std::move(staleExpire))
+    , m_strings(std::move(strings)) {
     m_keys.resize(static_cast<std::size_t>(std::min(keyIdHint, kMaxKeyIds)));
     m_getRing.reserve(getSampleSize);
 }
@@ -65,12 +87,22 @@ std::vector<std::uint32_t> KeyspaceReplay::getSample() const {
     return ordered;
 }
 
+std::uint32_t KeyspaceReplay::sdsBytesOf(std::uint32_t keyId) const {
+    const auto it = m_buffers.find(keyId);
+    return it == m_buffers.end() ? 0
+                                 : static_cast<std::uint32_t>(std::min<std::uint64_t>(it->second.bytes(), UINT32_MAX));
+}
+
+ShapeBound KeyspaceReplay::extendedShape(const KeyState& key) const {
+    return { key.shapeAt(0), sdsBytesOf(idOf(key)), key.staleBound() };
+}
+
 void KeyspaceReplay::flushGets(KeyState& key) {
     if (key.pendingGets != 0) {
-        if (key.thresholdFree()) [[likely]]
+        if (key.plainShape()) [[likely]]
             m_getShapes.add(key.shape(), key.pendingGets);
         else
-            m_thresholdGetShapes.add({ key.shapeAt(0), key.expireAtSeconds }, key.pendingGets);
+            m_thresholdGetShapes.add(extendedShape(key), key.pendingGets);
         key.pendingGets = 0;
     }
 }
@@ -97,10 +129,114 @@ void KeyspaceReplay::write(KeyState& key, const Request& r, std::uint32_t valueB
     } else {
         m_table.lookup();
     }
+    if (key.kind() == ValueKind::RawString && kind != ValueKind::RawString) [[unlikely]]
+        m_buffers.erase(idOf(key));
     key.setKeyBytes(r.keyBytes);
     key.valueBytes = valueBytes;
     key.setKind(kind);
     notifyStored<Observed>(key);
+}
+
+template <bool Observed>
+void KeyspaceReplay::storeRaw(KeyState& key, const Request& r, std::uint64_t len, sds::Buffer buffer) {
+    const auto bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(len, UINT32_MAX));
+    if (key.staleExpire()) [[unlikely]]
+        rewriteStaleExpire(key, r, bytes, ValueKind::RawString);
+    key.valueBytes = bytes;
+    key.setKind(ValueKind::RawString);
+    m_buffers[idOf(key)] = buffer;
+    notifyStored<Observed>(key);
+}
+
+template <bool Observed> void KeyspaceReplay::append(KeyState& key, const Request& r) {
+    const StringRules::Mode mode = m_strings ? m_strings->mode() : StringRules::Mode::Recreate;
+    if (!key.live()) {
+        if (mode == StringRules::Mode::Memcached) { // do_store_item: NOT_STORED
+            m_table.lookup();
+            return;
+        }
+        if (!key.written())
+            ++m_summary.unseenKeyRewrites;
+        // t_string.c appendCommand creates it, as a SET without a TTL would.
+        write<Observed>(key, r, r.valueBytes, r.kind);
+        return;
+    }
+    m_table.lookup();
+    flushGets(key);
+    const std::uint64_t grown = std::uint64_t { key.valueBytes } + r.valueBytes;
+    if (mode != StringRules::Mode::Sds) {
+        // A new value of the joined length (memcached do_store_item: a new item for append/prepend).
+        const auto grownBytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(grown, UINT32_MAX));
+        if (key.staleExpire()) [[unlikely]]
+            rewriteStaleExpire(key, r, grownBytes, ValueKind::String);
+        key.valueBytes = grownBytes;
+        key.setKind(ValueKind::String);
+        notifyStored<Observed>(key);
+        return;
+    }
+    // t_string.c appendCommand: dbUnshareStringValue, then sdscatlen -> sdsMakeRoomFor (greedy).
+    const sds::Buffer before
+        = key.kind() == ValueKind::RawString ? m_buffers[idOf(key)] : m_strings->unshared(unpackShape(key.shapeAt(0)));
+    storeRaw<Observed>(key, r, grown, m_strings->grown(before, key.valueBytes, r.valueBytes));
+}
+
+template <bool Observed> void KeyspaceReplay::setRange(KeyState& key, const Request& r) {
+    const StringRules::Mode mode = m_strings ? m_strings->mode() : StringRules::Mode::Recreate;
+    const std::uint64_t end = r.valueBytes;
+    if (!key.live()) {
+        if (!key.written())
+            ++m_summary.unseenKeyRewrites;
+        if (mode != StringRules::Mode::Sds) {
+            write<Observed>(key, r, r.valueBytes, ValueKind::String);
+            return;
+        }
+        // t_string.c setrangeCommand: createObject(OBJ_STRING, sdsnewlen(NULL, offset + len)): RAW, exact.
+        write<Observed>(key, r, r.valueBytes, ValueKind::RawString);
+        m_buffers[idOf(key)] = m_strings->created(end);
+        notifyStored<Observed>(key);
+        return;
+    }
+    m_table.lookup();
+    flushGets(key);
+    const std::uint64_t len = std::max<std::uint64_t>(key.valueBytes, end);
+    if (mode != StringRules::Mode::Sds) {
+        if (key.staleExpire()) [[unlikely]]
+            rewriteStaleExpire(key, r, static_cast<std::uint32_t>(len), ValueKind::String);
+        key.valueBytes = static_cast<std::uint32_t>(len);
+        key.setKind(ValueKind::String);
+        notifyStored<Observed>(key);
+        return;
+    }
+    // dbUnshareStringValue, then sdsgrowzero(end) -> sdsMakeRoomFor(end - len) when it lengthens.
+    sds::Buffer buffer
+        = key.kind() == ValueKind::RawString ? m_buffers[idOf(key)] : m_strings->unshared(unpackShape(key.shapeAt(0)));
+    if (end > key.valueBytes)
+        buffer = m_strings->grown(buffer, key.valueBytes, end - key.valueBytes);
+    storeRaw<Observed>(key, r, len, buffer);
+}
+
+template <bool Observed> void KeyspaceReplay::increment(KeyState& key, const Request& r) {
+    const StringRules::Mode mode = m_strings ? m_strings->mode() : StringRules::Mode::Recreate;
+    std::uint32_t chars = r.valueBytes ? r.valueBytes : (key.live() ? key.valueBytes : 1);
+    ValueKind kind = r.kind == ValueKind::String || chars > kMaxIntegerChars ? ValueKind::String
+        : r.kind == ValueKind::SmallInteger                                  ? ValueKind::SmallInteger
+                                                                             : ValueKind::Integer;
+    if (mode == StringRules::Mode::Memcached) {
+        // memcached.c do_add_delta: NOT_FOUND for a missing key; the result is written over the old value
+        // (padded with spaces) when it fits, else into a new item of its length.
+        if (!key.live()) {
+            m_table.lookup();
+            return;
+        }
+        chars = std::max(chars, key.valueBytes);
+        kind = ValueKind::String;
+    } else if (!key.written()) {
+        ++m_summary.unseenKeyRewrites; // INCR on a missing key starts from 0 and creates it
+    }
+    // Redis/Valkey t_string.c incrDecrCommand: an INT changes in place, otherwise the result is a new
+    // value as createStringObjectFromLongLongForValue makes it (shared for 0..9999, else INT): the same
+    // memory as a SET of the result. INCRBYFLOAT's result is a string (createStringObjectFromLongDouble).
+    write<Observed>(key, r, chars, kind); // the TTL stays
 }
 
 template <bool Observed>
@@ -136,6 +272,8 @@ template <bool Observed> void KeyspaceReplay::clearTtl(KeyState& key) {
 
 template <bool Observed> void KeyspaceReplay::remove(KeyState& key) {
     flushGets(key);
+    if (key.kind() == ValueKind::RawString) [[unlikely]]
+        m_buffers.erase(idOf(key));
     key.clear(KeyState::kLive); // first, so clearing the TTL tells no observer of a shape change
     clearTtl<Observed>(key);
     key.clear(KeyState::kStaleExpire);
@@ -234,30 +372,15 @@ Status KeyspaceReplay::applyBatch(std::span<const Request> batch, std::uint64_t 
             break;
         case Op::Append:
         case Op::Prepend:
-            if (key.live()) {
-                m_table.lookup();
-                flushGets(key);
-                const std::uint64_t grown = std::uint64_t { key.valueBytes } + r.valueBytes;
-                const auto grownBytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(grown, UINT32_MAX));
-                if (key.staleExpire()) [[unlikely]]
-                    rewriteStaleExpire(key, r, grownBytes, ValueKind::String);
-                key.valueBytes = grownBytes;
-                key.setKind(ValueKind::String);
-                notifyStored<Observed>(key);
-            } else {
-                write<Observed>(key, r, r.valueBytes, ValueKind::String);
-            }
+            append<Observed>(key, r);
+            break;
+        case Op::SetRange:
+            setRange<Observed>(key, r);
             break;
         case Op::Incr:
-        case Op::Decr: {
-            // The importer gives the new value's length; INCR on a missing key creates it.
-            const std::uint32_t chars = r.valueBytes ? r.valueBytes : (key.live() ? key.valueBytes : 1);
-            const ValueKind kind = chars > kMaxIntegerChars ? ValueKind::String
-                : r.kind == ValueKind::SmallInteger         ? ValueKind::SmallInteger
-                                                            : ValueKind::Integer;
-            write<Observed>(key, r, chars, kind); // INCR keeps any TTL
+        case Op::Decr:
+            increment<Observed>(key, r);
             break;
-        }
         case Op::Delete:
             m_table.lookup();
             if (key.live())
@@ -294,10 +417,10 @@ void KeyspaceReplay::finish() {
         distinct += k.written() ? 1 : 0;
         if (k.live()) {
             ttl += k.hasTtl() ? 1 : 0;
-            if (k.thresholdFree()) [[likely]]
+            if (k.plainShape()) [[likely]]
                 m_keyspaceShapes.add(k.shape());
             else
-                m_thresholdKeyspaceShapes.add({ k.shapeAt(0), k.expireAtSeconds });
+                m_thresholdKeyspaceShapes.add(extendedShape(k));
         }
     }
     m_summary.distinctKeys = distinct;

@@ -210,16 +210,20 @@ Expected<std::vector<ThresholdPoint>> evaluateThresholds(const SimulationConfig&
     // from[a] += c and until[b] += c, with point i = ... + sum(from[<= i]) - sum(until[<= i]).
     std::vector<PointAccumulator> from(count + 1), until(count + 1);
     auto addGroups = [&](const std::vector<ThresholdShapeHistogram::Entry>& counts, auto&& add) {
-        // Sorted by shape, then bound: each shape's entries are consecutive.
+        // Sorted by shape, buffer, then bound: each shape and buffer's entries are consecutive.
         for (std::size_t first = 0, last = 0; first < counts.size(); first = last) {
             const std::uint64_t packed = counts[first].shape.shape;
+            const std::uint32_t sdsBytes = counts[first].shape.sdsBytes;
             std::map<std::size_t, std::uint64_t> byBound; // bound's threshold index -> keys
-            for (last = first; last < counts.size() && counts[last].shape.shape == packed; ++last)
+            for (last = first;
+                 last < counts.size() && counts[last].shape.shape == packed && counts[last].shape.sdsBytes == sdsBytes;
+                 ++last)
                 byBound[static_cast<std::size_t>(
                     std::lower_bound(thresholds.begin(), thresholds.end(), counts[last].shape.bound)
                     - thresholds.begin())]
                     += counts[last].count;
             KeyShape stale = unpackShape(packed);
+            stale.sdsBytes = sdsBytes;
             stale.staleExpire = true;
             KeyShape fresh = stale;
             fresh.staleExpire = false;
@@ -366,8 +370,13 @@ Expected<SimulationResult> simulate(
         thresholds.push_back(thresholdParam ? thresholdParam->value : 0);
 
     const IndexPolicy policy = config.layout->indexPolicy();
+    // The buffer a value is first unshared into is decided at one threshold (StringRewriteRule): the run's
+    // own, or in a sweep the layout's.
+    const std::uint32_t stringThreshold
+        = thresholds.size() == 1 ? thresholds.front() : (thresholdParam ? thresholdParam->value : 0);
     KeyspaceReplay replay(policy, trace.keyIdLimit(), config.cache ? config.cacheSampleGets : 0,
-        staleExpireRule(*config.layout, *config.allocator, thresholds));
+        staleExpireRule(*config.layout, *config.allocator, thresholds),
+        StringRewriteRule(*config.layout, *config.allocator, stringThreshold));
     std::uint64_t done = 0;
     const std::uint64_t total = trace.totalRequests();
     auto replayed = forEachBatch(trace, kBatchRequests, stop, [&](std::span<const Request> batch) -> Status {

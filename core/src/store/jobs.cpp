@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/store/jobs.h"
 
+#include "layoutlab/import/import_stats.h"
 #include "layoutlab/layout/declared_layout.h"
 
 #include "layoutlab/trace/progress_reader.h"
@@ -172,8 +173,10 @@ Expected<SimulationJobOutcome> runSimulationJob(
         if (auto ok = db->completeRun(outcome.runId, *result); !ok)
             return ok.error();
     outcome.result = std::move(*result);
-    if (importer)
+    if (importer) {
         outcome.rejectedLines = importer->rejects().total;
+        outcome.captureNotes = renderCaptureNotes(importer->rejects());
+    }
     return outcome;
 }
 

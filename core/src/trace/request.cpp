@@ -29,6 +29,8 @@ std::string_view opName(Op op) {
         return "persist";
     case Op::Other:
         return "other";
+    case Op::SetRange:
+        return "setrange";
     }
     return "?";
 }

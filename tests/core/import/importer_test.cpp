@@ -106,7 +106,7 @@ TEST_F(ImporterTest, ErrorsNameFileLineAndField) {
         { "cachelib", "key,op,size\nk,GET,abc\n", "field size" },
         { "cachelib", "foo,bar\nk,GET,1\n", "header" },
         { "monitor", "1700000000.000001 [0 1.2.3.4:5] \"SET\" \"k\n", "quoted" },
-        { "monitor", "1700000000.000001 [0 1.2.3.4:5] \"SET\" \"k\"\n", "at least 2 arguments" },
+        { "monitor", "1700000000.000001 [0 1.2.3.4:5] \"SET\" \"k\" \"v\" \"\\q\"\n", "quoted" },
         { "mc-metadump", "key=a exp=-1 la=1 cas=1 fetch=no cls=1 size=10 flags=0\n", "smaller than the item" },
         { "mc-watch", "ts=1.1 gid=x type=item_get key=a status=found size=1\n", "gid" },
         { "rdb-csv", "database,type,key\n", "header" },

@@ -105,5 +105,8 @@ Expected<TraceStats> countTraceColumns(
 
 nlohmann::json toJson(const TraceStats& stats);
 std::string renderStats(const TraceStats& stats);
+// What a capture holds that the simulator leaves out or assumes: commands not modelled, commands the
+// server refused, commands on keys the capture never showed written. Empty when there is none.
+std::string renderCaptureNotes(const RejectReport& rejects);
 
 } // namespace layoutlab

@@ -47,6 +47,18 @@ struct RejectReport {
     // Input the format itself says to skip (zero-size oracle records, commands that touch no string
     // key): counted, never an error.
     std::map<std::string, std::uint64_t> skipped;
+    // Commands the server answered with an error (wrong arity, INCR of a string, an overflow): they
+    // changed nothing, so they are counted by reason and left out, never an error of the import.
+    std::uint64_t refusedTotal = 0;
+    std::map<std::string, std::uint64_t> refused;
+    std::vector<std::string> refusedExamples; // file:line: detail, at most kMaxExamples
+    // Commands that change the keyspace in a way the simulator does not model (hashes, lists, RENAME,
+    // FLUSHALL...), by name: every figure misses their effect.
+    std::map<std::string, std::uint64_t> notModelled;
+    // Commands that read or change keys the capture never showed being written (APPEND, INCR,
+    // SETRANGE, EXPIRE...): the simulator takes those keys as absent, as if the capture began on an
+    // empty server.
+    std::map<std::string, std::uint64_t> unseenKeys;
     static constexpr std::size_t kMaxExamples = 10;
     static constexpr std::size_t kMaxSkipReasons = 100;
 };
@@ -150,6 +162,10 @@ protected:
     // Records a rejected line; returns the error to stop with under OnError::Fail.
     std::optional<Error> reject(const std::string& reason, std::uint64_t line, bool isLine, const std::string& detail);
     void noteSkipped(const std::string& reason);
+    // A command the server refused (RejectReport::refused) at `line`.
+    void noteRefused(const std::string& reason, std::uint64_t line, const std::string& detail);
+    // Counts `name` in one of the RejectReport's per-command maps.
+    void noteCommand(std::map<std::string, std::uint64_t>& counts, const std::string& name);
 
     ImportOptions m_options;
     std::string m_path;

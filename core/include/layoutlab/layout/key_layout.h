@@ -14,7 +14,14 @@ enum class ValueKind : std::uint8_t {
     String = 0, // arbitrary bytes
     Integer = 1, // a canonical decimal integer that fits a C long
     SmallInteger = 2, // an integer in [0, 9999]: Redis shares these (OBJ_SHARED_INTEGERS)
+    // Not in traces: a string the engine holds RAW whatever the threshold, because a command changed it in
+    // place (APPEND, SETRANGE: db.c dbUnshareStringValue turns the value into a RAW sds first). Its sds
+    // buffer is KeyShape::sdsBytes.
+    RawString = 3,
 };
+inline constexpr bool isIntegerKind(ValueKind kind) {
+    return kind == ValueKind::Integer || kind == ValueKind::SmallInteger;
+}
 
 struct KeyShape {
     std::uint32_t keyBytes = 0;
@@ -25,6 +32,9 @@ struct KeyShape {
     // remove a TTL by setting the field to -1 (db.c removeExpire -> object.c objectSetExpire), and only
     // a new object drops it. Set only for layouts that track it (LayoutModel::tracksStaleExpire).
     bool staleExpire = false;
+    // ValueKind::RawString only: the sds buffer, as header + capacity + NUL (sds.h SdsBuffer::bytes()); the
+    // allocator's usable size for it is what the engine holds. 0: the sds as sdsnewlen(valueBytes) makes it.
+    std::uint32_t sdsBytes = 0;
 
     auto operator<=>(const KeyShape&) const = default;
 };

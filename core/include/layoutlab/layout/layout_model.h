@@ -4,6 +4,7 @@
 #include "layoutlab/alloc/allocator_model.h"
 #include "layoutlab/expected.h"
 #include "layoutlab/layout/key_layout.h"
+#include "layoutlab/layout/sds_buffer.h"
 #include "layoutlab/trace/request.h"
 
 #include <memory>
@@ -74,6 +75,29 @@ inline IndexPolicy engineIndexPolicy(IndexKind kind, bool expiresTable) {
     return { kind, expiresTable, engineIndexParams(kind) };
 }
 
+// How the engine changes a stored string when a command rewrites part of it (APPEND, SETRANGE, INCR):
+// what the replay does to the key's value, per LayoutModel::stringRules().
+struct StringRules {
+    enum class Mode : std::uint8_t {
+        // Redis and Valkey (t_string.c): APPEND and SETRANGE turn the value into a RAW sds
+        // (dbUnshareStringValue) and grow it greedily (sdsMakeRoomFor); APPEND and INCR create a missing
+        // key; an INCR result is an integer object like a SET of it.
+        Sds,
+        // memcached 1.6 (memcached.c do_store_item, do_add_delta): append and prepend make a new item of
+        // the joined length and never create a key; incr/decr rewrite in place when the result fits the
+        // old value (padded with spaces), else make a new item, and never create a key.
+        Memcached,
+        // Layouts that declare no growth rule: the value is made again at its new length.
+        Recreate,
+    };
+    Mode mode = Mode::Recreate;
+    sds::Flavor flavor = sds::Flavor::Valkey;
+    // Redis 7.0 tryObjectEncoding -> trimStringObjectIfNeeded: a RAW value set by a client records no
+    // free space when it has more than 10%, so a first APPEND to it may allocate where an unshared
+    // EMBSTR's copy would not.
+    bool trimsRawValues = false;
+};
+
 class LayoutModel {
 public:
     virtual ~LayoutModel() = default;
@@ -110,6 +134,9 @@ public:
     // The threshold from which the new value `op` brings arrives embedded or shared, so that the engine
     // makes a new object whatever the old one was.
     virtual std::uint32_t staleExpireNewValueBound(const KeyShape& /*after*/, Op /*op*/) const { return 0; }
+
+    // How the engine rewrites strings in place (APPEND, SETRANGE, INCR).
+    virtual StringRules stringRules() const { return {}; }
 };
 
 using LayoutPtr = std::shared_ptr<const LayoutModel>;

@@ -31,6 +31,7 @@ public:
     Status checkAllocator(const AllocatorModel& allocator) const override;
     IndexPolicy indexPolicy() const override { return engineIndexPolicy(IndexKind::MemcachedAssoc, false); }
     KeyLayout describe(const KeyShape& shape, std::uint32_t threshold, const AllocatorModel& allocator) const override;
+    StringRules stringRules() const override { return { StringRules::Mode::Memcached }; }
 
     // ITEM_ntotal for a stored value of `storedBytes` (after framing).
     std::uint64_t itemTotalBytes(std::uint32_t keyBytes, std::uint64_t storedBytes, bool nonZeroFlags) const;

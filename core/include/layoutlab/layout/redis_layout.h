@@ -29,6 +29,8 @@ public:
     Status checkAllocator(const AllocatorModel& allocator) const override;
     IndexPolicy indexPolicy() const override { return engineIndexPolicy(IndexKind::RedisDict, true); }
     KeyLayout describe(const KeyShape& shape, std::uint32_t threshold, const AllocatorModel& allocator) const override;
+    // Redis 7.0.15 sds.c, and object.c tryObjectEncoding's trimStringObjectIfNeeded for every RAW value.
+    StringRules stringRules() const override { return { StringRules::Mode::Sds, sds::Flavor::Redis70, true }; }
 
 private:
     RedisParams m_params;

@@ -35,6 +35,9 @@ public:
     Status checkAllocator(const AllocatorModel& allocator) const override;
     IndexPolicy indexPolicy() const override { return engineIndexPolicy(IndexKind::ValkeyDict, true); }
     KeyLayout describe(const KeyShape& shape, std::uint32_t threshold, const AllocatorModel& allocator) const override;
+    // Valkey 8.0.1 sds.c (adjustTypeIfNeeded); object.c trimStringObjectIfNeeded trims only arguments of
+    // 32 KiB or more.
+    StringRules stringRules() const override { return { StringRules::Mode::Sds, sds::Flavor::Valkey, false }; }
 
 private:
     ValkeyDictParams m_params;

@@ -14,6 +14,7 @@
 
 #include <optional>
 #include <queue>
+#include <unordered_map>
 #include <vector>
 
 namespace layoutlab {
@@ -34,6 +35,7 @@ struct KeyState {
     static constexpr std::uint32_t kWritten = 1u << 26; // ever written (distinct keys)
     static constexpr unsigned kKindShift = 27; // two bits
     static constexpr std::uint32_t kStaleExpire = 1u << 29; // KeyShape::staleExpire
+    static constexpr std::uint32_t kKindMask = 3u << kKindShift;
 
     bool live() const { return keyAndFlags & kLive; }
     bool hasTtl() const { return keyAndFlags & kHasTtl; }
@@ -58,6 +60,13 @@ struct KeyState {
     }
     // Whether the shape is the same at every threshold.
     bool thresholdFree() const { return !staleExpire() || expireAtSeconds == UINT32_MAX; }
+    // Whether the packed shape says all there is: threshold-free, and no sds buffer of its own
+    // (ValueKind::RawString keys keep theirs in the replay's side table).
+    bool plainShape() const { return thresholdFree() && (keyAndFlags & kKindMask) != kRawStringKind; }
+    // The bound a ShapeBound of this key carries: KeyState::expireAtSeconds for a stale expire field
+    // (UINT32_MAX: kept at every threshold), 0 (gone at every one) without.
+    std::uint32_t staleBound() const { return staleExpire() ? expireAtSeconds : 0; }
+    static constexpr std::uint32_t kRawStringKind = static_cast<std::uint32_t>(ValueKind::RawString) << kKindShift;
 };
 static_assert(sizeof(KeyState) == 16, "per-key state stays at 16 bytes");
 
@@ -90,13 +99,42 @@ private:
     ShapeHistogram m_firstEmbedding;
 };
 
+// How string commands change a key's value (LayoutModel::stringRules), and for sds engines the RAW
+// buffer APPEND and SETRANGE leave. Where the buffer a value is first unshared into depends on how the
+// value is encoded (Redis 7.0 trims a client's RAW value, not an EMBSTR's copy), it is decided at one
+// threshold: the run's only one, or the layout's own in a sweep.
+class StringRewriteRule {
+public:
+    StringRewriteRule(const LayoutModel& layout, const AllocatorModel& allocator, std::uint32_t decisionThreshold);
+    StringRules::Mode mode() const { return m_rules.mode; }
+    // The RAW sds a value of `shape` (not yet RawString) is in when a command first changes it in place:
+    // the one dbUnshareStringValue makes (sdsnewlen of its length), or, for a client's RAW value on an
+    // engine that trims those, its trimmed buffer.
+    sds::Buffer unshared(const KeyShape& shape) const;
+    // sdsMakeRoomFor: the buffer after a string of `len` bytes grows by `addlen`.
+    sds::Buffer grown(const sds::Buffer& buffer, std::uint64_t len, std::uint64_t addlen) const {
+        return sds::makeRoomFor(m_rules.flavor, buffer, len, addlen, *m_allocator);
+    }
+    // sdsnewlen(NULL, len): SETRANGE on a missing key.
+    sds::Buffer created(std::uint64_t len) const { return sds::newLen(m_rules.flavor, len, *m_allocator); }
+
+private:
+    const LayoutModel* m_layout;
+    const AllocatorModel* m_allocator;
+    StringRules m_rules;
+    std::uint32_t m_decisionThreshold;
+};
+
 class KeyspaceReplay {
 public:
     // getSampleSize: how many of the most recent GET hits to remember (for the cache model; 0: none).
     // staleExpire: given, keys whose TTL is removed keep a stale expire field while the rule says so;
     // without, no key ever has one.
+    // strings: how APPEND, SETRANGE and INCR change values; without, the value is made again at its new
+    // length (StringRules::Mode::Recreate).
     KeyspaceReplay(IndexPolicy policy, std::uint64_t keyIdHint, std::uint32_t getSampleSize = 0,
-        std::optional<StaleExpireRule> staleExpire = std::nullopt);
+        std::optional<StaleExpireRule> staleExpire = std::nullopt,
+        std::optional<StringRewriteRule> strings = std::nullopt);
 
     // Applies one batch; fails on an impossible request (key id or size out of range).
     Status apply(std::span<const Request> batch, std::uint64_t firstRequestNumber);
@@ -106,13 +144,16 @@ public:
     // Call after finish(): every pending GET count has been flushed.
     const ShapeHistogram& getShapes() const { return m_getShapes; }
     const ShapeHistogram& keyspaceShapes() const { return m_keyspaceShapes; } // after finish()
-    // Keys (and GET hits on keys) whose shape depends on the threshold; not in the histograms above.
-    // They are counted by (shape with the field, the threshold from which it is gone).
+    // Keys (and GET hits on keys) whose shape depends on the threshold, or that have an sds buffer of their
+    // own (ValueKind::RawString); not in the histograms above. They are counted by (shape with any stale
+    // field, its sds buffer, the threshold from which the field is gone).
     const ThresholdShapeHistogram& thresholdGetShapes() const { return m_thresholdGetShapes; }
     const ThresholdShapeHistogram& thresholdKeyspaceShapes() const { return m_thresholdKeyspaceShapes; }
     const IndexTableModel& keyspaceTable() const { return m_table; }
     const IndexTableModel* expiresTable() const { return m_hasExpiresTable ? &m_expires : nullptr; }
     const std::vector<KeyState>& keys() const { return m_keys; }
+    // The sds buffer of a ValueKind::RawString key (0: none).
+    std::uint32_t sdsBytesOf(std::uint32_t keyId) const;
     // The remembered GET hits' key ids, oldest first.
     std::vector<std::uint32_t> getSample() const;
     // Receives every change from now on (nullptr: none). The observer must outlive the replay.
@@ -131,6 +172,14 @@ private:
     template <bool Observed> void remove(KeyState& key);
     template <bool Observed> void expireDue(std::uint64_t nowSeconds);
     void flushGets(KeyState& key);
+    ShapeBound extendedShape(const KeyState& key) const;
+    // APPEND/PREPEND, SETRANGE and INCR/DECR by the string rules.
+    template <bool Observed> void append(KeyState& key, const Request& r);
+    template <bool Observed> void setRange(KeyState& key, const Request& r);
+    template <bool Observed> void increment(KeyState& key, const Request& r);
+    // Makes a live key's value a RAW sds of `len` bytes in `buffer`.
+    template <bool Observed> void storeRaw(KeyState& key, const Request& r, std::uint64_t len, sds::Buffer buffer);
+    std::uint32_t idOf(const KeyState& key) const { return static_cast<std::uint32_t>(&key - m_keys.data()); }
     void compactExpiryHeap();
     template <bool Observed> void notifyStored(const KeyState& key) {
         if constexpr (Observed)
@@ -154,6 +203,8 @@ private:
     TraceSummary m_summary;
     KeyspaceObserver* m_observer = nullptr;
     std::optional<StaleExpireRule> m_staleExpire;
+    std::optional<StringRewriteRule> m_strings;
+    std::unordered_map<std::uint32_t, sds::Buffer> m_buffers; // RawString keys' sds buffers by key id
 };
 
 } // namespace layoutlab

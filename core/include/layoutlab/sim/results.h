@@ -60,6 +60,9 @@ struct TraceSummary {
     std::uint64_t maxLiveKeys = 0;
     std::uint64_t ttlKeys = 0; // live keys with a TTL at the end
     std::uint64_t distinctShapes = 0;
+    // APPEND, SETRANGE and INCR on keys the trace never wrote: modelled as absent (the command creates
+    // them), which is wrong when the capture began with those keys already in the server.
+    std::uint64_t unseenKeyRewrites = 0;
 };
 
 struct SimulationResult {

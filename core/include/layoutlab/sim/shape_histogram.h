@@ -29,10 +29,12 @@ inline KeyShape unpackShape(std::uint64_t packed) {
         (packed & 4u) != 0, static_cast<ValueKind>(packed & 3u), (packed & kStaleExpireShapeBit) != 0 };
 }
 
-// A shape, and the threshold from which its stale expire field is gone (KeyState::expireAtSeconds): the
-// key of keys whose shape depends on the threshold.
+// A shape, its sds buffer (KeyShape::sdsBytes), and the threshold from which its stale expire field is gone
+// (KeyState::staleBound): the key of keys whose shape depends on the threshold or has a buffer of its own.
+// Sorted, the entries of one shape and buffer are consecutive.
 struct ShapeBound {
     std::uint64_t shape = 0;
+    std::uint32_t sdsBytes = 0;
     std::uint32_t bound = 0;
     auto operator<=>(const ShapeBound&) const = default;
 };
@@ -43,9 +45,9 @@ template <> struct ShapeKeyTraits<std::uint64_t> {
     static std::uint64_t hash(std::uint64_t shape) { return shape; }
 };
 template <> struct ShapeKeyTraits<ShapeBound> {
-    static constexpr ShapeBound kEmpty { ~std::uint64_t { 0 }, 0 };
+    static constexpr ShapeBound kEmpty { ~std::uint64_t { 0 }, 0, 0 };
     static std::uint64_t hash(const ShapeBound& k) {
-        return k.shape ^ (std::uint64_t { k.bound } * 0xff51afd7ed558ccdULL);
+        return k.shape ^ ((std::uint64_t { k.bound } << 32 | k.sdsBytes) * 0xff51afd7ed558ccdULL);
     }
 };
 

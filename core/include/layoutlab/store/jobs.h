@@ -63,6 +63,9 @@ struct SimulationJobOutcome {
     SimulationResult result;
     std::int64_t runId = 0; // 0 when no database was given
     std::uint64_t rejectedLines = 0; // input lines the importer skipped (--on-error=skip)
+    // A capture simulated as it was imported: what it holds that the simulator leaves out or assumes
+    // (renderCaptureNotes); empty for a layoutlab trace, or when there is nothing to say.
+    std::string captureNotes;
 };
 
 // Runs `job`, storing it in `db` when not null. A stop request ends it with ErrorCode::Cancelled, and

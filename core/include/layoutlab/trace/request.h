@@ -14,16 +14,21 @@ enum class Op : std::uint8_t {
     Set = 1, // create or overwrite; a TTL of 0 clears any expiry
     Add = 2, // set only if absent
     Replace = 3, // set only if present
-    Append = 4, // value grows by valueBytes (created if absent, as Redis APPEND does)
+    Append = 4, // value grows by valueBytes (created if absent, as Redis APPEND does, with `kind`)
     Prepend = 5,
-    Incr = 6, // value becomes an integer of valueBytes chars (created if absent)
+    // The value becomes the command's result, valueBytes long, of `kind` (an integer; a string for
+    // INCRBYFLOAT); its TTL stays; created if absent (Redis) or left absent (memcached).
+    Incr = 6,
     Decr = 7,
     Delete = 8,
     Expire = 9, // set the TTL of an existing key
     Persist = 10, // clear the TTL of an existing key
     Other = 11, // counted, no effect on the keyspace
+    // Redis SETRANGE: valueBytes is offset + length of the written range (never 0); the value becomes a
+    // RAW string at least that long, zero-filled (created if absent).
+    SetRange = 12,
 };
-inline constexpr int kOpCount = 12;
+inline constexpr int kOpCount = 13;
 std::string_view opName(Op op);
 
 // A write's TTL of kKeepTtl keeps whatever TTL the key has (Redis SET ... KEEPTTL).

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+#include "monitor_keyspace.h"
+
+#include "layoutlab/import/importer.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace layoutlab::monitor {
+
+namespace {
+// util.h MAX_LONG_DOUBLE_CHARS: string2ld refuses longer input.
+constexpr std::size_t kMaxLongDoubleChars = 5 * 1024;
+} // namespace
+
+std::optional<std::int64_t> parseLongLong(std::string_view text) {
+    if (text.empty() || text.size() > 20)
+        return std::nullopt;
+    std::size_t i = 0;
+    bool negative = false;
+    if (text[0] == '-') {
+        negative = true;
+        if (++i == text.size())
+            return std::nullopt;
+    }
+    if (text[i] == '0' && text.size() > i + 1)
+        return std::nullopt; // leading zeros (and "-0...") are strings
+    if (text.size() == 1 && text[0] == '0')
+        return 0;
+    std::uint64_t v = 0;
+    for (; i < text.size(); ++i) {
+        const auto d = static_cast<unsigned>(text[i] - '0');
+        if (d > 9)
+            return std::nullopt;
+        if (v > (UINT64_MAX - d) / 10)
+            return std::nullopt;
+        v = v * 10 + d;
+    }
+    if (negative) {
+        if (v == 0 || v > std::uint64_t { INT64_MAX } + 1)
+            return std::nullopt; // "-0" is not accepted by string2ll
+        return v == std::uint64_t { INT64_MAX } + 1 ? INT64_MIN : -static_cast<std::int64_t>(v);
+    }
+    if (v > static_cast<std::uint64_t>(INT64_MAX))
+        return std::nullopt;
+    return static_cast<std::int64_t>(v);
+}
+
+std::optional<long double> parseLongDouble(std::string_view text) {
+    if (text.empty() || text.size() >= kMaxLongDoubleChars)
+        return std::nullopt;
+    const std::string buffer(text);
+    errno = 0;
+    char* end = nullptr;
+    const long double value = std::strtold(buffer.c_str(), &end);
+    if (std::isspace(static_cast<unsigned char>(buffer[0])) || *end != '\0'
+        || (errno == ERANGE && (value == HUGE_VALL || value == -HUGE_VALL || std::fpclassify(value) == FP_ZERO))
+        || std::isnan(value))
+        return std::nullopt;
+    return value;
+}
+
+std::string formatLongDouble(long double value) {
+    char buffer[kMaxLongDoubleChars];
+    int length = std::snprintf(buffer, sizeof buffer, "%.17Lf", value);
+    if (length < 0 || static_cast<std::size_t>(length) + 1 > sizeof buffer)
+        return {};
+    if (std::strchr(buffer, '.') != nullptr) {
+        char* p = buffer + length - 1;
+        while (*p == '0') {
+            --p;
+            --length;
+        }
+        if (*p == '.')
+            --length;
+    }
+    if (length == 2 && buffer[0] == '-' && buffer[1] == '0')
+        return "0";
+    return std::string(buffer, static_cast<std::size_t>(length));
+}
+
+void KeyValue::assign(std::string_view value) {
+    length = value.size();
+    text.clear();
+    if (const auto i = parseLongLong(value)) {
+        content = Content::Integer;
+        integer = *i;
+        number = static_cast<long double>(*i);
+    } else if (const auto d = parseLongDouble(value)) {
+        content = Content::Float;
+        number = *d;
+        text = value;
+    } else {
+        content = Content::Other;
+    }
+}
+
+KeyValue* MonitorKeyspace::find(std::string_view key, std::uint64_t nowMs) {
+    const auto it = m_keys.find(KeyInterner::hashKey(key));
+    if (it == m_keys.end())
+        return nullptr;
+    KeyValue& v = it->second;
+    if (v.present() && v.expireAtMs != 0 && nowMs >= v.expireAtMs) {
+        v = KeyValue {}; // expired: db.c expireIfNeeded deletes it on access
+    }
+    return &v;
+}
+
+KeyValue& MonitorKeyspace::at(std::string_view key, std::uint64_t nowMs) {
+    if (KeyValue* v = find(key, nowMs))
+        return *v;
+    return m_keys[KeyInterner::hashKey(key)];
+}
+
+} // namespace layoutlab::monitor

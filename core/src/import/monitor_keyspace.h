@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// What the MONITOR importer knows of each key from the commands it has seen, for the commands whose
+// effect depends on the value or the TTL the key holds: INCR and INCRBYFLOAT (the result is not in the
+// capture), MSETNX (all or nothing), EXPIRE's NX/XX/GT/LT. A key is known by a 64-bit hash of its name.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace layoutlab::monitor {
+
+// util.c string2ll: optional '-', no leading zero (but "0"), no '+', at most 20 chars, fits a long long.
+std::optional<std::int64_t> parseLongLong(std::string_view text);
+// util.c string2ld: strtold of the whole string, no leading space, no NaN, no overflow.
+std::optional<long double> parseLongDouble(std::string_view text);
+// util.c ld2string(LD_STR_HUMAN): "%.17Lf" without trailing zeros (or the dot), "-0" as "0".
+std::string formatLongDouble(long double value);
+
+struct KeyValue {
+    enum class Content : std::uint8_t { Absent, Integer, Float, Other };
+    Content content = Content::Absent;
+    std::int64_t integer = 0; // Content::Integer
+    long double number = 0; // Integer and Float
+    std::uint64_t expireAtMs = 0; // 0: no TTL
+    std::uint64_t length = 0; // the string's length (Integer: its digits)
+    std::string text; // Float: the value as stored, for an APPEND or SETRANGE to it
+
+    // The value's text where it is known (Integer, Float), else nullopt.
+    std::optional<std::string> knownText() const {
+        if (content == Content::Integer)
+            return std::to_string(integer);
+        if (content == Content::Float)
+            return text;
+        return std::nullopt;
+    }
+
+    bool present() const { return content != Content::Absent; }
+    // The content of a string value, set as the server stores it.
+    void assign(std::string_view value);
+};
+
+class MonitorKeyspace {
+public:
+    // The key's value at `nowMs` (a passed TTL makes it absent), or nullptr when the capture has not shown
+    // the key before: it may have been in the server when the capture began.
+    KeyValue* find(std::string_view key, std::uint64_t nowMs);
+    // The key's entry, created absent when the capture has not shown it.
+    KeyValue& at(std::string_view key, std::uint64_t nowMs);
+
+private:
+    std::unordered_map<std::uint64_t, KeyValue> m_keys;
+};
+
+} // namespace layoutlab::monitor

@@ -1,0 +1,494 @@
+// SPDX-License-Identifier: MIT
+// Every string command a MONITOR capture holds, against real servers: Debian's redis-server and the
+// Valkey builds of tests/engines (skipped with the reason where there are none). For each command, keys
+// are loaded and the command is run over them while a MONITOR connection captures what the server
+// executed; the capture is then imported and simulated with the server's layout, and the simulated
+// usable bytes (index tables included) must be within 1% of the settled server's Δused_memory. Client
+// buffers are left out of both readings (used_memory - mem_clients_normal): the MONITOR connection's
+// output is the test's, not the keyspace's.
+
+#include "layoutlab/alloc/allocator_registry.h"
+#include "layoutlab/collect/resp_client.h"
+#include "layoutlab/collect/resp_driver.h"
+#include "layoutlab/collect/server_process.h"
+#include "layoutlab/import/importer.h"
+#include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/sim/simulation.h"
+#include "server_fixture.h"
+
+#include <arpa/inet.h>
+#include <atomic>
+#include <fmt/format.h>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <mutex>
+#include <netinet/in.h>
+#include <sstream>
+#include <sys/socket.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace layoutlab;
+
+namespace {
+
+using Command = std::vector<std::string>;
+
+// A MONITOR connection that collects the server's lines on a thread of its own.
+class MonitorCapture {
+public:
+    explicit MonitorCapture(std::uint16_t port) {
+        m_fd = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in addr {};
+        addr.sin_family = AF_INET;
+        addr.sin_port = htons(port);
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        if (::connect(m_fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
+            throw std::runtime_error("cannot connect the MONITOR client");
+        const std::string monitor = "MONITOR\r\n";
+        if (::write(m_fd, monitor.data(), monitor.size()) != static_cast<ssize_t>(monitor.size()))
+            throw std::runtime_error("cannot send MONITOR");
+        m_reader = std::thread([this] {
+            char buffer[1 << 16];
+            for (;;) {
+                const ssize_t n = ::read(m_fd, buffer, sizeof buffer);
+                if (n <= 0)
+                    break;
+                std::lock_guard lock(m_mutex);
+                m_text.append(buffer, static_cast<std::size_t>(n));
+            }
+        });
+        waitFor("+OK\r\n");
+    }
+    ~MonitorCapture() { close(); }
+
+    // Waits until the capture holds `marker` (a command's line, or MONITOR's +OK).
+    void waitFor(const std::string& marker) {
+        for (int i = 0; i < 3000; ++i) {
+            {
+                std::lock_guard lock(m_mutex);
+                if (m_text.find(marker) != std::string::npos)
+                    return;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        throw std::runtime_error("the MONITOR capture never showed " + marker);
+    }
+    void close() {
+        if (m_fd >= 0) {
+            ::shutdown(m_fd, SHUT_RDWR);
+            m_reader.join();
+            ::close(m_fd);
+            m_fd = -1;
+        }
+    }
+    // The capture as redis-cli monitor prints it: one line per command, without RESP's '+'.
+    std::string lines() {
+        std::lock_guard lock(m_mutex);
+        std::string out;
+        std::size_t pos = 0;
+        while (pos < m_text.size()) {
+            const auto end = m_text.find("\r\n", pos);
+            if (end == std::string::npos)
+                break;
+            if (m_text[pos] == '+')
+                out.append(m_text, pos + 1, end - pos - 1).append("\n");
+            pos = end + 2;
+        }
+        return out;
+    }
+
+private:
+    int m_fd = -1;
+    std::thread m_reader;
+    std::mutex m_mutex;
+    std::string m_text;
+};
+
+struct Server {
+    std::string binary;
+    std::string layout; // empty: the layout the server's version names
+    std::string label;
+};
+
+std::vector<Server> servers() {
+    std::vector<Server> out;
+    if (auto redis = findExecutable("redis-server"))
+        out.push_back({ *redis, "", "redis-debian" });
+    std::ifstream lines(LAYOUTLAB_ENGINE_MANIFEST); // written by the engines.build fixture
+    for (std::string line; std::getline(lines, line);) {
+        std::istringstream fields(line);
+        Server s;
+        std::getline(fields, s.binary, '\t');
+        std::getline(fields, s.layout, '\t');
+        std::getline(fields, s.label, '\t');
+        if (!s.binary.empty())
+            out.push_back(std::move(s));
+    }
+    return out;
+}
+
+// Keys of 6 to 30 bytes, values on both sides of every limit: sds types 5/8, EMBSTR 44, Valkey's 64 and
+// 128 thresholds, and the 108 of a what-if build.
+std::string key(std::uint32_t i) {
+    return fmt::format("{}:{}", std::string(1 + i % 24, 'k'), i);
+}
+std::string value(std::uint32_t i, std::uint32_t salt = 0) {
+    static const std::uint32_t sizes[]
+        = { 1, 5, 8, 20, 31, 32, 40, 44, 45, 50, 60, 64, 72, 80, 100, 108, 120, 128, 200, 300 };
+    return std::string(sizes[(i * 7 + salt) % std::size(sizes)], static_cast<char>('a' + i % 26));
+}
+constexpr std::uint32_t kKeys = 16384;
+constexpr const char* kFarFuture = "100000";
+
+std::vector<Command> load(std::uint32_t keys, bool ttlEvery3 = true) {
+    std::vector<Command> out;
+    for (std::uint32_t i = 0; i < keys; ++i)
+        if (ttlEvery3 && i % 3 == 0)
+            out.push_back({ "SET", key(i), value(i), "EX", kFarFuture });
+        else
+            out.push_back({ "SET", key(i), value(i) });
+    return out;
+}
+
+struct Scenario {
+    std::string name;
+    std::function<std::vector<Command>(std::uint32_t)> commands;
+};
+
+std::vector<Scenario> scenarios() {
+    std::vector<Scenario> out;
+    out.push_back({ "set", [](std::uint32_t n) { return load(n); } });
+    out.push_back({ "append", [](std::uint32_t n) {
+                       auto c = load(n);
+                       for (std::uint32_t i = 0; i < n; ++i)
+                           c.push_back({ "APPEND", key(i), std::string(1 + i % 40, 'x') });
+                       for (std::uint32_t i = 0; i < n; i += 2) // into the slack the first growth left, or past it
+                           c.push_back({ "APPEND", key(i), std::string(1 + i % 90, 'y') });
+                       for (std::uint32_t i = 0; i < n / 4; ++i) // APPEND creates missing keys
+                           c.push_back({ "APPEND", "new:" + key(i), value(i, 3) });
+                       return c;
+                   } });
+    out.push_back({ "incr", [](std::uint32_t n) {
+                       std::vector<Command> c;
+                       for (std::uint32_t i = 0; i < n; ++i) {
+                           const auto k = "counter:" + key(i);
+                           if (i % 4 == 0)
+                               c.push_back({ "INCR", k }); // 1: a shared integer
+                           else if (i % 4 == 1)
+                               c.push_back({ "INCRBY", k, std::to_string(10000 + i * 977) });
+                           else if (i % 4 == 2)
+                               c.push_back({ "DECRBY", k, std::to_string(i) });
+                           else
+                               c.push_back({ "DECR", k });
+                       }
+                       for (std::uint32_t i = 0; i < n; i += 3) { // in place, into and out of the shared range
+                           const auto k = "counter:" + key(i);
+                           c.push_back({ "INCRBY", k, i % 2 ? "123456789012" : "-5" });
+                       }
+                       for (std::uint32_t i = 0; i < n; i += 5) { // integers a client SET, incremented
+                           c.push_back({ "SET", "int:" + key(i), std::to_string(i * 31), "EX", kFarFuture });
+                           c.push_back({ "INCRBY", "int:" + key(i), std::to_string(i) });
+                       }
+                       return c;
+                   } });
+    out.push_back({ "incrbyfloat", [](std::uint32_t n) {
+                       std::vector<Command> c;
+                       for (std::uint32_t i = 0; i < n; ++i) {
+                           const auto k = "float:" + key(i);
+                           c.push_back({ "INCRBYFLOAT", k, i % 3 ? fmt::format("{}.{}", i, i % 97) : "2" });
+                           if (i % 2)
+                               c.push_back({ "INCRBYFLOAT", k, "1e10" });
+                       }
+                       for (std::uint32_t i = 0; i < n; i += 4) { // an INT object becomes a string
+                           c.push_back({ "SET", "int:" + key(i), std::to_string(i) });
+                           c.push_back({ "INCRBYFLOAT", "int:" + key(i), "0.25" });
+                       }
+                       return c;
+                   } });
+    out.push_back({ "getdel", [](std::uint32_t n) {
+                       auto c = load(n);
+                       for (std::uint32_t i = 0; i < n; i += 2)
+                           c.push_back({ "GETDEL", key(i) });
+                       return c;
+                   } });
+    out.push_back({ "setrange", [](std::uint32_t n) {
+                       auto c = load(n);
+                       for (std::uint32_t i = 0; i < n; ++i)
+                           if (i % 3 == 0) // inside the value: unshared, no growth
+                               c.push_back({ "SETRANGE", key(i), "0", "zz" });
+                           else // past its end: zero-filled growth
+                               c.push_back({ "SETRANGE", key(i), std::to_string(20 + i % 150), "tail" });
+                       for (std::uint32_t i = 0; i < n / 4; ++i) // creates an exact RAW value
+                           c.push_back({ "SETRANGE", "new:" + key(i), std::to_string(i % 70), "abc" });
+                       return c;
+                   } });
+    out.push_back({ "set-options", [](std::uint32_t n) {
+                       std::vector<Command> c;
+                       const std::string at = std::to_string(std::time(nullptr) + 100000);
+                       for (std::uint32_t i = 0; i < n; ++i) {
+                           const auto k = key(i);
+                           switch (i % 10) {
+                           case 0:
+                               c.push_back({ "SET", k, value(i), "PX", "100000000" });
+                               break;
+                           case 1:
+                               c.push_back({ "SET", k, value(i), "EXAT", at });
+                               break;
+                           case 2:
+                               c.push_back({ "SET", k, value(i), "PXAT", at + "000" });
+                               break;
+                           case 3:
+                               c.push_back({ "SETEX", k, kFarFuture, value(i) });
+                               break;
+                           case 4:
+                               c.push_back({ "PSETEX", k, "100000000", value(i) });
+                               break;
+                           case 5:
+                               c.push_back({ "SETNX", k, value(i) });
+                               break;
+                           case 6:
+                               c.push_back({ "GETSET", k, value(i) });
+                               break;
+                           case 7:
+                               c.push_back({ "MSET", k, value(i), "m:" + k, value(i, 1) });
+                               break;
+                           case 8:
+                               c.push_back({ "MSETNX", k, value(i), "n:" + k, value(i, 2) });
+                               break;
+                           default:
+                               c.push_back({ "SET", k, value(i), "NX", "GET" });
+                               break;
+                           }
+                       }
+                       for (std::uint32_t i = 0; i < n; ++i) { // and over them
+                           const auto k = key(i);
+                           switch (i % 5) {
+                           case 0:
+                               c.push_back({ "SET", k, value(i, 4), "KEEPTTL" });
+                               break;
+                           case 1:
+                               c.push_back({ "SET", k, value(i, 5), "XX", "EX", kFarFuture });
+                               break;
+                           case 2:
+                               c.push_back({ "SET", k, value(i, 6), "NX" });
+                               break; // exists: nothing
+                           case 3:
+                               c.push_back({ "MSETNX", k, value(i, 7), "fresh:" + k, "v" });
+                               break; // nothing
+                           default:
+                               c.push_back({ "SET", "xx:" + k, value(i), "XX" });
+                               break; // absent: nothing
+                           }
+                       }
+                       return c;
+                   } });
+    out.push_back({ "expire", [](std::uint32_t n) {
+                       auto c = load(n);
+                       const std::string at = std::to_string(std::time(nullptr) + 200000);
+                       for (std::uint32_t i = 0; i < n; ++i) {
+                           const auto k = key(i);
+                           switch (i % 12) {
+                           case 0:
+                               c.push_back({ "EXPIRE", k, kFarFuture });
+                               break;
+                           case 1:
+                               c.push_back({ "PEXPIRE", k, "100000000" });
+                               break;
+                           case 2:
+                               c.push_back({ "EXPIREAT", k, at });
+                               break;
+                           case 3:
+                               c.push_back({ "PEXPIREAT", k, at + "000" });
+                               break;
+                           case 4:
+                               c.push_back({ "EXPIRE", k, kFarFuture, "NX" });
+                               break;
+                           case 5:
+                               c.push_back({ "EXPIRE", k, kFarFuture, "XX" });
+                               break;
+                           case 6:
+                               c.push_back({ "EXPIRE", k, "200000", "GT" });
+                               break;
+                           case 7:
+                               c.push_back({ "EXPIRE", k, "50000", "LT" });
+                               break;
+                           case 8:
+                               c.push_back({ "PERSIST", k });
+                               break;
+                           case 9:
+                               c.push_back({ "GETEX", k, "EX", kFarFuture });
+                               break;
+                           case 10:
+                               c.push_back({ "GETEX", k, "PERSIST" });
+                               break;
+                           default:
+                               c.push_back({ i % 2 ? "DEL" : "UNLINK", k });
+                               break;
+                           }
+                       }
+                       for (std::uint32_t i = 0; i < n; i += 7) // in the past: deleted
+                           c.push_back({ "EXPIRE", key(i), "-1" });
+                       for (std::uint32_t i = 1; i < n; i += 4) // overwritten without a TTL
+                           c.push_back({ "SET", key(i), value(i, 8) });
+                       return c;
+                   } });
+    out.push_back({ "mixed", [](std::uint32_t n) {
+                       // Every command at once, interleaved over the same keys.
+                       std::vector<Command> c = load(n);
+                       const std::string at = std::to_string(std::time(nullptr) + 100000);
+                       for (std::uint32_t round = 0; round < 3; ++round)
+                           for (std::uint32_t i = 0; i < n; ++i) {
+                               const auto k = key((i * 7919 + round * 104729) % n);
+                               const auto counter = "c:" + key(i % (n / 2));
+                               switch ((i + round) % 16) {
+                               case 0:
+                                   c.push_back({ "APPEND", k, std::string(1 + i % 33, 'a') });
+                                   break;
+                               case 1:
+                                   c.push_back({ "INCRBY", counter, std::to_string(i) });
+                                   break;
+                               case 2:
+                                   c.push_back({ "SETRANGE", k, std::to_string(i % 90), "r" });
+                                   break;
+                               case 3:
+                                   c.push_back({ "GETDEL", k });
+                                   break;
+                               case 4:
+                                   c.push_back({ "SET", k, value(i, round), "EX", kFarFuture });
+                                   break;
+                               case 5:
+                                   c.push_back({ "PERSIST", k });
+                                   break;
+                               case 6:
+                                   c.push_back({ "EXPIRE", k, kFarFuture, "NX" });
+                                   break;
+                               case 7:
+                                   c.push_back({ "GETEX", k, "PXAT", at + "000" });
+                                   break;
+                               case 8:
+                                   c.push_back({ "INCRBYFLOAT", "f:" + key(i % 1000), "1.5" });
+                                   break;
+                               case 9:
+                                   c.push_back({ "SET", k, value(i, round + 1), "KEEPTTL" });
+                                   break;
+                               case 10:
+                                   c.push_back({ "MSET", k, value(i, 9), "m:" + k, std::to_string(i) });
+                                   break;
+                               case 11:
+                                   c.push_back({ "DECR", counter });
+                                   break;
+                               case 12:
+                                   c.push_back({ "UNLINK", "m:" + k });
+                                   break;
+                               case 13:
+                                   c.push_back({ "SETNX", k, value(i, 2) });
+                                   break;
+                               case 14:
+                                   c.push_back({ "GET", k });
+                                   break;
+                               default:
+                                   c.push_back({ "SET", k, std::to_string(i % 20000) });
+                                   break;
+                               }
+                           }
+                       return c;
+                   } });
+    return out;
+}
+
+std::uint64_t keyspaceMemory(RespClient& client) {
+    auto info = client.info("memory");
+    if (!info)
+        throw std::runtime_error(info.error().describe());
+    return std::stoull(info->at("used_memory")) - std::stoull(info->at("mem_clients_normal"));
+}
+
+bool waitForOneClient(RespClient& client) {
+    for (int i = 0; i < 500; ++i) {
+        auto info = client.info("clients");
+        if (info && info->at("connected_clients") == "1")
+            return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+}
+
+class StringCommands : public ::testing::TestWithParam<std::size_t> { };
+
+TEST_P(StringCommands, EveryCommandWithinOnePercentOfTheServer) {
+    const auto all = servers();
+    if (GetParam() >= all.size())
+        GTEST_SKIP() << "no server " << GetParam() << ": Debian's redis-server and the Valkey builds of "
+                     << "tests/engines are all there are here";
+    const Server& server = all[GetParam()];
+    auto running = test::startServer(server.binary,
+        { "--port", "{port}", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir",
+            ".", "--enable-debug-command", "local", "--latency-tracking", "no" });
+    ASSERT_TRUE(running);
+    auto client = RespClient::connect("127.0.0.1", running->port);
+    ASSERT_TRUE(client) << client.error().describe();
+    auto info = describeRespServer(*client);
+    ASSERT_TRUE(info) << info.error().describe();
+    const std::string layoutName = server.layout.empty() ? info->layout : server.layout;
+    ASSERT_FALSE(layoutName.empty()) << server.label << ": no layout for version " << info->version;
+    auto layout = parseLayout(layoutName);
+    ASSERT_TRUE(layout) << layout.error().describe();
+    auto allocator = parseAllocator(info->allocator);
+    ASSERT_TRUE(allocator) << allocator.error().describe();
+    ASSERT_TRUE(warmUpCommands(*client));
+    // A first load and flush: what a server allocates once, on its first keys (Valkey 8.0 keeps 128 KiB
+    // from then on), is not the keyspace's.
+    ASSERT_TRUE(client->pipeline(load(kKeys)));
+    auto dir = makeTempDir("layoutlab-strings-");
+    ASSERT_TRUE(dir);
+
+    for (const auto& scenario : scenarios()) {
+        ASSERT_TRUE(client->command({ "FLUSHALL", "SYNC" }));
+        ASSERT_TRUE(waitUntilSettled(*client));
+        std::string capture;
+        double measured = 0;
+        {
+            const std::uint64_t before = keyspaceMemory(*client);
+            MonitorCapture monitor(running->port);
+            const auto commands = scenario.commands(kKeys);
+            ASSERT_TRUE(client->pipeline(commands)) << scenario.name;
+            // Refused commands leave nothing: they are in the capture, and must change nothing there.
+            (void)client->command({ "INCR", key(1) });
+            (void)client->command({ "SET", key(2), "v", "EX", "0" });
+            const std::string marker = "layoutlab-capture-end";
+            ASSERT_TRUE(client->command({ "ECHO", marker }));
+            monitor.waitFor(marker);
+            monitor.close();
+            capture = monitor.lines();
+            // The MONITOR client is gone before the second reading, as it was not there for the first.
+            ASSERT_TRUE(waitForOneClient(*client));
+            ASSERT_TRUE(waitUntilSettled(*client));
+            const std::uint64_t after = keyspaceMemory(*client);
+            measured = static_cast<double>(after) - static_cast<double>(before);
+        }
+
+        const std::string path = *dir + "/" + scenario.name + ".monitor";
+        std::ofstream(path) << capture;
+        auto trace = openTrace(path, { "monitor", OnError::Fail, 16 });
+        ASSERT_TRUE(trace) << trace.error().describe();
+        auto result = simulate({ *layout, *allocator, {} }, **trace);
+        ASSERT_TRUE(result) << result.error().describe();
+        const auto& point = result->points.at(0);
+        const double predicted = static_cast<double>(point.usableBytes);
+        const double error = (predicted - measured) / measured;
+        const auto keys = keyCount(*client);
+        ASSERT_TRUE(keys);
+        EXPECT_EQ(point.keys, *keys) << server.label << " " << scenario.name << ": live keys";
+        EXPECT_LT(std::abs(error), 0.01) << server.label << " (" << layoutName << ") " << scenario.name
+                                         << ": predicted " << predicted << " B, measured " << measured << " B";
+        std::printf("%-14s %-12s keys %7llu  predicted %10.0f  measured %10.0f  (%+.3f%%)\n", server.label.c_str(),
+            scenario.name.c_str(), static_cast<unsigned long long>(*keys), predicted, measured, 100 * error);
+    }
+    removeTree(*dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(Servers, StringCommands, ::testing::Range<std::size_t>(0, 6),
+    [](const auto& info) { return "server" + std::to_string(info.param); });
+
+} // namespace
