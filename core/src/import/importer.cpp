@@ -205,7 +205,17 @@ Expected<std::string> detectFormat(const std::string& path) {
     if (text) {
         if (detectMetadump(first))
             return std::string("mc-metadump");
-        if (detectWatch(first))
+        // A `watch` capture begins with the server's reply to the watch command (proto_text.c
+        // process_watch_command: "OK"), as does MONITOR's: the format is on the line after it.
+        std::string_view second;
+        if (first == "OK" && firstLineEnd != std::string::npos) {
+            const auto end = h.find('\n', firstLineEnd + 1);
+            second = std::string_view(h).substr(
+                firstLineEnd + 1, (end == std::string::npos ? h.size() : end) - firstLineEnd - 1);
+            if (!second.empty() && second.back() == '\r')
+                second.remove_suffix(1);
+        }
+        if (detectWatch(first) || (!second.empty() && detectWatch(second)))
             return std::string("mc-watch");
         if (detectMonitor(h))
             return std::string("monitor");

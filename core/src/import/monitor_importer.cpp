@@ -559,10 +559,8 @@ void MonitorImporter::command() {
         if (arity(2, true))
             getex();
     } else if (is("EXPIRE") || is("PEXPIRE") || is("EXPIREAT") || is("PEXPIREAT")) {
-        if (arity(3, true) && a.size() <= 4)
+        if (arity(3, true)) // expire.c: any number of NX|XX|GT|LT options
             expire(is("EXPIRE") ? "EX" : is("PEXPIRE") ? "PX" : is("EXPIREAT") ? "EXAT" : "PXAT");
-        else if (a.size() > 4)
-            refuse("wrong number of arguments", fmt::format("{} arguments", a.size() - 1));
     } else if (is("PERSIST")) {
         if (!arity(2))
             return;

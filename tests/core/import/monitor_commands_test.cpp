@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+// The MONITOR importer's string commands: results computed from the values it follows (INCR,
+// INCRBYFLOAT), conditions it decides (MSETNX, EXPIRE NX/XX/GT/LT), commands the server refused, and
+// commands it does not model, each counted where `import --stats` shows it.
+
+#include "layoutlab/import/importer.h"
+#include "scratch_dir.h"
+
+#include <fmt/format.h>
+#include <fstream>
+#include <gtest/gtest.h>
+
+using namespace layoutlab;
+
+namespace {
+
+class MonitorCommandsTest : public ScratchDirTest {
+protected:
+    // Imports a capture of these commands (one argument vector per line, one second apart).
+    std::vector<Request> import(const std::vector<std::vector<std::string>>& commands) {
+        std::string text = "OK\n";
+        std::uint32_t second = 0;
+        for (const auto& args : commands) {
+            text += fmt::format("{}.000000 [0 127.0.0.1:5000]", 1700000000 + second++);
+            for (const auto& a : args)
+                text += " \"" + a + "\"";
+            text += "\n";
+        }
+        const auto path = (m_dir / "capture.monitor").string();
+        std::ofstream(path) << text;
+        auto importer = openImporter(path, { "", OnError::Fail, 16 });
+        EXPECT_TRUE(importer) << importer.error().describe();
+        std::vector<Request> all, batch(64);
+        for (;;) {
+            auto n = (*importer)->read(batch);
+            EXPECT_TRUE(n) << n.error().describe();
+            if (!n || *n == 0)
+                break;
+            all.insert(all.end(), batch.begin(), batch.begin() + static_cast<std::ptrdiff_t>(*n));
+        }
+        m_rejects = (*importer)->rejects();
+        return all;
+    }
+    RejectReport m_rejects;
+};
+
+TEST_F(MonitorCommandsTest, IncrementsCarryTheirResults) {
+    const auto r = import({ { "SET", "n", "9998" }, { "INCR", "n" }, { "INCR", "n" }, { "DECRBY", "n", "20000" },
+        { "INCRBYFLOAT", "n", "0.5" }, { "INCR", "fresh" }, { "INCRBYFLOAT", "f", "3.0e2" } });
+    ASSERT_EQ(r.size(), 7u);
+    EXPECT_EQ(r[1].valueBytes, 4u); // 9999: still shared
+    EXPECT_EQ(r[1].kind, ValueKind::SmallInteger);
+    EXPECT_EQ(r[2].valueBytes, 5u); // 10000: an INT object
+    EXPECT_EQ(r[2].kind, ValueKind::Integer);
+    EXPECT_EQ(r[3].valueBytes, 6u); // -10000
+    EXPECT_EQ(r[4].valueBytes, 7u); // "-9999.5", a string
+    EXPECT_EQ(r[4].kind, ValueKind::String);
+    EXPECT_EQ(r[5].valueBytes, 1u); // INCR of a missing key: 1
+    EXPECT_EQ(r[6].valueBytes, 3u); // "300": INCRBYFLOAT stores a string, even of an integer
+    EXPECT_EQ(r[6].kind, ValueKind::String);
+    EXPECT_EQ(m_rejects.unseenKeys.at("INCR"), 1u);
+    EXPECT_EQ(m_rejects.unseenKeys.at("INCRBYFLOAT"), 1u);
+}
+
+TEST_F(MonitorCommandsTest, WhatTheServerRefusedIsCountedAndLeftOut) {
+    const auto r = import(
+        { { "SET", "s", "text" }, { "INCR", "s" }, { "INCRBY", "n", "x" }, { "SET", "big", "9223372036854775807" },
+            { "INCR", "big" }, { "INCRBYFLOAT", "s", "1" }, { "SET", "k" }, { "SETEX", "k", "0", "v" },
+            { "SETRANGE", "k", "-1", "v" }, { "SET", "k", "v", "NX", "XX" }, { "EXPIRE", "s", "10", "NX", "XX" } });
+    ASSERT_EQ(r.size(), 2u); // the two SETs that worked
+    EXPECT_EQ(m_rejects.refusedTotal, 9u);
+    EXPECT_EQ(m_rejects.refused.at("value is not an integer or out of range"), 2u);
+    EXPECT_EQ(m_rejects.refused.at("increment or decrement would overflow"), 1u);
+    EXPECT_EQ(m_rejects.refused.at("wrong number of arguments"), 1u);
+    EXPECT_EQ(m_rejects.total, 0u); // not an error of the capture
+    ASSERT_FALSE(m_rejects.refusedExamples.empty());
+    EXPECT_NE(m_rejects.refusedExamples[0].find("line 3"), std::string::npos) << m_rejects.refusedExamples[0];
+}
+
+TEST_F(MonitorCommandsTest, MsetnxIsAllOrNothing) {
+    const auto r = import({ { "SET", "a", "1" }, { "MSETNX", "a", "2", "b", "3" }, { "MSETNX", "c", "4", "d", "5" } });
+    ASSERT_EQ(r.size(), 3u); // SET a, then c and d
+    EXPECT_EQ(r[1].op, Op::Add);
+    EXPECT_EQ(r[2].op, Op::Add);
+    EXPECT_EQ(m_rejects.skipped.at("command MSETNX with a key that exists (no effect)"), 1u);
+}
+
+TEST_F(MonitorCommandsTest, ExpireConditionsAndPastTimes) {
+    const auto r = import({ { "SET", "a", "v" }, { "EXPIRE", "a", "100", "XX" }, { "EXPIRE", "a", "100", "NX" },
+        { "EXPIRE", "a", "100", "NX" }, { "EXPIRE", "a", "50", "GT" }, { "EXPIRE", "a", "500", "GT" },
+        { "EXPIRE", "a", "-1" }, { "GETEX", "b", "PERSIST" } });
+    // SET; NX applied; GT to 500 applied; -1 deletes; GETEX gives a GET and a PERSIST.
+    ASSERT_EQ(r.size(), 6u);
+    EXPECT_EQ(r[1].op, Op::Expire);
+    EXPECT_EQ(r[1].ttlSeconds, 100u);
+    EXPECT_EQ(r[2].op, Op::Expire);
+    EXPECT_EQ(r[2].ttlSeconds, 500u);
+    EXPECT_EQ(r[3].op, Op::Delete);
+    EXPECT_EQ(r[4].op, Op::Get);
+    EXPECT_EQ(r[5].op, Op::Persist);
+}
+
+TEST_F(MonitorCommandsTest, AppendAndSetrangeCarryWhatTheReplayNeeds) {
+    const auto r = import({ { "APPEND", "a", "12" }, { "APPEND", "a", "3" }, { "INCR", "a" },
+        { "SETRANGE", "b", "10", "xyz" }, { "SETRANGE", "b", "0", "" } });
+    ASSERT_EQ(r.size(), 4u); // SETRANGE of nothing changes nothing
+    EXPECT_EQ(r[0].op, Op::Append);
+    EXPECT_EQ(r[0].kind, ValueKind::SmallInteger); // a created key holds the argument, as SET would
+    EXPECT_EQ(r[2].valueBytes, 3u); // "123" + 1
+    EXPECT_EQ(r[3].op, Op::SetRange);
+    EXPECT_EQ(r[3].valueBytes, 13u); // offset + length
+}
+
+TEST_F(MonitorCommandsTest, CommandsNotModelledAreNamed) {
+    import({ { "HSET", "h", "f", "v" }, { "LPUSH", "l", "x" }, { "HSET", "h", "g", "w" }, { "PING" },
+        { "STRLEN",
+            "a" } });
+    EXPECT_EQ(m_rejects.notModelled.at("HSET"), 2u);
+    EXPECT_EQ(m_rejects.notModelled.at("LPUSH"), 1u);
+    EXPECT_EQ(m_rejects.skipped.at("command PING"), 1u);
+    EXPECT_EQ(m_rejects.notModelled.count("STRLEN"), 0u);
+}
+
+TEST_F(MonitorCommandsTest, AWatchCaptureStartingWithOkIsDetected) {
+    const auto path = (m_dir / "watch.log").string();
+    std::ofstream(path) << "OK\nts=1700000000.000001 gid=1 type=item_get key=a status=not_found clsid=0 cfd=5 size=0\n";
+    auto format = traceFormat(path, {});
+    ASSERT_TRUE(format) << format.error().describe();
+    EXPECT_EQ(*format, "mc-watch");
+}
+
+} // namespace
