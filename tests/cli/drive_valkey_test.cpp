@@ -8,6 +8,7 @@
 #include "child_process.h"
 #include "cli_runner.h"
 #include "drive_traces.h"
+#include "engine_manifest.h"
 #include "layoutlab/layout/layout_registry.h"
 
 #include <algorithm>
@@ -18,28 +19,11 @@
 
 namespace {
 
-struct BuiltServer {
-    std::string binary;
-    std::string layout; // what the build is, from its source; empty when not known
-    std::string label;
-};
+using BuiltServer = layoutlab::test::EngineBuild;
 
 // The manifest the engines.build test writes (tests/engines/build-test-engines.sh).
 const std::vector<BuiltServer>& builtServers() {
-    static const std::vector<BuiltServer> servers = [] {
-        std::vector<BuiltServer> out;
-        std::istringstream lines(layoutlab::test::slurp(LAYOUTLAB_ENGINE_MANIFEST));
-        for (std::string line; std::getline(lines, line);) {
-            std::istringstream fields(line);
-            BuiltServer s;
-            std::getline(fields, s.binary, '\t');
-            std::getline(fields, s.layout, '\t');
-            std::getline(fields, s.label, '\t');
-            if (!s.binary.empty())
-                out.push_back(std::move(s));
-        }
-        return out;
-    }();
+    static const std::vector<BuiltServer> servers = layoutlab::test::readEngineManifest(LAYOUTLAB_ENGINE_MANIFEST);
     return servers;
 }
 

@@ -7,6 +7,7 @@
 // buffers are left out of both readings (used_memory - mem_clients_normal): the MONITOR connection's
 // output is the test's, not the keyspace's.
 
+#include "engine_manifest.h"
 #include "layoutlab/alloc/allocator_registry.h"
 #include "layoutlab/collect/resp_client.h"
 #include "layoutlab/collect/resp_driver.h"
@@ -105,26 +106,14 @@ private:
     std::string m_text;
 };
 
-struct Server {
-    std::string binary;
-    std::string layout; // empty: the layout the server's version names
-    std::string label;
-};
-
+// Debian's redis-server (its layout: the one its version names), then the Valkey builds.
+using Server = test::EngineBuild;
 std::vector<Server> servers() {
     std::vector<Server> out;
     if (auto redis = findExecutable("redis-server"))
         out.push_back({ *redis, "", "redis-debian" });
-    std::ifstream lines(LAYOUTLAB_ENGINE_MANIFEST); // written by the engines.build fixture
-    for (std::string line; std::getline(lines, line);) {
-        std::istringstream fields(line);
-        Server s;
-        std::getline(fields, s.binary, '\t');
-        std::getline(fields, s.layout, '\t');
-        std::getline(fields, s.label, '\t');
-        if (!s.binary.empty())
-            out.push_back(std::move(s));
-    }
+    for (auto& build : test::readEngineManifest(LAYOUTLAB_ENGINE_MANIFEST))
+        out.push_back(std::move(build));
     return out;
 }
 
@@ -138,7 +127,9 @@ std::string value(std::uint32_t i, std::uint32_t salt = 0) {
         = { 1, 5, 8, 20, 31, 32, 40, 44, 45, 50, 60, 64, 72, 80, 100, 108, 120, 128, 200, 300 };
     return std::string(sizes[(i * 7 + salt) % std::size(sizes)], static_cast<char>('a' + i % 26));
 }
+// Loaded keys: a power of two (a full dict table) and one past it (a table just grown).
 constexpr std::uint32_t kKeys = 16384;
+constexpr std::uint32_t kKeyCounts[] = { kKeys, kKeys + 1 };
 constexpr const char* kFarFuture = "100000";
 
 std::vector<Command> load(std::uint32_t keys, bool ttlEvery3 = true) {
@@ -443,48 +434,49 @@ TEST_P(StringCommands, EveryCommandWithinOnePercentOfTheServer) {
     auto dir = makeTempDir("layoutlab-strings-");
     ASSERT_TRUE(dir);
 
-    for (const auto& scenario : scenarios()) {
-        ASSERT_TRUE(client->command({ "FLUSHALL", "SYNC" }));
-        ASSERT_TRUE(waitUntilSettled(*client));
-        std::string capture;
-        double measured = 0;
-        {
-            const std::uint64_t before = keyspaceMemory(*client);
-            MonitorCapture monitor(running->port);
-            const auto commands = scenario.commands(kKeys);
-            ASSERT_TRUE(client->pipeline(commands)) << scenario.name;
-            // Refused commands leave nothing: they are in the capture, and must change nothing there.
-            (void)client->command({ "INCR", key(1) });
-            (void)client->command({ "SET", key(2), "v", "EX", "0" });
-            const std::string marker = "layoutlab-capture-end";
-            ASSERT_TRUE(client->command({ "ECHO", marker }));
-            monitor.waitFor(marker);
-            monitor.close();
-            capture = monitor.lines();
-            // The MONITOR client is gone before the second reading, as it was not there for the first.
-            ASSERT_TRUE(waitForOneClient(*client));
+    for (const std::uint32_t loaded : kKeyCounts)
+        for (const auto& scenario : scenarios()) {
+            ASSERT_TRUE(client->command({ "FLUSHALL", "SYNC" }));
             ASSERT_TRUE(waitUntilSettled(*client));
-            const std::uint64_t after = keyspaceMemory(*client);
-            measured = static_cast<double>(after) - static_cast<double>(before);
-        }
+            std::string capture;
+            double measured = 0;
+            {
+                const std::uint64_t before = keyspaceMemory(*client);
+                MonitorCapture monitor(running->port);
+                const auto commands = scenario.commands(loaded);
+                ASSERT_TRUE(client->pipeline(commands)) << scenario.name;
+                // Refused commands leave nothing: they are in the capture, and must change nothing there.
+                (void)client->command({ "INCR", key(1) });
+                (void)client->command({ "SET", key(2), "v", "EX", "0" });
+                const std::string marker = "layoutlab-capture-end";
+                ASSERT_TRUE(client->command({ "ECHO", marker }));
+                monitor.waitFor(marker);
+                monitor.close();
+                capture = monitor.lines();
+                // The MONITOR client is gone before the second reading, as it was not there for the first.
+                ASSERT_TRUE(waitForOneClient(*client));
+                ASSERT_TRUE(waitUntilSettled(*client));
+                const std::uint64_t after = keyspaceMemory(*client);
+                measured = static_cast<double>(after) - static_cast<double>(before);
+            }
 
-        const std::string path = *dir + "/" + scenario.name + ".monitor";
-        std::ofstream(path) << capture;
-        auto trace = openTrace(path, { "monitor", OnError::Fail, 16 });
-        ASSERT_TRUE(trace) << trace.error().describe();
-        auto result = simulate({ *layout, *allocator, {} }, **trace);
-        ASSERT_TRUE(result) << result.error().describe();
-        const auto& point = result->points.at(0);
-        const double predicted = static_cast<double>(point.usableBytes);
-        const double error = (predicted - measured) / measured;
-        const auto keys = keyCount(*client);
-        ASSERT_TRUE(keys);
-        EXPECT_EQ(point.keys, *keys) << server.label << " " << scenario.name << ": live keys";
-        EXPECT_LT(std::abs(error), 0.01) << server.label << " (" << layoutName << ") " << scenario.name
-                                         << ": predicted " << predicted << " B, measured " << measured << " B";
-        std::printf("%-14s %-12s keys %7llu  predicted %10.0f  measured %10.0f  (%+.3f%%)\n", server.label.c_str(),
-            scenario.name.c_str(), static_cast<unsigned long long>(*keys), predicted, measured, 100 * error);
-    }
+            const std::string path = fmt::format("{}/{}-{}.monitor", *dir, scenario.name, loaded);
+            std::ofstream(path) << capture;
+            auto trace = openTrace(path, { "monitor", OnError::Fail, 16 });
+            ASSERT_TRUE(trace) << trace.error().describe();
+            auto result = simulate({ *layout, *allocator, {} }, **trace);
+            ASSERT_TRUE(result) << result.error().describe();
+            const auto& point = result->points.at(0);
+            const double predicted = static_cast<double>(point.usableBytes);
+            const double error = (predicted - measured) / measured;
+            const auto keys = keyCount(*client);
+            ASSERT_TRUE(keys);
+            EXPECT_EQ(point.keys, *keys) << server.label << " " << scenario.name << ": live keys";
+            EXPECT_LT(std::abs(error), 0.01) << server.label << " (" << layoutName << ") " << scenario.name
+                                             << ": predicted " << predicted << " B, measured " << measured << " B";
+            std::printf("%-14s %-12s keys %7llu  predicted %10.0f  measured %10.0f  (%+.3f%%)\n", server.label.c_str(),
+                scenario.name.c_str(), static_cast<unsigned long long>(*keys), predicted, measured, 100 * error);
+        }
     removeTree(*dir);
 }
 

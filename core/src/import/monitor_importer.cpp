@@ -213,6 +213,10 @@ private:
             noteCommand(m_rejects.unseenKeys, m_name);
         return v;
     }
+    // The entry lookup() found, or a new one for a key the capture had not shown.
+    monitor::KeyValue& entry(monitor::KeyValue* found, const std::string& key) {
+        return found ? *found : m_keys.at(key, m_absoluteMs);
+    }
     // An expiry in `amount` of `unit` (EX, PX, EXAT, PXAT) -> absolute milliseconds; nullopt (refused)
     // when the server would refuse it (object.c getExpireMillisecondsOrReply: not an integer, <= 0, or
     // overflowing).
@@ -313,7 +317,7 @@ void MonitorImporter::increment(std::int64_t sign, bool byArgument) {
         return refuse("increment or decrement would overflow", fmt::format("{} {:+}", old, by));
     const std::int64_t result = old + by;
     const std::string text = std::to_string(result);
-    monitor::KeyValue& kept = m_keys.at(m_args[1], m_absoluteMs);
+    monitor::KeyValue& kept = entry(v, m_args[1]);
     kept.assign(text); // the TTL stays
     Request r = base(m_args[1], sign < 0 ? Op::Decr : Op::Incr);
     r.valueBytes = static_cast<std::uint32_t>(text.size());
@@ -337,7 +341,7 @@ void MonitorImporter::incrementByFloat() {
     if (std::isnan(result) || std::isinf(result))
         return refuse("increment would produce NaN or Infinity", m_args[2].substr(0, 40));
     const std::string text = monitor::formatLongDouble(result);
-    m_keys.at(m_args[1], m_absoluteMs).assign(text); // the TTL stays
+    entry(v, m_args[1]).assign(text); // the TTL stays
     Request r = base(m_args[1], Op::Incr);
     r.valueBytes = static_cast<std::uint32_t>(text.size());
     r.kind = ValueKind::String;
@@ -356,7 +360,7 @@ void MonitorImporter::append() {
         else
             v->length += tail.size();
     } else {
-        monitor::KeyValue& created = m_keys.at(m_args[1], m_absoluteMs);
+        monitor::KeyValue& created = entry(v, m_args[1]);
         created.assign(tail);
         created.expireAtMs = 0;
     }
@@ -393,7 +397,7 @@ void MonitorImporter::setRange() {
             v->length = std::max(v->length, end);
         }
     } else {
-        monitor::KeyValue& created = m_keys.at(m_args[1], m_absoluteMs);
+        monitor::KeyValue& created = entry(v, m_args[1]);
         created.content = monitor::KeyValue::Content::Other; // zero bytes, then the piece
         created.length = end;
         created.expireAtMs = 0;

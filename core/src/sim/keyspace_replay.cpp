@@ -54,14 +54,12 @@ sds::Buffer StringRewriteRule::unshared(const KeyShape& shape) const {
     // db.c dbUnshareStringValue: a value that is not a RAW sds of its own (EMBSTR, INT, shared) is copied
     // into createRawStringObject -> sdsnewlen(len); an INT is printed first (getDecodedObject).
     const sds::Buffer fresh = created(shape.valueBytes);
-    if (!m_rules.trimsRawValues || shape.kind != ValueKind::String)
-        return fresh;
     // A client's value kept RAW was trimmed by tryObjectEncoding (Redis 7.0 object.c
     // trimStringObjectIfNeeded) and is appended to as it is.
-    const KeyShape plain { shape.keyBytes, shape.valueBytes, shape.hasTtl, ValueKind::String, shape.staleExpire };
-    if (m_layout->describe(plain, m_decisionThreshold, *m_allocator).encoding != Encoding::Raw)
-        return fresh;
-    return sds::trimmedIfNeeded(fresh, shape.valueBytes);
+    if (m_rules.trimsRawValues && shape.kind == ValueKind::String
+        && m_layout->describe(shape, m_decisionThreshold, *m_allocator).encoding == Encoding::Raw)
+        return sds::trimmedIfNeeded(fresh, shape.valueBytes);
+    return fresh;
 }
 
 KeyspaceReplay::KeyspaceReplay(IndexPolicy policy, std::uint64_t keyIdHint, std::uint32_t getSampleSize,
@@ -148,6 +146,15 @@ void KeyspaceReplay::storeRaw(KeyState& key, const Request& r, std::uint64_t len
     notifyStored<Observed>(key);
 }
 
+template <bool Observed> void KeyspaceReplay::storeString(KeyState& key, const Request& r, std::uint64_t len) {
+    const auto bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(len, UINT32_MAX));
+    if (key.staleExpire()) [[unlikely]]
+        rewriteStaleExpire(key, r, bytes, ValueKind::String);
+    key.valueBytes = bytes;
+    key.setKind(ValueKind::String);
+    notifyStored<Observed>(key);
+}
+
 template <bool Observed> void KeyspaceReplay::append(KeyState& key, const Request& r) {
     const StringRules::Mode mode = m_strings ? m_strings->mode() : StringRules::Mode::Recreate;
     if (!key.live()) {
@@ -166,12 +173,7 @@ template <bool Observed> void KeyspaceReplay::append(KeyState& key, const Reques
     const std::uint64_t grown = std::uint64_t { key.valueBytes } + r.valueBytes;
     if (mode != StringRules::Mode::Sds) {
         // A new value of the joined length (memcached do_store_item: a new item for append/prepend).
-        const auto grownBytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(grown, UINT32_MAX));
-        if (key.staleExpire()) [[unlikely]]
-            rewriteStaleExpire(key, r, grownBytes, ValueKind::String);
-        key.valueBytes = grownBytes;
-        key.setKind(ValueKind::String);
-        notifyStored<Observed>(key);
+        storeString<Observed>(key, r, grown);
         return;
     }
     // t_string.c appendCommand: dbUnshareStringValue, then sdscatlen -> sdsMakeRoomFor (greedy).
@@ -191,20 +193,15 @@ template <bool Observed> void KeyspaceReplay::setRange(KeyState& key, const Requ
             return;
         }
         // t_string.c setrangeCommand: createObject(OBJ_STRING, sdsnewlen(NULL, offset + len)): RAW, exact.
-        write<Observed>(key, r, r.valueBytes, ValueKind::RawString);
         m_buffers[idOf(key)] = m_strings->created(end);
-        notifyStored<Observed>(key);
+        write<Observed>(key, r, r.valueBytes, ValueKind::RawString);
         return;
     }
     m_table.lookup();
     flushGets(key);
     const std::uint64_t len = std::max<std::uint64_t>(key.valueBytes, end);
     if (mode != StringRules::Mode::Sds) {
-        if (key.staleExpire()) [[unlikely]]
-            rewriteStaleExpire(key, r, static_cast<std::uint32_t>(len), ValueKind::String);
-        key.valueBytes = static_cast<std::uint32_t>(len);
-        key.setKind(ValueKind::String);
-        notifyStored<Observed>(key);
+        storeString<Observed>(key, r, len);
         return;
     }
     // dbUnshareStringValue, then sdsgrowzero(end) -> sdsMakeRoomFor(end - len) when it lengthens.

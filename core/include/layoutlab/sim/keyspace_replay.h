@@ -177,6 +177,8 @@ private:
     template <bool Observed> void append(KeyState& key, const Request& r);
     template <bool Observed> void setRange(KeyState& key, const Request& r);
     template <bool Observed> void increment(KeyState& key, const Request& r);
+    // Makes a live key's value a string of `len` bytes (a layout without sds rules: made again at that length).
+    template <bool Observed> void storeString(KeyState& key, const Request& r, std::uint64_t len);
     // Makes a live key's value a RAW sds of `len` bytes in `buffer`.
     template <bool Observed> void storeRaw(KeyState& key, const Request& r, std::uint64_t len, sds::Buffer buffer);
     std::uint32_t idOf(const KeyState& key) const { return static_cast<std::uint32_t>(&key - m_keys.data()); }
