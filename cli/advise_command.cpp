@@ -4,6 +4,7 @@
 // 128 are from it.
 
 #include "commands.h"
+#include "interrupts.h"
 #include "progress_bar.h"
 #include "run_store.h"
 
@@ -145,7 +146,7 @@ int runAdvise(const AdviseOptions& o) {
     if (!db)
         return reportError(db.error());
     ProgressBar bar("advise");
-    auto outcome = runSimulationJob(job, db->get(), &bar);
+    auto outcome = runSimulationJob(job, db->get(), &bar, interruptToken());
     if (!outcome)
         return reportError(outcome.error());
     if (*db)

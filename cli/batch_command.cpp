@@ -5,6 +5,7 @@
 // the I-th, so a scheduler can spread a plan over machines (`db merge` joins their databases).
 
 #include "commands.h"
+#include "interrupts.h"
 #include "run_store.h"
 
 #include "layoutlab/layout/layout_file.h"
@@ -201,8 +202,8 @@ CellResult runCell(const Cell& cell, const Plan& plan, const std::string& dbPath
     result.cell = &cell;
     const auto start = std::chrono::steady_clock::now();
     auto fail = [&](const Error& e) {
-        result.status = "failed";
-        result.error = e.describe();
+        result.status = e.code == ErrorCode::Cancelled ? "interrupted" : "failed";
+        result.error = e.code == ErrorCode::Cancelled ? std::string() : e.describe();
         result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         return result;
     };
@@ -233,12 +234,19 @@ CellResult runCell(const Cell& cell, const Plan& plan, const std::string& dbPath
         return fail(cache.error());
     job.config.cache = *cache;
     job.extraParametersJson = nlohmann::json { { "batch_cell", cell.key } }.dump();
+    job.batchCell = cell.key; // claimed in the database: a concurrent batch of the same plan skips it
     auto db = ResultsDb::open(dbPath);
     if (!db)
         return fail(db.error());
-    auto outcome = runSimulationJob(job, db->get());
+    auto outcome = runSimulationJob(job, db->get(), nullptr, interruptToken());
     if (!outcome)
         return fail(outcome.error());
+    if (outcome->takenBy) {
+        result.status = "skipped"; // another batch computes (or has computed) this cell
+        result.runId = outcome->takenBy;
+        result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        return result;
+    }
     result.status = "complete";
     result.runId = outcome->runId;
     if (!outcome->result.points.empty()) {
@@ -335,6 +343,11 @@ int runBatch(const BatchOptions& o) {
         for (unsigned w = 0; w < workers; ++w)
             pool.emplace_back([&] {
                 for (std::size_t i; (i = next.fetch_add(1)) < todo.size();) {
+                    if (interruptToken().stop_requested()) { // a signal: no new cell starts
+                        ran[i].cell = todo[i];
+                        ran[i].status = "interrupted";
+                        continue;
+                    }
                     ran[i] = runCell(*todo[i], *plan, dbPath);
                     const std::size_t n = ++finished;
                     std::lock_guard lock(progressMutex);
@@ -353,10 +366,18 @@ int runBatch(const BatchOptions& o) {
     std::sort(
         results.begin(), results.end(), [](const auto& a, const auto& b) { return a.cell->index < b.cell->index; });
 
-    std::size_t failed = 0, skipped = 0;
+    std::size_t failed = 0, skipped = 0, interrupted = 0;
     for (const auto& r : results) {
         failed += r.status == "failed";
         skipped += r.status == "skipped";
+        interrupted += r.status == "interrupted";
+    }
+    if (interrupted) {
+        Error stopped = cancelledError();
+        stopped.message = fmt::format("stopped; {} of {} cells not done (their runs are marked interrupted); run the "
+                                      "same batch again to resume",
+            interrupted, results.size());
+        return reportError(stopped);
     }
     std::string text;
     if (o.json) {

@@ -74,7 +74,7 @@ bool same(double a, double b) {
 }
 
 int runCompare(const CompareOptions& o) {
-    auto db = o.db.open();
+    auto db = o.db.openForReading();
     if (!db)
         return reportError(db.error());
     auto a = load(**db, o.runA);

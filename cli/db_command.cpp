@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "run_store.h"
 
+#include "layoutlab/printable.h"
 #include "layoutlab/report/reporter.h"
 #include "layoutlab/store/stored_run.h"
 
@@ -43,6 +44,7 @@ nlohmann::json storedRunJson(const StoredRun& stored) {
 
 struct DbCommandOptions {
     DbOptions db;
+    bool readOnly = false; // a reading command: the database is opened read-only
     bool json = false;
     bool csv = false;
     bool incomplete = false;
@@ -51,7 +53,7 @@ struct DbCommandOptions {
 };
 
 int withDb(const DbCommandOptions& o, const std::function<int(ResultsDb&)>& body) {
-    auto db = o.db.open();
+    auto db = o.readOnly ? o.db.openForReading() : o.db.open();
     if (!db)
         return reportError(db.error());
     return body(**db);
@@ -63,8 +65,9 @@ struct DbSubcommand {
 };
 
 // `db NAME` with its --db option.
-DbSubcommand addDbSubcommand(CLI::App& db, const char* name, const char* help) {
+DbSubcommand addDbSubcommand(CLI::App& db, const char* name, const char* help, bool readOnly = false) {
     DbSubcommand sub { db.add_subcommand(name, help), std::make_shared<DbCommandOptions>() };
+    sub.options->readOnly = readOnly;
     sub.options->db.addTo(*sub.command, false);
     return sub;
 }
@@ -82,7 +85,7 @@ void addDbCommands(CLI::App& app, int& status) {
     auto* db = app.add_subcommand("db", "Look into the results database (list, show, export, delete, merge, vacuum)");
     db->require_subcommand(1);
 
-    auto list = addDbSubcommand(*db, "list", "List the stored runs");
+    auto list = addDbSubcommand(*db, "list", "List the stored runs", true);
     list.command->add_flag("--json", list.options->json, "JSON output");
     onDb(list, status, [](const DbCommandOptions& o, ResultsDb& d) {
         auto runs = d.listRuns();
@@ -95,15 +98,15 @@ void addDbCommands(CLI::App& app, int& status) {
             fmt::print("{}\n", j.dump(2));
             return kExitOk;
         }
-        fmt::print("{:>5} {:<6} {:<9} {:>6} {:<21} {:<66} {}\n", "run", "kind", "status", "points", "started", "layout",
-            "trace");
+        fmt::print("{:>5} {:<6} {:<11} {:>6} {:<21} {:<66} {}\n", "run", "kind", "status", "points", "started",
+            "layout", "trace");
         for (const auto& r : *runs)
-            fmt::print("{:>5} {:<6} {:<9} {:>6} {:<21} {:<66} {}\n", r.id, r.kind, r.status, r.points, r.startedAt,
-                r.layout, r.traceSource);
+            fmt::print("{:>5} {:<6} {:<11} {:>6} {:<21} {:<66} {}\n", r.id, r.kind, displayStatus(r), r.points,
+                r.startedAt, r.layout, printable(r.traceSource));
         return kExitOk;
     });
 
-    auto traces = addDbSubcommand(*db, "traces", "List the traces the database knows");
+    auto traces = addDbSubcommand(*db, "traces", "List the traces the database knows", true);
     onDb(traces, status, [](const DbCommandOptions&, ResultsDb& d) {
         auto all = d.listTraces();
         if (!all)
@@ -116,7 +119,7 @@ void addDbCommands(CLI::App& app, int& status) {
         return kExitOk;
     });
 
-    auto show = addDbSubcommand(*db, "show", "Show one stored run");
+    auto show = addDbSubcommand(*db, "show", "Show one stored run", true);
     show.command->add_option("run", show.options->runs, "Run id")->required()->expected(1);
     show.command->add_flag("--json", show.options->json, "JSON output");
     onDb(show, status, [](const DbCommandOptions& o, ResultsDb& d) {
@@ -141,7 +144,7 @@ void addDbCommands(CLI::App& app, int& status) {
         return kExitOk;
     });
 
-    auto exp = addDbSubcommand(*db, "export", "Export stored runs' points as CSV or JSON");
+    auto exp = addDbSubcommand(*db, "export", "Export stored runs' points as CSV or JSON", true);
     exp.command->add_option("runs", exp.options->runs, "Run ids")->required();
     auto* json = exp.command->add_flag("--json", exp.options->json, "One JSON array of runs with their points");
     exp.command->add_flag("--csv", exp.options->csv, "CSV rows (a run column first)")->excludes(json);
@@ -182,7 +185,18 @@ void addDbCommands(CLI::App& app, int& status) {
     onDb(remove, status, [](const DbCommandOptions& o, ResultsDb& d) {
         if (o.runs.empty() && !o.incomplete)
             return reportError(usageError("name the runs to delete, or --incomplete", "runs"));
-        auto n = o.incomplete ? d.deleteIncompleteRuns() : d.deleteRuns(o.runs);
+        if (o.incomplete) {
+            auto done = d.deleteIncompleteRuns();
+            if (!done)
+                return reportError(done.error());
+            fmt::print("deleted {} run{}", done->deleted, done->deleted == 1 ? "" : "s");
+            if (done->liveLeft)
+                fmt::print("; left {} running run{} alone (their processes are still at work)", done->liveLeft,
+                    done->liveLeft == 1 ? "" : "s");
+            fmt::print("\n");
+            return kExitOk;
+        }
+        auto n = d.deleteRuns(o.runs);
         if (!n)
             return reportError(n.error());
         fmt::print("deleted {} run{}\n", *n, *n == 1 ? "" : "s");
@@ -237,7 +251,7 @@ void addDbCommands(CLI::App& app, int& status) {
         return kExitOk;
     });
 
-    auto check = addDbSubcommand(*db, "check", "Run SQLite's integrity check");
+    auto check = addDbSubcommand(*db, "check", "Run SQLite's integrity check", true);
     onDb(check, status, [](const DbCommandOptions&, ResultsDb& d) {
         auto result = d.integrityCheck();
         if (!result)

@@ -4,6 +4,7 @@
 // the layout and allocator detected from the server itself.
 
 #include "drive_command.h"
+#include "interrupts.h"
 #include "progress_bar.h"
 
 #include "layoutlab/collect/engine_server.h"
@@ -314,7 +315,7 @@ int runDriveResp(const DriveOptions& o, Engine engine, const ImportOptions& impo
     auto load = [&] {
         ProgressBar bar("load");
         const std::uint64_t total = (*trace)->totalRequests();
-        return loadTrace(*client, **trace, o.pipeline, kMaxRunKeys, loadProgress(bar, total));
+        return loadTrace(*client, **trace, o.pipeline, kMaxRunKeys, loadProgress(bar, total), interruptToken());
     }();
     if (!load)
         return runs.fail(load.error(), *target);
@@ -324,6 +325,8 @@ int runDriveResp(const DriveOptions& o, Engine engine, const ImportOptions& impo
     auto after = waitUntilSettled(*client);
     if (!after)
         return runs.fail(after.error(), *target);
+    if (interruptToken().stop_requested())
+        return runs.fail(cancelledError(), *target);
     if (!after->settled)
         fmt::print(stderr, "warning: the server did not settle: {}\n", after->describe());
     result.settledAfter = *after;

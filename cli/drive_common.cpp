@@ -3,6 +3,7 @@
 // prediction.
 
 #include "drive_command.h"
+#include "interrupts.h"
 #include "progress_bar.h"
 
 #include "layoutlab/sim/simulation.h"
@@ -62,6 +63,17 @@ Status DriveRuns::complete(
 }
 
 int DriveRuns::fail(const Error& error, DriveTarget& target) {
+    if (error.code == ErrorCode::Cancelled) {
+        Error stopped = error;
+        stopped.message = "stopped; the server was stopped and its directory removed";
+        if (m_db && m_runs.measured) {
+            (void)m_db->interruptRun(m_runs.prediction);
+            (void)m_db->interruptRun(m_runs.measured);
+            stopped.message += fmt::format("; runs {} and {} marked interrupted", m_runs.prediction, m_runs.measured);
+        }
+        target.server.reset(); // stopped now, before the message: nothing is left behind when it shows
+        return reportError(stopped);
+    }
     if (m_db && m_runs.measured) {
         (void)m_db->failRun(m_runs.prediction, error.describe());
         (void)m_db->failRun(m_runs.measured, error.describe());
@@ -81,7 +93,7 @@ Expected<SimulationResult> predictDrive(
     if (!trace)
         return trace.error();
     ProgressBar bar("predict");
-    return simulate({ layout, alloc, {}, std::nullopt }, **trace, &bar);
+    return simulate({ layout, alloc, {}, std::nullopt }, **trace, &bar, interruptToken());
 }
 
 Expected<std::optional<RunPhaseResult>> runPhase(const DriveOptions& o, const std::vector<RunKey>& readKeys,
@@ -94,7 +106,7 @@ Expected<std::optional<RunPhaseResult>> runPhase(const DriveOptions& o, const st
     config.maxRequests = o.runSeconds > 0 ? 0 : o.runRequests;
     config.maxSeconds = o.runSeconds;
     config.setFraction = o.runSetFraction;
-    auto result = runGets(readKeys, config, connect);
+    auto result = runGets(readKeys, config, connect, interruptToken());
     if (!result)
         return result.error();
     return std::optional<RunPhaseResult>(*result);

@@ -3,6 +3,7 @@
 // put its slab classes beside the prediction: chunks per class, and slab-chunk bytes per item.
 
 #include "drive_command.h"
+#include "interrupts.h"
 #include "progress_bar.h"
 
 #include "layoutlab/collect/memcached_driver.h"
@@ -199,7 +200,8 @@ int runDriveMemcached(const DriveOptions& o) {
     auto load = [&] {
         ProgressBar bar("load");
         const std::uint64_t total = (*trace)->totalRequests();
-        return loadTraceMemcached(*client, **trace, *framing, o.pipeline, kMaxRunKeys, loadProgress(bar, total));
+        return loadTraceMemcached(
+            *client, **trace, *framing, o.pipeline, kMaxRunKeys, loadProgress(bar, total), interruptToken());
     }();
     if (!load)
         return runs.fail(load.error(), *target);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "commands.h"
+#include "interrupts.h"
 #include "progress_bar.h"
 
 #include "layoutlab/store/jobs.h"
@@ -36,7 +37,7 @@ int runGen(const GenOptions& o) {
     if (!config->load && config->ops == 0)
         return reportError(usageError("--no-load without --ops would write an empty trace", "--no-load"));
     ProgressBar bar("gen");
-    if (auto ok = runGenerateJob(*config, o.output, &bar); !ok)
+    if (auto ok = runGenerateJob(*config, o.output, &bar, interruptToken()); !ok)
         return reportError(ok.error());
     fmt::print(stderr, "wrote {} requests over {} keys to {}\n", (config->load ? config->keys : 0) + config->ops,
         config->keys, o.output);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "commands.h"
+#include "interrupts.h"
 #include "layoutlab/layout/layout_file.h"
 #include "progress_bar.h"
 #include "run_store.h"
@@ -34,7 +35,7 @@ int runImport(const ImportCommandOptions& o) {
     if (!db)
         return reportError(db.error());
     ProgressBar bar("import");
-    auto stats = runImportJob(ImportJob { o.file, *options, o.output }, db->get(), &bar);
+    auto stats = runImportJob(ImportJob { o.file, *options, o.output }, db->get(), &bar, interruptToken());
     if (!stats)
         return reportError(stats.error());
     const TraceStats& s = *stats;

@@ -3,6 +3,9 @@
 
 #include "collectors_config.h"
 #include "commands.h"
+#include "interrupts.h"
+
+#include "layoutlab/output_file.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -13,32 +16,25 @@
 namespace layoutlab::cli {
 
 int reportError(const Error& error) {
+    if (error.code == ErrorCode::Cancelled && interruptSignal() != 0) {
+        // One line: what stopped it, and what was done about its run and output (the job's message).
+        fmt::print(stderr, "\rlayoutlab: interrupted by {}: {}\n", interruptSignalName(),
+            error.message == "cancelled" ? "stopped; partial output removed" : error.message);
+        return 128 + interruptSignal();
+    }
     fmt::print(stderr, "layoutlab: error: {}\n", error.describe());
     return error.code == ErrorCode::Usage ? kExitUsage : kExitData;
 }
 
 Status writeOutput(const std::string& text, const std::string& path) {
-    if (path.empty() || path == "-") {
-        std::fwrite(text.data(), 1, text.size(), stdout);
-        std::fflush(stdout);
-        return Ok {};
-    }
-    const std::string partial = path + ".partial";
-    std::FILE* f = std::fopen(partial.c_str(), "wb");
-    if (!f)
-        return ioError(fmt::format("cannot create: {}", std::strerror(errno)), partial);
-    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-    if (std::fclose(f) != 0 || !ok || std::rename(partial.c_str(), path.c_str()) != 0) {
-        std::remove(partial.c_str());
-        return ioError(fmt::format("cannot write: {}", std::strerror(errno)), path);
-    }
-    return Ok {};
+    return writeWholeFile(path.empty() ? "-" : path, text);
 }
 
 } // namespace layoutlab::cli
 
 int main(int argc, char** argv) {
     using namespace layoutlab::cli;
+    installInterruptHandling(); // before any thread starts: they all inherit its signal mask
     CLI::App app { "layoutlab: allocator-aware memory-layout simulator for key/value stores.\n"
                    "Exit codes: 0 success, 1 data or I/O error, 2 usage error.",
         "layoutlab" };
@@ -103,6 +99,11 @@ int main(int argc, char** argv) {
         fmt::print(stderr, "layoutlab: error: {}\n", e.what());
         fmt::print(stderr, "Run with --help for usage.\n");
         return kExitUsage;
+    }
+    if (interruptSignal() != 0 && status == kExitOk) {
+        // The command finished its work before it saw the signal: it is still an interrupted run of the tool.
+        fmt::print(stderr, "layoutlab: interrupted by {} as it finished\n", interruptSignalName());
+        return 128 + interruptSignal();
     }
     return status;
 }

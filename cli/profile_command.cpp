@@ -3,6 +3,7 @@
 // `layoutlab profile-replay`, the reference replay that cachegrind runs (an internal command).
 
 #include "commands.h"
+#include "interrupts.h"
 #include "progress_bar.h"
 #include "run_store.h"
 
@@ -221,8 +222,15 @@ int runProfileCommand(const ProfileOptions& o) {
         measuredRun = runs->measured;
     }
     ProgressBar bar("profile");
-    auto result = runProfile(config, &bar);
+    auto result = runProfile(config, &bar, interruptToken());
     if (!result) {
+        if (*db && result.error().code == ErrorCode::Cancelled) {
+            (void)(*db)->interruptRun(predictionRun);
+            (void)(*db)->interruptRun(measuredRun);
+            Error stopped = result.error();
+            stopped.message = fmt::format("stopped; runs {} and {} marked interrupted", predictionRun, measuredRun);
+            return reportError(stopped);
+        }
         if (*db) {
             (void)(*db)->failRun(predictionRun, result.error().describe());
             (void)(*db)->failRun(measuredRun, result.error().describe());

@@ -146,7 +146,7 @@ std::string runSection(const StoredRun& stored, const std::vector<Figure>& figur
 }
 
 int runReport(const ReportOptions& o) {
-    auto db = o.db.open();
+    auto db = o.db.openForReading();
     if (!db)
         return reportError(db.error());
     std::vector<StoredRun> runs;

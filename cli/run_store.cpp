@@ -25,6 +25,12 @@ Expected<std::unique_ptr<ResultsDb>> DbOptions::open() const {
     return ResultsDb::open(resolvedPath());
 }
 
+Expected<std::unique_ptr<ResultsDb>> DbOptions::openForReading() const {
+    if (disabled)
+        return std::unique_ptr<ResultsDb>();
+    return ResultsDb::openReadOnly(resolvedPath());
+}
+
 Expected<std::int64_t> beginRun(ResultsDb& db, const std::string& kind, std::int64_t traceId, const std::string& layout,
     const std::string& allocator, const nlohmann::json& parameters) {
     return layoutlab::beginRun(db, kind, traceId, layout, allocator, parameters, LAYOUTLAB_VERSION);
@@ -34,7 +40,12 @@ nlohmann::json runJson(const RunRecord& r) {
     return { { "id", r.id }, { "kind", r.kind }, { "trace", r.traceSource }, { "layout", r.layout },
         { "allocator", r.allocator }, { "parameters", nlohmann::json::parse(r.parametersJson, nullptr, false) },
         { "tool_version", r.toolVersion }, { "status", r.status }, { "error", r.error }, { "started_at", r.startedAt },
-        { "finished_at", r.finishedAt }, { "points", r.points } };
+        { "finished_at", r.finishedAt }, { "points", r.points }, { "live", r.live },
+        { "owner", { { "host", r.ownerHost }, { "pid", r.ownerPid }, { "heartbeat_at", r.heartbeatAt } } } };
+}
+
+std::string displayStatus(const RunRecord& r) {
+    return r.status == "running" && !r.live ? "abandoned" : r.status;
 }
 
 Expected<RunPair> beginMeasuredRuns(ResultsDb& db, const std::string& path, const ImportOptions& importOptions,

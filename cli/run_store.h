@@ -21,6 +21,8 @@ struct DbOptions {
     std::string resolvedPath() const;
     // nullptr when disabled; an error when the database cannot be opened.
     Expected<std::unique_ptr<ResultsDb>> open() const;
+    // For commands that only read: opened read-only (ResultsDb::openReadOnly).
+    Expected<std::unique_ptr<ResultsDb>> openForReading() const;
 };
 
 // Starts a run of `kind` by this version of the tool (layoutlab::beginRun).
@@ -29,6 +31,8 @@ Expected<std::int64_t> beginRun(ResultsDb& db, const std::string& kind, std::int
 
 // A run as `db list --json` and `compare --json` print it.
 nlohmann::json runJson(const RunRecord& r);
+// A run's status as `db list` shows it: a running run whose process is gone is "abandoned".
+std::string displayStatus(const RunRecord& r);
 
 // A prediction run (`predictionKind`, e.g. "profile" or "sim") and the run of what was measured beside it
 // (`measuredKind`), both on the trace at `path`; the measured run's parameters name the prediction run.

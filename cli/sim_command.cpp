@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "commands.h"
+#include "interrupts.h"
 #include "progress_bar.h"
 #include "run_store.h"
 
@@ -65,7 +66,7 @@ int runSim(const SimOptions& o, bool sweep) {
     job.kind = sweep ? "sweep" : "sim";
     job.toolVersion = LAYOUTLAB_VERSION;
     ProgressBar bar(job.kind);
-    auto outcome = runSimulationJob(job, db->get(), &bar);
+    auto outcome = runSimulationJob(job, db->get(), &bar, interruptToken());
     if (!outcome)
         return reportError(outcome.error());
     if (*db)

@@ -113,8 +113,8 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
             : index.column() == Layout    ? text(r.layout)
             : index.column() == Allocator ? text(r.allocator)
                                           : text(r.traceSource);
-    if (role == Qt::ForegroundRole && index.column() == Status && r.status == "failed")
-        return QBrush(Qt::darkRed);
+    if (role == Qt::ForegroundRole && index.column() == Status && (r.status == "failed" || r.status == "interrupted"))
+        return QBrush(r.status == "failed" ? Qt::darkRed : Qt::darkYellow);
     if (role != Qt::DisplayRole && role != Qt::EditRole)
         return {};
     switch (Column(index.column())) {
@@ -122,8 +122,8 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
         return qlonglong(r.id);
     case Kind:
         return text(r.kind);
-    case Status:
-        return text(r.status);
+    case Status: // a running run whose process is gone will never finish
+        return text(r.status == "running" && !r.live ? std::string("abandoned") : r.status);
     case Trace:
         return role == Qt::EditRole ? text(r.traceSource) : QFileInfo(text(r.traceSource)).fileName();
     case Layout:

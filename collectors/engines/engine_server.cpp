@@ -11,47 +11,6 @@ namespace layoutlab {
 
 namespace {
 
-// Servers to stop if the process is interrupted: a fixed table of PIDs, so the signal handler only
-// reads atomics and calls kill(), both async-signal-safe.
-constexpr std::size_t kMaxServers = 16;
-std::array<std::atomic<pid_t>, kMaxServers> g_servers {};
-
-void stopServersAndDie(int signal) {
-    for (auto& pid : g_servers) {
-        const pid_t p = pid.load();
-        if (p > 0)
-            ::kill(p, SIGTERM);
-    }
-    std::signal(signal, SIG_DFL);
-    std::raise(signal);
-}
-
-void track(pid_t pid) {
-    static const bool installed = [] {
-        for (int s : { SIGINT, SIGTERM, SIGHUP }) {
-            struct sigaction action { };
-            action.sa_handler = stopServersAndDie;
-            sigemptyset(&action.sa_mask);
-            sigaction(s, &action, nullptr);
-        }
-        return true;
-    }();
-    (void)installed;
-    for (auto& slot : g_servers) {
-        pid_t empty = 0;
-        if (slot.compare_exchange_strong(empty, pid))
-            return;
-    }
-}
-
-void untrack(pid_t pid) {
-    for (auto& slot : g_servers) {
-        pid_t expected = pid;
-        if (slot.compare_exchange_strong(expected, 0))
-            return;
-    }
-}
-
 bool isLoopback(const std::string& host) {
     return host == "127.0.0.1" || host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
 }
@@ -158,14 +117,12 @@ Expected<std::unique_ptr<EngineServer>> EngineServer::start(Engine engine, const
             server->m_workDir, server->m_workDir + "/server.log");
         if (!process)
             return process.error();
-        track((*process)->pid());
         if (auto ready = waitForPort(*port, **process, std::chrono::seconds(10)); ready) {
             server->m_port = *port;
             server->m_process = std::move(*process);
             return server;
         }
         lastLog = (*process)->log();
-        untrack((*process)->pid());
         (*process)->stop();
     }
     return ioError(fmt::format("{} did not start listening on 127.0.0.1; its log ends:\n{}", server->m_binary,
@@ -174,9 +131,7 @@ Expected<std::unique_ptr<EngineServer>> EngineServer::start(Engine engine, const
 
 EngineServer::~EngineServer() {
     if (m_process) {
-        const pid_t pid = m_process->pid();
         m_process->stop();
-        untrack(pid);
     }
     if (!m_workDir.empty())
         removeTree(m_workDir);

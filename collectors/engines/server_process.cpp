@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/collect/server_process.h"
 
+#include "layoutlab/temp_files.h"
+
 #include <arpa/inet.h>
+#include <array>
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -10,9 +14,11 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <netinet/in.h>
-#include <spawn.h>
 #include <sstream>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <thread>
@@ -22,26 +28,79 @@ extern char** environ;
 
 namespace layoutlab {
 
+namespace {
+
+// Every child started and not yet reaped, so that an interrupted command can kill them from its signal
+// thread: a fixed table of PIDs, read and written with atomics only.
+constexpr std::size_t kMaxChildren = 32;
+std::array<std::atomic<pid_t>, kMaxChildren> g_children {};
+
+void track(pid_t pid) {
+    for (auto& slot : g_children) {
+        pid_t empty = 0;
+        if (slot.compare_exchange_strong(empty, pid))
+            return;
+    }
+}
+
+void untrack(pid_t pid) {
+    for (auto& slot : g_children) {
+        pid_t expected = pid;
+        if (slot.compare_exchange_strong(expected, 0))
+            return;
+    }
+}
+
+// In the child, between fork and exec: only async-signal-safe calls (the parent may have other threads).
+[[noreturn]] void execChild(const std::vector<char*>& args, const char* workDir, const char* logPath, pid_t parent) {
+    // Die with the parent, however it ends (SIGKILL included): a server must never outlive the command
+    // that started it. If the parent is already gone, do not start at all.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent)
+        ::_exit(127);
+    // The parent blocks its interrupt signals for its signal thread; the child starts with none blocked
+    // and default dispositions, as it would from a shell.
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    for (int s : { SIGINT, SIGTERM, SIGHUP, SIGPIPE })
+        ::signal(s, SIG_DFL);
+    const int in = ::open("/dev/null", O_RDONLY);
+    const int out = ::open(logPath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (in < 0 || out < 0 || ::dup2(in, STDIN_FILENO) < 0 || ::dup2(out, STDOUT_FILENO) < 0
+        || ::dup2(out, STDERR_FILENO) < 0 || ::chdir(workDir) != 0)
+        ::_exit(127);
+    ::execve(args[0], args.data(), environ);
+    ::_exit(127);
+}
+
+} // namespace
+
+void killStartedProcesses() {
+    for (auto& slot : g_children) {
+        const pid_t p = slot.load();
+        if (p > 0)
+            ::kill(p, SIGKILL);
+    }
+}
+
 Expected<std::unique_ptr<ServerProcess>> ServerProcess::start(
     const std::vector<std::string>& argv, const std::string& workDir, const std::string& logPath) {
     if (argv.empty())
         return usageError("no server binary given");
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, logPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-    // Run inside the private working directory (glibc >= 2.29 has the _np call; Debian 12 has 2.36).
-    posix_spawn_file_actions_addchdir_np(&actions, workDir.c_str());
+    if (::access(argv[0].c_str(), X_OK) != 0)
+        return ioError(fmt::format("cannot start server: {}", std::strerror(errno)), argv[0]);
     std::vector<char*> args;
     for (const auto& a : argv)
         args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
-    pid_t pid = -1;
-    const int rc = posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0)
-        return ioError(fmt::format("cannot start server: {}", std::strerror(rc)), argv[0]);
+    const pid_t parent = ::getpid();
+    const pid_t pid = ::fork();
+    if (pid < 0)
+        return ioError(fmt::format("cannot start server: fork: {}", std::strerror(errno)), argv[0]);
+    if (pid == 0)
+        execChild(args, workDir.c_str(), logPath.c_str(), parent);
+    track(pid);
     std::unique_ptr<ServerProcess> p(new ServerProcess());
     p->m_pid = pid;
     p->m_logPath = logPath;
@@ -58,6 +117,7 @@ bool ServerProcess::running() {
     int status = 0;
     const pid_t r = waitpid(m_pid, &status, WNOHANG);
     if (r == m_pid) {
+        untrack(m_pid);
         m_pid = -1;
         return false;
     }
@@ -69,6 +129,7 @@ Expected<int> ServerProcess::waitForExit(std::stop_token stop) {
         int status = 0;
         const pid_t r = waitpid(m_pid, &status, WNOHANG);
         if (r == m_pid) {
+            untrack(m_pid);
             m_pid = -1;
             if (WIFSIGNALED(status))
                 return ioError(fmt::format(
@@ -94,6 +155,7 @@ void ServerProcess::stop(std::chrono::milliseconds grace) {
     while (std::chrono::steady_clock::now() < deadline) {
         int status = 0;
         if (waitpid(m_pid, &status, WNOHANG) == m_pid) {
+            untrack(m_pid);
             m_pid = -1;
             return;
         }
@@ -102,6 +164,7 @@ void ServerProcess::stop(std::chrono::milliseconds grace) {
     ::kill(m_pid, SIGKILL);
     int status = 0;
     waitpid(m_pid, &status, 0);
+    untrack(m_pid);
     m_pid = -1;
 }
 
@@ -165,16 +228,68 @@ std::optional<std::string> findExecutable(const std::string& name) {
     return std::nullopt;
 }
 
+namespace {
+// The janitor of each temporary directory: its PID and the write end of its pipe (see makeTempDir).
+std::mutex g_janitorsMutex;
+std::map<std::string, std::pair<pid_t, int>> g_janitors;
+
+// A shell that waits for the end of a pipe only this process writes to, then removes `dir`: the pipe
+// ends when this process does, whatever ends it (SIGKILL included), so the directory goes with it. It
+// ignores the terminal's interrupts, which reach the whole process group.
+void startJanitor(const std::string& dir) {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0)
+        return;
+    const char* args[] = { "/bin/sh", "-c", "trap '' INT TERM HUP; cat >/dev/null; sleep 0.2; rm -rf -- \"$0\"",
+        dir.c_str(), nullptr };
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        sigset_t none;
+        sigemptyset(&none);
+        ::sigprocmask(SIG_SETMASK, &none, nullptr);
+        const int null = ::open("/dev/null", O_WRONLY);
+        if (::dup2(fds[0], STDIN_FILENO) < 0 || null < 0 || ::dup2(null, STDOUT_FILENO) < 0
+            || ::dup2(null, STDERR_FILENO) < 0)
+            ::_exit(127);
+        ::execv(args[0], const_cast<char* const*>(args));
+        ::_exit(127);
+    }
+    ::close(fds[0]);
+    if (pid < 0) {
+        ::close(fds[1]);
+        return;
+    }
+    std::lock_guard lock(g_janitorsMutex);
+    g_janitors[dir] = { pid, fds[1] };
+}
+} // namespace
+
 Expected<std::string> makeTempDir(const std::string& prefix) {
     std::string pattern = (std::filesystem::temp_directory_path() / (prefix + "XXXXXX")).string();
     if (!::mkdtemp(pattern.data()))
         return ioError(fmt::format("mkdtemp: {}", std::strerror(errno)), pattern);
+    registerTempPath(pattern, true);
+    startJanitor(pattern);
     return pattern;
 }
 
 void removeTree(const std::string& path) {
     std::error_code ec;
     std::filesystem::remove_all(path, ec);
+    unregisterTempPath(path);
+    std::pair<pid_t, int> janitor { -1, -1 };
+    {
+        std::lock_guard lock(g_janitorsMutex);
+        if (auto it = g_janitors.find(path); it != g_janitors.end()) {
+            janitor = it->second;
+            g_janitors.erase(it);
+        }
+    }
+    if (janitor.first > 0) {
+        ::close(janitor.second); // the janitor finds the directory gone and exits
+        int status = 0;
+        ::waitpid(janitor.first, &status, 0);
+    }
 }
 
 } // namespace layoutlab

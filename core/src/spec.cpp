@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/spec.h"
 
+#include "layoutlab/printable.h"
+
 #include <charconv>
 #include <fmt/format.h>
 
@@ -132,7 +134,8 @@ std::string Error::describe() const {
     if (!field.empty() && file.empty())
         text += field + ": ";
     text += message;
-    return text;
+    // Files, fields and messages quote input: no control character of it reaches a terminal.
+    return printable(text, true);
 }
 
 Error cancelledError() {

@@ -3,13 +3,15 @@
 
 #include "layoutlab/import/import_stats.h"
 #include "layoutlab/layout/declared_layout.h"
-
+#include "layoutlab/output_file.h"
+#include "layoutlab/report/reporter.h"
 #include "layoutlab/trace/progress_reader.h"
 #include "layoutlab/trace/trace_file.h"
 
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <optional>
 
 namespace layoutlab {
 
@@ -122,6 +124,29 @@ Status runGenerateJob(
     return Ok {};
 }
 
+namespace {
+// The results of a run the database would not take (locked past the timeout, full, read-only): written
+// as JSON beside the database (or in the temp directory), and the run marked failed with where they are.
+Error keepUnstoredResult(ResultsDb& db, std::int64_t runId, const SimulationResult& result, const Error& why) {
+    const std::string name = fmt::format("{}.run-{}.json", std::filesystem::path(db.path()).filename().string(), runId);
+    std::vector<std::filesystem::path> places { std::filesystem::path(db.path()).parent_path() / name,
+        std::filesystem::temp_directory_path() / name };
+    for (const auto& place : places) {
+        if (writeWholeFile(place.string(), toJson(result).dump(2) + "\n")) {
+            const auto reason
+                = fmt::format("the results could not be stored ({}); kept in {}", why.describe(), place.string());
+            (void)db.failRun(runId, reason);
+            Error e = why;
+            e.message = fmt::format(
+                "{}; the results are kept in {} and run {} is marked failed", why.message, place.string(), runId);
+            return e;
+        }
+    }
+    (void)db.failRun(runId, "the results could not be stored: " + why.describe());
+    return why;
+}
+} // namespace
+
 Expected<SimulationJobOutcome> runSimulationJob(
     const SimulationJob& job, ResultsDb* db, ProgressSink* progress, std::stop_token stop) {
     const SimulationConfig& config = job.config;
@@ -156,22 +181,44 @@ Expected<SimulationJobOutcome> runSimulationJob(
             parameters["cache_geometry"] = config.cache->describe();
             parameters["cache_sample_gets"] = config.cacheSampleGets;
         }
-        auto id = beginRun(
-            *db, job.kind, *traceId, config.layout->spec(), config.allocator->spec(), parameters, job.toolVersion);
+        RunRecord record;
+        record.kind = job.kind;
+        record.traceId = *traceId;
+        record.layout = config.layout->spec();
+        record.allocator = config.allocator->spec();
+        record.parametersJson = parameters.dump();
+        record.toolVersion = job.toolVersion;
+        record.batchCell = job.batchCell;
+        std::int64_t takenBy = 0;
+        auto id = job.batchCell.empty() ? db->beginRun(record) : db->claimCell(record, &takenBy);
         if (!id)
             return id.error();
+        if (*id == 0) {
+            outcome.takenBy = takenBy; // another batch has this cell
+            return outcome;
+        }
         outcome.runId = *id;
     }
+    std::optional<RunHeartbeat> heartbeat;
+    if (db)
+        heartbeat.emplace(db->path(), std::vector<std::int64_t> { outcome.runId });
     auto result = simulate(config, **trace, progress, stop);
+    heartbeat.reset();
     if (!result) {
-        if (db)
-            (void)db->failRun(outcome.runId,
-                result.error().code == ErrorCode::Cancelled ? std::string("cancelled") : result.error().describe());
+        if (!db)
+            return result.error();
+        if (result.error().code == ErrorCode::Cancelled) {
+            (void)db->interruptRun(outcome.runId);
+            Error e = result.error();
+            e.message = fmt::format("stopped; run {} marked interrupted", outcome.runId);
+            return e;
+        }
+        (void)db->failRun(outcome.runId, result.error().describe());
         return result.error();
     }
     if (db)
         if (auto ok = db->completeRun(outcome.runId, *result); !ok)
-            return ok.error();
+            return keepUnstoredResult(*db, outcome.runId, *result, ok.error());
     outcome.result = std::move(*result);
     if (importer) {
         outcome.rejectedLines = importer->rejects().total;

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
 #include <thread>
+#include <unistd.h>
 
 #include "layoutlab/report/reporter.h"
 #include "sqlite_statement.h"
@@ -81,24 +82,119 @@ Expected<std::unique_ptr<ResultsDb>> ResultsDb::open(const std::string& path) {
         !parent.empty() && !std::filesystem::is_directory(parent))
         return ioError(
             fmt::format("cannot create the results database: directory {} does not exist", parent.string()), path);
+    if (std::error_code ec; std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+        return ioError("the results database must be a regular file", path);
     if (sqlite3_open_v2(
             path.c_str(), &db->m_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr)
         != SQLITE_OK)
         return dbError(db->m_db, path, "cannot open the results database");
     sqlite3_busy_timeout(db->m_db, kBusyTimeoutMs);
+    // Before anything is written (WAL mode writes the header): a file that is not ours stays as it is.
+    if (auto ours = db->checkIsOurs(); !ours)
+        return ours.error();
     // Switching a new file to WAL while another process does the same can fail at once with SQLITE_BUSY:
     // SQLite does not call the busy handler there, so wait and retry up to the same timeout.
     for (int waitedMs = 0;; waitedMs += kWalRetryMs) {
-        auto ok = db->exec("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;");
+        auto ok = db->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
         if (ok)
             break;
         if (sqlite3_errcode(db->m_db) != SQLITE_BUSY || waitedMs >= kBusyTimeoutMs)
             return ok.error();
         std::this_thread::sleep_for(std::chrono::milliseconds(kWalRetryMs));
     }
+    // Foreign keys stay off while migrating: a migration that rebuilds a table drops the old one, which
+    // must not cascade to the rows that refer to it.
     if (auto ok = db->migrate(); !ok)
         return ok.error();
+    if (auto ok = db->exec("PRAGMA foreign_keys=ON"); !ok)
+        return ok.error();
     return db;
+}
+
+Expected<std::unique_ptr<ResultsDb>> ResultsDb::openReadOnly(const std::string& path) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) {
+        // Nothing stored yet: an empty database in memory, and no file made.
+        auto empty = open(":memory:");
+        if (empty)
+            (*empty)->m_path = path;
+        return empty;
+    }
+    if (!std::filesystem::is_regular_file(path, ec))
+        return ioError("the results database must be a regular file", path);
+    auto connect = [&path](bool immutable) -> Expected<std::unique_ptr<ResultsDb>> {
+        std::unique_ptr<ResultsDb> db(new ResultsDb());
+        db->m_path = path;
+        db->m_readOnly = true;
+        // immutable=1: for a file on a read-only mount, where SQLite cannot make the WAL index beside it.
+        char* uri = sqlite3_mprintf("file:%q%s", path.c_str(), immutable ? "?immutable=1" : "?mode=ro");
+        const int rc
+            = sqlite3_open_v2(uri, &db->m_db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX, nullptr);
+        sqlite3_free(uri);
+        if (rc != SQLITE_OK)
+            return dbError(db->m_db, path, "cannot open the results database");
+        sqlite3_busy_timeout(db->m_db, kBusyTimeoutMs);
+        if (auto ours = db->checkIsOurs(); !ours)
+            return ours.error();
+        return db;
+    };
+    auto db = connect(false);
+    if (!db && db.error().message.find("unable to open") != std::string::npos)
+        db = connect(true);
+    if (!db)
+        return db.error();
+    auto version = (*db)->storedSchemaVersion();
+    if (!version)
+        return version.error();
+    if (*version > kResultsSchemaVersion)
+        return dataError(fmt::format("this database has schema version {}, newer than this layoutlab ({}); use a "
+                                     "newer layoutlab",
+                             *version, kResultsSchemaVersion),
+            path);
+    if (*version < kResultsSchemaVersion) {
+        if (::access(path.c_str(), W_OK) == 0) {
+            db->reset();
+            return open(path); // migrated once, then read
+        }
+        return dataError(fmt::format("this database has schema version {} and cannot be written here to bring it to "
+                                     "version {}; open it once where it can be written",
+                             *version, kResultsSchemaVersion),
+            path);
+    }
+    (*db)->m_version = *version;
+    return db;
+}
+
+Status ResultsDb::checkIsOurs() {
+    Statement tables(
+        m_db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name");
+    if (!tables.ok())
+        return dataError(fmt::format("not a layoutlab results database ({})", sqlite3_errmsg(m_db)), m_path);
+    std::vector<std::string> names;
+    bool hasVersion = false;
+    while (tables.step() == SQLITE_ROW) {
+        names.push_back(tables.text(0));
+        hasVersion = hasVersion || names.back() == "schema_version";
+    }
+    if (names.empty() || hasVersion)
+        return Ok {};
+    std::string listed;
+    for (std::size_t i = 0; i < names.size() && i < 5; ++i)
+        listed += (i ? ", " : "") + names[i];
+    return dataError(fmt::format("not a layoutlab results database: it is an SQLite file with other tables ({}{}); "
+                                 "give another --db path",
+                         listed, names.size() > 5 ? ", ..." : ""),
+        m_path);
+}
+
+Expected<int> ResultsDb::storedSchemaVersion() {
+    Statement has(m_db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'");
+    if (has.step() != SQLITE_ROW)
+        return dbError(m_db, m_path, "cannot read the schema");
+    if (has.integer(0) == 0)
+        return 0;
+    Statement q(m_db, "SELECT version FROM schema_version");
+    return q.step() == SQLITE_ROW ? static_cast<int>(q.integer(0)) : 0;
 }
 
 ResultsDb::~ResultsDb() {
@@ -216,16 +312,64 @@ Expected<std::int64_t> ResultsDb::upsertTrace(const TraceRecord& t) {
 Expected<std::int64_t> ResultsDb::beginRun(const RunRecord& r) {
     Statement s(m_db,
         "INSERT INTO runs (kind, trace_id, layout, allocator, parameters_json, tool_version, status, "
-        "started_at) VALUES (?, ?, ?, ?, ?, ?, 'running', ?)");
+        "started_at, owner_host, owner_pid, owner_process, heartbeat_at, batch_cell) "
+        "VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?)");
     s.bind(1, r.kind);
     if (r.traceId)
         s.bind(2, r.traceId);
     else
         s.bindNull(2);
-    s.bind(3, r.layout).bind(4, r.allocator).bind(5, r.parametersJson).bind(6, r.toolVersion).bind(7, utcNow());
+    const auto now = utcNow();
+    const RunOwner& owner = RunOwner::self();
+    s.bind(3, r.layout).bind(4, r.allocator).bind(5, r.parametersJson).bind(6, r.toolVersion).bind(7, now);
+    s.bind(8, owner.host).bind(9, owner.pid).bind(10, owner.process).bind(11, now);
+    if (r.batchCell.empty())
+        s.bindNull(12);
+    else
+        s.bind(12, r.batchCell);
     if (s.step() != SQLITE_DONE)
         return dbError(m_db, m_path, "cannot record the run");
     return static_cast<std::int64_t>(sqlite3_last_insert_rowid(m_db));
+}
+
+Expected<std::int64_t> ResultsDb::claimCell(const RunRecord& r, std::int64_t* takenBy) {
+    if (auto ok = exec("BEGIN IMMEDIATE"); !ok)
+        return ok.error();
+    {
+        Statement holders(m_db,
+            "SELECT id, status, owner_host, owner_pid, owner_process, COALESCE(heartbeat_at, '') FROM runs "
+            "WHERE batch_cell = ? AND status IN ('complete', 'running') ORDER BY status = 'complete' DESC, id");
+        holders.bind(1, r.batchCell);
+        while (holders.step() == SQLITE_ROW) {
+            if (holders.text(1) == "complete"
+                || ownerIsLive(holders.text(2), holders.integer(3), holders.text(4), holders.text(5))) {
+                if (takenBy)
+                    *takenBy = holders.integer(0);
+                rollbackQuietly();
+                return std::int64_t { 0 };
+            }
+        }
+    }
+    auto id = beginRun(r);
+    if (!id) {
+        rollbackQuietly();
+        return id.error();
+    }
+    if (auto ok = exec("COMMIT"); !ok)
+        return ok.error();
+    return *id;
+}
+
+Status ResultsDb::heartbeat(const std::vector<std::int64_t>& runIds) {
+    Statement s(m_db, "UPDATE runs SET heartbeat_at = ? WHERE id = ? AND status = 'running'");
+    const auto now = utcNow();
+    for (const auto id : runIds) {
+        s.reset();
+        s.bind(1, now).bind(2, id);
+        if (s.step() != SQLITE_DONE)
+            return dbError(m_db, m_path, "cannot record the heartbeat");
+    }
+    return Ok {};
 }
 
 Status ResultsDb::completeRun(std::int64_t runId, const SimulationResult& result) {
@@ -299,11 +443,21 @@ Status ResultsDb::failRun(std::int64_t runId, const std::string& error) {
     return Ok {};
 }
 
+Status ResultsDb::interruptRun(std::int64_t runId, const std::string& reason) {
+    Statement s(
+        m_db, "UPDATE runs SET status = 'interrupted', error = ?, finished_at = ? WHERE id = ? AND status = 'running'");
+    s.bind(1, reason).bind(2, utcNow()).bind(3, runId);
+    if (s.step() != SQLITE_DONE)
+        return dbError(m_db, m_path, "cannot mark the run interrupted");
+    return Ok {};
+}
+
 namespace {
 constexpr const char* kRunColumns
     = "SELECT r.id, r.kind, COALESCE(r.trace_id, 0), COALESCE(t.source, ''), r.layout, r.allocator, "
       "r.parameters_json, r.tool_version, r.status, COALESCE(r.error, ''), r.started_at, "
-      "COALESCE(r.finished_at, ''), (SELECT COUNT(*) FROM points p WHERE p.run_id = r.id), r.replay_json "
+      "COALESCE(r.finished_at, ''), (SELECT COUNT(*) FROM points p WHERE p.run_id = r.id), r.replay_json, "
+      "r.owner_host, r.owner_pid, r.owner_process, COALESCE(r.heartbeat_at, ''), COALESCE(r.batch_cell, '') "
       "FROM runs r LEFT JOIN traces t ON t.id = r.trace_id";
 
 RunRecord runFrom(const Statement& s) {
@@ -322,6 +476,12 @@ RunRecord runFrom(const Statement& s) {
     r.finishedAt = s.text(11);
     r.points = static_cast<std::uint64_t>(s.integer(12));
     r.replayJson = s.text(13);
+    r.ownerHost = s.text(14);
+    r.ownerPid = s.integer(15);
+    r.ownerProcess = s.text(16);
+    r.heartbeatAt = s.text(17);
+    r.batchCell = s.text(18);
+    r.live = r.status == "running" && ownerIsLive(r.ownerHost, r.ownerPid, r.ownerProcess, r.heartbeatAt);
     return r;
 }
 } // namespace
@@ -428,10 +588,25 @@ Expected<std::uint64_t> ResultsDb::deleteRuns(const std::vector<std::int64_t>& r
     return deleted;
 }
 
-Expected<std::uint64_t> ResultsDb::deleteIncompleteRuns() {
-    if (auto ok = exec("DELETE FROM runs WHERE status <> 'complete'"); !ok)
-        return ok.error();
-    return static_cast<std::uint64_t>(sqlite3_changes(m_db));
+Expected<IncompleteDeletion> ResultsDb::deleteIncompleteRuns() {
+    auto runs = listRuns();
+    if (!runs)
+        return runs.error();
+    IncompleteDeletion done;
+    std::vector<std::int64_t> gone;
+    for (const auto& r : *runs) {
+        if (r.status == "complete")
+            continue;
+        if (r.live)
+            ++done.liveLeft; // another process is computing it: its results would have nowhere to go
+        else
+            gone.push_back(r.id);
+    }
+    auto deleted = deleteRuns(gone);
+    if (!deleted)
+        return deleted.error();
+    done.deleted = *deleted;
+    return done;
 }
 
 Status ResultsDb::vacuum() {

@@ -97,6 +97,41 @@ ALTER TABLE measurements ADD COLUMN threshold INTEGER;
     R"SQL(
 ALTER TABLE size_classes ADD COLUMN payload_bytes INTEGER NOT NULL DEFAULT 0;
 )SQL",
+    // 3 -> 4: runs can be 'interrupted'; each run names its owner (host, pid, the process's start, a
+    // heartbeat) so that a run another process is computing is told from one whose process died; a batch
+    // cell's key is a column, so that concurrent batches claim cells. SQLite cannot change a CHECK
+    // constraint in place: the table is rebuilt (with foreign keys off, see ResultsDb::migrate).
+    R"SQL(
+CREATE TABLE runs_v4 (
+  id              INTEGER PRIMARY KEY,
+  kind            TEXT NOT NULL,
+  trace_id        INTEGER REFERENCES traces(id),
+  layout          TEXT NOT NULL,
+  allocator       TEXT NOT NULL,
+  parameters_json TEXT NOT NULL,
+  tool_version    TEXT NOT NULL,
+  status          TEXT NOT NULL CHECK (status IN ('running', 'complete', 'failed', 'interrupted')),
+  error           TEXT,
+  replay_json     TEXT NOT NULL DEFAULT '{}',
+  started_at      TEXT NOT NULL,
+  finished_at     TEXT,
+  owner_host      TEXT NOT NULL DEFAULT '',
+  owner_pid       INTEGER NOT NULL DEFAULT 0,
+  owner_process   TEXT NOT NULL DEFAULT '',
+  heartbeat_at    TEXT,
+  batch_cell      TEXT
+);
+INSERT INTO runs_v4 (id, kind, trace_id, layout, allocator, parameters_json, tool_version, status, error, replay_json,
+                     started_at, finished_at, batch_cell)
+  SELECT id, kind, trace_id, layout, allocator, parameters_json, tool_version, status, error, replay_json,
+         started_at, finished_at,
+         CASE WHEN json_valid(parameters_json) THEN json_extract(parameters_json, '$.batch_cell') END
+  FROM runs;
+DROP TABLE runs;
+ALTER TABLE runs_v4 RENAME TO runs;
+CREATE INDEX runs_by_trace ON runs(trace_id);
+CREATE INDEX runs_by_cell ON runs(batch_cell);
+)SQL",
 };
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kMigrationCount == kResultsSchemaVersion, "one migration per schema version");

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/trace/trace_export.h"
 
+#include "layoutlab/output_file.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -54,10 +56,9 @@ Status exportTrace(TraceReader& trace, std::string_view format, const std::strin
     if (format != "twitter" && format != "cachelib" && format != "oracle")
         return usageError(
             fmt::format("cannot export to '{}' (formats: twitter, cachelib, oracle)", format), "--format");
-    const std::string partial = path + ".partial";
-    std::FILE* f = std::fopen(partial.c_str(), "wb");
-    if (!f)
-        return ioError(fmt::format("cannot create: {}", std::strerror(errno)), partial);
+    auto output = OutputFile::open(path);
+    if (!output)
+        return output.error();
     std::string out;
     if (format == "cachelib")
         out = "op_time,key,key_size,op,op_count,size,cache_hits,ttl\n";
@@ -109,18 +110,13 @@ Status exportTrace(TraceReader& trace, std::string_view format, const std::strin
                 putLe(out, ~std::uint64_t { 0 }, 8); // next_access_vtime: -1 (not computed)
             }
         }
-        if (std::fwrite(out.data(), 1, out.size(), f) != out.size())
-            status = ioError(fmt::format("write failed: {}", std::strerror(errno)), partial);
+        status = (*output)->write(out);
         out.clear();
     }
-    if (std::fclose(f) != 0 && status)
-        status = ioError(fmt::format("write failed: {}", std::strerror(errno)), partial);
-    if (!status || std::rename(partial.c_str(), path.c_str()) != 0) {
-        std::remove(partial.c_str());
-        return status ? ioError(fmt::format("cannot rename into place: {}", std::strerror(errno)), path) : status;
-    }
+    if (!status)
+        return status; // the output file removes its temporary file
     (void)unexportable;
-    return Ok {};
+    return (*output)->commit();
 }
 
 } // namespace layoutlab

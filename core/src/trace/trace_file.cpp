@@ -192,33 +192,27 @@ Expected<std::optional<RequestColumns>> TraceFileReader::readColumns(std::vector
     return std::optional<RequestColumns>(columns);
 }
 
-TraceFileWriter::~TraceFileWriter() {
-    if (m_file) {
-        std::fclose(m_file);
-        if (!m_finished)
-            std::remove(m_partialPath.c_str());
-    }
-}
+TraceFileWriter::~TraceFileWriter() = default; // an unfinished output removes its temporary file
 
 Expected<std::unique_ptr<TraceFileWriter>> TraceFileWriter::create(const std::string& path) {
     std::unique_ptr<TraceFileWriter> w(new TraceFileWriter());
-    w->m_path = path;
-    w->m_partialPath = path + ".partial";
-    w->m_file = std::fopen(w->m_partialPath.c_str(), "wb");
-    if (!w->m_file)
-        return ioError(fmt::format("cannot create: {}", std::strerror(errno)), w->m_partialPath);
+    auto output = OutputFile::open(path);
+    if (!output)
+        return output.error();
+    w->m_output = std::move(*output);
+    w->m_file = w->m_output->stream();
     unsigned char header[kHeaderBytes] = {};
     std::memcpy(header, kHeaderMagic, sizeof kHeaderMagic);
     putU32(header + 8, kTraceFormatVersion);
     if (std::fwrite(header, 1, kHeaderBytes, w->m_file) != kHeaderBytes)
-        return ioError("cannot write the header", w->m_partialPath);
+        return ioError("cannot write the header", w->m_output->writingPath());
     w->m_pending.reserve(trace_block::kBlockRecords);
     return w;
 }
 
 Status TraceFileWriter::flush() {
     if (!m_buffer.empty() && std::fwrite(m_buffer.data(), 1, m_buffer.size(), m_file) != m_buffer.size())
-        return ioError(fmt::format("write failed: {}", std::strerror(errno)), m_partialPath);
+        return ioError(fmt::format("write failed: {}", std::strerror(errno)), m_output->writingPath());
     m_recordBytes += m_buffer.size();
     m_buffer.clear();
     return Ok {};
@@ -266,18 +260,10 @@ Status TraceFileWriter::finish() {
     putU64(trailer + 8, m_recordCount);
     putU64(trailer + 16, m_keyIdLimit);
     putU64(trailer + 24, m_recordBytes);
-    if (std::fwrite(trailer, 1, kTrailerBytes, m_file) != kTrailerBytes || std::fclose(m_file) != 0) {
-        m_file = nullptr;
-        std::remove(m_partialPath.c_str());
-        return ioError(fmt::format("write failed: {}", std::strerror(errno)), m_partialPath);
-    }
+    if (std::fwrite(trailer, 1, kTrailerBytes, m_file) != kTrailerBytes)
+        return ioError(fmt::format("write failed: {}", std::strerror(errno)), m_output->writingPath());
     m_file = nullptr;
-    if (std::rename(m_partialPath.c_str(), m_path.c_str()) != 0) {
-        std::remove(m_partialPath.c_str());
-        return ioError(fmt::format("cannot rename into place: {}", std::strerror(errno)), m_path);
-    }
-    m_finished = true;
-    return Ok {};
+    return m_output->commit();
 }
 
 Status writeTrace(TraceReader& reader, const std::string& path) {

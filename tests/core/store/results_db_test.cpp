@@ -94,16 +94,24 @@ TEST_F(ResultsDbTest, FailedAndInterruptedRunsAreNeverComplete) {
     r.toolVersion = "test";
     const auto interrupted = *(*db)->beginRun(r);
     const auto failed = *(*db)->beginRun(r);
-    ASSERT_TRUE((*db)->failRun(failed, "cancelled"));
+    const auto live = *(*db)->beginRun(r);
     EXPECT_EQ((*db)->run(interrupted)->status, "running");
+    EXPECT_TRUE((*db)->run(interrupted)->live); // this process owns it
+    ASSERT_TRUE((*db)->interruptRun(interrupted));
+    ASSERT_TRUE((*db)->failRun(failed, "no space"));
+    EXPECT_EQ((*db)->run(interrupted)->status, "interrupted");
+    EXPECT_FALSE((*db)->run(interrupted)->live);
     EXPECT_EQ((*db)->run(failed)->status, "failed");
-    EXPECT_EQ((*db)->run(failed)->error, "cancelled");
+    EXPECT_EQ((*db)->run(failed)->error, "no space");
     // completeRun only completes a running run once.
     const auto done = *(*db)->beginRun(r);
     ASSERT_TRUE((*db)->completeRun(done, sweep()));
     EXPECT_FALSE((*db)->completeRun(done, sweep()));
-    EXPECT_EQ(*(*db)->deleteIncompleteRuns(), 2u);
-    EXPECT_EQ((*db)->listRuns()->size(), 1u);
+    const auto deletion = *(*db)->deleteIncompleteRuns();
+    EXPECT_EQ(deletion.deleted, 2u);
+    EXPECT_EQ(deletion.liveLeft, 1u); // a run its owner is computing stays
+    EXPECT_EQ((*db)->listRuns()->size(), 2u);
+    ASSERT_TRUE((*db)->interruptRun(live));
     EXPECT_EQ(*(*db)->deleteRuns({ done }), 1u);
     EXPECT_TRUE((*db)->points(done)->empty()); // cascaded
     EXPECT_TRUE((*db)->vacuum());
@@ -184,7 +192,15 @@ TEST_F(ResultsDbTest, AVersionOneDatabaseIsMigrated) {
                          "class_bytes INTEGER NOT NULL, allocations INTEGER NOT NULL, requested_bytes INTEGER NOT "
                          "NULL, usable_bytes INTEGER NOT NULL, regions_per_slab INTEGER NOT NULL, slabs INTEGER NOT "
                          "NULL, PRIMARY KEY (run_id, point_index, class_bytes));"
-                         "INSERT INTO size_classes VALUES (1, 0, 48, 10, 400, 480, 256, 1);";
+                         "INSERT INTO size_classes VALUES (1, 0, 48, 10, 400, 480, 256, 1);"
+                         "CREATE TABLE runs (id INTEGER PRIMARY KEY, kind TEXT NOT NULL, trace_id INTEGER, layout "
+                         "TEXT NOT NULL, allocator TEXT NOT NULL, parameters_json TEXT NOT NULL, tool_version TEXT "
+                         "NOT NULL, status TEXT NOT NULL CHECK (status IN ('running', 'complete', 'failed')), error "
+                         "TEXT, replay_json TEXT NOT NULL DEFAULT '{}', started_at TEXT NOT NULL, finished_at TEXT);"
+                         "CREATE TABLE traces (id INTEGER PRIMARY KEY, source TEXT NOT NULL);"
+                         "CREATE TABLE points (run_id INTEGER NOT NULL, point_index INTEGER NOT NULL);"
+                         "INSERT INTO runs VALUES (1, 'sweep', NULL, 'valkey', 'jemalloc', "
+                         "'{\"batch_cell\":\"k\"}', '0.1', 'running', NULL, '{}', '2026-01-01T00:00:00Z', NULL);";
         ASSERT_EQ(sqlite3_exec(raw, v1, nullptr, nullptr, nullptr), SQLITE_OK);
         sqlite3_close(raw);
     }
@@ -194,6 +210,13 @@ TEST_F(ResultsDbTest, AVersionOneDatabaseIsMigrated) {
     auto none = (*db)->measurements(1);
     ASSERT_TRUE(none) << none.error().describe();
     EXPECT_TRUE(none->empty());
+    // Schema 4: the run is kept, with no owner (so nobody is at it any more) and its batch cell.
+    auto old = (*db)->run(1);
+    ASSERT_TRUE(old) << old.error().describe();
+    EXPECT_EQ(old->status, "running");
+    EXPECT_FALSE(old->live);
+    EXPECT_EQ(old->batchCell, "k");
+    ASSERT_TRUE((*db)->interruptRun(1));
     // Schema 3: the old row is kept, with no payload recorded.
     sqlite3* raw = nullptr;
     ASSERT_EQ(sqlite3_open(path().c_str(), &raw), SQLITE_OK);

@@ -40,13 +40,20 @@ private:
     std::string m_logPath;
 };
 
+// SIGKILL to every process ServerProcess started and has not reaped: for a command stopping at once.
+// Only atomics and kill(): safe from a signal handler or a thread about to _exit. (The children also die
+// with the process that started them: they are started with PR_SET_PDEATHSIG.)
+void killStartedProcesses();
+
 // A TCP port on 127.0.0.1 that nothing listens on right now.
 Expected<std::uint16_t> findFreePort();
 // Polls until something accepts connections on 127.0.0.1:port, or the process dies, or time runs out.
 Status waitForPort(std::uint16_t port, ServerProcess& process, std::chrono::milliseconds timeout);
 // The first executable called `name` on PATH (and /usr/sbin, /usr/bin).
 std::optional<std::string> findExecutable(const std::string& name);
-// A fresh private directory under the system temp dir.
+// A fresh private directory under the system temp dir. It is removed by removeTree(), by an interrupted
+// command's cleanup (temp_files.h), or, if the process is killed outright, by a small janitor process
+// that waits for this one to end.
 Expected<std::string> makeTempDir(const std::string& prefix);
 void removeTree(const std::string& path);
 

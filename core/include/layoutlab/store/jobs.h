@@ -57,11 +57,15 @@ struct SimulationJob {
     std::string toolVersion;
     std::string extraParametersJson = "{}"; // stored with the run's parameters (e.g. advise's weights)
     std::string traceContentHash; // hashFile() of the trace, when known (batch hashes each trace once)
+    // A batch cell's key: the run is begun only if no complete run has the cell and no live run computes
+    // it (ResultsDb::claimCell); otherwise the job does nothing and says who has it.
+    std::string batchCell;
 };
 
 struct SimulationJobOutcome {
     SimulationResult result;
-    std::int64_t runId = 0; // 0 when no database was given
+    std::int64_t runId = 0; // 0 when no database was given, or the batch cell was taken
+    std::int64_t takenBy = 0; // the run that has the batch cell (then nothing was computed)
     std::uint64_t rejectedLines = 0; // input lines the importer skipped (--on-error=skip)
     // A capture simulated as it was imported: what it holds that the simulator leaves out or assumes
     // (renderCaptureNotes); empty for a layoutlab trace, or when there is nothing to say.
@@ -69,7 +73,8 @@ struct SimulationJobOutcome {
 };
 
 // Runs `job`, storing it in `db` when not null. A stop request ends it with ErrorCode::Cancelled, and
-// the stored run is marked failed ("cancelled"), never complete.
+// the stored run is marked 'interrupted', never complete. Results the database will not take are kept
+// in a JSON file beside it (the error and the run, marked failed, say where).
 Expected<SimulationJobOutcome> runSimulationJob(
     const SimulationJob& job, ResultsDb* db, ProgressSink* progress = nullptr, std::stop_token stop = {});
 

@@ -12,9 +12,12 @@
 //                 predictions of the run they belong to
 //
 // Nothing is lost: a run row is written as 'running' when the run starts, and its results are written,
-// with the status set to 'complete', in one transaction at its end. A run whose process died stays
-// 'running' (never 'complete'); WAL journaling keeps the file consistent through a crash. Writers from
-// several processes wait for each other (busy timeout) rather than fail.
+// with the status set to 'complete', in one transaction at its end. A stopped run is 'interrupted', a
+// failed one 'failed'. Each run names its owner (host, pid, the process's start, a heartbeat while it
+// runs), so a 'running' run whose process died is told apart (RunRecord::live) and can be deleted or
+// re-run, while a live one is left alone. WAL journaling keeps the file consistent through a crash.
+// Writers from several processes wait for each other (busy timeout) rather than fail. A file that is
+// not a layoutlab database is refused, never written to; reading commands open it read-only.
 
 #include "layoutlab/expected.h"
 #include "layoutlab/sim/results.h"
@@ -28,7 +31,7 @@ struct sqlite3;
 
 namespace layoutlab {
 
-inline constexpr int kResultsSchemaVersion = 3;
+inline constexpr int kResultsSchemaVersion = 4;
 
 struct TraceRecord {
     std::int64_t id = 0;
@@ -50,12 +53,36 @@ struct RunRecord {
     std::string allocator;
     std::string parametersJson;
     std::string toolVersion;
-    std::string status; // running, complete, failed
+    std::string status; // running, complete, failed, interrupted
     std::string error;
     std::string startedAt;
     std::string finishedAt;
     std::uint64_t points = 0;
     std::string replayJson; // the replay summary of a complete run: requests, keys, index tables
+    std::string ownerHost;
+    std::int64_t ownerPid = 0;
+    std::string ownerProcess; // the owner's boot id and start time: a reused pid is not the owner
+    std::string heartbeatAt;
+    std::string batchCell; // the batch cell the run computes, if any
+    // A 'running' run whose owner is still at it: on this host its process is alive, on another its
+    // heartbeat is recent. False for every other status.
+    bool live = false;
+};
+
+// This process as a run's owner.
+struct RunOwner {
+    std::string host;
+    std::int64_t pid = 0;
+    std::string process;
+    static const RunOwner& self();
+};
+// Whether the owner of a 'running' run is still at it (see RunRecord::live).
+bool ownerIsLive(const std::string& host, std::int64_t pid, const std::string& process, const std::string& heartbeatAt);
+
+// What `db delete --incomplete` did.
+struct IncompleteDeletion {
+    std::uint64_t deleted = 0;
+    std::uint64_t liveLeft = 0; // running runs whose owners are alive: left alone
 };
 
 // One measured figure: what a profile's reference engine (or a driven server) measured.
@@ -73,8 +100,13 @@ struct Measurement {
 
 class ResultsDb {
 public:
-    // Opens (creating and migrating as needed) the database at `path`.
+    // Opens (creating and migrating as needed) the database at `path`. A file that is not a layoutlab
+    // database (another SQLite file, or not SQLite) is refused.
     static Expected<std::unique_ptr<ResultsDb>> open(const std::string& path);
+    // Opens the database for reading only: nothing in or beside the file is written (a database on a
+    // read-only mount is read as it is). A missing file reads as an empty database; one with an older
+    // schema is migrated first when it can be written, else refused with the reason.
+    static Expected<std::unique_ptr<ResultsDb>> openReadOnly(const std::string& path);
     ~ResultsDb();
     ResultsDb(const ResultsDb&) = delete;
     ResultsDb& operator=(const ResultsDb&) = delete;
@@ -83,14 +115,22 @@ public:
 
     // Finds the trace by content hash and format, or adds it; updates its statistics when given.
     Expected<std::int64_t> upsertTrace(const TraceRecord& trace);
-    // A new run in state 'running'.
+    // A new run in state 'running', owned by this process.
     Expected<std::int64_t> beginRun(const RunRecord& run);
+    // For a batch cell (run.batchCell): begins the run unless the cell is complete or a live run computes
+    // it, in one transaction, so that concurrent batches share the cells. Returns the new run's id, or 0
+    // when the cell is taken (`takenBy` then names the run that has it).
+    Expected<std::int64_t> claimCell(const RunRecord& run, std::int64_t* takenBy = nullptr);
+    // Tells readers the owner of these runs is alive (RunHeartbeat calls it).
+    Status heartbeat(const std::vector<std::int64_t>& runIds);
     // Writes the points and size classes and marks the run complete, in one transaction.
     Status completeRun(std::int64_t runId, const SimulationResult& result);
     // Writes the measurements and the replay summary and marks the run complete, in one transaction.
     Status completeMeasuredRun(
         std::int64_t runId, const std::vector<Measurement>& measurements, const std::string& replayJson = "{}");
     Status failRun(std::int64_t runId, const std::string& error);
+    // Marks a running run 'interrupted' (a signal or a cancel stopped it): `batch` runs it again.
+    Status interruptRun(std::int64_t runId, const std::string& reason = "interrupted");
 
     Expected<std::vector<RunRecord>> listRuns();
     Expected<RunRecord> run(std::int64_t runId);
@@ -99,13 +139,16 @@ public:
     Expected<std::vector<ThresholdPoint>> points(std::int64_t runId);
     Expected<std::vector<Measurement>> measurements(std::int64_t runId);
     Expected<std::uint64_t> deleteRuns(const std::vector<std::int64_t>& runIds);
-    Expected<std::uint64_t> deleteIncompleteRuns();
+    // Deletes the failed and interrupted runs, and the running ones whose owner is gone; live runs stay.
+    Expected<IncompleteDeletion> deleteIncompleteRuns();
     Status vacuum();
     // Copies the runs of the database at `otherPath` (with their traces, points, size classes and
     // measurements) into this one under new ids, in one transaction; a run already here is skipped.
     // Returns the number of runs copied.
     Expected<std::uint64_t> mergeFrom(const std::string& otherPath);
     Expected<std::string> integrityCheck();
+    const std::string& path() const { return m_path; }
+    bool readOnly() const { return m_readOnly; }
 
 private:
     ResultsDb() = default;
@@ -116,10 +159,29 @@ private:
     // Inside a write transaction: marks a running run complete with its replay summary.
     Status markComplete(std::int64_t runId, const std::string& replayJson);
     Status migrate();
+    // Refuses a file that holds tables but no layoutlab schema.
+    Status checkIsOurs();
+    Expected<int> storedSchemaVersion();
 
     sqlite3* m_db = nullptr;
     std::string m_path;
     int m_version = 0;
+    bool m_readOnly = false;
+};
+
+// While it lives, a thread of its own updates the heartbeat of `runIds` every kHeartbeatSeconds through
+// its own connection, so that other processes see the runs' owner at work (RunRecord::live).
+class RunHeartbeat {
+public:
+    static constexpr int kHeartbeatSeconds = 20;
+    RunHeartbeat(std::string dbPath, std::vector<std::int64_t> runIds);
+    ~RunHeartbeat();
+    RunHeartbeat(const RunHeartbeat&) = delete;
+    RunHeartbeat& operator=(const RunHeartbeat&) = delete;
+
+private:
+    struct State;
+    std::unique_ptr<State> m_state;
 };
 
 // A 64-bit content hash of a file (hex), read in large blocks.

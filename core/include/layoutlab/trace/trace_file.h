@@ -14,6 +14,7 @@
 // detect a truncated file at open. Version 1 (one varint-coded record per request) is still read.
 
 #include "layoutlab/default_init_allocator.h"
+#include "layoutlab/output_file.h"
 #include "layoutlab/trace/request_columns.h"
 #include "layoutlab/trace/trace_reader.h"
 
@@ -81,7 +82,8 @@ private:
     std::size_t m_stagedPos = 0;
 };
 
-// Writes to PATH.partial and renames to PATH on finish(); abandoning it removes the partial file.
+// Writes through an OutputFile (output_file.h): a temporary file renamed over PATH by finish(), or a
+// device or pipe written through; abandoning it removes the temporary file.
 class TraceFileWriter {
 public:
     static Expected<std::unique_ptr<TraceFileWriter>> create(const std::string& path);
@@ -96,16 +98,14 @@ private:
     Status writeBlock(std::span<const Request> block); // encodes one block into m_buffer
     Status flush();
 
-    std::string m_path;
-    std::string m_partialPath;
-    std::FILE* m_file = nullptr;
+    std::unique_ptr<OutputFile> m_output;
+    std::FILE* m_file = nullptr; // m_output's stream
     std::uint64_t m_recordCount = 0;
     std::uint64_t m_keyIdLimit = 0;
     std::uint64_t m_recordBytes = 0;
     std::uint64_t m_lastTimeMs = 0; // of the last request in a written block
     std::vector<Request> m_pending; // the block being filled
     ByteBuffer m_buffer; // blocks encoded, not yet written
-    bool m_finished = false;
 };
 
 // Copies a whole trace to a file (used by `gen`, and by imports later).
