@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "trace_block.h"
 
+#define XXH_STATIC_LINKING_ONLY // XXH3_state_t on the stack: no allocation per block
+#include <xxhash.h>
+
 #include <algorithm>
 #include <bit>
 #include <cstddef>
@@ -126,11 +129,20 @@ std::uint32_t encode(std::span<const Request> requests, std::uint64_t& baseTimeM
     for (std::size_t i = 0; i < n; ++i)
         store(load64(stepsFound + i * sizeof(std::uint64_t)), widths[TimeDelta]);
     out.resize(start + kHeaderBytes + payload);
+    putLe(out.data() + start + kChecksumAt, checksumOf(out.data() + start, out.data() + start + kHeaderBytes, payload), 4);
     baseTimeMs = time;
     return static_cast<std::uint32_t>(maxKeyId);
 }
 
-const char* parseHeader(const unsigned char* bytes, Header& header) {
+std::uint32_t checksumOf(const unsigned char* header, const unsigned char* payload, std::size_t payloadBytes) {
+    XXH3_state_t state;
+    XXH3_64bits_reset(&state);
+    XXH3_64bits_update(&state, header, kChecksumAt);
+    XXH3_64bits_update(&state, payload, payloadBytes);
+    return static_cast<std::uint32_t>(XXH3_64bits_digest(&state));
+}
+
+const char* parseHeader(const unsigned char* bytes, Header& header, std::uint32_t version) {
     header.records = load32(bytes);
     header.payloadBytes = load32(bytes + 4);
     header.baseTimeMs = load64(bytes + 8);
@@ -142,8 +154,10 @@ const char* parseHeader(const unsigned char* bytes, Header& header) {
             return "damaged block header (a column wider than its field)";
         perRecord += c == TtlSeconds ? 0 : header.widths[c];
     }
-    if (std::any_of(bytes + 20 + kColumns, bytes + kHeaderBytes, [](unsigned char b) { return b != 0; }))
+    const unsigned char* reservedEnd = version >= 3 ? bytes + kChecksumAt : bytes + kHeaderBytes;
+    if (std::any_of(bytes + 20 + kColumns, reservedEnd, [](unsigned char b) { return b != 0; }))
         return "damaged block header (reserved bytes are not zero)";
+    header.checksum = version >= 3 ? load32(bytes + kChecksumAt) : 0;
     if (header.records == 0 || header.records > kMaxBlockRecords)
         return "damaged block header (record count out of range)";
     if (header.ttlCount > header.records)

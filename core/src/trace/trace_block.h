@@ -23,6 +23,9 @@ inline constexpr std::size_t kBlockRecords = 4096; // written; readers accept up
 inline constexpr std::size_t kMaxBlockRecords = 65536;
 inline constexpr std::size_t kHeaderBytes = 32;
 inline constexpr std::size_t kPaddingBytes = 8; // readable bytes a decoder needs after a block's payload
+// Version 3: header bytes [28, 32) hold a checksum of the header's first 28 bytes and the payload
+// (checksumOf); versions 2 has zeros there.
+inline constexpr std::size_t kChecksumAt = 28;
 
 // Columns after the op column, in file order.
 enum Column : std::size_t { KeyId, KeyBytes, ValueBytes, TtlSeconds, TimeDelta, kColumns };
@@ -33,15 +36,21 @@ struct Header {
     std::uint64_t baseTimeMs = 0; // the time of the request before the block's first
     std::uint32_t ttlCount = 0; // requests with a TTL: the TTL column holds this many values
     std::array<std::uint8_t, kColumns> widths {}; // bytes per value; 0 means every value is 0
+    std::uint32_t checksum = 0; // version 3
 };
+
+// The low 32 bits of XXH3-64 over the header's first kChecksumAt bytes, then the payload.
+std::uint32_t checksumOf(const unsigned char* header, const unsigned char* payload, std::size_t payloadBytes);
 
 // Appends one block holding `requests` (1..kMaxBlockRecords) to `out`. baseTimeMs is the time of the
 // request before the first; it is advanced to the time of the last. Times that go backwards are
-// written as 0 ms steps, as version 1 did. Returns the largest key id in the block.
+// written as 0 ms steps, as version 1 did. The header carries the block's checksum (version 3). Returns
+// the largest key id in the block.
 std::uint32_t encode(std::span<const Request> requests, std::uint64_t& baseTimeMs, ByteBuffer& out);
 
-// Parses and checks a block header; returns nullptr or what is wrong with it.
-const char* parseHeader(const unsigned char* bytes, Header& header);
+// Parses and checks a block header of a trace of format `version` (2 or 3); returns nullptr or what is
+// wrong with it. The checksum is checked against the payload once it is read (checksumOf).
+const char* parseHeader(const unsigned char* bytes, Header& header, std::uint32_t version = 3);
 
 struct DecodeFailure {
     const char* reason = nullptr; // nullptr: decoded

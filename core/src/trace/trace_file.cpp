@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fmt/format.h>
 #include <sys/stat.h>
+#include <xxhash.h>
 
 namespace layoutlab {
 
@@ -15,7 +16,15 @@ namespace {
 constexpr char kHeaderMagic[8] = { 'L', 'L', 'T', 'R', 'A', 'C', 'E', '\0' };
 constexpr char kTrailerMagic[8] = { 'L', 'L', 'T', 'R', 'E', 'N', 'D', '\0' };
 constexpr std::size_t kHeaderBytes = 32;
-constexpr std::size_t kTrailerBytes = 32;
+// Version 3's trailer adds a checksum of its first 32 bytes (and 4 reserved zero bytes).
+constexpr std::size_t kTrailerBytesV2 = 32;
+constexpr std::size_t kTrailerBytes = 40;
+constexpr std::size_t trailerBytesOf(std::uint32_t version) {
+    return version >= 3 ? kTrailerBytes : kTrailerBytesV2;
+}
+std::uint32_t trailerChecksum(const unsigned char* trailer) {
+    return static_cast<std::uint32_t>(XXH3_64bits(trailer, kTrailerBytesV2));
+}
 constexpr std::size_t kBufferBytes = 1 << 20;
 
 void putU32(unsigned char* p, std::uint32_t v) {
@@ -62,25 +71,33 @@ Expected<std::unique_ptr<TraceFileReader>> TraceFileReader::open(const std::stri
         return dataError(
             "not a layoutlab trace (bad magic; import other formats with `layoutlab import`)", path, 0, true);
     r->m_version = getU32(header + 8);
-    if (r->m_version != 1 && r->m_version != kTraceFormatVersion)
+    if (r->m_version < 1 || r->m_version > kTraceFormatVersion)
         return dataError(fmt::format("trace format version {} is not supported (this build reads versions 1 to {})",
                              r->m_version, kTraceFormatVersion),
             path, 8, true);
-    if (size < kHeaderBytes + kTrailerBytes)
+    if (r->m_version >= 3)
+        for (std::size_t i = 12; i < kHeaderBytes; ++i)
+            if (header[i] != 0)
+                return dataError("damaged header (reserved bytes are not zero)", path, i, true);
+    const std::size_t trailerBytes = trailerBytesOf(r->m_version);
+    if (size < kHeaderBytes + trailerBytes)
         return dataError("truncated: the file ends before the trailer", path, size, true);
-    unsigned char trailer[kTrailerBytes];
-    if (std::fseek(r->m_file, static_cast<long>(size - kTrailerBytes), SEEK_SET) != 0
-        || std::fread(trailer, 1, kTrailerBytes, r->m_file) != kTrailerBytes)
+    unsigned char trailer[kTrailerBytes] = {};
+    if (std::fseek(r->m_file, static_cast<long>(size - trailerBytes), SEEK_SET) != 0
+        || std::fread(trailer, 1, trailerBytes, r->m_file) != trailerBytes)
         return ioError("cannot read the trailer", path);
     if (std::memcmp(trailer, kTrailerMagic, sizeof kTrailerMagic) != 0)
-        return dataError("truncated or damaged: no trailer at the end of the file", path, size - kTrailerBytes, true);
+        return dataError("truncated or damaged: no trailer at the end of the file", path, size - trailerBytes, true);
+    if (r->m_version >= 3
+        && (getU32(trailer + 32) != trailerChecksum(trailer) || trailer[36] || trailer[37] || trailer[38] || trailer[39]))
+        return dataError("damaged trailer (its checksum does not match)", path, size - trailerBytes, true);
     r->m_recordCount = getU64(trailer + 8);
     r->m_keyIdLimit = getU64(trailer + 16);
     r->m_recordBytes = getU64(trailer + 24);
-    if (r->m_recordBytes != size - kHeaderBytes - kTrailerBytes)
+    if (r->m_recordBytes != size - kHeaderBytes - trailerBytes)
         return dataError(fmt::format("truncated or damaged: trailer promises {} record bytes, the file holds {}",
-                             r->m_recordBytes, size - kHeaderBytes - kTrailerBytes),
-            path, size - kTrailerBytes, true);
+                             r->m_recordBytes, size - kHeaderBytes - trailerBytes),
+            path, size - trailerBytes, true);
     if (std::fseek(r->m_file, static_cast<long>(kHeaderBytes), SEEK_SET) != 0)
         return ioError("cannot seek", path);
     std::setvbuf(r->m_file, nullptr, _IOFBF, kBufferBytes); // blocks are read a few KiB at a time
@@ -126,7 +143,7 @@ Expected<bool> TraceFileReader::readNextBlock(trace_block::Header& header, std::
         || std::fread(headerBytes, 1, tb::kHeaderBytes, m_file) != tb::kHeaderBytes)
         return dataError(fmt::format("truncated: records {} to {} are missing", m_recordsRead + 1, m_recordCount),
             m_path, blockOffset, true);
-    if (const char* wrong = tb::parseHeader(headerBytes, header))
+    if (const char* wrong = tb::parseHeader(headerBytes, header, m_version))
         return dataError(wrong, m_path, blockOffset, true);
     if (header.records > m_recordCount - m_recordsRead)
         return dataError(fmt::format("damaged block header (more records than the trailer's {})", m_recordCount),
@@ -139,6 +156,8 @@ Expected<bool> TraceFileReader::readNextBlock(trace_block::Header& header, std::
     payload.resize(header.payloadBytes + tb::kPaddingBytes);
     if (std::fread(payload.data(), 1, header.payloadBytes, m_file) != header.payloadBytes)
         return ioError(fmt::format("cannot read the block at offset {}", blockOffset), m_path);
+    if (m_version >= 3 && tb::checksumOf(headerBytes, payload.data(), header.payloadBytes) != header.checksum)
+        return dataError("damaged block (its checksum does not match its bytes)", m_path, blockOffset, true);
     return true;
 }
 
@@ -260,6 +279,7 @@ Status TraceFileWriter::finish() {
     putU64(trailer + 8, m_recordCount);
     putU64(trailer + 16, m_keyIdLimit);
     putU64(trailer + 24, m_recordBytes);
+    putU32(trailer + 32, trailerChecksum(trailer));
     if (std::fwrite(trailer, 1, kTrailerBytes, m_file) != kTrailerBytes)
         return ioError(fmt::format("write failed: {}", std::strerror(errno)), m_output->writingPath());
     m_file = nullptr;

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#define XXH_STATIC_LINKING_ONLY
+#include <xxhash.h>
 
 using namespace layoutlab;
 
@@ -163,10 +165,40 @@ TEST_F(TraceFileTest, LargeReadsDecodeBlocksInPlaceWithTheSameResult) {
     EXPECT_EQ(all, requests);
 }
 
+// Recomputes every block's checksum and the trailer's, as a writer would have (format version 3).
+void resealChecksums(const std::string& file) {
+    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    auto u32 = [&bytes](std::size_t at) {
+        std::uint32_t v = 0;
+        std::memcpy(&v, bytes.data() + at, 4);
+        return v;
+    };
+    const std::size_t trailerAt = bytes.size() - 40;
+    for (std::size_t at = 32; at + 32 <= trailerAt;) {
+        const std::uint32_t payload = u32(at + 4);
+        if (at + 32 + payload > trailerAt)
+            break;
+        XXH3_state_t state;
+        XXH3_64bits_reset(&state);
+        XXH3_64bits_update(&state, bytes.data() + at, 28);
+        XXH3_64bits_update(&state, bytes.data() + at + 32, payload);
+        const auto sum = static_cast<std::uint32_t>(XXH3_64bits_digest(&state));
+        std::memcpy(bytes.data() + at + 28, &sum, 4);
+        at += 32 + payload;
+    }
+    const auto sum = static_cast<std::uint32_t>(XXH3_64bits(bytes.data() + trailerAt, 32));
+    std::memcpy(bytes.data() + trailerAt + 32, &sum, 4);
+    f.seekp(0);
+    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
 class DamagedTraceTest : public TraceFileTest {
 protected:
-    // Writes the sample, overwrites bytes at `offset`, and returns the error of reading it whole.
-    std::string damage(std::uint64_t offset, const std::string& bytes) {
+    // Writes the sample, overwrites bytes at `offset`, and returns the error of reading it whole. With
+    // `reseal`, the checksums are then made to match again: the damage is what a faulty writer would
+    // have checksummed, and the decoder's own checks must find it.
+    std::string damage(std::uint64_t offset, const std::string& bytes, bool reseal = true) {
         {
             auto writer = TraceFileWriter::create(path("t.lltrace"));
             EXPECT_TRUE((*writer)->write(sample()));
@@ -177,6 +209,8 @@ protected:
             f.seekp(static_cast<std::streamoff>(offset));
             f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
         }
+        if (reseal)
+            resealChecksums(path("t.lltrace"));
         const std::string byRequests = readError(false);
         EXPECT_EQ(readError(true), byRequests) << "read by columns, the damage must be reported alike";
         return byRequests;
@@ -207,6 +241,33 @@ protected:
 };
 
 // The first block starts at 32 with a 32-byte header; its op column starts at 64.
+// Every byte of a trace is covered: the header's reserved bytes must be zero, each block and the trailer
+// carry a checksum. A flipped byte anywhere is an error naming an offset, never a different trace.
+TEST_F(DamagedTraceTest, EveryFlippedByteIsAnErrorNamingItsOffset) {
+    const auto size = [this] {
+        auto writer = TraceFileWriter::create(path("t.lltrace"));
+        EXPECT_TRUE((*writer)->write(sample()));
+        EXPECT_TRUE((*writer)->finish());
+        return std::filesystem::file_size(path("t.lltrace"));
+    }();
+    std::string original(size, '\0');
+    {
+        std::ifstream in(path("t.lltrace"), std::ios::binary);
+        in.read(original.data(), static_cast<std::streamsize>(size));
+    }
+    for (std::uint64_t at = 0; at < size; at += 7) {
+        for (const unsigned char flip : { 0x01, 0x80 }) {
+            const char damaged = static_cast<char>(original[at] ^ flip);
+            const auto e = damage(at, std::string(1, damaged), false);
+            ASSERT_FALSE(e.empty()) << "a flip at byte " << at << " was read without error";
+            EXPECT_NE(e.find("offset"), std::string::npos) << e;
+        }
+    }
+    // A block's checksum names the block's offset.
+    const auto e = damage(64 + 100, "\x07", false);
+    EXPECT_NE(e.find("offset 32: damaged block (its checksum"), std::string::npos) << e;
+}
+
 TEST_F(DamagedTraceTest, UnknownOpNamesItsRecordAndOffset) {
     const auto e = damage(64 + 3, std::string(1, '\x0f')); // op 15 does not exist
     EXPECT_NE(e.find("offset 67"), std::string::npos) << e;
@@ -233,7 +294,7 @@ TEST_F(DamagedTraceTest, DamagedBlockHeadersAreRefused) {
     EXPECT_NE(damage(36, "\x01").find("payload size"), std::string::npos);
     EXPECT_NE(damage(40, "\x01").find("time does not continue"), std::string::npos);
     EXPECT_NE(damage(52, "\x09").find("wider than its field"), std::string::npos); // key-id column 9 bytes
-    EXPECT_NE(damage(60, "\x01").find("reserved"), std::string::npos);
+    EXPECT_NE(damage(58, "\x01").find("reserved"), std::string::npos);
 }
 
 TEST_F(DamagedTraceTest, KeyIdsBeyondTheTrailersLimitAreRefused) {
@@ -247,10 +308,10 @@ TEST_F(DamagedTraceTest, KeyIdsBeyondTheTrailersLimitAreRefused) {
         EXPECT_TRUE((*writer)->finish());
         return std::filesystem::file_size(path("t.lltrace"));
     }();
-    const auto e = damage(size - 32 + 16, limit);
+    const auto e = damage(size - 40 + 16, limit);
     EXPECT_NE(e.find("key id beyond"), std::string::npos) << e;
     // A limit of 0 leaves no id in range.
-    const auto zero = damage(size - 32 + 16, std::string(8, '\0'));
+    const auto zero = damage(size - 40 + 16, std::string(8, '\0'));
     EXPECT_NE(zero.find("key id beyond"), std::string::npos) << zero;
     EXPECT_NE(zero.find("record 1"), std::string::npos) << zero;
 }

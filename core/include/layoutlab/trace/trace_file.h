@@ -30,7 +30,7 @@ struct Header;
 struct DecodeFailure;
 } // namespace trace_block
 
-inline constexpr std::uint32_t kTraceFormatVersion = 2; // written; version 1 is read too
+inline constexpr std::uint32_t kTraceFormatVersion = 3; // written; versions 1 and 2 are read too
 
 class TraceFileReader final : public TraceReader {
 public:
