@@ -4,7 +4,7 @@ PRESET ?= dev
 BUILD_DIR := build
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps configure build demo test bench fuzz clean
+.PHONY: all deps configure build demo test bench fuzz fuzz-ci clean
 
 all: build
 
@@ -32,7 +32,9 @@ bench: build
 clean:
 	rm -rf $(BUILD_DIR)
 
-# Fuzz every importer and the trace reader with libFuzzer (clang, ASan + UBSan), FUZZ_SECONDS each.
+# Fuzz every importer, the trace reader and layout files with libFuzzer (clang, ASan + UBSan; the core
+# library instrumented too), FUZZ_SECONDS each, starting from the corpora in datasets/fuzz/. `make fuzz-ci`
+# is the short run CI does (.ci/run).
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := trace_file layout_file twitter cachelib oracle monitor mc-watch mc-metadump rdb-csv
 fuzz: deps
@@ -44,5 +46,9 @@ fuzz: deps
 	  corpus=datasets/fuzz/$$(echo $$t | tr _ -); \
 	  work=build-fuzz/corpus/$$t; mkdir -p $$work; cp $$corpus/* $$work/; \
 	  echo "== fuzz_$$t ($(FUZZ_SECONDS) s)"; \
-	  build-fuzz/tests/fuzz/fuzz_$$t $$work -max_total_time=$(FUZZ_SECONDS) -max_len=65536 2>&1 | tail -2 || exit 1; \
+	  build-fuzz/tests/fuzz/fuzz_$$t $$work -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=4096 \
+	    -artifact_prefix=build-fuzz/crash-$$t- 2>&1 | tail -2 || exit 1; \
 	done
+
+fuzz-ci:
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$${FUZZ_SECONDS:-10}

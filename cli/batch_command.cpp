@@ -10,6 +10,7 @@
 
 #include "layoutlab/layout/layout_file.h"
 #include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/output_file.h"
 #include "layoutlab/toml_json.h"
 
 #include <fmt/format.h>
@@ -92,15 +93,14 @@ std::string shortLayout(const std::string& layout) {
 
 // A plan in JSON, or in TOML (a .toml file) with the same fields.
 Expected<nlohmann::json> readPlanDocument(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return ioError("cannot open the plan", path);
-    std::ostringstream text;
-    text << in.rdbuf();
+    // A plan names a few hundred cells at most: 4 MiB is far beyond any, and /dev/zero is refused quickly.
+    auto text = readSmallFile(path, std::size_t { 4 } << 20, "plan");
+    if (!text)
+        return text.error();
     if (std::filesystem::path(path).extension() == ".toml")
-        return parseTomlAsJson(text.str(), path);
+        return parseTomlAsJson(*text, path);
     try {
-        return nlohmann::json::parse(text.str(), nullptr, true, true); // comments allowed
+        return nlohmann::json::parse(*text, nullptr, true, true); // comments allowed
     } catch (const nlohmann::json::parse_error& e) {
         Error err = dataError(fmt::format("not a JSON plan: {}", e.what()));
         err.file = path;

@@ -69,8 +69,8 @@ Expected<ImportOptions> TraceSourceOptions::toImportOptions() const {
         options.onError = OnError::Skip;
     else
         return usageError("--on-error must be 'fail' or 'skip', got '" + onError + "'", "--on-error");
-    if (keyBytes == 0)
-        return usageError("--key-size must be at least 1", "--key-size");
+    if (keyBytes == 0 || keyBytes > kMaxKeyBytes)
+        return usageError(fmt::format("--key-size must be between 1 and {}", kMaxKeyBytes), "--key-size");
     options.oracleKeyBytes = keyBytes;
     return options;
 }

@@ -1,18 +1,53 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/collect/engine_server.h"
 
+#include <arpa/inet.h>
 #include <array>
 #include <atomic>
 #include <csignal>
 #include <fmt/format.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <unistd.h>
+#include <vector>
 
 namespace layoutlab {
 
 namespace {
 
-bool isLoopback(const std::string& host) {
-    return host == "127.0.0.1" || host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+// The addresses `host` resolves to (numeric, as getnameinfo writes them), or the resolver's error.
+Expected<std::vector<std::string>> resolve(const std::string& host) {
+    addrinfo hints {};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo* found = nullptr;
+    if (const int rc = ::getaddrinfo(host.c_str(), nullptr, &hints, &found); rc != 0)
+        return usageError(
+            fmt::format("--connect {}: cannot resolve the host: {}", host, gai_strerror(rc)), "--connect");
+    std::vector<std::string> out;
+    for (const addrinfo* a = found; a; a = a->ai_next) {
+        char text[NI_MAXHOST] = {};
+        if (::getnameinfo(a->ai_addr, a->ai_addrlen, text, sizeof text, nullptr, 0, NI_NUMERICHOST) == 0)
+            out.emplace_back(text);
+    }
+    ::freeaddrinfo(found);
+    if (out.empty())
+        return usageError(fmt::format("--connect {}: the host has no address", host), "--connect");
+    return out;
+}
+
+// By address, never by name: 127.0.0.0/8, ::1 and IPv4-mapped 127.x.
+bool isLoopbackAddress(const std::string& address) {
+    in_addr v4 {};
+    if (::inet_pton(AF_INET, address.c_str(), &v4) == 1)
+        return (ntohl(v4.s_addr) >> 24) == 127;
+    in6_addr v6 {};
+    if (::inet_pton(AF_INET6, address.c_str(), &v6) == 1) {
+        if (IN6_IS_ADDR_LOOPBACK(&v6))
+            return true;
+        return IN6_IS_ADDR_V4MAPPED(&v6) && v6.s6_addr[12] == 127;
+    }
+    return false;
 }
 
 } // namespace
@@ -81,11 +116,20 @@ Expected<Endpoint> parseEndpoint(const std::string& text, bool allowRemote) {
         || std::stoul(port) > 65535)
         return usageError(fmt::format("--connect: '{}' is not a port", port), "--connect");
     e.port = static_cast<std::uint16_t>(std::stoul(port));
-    if (!allowRemote && !isLoopback(e.host))
-        return usageError(fmt::format("--connect {}: not a loopback address; layoutlab loads and flushes what it "
-                                      "measures, so a remote server needs --allow-remote",
-                              e.host),
-            "--connect");
+    if (allowRemote)
+        return e;
+    // The name is resolved once and checked by address; the connection then goes to that address, so a
+    // name that resolves differently later (or to several places) cannot lead elsewhere.
+    auto addresses = resolve(e.host);
+    if (!addresses)
+        return addresses.error();
+    for (const auto& address : *addresses)
+        if (!isLoopbackAddress(address))
+            return usageError(fmt::format("--connect {}: resolves to {}, not a loopback address; layoutlab loads and "
+                                          "flushes what it measures, so a remote server needs --allow-remote",
+                                  e.host, address),
+                "--connect");
+    e.host = addresses->front();
     return e;
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/collect/reference_engine.h"
 
+#include "layoutlab/resources.h"
+
 #include "jemalloc_arena.h"
 #include "layoutlab/alloc/jemalloc_model.h"
 #include "layoutlab/sim/keyspace_replay.h"
@@ -342,6 +344,11 @@ Expected<ReferenceLoadReport> ReferenceEngine::load(TraceReader& trace, Progress
         return usageError("the reference engine was loaded already");
     s.loaded = true;
     const auto started = std::chrono::steady_clock::now();
+    const std::uint64_t keyIds = std::min(trace.keyIdLimit(), KeyspaceReplay::kMaxKeyIds);
+    if (auto ok = checkMemory(keyIds * (sizeof(KeyState) + sizeof(s.records[0])),
+            fmt::format("the reference engine's state for {} key ids", keyIds));
+        !ok)
+        return ok.error();
     KeyspaceReplay replay(s.policy, trace.keyIdLimit(), s.config.getSampleSize,
         staleExpireRule(*s.config.layout, *s.config.allocator, { s.threshold }),
         StringRewriteRule(*s.config.layout, *s.config.allocator, s.threshold));

@@ -11,7 +11,6 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 namespace layoutlab {
@@ -163,29 +162,30 @@ Status writeWholeFile(const std::string& path, std::string_view bytes) {
     return (*out)->commit();
 }
 
-Status checkFreeSpace(const std::string& path, std::uint64_t bytes, std::string_view what) {
-    std::filesystem::path at(path == "-" ? "." : path);
-    struct stat st { };
-    if (::stat(at.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-        return Ok {}; // a device or a pipe: its room is not ours to judge
-    if (::stat(at.c_str(), &st) != 0)
-        at = at.has_parent_path() ? at.parent_path() : std::filesystem::path(".");
-    struct statvfs fs { };
-    if (::statvfs(at.c_str(), &fs) != 0)
-        return Ok {}; // nothing to check against; the write itself reports a full disk
-    const std::uint64_t unit = fs.f_frsize ? fs.f_frsize : fs.f_bsize;
-    const std::uint64_t available = static_cast<std::uint64_t>(fs.f_bavail) * unit;
-    const std::uint64_t total = static_cast<std::uint64_t>(fs.f_blocks) * unit;
-    // Leave a little room for everything else on the file system: 1% of it, at most 64 MiB.
-    const std::uint64_t reserve = std::min<std::uint64_t>(total / 100, std::uint64_t { 64 } << 20);
-    if (bytes > available || available - bytes < reserve) {
-        return ioError(fmt::format("{} needs about {} bytes ({:.2f} GiB) but the file system has {} bytes ({:.2f} "
-                                   "GiB) free, less {} kept in reserve",
-                           what, bytes, static_cast<double>(bytes) / (1u << 30), available,
-                           static_cast<double>(available) / (1u << 30), reserve),
-            path);
+Expected<std::string> readSmallFile(const std::string& path, std::size_t limit, std::string_view what) {
+    std::FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
+    if (!f)
+        return ioError(fmt::format("cannot open the {}: {}", what, std::strerror(errno)), path);
+    std::string text;
+    char buffer[64 * 1024];
+    bool failed = false;
+    while (true) {
+        const std::size_t n = std::fread(buffer, 1, sizeof buffer, f);
+        text.append(buffer, n);
+        if (text.size() > limit)
+            break;
+        if (n < sizeof buffer) {
+            failed = std::ferror(f) != 0;
+            break;
+        }
     }
-    return Ok {};
+    if (f != stdin)
+        std::fclose(f);
+    if (failed)
+        return ioError(fmt::format("cannot read the {}", what), path);
+    if (text.size() > limit)
+        return dataError(fmt::format("the {} is larger than {} KiB: not a {}", what, limit >> 10, what), path);
+    return text;
 }
 
 } // namespace layoutlab

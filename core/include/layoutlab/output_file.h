@@ -53,8 +53,8 @@ private:
 // Writes `bytes` to `path` whole (OutputFile::open, write, commit).
 Status writeWholeFile(const std::string& path, std::string_view bytes);
 
-// Checks that the file system holding `path` (or its directory, when it does not exist) has room for
-// `bytes` more, keeping 1% of it (at least 64 MiB) free. The error names both figures.
-Status checkFreeSpace(const std::string& path, std::uint64_t bytes, std::string_view what);
+// Reads a small input (a layout file, a plan) whole, in bounded pieces: more than `limit` bytes is an
+// error naming `what` and the limit, whatever the file is (/dev/zero, a FIFO, a huge file).
+Expected<std::string> readSmallFile(const std::string& path, std::size_t limit, std::string_view what);
 
 } // namespace layoutlab

@@ -7,6 +7,8 @@
 #include "import_formats.h"
 #include "line_importer.h"
 
+#include <fmt/format.h>
+
 #include "layoutlab/spec.h"
 
 namespace layoutlab {
@@ -49,6 +51,9 @@ protected:
                 return e;
         if (key.empty())
             return LineError { "empty key", "field key is empty" };
+        if (keySize > kMaxKeyBytes)
+            return LineError { "impossible size",
+                fmt::format("field key_size is {}, over the {}-byte limit on keys", keySize, kMaxKeyBytes) };
         if (opCount > kMaxOpCount)
             return LineError { "impossible size", "field op_count is over 2^20: " + std::to_string(opCount) };
         Op op;
@@ -78,7 +83,10 @@ protected:
 private:
     std::optional<LineError> parseHeader(std::string_view line) {
         const auto names = splitString(line, ',');
+        // Every column index comes from this header alone: a refused header before it (--on-error=skip)
+        // leaves nothing behind that could point past this one's columns.
         m_columns = names.size();
+        m_opCount = m_keySize = m_ttl = m_time = -1;
         int key = -1, op = -1, size = -1;
         for (std::size_t i = 0; i < names.size(); ++i) {
             const auto name = names[i];

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/import/importer.h"
 
+#include "layoutlab/printable.h"
+
 #include <sched.h>
 
 #include "import_formats.h"
@@ -118,7 +120,8 @@ std::optional<Error> Importer::reject(
     ++m_rejects.total;
     ++m_rejects.byReason[reason];
     if (m_rejects.examples.size() < RejectReport::kMaxExamples)
-        m_rejects.examples.push_back(fmt::format("{}: {} {}: {}", m_path, isLine ? "line" : "offset", where, detail));
+        m_rejects.examples.push_back( // input quoted back to a terminal: its control characters escaped
+            printable(fmt::format("{}: {} {}: {}", m_path, isLine ? "line" : "offset", where, detail)));
     if (m_options.onError == OnError::Skip)
         return std::nullopt;
     Error e = isLine ? dataErrorAtLine(detail, m_path, where) : dataError(detail, m_path, where, true);
@@ -126,7 +129,8 @@ std::optional<Error> Importer::reject(
     return e;
 }
 
-void Importer::noteSkipped(const std::string& reason) {
+void Importer::noteSkipped(const std::string& rawReason) {
+    const std::string reason = printable(rawReason);
     auto it = m_rejects.skipped.find(reason);
     if (it != m_rejects.skipped.end())
         ++it->second;
@@ -140,10 +144,11 @@ void Importer::noteRefused(const std::string& reason, std::uint64_t line, const 
     ++m_rejects.refusedTotal;
     noteCommand(m_rejects.refused, reason);
     if (m_rejects.refusedExamples.size() < RejectReport::kMaxExamples)
-        m_rejects.refusedExamples.push_back(fmt::format("{}: line {}: {}", m_path, line, detail));
+        m_rejects.refusedExamples.push_back(printable(fmt::format("{}: line {}: {}", m_path, line, detail)));
 }
 
-void Importer::noteCommand(std::map<std::string, std::uint64_t>& counts, const std::string& name) {
+void Importer::noteCommand(std::map<std::string, std::uint64_t>& counts, const std::string& rawName) {
+    const std::string name = printable(rawName); // a command name read from the capture
     auto it = counts.find(name);
     if (it != counts.end())
         ++it->second;

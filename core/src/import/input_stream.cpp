@@ -4,6 +4,8 @@
 #include <cerrno>
 #include <cstring>
 #include <fmt/format.h>
+#include <map>
+#include <mutex>
 #include <sys/stat.h>
 #include <zstd.h>
 
@@ -15,18 +17,63 @@ constexpr std::size_t kReadChunk = 128 * 1024; // about ZSTD_DStreamInSize()
 constexpr std::size_t kInitialLineBuffer = 64 * 1024; // grows to hold a line of up to kMaxLineBytes
 } // namespace
 
+struct InputStream::StreamSource {
+    std::mutex mutex;
+    std::FILE* file = nullptr;
+    bool ownsFile = true;
+    std::string kept; // the first bytes read, while they are at most kReplayBytes
+    std::uint64_t taken = 0; // bytes read from the file so far
+    bool replayable = true; // false once more than kReplayBytes were read
+    ~StreamSource() {
+        if (file && ownsFile)
+            std::fclose(file);
+    }
+};
+
+namespace {
+// The streams opened so far, by path: a second open of the same path replays what the first read. Kept
+// for the life of the process (a command opens a handful; each keeps at most kReplayBytes).
+std::mutex g_streamsMutex;
+std::map<std::string, std::shared_ptr<InputStream::StreamSource>> g_keptStreams;
+} // namespace
+
 Expected<std::unique_ptr<InputStream>> InputStream::open(const std::string& path) {
     std::unique_ptr<InputStream> s(new InputStream());
     s->m_path = path;
-    s->m_file = std::fopen(path.c_str(), "rb");
-    if (!s->m_file)
-        return ioError(fmt::format("cannot open: {}", std::strerror(errno)), path);
     struct stat st { };
-    if (fstat(fileno(s->m_file), &st) != 0 || S_ISDIR(st.st_mode))
-        return ioError("not a readable file", path);
-    s->m_sourceSize = static_cast<std::uint64_t>(st.st_size);
+    const bool standardInput = path == "-";
+    if (!standardInput && ::stat(path.c_str(), &st) != 0)
+        return ioError(fmt::format("cannot open: {}", std::strerror(errno)), path);
+    if (!standardInput && S_ISDIR(st.st_mode))
+        return ioError("not a readable file (a directory)", path);
+    if (standardInput || !S_ISREG(st.st_mode)) {
+        std::lock_guard lock(g_streamsMutex);
+        std::shared_ptr<StreamSource> source = g_keptStreams[path];
+        if (!source) {
+            source = std::make_shared<StreamSource>();
+            source->file = standardInput ? stdin : std::fopen(path.c_str(), "rb");
+            source->ownsFile = !standardInput;
+            if (!source->file)
+                return ioError(fmt::format("cannot open: {}", std::strerror(errno)), path);
+            g_keptStreams[path] = source;
+        } else if (!source->replayable) {
+            return ioError(fmt::format("this input is a stream (not a regular file) and more than {} KiB of it were "
+                                       "read already; save it to a file, or name its --format so that it is read once",
+                               kReplayBytes >> 10),
+                path);
+        }
+        s->m_stream = source;
+    } else {
+        s->m_file = std::fopen(path.c_str(), "rb");
+        if (!s->m_file)
+            return ioError(fmt::format("cannot open: {}", std::strerror(errno)), path);
+        s->m_sourceSize = static_cast<std::uint64_t>(st.st_size);
+    }
     s->m_compressed.resize(kReadChunk);
-    s->m_compressedEnd = std::fread(s->m_compressed.data(), 1, s->m_compressed.size(), s->m_file);
+    auto first = s->readRaw(s->m_compressed.data(), s->m_compressed.size());
+    if (!first)
+        return first.error();
+    s->m_compressedEnd = *first;
     s->m_sourceRead = s->m_compressedEnd;
     if (s->m_compressedEnd >= 4 && std::memcmp(s->m_compressed.data(), kZstdMagic, 4) == 0) {
         ZSTD_DStream* z = ZSTD_createDStream();
@@ -36,6 +83,43 @@ Expected<std::unique_ptr<InputStream>> InputStream::open(const std::string& path
         s->m_zstd = z;
     }
     return s;
+}
+
+Expected<std::size_t> InputStream::readRaw(void* out, std::size_t size) {
+    if (!m_stream) {
+        // fread loops until `size` bytes or the end: a short count means the end or an error.
+        const std::size_t n = std::fread(out, 1, size, m_file);
+        if (n < size && std::ferror(m_file))
+            return ioError(fmt::format("read failed: {}", std::strerror(errno)), m_path);
+        return n;
+    }
+    StreamSource& source = *m_stream;
+    std::lock_guard lock(source.mutex);
+    if (m_streamPos < source.taken) {
+        // Replay the kept bytes another stream of this source read first.
+        if (!source.replayable || m_streamPos >= source.kept.size())
+            return ioError("this input is a stream and was read by another reader; save it to a file", m_path);
+        const std::size_t n = std::min<std::size_t>(size, source.kept.size() - m_streamPos);
+        std::memcpy(out, source.kept.data() + m_streamPos, n);
+        m_streamPos += n;
+        return n;
+    }
+    // A pipe returns what it has: read until `size` bytes or the end, as fread does.
+    const std::size_t n = std::fread(out, 1, size, source.file);
+    if (n < size && std::ferror(source.file))
+        return ioError(fmt::format("read failed: {}", std::strerror(errno)), m_path);
+    source.taken += n;
+    m_streamPos += n;
+    if (source.replayable) {
+        if (source.kept.size() + n <= kReplayBytes)
+            source.kept.append(static_cast<const char*>(out), n);
+        else {
+            source.replayable = false;
+            source.kept.clear();
+            source.kept.shrink_to_fit();
+        }
+    }
+    return n;
 }
 
 InputStream::~InputStream() {
@@ -54,11 +138,11 @@ Expected<std::size_t> InputStream::read(void* out, std::size_t size) {
             m_compressedPos += n;
             return n;
         }
-        const std::size_t n = std::fread(out, 1, size, m_file);
-        if (n == 0 && std::ferror(m_file))
-            return ioError(fmt::format("read failed: {}", std::strerror(errno)), m_path);
-        m_sourceRead += n;
-        return n;
+        auto n = readRaw(out, size);
+        if (!n)
+            return n.error();
+        m_sourceRead += *n;
+        return *n;
     }
     auto* z = static_cast<ZSTD_DStream*>(m_zstd);
     ZSTD_outBuffer output { out, size, 0 };
@@ -66,7 +150,10 @@ Expected<std::size_t> InputStream::read(void* out, std::size_t size) {
         if (m_compressedPos == m_compressedEnd) {
             if (m_eof)
                 return std::size_t { 0 };
-            m_compressedEnd = std::fread(m_compressed.data(), 1, m_compressed.size(), m_file);
+            auto n = readRaw(m_compressed.data(), m_compressed.size());
+            if (!n)
+                return n.error();
+            m_compressedEnd = *n;
             m_compressedPos = 0;
             m_sourceRead += m_compressedEnd;
             if (m_compressedEnd == 0) {
@@ -116,6 +203,25 @@ Status LineReader::fill() {
 }
 
 Expected<LineReader::Result> LineReader::nextSlow(std::string_view& line) {
+    if (m_skipping) {
+        // The rest of a line reported too long: passed over without buffering it, but not forever (an
+        // input with no line breaks, like /dev/zero, is not a text trace).
+        while (true) {
+            const auto* nl = static_cast<const char*>(std::memchr(m_buffer.data() + m_pos, '\n', m_end - m_pos));
+            const std::size_t upTo = nl ? static_cast<std::size_t>(nl - m_buffer.data()) + 1 : m_end;
+            m_skipped += upTo - m_pos;
+            m_pos = upTo;
+            if (nl || m_eof)
+                break;
+            if (m_skipped > kMaxSkippedBytes + kMaxLineBytes)
+                return dataError(
+                    fmt::format("no line break in {} MiB: this is not a line-based text trace", kMaxSkippedBytes >> 20),
+                    m_input.path(), m_lineNumber, false);
+            if (auto ok = fill(); !ok)
+                return ok.error();
+        }
+        m_skipping = false;
+    }
     while (true) {
         const char* start = m_buffer.data() + m_pos;
         const auto* newline = static_cast<const char*>(std::memchr(start, '\n', m_end - m_pos));
@@ -129,18 +235,14 @@ Expected<LineReader::Result> LineReader::nextSlow(std::string_view& line) {
         const std::size_t length = newline ? static_cast<std::size_t>(newline - start) : m_end - m_pos;
         startLine();
         if (length > kMaxLineBytes) {
-            // Skip to the end of this line without buffering it.
-            while (true) {
-                const auto* nl = static_cast<const char*>(std::memchr(m_buffer.data() + m_pos, '\n', m_end - m_pos));
-                if (nl) {
-                    m_pos = static_cast<std::size_t>(nl - m_buffer.data()) + 1;
-                    break;
-                }
+            // Reported now, with the line's number; the next call passes over the rest of it. The buffer
+            // is left empty meanwhile, so that no fast path finds the rest of the line in it.
+            if (newline) {
+                m_pos = static_cast<std::size_t>(newline - m_buffer.data()) + 1;
+            } else {
+                m_skipped = m_end - m_pos;
                 m_pos = m_end;
-                if (m_eof)
-                    break;
-                if (auto ok = fill(); !ok)
-                    return ok.error();
+                m_skipping = !m_eof;
             }
             return Result::TooLong;
         }

@@ -7,6 +7,8 @@
 #include "import_formats.h"
 #include "line_importer.h"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <bit>
 #include <cstring>
@@ -136,7 +138,7 @@ public:
             || !digitsBackward(keyBytes))
             return false;
         keyEnd = m_cursor; // at the comma after the key
-        return keyEnd > keyBegin && keyBytes != 0;
+        return keyEnd > keyBegin && keyBytes != 0 && keyBytes <= kMaxKeyBytes; // else the slow path says why
     }
 
     std::uint64_t seconds = 0, keyBytes = 0, valueBytes = 0, ttl = 0;
@@ -285,6 +287,9 @@ protected:
             return LineError { "empty key", "field key is empty" };
         if (keyBytes == 0)
             return LineError { "impossible size", "field key_size is 0" };
+        if (keyBytes > kMaxKeyBytes)
+            return LineError { "impossible size",
+                fmt::format("field key_size is {}, over the {}-byte limit on keys", keyBytes, kMaxKeyBytes) };
         push(seconds, f[1], keyBytes, valueBytes, ttl, *op);
         return std::nullopt;
     }

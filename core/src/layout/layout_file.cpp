@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/layout/layout_file.h"
 
+#include "layoutlab/output_file.h"
+
 #include "layout_file_checks.h"
 #include "layout_file_reader.h"
 
@@ -8,6 +10,8 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace layoutlab {
 
@@ -291,6 +295,11 @@ FieldDefinition readField(TableReader& t, const LayoutDefinition& def, std::vect
 
 void readAllocations(const toml::array& list, LayoutDefinition& def) {
     std::vector<PendingPointer> pointers;
+    if (list.size() > kMaxLayoutAllocations)
+        fail(lineOf(*list.get(kMaxLayoutAllocations)), "allocation",
+            fmt::format("more than {} allocations (an engine's object is a handful)", kMaxLayoutAllocations));
+    // Names are checked through sets: validation stays linear in the number of fields.
+    std::unordered_map<std::string, int> allocationByName;
     for (std::size_t i = 0; i < list.size(); ++i) {
         const auto* table = list.get(i)->as_table();
         if (!table)
@@ -300,9 +309,8 @@ void readAllocations(const toml::array& list, LayoutDefinition& def) {
         TableReader t(*table, "allocation." + a.name);
         t.find("name");
         a.line = static_cast<int>(t.line());
-        for (const auto& other : def.allocations)
-            if (other.name == a.name)
-                fail(t.line(), t.fieldName("name"), "a second allocation named '" + a.name + "'");
+        if (!allocationByName.emplace(a.name, static_cast<int>(i)).second)
+            fail(t.line(), t.fieldName("name"), "a second allocation named '" + a.name + "'");
         a.purpose = parsePurpose(t);
         a.when = conditionField(t, "when");
         const auto indexed = t.choice("indexed_by", { "keyspace", "expires" });
@@ -310,6 +318,10 @@ void readAllocations(const toml::array& list, LayoutDefinition& def) {
         const auto* fields = t.array("fields");
         if (!fields || fields->empty())
             fail(t.line(), t.fieldName("fields"), "an allocation needs at least one field");
+        if (fields->size() > kMaxLayoutFields)
+            fail(lineOf(*fields->get(kMaxLayoutFields)), t.fieldName("fields"),
+                fmt::format("more than {} fields in one allocation", kMaxLayoutFields));
+        std::unordered_set<std::string> fieldNames;
         for (std::size_t j = 0; j < fields->size(); ++j) {
             const auto* ft = fields->get(j)->as_table();
             if (!ft)
@@ -319,19 +331,16 @@ void readAllocations(const toml::array& list, LayoutDefinition& def) {
                 = nameNode && nameNode->is_string() ? std::string(nameNode->as_string()->get()) : fmt::format("{}", j);
             TableReader fr(*ft, t.fieldName("fields." + fieldName));
             auto f = readField(fr, def, pointers, def.allocations.size(), j);
-            for (const auto& other : a.fields)
-                if (other.name == f.name)
-                    fail(fr.line(), fr.fieldName("name"), "a second field named '" + f.name + "' in this allocation");
+            if (!fieldNames.insert(f.name).second)
+                fail(fr.line(), fr.fieldName("name"), "a second field named '" + f.name + "' in this allocation");
             a.fields.push_back(std::move(f));
         }
         t.rejectUnknown("name, purpose, when, indexed_by, fields");
         def.allocations.push_back(std::move(a));
     }
     for (const auto& p : pointers) {
-        int target = -1;
-        for (std::size_t k = 0; k < def.allocations.size(); ++k)
-            if (def.allocations[k].name == p.target)
-                target = static_cast<int>(k);
+        const auto found = allocationByName.find(p.target);
+        const int target = found == allocationByName.end() ? -1 : found->second;
         if (target < 0)
             fail(p.line, p.fieldName, "no allocation is named '" + p.target + "'");
         def.allocations[p.allocation].fields[p.field].pointsTo = target;
@@ -489,12 +498,10 @@ Expected<LayoutDefinition> parseLayoutDefinition(std::string_view text, const st
 }
 
 Expected<LayoutPtr> loadLayoutFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return ioError("cannot open the layout file", path);
-    std::ostringstream text;
-    text << in.rdbuf();
-    auto def = parseLayoutDefinition(text.str(), path);
+    auto text = readSmallFile(path, kMaxLayoutFileBytes, "layout file");
+    if (!text)
+        return text.error();
+    auto def = parseLayoutDefinition(*text, path);
     if (!def)
         return def.error();
     return LayoutPtr(std::make_shared<DeclaredLayout>(std::move(*def)));

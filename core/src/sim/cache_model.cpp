@@ -52,6 +52,17 @@ Expected<CacheGeometry> CacheGeometry::parse(std::string_view text) {
             || *size % (kCacheLineBytes * *ways) != 0)
             return usageError(fmt::format("cache level '{}': size must be a multiple of 64 x ways, ways 1..64", level),
                 "--cache-geometry");
+        // The largest caches built are a few hundred MiB (stacked L3); the model keeps a tag per line, so a
+        // typo like 512G would ask for gigabytes of tags.
+        if (*size > kMaxCacheLevelBytes)
+            return usageError(fmt::format("cache level '{}': {} bytes is larger than any cache ({} MiB at most)", level,
+                                  *size, kMaxCacheLevelBytes >> 20),
+                "--cache-geometry");
+        if (!g.levels.empty() && *size < g.levels.back().sizeBytes)
+            return usageError(fmt::format("cache level '{}' is smaller than the level before it: give levels from L1 "
+                                          "outward",
+                                  level),
+                "--cache-geometry");
         g.levels.push_back({ *size, static_cast<std::uint32_t>(*ways) });
     }
     if (g.levels.size() < 2 || g.levels.size() > 3)

@@ -7,7 +7,6 @@
 namespace layoutlab {
 
 namespace {
-constexpr std::uint64_t kMaxKeyIds = std::uint64_t { 1 } << 32;
 constexpr std::uint32_t kMaxIntegerChars = 20; // longest decimal long, sign included
 } // namespace
 

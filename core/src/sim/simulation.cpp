@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/sim/simulation.h"
 
+#include "layoutlab/resources.h"
+
 #include "cache_evaluation.h"
 #include "layoutlab/sim/keyspace_replay.h"
 #include "layoutlab/spec.h"
@@ -374,6 +376,15 @@ Expected<SimulationResult> simulate(
     // own, or in a sweep the layout's.
     const std::uint32_t stringThreshold
         = thresholds.size() == 1 ? thresholds.front() : (thresholdParam ? thresholdParam->value : 0);
+    // Per-key state is allocated for every key id the trace may hold: a trace that claims billions of keys
+    // is refused here with the figures, not left to exhaust the memory.
+    if (auto ok = checkMemory(std::min(trace.keyIdLimit(), KeyspaceReplay::kMaxKeyIds) * sizeof(KeyState),
+            fmt::format("replaying {} key ids ({} bytes of state each)", trace.keyIdLimit(), sizeof(KeyState)));
+        !ok) {
+        Error e = ok.error();
+        e.file = trace.name();
+        return e;
+    }
     KeyspaceReplay replay(policy, trace.keyIdLimit(), config.cache ? config.cacheSampleGets : 0,
         staleExpireRule(*config.layout, *config.allocator, thresholds),
         StringRewriteRule(*config.layout, *config.allocator, stringThreshold));

@@ -5,6 +5,7 @@
 #include "layoutlab/layout/declared_layout.h"
 #include "layoutlab/output_file.h"
 #include "layoutlab/report/reporter.h"
+#include "layoutlab/resources.h"
 #include "layoutlab/trace/progress_reader.h"
 #include "layoutlab/trace/trace_file.h"
 
@@ -12,6 +13,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <sys/stat.h>
 
 namespace layoutlab {
 
@@ -20,7 +22,12 @@ Expected<std::int64_t> recordTrace(ResultsDb& db, const std::string& path, const
     TraceRecord t;
     t.source = path;
     t.format = format;
-    if (contentHash.empty()) {
+    struct stat st { };
+    if (path == "-" || (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))) {
+        // A stream (pipe, FIFO, standard input) is read once, by the job: it has no content hash to find it
+        // again by, so each run records it anew.
+        t.contentHash = fmt::format("stream:{}:{}:{}", path, RunOwner::self().pid, utcNow());
+    } else if (contentHash.empty()) {
         auto hash = hashFile(path, &t.sizeBytes);
         if (!hash)
             return hash.error();
@@ -111,6 +118,16 @@ Expected<TraceStats> runImportJob(const ImportJob& job, ResultsDb* db, ProgressS
 Status runGenerateJob(
     const GeneratorConfig& config, const std::string& outputPath, ProgressSink* progress, std::stop_token stop) {
     SyntheticTrace trace(config);
+    // Each request takes at least its op byte, its key id and a byte of each size in the file: refused
+    // before writing when even that does not fit.
+    const std::uint64_t idBytes = config.keys > 0xffffff ? 4 : config.keys > 0xffff ? 3 : config.keys > 0xff ? 2 : 1;
+    std::uint64_t leastBytes = 0;
+    if (!multiplyChecked(trace.totalRequests(), 3 + idBytes, leastBytes))
+        leastBytes = ~std::uint64_t { 0 };
+    if (auto ok = checkFreeSpace(outputPath, leastBytes,
+            fmt::format("a trace of {} requests (at least {} bytes each)", trace.totalRequests(), 3 + idBytes));
+        !ok)
+        return ok;
     NoProgress silent;
     ProgressReader counted(
         trace, progress ? *progress : silent,

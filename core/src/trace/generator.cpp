@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/trace/generator.h"
 
+#include "layoutlab/resources.h"
+
 #include "layoutlab/spec.h"
 
 #include <algorithm>
@@ -13,7 +15,6 @@ namespace {
 // 0..9999, the range Redis shares (server.h OBJ_SHARED_INTEGERS 10000).
 constexpr std::uint32_t kMaxIntegerDigits = 19;
 constexpr std::uint32_t kMaxSharedIntegerDigits = 4;
-constexpr std::uint32_t kMaxKeyBytes = (1u << 24) - 1;
 
 Expected<double> fraction(double value, std::string_view field) {
     if (!(value >= 0.0 && value <= 1.0))
@@ -30,6 +31,9 @@ Expected<GeneratorConfig> makeGeneratorConfig(std::uint64_t keys, std::optional<
         return usageError("--keys must be between 1 and 4294967295", "--keys");
     c.keys = keys;
     c.ops = ops.value_or(0);
+    // The trace holds the load (one write per key) and the operations: their sum must be a count.
+    if (std::uint64_t total = 0; !addChecked(keys, c.ops, total))
+        return usageError(fmt::format("--keys plus --ops is beyond 2^64 requests (--ops {})", c.ops), "--ops");
     auto ks = SizeDistribution::parse(keySize, "--key-size");
     if (!ks)
         return ks.error();

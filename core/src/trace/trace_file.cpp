@@ -62,7 +62,9 @@ Expected<std::unique_ptr<TraceFileReader>> TraceFileReader::open(const std::stri
         return ioError(fmt::format("cannot open trace: {}", std::strerror(errno)), path);
     struct stat st { };
     if (fstat(fileno(r->m_file), &st) != 0 || !S_ISREG(st.st_mode))
-        return ioError("not a regular file", path);
+        return ioError("a layoutlab trace is read from its end (its trailer) and this is not a regular file: save it "
+                       "to a file first",
+            path);
     const auto size = static_cast<std::uint64_t>(st.st_size);
     unsigned char header[kHeaderBytes];
     if (size < kHeaderBytes || std::fread(header, 1, kHeaderBytes, r->m_file) != kHeaderBytes)
@@ -89,7 +91,8 @@ Expected<std::unique_ptr<TraceFileReader>> TraceFileReader::open(const std::stri
     if (std::memcmp(trailer, kTrailerMagic, sizeof kTrailerMagic) != 0)
         return dataError("truncated or damaged: no trailer at the end of the file", path, size - trailerBytes, true);
     if (r->m_version >= 3
-        && (getU32(trailer + 32) != trailerChecksum(trailer) || trailer[36] || trailer[37] || trailer[38] || trailer[39]))
+        && (getU32(trailer + 32) != trailerChecksum(trailer) || trailer[36] || trailer[37] || trailer[38]
+            || trailer[39]))
         return dataError("damaged trailer (its checksum does not match)", path, size - trailerBytes, true);
     r->m_recordCount = getU64(trailer + 8);
     r->m_keyIdLimit = getU64(trailer + 16);

@@ -3,6 +3,11 @@
 
 // Bytes and lines from a source file, transparently decompressing zstd (detected by its magic number,
 // whatever the file is called). Lines are limited to 1 MiB: a longer one is reported, not buffered.
+//
+// A source that is not a regular file (a FIFO, a pipe, process substitution, a device, "-" for standard
+// input) can be read only once, yet the format is detected by reading its beginning first: the first
+// kReplayBytes read from such a source are kept, and opening the same path again replays them before
+// reading on. Opening it again after more than that was read is an error that says so.
 
 #include "layoutlab/expected.h"
 
@@ -23,6 +28,7 @@ class InputStream {
 public:
     static Expected<std::unique_ptr<InputStream>> open(const std::string& path);
     ~InputStream();
+    static constexpr std::size_t kReplayBytes = 1 << 20;
 
     // Reads up to `size` bytes; 0 at the end. Fails on an I/O or decompression error.
     Expected<std::size_t> read(void* out, std::size_t size);
@@ -30,12 +36,19 @@ public:
     bool compressed() const { return m_zstd != nullptr; }
     // Bytes of the source file consumed so far (compressed bytes for .zst), for progress.
     std::uint64_t sourceBytesRead() const { return m_sourceRead; }
-    std::uint64_t sourceBytes() const { return m_sourceSize; }
+    std::uint64_t sourceBytes() const { return m_sourceSize; } // 0 when unknown (a stream)
+    bool isStream() const { return m_stream != nullptr; }
+
+    struct StreamSource; // a non-regular source shared by the streams opened on it
 
 private:
     InputStream() = default;
+    // Raw (possibly compressed) bytes from the source.
+    Expected<std::size_t> readRaw(void* out, std::size_t size);
     std::string m_path;
     std::FILE* m_file = nullptr;
+    std::shared_ptr<StreamSource> m_stream;
+    std::uint64_t m_streamPos = 0; // raw bytes this stream has taken from m_stream
     void* m_zstd = nullptr; // ZSTD_DStream*
     std::vector<unsigned char> m_compressed;
     std::size_t m_compressedPos = 0;
@@ -47,13 +60,16 @@ private:
 };
 
 inline constexpr std::size_t kMaxLineBytes = 1 << 20;
+inline constexpr std::size_t kMaxSkippedBytes = std::size_t { 64 } << 20;
 
 class LineReader {
 public:
     explicit LineReader(InputStream& input);
 
     enum class Result { Line, TooLong, End };
-    // The next line without its "\n" (and "\r\n"). TooLong: a line over kMaxLineBytes was skipped.
+    // The next line without its "\n" (and "\r\n"). TooLong: a line over kMaxLineBytes, reported as soon
+    // as it is found too long and passed over by the next call (an error after kMaxSkippedBytes with no
+    // line break).
     Expected<Result> next(std::string_view& line) {
         // Most lines are short and whole in the buffer: found by an inline scan, not a memchr call.
         const char* const start = m_buffer.data() + m_pos;
@@ -156,6 +172,8 @@ private:
     std::uint64_t m_lineNumber = 0;
     std::uint64_t m_lineOffset = 0;
     bool m_eof = false;
+    bool m_skipping = false; // passing over the rest of a line reported too long
+    std::uint64_t m_skipped = 0;
 };
 
 } // namespace layoutlab

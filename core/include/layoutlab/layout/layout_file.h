@@ -14,6 +14,12 @@
 
 namespace layoutlab {
 
+// Limits on a layout file, far above any engine's object (a handful of allocations of a dozen fields):
+// a file beyond them is refused at once rather than validated at length.
+inline constexpr std::size_t kMaxLayoutFileBytes = std::size_t { 1 } << 20;
+inline constexpr std::size_t kMaxLayoutAllocations = 64;
+inline constexpr std::size_t kMaxLayoutFields = 256;
+
 // Parses a layout file's text; `path` names it in errors and in the layout's spec.
 Expected<LayoutDefinition> parseLayoutDefinition(std::string_view text, const std::string& path);
 

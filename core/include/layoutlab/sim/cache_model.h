@@ -15,6 +15,9 @@
 
 namespace layoutlab {
 
+// The largest cache level CacheGeometry::parse accepts: 1 GiB, beyond any built.
+inline constexpr std::uint64_t kMaxCacheLevelBytes = std::uint64_t { 1 } << 30;
+
 struct CacheLevelGeometry {
     std::uint64_t sizeBytes = 0;
     std::uint32_t ways = 0;

@@ -127,6 +127,8 @@ private:
 
 class KeyspaceReplay {
 public:
+    // Key ids are 32-bit: at most this many distinct keys.
+    static constexpr std::uint64_t kMaxKeyIds = std::uint64_t { 1 } << 32;
     // getSampleSize: how many of the most recent GET hits to remember (for the cache model; 0: none).
     // staleExpire: given, keys whose TTL is removed keep a stale expire field while the rule says so;
     // without, no key ever has one.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "layoutlab/trace/request.h"
+
 // Counts per key shape. A keyspace of millions of keys usually has a few thousand distinct shapes;
 // per-threshold results are computed from these counts, not by replaying the trace again.
 
@@ -13,7 +15,7 @@
 namespace layoutlab {
 
 // (stale-expire bit, key bytes < 2^24, value bytes < 2^32, TTL bit, value kind) packed in 64 bits.
-inline constexpr std::uint32_t kMaxShapeKeyBytes = (1u << 24) - 1;
+inline constexpr std::uint32_t kMaxShapeKeyBytes = kMaxKeyBytes;
 inline constexpr std::uint64_t kStaleExpireShapeBit = std::uint64_t { 1 } << 59;
 
 inline std::uint64_t packShape(

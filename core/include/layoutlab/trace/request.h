@@ -33,6 +33,9 @@ std::string_view opName(Op op);
 
 // A write's TTL of kKeepTtl keeps whatever TTL the key has (Redis SET ... KEEPTTL).
 inline constexpr std::uint32_t kKeepTtl = 0xffffffffu;
+// The longest key any command accepts (16 MiB - 1: the simulator's shape packs key lengths in 24 bits).
+// Importers refuse longer keys as the simulator would, so that what imports also replays.
+inline constexpr std::uint32_t kMaxKeyBytes = (1u << 24) - 1;
 
 struct Request {
     std::uint64_t timeMs = 0; // since the start of the trace
