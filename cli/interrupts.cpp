@@ -48,6 +48,7 @@ void watch(sigset_t set) {
     int signal = 0;
     while (sigwait(&set, &signal) != 0) { }
     g_signal.store(signal);
+    requestProcessStop(); // for reads blocked on a pipe
     g_stop.request_stop();
     // The job now stops at its next check. If it does not within the grace period, or the user insists
     // with a second signal, stop without it.

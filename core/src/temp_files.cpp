@@ -84,6 +84,18 @@ void unregisterTempPath(const std::string& path) {
     }
 }
 
+namespace {
+std::atomic<bool> g_stopping { false };
+} // namespace
+
+void requestProcessStop() {
+    g_stopping.store(true);
+}
+
+bool processStopRequested() {
+    return g_stopping.load(std::memory_order_relaxed);
+}
+
 void removeAllTempPaths() {
     for (auto& slot : g_slots) {
         const int state = slot.state.load();

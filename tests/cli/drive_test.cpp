@@ -305,3 +305,76 @@ TEST_F(DriveTest, MarshalFramingMovesSmallValuesUpAClassOnTheRealServer) {
 }
 
 } // namespace
+
+namespace {
+// Whether `pid` is gone (or a zombie nobody reaped yet).
+bool processGone(pid_t pid) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (!std::getline(stat, line))
+        return true;
+    const auto close = line.rfind(')');
+    return close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z';
+}
+
+// Waits up to five seconds for `done`.
+template <class F> bool within5s(F done) {
+    for (int i = 0; i < 500; ++i) {
+        if (done())
+            return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return done();
+}
+} // namespace
+
+// SIGINT stops drive and marks its runs interrupted; SIGKILL, which drive cannot see, still takes its
+// server (PR_SET_PDEATHSIG) and its temporary directory (the janitor) with it.
+TEST_F(DriveTest, ServersAndDirectoriesGoWithDriveHoweverItEnds) {
+    const auto trace = gen("big.lltrace", { "--keys", "1500000", "--ops", "0", "--value-size", "100" });
+    for (const int signal : { SIGINT, SIGKILL }) {
+        posix_spawn_file_actions_t actions;
+        posix_spawn_file_actions_init(&actions);
+        posix_spawn_file_actions_addopen(&actions, 2, path("err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        const pid_t drive = layoutlab::test::spawnCli({ "drive", trace, "--engine", "redis" }, &actions);
+        posix_spawn_file_actions_destroy(&actions);
+        ASSERT_GT(drive, 0);
+        pid_t server = 0;
+        int port = 0;
+        for (int i = 0; i < 1000 && port == 0; ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            server = layoutlab::test::childOf(drive);
+            port = server ? portOf(server) : 0;
+        }
+        ASSERT_GT(port, 0) << "drive started no server";
+        std::error_code ec;
+        const auto workDir = std::filesystem::read_symlink("/proc/" + std::to_string(server) + "/cwd", ec);
+        ASSERT_FALSE(ec) << ec.message();
+        ASSERT_TRUE(std::filesystem::is_directory(workDir));
+        long keys = 0;
+        for (int i = 0; i < 1000 && keys < 1000; ++i) { // into the load
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            keys = dbsize(port);
+        }
+        ::kill(drive, signal);
+        int status = 0;
+        ASSERT_EQ(::waitpid(drive, &status, 0), drive);
+        if (signal == SIGINT) {
+            ASSERT_TRUE(WIFEXITED(status));
+            EXPECT_EQ(WEXITSTATUS(status), 130);
+            const auto err = layoutlab::test::slurp(path("err"));
+            EXPECT_NE(err.find("interrupted by SIGINT"), std::string::npos) << err;
+            EXPECT_NE(err.find("marked interrupted"), std::string::npos) << err;
+        }
+        EXPECT_TRUE(within5s([&] { return processGone(server); }))
+            << "the server outlived drive (signal " << signal << ")";
+        EXPECT_TRUE(within5s([&] { return !std::filesystem::exists(workDir); }))
+            << workDir << " outlived drive (signal " << signal << ")";
+    }
+    const auto runs = nlohmann::json::parse(run({ "db", "list", "--json" }).out);
+    ASSERT_EQ(runs.size(), 4u);
+    EXPECT_EQ(runs[0]["status"], "interrupted");
+    EXPECT_EQ(runs[1]["status"], "interrupted");
+    EXPECT_EQ(runs[2]["status"], "running"); // killed outright: nobody could mark it
+    EXPECT_EQ(runs[2]["live"], false); // but its owner is known to be gone
+}

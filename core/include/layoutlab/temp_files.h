@@ -16,4 +16,9 @@ void unregisterTempPath(const std::string& path);
 // Removes every listed file (and every listed directory with the files directly in it).
 void removeAllTempPaths();
 
+// The process is stopping (a signal arrived): set by the CLI's signal thread, read by what blocks where no
+// stop_token reaches, such as a read from a quiet pipe (InputStream), which then ends with Cancelled.
+void requestProcessStop();
+bool processStopRequested();
+
 } // namespace layoutlab

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/import/input_stream.h"
 
+#include "layoutlab/temp_files.h"
+
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <map>
 #include <mutex>
+#include <poll.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zstd.h>
 
 namespace layoutlab {
@@ -19,14 +24,37 @@ constexpr std::size_t kInitialLineBuffer = 64 * 1024; // grows to hold a line of
 
 struct InputStream::StreamSource {
     std::mutex mutex;
-    std::FILE* file = nullptr;
+    int fd = -1;
     bool ownsFile = true;
     std::string kept; // the first bytes read, while they are at most kReplayBytes
     std::uint64_t taken = 0; // bytes read from the file so far
     bool replayable = true; // false once more than kReplayBytes were read
     ~StreamSource() {
-        if (file && ownsFile)
-            std::fclose(file);
+        if (fd >= 0 && ownsFile)
+            ::close(fd);
+    }
+    // Up to `size` bytes, as soon as some are there (a pipe gives what it has); 0 at the end. Waits in
+    // slices of 100 ms, so that a process asked to stop is not held by a quiet pipe.
+    Expected<std::size_t> read(void* out, std::size_t size, const std::string& path) {
+        while (true) {
+            pollfd p { fd, POLLIN, 0 };
+            const int ready = ::poll(&p, 1, 100);
+            if (processStopRequested()) {
+                Error e = cancelledError();
+                e.file = path;
+                return e;
+            }
+            if (ready < 0 && errno != EINTR)
+                return ioError(fmt::format("poll failed: {}", std::strerror(errno)), path);
+            if (ready <= 0)
+                continue;
+            const ssize_t n = ::read(fd, out, size);
+            if (n < 0 && (errno == EINTR || errno == EAGAIN))
+                continue;
+            if (n < 0)
+                return ioError(fmt::format("read failed: {}", std::strerror(errno)), path);
+            return static_cast<std::size_t>(n);
+        }
     }
 };
 
@@ -51,9 +79,9 @@ Expected<std::unique_ptr<InputStream>> InputStream::open(const std::string& path
         std::shared_ptr<StreamSource> source = g_keptStreams[path];
         if (!source) {
             source = std::make_shared<StreamSource>();
-            source->file = standardInput ? stdin : std::fopen(path.c_str(), "rb");
+            source->fd = standardInput ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
             source->ownsFile = !standardInput;
-            if (!source->file)
+            if (source->fd < 0)
                 return ioError(fmt::format("cannot open: {}", std::strerror(errno)), path);
             g_keptStreams[path] = source;
         } else if (!source->replayable) {
@@ -70,10 +98,15 @@ Expected<std::unique_ptr<InputStream>> InputStream::open(const std::string& path
         s->m_sourceSize = static_cast<std::uint64_t>(st.st_size);
     }
     s->m_compressed.resize(kReadChunk);
-    auto first = s->readRaw(s->m_compressed.data(), s->m_compressed.size());
-    if (!first)
-        return first.error();
-    s->m_compressedEnd = *first;
+    // At least the 4 bytes of a zstd magic number, unless the input is shorter (a pipe may give less).
+    while (s->m_compressedEnd < 4) {
+        auto got = s->readRaw(s->m_compressed.data() + s->m_compressedEnd, s->m_compressed.size() - s->m_compressedEnd);
+        if (!got)
+            return got.error();
+        if (*got == 0)
+            break;
+        s->m_compressedEnd += *got;
+    }
     s->m_sourceRead = s->m_compressedEnd;
     if (s->m_compressedEnd >= 4 && std::memcmp(s->m_compressed.data(), kZstdMagic, 4) == 0) {
         ZSTD_DStream* z = ZSTD_createDStream();
@@ -104,10 +137,10 @@ Expected<std::size_t> InputStream::readRaw(void* out, std::size_t size) {
         m_streamPos += n;
         return n;
     }
-    // A pipe returns what it has: read until `size` bytes or the end, as fread does.
-    const std::size_t n = std::fread(out, 1, size, source.file);
-    if (n < size && std::ferror(source.file))
-        return ioError(fmt::format("read failed: {}", std::strerror(errno)), m_path);
+    auto read = source.read(out, size, m_path);
+    if (!read)
+        return read.error();
+    const std::size_t n = *read;
     source.taken += n;
     m_streamPos += n;
     if (source.replayable) {

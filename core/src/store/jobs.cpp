@@ -221,6 +221,8 @@ Expected<SimulationJobOutcome> runSimulationJob(
         heartbeat.emplace(db->path(), std::vector<std::int64_t> { outcome.runId });
     auto result = simulate(config, **trace, progress, stop);
     heartbeat.reset();
+    if (result && stop.stop_requested()) // stopped as the input ended (a pipe whose writer was interrupted too)
+        result = cancelledError();
     if (!result) {
         if (!db)
             return result.error();

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -23,7 +24,15 @@ using sqlite::dbError;
 using sqlite::Statement;
 using sqlite::toInt;
 
-constexpr int kBusyTimeoutMs = 30000;
+// How long a writer waits for another to finish: 30 s, or $LAYOUTLAB_DB_BUSY_TIMEOUT_MS.
+int busyTimeoutMs() {
+    static const int ms = [] {
+        const char* env = std::getenv("LAYOUTLAB_DB_BUSY_TIMEOUT_MS");
+        const long v = env ? std::strtol(env, nullptr, 10) : 0;
+        return v > 0 && v < 3600000 ? static_cast<int>(v) : 30000;
+    }();
+    return ms;
+}
 constexpr int kWalRetryMs = 10;
 
 } // namespace
@@ -88,7 +97,7 @@ Expected<std::unique_ptr<ResultsDb>> ResultsDb::open(const std::string& path) {
             path.c_str(), &db->m_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr)
         != SQLITE_OK)
         return dbError(db->m_db, path, "cannot open the results database");
-    sqlite3_busy_timeout(db->m_db, kBusyTimeoutMs);
+    sqlite3_busy_timeout(db->m_db, busyTimeoutMs());
     // Before anything is written (WAL mode writes the header): a file that is not ours stays as it is.
     if (auto ours = db->checkIsOurs(); !ours)
         return ours.error();
@@ -98,7 +107,7 @@ Expected<std::unique_ptr<ResultsDb>> ResultsDb::open(const std::string& path) {
         auto ok = db->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
         if (ok)
             break;
-        if (sqlite3_errcode(db->m_db) != SQLITE_BUSY || waitedMs >= kBusyTimeoutMs)
+        if (sqlite3_errcode(db->m_db) != SQLITE_BUSY || waitedMs >= busyTimeoutMs())
             return ok.error();
         std::this_thread::sleep_for(std::chrono::milliseconds(kWalRetryMs));
     }
@@ -122,28 +131,34 @@ Expected<std::unique_ptr<ResultsDb>> ResultsDb::openReadOnly(const std::string& 
     }
     if (!std::filesystem::is_regular_file(path, ec))
         return ioError("the results database must be a regular file", path);
-    auto connect = [&path](bool immutable) -> Expected<std::unique_ptr<ResultsDb>> {
+    // Returns the open database, or the SQLite result code of the first read when it failed.
+    auto connect = [&path](bool immutable, int& rc) -> std::unique_ptr<ResultsDb> {
         std::unique_ptr<ResultsDb> db(new ResultsDb());
         db->m_path = path;
         db->m_readOnly = true;
-        // immutable=1: for a file on a read-only mount, where SQLite cannot make the WAL index beside it.
+        // immutable=1: for a file where SQLite cannot make the WAL index beside it (a read-only mount, a
+        // directory this user cannot write). Only then: a writer elsewhere is not seen that way.
         char* uri = sqlite3_mprintf("file:%q%s", path.c_str(), immutable ? "?immutable=1" : "?mode=ro");
-        const int rc
-            = sqlite3_open_v2(uri, &db->m_db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX, nullptr);
+        rc = sqlite3_open_v2(uri, &db->m_db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX, nullptr);
         sqlite3_free(uri);
         if (rc != SQLITE_OK)
-            return dbError(db->m_db, path, "cannot open the results database");
-        sqlite3_busy_timeout(db->m_db, kBusyTimeoutMs);
-        if (auto ours = db->checkIsOurs(); !ours)
-            return ours.error();
+            return db;
+        sqlite3_busy_timeout(db->m_db, busyTimeoutMs());
+        rc = sqlite3_exec(db->m_db, "SELECT COUNT(*) FROM sqlite_master", nullptr, nullptr, nullptr);
         return db;
     };
-    auto db = connect(false);
-    if (!db && db.error().message.find("unable to open") != std::string::npos)
-        db = connect(true);
-    if (!db)
-        return db.error();
-    auto version = (*db)->storedSchemaVersion();
+    int rc = SQLITE_OK;
+    auto db = connect(false, rc);
+    if ((rc & 0xff) == SQLITE_READONLY || (rc & 0xff) == SQLITE_CANTOPEN)
+        db = connect(true, rc);
+    if (rc != SQLITE_OK) {
+        if ((rc & 0xff) == SQLITE_NOTADB)
+            return dataError("not a layoutlab results database (not an SQLite file)", path);
+        return dbError(db->m_db, path, "cannot read the results database");
+    }
+    if (auto ours = db->checkIsOurs(); !ours)
+        return ours.error();
+    auto version = db->storedSchemaVersion();
     if (!version)
         return version.error();
     if (*version > kResultsSchemaVersion)
@@ -153,7 +168,7 @@ Expected<std::unique_ptr<ResultsDb>> ResultsDb::openReadOnly(const std::string& 
             path);
     if (*version < kResultsSchemaVersion) {
         if (::access(path.c_str(), W_OK) == 0) {
-            db->reset();
+            db.reset();
             return open(path); // migrated once, then read
         }
         return dataError(fmt::format("this database has schema version {} and cannot be written here to bring it to "
@@ -161,7 +176,7 @@ Expected<std::unique_ptr<ResultsDb>> ResultsDb::openReadOnly(const std::string& 
                              *version, kResultsSchemaVersion),
             path);
     }
-    (*db)->m_version = *version;
+    db->m_version = *version;
     return db;
 }
 

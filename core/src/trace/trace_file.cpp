@@ -57,6 +57,9 @@ TraceFileReader::~TraceFileReader() {
 Expected<std::unique_ptr<TraceFileReader>> TraceFileReader::open(const std::string& path) {
     std::unique_ptr<TraceFileReader> r(new TraceFileReader());
     r->m_path = path;
+    if (path == "-")
+        return ioError(
+            "a layoutlab trace is read from its end (its trailer), not from standard input: give its path", path);
     r->m_file = std::fopen(path.c_str(), "rb");
     if (!r->m_file)
         return ioError(fmt::format("cannot open trace: {}", std::strerror(errno)), path);
