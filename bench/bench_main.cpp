@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Micro-benchmarks of the simulation core. Run: build/bench/layoutlab_bench
 //   BM_DecodeTrace      reading layoutlab's binary trace format (requests/s)
+//   BM_DecodeTraceUnchecked  the same trace as format version 2 (no checksums): what verifying costs
 //   BM_Replay           replaying an in-memory trace through the valkey layout, one threshold
 //   BM_Sweep/N          the same with N thresholds: the cost must stay close to BM_Replay
 //   BM_SimLargeKeyspace/K  `sim` of a binary trace over K distinct keys (10M requests), decoding included:
@@ -16,7 +17,9 @@
 #include "layoutlab/trace/trace_file.h"
 
 #include <benchmark/benchmark.h>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 
 using namespace layoutlab;
 
@@ -55,8 +58,29 @@ std::string traceFile() {
     return path;
 }
 
-void BM_DecodeTrace(benchmark::State& state) {
-    const auto path = traceFile();
+// traceFile() rewritten as format version 2: the same blocks with their checksums zeroed, the version
+// field 2 and the trailer's checksum dropped. The reader then decodes the same bytes without verifying.
+std::string uncheckedTraceFile() {
+    static const std::string path = [] {
+        std::ifstream in(traceFile(), std::ios::binary);
+        std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        bytes[8] = 2;
+        const std::size_t trailerAt = bytes.size() - 40;
+        for (std::size_t at = 32; at < trailerAt;) {
+            std::uint32_t payload = 0;
+            std::memcpy(&payload, bytes.data() + at + 4, 4);
+            std::memset(bytes.data() + at + 28, 0, 4);
+            at += 32 + payload;
+        }
+        bytes.resize(bytes.size() - 8);
+        const auto p = (std::filesystem::temp_directory_path() / "layoutlab-bench-v2.lltrace").string();
+        std::ofstream(p, std::ios::binary) << bytes;
+        return p;
+    }();
+    return path;
+}
+
+void decodeWhole(benchmark::State& state, const std::string& path) {
     std::vector<Request> batch(4096);
     for (auto _ : state) {
         auto reader = TraceFileReader::open(path);
@@ -71,7 +95,16 @@ void BM_DecodeTrace(benchmark::State& state) {
     }
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * (kKeys + kOps)));
 }
+
+void BM_DecodeTrace(benchmark::State& state) {
+    decodeWhole(state, traceFile());
+}
 BENCHMARK(BM_DecodeTrace)->Unit(benchmark::kMillisecond);
+
+void BM_DecodeTraceUnchecked(benchmark::State& state) {
+    decodeWhole(state, uncheckedTraceFile());
+}
+BENCHMARK(BM_DecodeTraceUnchecked)->Unit(benchmark::kMillisecond);
 
 void runSimulation(benchmark::State& state, std::vector<std::uint32_t> thresholds) {
     const auto& all = requests();

@@ -8,11 +8,11 @@ data="$build/bench-data"
 mkdir -p "$data"
 
 # The benchmarks' mixed workload (lognormal key and value sizes, 20% with TTLs, 80% GETs, zipf 0.99),
-# written to OUT unless it is already there in the current trace format (version 2, the u32 at byte 8):
+# written to OUT unless it is already there in the current trace format (version 3, the u32 at byte 8):
 # gen_mixed_trace OUT KEYS REQUESTS SEED
 gen_mixed_trace() {
   local out=$1 keys=$2 requests=$3 seed=$4
-  [[ -f $out && $(od -An -tu4 -j8 -N4 "$out" | tr -d ' ') == 2 ]] && return 0
+  [[ -f $out && $(od -An -tu4 -j8 -N4 "$out" | tr -d ' ') == 3 ]] && return 0
   echo "generating $out ($requests requests over $keys keys) ..." >&2
   # gen writes one SET per key first, then the remaining requests.
   "$layoutlab" gen -o "$out" --keys "$keys" --ops "$((requests - keys))" --key-size lognormal:3.3:0.45:6:200 \

@@ -12,14 +12,15 @@
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
+#include <unistd.h>
 
 namespace layoutlab::cli {
 
 int reportError(const Error& error) {
     if (error.code == ErrorCode::Cancelled && interruptSignal() != 0) {
         // One line: what stopped it, and what was done about its run and output (the job's message).
-        fmt::print(stderr, "\rlayoutlab: interrupted by {}: {}\n", interruptSignalName(),
-            error.message == "cancelled" ? "stopped; partial output removed" : error.message);
+        fmt::print(stderr, "{}layoutlab: interrupted by {}: {}\n", ::isatty(STDERR_FILENO) ? "\r\033[K" : "",
+            interruptSignalName(), error.message == "cancelled" ? "stopped; partial output removed" : error.message);
         return 128 + interruptSignal();
     }
     fmt::print(stderr, "layoutlab: error: {}\n", error.describe());

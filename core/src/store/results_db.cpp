@@ -47,6 +47,9 @@ std::string utcNow() {
 }
 
 Expected<std::string> hashFile(const std::string& path, std::uint64_t* sizeBytes) {
+    // A stream would be consumed by hashing it: only regular files have a content hash.
+    if (std::error_code ec; std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+        return ioError("not a regular file (a stream has no content hash: save it to a file first)", path);
     std::FILE* f = std::fopen(path.c_str(), "rb");
     if (!f)
         return ioError(fmt::format("cannot open: {}", std::strerror(errno)), path);
