@@ -307,7 +307,7 @@ int runDriveResp(const DriveOptions& o, Engine engine, const ImportOptions& impo
         return reportError(ok.error());
     if (auto warm = warmUpCommands(*client); !warm)
         return runs.fail(warm.error(), *target);
-    auto before = waitUntilSettled(*client);
+    auto before = waitUntilSettled(*client, SettleOptions { .stop = interruptToken() });
     if (!before)
         return runs.fail(before.error(), *target);
     result.settledBefore = *before;
@@ -322,7 +322,7 @@ int runDriveResp(const DriveOptions& o, Engine engine, const ImportOptions& impo
     result.load = *load;
     // Measured once the server has finished rehashing and its memory holds still: a keyspace that just
     // crossed a power of two keeps two tables until the cron has moved every entry.
-    auto after = waitUntilSettled(*client);
+    auto after = waitUntilSettled(*client, SettleOptions { .stop = interruptToken() });
     if (!after)
         return runs.fail(after.error(), *target);
     if (interruptToken().stop_requested())

@@ -79,6 +79,8 @@ Expected<SettleReport> waitUntilSettled(RespClient& client, const SettleOptions&
         }
         if (Clock::now() - start >= options.limit)
             return report;
+        if (options.stop.stop_requested())
+            return cancelledError();
         std::this_thread::sleep_for(options.pollInterval);
     }
 }

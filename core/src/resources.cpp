@@ -73,7 +73,9 @@ Status checkMemory(std::uint64_t bytes, std::string_view what) {
 }
 
 Status checkFreeSpace(const std::string& path, std::uint64_t bytes, std::string_view what) {
-    std::filesystem::path at(path == "-" ? "." : path);
+    if (path == "-")
+        return Ok {}; // standard output: a pipe or a terminal, whose room is not ours to judge
+    std::filesystem::path at(path);
     struct stat st { };
     if (::stat(at.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
         return Ok {}; // a device or a pipe: its room is not ours to judge

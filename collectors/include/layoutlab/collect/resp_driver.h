@@ -59,6 +59,7 @@ struct SettleOptions {
     std::chrono::milliseconds pollInterval { 100 };
     std::uint32_t stablePolls = 3;
     std::chrono::milliseconds limit { 30000 };
+    std::stop_token stop; // a stop request ends the wait with ErrorCode::Cancelled
 };
 Expected<SettleReport> waitUntilSettled(RespClient& client, const SettleOptions& options = {});
 Expected<std::uint64_t> usedMemory(RespClient& client);
