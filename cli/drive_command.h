@@ -64,6 +64,7 @@ private:
     std::unique_ptr<ResultsDb> m_db;
     std::string m_path;
     RunPair m_runs;
+    std::unique_ptr<RunHeartbeat> m_heartbeat; // while the runs are at work (their owner is seen alive)
 };
 
 // Runs the simulator on a freshly opened copy of the trace, with a progress bar.

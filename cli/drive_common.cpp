@@ -6,6 +6,7 @@
 #include "interrupts.h"
 #include "progress_bar.h"
 
+#include "layoutlab/report/reporter.h"
 #include "layoutlab/sim/simulation.h"
 
 #include <fmt/format.h>
@@ -46,6 +47,8 @@ Status DriveRuns::begin(const DriveOptions& o, const ImportOptions& importOption
     if (!runs)
         return runs.error();
     m_runs = *runs;
+    m_heartbeat
+        = std::make_unique<RunHeartbeat>(m_path, std::vector<std::int64_t> { m_runs.prediction, m_runs.measured });
     return Ok {};
 }
 
@@ -53,16 +56,30 @@ Status DriveRuns::complete(
     const SimulationResult& prediction, const std::vector<Measurement>& measurements, const std::string& summaryJson) {
     if (!m_db)
         return Ok {};
+    m_heartbeat.reset();
+    // Results the database will not take are kept beside it, never dropped.
+    auto keep = [&](const Error& why) {
+        auto rows = nlohmann::json::array();
+        for (const auto& m : measurements)
+            rows.push_back({ { "threshold", m.threshold ? nlohmann::json(*m.threshold) : nlohmann::json(nullptr) },
+                { "engine", m.engine }, { "engine_version", m.engineVersion }, { "metric", m.metric },
+                { "value", m.value }, { "unit", m.unit } });
+        return keepUnstoredResults(*m_db, { m_runs.prediction, m_runs.measured },
+            { { "prediction", toJson(prediction) }, { "measurements", rows },
+                { "summary", nlohmann::json::parse(summaryJson, nullptr, false) } },
+            why);
+    };
     if (auto ok = m_db->completeRun(m_runs.prediction, prediction); !ok)
-        return ok;
+        return keep(ok.error());
     if (auto ok = m_db->completeMeasuredRun(m_runs.measured, measurements, summaryJson); !ok)
-        return ok;
+        return keep(ok.error());
     fmt::print(
         stderr, "stored as runs {} (prediction) and {} (measured) in {}\n", m_runs.prediction, m_runs.measured, m_path);
     return Ok {};
 }
 
 int DriveRuns::fail(const Error& error, DriveTarget& target) {
+    m_heartbeat.reset();
     if (error.code == ErrorCode::Cancelled) {
         Error stopped = error;
         stopped.message = "stopped; the server was stopped and its directory removed";

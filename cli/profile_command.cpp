@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 namespace layoutlab::cli {
 
@@ -222,7 +223,11 @@ int runProfileCommand(const ProfileOptions& o) {
         measuredRun = runs->measured;
     }
     ProgressBar bar("profile");
+    std::optional<RunHeartbeat> heartbeat;
+    if (*db)
+        heartbeat.emplace(o.db.resolvedPath(), std::vector<std::int64_t> { predictionRun, measuredRun });
     auto result = runProfile(config, &bar, interruptToken());
+    heartbeat.reset();
     if (!result) {
         if (*db && result.error().code == ErrorCode::Cancelled) {
             (void)(*db)->interruptRun(predictionRun);
@@ -238,15 +243,20 @@ int runProfileCommand(const ProfileOptions& o) {
         return reportError(result.error());
     }
     if (*db) {
+        // Results the database will not take are kept beside it, never dropped.
+        auto keep = [&](const Error& why) {
+            return reportError(keepUnstoredResults(**db, { predictionRun, measuredRun },
+                renderProfileJson(*result, o.trace, predictionRun, measuredRun), why));
+        };
         if (auto ok = (*db)->completeRun(predictionRun, result->prediction); !ok)
-            return reportError(ok.error());
+            return keep(ok.error());
         const nlohmann::json replay { { "live_keys", result->liveKeys },
             { "counter_source", counterSourceName(result->counterSource) }, { "counter_note", result->counterNote },
             { "cache_geometry", result->geometry } };
         if (auto ok = (*db)->completeMeasuredRun(
                 measuredRun, measurementsOf(*result, ReferenceEngine::allocatorVersion()), replay.dump());
             !ok)
-            return reportError(ok.error());
+            return keep(ok.error());
         fmt::print(stderr, "stored as runs {} (prediction) and {} (measured) in {}\n", predictionRun, measuredRun,
             o.db.resolvedPath());
     }

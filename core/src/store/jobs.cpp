@@ -11,6 +11,7 @@
 
 #include <filesystem>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sys/stat.h>
@@ -141,28 +142,31 @@ Status runGenerateJob(
     return Ok {};
 }
 
-namespace {
-// The results of a run the database would not take (locked past the timeout, full, read-only): written
-// as JSON beside the database (or in the temp directory), and the run marked failed with where they are.
-Error keepUnstoredResult(ResultsDb& db, std::int64_t runId, const SimulationResult& result, const Error& why) {
-    const std::string name = fmt::format("{}.run-{}.json", std::filesystem::path(db.path()).filename().string(), runId);
-    std::vector<std::filesystem::path> places { std::filesystem::path(db.path()).parent_path() / name,
+Error keepUnstoredResults(
+    ResultsDb& db, const std::vector<std::int64_t>& runIds, const nlohmann::json& results, const Error& why) {
+    std::string ids;
+    for (const auto id : runIds)
+        ids += (ids.empty() ? "" : "-") + std::to_string(id);
+    const std::string name = fmt::format("{}.run-{}.json", std::filesystem::path(db.path()).filename().string(), ids);
+    const std::vector<std::filesystem::path> places { std::filesystem::path(db.path()).parent_path() / name,
         std::filesystem::temp_directory_path() / name };
+    const std::string runs = fmt::format("{} {}", runIds.size() == 1 ? "run" : "runs", fmt::join(runIds, " and "));
     for (const auto& place : places) {
-        if (writeWholeFile(place.string(), toJson(result).dump(2) + "\n")) {
+        if (writeWholeFile(place.string(), results.dump(2) + "\n")) {
             const auto reason
                 = fmt::format("the results could not be stored ({}); kept in {}", why.describe(), place.string());
-            (void)db.failRun(runId, reason);
+            for (const auto id : runIds)
+                (void)db.failRun(id, reason);
             Error e = why;
-            e.message = fmt::format(
-                "{}; the results are kept in {} and run {} is marked failed", why.message, place.string(), runId);
+            e.message
+                = fmt::format("{}; the results are kept in {} and {} marked failed", why.message, place.string(), runs);
             return e;
         }
     }
-    (void)db.failRun(runId, "the results could not be stored: " + why.describe());
+    for (const auto id : runIds)
+        (void)db.failRun(id, "the results could not be stored: " + why.describe());
     return why;
 }
-} // namespace
 
 Expected<SimulationJobOutcome> runSimulationJob(
     const SimulationJob& job, ResultsDb* db, ProgressSink* progress, std::stop_token stop) {
@@ -237,7 +241,7 @@ Expected<SimulationJobOutcome> runSimulationJob(
     }
     if (db)
         if (auto ok = db->completeRun(outcome.runId, *result); !ok)
-            return keepUnstoredResult(*db, outcome.runId, *result, ok.error());
+            return keepUnstoredResults(*db, { outcome.runId }, toJson(*result), ok.error());
     outcome.result = std::move(*result);
     if (importer) {
         outcome.rejectedLines = importer->rejects().total;

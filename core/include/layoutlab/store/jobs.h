@@ -32,6 +32,12 @@ Expected<std::int64_t> recordTrace(ResultsDb& db, const std::string& path, const
 Expected<std::int64_t> beginRun(ResultsDb& db, const std::string& kind, std::int64_t traceId, const std::string& layout,
     const std::string& allocator, const nlohmann::json& parameters, const std::string& toolVersion);
 
+// The results of runs the database would not take (locked past the busy timeout, full, read-only):
+// written as JSON beside the database (DB.run-ID[-ID].json, else in the temp directory), the runs marked
+// failed with where they are (as far as the database lets), and `why` returned saying so.
+Error keepUnstoredResults(
+    ResultsDb& db, const std::vector<std::int64_t>& runIds, const nlohmann::json& results, const Error& why);
+
 struct ImportJob {
     std::string sourcePath;
     ImportOptions importOptions;
