@@ -4,7 +4,9 @@
 // 128 are from it.
 
 #include "commands.h"
+
 #include "interrupts.h"
+#include "layoutlab/store/simulation_request.h"
 #include "progress_bar.h"
 #include "run_store.h"
 
@@ -106,9 +108,6 @@ std::string renderAdvice(const Advice& a, const SimulationResult& r, const Advic
 }
 
 int runAdvise(const AdviseOptions& o) {
-    auto models = parseLayoutAndAllocator(o.layout, o.alloc);
-    if (!models)
-        return reportError(models.error());
     AdviceWeights weights { o.weightMemory, o.weightMisses, std::nullopt };
     if (o.missLevel == "l1")
         weights.missLevel = 0;
@@ -118,35 +117,33 @@ int runAdvise(const AdviseOptions& o) {
         return reportError(usageError("--miss-level must be l1, l2 or llc, got '" + o.missLevel + "'", "--miss-level"));
     if (o.noCache && !o.cacheGeometry.empty())
         return reportError(usageError("--no-cache and --cache-geometry contradict each other", "--no-cache"));
-    SimulationJob job;
-    job.tracePath = o.trace;
-    job.kind = "advise";
-    job.toolVersion = LAYOUTLAB_VERSION;
-    job.config.layout = models->layout;
-    job.config.allocator = models->allocator;
-    auto list = resolveThresholds(*models->layout, o.thresholds, "--thresholds");
-    if (!list)
-        return reportError(list.error());
-    job.config.thresholds = *list;
-    auto cache = cacheGeometryFor(!o.noCache, o.cacheGeometry);
-    if (!cache)
-        return reportError(cache.error());
-    job.config.cache = *cache;
-    job.extraParametersJson = nlohmann::json {
-        { "weight_memory", o.weightMemory }, { "weight_misses", o.weightMisses },
-        { "miss_level", o.noCache ? std::string("lines") : o.missLevel }
-    }.dump();
     auto importOptions = o.source.toImportOptions();
     if (!importOptions)
         return reportError(importOptions.error());
-    job.importOptions = *importOptions;
+    SimulationRequest request;
+    request.tracePath = o.trace;
+    request.importOptions = *importOptions;
+    request.layout = o.layout;
+    request.allocator = o.alloc;
+    request.thresholds = o.thresholds;
+    request.cache = !o.noCache;
+    request.cacheGeometry = o.cacheGeometry;
+    request.kind = "advise";
+    request.toolVersion = LAYOUTLAB_VERSION;
+    request.extraParametersJson = nlohmann::json {
+        { "weight_memory", o.weightMemory }, { "weight_misses", o.weightMisses },
+        { "miss_level", o.noCache ? std::string("lines") : o.missLevel }
+    }.dump();
+    auto job = buildSimulationJob(request);
+    if (!job)
+        return reportError(job.error());
     if (auto ok = checkWeights(weights); !ok) // before the sweep, not after it
         return reportError(ok.error());
     auto db = o.db.open();
     if (!db)
         return reportError(db.error());
     ProgressBar bar("advise");
-    auto outcome = runSimulationJob(job, db->get(), &bar, interruptToken());
+    auto outcome = runSimulationJob(*job, db->get(), &bar, interruptToken());
     if (!outcome)
         return reportError(outcome.error());
     if (*db)

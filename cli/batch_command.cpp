@@ -11,6 +11,7 @@
 #include "layoutlab/layout/layout_file.h"
 #include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/output_file.h"
+#include "layoutlab/store/simulation_request.h"
 #include "layoutlab/toml_json.h"
 
 #include <fmt/format.h>
@@ -207,38 +208,29 @@ CellResult runCell(const Cell& cell, const Plan& plan, const std::string& dbPath
         result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         return result;
     };
-    auto models = parseLayoutAndAllocator(cell.layout, cell.allocator);
-    if (!models)
-        return fail(models.error());
-    SimulationJob job;
-    job.tracePath = cell.trace;
-    job.traceContentHash = cell.contentHash;
-    job.importOptions = plan.importOptions;
+    SimulationRequest request;
+    request.tracePath = cell.trace;
+    request.traceContentHash = cell.contentHash;
+    request.importOptions = plan.importOptions;
     // One thread per cell: a batch's parallelism is across cells (-j), and a decoding thread per cell
     // would only compete with the other cells for the cores.
-    job.importOptions.decodeAhead = false;
-    job.toolVersion = LAYOUTLAB_VERSION;
-    job.config.layout = models->layout;
-    job.config.allocator = models->allocator;
-    job.kind = "sweep";
-    if (models->layout->threshold()) {
-        auto thresholds = resolveThresholds(*models->layout, plan.thresholds, "thresholds");
-        if (!thresholds)
-            return fail(thresholds.error());
-        job.config.thresholds = *thresholds;
-    } else {
-        job.kind = "sim"; // memcached: no threshold to sweep
-    }
-    auto cache = cacheGeometryFor(plan.cache || !plan.cacheGeometry.empty(), plan.cacheGeometry);
-    if (!cache)
-        return fail(cache.error());
-    job.config.cache = *cache;
-    job.extraParametersJson = nlohmann::json { { "batch_cell", cell.key } }.dump();
-    job.batchCell = cell.key; // claimed in the database: a concurrent batch of the same plan skips it
+    request.importOptions.decodeAhead = false;
+    request.toolVersion = LAYOUTLAB_VERSION;
+    request.layout = cell.layout;
+    request.allocator = cell.allocator;
+    request.thresholds = plan.thresholds;
+    request.layoutWithoutThresholdRunsOnce = true; // memcached in a plan: one point, no threshold to sweep
+    request.cache = plan.cache;
+    request.cacheGeometry = plan.cacheGeometry;
+    request.extraParametersJson = nlohmann::json { { "batch_cell", cell.key } }.dump();
+    request.batchCell = cell.key; // claimed in the database: a concurrent batch of the same plan skips it
+    auto job = buildSimulationJob(request);
+    if (!job)
+        return fail(job.error());
     auto db = ResultsDb::open(dbPath);
     if (!db)
         return fail(db.error());
-    auto outcome = runSimulationJob(job, db->get(), nullptr, interruptToken());
+    auto outcome = runSimulationJob(*job, db->get(), nullptr, interruptToken());
     if (!outcome)
         return fail(outcome.error());
     if (outcome->takenBy) {

@@ -21,8 +21,12 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitData = 1;
 inline constexpr int kExitUsage = 2;
 
-// Prints "layoutlab: error: ..." on stderr and returns the exit code for the error's kind.
+// Prints "layoutlab: error: ..." on stderr, in the CLI's words (inCliWords), and returns the exit code
+// for the error's kind.
 int reportError(const Error& error);
+// The error with its field named by the flag that sets it (thresholds → --thresholds) and the CLI's hint
+// for its tag, if any.
+Error inCliWords(Error error);
 // Writes `text` to stdout, or atomically to `path` when it is not empty.
 Status writeOutput(const std::string& text, const std::string& path);
 
@@ -42,10 +46,9 @@ struct TraceSourceOptions {
 void addLayoutOptions(CLI::App& command, std::string& layout, const std::string& help);
 Status requireLayout(const std::string& layout);
 
-// The thresholds `text` names ("64,128" or "32:512:16") for this layout; a usage error naming `option`
-// when the layout has no embed threshold.
-Expected<std::vector<std::uint32_t>> resolveThresholds(
-    const LayoutModel& layout, const std::string& text, const std::string& option);
+// The thresholds `text` names ("64,128" or "32:512:16") for this layout (for `profile`, whose job is not a
+// simulation job); an error tagged kTagNoThreshold when the layout has no embed threshold.
+Expected<std::vector<std::uint32_t>> resolveThresholds(const LayoutModel& layout, const std::string& text);
 
 // The cache model's geometry: none when not `enabled`, else `text` ("32K:8,512K:8,32M:16") or, when
 // empty, this machine's (sysfs).

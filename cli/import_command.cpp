@@ -136,7 +136,10 @@ void addImportCommands(CLI::App& app, int& status) {
             return;
         }
         if (auto ok = exportTrace(**trace, std::get<1>(*e), std::get<2>(*e)); !ok) {
-            status = reportError(ok.error());
+            Error error = ok.error();
+            if (error.field == field::kFormat)
+                error.field = "--to"; // export names the output's format with --to
+            status = reportError(error);
             return;
         }
         status = kExitOk;

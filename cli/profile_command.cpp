@@ -185,7 +185,7 @@ int runProfileCommand(const ProfileOptions& o) {
     config.sampleGets = o.sampleGets;
     const auto param = models->layout->threshold();
     if (!o.thresholds.empty()) {
-        auto list = resolveThresholds(*models->layout, o.thresholds, "--thresholds");
+        auto list = resolveThresholds(*models->layout, o.thresholds);
         if (!list)
             return reportError(list.error());
         config.thresholds = *list;

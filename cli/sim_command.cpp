@@ -7,6 +7,7 @@
 #include "layoutlab/alloc/allocator_registry.h"
 #include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/report/reporter.h"
+#include "layoutlab/store/simulation_request.h"
 #include "layoutlab/trace/trace_file.h"
 
 #include <fmt/format.h>
@@ -36,37 +37,28 @@ struct SimOptions {
 int runSim(const SimOptions& o, bool sweep) {
     if (auto ok = requireLayout(o.layout); !ok)
         return reportError(ok.error());
-    auto models = parseLayoutAndAllocator(o.layout, o.alloc);
-    if (!models)
-        return reportError(models.error());
-    SimulationConfig config;
-    config.layout = models->layout;
-    config.allocator = models->allocator;
-    auto cache = cacheGeometryFor(o.cache || !o.cacheGeometry.empty(), o.cacheGeometry);
-    if (!cache)
-        return reportError(cache.error());
-    config.cache = *cache;
-    if (sweep || o.threshold) {
-        auto list = resolveThresholds(*models->layout, sweep ? o.thresholds : std::to_string(*o.threshold),
-            sweep ? "--thresholds" : "--threshold");
-        if (!list)
-            return reportError(list.error());
-        config.thresholds = *list;
-    }
     auto importOptions = o.source.toImportOptions();
     if (!importOptions)
         return reportError(importOptions.error());
+    SimulationRequest request;
+    request.tracePath = o.trace;
+    request.importOptions = *importOptions;
+    request.layout = o.layout;
+    request.allocator = o.alloc;
+    request.threshold = sweep ? std::nullopt : o.threshold;
+    request.thresholds = sweep ? o.thresholds : std::string();
+    request.cache = o.cache;
+    request.cacheGeometry = o.cacheGeometry;
+    request.kind = sweep ? "sweep" : "sim";
+    request.toolVersion = LAYOUTLAB_VERSION;
+    auto job = buildSimulationJob(request);
+    if (!job)
+        return reportError(job.error());
     auto db = o.db.open();
     if (!db)
         return reportError(db.error());
-    SimulationJob job;
-    job.tracePath = o.trace;
-    job.importOptions = *importOptions;
-    job.config = config;
-    job.kind = sweep ? "sweep" : "sim";
-    job.toolVersion = LAYOUTLAB_VERSION;
-    ProgressBar bar(job.kind);
-    auto outcome = runSimulationJob(job, db->get(), &bar, interruptToken());
+    ProgressBar bar(job->kind);
+    auto outcome = runSimulationJob(*job, db->get(), &bar, interruptToken());
     if (!outcome)
         return reportError(outcome.error());
     if (*db)
@@ -124,13 +116,16 @@ Expected<std::optional<CacheGeometry>> cacheGeometryFor(bool enabled, const std:
     return std::optional<CacheGeometry>(*geometry);
 }
 
-Expected<std::vector<std::uint32_t>> resolveThresholds(
-    const LayoutModel& layout, const std::string& text, const std::string& option) {
+Expected<std::vector<std::uint32_t>> resolveThresholds(const LayoutModel& layout, const std::string& text) {
     const auto param = layout.threshold();
-    if (!param)
-        return usageError("layout '" + layout.spec()
-                + "' has no embed threshold (memcached stores every item whole in a slab chunk); use `sim`",
-            option);
+    if (!param) {
+        Error e = usageError(fmt::format("layout '{}' has no embed threshold (memcached stores every item whole in a "
+                                         "slab chunk)",
+                                 layout.spec()),
+            field::kThresholds);
+        e.tag = kTagNoThreshold;
+        return e;
+    }
     return parseThresholds(text, *param);
 }
 

@@ -12,7 +12,27 @@
 namespace layoutlab::gui {
 
 // An error as the CLI words it (the CLI prefixes "layoutlab: error: ").
-inline QString errorText(const Error& error) {
+// An error in the GUI's words: its field named by the form's label for it (thresholds → "Thresholds").
+inline QString errorText(Error error) {
+    static const std::pair<const char*, const char*> kLabels[] = {
+        { field::kThreshold, "Threshold" },
+        { field::kThresholds, "Thresholds" },
+        { field::kCacheGeometry, "Cache geometry" },
+        { field::kLayout, "Layout" },
+        { field::kFormat, "Format" },
+        { field::kKeys, "Keys" },
+        { field::kOps, "Operations" },
+        { field::kKeySize, "Key size" },
+        { field::kValueSize, "Value size" },
+        { field::kTtlFraction, "TTL fraction" },
+        { field::kIntValues, "Integer values" },
+        { field::kGetFraction, "GET fraction" },
+        { field::kDeleteFraction, "DELETE fraction" },
+        { field::kPopularity, "Popularity" },
+    };
+    for (const auto& [name, label] : kLabels)
+        if (error.field == name)
+            error.field = label;
     return QString::fromStdString(error.describe());
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "sweep_page.h"
 
+#include "layoutlab/store/simulation_request.h"
+
 #include "chart_panel.h"
 #include "stored_job.h"
 
@@ -249,27 +251,19 @@ bool SweepPage::startSweep(QString* error) {
         return fail(tr("Open a trace first (File → Open Trace)."));
     if (m_runner.busy())
         return fail(tr("Another task is running: %1.").arg(m_runner.label()));
-    auto models = parseLayoutAndAllocator(
-        currentLayoutSpec().toStdString(), m_allocator->currentText().trimmed().toStdString());
-    if (!models)
-        return fail(errorText(models.error()));
+    SimulationRequest request;
+    request.tracePath = m_tracePath.toStdString();
+    request.layout = currentLayoutSpec().toStdString();
+    request.allocator = m_allocator->currentText().trimmed().toStdString();
+    request.thresholds = m_thresholds->text().trimmed().toStdString();
+    request.layoutWithoutThresholdRunsOnce = true; // memcached stores every item whole: one point
+    request.cache = m_cache->isChecked();
+    request.toolVersion = LAYOUTLAB_VERSION;
+    auto built = buildSimulationJob(request);
+    if (!built)
+        return fail(errorText(built.error()));
     m_sweptLayoutFile = layoutFile();
-    SimulationJob job;
-    job.tracePath = m_tracePath.toStdString();
-    job.kind = "sweep";
-    job.toolVersion = LAYOUTLAB_VERSION;
-    job.config.layout = models->layout;
-    job.config.allocator = models->allocator;
-    if (const auto param = models->layout->threshold()) {
-        auto thresholds = parseThresholds(m_thresholds->text().trimmed().toStdString(), *param);
-        if (!thresholds)
-            return fail(errorText(thresholds.error()));
-        job.config.thresholds = *thresholds;
-    } else {
-        job.kind = "sim"; // memcached stores every item whole: one point, no threshold
-    }
-    if (m_cache->isChecked())
-        job.config.cache = CacheGeometry::detect();
+    const SimulationJob job = std::move(*built);
     auto outcome = std::make_shared<SimulationJobOutcome>();
     const std::string dbPath = m_databasePath().toStdString();
     connect(

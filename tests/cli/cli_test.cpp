@@ -89,6 +89,20 @@ TEST_F(CliTest, UsageErrorsExitTwoWithOneLineNamingTheArgument) {
     EXPECT_FALSE(std::filesystem::exists(path("x.lltrace.partial")));
 }
 
+// The core names fields; each command shows its own flag for them.
+TEST_F(CliTest, ErrorsNameTheFlagOfTheCommandThatWasRun) {
+    auto r = run({ "sim", seedTrace(), "--layout", "valkey-9.1", "--threshold", "8", "--no-db" });
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_EQ(r.err.rfind("layoutlab: error: --threshold: threshold 8 is out of range", 0), 0u) << r.err;
+    r = run({ "sweep", seedTrace(), "--layout", "valkey-9.1", "--thresholds", "64,x", "--no-db" });
+    EXPECT_EQ(r.err, "layoutlab: error: --thresholds: 'x' is not a whole number\n");
+    r = run({ "export", seedTrace(), "--to", "parquet", "-o", path("x.csv") });
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.err.find("--to:"), std::string::npos) << r.err;
+    r = run({ "gen", "-o", path("g.lltrace"), "--keys", "0" });
+    EXPECT_EQ(r.err, "layoutlab: error: --keys: must be between 1 and 4294967295\n");
+}
+
 TEST_F(CliTest, DataErrorsExitOneAndNameTheFile) {
     // A truncated trace: the error names the file and the offset; no output file is written.
     std::filesystem::copy_file(seedTrace(), path("cut.lltrace"));

@@ -26,11 +26,38 @@ struct Error {
     std::uint64_t offset = 0; // byte offset (binary files) or line number (text), when hasOffset
     bool hasOffset = false;
     bool offsetIsLine = false; // text formats count lines, binary ones bytes
-    std::string field; // the argument or field named by the error, if any
+    // The request field the error is about, if any, in the core's words (field::k*), never a front end's:
+    // the CLI shows its flag for it (--thresholds), the GUI its label. Layout files name their own fields.
+    std::string field;
+    // A stable name for a kind of error a front end may phrase a hint for (e.g. "layout-has-no-threshold").
+    std::string tag;
 
     // One line: "FILE: offset N: field F: message" with the parts that are known.
     std::string describe() const;
 };
+
+// The fields of requests errors name (Error::field).
+namespace field {
+inline constexpr const char* kLayout = "layout";
+inline constexpr const char* kThreshold = "threshold";
+inline constexpr const char* kThresholds = "thresholds";
+inline constexpr const char* kCacheGeometry = "cache geometry";
+inline constexpr const char* kFormat = "format";
+inline constexpr const char* kKeys = "keys";
+inline constexpr const char* kOps = "ops";
+inline constexpr const char* kKeySize = "key size";
+inline constexpr const char* kValueSize = "value size";
+inline constexpr const char* kTtlFraction = "ttl fraction";
+inline constexpr const char* kIntValues = "int values";
+inline constexpr const char* kGetFraction = "get fraction";
+inline constexpr const char* kDeleteFraction = "delete fraction";
+inline constexpr const char* kPopularity = "popularity";
+inline constexpr const char* kWeights = "weights";
+inline constexpr const char* kMissLevel = "miss level";
+} // namespace field
+
+// Tags (Error::tag).
+inline constexpr const char* kTagNoThreshold = "layout-has-no-threshold";
 
 Error usageError(std::string message, std::string field = {});
 Error dataError(std::string message, std::string file = {}, std::uint64_t offset = 0, bool hasOffset = false);

@@ -246,7 +246,7 @@ Expected<std::unique_ptr<Importer>> openImporter(const std::string& path, const 
             return detected.error();
         format = *detected;
         if (format == "layoutlab")
-            return usageError("this is already a layoutlab trace; nothing to import", "--format");
+            return usageError("this is already a layoutlab trace; nothing to import", field::kFormat);
     }
     auto input = InputStream::open(path);
     if (!input)
@@ -276,7 +276,7 @@ Expected<std::unique_ptr<Importer>> openImporter(const std::string& path, const 
     return usageError(fmt::format("unknown trace format '{}' (known: twitter, cachelib, oracle, monitor, mc-watch, "
                                   "mc-metadump, rdb-csv, layoutlab)",
                           format),
-        "--format");
+        field::kFormat);
 }
 
 Expected<std::string> traceFormat(const std::string& path, const ImportOptions& options) {

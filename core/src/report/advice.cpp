@@ -23,7 +23,7 @@ double excess(double value, double best) {
 
 Status checkWeights(const AdviceWeights& weights) {
     if (weights.memory < 0 || weights.misses < 0 || (weights.memory == 0 && weights.misses == 0))
-        return usageError("the weights must be non-negative and not both zero", "--weight-memory");
+        return usageError("the weights must be non-negative and not both zero", field::kWeights);
     return Ok {};
 }
 
@@ -38,11 +38,11 @@ Expected<Advice> advise(const SimulationResult& result, const AdviceWeights& wei
     if (levels > 0) {
         level = weights.missLevel.value_or(levels - 1);
         if (*level >= levels)
-            return usageError(
-                fmt::format("the cache model has {} levels; there is no level {}", levels, *level + 1), "--miss-level");
+            return usageError(fmt::format("the cache model has {} levels; there is no level {}", levels, *level + 1),
+                field::kMissLevel);
         advice.accessMetric = missName(*level, levels);
     } else if (weights.missLevel) {
-        return usageError("a cache level's misses need the cache model (drop --no-cache)", "--miss-level");
+        return usageError("a cache level's misses need the cache model", field::kMissLevel);
     } else {
         advice.accessMetric = "lines_touched_per_get";
     }

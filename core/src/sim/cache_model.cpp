@@ -25,7 +25,7 @@ Expected<std::uint64_t> parseSize(std::string_view text) {
             text.remove_suffix(1);
         }
     }
-    auto value = parseUnsigned(text, "--cache-geometry");
+    auto value = parseUnsigned(text, field::kCacheGeometry);
     if (!value)
         return value.error();
     return *value * multiplier;
@@ -45,29 +45,29 @@ Expected<CacheGeometry> CacheGeometry::parse(std::string_view text) {
     for (auto level : splitString(text, ',')) {
         const auto colon = level.find(':');
         if (colon == std::string_view::npos)
-            return usageError(fmt::format("cache level '{}' is not SIZE:WAYS", level), "--cache-geometry");
+            return usageError(fmt::format("cache level '{}' is not SIZE:WAYS", level), field::kCacheGeometry);
         auto size = parseSize(level.substr(0, colon));
-        auto ways = parseUnsigned(level.substr(colon + 1), "--cache-geometry");
+        auto ways = parseUnsigned(level.substr(colon + 1), field::kCacheGeometry);
         if (!size || !ways || *ways == 0 || *ways > 64 || *size < kCacheLineBytes * *ways
             || *size % (kCacheLineBytes * *ways) != 0)
             return usageError(fmt::format("cache level '{}': size must be a multiple of 64 x ways, ways 1..64", level),
-                "--cache-geometry");
+                field::kCacheGeometry);
         // The largest caches built are a few hundred MiB (stacked L3); the model keeps a tag per line, so a
         // typo like 512G would ask for gigabytes of tags.
         if (*size > kMaxCacheLevelBytes)
             return usageError(fmt::format("cache level '{}': {} bytes is larger than any cache ({} MiB at most)", level,
                                   *size, kMaxCacheLevelBytes >> 20),
-                "--cache-geometry");
+                field::kCacheGeometry);
         if (!g.levels.empty() && *size < g.levels.back().sizeBytes)
             return usageError(fmt::format("cache level '{}' is smaller than the level before it: give levels from L1 "
                                           "outward",
                                   level),
-                "--cache-geometry");
+                field::kCacheGeometry);
         g.levels.push_back({ *size, static_cast<std::uint32_t>(*ways) });
     }
     if (g.levels.size() < 2 || g.levels.size() > 3)
         return usageError(
-            "give two or three cache levels, from L1 outward (e.g. 32K:8,512K:8,32M:16)", "--cache-geometry");
+            "give two or three cache levels, from L1 outward (e.g. 32K:8,512K:8,32M:16)", field::kCacheGeometry);
     return g;
 }
 

@@ -306,28 +306,29 @@ ShapeCost costOf(
     return cost;
 }
 
-Expected<std::vector<std::uint32_t>> parseThresholds(std::string_view text, const ThresholdParam& param) {
+Expected<std::vector<std::uint32_t>> parseThresholds(
+    std::string_view text, const ThresholdParam& param, const std::string& field) {
     std::vector<std::uint32_t> out;
     auto check = [&](std::uint64_t value) -> Status {
         if (value < param.min || value > param.max)
             return usageError(
                 fmt::format("threshold {} is out of range [{}, {}] for {}", value, param.min, param.max, param.name),
-                "--thresholds");
+                field);
         return Ok {};
     };
     if (text.find(':') != std::string_view::npos) {
         const auto parts = splitString(text, ':');
         if (parts.size() != 3)
-            return usageError(fmt::format("'{}' is not FIRST:LAST:STEP", text), "--thresholds");
-        auto first = parseUnsigned(parts[0], "--thresholds");
-        auto last = parseUnsigned(parts[1], "--thresholds");
-        auto step = parseUnsigned(parts[2], "--thresholds");
+            return usageError(fmt::format("'{}' is not FIRST:LAST:STEP", text), field);
+        auto first = parseUnsigned(parts[0], field);
+        auto last = parseUnsigned(parts[1], field);
+        auto step = parseUnsigned(parts[2], field);
         if (!first || !last || !step)
-            return usageError(fmt::format("'{}' is not FIRST:LAST:STEP with whole numbers", text), "--thresholds");
+            return usageError(fmt::format("'{}' is not FIRST:LAST:STEP with whole numbers", text), field);
         if (*step == 0 || *last < *first)
-            return usageError(fmt::format("'{}' needs STEP > 0 and FIRST <= LAST", text), "--thresholds");
+            return usageError(fmt::format("'{}' needs STEP > 0 and FIRST <= LAST", text), field);
         if ((*last - *first) / *step + 1 > kMaxThresholds)
-            return usageError(fmt::format("'{}' gives more than {} thresholds", text, kMaxThresholds), "--thresholds");
+            return usageError(fmt::format("'{}' gives more than {} thresholds", text, kMaxThresholds), field);
         for (std::uint64_t t = *first; t <= *last; t += *step) {
             if (auto ok = check(t); !ok)
                 return ok.error();
@@ -335,16 +336,16 @@ Expected<std::vector<std::uint32_t>> parseThresholds(std::string_view text, cons
         }
     } else {
         for (auto part : splitString(text, ',')) {
-            auto value = parseUnsigned(part, "--thresholds");
+            auto value = parseUnsigned(part, field);
             if (!value)
-                return usageError(fmt::format("'{}' in --thresholds is not a whole number", part), "--thresholds");
+                return usageError(fmt::format("'{}' is not a whole number", part), field);
             if (auto ok = check(*value); !ok)
                 return ok.error();
             out.push_back(static_cast<std::uint32_t>(*value));
         }
     }
     if (out.empty() || out.size() > kMaxThresholds)
-        return usageError("--thresholds needs between 1 and 4096 values", "--thresholds");
+        return usageError(fmt::format("give between 1 and {} thresholds", kMaxThresholds), field);
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
@@ -367,7 +368,7 @@ Expected<SimulationResult> simulate(
     std::vector<std::uint32_t> thresholds = config.thresholds;
     if (!thresholdParam && !thresholds.empty())
         return usageError(
-            fmt::format("layout '{}' has no embed threshold to vary", config.layout->spec()), "--thresholds");
+            fmt::format("layout '{}' has no embed threshold to vary", config.layout->spec()), field::kThresholds);
     if (thresholds.empty())
         thresholds.push_back(thresholdParam ? thresholdParam->value : 0);
 

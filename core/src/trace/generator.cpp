@@ -18,7 +18,7 @@ constexpr std::uint32_t kMaxSharedIntegerDigits = 4;
 
 Expected<double> fraction(double value, std::string_view field) {
     if (!(value >= 0.0 && value <= 1.0))
-        return usageError(fmt::format("{} must be a fraction in [0, 1], got {}", field, value), std::string(field));
+        return usageError(fmt::format("must be a fraction in [0, 1], got {}", value), std::string(field));
     return value;
 }
 } // namespace
@@ -28,26 +28,28 @@ Expected<GeneratorConfig> makeGeneratorConfig(std::uint64_t keys, std::optional<
     double deleteFraction, std::string_view popularity, std::uint64_t seed) {
     GeneratorConfig c;
     if (keys == 0 || keys > UINT32_MAX)
-        return usageError("--keys must be between 1 and 4294967295", "--keys");
+        return usageError("must be between 1 and 4294967295", field::kKeys);
     c.keys = keys;
     c.ops = ops.value_or(0);
     // The trace holds the load (one write per key) and the operations: their sum must be a count.
     if (std::uint64_t total = 0; !addChecked(keys, c.ops, total))
-        return usageError(fmt::format("--keys plus --ops is beyond 2^64 requests (--ops {})", c.ops), "--ops");
-    auto ks = SizeDistribution::parse(keySize, "--key-size");
+        return usageError(
+            fmt::format("the keys plus the operations are beyond 2^64 requests ({} operations)", c.ops), field::kOps);
+    auto ks = SizeDistribution::parse(keySize, field::kKeySize);
     if (!ks)
         return ks.error();
-    auto vs = SizeDistribution::parse(valueSize, "--value-size");
+    auto vs = SizeDistribution::parse(valueSize, field::kValueSize);
     if (!vs)
         return vs.error();
     c.keySize = *ks;
     c.valueSize = *vs;
-    for (auto [value, name] : { std::pair { ttlFraction, "--ttl-fraction" }, std::pair { intValues, "--int-values" },
-             std::pair { getFraction, "--get-fraction" }, std::pair { deleteFraction, "--delete-fraction" } })
+    for (auto [value, name] :
+        { std::pair { ttlFraction, field::kTtlFraction }, std::pair { intValues, field::kIntValues },
+            std::pair { getFraction, field::kGetFraction }, std::pair { deleteFraction, field::kDeleteFraction } })
         if (auto ok = fraction(value, name); !ok)
             return ok.error();
     if (getFraction + deleteFraction > 1.0)
-        return usageError("--get-fraction plus --delete-fraction exceeds 1", "--get-fraction");
+        return usageError("the GET and DELETE fractions add up to more than 1", field::kGetFraction);
     c.ttlFraction = ttlFraction;
     c.intValueFraction = intValues;
     c.getFraction = getFraction;
@@ -55,14 +57,12 @@ Expected<GeneratorConfig> makeGeneratorConfig(std::uint64_t keys, std::optional<
     if (popularity == "uniform") {
         c.zipfExponent = 0.0;
     } else if (popularity.substr(0, 5) == "zipf:") {
-        auto a = parseReal(popularity.substr(5), "--popularity");
+        auto a = parseReal(popularity.substr(5), field::kPopularity);
         if (!a || *a <= 0.0 || *a > 10.0)
-            return usageError(
-                fmt::format("--popularity zipf:A needs 0 < A <= 10, got '{}'", popularity), "--popularity");
+            return usageError(fmt::format("zipf:A needs 0 < A <= 10, got '{}'", popularity), field::kPopularity);
         c.zipfExponent = *a;
     } else {
-        return usageError(
-            fmt::format("--popularity must be 'uniform' or 'zipf:A', got '{}'", popularity), "--popularity");
+        return usageError(fmt::format("must be 'uniform' or 'zipf:A', got '{}'", popularity), field::kPopularity);
     }
     c.seed = seed;
     return c;

@@ -55,7 +55,7 @@ void putLe(std::string& out, std::uint64_t v, int bytes) {
 Status exportTrace(TraceReader& trace, std::string_view format, const std::string& path) {
     if (format != "twitter" && format != "cachelib" && format != "oracle")
         return usageError(
-            fmt::format("cannot export to '{}' (formats: twitter, cachelib, oracle)", format), "--format");
+            fmt::format("cannot export to '{}' (formats: twitter, cachelib, oracle)", format), field::kFormat);
     auto output = OutputFile::open(path);
     if (!output)
         return output.error();

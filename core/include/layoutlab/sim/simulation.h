@@ -48,7 +48,8 @@ std::optional<StaleExpireRule> staleExpireRule(
     const LayoutModel& layout, const AllocatorModel& allocator, const std::vector<std::uint32_t>& thresholds);
 
 // Parses "32:512:16" (first:last:step) or "64,128" into a sorted, de-duplicated list.
-Expected<std::vector<std::uint32_t>> parseThresholds(std::string_view text, const ThresholdParam& param);
+Expected<std::vector<std::uint32_t>> parseThresholds(
+    std::string_view text, const ThresholdParam& param, const std::string& field = field::kThresholds);
 
 // The metrics of one shape under one threshold (used by tests and `layoutlab layouts --explain`).
 struct ShapeCost {

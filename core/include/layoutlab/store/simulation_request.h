@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// One path from what a front end asks for to a runnable job. The CLI (`sim`, `sweep`, `advise`, `batch`)
+// and the GUI's sweep page fill a SimulationRequest with what the user gave, in the user's words (a
+// layout spec, a threshold range as typed), and buildSimulationJob checks it and builds the job, with
+// errors that name the request's fields (field::kThresholds, field::kCacheGeometry, ...), never a
+// front end's flags or labels.
+
+#include "layoutlab/store/jobs.h"
+
+#include <optional>
+#include <string>
+
+namespace layoutlab {
+
+struct SimulationRequest {
+    std::string tracePath;
+    ImportOptions importOptions;
+    std::string layout; // a layout spec (valkey-9.1, valkey:threshold=128, ...) or "file:PATH"
+    std::string allocator; // an allocator spec; empty: the layout's engine default
+    // The thresholds: one (`threshold`), a list or range as typed ("64,128", "32:512:16"), or neither (the
+    // layout's own; none at all for a layout without a threshold).
+    std::optional<std::uint32_t> threshold;
+    std::string thresholds;
+    // A layout without an embed threshold (memcached) given `thresholds`: a usage error tagged
+    // kTagNoThreshold (false), or one run with no threshold, of kind "sim" (true: a batch plan or the GUI
+    // sweeping several layouts at once).
+    bool layoutWithoutThresholdRunsOnce = false;
+    bool cache = false; // the cache model, with this machine's geometry unless `cacheGeometry` is given
+    std::string cacheGeometry; // "32K:8,512K:8,32M:16"; implies `cache`
+    std::string kind = "sweep"; // sim, sweep or advise, as stored with the run
+    std::string toolVersion;
+    std::string extraParametersJson = "{}";
+    std::string traceContentHash;
+    std::string batchCell;
+};
+
+Expected<SimulationJob> buildSimulationJob(const SimulationRequest& request);
+
+} // namespace layoutlab

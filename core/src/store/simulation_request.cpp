@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+#include "layoutlab/store/simulation_request.h"
+
+#include "layoutlab/layout/layout_registry.h"
+
+#include <fmt/format.h>
+
+namespace layoutlab {
+
+Expected<SimulationJob> buildSimulationJob(const SimulationRequest& request) {
+    auto models = parseLayoutAndAllocator(request.layout, request.allocator);
+    if (!models)
+        return models.error();
+    SimulationJob job;
+    job.tracePath = request.tracePath;
+    job.importOptions = request.importOptions;
+    job.kind = request.kind;
+    job.toolVersion = request.toolVersion;
+    job.extraParametersJson = request.extraParametersJson;
+    job.traceContentHash = request.traceContentHash;
+    job.batchCell = request.batchCell;
+    job.config.layout = models->layout;
+    job.config.allocator = models->allocator;
+    const auto param = models->layout->threshold();
+    const bool asked = request.threshold || !request.thresholds.empty();
+    if (asked && !param) {
+        if (!request.layoutWithoutThresholdRunsOnce) {
+            Error e = usageError(fmt::format("layout '{}' has no embed threshold (memcached stores every item whole "
+                                             "in a slab chunk)",
+                                     models->layout->spec()),
+                request.threshold ? field::kThreshold : field::kThresholds);
+            e.tag = kTagNoThreshold;
+            return e;
+        }
+        job.kind = "sim"; // one point, no threshold
+    } else if (request.threshold) {
+        auto one = parseThresholds(std::to_string(*request.threshold), *param, field::kThreshold);
+        if (!one)
+            return one.error();
+        job.config.thresholds = *one;
+    } else if (!request.thresholds.empty()) {
+        auto list = parseThresholds(request.thresholds, *param, field::kThresholds);
+        if (!list)
+            return list.error();
+        job.config.thresholds = *list;
+    }
+    if (request.cache || !request.cacheGeometry.empty()) {
+        if (request.cacheGeometry.empty()) {
+            job.config.cache = CacheGeometry::detect();
+        } else {
+            auto geometry = CacheGeometry::parse(request.cacheGeometry);
+            if (!geometry)
+                return geometry.error();
+            job.config.cache = *geometry;
+        }
+    }
+    return job;
+}
+
+} // namespace layoutlab
