@@ -191,9 +191,8 @@ Expected<std::map<std::string, std::int64_t>> completeCells(ResultsDb& db) {
     for (const auto& r : *runs) {
         if (r.status != "complete")
             continue;
-        const auto p = nlohmann::json::parse(r.parametersJson, nullptr, false);
-        if (p.is_object() && p.contains("batch_cell") && p["batch_cell"].is_string())
-            out[p["batch_cell"].get<std::string>()] = r.id;
+        if (!r.batchCell.empty()) // the runs table's column, filled from the parameters by schema 4
+            out[r.batchCell] = r.id;
     }
     return out;
 }

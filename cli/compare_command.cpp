@@ -5,6 +5,8 @@
 #include "commands.h"
 #include "run_store.h"
 
+#include "layoutlab/store/run_parameters.h"
+
 #include "layoutlab/report/compare.h"
 #include "layoutlab/report/reporter.h"
 
@@ -54,9 +56,11 @@ std::vector<std::string> differingParameters(const RunRecord& a, const RunRecord
     for (const auto& [name, differs] : fields)
         if (differs)
             out.push_back(name);
-    const auto pa = nlohmann::json::parse(a.parametersJson, nullptr, false);
-    const auto pb = nlohmann::json::parse(b.parametersJson, nullptr, false);
-    if (pa.is_object() && pb.is_object()) {
+    const auto typedA = RunParameters::fromJson(a.parametersJson);
+    const auto typedB = RunParameters::fromJson(b.parametersJson);
+    if (typedA && typedB) {
+        const auto pa = typedA->toJson();
+        const auto pb = typedB->toJson();
         std::map<std::string, int> keys;
         for (const auto& [k, v] : pa.items())
             keys[k] |= 1;

@@ -6,6 +6,7 @@
 #include "layoutlab/output_file.h"
 #include "layoutlab/report/reporter.h"
 #include "layoutlab/resources.h"
+#include "layoutlab/store/run_parameters.h"
 #include "layoutlab/trace/progress_reader.h"
 #include "layoutlab/trace/trace_file.h"
 
@@ -185,29 +186,33 @@ Expected<SimulationJobOutcome> runSimulationJob(
             return traceId.error();
         const auto param = config.layout->threshold();
         const ImportOptions& source = job.importOptions;
-        nlohmann::json parameters { { "trace", job.tracePath }, { "layout", config.layout->spec() },
-            { "allocator", config.allocator->spec() }, { "thresholds", config.thresholds },
-            { "format", source.format.empty() ? std::string("auto") : source.format },
-            { "on_error", source.onError == OnError::Skip ? "skip" : "fail" }, { "key_size", source.oracleKeyBytes },
-            { "threshold_parameter", param ? param->name : std::string() } };
+        RunParameters parameters;
+        parameters.trace = job.tracePath;
+        parameters.layout = config.layout->spec();
+        parameters.allocator = config.allocator->spec();
+        parameters.thresholds = config.thresholds;
+        parameters.format = source.format.empty() ? std::string("auto") : source.format;
+        parameters.onError = source.onError == OnError::Skip ? "skip" : "fail";
+        parameters.keySize = source.oracleKeyBytes;
+        parameters.thresholdParameter = param ? param->name : std::string();
+        parameters.batchCell = job.batchCell;
         if (const auto extra = nlohmann::json::parse(job.extraParametersJson, nullptr, false); extra.is_object())
-            parameters.update(extra);
+            parameters.extra = extra;
         if (const auto* declared = dynamic_cast<const DeclaredLayout*>(config.layout.get())) {
             // The layout file as it was when the run was made: the path alone may point elsewhere later.
             const auto& def = declared->definition();
-            parameters["layout_file"] = { { "name", def.name }, { "path", def.path },
-                { "content_hash", def.contentHash }, { "text", def.sourceText } };
+            parameters.layoutFile = RunParameters::LayoutFile { def.name, def.path, def.contentHash, def.sourceText };
         }
         if (config.cache) {
-            parameters["cache_geometry"] = config.cache->describe();
-            parameters["cache_sample_gets"] = config.cacheSampleGets;
+            parameters.cacheGeometry = config.cache->describe();
+            parameters.cacheSampleGets = config.cacheSampleGets;
         }
         RunRecord record;
         record.kind = job.kind;
         record.traceId = *traceId;
         record.layout = config.layout->spec();
         record.allocator = config.allocator->spec();
-        record.parametersJson = parameters.dump();
+        record.parametersJson = parameters.toJson().dump();
         record.toolVersion = job.toolVersion;
         record.batchCell = job.batchCell;
         std::int64_t takenBy = 0;

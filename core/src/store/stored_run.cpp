@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/store/stored_run.h"
 
+#include "layoutlab/store/run_parameters.h"
+
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 namespace layoutlab {
@@ -19,9 +22,13 @@ Expected<StoredRun> loadStoredRun(ResultsDb& db, std::int64_t runId) {
     r.traceName = run->traceSource;
     r.layoutSpec = run->layout;
     r.allocatorSpec = run->allocator;
-    const auto params = nlohmann::json::parse(run->parametersJson, nullptr, false);
-    if (params.is_object() && params.contains("threshold_parameter") && params["threshold_parameter"].is_string())
-        r.thresholdName = params["threshold_parameter"].get<std::string>();
+    auto params = RunParameters::fromJson(run->parametersJson);
+    if (!params) {
+        Error e = params.error();
+        e.message = fmt::format("run {}: {}", runId, e.message);
+        return e;
+    }
+    r.thresholdName = params->thresholdParameter;
     r.points = std::move(*points);
     // The replay summary, as the run reported it.
     const auto replay = nlohmann::json::parse(run->replayJson, nullptr, false);
