@@ -306,16 +306,18 @@ ShapeCost costOf(
     return cost;
 }
 
+Status checkThreshold(std::uint64_t value, const ThresholdParam& param, const std::string& field) {
+    if (value < param.min || value > param.max)
+        return usageError(
+            fmt::format("threshold {} is out of range [{}, {}] for {}", value, param.min, param.max, param.name),
+            field);
+    return Ok {};
+}
+
 Expected<std::vector<std::uint32_t>> parseThresholds(
     std::string_view text, const ThresholdParam& param, const std::string& field) {
     std::vector<std::uint32_t> out;
-    auto check = [&](std::uint64_t value) -> Status {
-        if (value < param.min || value > param.max)
-            return usageError(
-                fmt::format("threshold {} is out of range [{}, {}] for {}", value, param.min, param.max, param.name),
-                field);
-        return Ok {};
-    };
+    auto check = [&](std::uint64_t value) { return checkThreshold(value, param, field); };
     if (text.find(':') != std::string_view::npos) {
         const auto parts = splitString(text, ':');
         if (parts.size() != 3)

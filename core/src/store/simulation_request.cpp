@@ -34,10 +34,9 @@ Expected<SimulationJob> buildSimulationJob(const SimulationRequest& request) {
         }
         job.kind = "sim"; // one point, no threshold
     } else if (request.threshold) {
-        auto one = parseThresholds(std::to_string(*request.threshold), *param, field::kThreshold);
-        if (!one)
-            return one.error();
-        job.config.thresholds = *one;
+        if (auto ok = checkThreshold(*request.threshold, *param, field::kThreshold); !ok)
+            return ok.error();
+        job.config.thresholds = { *request.threshold };
     } else if (!request.thresholds.empty()) {
         auto list = parseThresholds(request.thresholds, *param, field::kThresholds);
         if (!list)

@@ -47,6 +47,9 @@ Expected<SimulationResult> simulate(
 std::optional<StaleExpireRule> staleExpireRule(
     const LayoutModel& layout, const AllocatorModel& allocator, const std::vector<std::uint32_t>& thresholds);
 
+// Whether `value` is within the layout's range for its threshold parameter; the error names `field`.
+Status checkThreshold(std::uint64_t value, const ThresholdParam& param, const std::string& field);
+
 // Parses "32:512:16" (first:last:step) or "64,128" into a sorted, de-duplicated list.
 Expected<std::vector<std::uint32_t>> parseThresholds(
     std::string_view text, const ThresholdParam& param, const std::string& field = field::kThresholds);
