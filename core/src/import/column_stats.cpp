@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The statistics of a binary trace, counted from its columns (countTraceColumns in import_stats.h).
 #include "layoutlab/import/import_stats.h"
-#include "layoutlab/sim/simulation.h"
+#include "layoutlab/progress.h"
 #include "layoutlab/trace/batch_pipeline.h"
 #include "layoutlab/trace/trace_file.h"
 

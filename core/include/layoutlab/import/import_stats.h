@@ -6,6 +6,7 @@
 // the importer rejected or skipped.
 
 #include "layoutlab/import/importer.h"
+#include "layoutlab/progress.h"
 #include "layoutlab/trace/request_columns.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -98,7 +99,6 @@ private:
 // requests: the same as a StatsCollector over its requests, in a fraction of the time. With `readAhead`,
 // blocks are read and checked on a second thread while this one counts the blocks before. Tells
 // `progress` (when given) how far it is; a stop request ends it with ErrorCode::Cancelled.
-class ProgressSink;
 class TraceFileReader;
 Expected<TraceStats> countTraceColumns(
     TraceFileReader& trace, bool readAhead, ProgressSink* progress, std::stop_token stop = {});

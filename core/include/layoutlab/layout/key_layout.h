@@ -4,24 +4,13 @@
 // What one key costs: the shape of a key (its lengths, TTL, value kind) goes in; the allocations the
 // store makes for it and the path a GET takes through them come out.
 
+#include "layoutlab/trace/value_kind.h"
+
 #include <array>
 #include <cstdint>
 #include <string_view>
 
 namespace layoutlab {
-
-enum class ValueKind : std::uint8_t {
-    String = 0, // arbitrary bytes
-    Integer = 1, // a canonical decimal integer that fits a C long
-    SmallInteger = 2, // an integer in [0, 9999]: Redis shares these (OBJ_SHARED_INTEGERS)
-    // Not in traces: a string the engine holds RAW whatever the threshold, because a command changed it in
-    // place (APPEND, SETRANGE: db.c dbUnshareStringValue turns the value into a RAW sds first). Its sds
-    // buffer is KeyShape::sdsBytes.
-    RawString = 3,
-};
-inline constexpr bool isIntegerKind(ValueKind kind) {
-    return kind == ValueKind::Integer || kind == ValueKind::SmallInteger;
-}
 
 struct KeyShape {
     std::uint32_t keyBytes = 0;

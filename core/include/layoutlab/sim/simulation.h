@@ -8,6 +8,7 @@
 
 #include "layoutlab/alloc/allocator_model.h"
 #include "layoutlab/layout/layout_model.h"
+#include "layoutlab/progress.h"
 #include "layoutlab/sim/cache_model.h"
 #include "layoutlab/sim/keyspace_replay.h"
 #include "layoutlab/sim/results.h"
@@ -17,13 +18,6 @@
 #include <stop_token>
 
 namespace layoutlab {
-
-class ProgressSink {
-public:
-    virtual ~ProgressSink() = default;
-    // fraction in [0, 1] (negative when the total is unknown), and requests replayed so far.
-    virtual void progress(double fraction, std::uint64_t requestsDone) = 0;
-};
 
 // The cache model replays the sampled GETs through a cold cache; the first 1/kCacheWarmupDivisor of them
 // only warm it (the reference engine's measured replays split the same way).

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "layoutlab/sim/simulation.h"
+#include "layoutlab/progress.h"
+#include "layoutlab/trace/trace_reader.h"
 
 #include <functional>
 #include <stop_token>

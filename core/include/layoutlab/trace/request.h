@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "layoutlab/layout/key_layout.h"
+#include "layoutlab/trace/value_kind.h"
 
 #include <cstdint>
 #include <string_view>
