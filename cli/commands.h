@@ -50,10 +50,6 @@ Status requireLayout(const std::string& layout);
 // simulation job); an error tagged kTagNoThreshold when the layout has no embed threshold.
 Expected<std::vector<std::uint32_t>> resolveThresholds(const LayoutModel& layout, const std::string& text);
 
-// The cache model's geometry: none when not `enabled`, else `text` ("32K:8,512K:8,32M:16") or, when
-// empty, this machine's (sysfs).
-Expected<std::optional<CacheGeometry>> cacheGeometryFor(bool enabled, const std::string& text);
-
 void addGenCommand(CLI::App& app, int& status);
 void addImportCommands(CLI::App& app, int& status);
 void addDbCommands(CLI::App& app, int& status);

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "commands.h"
 #include "interrupts.h"
-#include "layoutlab/layout/layout_file.h"
 #include "progress_bar.h"
 #include "run_store.h"
 
@@ -59,53 +58,6 @@ int runImport(const ImportCommandOptions& o) {
 }
 
 } // namespace
-
-Expected<ImportOptions> TraceSourceOptions::toImportOptions() const {
-    ImportOptions options;
-    options.format = format == "auto" ? std::string() : format;
-    if (onError == "fail")
-        options.onError = OnError::Fail;
-    else if (onError == "skip")
-        options.onError = OnError::Skip;
-    else
-        return usageError("--on-error must be 'fail' or 'skip', got '" + onError + "'", "--on-error");
-    if (keyBytes == 0 || keyBytes > kMaxKeyBytes)
-        return usageError(fmt::format("--key-size must be between 1 and {}", kMaxKeyBytes), "--key-size");
-    options.oracleKeyBytes = keyBytes;
-    return options;
-}
-
-void TraceSourceOptions::addTo(CLI::App& command) {
-    command
-        .add_option("--format", format,
-            "Trace format: auto (detect from the content), layoutlab, twitter, cachelib, oracle, monitor, mc-watch, "
-            "mc-metadump, rdb-csv")
-        ->capture_default_str();
-    command.add_option("--on-error", onError, "Bad input lines: fail (stop at the first) or skip (count and go on)")
-        ->capture_default_str();
-    command.add_option("--key-size", keyBytes, "oracle traces: bytes of each object's size that are its key")
-        ->capture_default_str();
-}
-
-void addLayoutOptions(CLI::App& command, std::string& layout, const std::string& help) {
-    auto* byName = command.add_option("--layout", layout, help);
-    if (!layout.empty())
-        byName->capture_default_str();
-    auto* byFile = command
-                       .add_option_function<std::string>(
-                           "--layout-file", [&layout](const std::string& path) { layout = layoutFileSpec(path); },
-                           "A layout described in a file instead of --layout (TOML: docs/layout-files.md; examples in "
-                           "datasets/layouts/)")
-                       ->check(CLI::ExistingFile);
-    byName->excludes(byFile);
-}
-
-Status requireLayout(const std::string& layout) {
-    if (layout.empty())
-        return usageError(
-            "a layout is required: --layout NAME (see `layoutlab layouts`) or --layout-file FILE", "--layout");
-    return Ok {};
-}
 
 void addImportCommands(CLI::App& app, int& status) {
     auto o = std::make_shared<ImportCommandOptions>();

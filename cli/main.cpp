@@ -5,69 +5,7 @@
 #include "commands.h"
 #include "interrupts.h"
 
-#include "layoutlab/output_file.h"
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <filesystem>
 #include <fmt/format.h>
-#include <unistd.h>
-
-namespace layoutlab::cli {
-
-namespace {
-// The flag this command line gives for each of the core's request fields (Error::field).
-const char* flagFor(const std::string& field) {
-    static const std::pair<const char*, const char*> kFlags[] = {
-        { field::kThreshold, "--threshold" },
-        { field::kThresholds, "--thresholds" },
-        { field::kCacheGeometry, "--cache-geometry" },
-        { field::kFormat, "--format" },
-        { field::kKeys, "--keys" },
-        { field::kOps, "--ops" },
-        { field::kKeySize, "--key-size" },
-        { field::kValueSize, "--value-size" },
-        { field::kTtlFraction, "--ttl-fraction" },
-        { field::kIntValues, "--int-values" },
-        { field::kGetFraction, "--get-fraction" },
-        { field::kDeleteFraction, "--delete-fraction" },
-        { field::kPopularity, "--popularity" },
-        { field::kWeights, "--weight-memory" },
-        { field::kMissLevel, "--miss-level" },
-    };
-    for (const auto& [name, flag] : kFlags)
-        if (field == name)
-            return flag;
-    return nullptr;
-}
-} // namespace
-
-Error inCliWords(Error error) {
-    if (const char* flag = flagFor(error.field))
-        error.field = flag;
-    if (error.tag == kTagNoThreshold)
-        error.message += "; use `sim`";
-    return error;
-}
-
-int reportError(const Error& coreError) {
-    const Error error = inCliWords(coreError);
-    if (error.code == ErrorCode::Cancelled && interruptSignal() != 0) {
-        // One line: what stopped it, and what was done about its run and output (the job's message).
-        fmt::print(stderr, "{}layoutlab: interrupted by {}: {}\n", ::isatty(STDERR_FILENO) ? "\r\033[K" : "",
-            interruptSignalName(), error.message == "cancelled" ? "stopped; partial output removed" : error.message);
-        return 128 + interruptSignal();
-    }
-    fmt::print(stderr, "layoutlab: error: {}\n", error.describe());
-    return error.code == ErrorCode::Usage ? kExitUsage : kExitData;
-}
-
-Status writeOutput(const std::string& text, const std::string& path) {
-    return writeWholeFile(path.empty() ? "-" : path, text);
-}
-
-} // namespace layoutlab::cli
 
 int main(int argc, char** argv) {
     using namespace layoutlab::cli;

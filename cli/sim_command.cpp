@@ -105,30 +105,6 @@ CLI::App* addCommon(CLI::App& app, const char* name, const char* help, SimOption
 }
 } // namespace
 
-Expected<std::optional<CacheGeometry>> cacheGeometryFor(bool enabled, const std::string& text) {
-    if (!enabled)
-        return std::optional<CacheGeometry>();
-    if (text.empty())
-        return std::optional<CacheGeometry>(CacheGeometry::detect());
-    auto geometry = CacheGeometry::parse(text);
-    if (!geometry)
-        return geometry.error();
-    return std::optional<CacheGeometry>(*geometry);
-}
-
-Expected<std::vector<std::uint32_t>> resolveThresholds(const LayoutModel& layout, const std::string& text) {
-    const auto param = layout.threshold();
-    if (!param) {
-        Error e = usageError(fmt::format("layout '{}' has no embed threshold (memcached stores every item whole in a "
-                                         "slab chunk)",
-                                 layout.spec()),
-            field::kThresholds);
-        e.tag = kTagNoThreshold;
-        return e;
-    }
-    return parseThresholds(text, *param);
-}
-
 void addSimCommands(CLI::App& app, int& status) {
     auto simOptions = std::make_shared<SimOptions>();
     auto* sim = addCommon(app, "sim", "Replay a trace through one layout and allocator", *simOptions);

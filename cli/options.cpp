@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+// The options several commands share, and what they turn into: trace source options, the layout
+// options, thresholds for `profile`.
+#include "commands.h"
+
+#include "layoutlab/layout/layout_file.h"
+#include "layoutlab/sim/simulation.h"
+
+#include <fmt/format.h>
+
+namespace layoutlab::cli {
+
+Expected<ImportOptions> TraceSourceOptions::toImportOptions() const {
+    ImportOptions options;
+    options.format = format == "auto" ? std::string() : format;
+    if (onError == "fail")
+        options.onError = OnError::Fail;
+    else if (onError == "skip")
+        options.onError = OnError::Skip;
+    else
+        return usageError("--on-error must be 'fail' or 'skip', got '" + onError + "'", "--on-error");
+    if (keyBytes == 0 || keyBytes > kMaxKeyBytes)
+        return usageError(fmt::format("--key-size must be between 1 and {}", kMaxKeyBytes), "--key-size");
+    options.oracleKeyBytes = keyBytes;
+    return options;
+}
+
+void TraceSourceOptions::addTo(CLI::App& command) {
+    command
+        .add_option("--format", format,
+            "Trace format: auto (detect from the content), layoutlab, twitter, cachelib, oracle, monitor, mc-watch, "
+            "mc-metadump, rdb-csv")
+        ->capture_default_str();
+    command.add_option("--on-error", onError, "Bad input lines: fail (stop at the first) or skip (count and go on)")
+        ->capture_default_str();
+    command.add_option("--key-size", keyBytes, "oracle traces: bytes of each object's size that are its key")
+        ->capture_default_str();
+}
+
+void addLayoutOptions(CLI::App& command, std::string& layout, const std::string& help) {
+    auto* byName = command.add_option("--layout", layout, help);
+    if (!layout.empty())
+        byName->capture_default_str();
+    auto* byFile = command
+                       .add_option_function<std::string>(
+                           "--layout-file", [&layout](const std::string& path) { layout = layoutFileSpec(path); },
+                           "A layout described in a file instead of --layout (TOML: docs/layout-files.md; examples in "
+                           "datasets/layouts/)")
+                       ->check(CLI::ExistingFile);
+    byName->excludes(byFile);
+}
+
+Status requireLayout(const std::string& layout) {
+    if (layout.empty())
+        return usageError(
+            "a layout is required: --layout NAME (see `layoutlab layouts`) or --layout-file FILE", "--layout");
+    return Ok {};
+}
+
+Expected<std::vector<std::uint32_t>> resolveThresholds(const LayoutModel& layout, const std::string& text) {
+    const auto param = layout.threshold();
+    if (!param) {
+        Error e = usageError(fmt::format("layout '{}' has no embed threshold (memcached stores every item whole in a "
+                                         "slab chunk)",
+                                 layout.spec()),
+            field::kThresholds);
+        e.tag = kTagNoThreshold;
+        return e;
+    }
+    return parseThresholds(text, *param);
+}
+
+} // namespace layoutlab::cli
