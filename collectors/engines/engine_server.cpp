@@ -2,9 +2,6 @@
 #include "layoutlab/collect/engine_server.h"
 
 #include <arpa/inet.h>
-#include <array>
-#include <atomic>
-#include <csignal>
 #include <fmt/format.h>
 #include <netdb.h>
 #include <netinet/in.h>

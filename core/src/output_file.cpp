@@ -27,8 +27,8 @@ const char* kindOf(mode_t mode) {
     return "not a regular file";
 }
 
-// The regular file a symlink chain ends at, or `path` itself; empty with `errno` set when it cannot be
-// resolved (a dangling link is resolved to where it points, so the file is created there).
+// Where a symlink chain ends (a dangling link: where it points, so the file is created there), or `path`
+// itself when it cannot be resolved.
 std::string resolveLinks(const std::string& path) {
     std::error_code ec;
     auto resolved = std::filesystem::weakly_canonical(path, ec);

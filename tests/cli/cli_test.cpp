@@ -86,7 +86,7 @@ TEST_F(CliTest, UsageErrorsExitTwoWithOneLineNamingTheArgument) {
         EXPECT_TRUE(r.out.empty()) << r.out;
     }
     EXPECT_FALSE(std::filesystem::exists(path("x.lltrace")));
-    EXPECT_FALSE(std::filesystem::exists(path("x.lltrace.partial")));
+    EXPECT_EQ(partialFileLeft(), "");
 }
 
 // The core names fields; each command shows its own flag for them.
@@ -112,7 +112,7 @@ TEST_F(CliTest, DataErrorsExitOneAndNameTheFile) {
     EXPECT_NE(r.err.find("cut.lltrace"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("truncated"), std::string::npos) << r.err;
     EXPECT_FALSE(std::filesystem::exists(path("out.txt")));
-    EXPECT_FALSE(std::filesystem::exists(path("out.txt.partial")));
+    EXPECT_EQ(partialFileLeft(), "");
     r = run({ "sim", path("missing.lltrace"), "--layout", "valkey-9.1" });
     EXPECT_EQ(r.exitCode, 1);
     EXPECT_NE(r.err.find("missing.lltrace"), std::string::npos);
@@ -176,7 +176,7 @@ TEST_F(CliTest, BadLinesFailByDefaultAndAreCountedWithSkip) {
     EXPECT_NE(r.err.find("bad.csv: line 2"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("value_size"), std::string::npos) << r.err;
     EXPECT_FALSE(std::filesystem::exists(path("bad.lltrace")));
-    EXPECT_FALSE(std::filesystem::exists(path("bad.lltrace.partial")));
+    EXPECT_EQ(partialFileLeft(), "");
     r = run({ "import", path("bad.csv"), "--format", "twitter", "--on-error", "skip", "--stats", "--json" });
     ASSERT_EQ(r.exitCode, 0) << r.err;
     const auto j = nlohmann::json::parse(r.out);

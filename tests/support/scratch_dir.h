@@ -24,6 +24,13 @@ protected:
     }
     void TearDown() override { std::filesystem::remove_all(m_dir); }
     std::string path(const std::string& name) const { return (m_dir / name).string(); }
+    // The name of a writer's temporary file left in the directory (".NAME.partial-XXXXXX"), or "".
+    std::string partialFileLeft() const {
+        for (const auto& entry : std::filesystem::directory_iterator(m_dir))
+            if (entry.path().filename().string().find(".partial") != std::string::npos)
+                return entry.path().filename().string();
+        return {};
+    }
 
     std::filesystem::path m_dir;
 };

@@ -148,6 +148,11 @@ void Importer::noteRefused(const std::string& reason, std::uint64_t line, const 
 }
 
 void Importer::noteCommand(std::map<std::string, std::uint64_t>& counts, const std::string& rawName) {
+    // Counted once per request: a name seen before is found as it is, without escaping it again.
+    if (auto it = counts.find(rawName); it != counts.end()) {
+        ++it->second;
+        return;
+    }
     const std::string name = printable(rawName); // a command name read from the capture
     auto it = counts.find(name);
     if (it != counts.end())

@@ -94,12 +94,18 @@ RunHeartbeat::RunHeartbeat(std::string dbPath, std::vector<std::int64_t> runIds)
     if (runIds.empty() || dbPath.empty())
         return;
     m_state->thread = std::thread([state = m_state.get(), dbPath = std::move(dbPath), runIds = std::move(runIds)] {
+        // Its own connection, opened at the first beat (not at every beat: opening checks the schema in a
+        // write transaction) and kept for the next ones.
+        std::unique_ptr<ResultsDb> db;
         std::unique_lock lock(state->mutex);
         while (
             !state->wake.wait_for(lock, std::chrono::seconds(kHeartbeatSeconds), [state] { return state->stopping; })) {
             lock.unlock();
-            if (auto db = ResultsDb::open(dbPath))
-                (void)(*db)->heartbeat(runIds); // a missed beat only makes the run look older
+            if (!db)
+                if (auto opened = ResultsDb::open(dbPath))
+                    db = std::move(*opened);
+            if (db)
+                (void)db->heartbeat(runIds); // a missed beat only makes the run look older
             lock.lock();
         }
     });

@@ -58,7 +58,7 @@ TEST_F(TraceFileTest, RoundTripsEveryField) {
     EXPECT_EQ((*reader)->totalRequests(), requests.size());
     EXPECT_EQ((*reader)->keyIdLimit(), 3001u);
     EXPECT_EQ(readAll(**reader), requests);
-    EXPECT_FALSE(std::filesystem::exists(path("t.lltrace.partial")));
+    EXPECT_EQ(partialFileLeft(), "");
 }
 
 // Blocks are decoded by loops with the common column widths built in, and by a general loop for the
@@ -116,7 +116,7 @@ TEST_F(TraceFileTest, AbandonedWriterLeavesNoFile) {
         ASSERT_TRUE((*writer)->write(sample()));
     }
     EXPECT_FALSE(std::filesystem::exists(path("gone.lltrace")));
-    EXPECT_FALSE(std::filesystem::exists(path("gone.lltrace.partial")));
+    EXPECT_EQ(partialFileLeft(), "");
 }
 
 TEST_F(TraceFileTest, TruncatedFileIsRefusedAtOpen) {
