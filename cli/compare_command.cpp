@@ -117,7 +117,8 @@ int runCompare(const CompareOptions& o) {
                 { "change", change ? nlohmann::json(*change) : nlohmann::json(nullptr) } });
             if (equal && !o.all)
                 continue;
-            const int decimals = va == std::floor(va) && vb == std::floor(vb) ? 0 : 4; // counts stay whole
+            const auto* metric = findPointMetric(name);
+            const int decimals = metric && metric->integral ? 0 : 4; // counts stay whole
             table += fmt::format("{:>9}  {:<30} {:>16.{}f} {:>16.{}f} {:>+14.{}f} {:>9}\n", pair.threshold, name, va,
                 decimals, vb, decimals, vb - va, decimals,
                 change ? fmt::format("{:+.2f}%", 100 * *change) : std::string("-"));

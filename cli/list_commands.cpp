@@ -5,6 +5,7 @@
 #include "layoutlab/alloc/allocator_registry.h"
 #include "layoutlab/collect/registry.h"
 #include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/sim/point_metrics.h"
 #include "layoutlab/sim/simulation.h"
 
 #include <fmt/format.h>
@@ -159,6 +160,29 @@ void addListCommands(CLI::App& app, int& status) {
     collectors->callback([&status] {
         for (const auto& c : listCollectors())
             fmt::print("{:<20} {:<4} {}\n", c.name, c.available ? "yes" : "no", c.detail);
+        status = kExitOk;
+    });
+
+    auto format = std::make_shared<std::string>("table");
+    auto* metrics = app.add_subcommand("metrics", "List the metrics of a simulated point: name, unit, meaning");
+    metrics->add_option("--format", *format, "table, json or markdown (the user guide's list)")
+        ->check(CLI::IsMember({ "table", "json", "markdown" }));
+    metrics->callback([&status, format] {
+        if (*format == "markdown") {
+            fmt::print("{}", metricsMarkdown());
+        } else if (*format == "json") {
+            auto j = nlohmann::json::array();
+            for (const auto& m : pointMetricTable())
+                j.push_back(
+                    { { "name", m.name }, { "heading", m.heading }, { "unit", m.unit }, { "decimals", m.decimals },
+                        { "integral", m.integral }, { "in_output", bool(m.uses & kMetricOutput) },
+                        { "stored", bool(m.uses & kMetricStored) }, { "description", m.description } });
+            fmt::print("{}\n", j.dump(2));
+        } else {
+            for (const auto& m : pointMetricTable())
+                if (m.uses & kMetricOutput)
+                    fmt::print("{:<30} {:<16} {}\n", m.name, m.unit, m.description);
+        }
         status = kExitOk;
     });
 }

@@ -119,16 +119,18 @@ std::string runSection(const StoredRun& stored, const std::vector<Figure>& figur
             += "<figure>" + f.svg + "<figcaption><a href=\"" + f.file + "\">" + f.file + "</a></figcaption></figure>\n";
     if (!r.points.empty()) {
         html += "<table class=\"points\">\n<tr><th>threshold</th>";
-        const auto names = pointMetrics(r.points.front());
-        for (const auto& [name, value] : names)
-            html += "<th>" + escapeXml(name) + "</th>";
+        const auto columns = metricsWith(kMetricOutput, r.points.front().missesPerGet.size());
+        for (const auto* m : columns)
+            html += fmt::format("<th title=\"{} ({})\">{}</th>", escapeXml(std::string(m->description)),
+                escapeXml(std::string(m->unit)), escapeXml(std::string(m->name)));
         html += "</tr>\n";
         for (const auto& p : r.points) {
             html += fmt::format("<tr><td>{}</td>", p.threshold);
-            for (const auto& [name, value] : pointMetrics(p))
-                html += fmt::format("<td>{}</td>",
-                    value == static_cast<double>(static_cast<std::int64_t>(value)) ? fmt::format("{:.0f}", value)
-                                                                                   : fmt::format("{:.4f}", value));
+            for (const auto* m : columns) {
+                const auto v = m->get(p);
+                html += !v ? std::string("<td></td>")
+                           : fmt::format("<td>{:.{}f}</td>", *v, m->integral ? 0 : 4); // as --json rounds
+            }
             html += "</tr>\n";
         }
         html += "</table>\n";

@@ -34,13 +34,9 @@ QString qt(const std::string& s) {
 // A metric of a point, or nothing when the point does not carry it (cache-model metrics of a run
 // without the cache model; L2 of a two-level geometry).
 std::optional<double> metricOf(const SweepMetric& metric, const ThresholdPoint& p) {
-    if (metric.cliName.endsWith(QLatin1String("_misses_per_get"))) {
-        if (p.missesPerGet.empty())
-            return std::nullopt;
-        if (metric.cliName == QLatin1String("l2_misses_per_get") && p.missesPerGet.size() != 3)
-            return std::nullopt;
-    }
-    return metric.value(p);
+    if (metric.table && !metric.table->get(p))
+        return std::nullopt;
+    return metric.of(p);
 }
 
 QString runLabel(const RunRecord& r) {

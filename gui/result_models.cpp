@@ -1,52 +1,33 @@
 // SPDX-License-Identifier: MIT
 #include "result_models.h"
 
+#include <QCoreApplication>
 #include <QLocale>
 
 namespace layoutlab::gui {
 
-namespace {
-
-double missesAt(const ThresholdPoint& p, std::size_t level) {
-    return level < p.missesPerGet.size() ? p.missesPerGet[level] : 0.0;
-}
-
-} // namespace
-
 std::vector<SweepMetric> sweepMetrics(std::size_t cacheLevels) {
-    auto tr = [](const char* text) { return QAbstractTableModel::tr(text); };
-    std::vector<SweepMetric> m {
-        { tr("Threshold (bytes)"), QStringLiteral("threshold"),
-            [](const ThresholdPoint& p) { return double(p.threshold); }, 0 },
-        { tr("Bytes per key"), QStringLiteral("usable_bytes_per_key"),
-            [](const ThresholdPoint& p) { return p.usableBytesPerKey; }, 2 },
-        { tr("Overhead per key (bytes)"), QStringLiteral("overhead_bytes_per_key"),
-            [](const ThresholdPoint& p) { return p.overheadBytesPerKey; }, 2 },
-        { tr("Internal fragmentation per key (bytes)"), QStringLiteral("internal_fragmentation_bytes_per_key"),
-            [](const ThresholdPoint& p) {
-                return p.keys ? double(p.internalFragmentationBytes) / double(p.keys) : 0.0;
-            },
-            2 },
-        { tr("Allocations per key"), QStringLiteral("allocations_per_key"),
-            [](const ThresholdPoint& p) { return p.allocationsPerKey; }, 3 },
-        { tr("Embedded keys (%)"), QStringLiteral("embedded_percent"),
-            [](const ThresholdPoint& p) { return 100.0 * p.embeddedFraction; }, 1 },
-        { tr("Lines touched per GET"), QStringLiteral("lines_touched_per_get"),
-            [](const ThresholdPoint& p) { return p.linesTouchedPerGet; }, 3 },
-        { tr("Dependent loads per GET"), QStringLiteral("dependent_loads_per_get"),
-            [](const ThresholdPoint& p) { return p.dependentLoadsPerGet; }, 3 },
-    };
-    // The cache levels as the CLI names them: l1, l2 (three levels only), llc (the last level).
-    if (cacheLevels >= 2) {
-        m.push_back({ tr("L1 misses per GET"), QStringLiteral("l1_misses_per_get"),
-            [](const ThresholdPoint& p) { return missesAt(p, 0); }, 4 });
-        if (cacheLevels == 3)
-            m.push_back({ tr("L2 misses per GET"), QStringLiteral("l2_misses_per_get"),
-                [](const ThresholdPoint& p) { return missesAt(p, 1); }, 4 });
-        m.push_back({ tr("LLC misses per GET"), QStringLiteral("llc_misses_per_get"),
-            [](const ThresholdPoint& p) { return p.missesPerGet.empty() ? 0.0 : p.missesPerGet.back(); }, 4 });
+    std::vector<SweepMetric> m { { QAbstractTableModel::tr("Threshold (bytes)"), QStringLiteral("threshold"), nullptr,
+        [](const ThresholdPoint& p) { return double(p.threshold); }, 0 } };
+    // The rest from the metric table, as the CLI's --json/--csv name them; a percentage is shown as one.
+    for (const PointMetric* metric : metricsWith(kMetricShown, cacheLevels)) {
+        const bool percent = metric->style == MetricStyle::Percent;
+        const QString heading = QCoreApplication::translate("metrics", std::string(metric->heading).c_str());
+        // The unit where the heading does not say it: "Overhead per key (bytes)", "Embedded keys (%)".
+        const bool bytes = metric->unit.find("bytes") != std::string_view::npos && metric->heading.find("Bytes") != 0;
+        const QString unit = percent ? QStringLiteral(" (%)") : bytes ? QStringLiteral(" (bytes)") : QString();
+        m.push_back({ heading + unit, QString::fromUtf8(metric->name.data(), qsizetype(metric->name.size())), metric,
+            nullptr, metric->decimals });
     }
     return m;
+}
+
+double SweepMetric::of(const ThresholdPoint& p) const {
+    if (table) {
+        const double v = table->get(p).value_or(0.0);
+        return table->style == MetricStyle::Percent ? 100.0 * v : v;
+    }
+    return value(p);
 }
 
 void SweepTableModel::setResult(const SimulationResult& result) {
@@ -71,7 +52,7 @@ int SweepTableModel::columnOf(const QString& cliName) const {
 }
 
 double SweepTableModel::value(int row, int column) const {
-    return m_metrics[std::size_t(column)].value(m_result.points[std::size_t(row)]);
+    return m_metrics[std::size_t(column)].of(m_result.points[std::size_t(row)]);
 }
 
 int SweepTableModel::rowCount(const QModelIndex& parent) const {

@@ -5,18 +5,23 @@
 // per allocator size class of one threshold (SizeClassTableModel). Charts read their series from these
 // models, so a chart, its table and its CSV export always show the same numbers.
 
+#include "layoutlab/sim/point_metrics.h"
 #include "layoutlab/sim/results.h"
 
 #include <QAbstractTableModel>
 
 namespace layoutlab::gui {
 
-// A sweep metric: its column header (with unit), the name the CLI's --json/--csv give it, and its value.
+// A sweep column: its header (with unit), the name the CLI's --json/--csv give it, and its value: a
+// metric of the core's metric table, or (the threshold) a function of the point.
 struct SweepMetric {
     QString header;
     QString cliName;
-    double (*value)(const ThresholdPoint&);
-    int decimals;
+    const PointMetric* table = nullptr;
+    double (*value)(const ThresholdPoint&) = nullptr;
+    int decimals = 0;
+
+    double of(const ThresholdPoint& p) const; // as shown: a percentage times 100
 };
 
 // The sweep metrics shown for points with `cacheLevels` cache-model levels (0: no cache model).

@@ -25,8 +25,8 @@ using layoutlab::test::spawnCli;
 using CliTest = layoutlab::test::CliTestBase;
 
 TEST_F(CliTest, HelpOnEveryCommand) {
-    for (const char* cmd : { "gen", "sim", "sweep", "layouts", "allocators", "collectors", "profile", "compare",
-             "advise", "report", "batch" }) {
+    for (const char* cmd : { "gen", "sim", "sweep", "layouts", "allocators", "collectors", "metrics", "profile",
+             "compare", "advise", "report", "batch" }) {
         const auto r = run({ cmd, "--help" });
         EXPECT_EQ(r.exitCode, 0) << cmd;
         EXPECT_NE(r.out.find("Usage"), std::string::npos) << cmd << ": " << r.out;
@@ -47,6 +47,22 @@ TEST_F(CliTest, SweepJsonHasOnePointPerThresholdWithEveryMetric) {
         EXPECT_TRUE(j["points"][0].contains(metric)) << metric;
     EXPECT_EQ(j["points"][6]["threshold"], 128);
     EXPECT_DOUBLE_EQ(j["points"][6]["embedded_fraction"].get<double>(), 1.0);
+}
+
+// The user guide's metric list is the metric table, as `layoutlab metrics --format markdown` prints it.
+TEST_F(CliTest, TheUserGuidesMetricListIsTheMetricTable) {
+    const auto r = run({ "metrics", "--format", "markdown" });
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const std::string guide = slurp(std::filesystem::path(LAYOUTLAB_DATASETS_DIR) / ".." / "docs" / "user-guide.md");
+    const auto begin = guide.find("<!-- metrics:begin");
+    const auto end = guide.find("<!-- metrics:end -->");
+    ASSERT_NE(begin, std::string::npos);
+    ASSERT_NE(end, std::string::npos);
+    const auto first = guide.find('\n', begin) + 1;
+    EXPECT_EQ(guide.substr(first, end - first), r.out)
+        << "regenerate the block with `layoutlab metrics --format markdown`";
+    const auto json = nlohmann::json::parse(run({ "metrics", "--format", "json" }).out);
+    EXPECT_GE(json.size(), 17u);
 }
 
 TEST_F(CliTest, CsvHasAHeaderAndOneRowPerThreshold) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/report/reporter.h"
 
+#include "layoutlab/sim/point_metrics.h"
+
 #include <cmath>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -8,65 +10,17 @@
 namespace layoutlab {
 
 namespace {
-// Metric columns shared by JSON and CSV, in order: name and value getter.
-struct Metric {
-    const char* name;
-    double (*get)(const ThresholdPoint&);
-    bool integral;
-};
-constexpr Metric kMetrics[] = {
-    { "keys", [](const ThresholdPoint& p) { return static_cast<double>(p.keys); }, true },
-    { "payload_bytes", [](const ThresholdPoint& p) { return static_cast<double>(p.payloadBytes); }, true },
-    { "requested_bytes", [](const ThresholdPoint& p) { return static_cast<double>(p.requestedBytes); }, true },
-    { "usable_bytes", [](const ThresholdPoint& p) { return static_cast<double>(p.usableBytes); }, true },
-    { "internal_fragmentation_bytes",
-        [](const ThresholdPoint& p) { return static_cast<double>(p.internalFragmentationBytes); }, true },
-    { "index_bytes", [](const ThresholdPoint& p) { return static_cast<double>(p.indexBytes); }, true },
-    { "usable_bytes_per_key", [](const ThresholdPoint& p) { return p.usableBytesPerKey; }, false },
-    { "overhead_bytes_per_key", [](const ThresholdPoint& p) { return p.overheadBytesPerKey; }, false },
-    { "allocations_per_key", [](const ThresholdPoint& p) { return p.allocationsPerKey; }, false },
-    { "pointer_bytes_per_key", [](const ThresholdPoint& p) { return p.pointerBytesPerKey; }, false },
-    { "embedded_fraction", [](const ThresholdPoint& p) { return p.embeddedFraction; }, false },
-    { "lines_touched_per_get", [](const ThresholdPoint& p) { return p.linesTouchedPerGet; }, false },
-    { "dependent_loads_per_get", [](const ThresholdPoint& p) { return p.dependentLoadsPerGet; }, false },
-    { "unstorable_keys", [](const ThresholdPoint& p) { return static_cast<double>(p.unstorableKeys); }, true },
-};
 
 // Rounded to 4 decimals so output is stable across compilers and easy to diff.
 double rounded(double v) {
     return std::round(v * 10000.0) / 10000.0;
 }
 
-// The cache-model metric names of a point: l1, l2 (with three levels), llc (the last level).
-std::vector<std::string> missNames(std::size_t levels) {
-    if (levels == 2)
-        return { "l1_misses_per_get", "llc_misses_per_get" };
-    if (levels == 3)
-        return { "l1_misses_per_get", "l2_misses_per_get", "llc_misses_per_get" };
-    return {};
+nlohmann::json outputValue(const PointMetric& m, double v) {
+    return m.integral ? nlohmann::json(static_cast<std::uint64_t>(v)) : nlohmann::json(rounded(v));
 }
 
-std::string humanBytes(std::uint64_t bytes) {
-    const char* units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-    double v = static_cast<double>(bytes);
-    int u = 0;
-    while (v >= 1024.0 && u < 4) {
-        v /= 1024.0;
-        ++u;
-    }
-    return u == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.1f} {}", v, units[u]);
-}
 } // namespace
-
-std::vector<std::pair<std::string, double>> pointMetrics(const ThresholdPoint& point) {
-    std::vector<std::pair<std::string, double>> out;
-    for (const auto& m : kMetrics)
-        out.emplace_back(m.name, m.get(point));
-    const auto names = missNames(point.missesPerGet.size());
-    for (std::size_t i = 0; i < names.size(); ++i)
-        out.emplace_back(names[i], point.missesPerGet[i]);
-    return out;
-}
 
 SweepVerdict sweepVerdict(const SimulationResult& result) {
     SweepVerdict v;
@@ -108,15 +62,9 @@ nlohmann::json toJson(const SimulationResult& r) {
     for (const auto& p : r.points) {
         nlohmann::json point;
         point["threshold"] = r.thresholdName.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.threshold);
-        for (const auto& m : kMetrics) {
-            if (m.integral)
-                point[m.name] = static_cast<std::uint64_t>(m.get(p));
-            else
-                point[m.name] = rounded(m.get(p));
-        }
-        const auto names = missNames(p.missesPerGet.size());
-        for (std::size_t i = 0; i < names.size(); ++i)
-            point[names[i]] = rounded(p.missesPerGet[i]);
+        for (const auto* m : metricsWith(kMetricOutput, p.missesPerGet.size()))
+            if (const auto v = m->get(p))
+                point[std::string(m->name)] = outputValue(*m, *v);
         auto& classes = point["size_classes"] = nlohmann::json::array();
         for (const auto& c : p.sizeClasses)
             classes.push_back({ { "class_bytes", c.classBytes }, { "allocations", c.allocations },
@@ -138,22 +86,16 @@ std::string renderJson(const SimulationResult& result) {
 
 std::string renderCsv(const SimulationResult& r) {
     std::string out = "threshold";
-    for (const auto& m : kMetrics)
-        out += fmt::format(",{}", m.name);
-    const auto names = missNames(r.points.empty() ? 0 : r.points.front().missesPerGet.size());
-    for (const auto& name : names)
-        out += "," + name;
+    const auto columns = metricsWith(kMetricOutput, r.points.empty() ? 0 : r.points.front().missesPerGet.size());
+    for (const auto* m : columns)
+        out += fmt::format(",{}", m->name);
     out += "\n";
     for (const auto& p : r.points) {
         out += r.thresholdName.empty() ? std::string() : std::to_string(p.threshold);
-        for (const auto& m : kMetrics) {
-            if (m.integral)
-                out += fmt::format(",{}", static_cast<std::uint64_t>(m.get(p)));
-            else
-                out += fmt::format(",{}", rounded(m.get(p)));
-        }
-        for (std::size_t i = 0; i < names.size() && i < p.missesPerGet.size(); ++i)
-            out += fmt::format(",{}", rounded(p.missesPerGet[i]));
+        for (const auto* m : columns)
+            if (const auto v = m->get(p))
+                out += m->integral ? fmt::format(",{}", static_cast<std::uint64_t>(*v))
+                                   : fmt::format(",{}", rounded(*v));
         out += "\n";
     }
     return out;
@@ -176,22 +118,17 @@ std::string renderTable(const SimulationResult& r, bool withClasses) {
         r.indexChildBuckets > 0 ? fmt::format(" + {:.0f} child buckets", r.indexChildBuckets) : std::string(),
         r.indexRehashing ? " (rehashing: both tables held)" : "");
     const std::string thresholdHeader = r.thresholdName.empty() ? "-" : r.thresholdName;
-    const bool withCache = !r.points.empty() && !r.points.front().missesPerGet.empty();
-    out += fmt::format("{:>12} {:>10} {:>10} {:>10} {:>10} {:>9} {:>8} {:>9} {:>9} {:>8} {:>9}{}\n", thresholdHeader,
-        "keys", "bytes/key", "overhd/key", "waste/key", "allocs/k", "ptr B/k", "embedded", "lines/GET", "deps/GET",
-        "total", withCache ? fmt::format(" {:>8} {:>8}", "L1 miss", "LLC miss") : std::string());
+    const auto columns = tableColumns(r.points.empty() ? 0 : r.points.front().missesPerGet.size());
+    out += fmt::format("{:>12}", thresholdHeader);
+    for (const auto* m : columns) // a percentage's header covers its % sign too
+        out += fmt::format(" {:>{}}", m->tableHeader, m->tableWidth + (m->style == MetricStyle::Percent ? 1 : 0));
+    out += "\n";
     for (const auto& p : r.points) {
-        const double keys = p.keys ? static_cast<double>(p.keys) : 1.0;
-        out += fmt::format("{:>12} {:>10} {:>10.2f} {:>10.2f} {:>10.2f} {:>9.3f} {:>8.2f} {:>8.1f}% {:>9.3f} {:>8.3f} "
-                           "{:>9}\n",
-            r.thresholdName.empty() ? std::string("-") : std::to_string(p.threshold), p.keys, p.usableBytesPerKey,
-            p.overheadBytesPerKey, static_cast<double>(p.internalFragmentationBytes) / keys, p.allocationsPerKey,
-            p.pointerBytesPerKey, 100.0 * p.embeddedFraction, p.linesTouchedPerGet, p.dependentLoadsPerGet,
-            humanBytes(p.usableBytes));
-        if (withCache && !p.missesPerGet.empty()) {
-            out.pop_back(); // the newline
-            out += fmt::format(" {:>8.3f} {:>8.3f}\n", p.missesPerGet.front(), p.missesPerGet.back());
-        }
+        out += fmt::format("{:>12}", r.thresholdName.empty() ? std::string("-") : std::to_string(p.threshold));
+        for (const auto* m : columns)
+            if (const auto v = m->get(p))
+                out += " " + formatForTable(*m, *v);
+        out += "\n";
     }
     if (r.points.size() > 1) {
         const auto v = sweepVerdict(r);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "layoutlab/report/reporter.h"
+#include "layoutlab/sim/point_metrics.h"
 #include "sqlite_statement.h"
 
 namespace layoutlab {
@@ -23,6 +24,16 @@ namespace {
 using sqlite::dbError;
 using sqlite::Statement;
 using sqlite::toInt;
+
+// INSERT INTO points (run_id, point_index, threshold, the stored metrics by name) VALUES (?, ...).
+std::string pointInsertSql(const std::vector<const PointMetric*>& stored) {
+    std::string names = "run_id, point_index, threshold", marks = "?,?,?";
+    for (const auto* m : stored) {
+        names += fmt::format(", {}", m->name);
+        marks += ",?";
+    }
+    return fmt::format("INSERT INTO points ({}) VALUES ({})", names, marks);
+}
 
 // How long a writer waits for another to finish: 30 s, or $LAYOUTLAB_DB_BUSY_TIMEOUT_MS.
 int busyTimeoutMs() {
@@ -394,8 +405,11 @@ Status ResultsDb::completeRun(std::int64_t runId, const SimulationResult& result
     if (auto ok = exec("BEGIN IMMEDIATE"); !ok)
         return ok;
     {
-        Statement point(m_db, "INSERT INTO points VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-        Statement cls(m_db, "INSERT INTO size_classes VALUES (?,?,?,?,?,?,?,?,?)");
+        const auto stored = metricsWith(kMetricStored);
+        Statement point(m_db, pointInsertSql(stored).c_str());
+        Statement cls(m_db,
+            "INSERT INTO size_classes (run_id, point_index, class_bytes, allocations, requested_bytes, usable_bytes, "
+            "regions_per_slab, slabs, payload_bytes) VALUES (?,?,?,?,?,?,?,?,?)");
         if (!point.ok() || !cls.ok())
             return rollbackWith("cannot prepare the result statements");
         for (std::size_t i = 0; i < result.points.size(); ++i) {
@@ -406,23 +420,16 @@ Status ResultsDb::completeRun(std::int64_t runId, const SimulationResult& result
                 point.bindNull(3);
             else
                 point.bind(3, std::int64_t { p.threshold });
-            point.bind(4, toInt(p.keys)).bind(5, toInt(p.unstorableKeys)).bind(6, toInt(p.payloadBytes));
-            point.bind(7, toInt(p.requestedBytes))
-                .bind(8, toInt(p.usableBytes))
-                .bind(9, toInt(p.internalFragmentationBytes));
-            point.bind(10, toInt(p.indexBytes)).bind(11, toInt(p.allocations)).bind(12, toInt(p.pointerBytes));
-            point.bind(13, toInt(p.embeddedKeys)).bind(14, p.usableBytesPerKey).bind(15, p.overheadBytesPerKey);
-            point.bind(16, p.allocationsPerKey).bind(17, p.pointerBytesPerKey).bind(18, p.embeddedFraction);
-            point.bind(19, p.linesTouchedPerGet).bind(20, p.dependentLoadsPerGet);
-            // Cache-model misses: L1, L2 (three levels only) and the last level; NULL without --cache.
-            const auto& m = p.missesPerGet;
-            for (int col = 21; col <= 23; ++col)
-                point.bindNull(col);
-            if (!m.empty()) {
-                point.bind(21, m.front());
-                point.bind(23, m.back());
-                if (m.size() == 3)
-                    point.bind(22, m[1]);
+            // The metrics by name; a metric the point does not carry (the misses without --cache) is NULL.
+            int column = 4;
+            for (const auto* m : stored) {
+                if (const auto v = m->get(p); !v)
+                    point.bindNull(column);
+                else if (m->integral)
+                    point.bind(column, static_cast<std::int64_t>(*v));
+                else
+                    point.bind(column, *v);
+                ++column;
             }
             if (point.step() != SQLITE_DONE)
                 return rollbackWith("cannot store a point");
@@ -534,41 +541,37 @@ Expected<std::vector<TraceRecord>> ResultsDb::listTraces() {
 }
 
 Expected<std::vector<ThresholdPoint>> ResultsDb::points(std::int64_t runId) {
-    Statement s(m_db, "SELECT * FROM points WHERE run_id = ? ORDER BY point_index");
+    const auto stored = metricsWith(kMetricStored);
+    std::string sql = "SELECT point_index, threshold";
+    for (const auto* m : stored)
+        sql += fmt::format(", {}", m->name);
+    Statement s(m_db, (sql + " FROM points WHERE run_id = ? ORDER BY point_index").c_str());
     Statement c(m_db,
         "SELECT class_bytes, allocations, requested_bytes, usable_bytes, regions_per_slab, slabs, payload_bytes FROM "
         "size_classes WHERE run_id = ? AND point_index = ? ORDER BY class_bytes");
+    if (!s.ok() || !c.ok())
+        return dbError(m_db, m_path, "cannot read the run's points");
     s.bind(1, runId);
     std::vector<ThresholdPoint> out;
     while (s.step() == SQLITE_ROW) {
         ThresholdPoint p;
-        p.threshold = s.isNull(2) ? 0 : static_cast<std::uint32_t>(s.integer(2));
-        auto u = [&s](int col) { return static_cast<std::uint64_t>(s.integer(col)); };
-        p.keys = u(3);
-        p.unstorableKeys = u(4);
-        p.payloadBytes = u(5);
-        p.requestedBytes = u(6);
-        p.usableBytes = u(7);
-        p.internalFragmentationBytes = u(8);
-        p.indexBytes = u(9);
-        p.allocations = u(10);
-        p.pointerBytes = u(11);
-        p.embeddedKeys = u(12);
-        p.usableBytesPerKey = s.real(13);
-        p.overheadBytesPerKey = s.real(14);
-        p.allocationsPerKey = s.real(15);
-        p.pointerBytesPerKey = s.real(16);
-        p.embeddedFraction = s.real(17);
-        p.linesTouchedPerGet = s.real(18);
-        p.dependentLoadsPerGet = s.real(19);
-        if (!s.isNull(20)) {
-            p.missesPerGet.push_back(s.real(20));
-            if (!s.isNull(21))
-                p.missesPerGet.push_back(s.real(21));
-            p.missesPerGet.push_back(s.real(22));
+        p.threshold = s.isNull(1) ? 0 : static_cast<std::uint32_t>(s.integer(1));
+        std::optional<double> misses[3];
+        int metricColumn = 2;
+        for (const auto* m : stored) {
+            if (s.isNull(metricColumn)) {
+                // a metric the point did not carry
+            } else if (m->missLevel >= 0)
+                misses[m->missLevel] = s.real(metricColumn);
+            else if (m->integral)
+                m->set(p, static_cast<double>(s.integer(metricColumn)));
+            else
+                m->set(p, s.real(metricColumn));
+            ++metricColumn;
         }
+        setMissesFromLevels(p, misses[0], misses[1], misses[2]);
         c.reset();
-        c.bind(1, runId).bind(2, s.integer(1));
+        c.bind(1, runId).bind(2, s.integer(0));
         while (c.step() == SQLITE_ROW) {
             auto column = [&c](int i) { return static_cast<std::uint64_t>(c.integer(i)); };
             SizeClassUsage usage;

@@ -4,6 +4,7 @@
 // Renders simulation results as a human table, one JSON object or CSV rows. The core returns text;
 // the CLI decides where it goes.
 
+#include "layoutlab/sim/point_metrics.h" // pointMetrics: every output metric of a point
 #include "layoutlab/sim/results.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -24,10 +25,6 @@ struct SweepVerdict {
     const ThresholdPoint* at128 = nullptr;
 };
 SweepVerdict sweepVerdict(const SimulationResult& result);
-
-// Every metric of a point, by the name --json and --csv give it, in their order; the cache model's
-// misses per GET last (when it ran).
-std::vector<std::pair<std::string, double>> pointMetrics(const ThresholdPoint& point);
 
 nlohmann::json toJson(const SimulationResult& result);
 std::string renderJson(const SimulationResult& result);
