@@ -29,6 +29,13 @@ const char* flagFor(const std::string& field) {
         { field::kPopularity, "--popularity" },
         { field::kWeights, "--weight-memory" },
         { field::kMissLevel, "--miss-level" },
+        { field::kEngine, "--engine" },
+        { field::kConnect, "--connect" },
+        { field::kFraming, "--framing" },
+        { field::kPipeline, "--pipeline" },
+        { field::kConnections, "--connections" },
+        { field::kRunPipeline, "--run-pipeline" },
+        { field::kRunSeconds, "--run-seconds" },
     };
     for (const auto& [name, flag] : kFlags)
         if (field == name)

@@ -27,6 +27,14 @@ ProgressBar::~ProgressBar() {
         std::fputs("\r\033[K", stderr);
 }
 
+void ProgressBar::phase(std::string_view name) {
+    if (m_drawn && !m_lines)
+        std::fputs("\r\033[K", stderr);
+    m_label = std::string(name);
+    m_drawn = false;
+    m_start = std::chrono::steady_clock::now();
+}
+
 void ProgressBar::progress(double fraction, std::uint64_t done) {
     if (!m_enabled)
         return;

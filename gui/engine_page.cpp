@@ -2,7 +2,7 @@
 #include "engine_page.h"
 
 #include "chart_panel.h"
-#include "cli_process.h"
+#include "stored_job.h"
 #include "task_runner.h"
 
 #include <QButtonGroup>
@@ -27,6 +27,8 @@
 #include <QVBoxLayout>
 
 #include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
 
 namespace layoutlab::gui {
 
@@ -155,18 +157,21 @@ void EnginePage::setTracePath(const QString& path) {
                                .arg(QFileInfo(path).fileName()));
 }
 
-QStringList EnginePage::driveArguments() const {
-    QStringList args { QStringLiteral("drive"), m_tracePath, QStringLiteral("--engine"), m_engine->currentText() };
+DriveRequest EnginePage::driveRequest() const {
+    DriveRequest r;
+    r.tracePath = m_tracePath.toStdString();
+    r.engine = parseEngine(m_engine->currentText().toStdString()).value_or(Engine::Redis);
     if (m_attach->isChecked())
-        args << QStringLiteral("--connect") << m_connect->text().trimmed();
-    else if (!m_binary->text().trimmed().isEmpty())
-        args << QStringLiteral("--server-binary") << m_binary->text().trimmed();
-    if (m_engine->currentText() == QLatin1String("memcached"))
-        args << QStringLiteral("--framing") << m_framing->currentText();
-    args << QStringLiteral("--run-requests") << QString::number(m_runRequests->value())
-         << QStringLiteral("--connections") << QString::number(m_connections->value())
-         << QStringLiteral("--run-pipeline") << QString::number(m_pipeline->value()) << QStringLiteral("--json");
-    return args;
+        r.connect = m_connect->text().trimmed().toStdString();
+    else
+        r.serverBinary = m_binary->text().trimmed().toStdString();
+    if (r.engine == Engine::Memcached)
+        r.framing = m_framing->currentText().toStdString();
+    r.run.requests = std::uint64_t(m_runRequests->value());
+    r.run.connections = std::uint32_t(m_connections->value());
+    r.run.pipeline = std::uint32_t(m_pipeline->value());
+    r.toolVersion = LAYOUTLAB_VERSION;
+    return r;
 }
 
 bool EnginePage::startDrive(QString* error) {
@@ -181,36 +186,37 @@ bool EnginePage::startDrive(QString* error) {
         return fail(tr("Give the server's HOST:PORT to attach to."));
     if (m_runner.busy())
         return fail(tr("Another task is running: %1.").arg(m_runner.label()));
-    QStringList args = driveArguments();
-    if (const QString db = m_databasePath(); !db.isEmpty())
-        args << QStringLiteral("--db") << db;
-    else
-        args << QStringLiteral("--no-db");
-    auto outcome = std::make_shared<CliOutcome>();
+    DriveRequest request = driveRequest();
+    if (auto ok = checkDriveRequest(request); !ok)
+        return fail(errorText(ok.error()));
+    // The job runs on the runner's thread; its notes (the model chosen, a calibration) are shown with the
+    // report.
+    auto notes = std::make_shared<QStringList>();
+    auto notesLock = std::make_shared<std::mutex>();
+    request.notice = [notes, notesLock](const std::string& text) {
+        const std::lock_guard lock(*notesLock);
+        notes->append(QString::fromStdString(text));
+    };
+    auto report = std::make_shared<DriveReport>();
     connect(
         &m_runner, &TaskRunner::finished, this,
-        [this, outcome](const QString&, const QString& failure, bool cancelled) {
-            emit runsStored(); // both runs are in the database, complete or failed
+        [this, report, notes](const QString&, const QString& failure, bool cancelled) {
+            emit runsStored(); // both runs are in the database: complete, failed or interrupted
             if (cancelled)
                 return;
             if (!failure.isEmpty()) {
                 emit failed(failure);
                 return;
             }
-            QJsonParseError parseError;
-            const QJsonDocument document = QJsonDocument::fromJson(outcome->out, &parseError);
-            if (!document.isObject()) {
-                emit failed(tr("layoutlab drive printed no report: %1").arg(parseError.errorString()));
-                return;
-            }
-            showReport(document.object());
+            m_notes = *notes;
+            showReport(QJsonDocument::fromJson(QByteArray::fromStdString(toJson(*report).dump())).object());
         },
         Qt::SingleShotConnection);
-    m_runner.start(
-        tr("drive %1").arg(m_engine->currentText()), [args, outcome](ProgressSink& progress, std::stop_token stop) {
-            *outcome = runCliCommand(args, progress, stop);
-            return outcome->error;
-        });
+    m_runner.start(tr("drive %1").arg(m_engine->currentText()),
+        storedJob(m_databasePath().toStdString(), report,
+            [request](ResultsDb* db, ProgressSink& progress, std::stop_token stop) {
+                return runDriveJob(request, db, &progress, stop);
+            }));
     return true;
 }
 
@@ -266,6 +272,9 @@ void EnginePage::showReport(const QJsonObject& report) {
         text += tr(" Stored as runs %1 (prediction) and %2 (measured).")
                     .arg(runs.value(QStringLiteral("prediction")).toInteger())
                     .arg(runs.value(QStringLiteral("measured")).toInteger());
+    for (const QString& note : m_notes) // warnings only: the model chosen is said above
+        if (note.startsWith(QLatin1String("warning: ")) || note.startsWith(QLatin1String("note: ")))
+            text += QStringLiteral("<br>") + note.toHtmlEscaped();
     m_summary->setText(text);
     drawMemory();
     drawLatency();

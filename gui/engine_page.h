@@ -3,8 +3,12 @@
 
 // The Engine view: load the open trace into a real Valkey, Redis or memcached (started from a binary or
 // attached), run its GETs, and put the server's measured memory per key beside the simulator's
-// prediction, with the relative error, requests/s and latency. It runs `layoutlab drive` (see
-// cli_process.h), so it measures exactly what the CLI measures, and both runs land in the database.
+// prediction, with the relative error, requests/s and latency. It runs the drive job the CLI's `drive`
+// runs (layoutlab/jobs/drive_job.h) on the task runner's thread, so it measures exactly what the CLI
+// measures, shows the job's progress by phase, cancels it (the server stops with it), and both runs land
+// in the database.
+
+#include "layoutlab/jobs/drive_job.h"
 
 #include <QJsonObject>
 #include <QStandardItemModel>
@@ -32,10 +36,10 @@ public:
     EnginePage(TaskRunner& runner, std::function<QString()> databasePath, QWidget* parent = nullptr);
 
     void setTracePath(const QString& path);
-    // The `layoutlab drive` arguments for the choices made (without the database).
-    QStringList driveArguments() const;
+    // The drive job the form describes.
+    DriveRequest driveRequest() const;
     bool startDrive(QString* error = nullptr);
-    // Shows a `layoutlab drive --json` report.
+    // Shows a drive's report (toJson(DriveReport), as `layoutlab drive --json` prints it).
     void showReport(const QJsonObject& report);
 
     QComboBox* engineBox() const { return m_engine; }
@@ -57,6 +61,7 @@ signals:
 
 private:
     void updateControls();
+    QStringList m_notes; // the last drive's notes (the model chosen, a calibration)
     void drawMemory();
     void drawLatency();
 

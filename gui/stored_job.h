@@ -11,7 +11,6 @@
 
 namespace layoutlab::gui {
 
-// An error as the CLI words it (the CLI prefixes "layoutlab: error: ").
 // An error in the GUI's words: its field named by the form's label for it (thresholds → "Thresholds").
 inline QString errorText(Error error) {
     static const std::pair<const char*, const char*> kLabels[] = {
@@ -29,6 +28,13 @@ inline QString errorText(Error error) {
         { field::kGetFraction, "GET fraction" },
         { field::kDeleteFraction, "DELETE fraction" },
         { field::kPopularity, "Popularity" },
+        { field::kEngine, "Engine" },
+        { field::kConnect, "Attach to" },
+        { field::kFraming, "Framing" },
+        { field::kPipeline, "Load pipeline" },
+        { field::kConnections, "Connections" },
+        { field::kRunPipeline, "Pipeline" },
+        { field::kRunSeconds, "Run seconds" },
     };
     for (const auto& [name, label] : kLabels)
         if (error.field == name)

@@ -17,20 +17,31 @@ public:
         m_sinceLast.start();
     }
     void progress(double fraction, std::uint64_t requestsDone) override {
-        if (fraction < 1.0 && m_sinceLast.elapsed() < 50)
+        if (fraction < 1.0 && m_sinceLast.elapsed() < 50 && !m_phaseChanged)
             return;
         m_sinceLast.restart();
-        const QString detail = requestsDone
+        m_phaseChanged = false;
+        QString detail = requestsDone
             ? QCoreApplication::translate("TaskRunner", "%1 requests").arg(QLocale().toString(qulonglong(requestsDone)))
             : QString();
+        if (!m_phase.isEmpty())
+            detail = detail.isEmpty() ? m_phase : m_phase + QStringLiteral(": ") + detail;
         QMetaObject::invokeMethod(
             m_runner, [runner = m_runner, fraction, detail] { emit runner->progressed(fraction, detail); },
             Qt::QueuedConnection);
     }
 
+    void phase(std::string_view name) override {
+        m_phase = QString::fromUtf8(name.data(), qsizetype(name.size()));
+        m_phaseChanged = true;
+        progress(-1.0, 0); // the new phase shows at once
+    }
+
 private:
     TaskRunner* m_runner;
     QElapsedTimer m_sinceLast;
+    QString m_phase;
+    bool m_phaseChanged = false;
 };
 
 TaskRunner::TaskRunner(QObject* parent)

@@ -7,6 +7,9 @@
 #include "layoutlab/trace/generator.h"
 #include "layoutlab/trace/trace_file.h"
 
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
 #include <QProcess>
 #include <QSettings>
 #include <QTest>
@@ -65,6 +68,27 @@ void writeSyntheticTrace(const QString& path, std::uint64_t keys, std::uint64_t 
     SyntheticTrace trace(*config);
     if (auto ok = writeTrace(trace, path.toStdString()); !ok)
         qFatal("%s", ok.error().describe().c_str());
+}
+
+int childProcessesNamed(const QString& name) {
+    int count = 0;
+    const QDir proc(QStringLiteral("/proc"));
+    for (const QString& entry : proc.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        QFile stat(proc.filePath(entry) + QStringLiteral("/stat"));
+        if (!stat.open(QIODevice::ReadOnly))
+            continue;
+        // pid (comm) state ppid ...: comm may hold spaces, so split after its closing parenthesis.
+        const QByteArray line = stat.readAll();
+        const auto open = line.indexOf('('), close = line.lastIndexOf(')');
+        if (open < 0 || close < open)
+            continue;
+        const QByteArray comm = line.mid(open + 1, close - open - 1);
+        const QList<QByteArray> rest = line.mid(close + 2).split(' ');
+        if (rest.size() > 1 && rest[0] != "Z" && rest[1].toLongLong() == QCoreApplication::applicationPid()
+            && QString::fromUtf8(comm) == name)
+            ++count;
+    }
+    return count;
 }
 
 } // namespace layoutlab::gui::test

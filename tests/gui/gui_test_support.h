@@ -32,6 +32,9 @@ CliRun runCli(const QStringList& arguments);
 
 QString seedTrace();
 
+// How many live child processes of this one run the program `name` (the servers a drive started).
+int childProcessesNamed(const QString& name);
+
 // Simulates `trace` with `layout` over `thresholds` (no database), as the GUI's models get it.
 SimulationResult simulateForTest(const QString& trace, const QString& layout, const QString& thresholds, bool cache);
 

@@ -262,6 +262,45 @@ private slots:
         QCOMPARE(QString::fromStdString(runs->front().status), QStringLiteral("interrupted"));
     }
 
+    // The drive job runs on the runner's thread like a sweep: its phases show as progress, Cancel stops it
+    // within seconds, the server it started goes with it, and its two runs are marked interrupted.
+    void cancelStopsADriveAndItsServer() {
+        if (QStandardPaths::findExecutable(QStringLiteral("redis-server")).isEmpty())
+            QSKIP("redis-server is not on PATH (scripts/install-deps installs it)");
+        MainWindow window(m_db);
+        window.openTrace(test::seedTrace());
+        QVERIFY(window.runner().waitForIdle(60000));
+        EnginePage* page = window.enginePage();
+        page->engineBox()->setCurrentText(QStringLiteral("redis"));
+        page->runRequestsBox()->setValue(100000000); // a run phase far longer than the test
+        QStringList phases;
+        connect(&window.runner(), &TaskRunner::progressed, this, [&phases](double, const QString& detail) {
+            const QString phase = detail.section(QLatin1Char(':'), 0, 0);
+            if (phases.isEmpty() || phases.back() != phase)
+                phases.append(phase);
+        });
+        QSignalSpy finished(&window.runner(), &TaskRunner::finished);
+        QString error;
+        QVERIFY2(page->startDrive(&error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(phases.contains(QStringLiteral("run")), 120000);
+        QVERIFY2(phases.indexOf(QStringLiteral("load")) >= 0
+                && phases.indexOf(QStringLiteral("load")) < phases.indexOf(QStringLiteral("run")),
+            qPrintable(phases.join(QStringLiteral(", "))));
+        window.runner().cancel();
+        QVERIFY2(window.runner().waitForIdle(15000), "the drive did not stop within 15 s of Cancel");
+        QCOMPARE(finished.count(), 1);
+        QCOMPARE(finished.front().at(2).toBool(), true); // cancelled
+        QVERIFY(page->report().isEmpty()); // nothing shown
+        QCOMPARE(test::childProcessesNamed(QStringLiteral("redis-server")), 0);
+        auto db = ResultsDb::open(m_db.toStdString());
+        QVERIFY(db);
+        auto runs = (*db)->listRuns();
+        QVERIFY(runs);
+        QCOMPARE(runs->size(), std::size_t(2));
+        for (const auto& run : *runs)
+            QCOMPARE(QString::fromStdString(run.status), QStringLiteral("interrupted"));
+    }
+
     void importErrorShowsTheCliMessage() {
         const QString bad = m_dir->filePath(QStringLiteral("bad.csv"));
         QFile file(bad);

@@ -54,6 +54,14 @@ inline constexpr const char* kDeleteFraction = "delete fraction";
 inline constexpr const char* kPopularity = "popularity";
 inline constexpr const char* kWeights = "weights";
 inline constexpr const char* kMissLevel = "miss level";
+// A drive's (layoutlab/jobs/drive_job.h).
+inline constexpr const char* kEngine = "engine";
+inline constexpr const char* kConnect = "connect";
+inline constexpr const char* kFraming = "framing";
+inline constexpr const char* kPipeline = "pipeline";
+inline constexpr const char* kConnections = "connections";
+inline constexpr const char* kRunPipeline = "run pipeline";
+inline constexpr const char* kRunSeconds = "run seconds";
 } // namespace field
 
 // Tags (Error::tag).

@@ -231,8 +231,8 @@ Expected<std::vector<ThresholdPoint>> evaluateThresholds(const SimulationConfig&
             fresh.staleExpire = false;
             // Where each shape's layout switches (count: never).
             auto switchOf = [&](const KeyShape& shape) {
-                const KeyLayout high = layout.describe(shape, thresholds.back(), alloc);
-                return layout.describe(shape, thresholds.front(), alloc) == high ? count : switchIndex(shape, high);
+                const KeyLayout atLast = layout.describe(shape, thresholds.back(), alloc);
+                return layout.describe(shape, thresholds.front(), alloc) == atLast ? count : switchIndex(shape, atLast);
             };
             std::vector<std::size_t> cuts { 0, count, switchOf(stale), switchOf(fresh) };
             std::uint64_t total = 0;
@@ -253,20 +253,20 @@ Expected<std::vector<ThresholdPoint>> evaluateThresholds(const SimulationConfig&
         }
     };
     addGroups(thresholdKeyspace,
-        [&](PointAccumulator& start, PointAccumulator& stop, const KeyShape& shape, std::uint64_t n, std::uint32_t t) {
+        [&](PointAccumulator& start, PointAccumulator& end, const KeyShape& shape, std::uint64_t n, std::uint32_t t) {
             if (n == 0)
                 return;
             const KeyLayout kl = layout.describe(shape, t, alloc);
             start.addKeys(shape, n, kl, alloc);
-            stop.addKeys(shape, n, kl, alloc);
+            end.addKeys(shape, n, kl, alloc);
         });
     addGroups(thresholdGets,
-        [&](PointAccumulator& start, PointAccumulator& stop, const KeyShape& shape, std::uint64_t n, std::uint32_t t) {
+        [&](PointAccumulator& start, PointAccumulator& end, const KeyShape& shape, std::uint64_t n, std::uint32_t t) {
             if (n == 0)
                 return;
             const ShapeCost cost = costOf(layout, alloc, shape, t);
             start.addGets(n, cost);
-            stop.addGets(n, cost);
+            end.addGets(n, cost);
         });
 
     const auto allocatorClasses = alloc.classes();

@@ -2,11 +2,10 @@
 #include "layoutlab/store/jobs.h"
 
 #include "layoutlab/import/import_stats.h"
-#include "layoutlab/layout/declared_layout.h"
 #include "layoutlab/output_file.h"
 #include "layoutlab/report/reporter.h"
 #include "layoutlab/resources.h"
-#include "layoutlab/store/run_parameters.h"
+#include "layoutlab/store/measured_runs.h"
 #include "layoutlab/trace/progress_reader.h"
 #include "layoutlab/trace/trace_file.h"
 
@@ -184,25 +183,11 @@ Expected<SimulationJobOutcome> runSimulationJob(
             *db, job.tracePath, importer ? importer->formatName() : "layoutlab", "{}", 0, 0, job.traceContentHash);
         if (!traceId)
             return traceId.error();
-        const auto param = config.layout->threshold();
-        const ImportOptions& source = job.importOptions;
-        RunParameters parameters;
-        parameters.trace = job.tracePath;
-        parameters.layout = config.layout->spec();
-        parameters.allocator = config.allocator->spec();
-        parameters.thresholds = config.thresholds;
-        parameters.format = source.format.empty() ? std::string("auto") : source.format;
-        parameters.onError = source.onError == OnError::Skip ? "skip" : "fail";
-        parameters.keySize = source.oracleKeyBytes;
-        parameters.thresholdParameter = param ? param->name : std::string();
+        RunParameters parameters
+            = runParametersFor(job.tracePath, job.importOptions, *config.layout, *config.allocator, config.thresholds);
         parameters.batchCell = job.batchCell;
         if (const auto extra = nlohmann::json::parse(job.extraParametersJson, nullptr, false); extra.is_object())
             parameters.extra = extra;
-        if (const auto* declared = dynamic_cast<const DeclaredLayout*>(config.layout.get())) {
-            // The layout file as it was when the run was made: the path alone may point elsewhere later.
-            const auto& def = declared->definition();
-            parameters.layoutFile = RunParameters::LayoutFile { def.name, def.path, def.contentHash, def.sourceText };
-        }
         if (config.cache) {
             parameters.cacheGeometry = config.cache->describe();
             parameters.cacheSampleGets = config.cacheSampleGets;

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The drive job: load a trace into a real Valkey, Redis or memcached server (started for the job, or
+// attached), measure its memory per key once it has settled, run GETs against it, and put the
+// simulator's prediction for the same trace beside it. The CLI (`layoutlab drive`) and the GUI's Engine
+// view both run this job: the CLI on its main thread, the GUI on its worker thread, with progress through
+// a ProgressSink and cancel through a stop token. Its report is one typed struct for every engine, which
+// renders as the table and the JSON both front ends show.
+
+#include "layoutlab/collect/engine_server.h"
+#include "layoutlab/collect/layout_calibration.h"
+#include "layoutlab/collect/memcached_driver.h"
+#include "layoutlab/collect/resp_driver.h"
+#include "layoutlab/collect/run_phase.h"
+#include "layoutlab/import/importer.h"
+#include "layoutlab/progress.h"
+#include "layoutlab/sim/results.h"
+#include "layoutlab/store/results_db.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <functional>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+namespace layoutlab {
+
+// The run phase: GETs (and a share of SETs) from `connections` connections, `pipeline` per round trip;
+// `requests` of them, or for `seconds` when that is positive. None when requests and seconds are 0.
+struct RunPhaseSettings {
+    std::uint64_t requests = 100000;
+    double seconds = 0;
+    std::uint32_t connections = 4;
+    std::uint32_t pipeline = 16;
+    double setFraction = 0;
+};
+
+struct DriveRequest {
+    std::string tracePath;
+    ImportOptions importOptions;
+    Engine engine = Engine::Valkey;
+    std::string serverBinary; // the server to start (empty: the engine's binary on PATH)
+    std::string connect; // HOST:PORT of a running, empty server to attach to instead
+    bool allowRemote = false; // attach to a host other than loopback
+    std::string framing = "raw"; // memcached: how values are framed (raw, marshal-utf8, ...)
+    std::string layout; // valkey, redis: predict with this layout instead of the one detected
+    bool calibrate = false; // valkey, redis: tell the layout from calibration keys even when the version could
+    std::uint32_t pipeline = 256; // load phase: commands per round trip
+    std::uint32_t sampleKeys = 5; // keys sampled for OBJECT ENCODING and MEMORY USAGE
+    RunPhaseSettings run;
+    std::string toolVersion;
+    // Notes and warnings on the way (the model chosen, a calibration, a server that did not settle).
+    std::function<void(const std::string&)> notice;
+};
+
+// The request's fields checked together; errors name the field.
+Status checkDriveRequest(const DriveRequest& request);
+
+// The trace's reads kept for the run phase (its keys, in order, cycled).
+inline constexpr std::size_t kMaxRunKeys = 1000000;
+
+struct DriveKeySample {
+    std::string key;
+    std::string encoding;
+    std::uint64_t memoryUsage = 0;
+};
+
+// One memcached slab class: chunks used as measured and as predicted.
+struct DriveSlabClass {
+    std::uint64_t chunkBytes = 0;
+    std::uint64_t measuredChunks = 0;
+    std::uint64_t predictedChunks = 0;
+    std::uint64_t measuredItems = 0;
+};
+
+struct DriveReport {
+    std::string trace;
+    std::string engine; // valkey, redis, memcached (as the server says)
+    std::string version;
+    std::string endpoint; // HOST:PORT
+    bool started = false; // started for this job (else attached)
+    std::string memAllocator; // valkey, redis: INFO's mem_allocator
+    std::string framing; // memcached
+    // valkey, redis: the layout predicted with, why that one, and the calibration when one ran.
+    std::string chosenLayout;
+    std::string layoutReason;
+    std::optional<Calibration> calibration;
+    SettleReport settled; // valkey, redis: how the server settled after the load
+    std::uint64_t usedBefore = 0; // valkey, redis: used_memory before and after the load
+    std::uint64_t usedAfter = 0;
+    std::uint64_t serverKeys = 0; // keys (memcached: items) the server holds after the load
+    LoadReport load;
+    std::vector<DriveKeySample> samples; // valkey, redis
+    std::vector<DriveSlabClass> classes; // memcached
+    std::optional<RunPhaseResult> run;
+    SimulationResult prediction;
+    // Measured: used_memory's growth per key (memcached: slab-chunk bytes per item). Predicted: the
+    // model's bytes per key (memcached: chunk bytes per item, without the hash index, as measured).
+    double measuredBytesPerKey = 0;
+    double predictedBytesPerKey = 0;
+    std::int64_t predictionRun = 0; // stored runs (0: not stored)
+    std::int64_t measuredRun = 0;
+
+    // The prediction's error relative to the measurement.
+    double relativeError() const {
+        return measuredBytesPerKey != 0 ? (predictedBytesPerKey - measuredBytesPerKey) / measuredBytesPerKey : 0;
+    }
+    bool isMemcached() const { return engine == "memcached"; }
+};
+
+// Runs the drive, storing a prediction run and a measured run in `db` when not null. A stop request
+// stops the server, marks the runs interrupted and ends with ErrorCode::Cancelled. When the server exits
+// on its own, the error carries the end of its log.
+Expected<DriveReport> runDriveJob(
+    const DriveRequest& request, ResultsDb* db, ProgressSink* progress = nullptr, std::stop_token stop = {});
+
+// The report as `drive --json` prints it and the GUI reads it.
+nlohmann::json toJson(const DriveReport& report);
+// The report as `drive` prints it.
+std::string renderDriveTable(const DriveReport& report);
+// What the measured run stores.
+std::vector<Measurement> driveMeasurements(const DriveReport& report);
+
+} // namespace layoutlab

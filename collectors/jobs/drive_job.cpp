@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: MIT
+// The drive job's steps every engine shares: the server (started or attached), the two stored runs, the
+// run phase, the prediction; and the Valkey/Redis drive. The memcached drive is in
+// drive_memcached_job.cpp, the report's renderings in drive_report.cpp.
+
+#include "drive_steps.h"
+
+#include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/sim/simulation.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+namespace layoutlab {
+
+Status checkDriveRequest(const DriveRequest& r) {
+    if (!r.connect.empty() && !r.serverBinary.empty())
+        return usageError("give a server to start or one to attach to, not both", field::kConnect);
+    if (r.pipeline == 0)
+        return usageError("the load pipeline must be at least 1", field::kPipeline);
+    if (r.run.connections == 0 || r.run.connections > 256)
+        return usageError("the run phase's connections must be between 1 and 256", field::kConnections);
+    if (r.run.pipeline == 0)
+        return usageError("the run phase's pipeline must be at least 1", field::kRunPipeline);
+    if (r.run.seconds < 0)
+        return usageError("the run phase's duration cannot be negative", field::kRunSeconds);
+    if (r.engine != Engine::Memcached && r.framing != "raw")
+        return usageError(
+            "a framing applies to memcached (Dalli and Rails store framed values there)", field::kFraming);
+    if (r.engine == Engine::Memcached && (!r.layout.empty() || r.calibrate))
+        return usageError("a layout to predict with, or calibration, applies to valkey and redis", field::kLayout);
+    return Ok {};
+}
+
+namespace drive {
+
+Expected<DriveTarget> DriveTarget::open(const DriveRequest& r) {
+    DriveTarget target;
+    if (r.connect.empty()) {
+        auto started = EngineServer::start(r.engine, r.serverBinary);
+        if (!started)
+            return started.error();
+        target.server = std::move(*started);
+        target.endpoint = target.server->endpoint();
+        return target;
+    }
+    auto parsed = parseEndpoint(r.connect, r.allowRemote);
+    if (!parsed)
+        return parsed.error();
+    target.endpoint = *parsed;
+    return target;
+}
+
+std::string DriveTarget::describe() const {
+    return fmt::format("{}:{}", endpoint.host, endpoint.port);
+}
+
+Error DriveTarget::failure(const Error& error) {
+    if (error.code == ErrorCode::Cancelled) {
+        Error stopped = error;
+        stopped.message = server ? "stopped; the server was stopped and its directory removed" : "stopped";
+        server.reset(); // stopped now, before the message: nothing is left behind when it shows
+        return stopped;
+    }
+    Error shown = error;
+    // A lost connection often means the server died: give its exit a moment to show before looking.
+    for (int i = 0; i < 50 && error.code == ErrorCode::Io && server && server->running(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (server && !server->running())
+        shown.message += "\nthe server exited; its log ends:\n" + server->logTail();
+    return shown;
+}
+
+RunParameters driveParameters(
+    const DriveRequest& r, const LayoutAndAllocator& models, const DriveReport& report, const DriveTarget& target) {
+    RunParameters p = runParametersFor(r.tracePath, r.importOptions, *models.layout, *models.allocator, {});
+    p.extra = { { "engine", report.engine }, { "engine_version", report.version }, { "endpoint", report.endpoint },
+        { "started", report.started }, { "server_binary", target.server ? target.server->binary() : std::string() },
+        { "pipeline", r.pipeline } };
+    if (report.isMemcached())
+        p.extra["framing"] = report.framing;
+    else
+        p.extra["mem_allocator"] = report.memAllocator;
+    return p;
+}
+
+Expected<std::optional<RunPhaseResult>> runPhase(const DriveRequest& r, const std::vector<RunKey>& readKeys,
+    const std::function<Expected<std::unique_ptr<GetConnection>>()>& connect, std::stop_token stop) {
+    if ((r.run.requests == 0 && r.run.seconds <= 0) || readKeys.empty())
+        return std::optional<RunPhaseResult>();
+    RunPhaseConfig config;
+    config.connections = r.run.connections;
+    config.pipeline = r.run.pipeline;
+    config.maxRequests = r.run.seconds > 0 ? 0 : r.run.requests;
+    config.maxSeconds = r.run.seconds;
+    config.setFraction = r.run.setFraction;
+    auto result = runGets(readKeys, config, connect, stop);
+    if (!result)
+        return result.error();
+    return std::optional<RunPhaseResult>(*result);
+}
+
+Status finish(const DriveRequest& r, const LayoutAndAllocator& models, DriveReport& report, MeasuredRuns& runs,
+    ProgressSink* progress, std::stop_token stop) {
+    auto trace = openTrace(r.tracePath, r.importOptions);
+    if (!trace)
+        return trace.error();
+    if (progress)
+        progress->phase("predict");
+    auto prediction = simulate({ models.layout, models.allocator, {}, std::nullopt }, **trace, progress, stop);
+    if (!prediction)
+        return prediction.error();
+    report.prediction = std::move(*prediction);
+    completePrediction(report);
+    if (auto ok = runs.complete(report.prediction, driveMeasurements(report), toJson(report)); !ok)
+        return ok;
+    report.predictionRun = runs.prediction();
+    report.measuredRun = runs.measured();
+    return Ok {};
+}
+
+void completePrediction(DriveReport& report) {
+    const auto& point = report.prediction.points.at(0);
+    if (!report.isMemcached()) {
+        report.predictedBytesPerKey = point.usableBytesPerKey;
+        return;
+    }
+    // memcached: chunk bytes per item beside the measured slab chunks (the hash index is not in them).
+    std::map<std::uint64_t, std::uint64_t> predicted;
+    std::uint64_t bytes = 0;
+    for (const auto& c : point.sizeClasses)
+        if (c.allocations) {
+            predicted[c.classBytes] += c.allocations;
+            bytes += c.classBytes * c.allocations;
+        }
+    const auto keys = report.prediction.trace.liveKeys;
+    report.predictedBytesPerKey = keys ? static_cast<double>(bytes) / static_cast<double>(keys) : 0;
+    std::map<std::uint64_t, DriveSlabClass> classes;
+    for (auto& c : report.classes)
+        classes[c.chunkBytes] = c;
+    for (const auto& [chunk, count] : predicted) {
+        classes[chunk].chunkBytes = chunk;
+        classes[chunk].predictedChunks = count;
+    }
+    report.classes.clear();
+    for (const auto& [chunk, c] : classes)
+        report.classes.push_back(c);
+}
+
+} // namespace drive
+
+namespace {
+
+class RespGets final : public GetConnection {
+public:
+    explicit RespGets(RespClient client)
+        : m_client(std::move(client)) { }
+    Status send(std::span<const KeyRequest> requests) override { return m_client.sendRequests(requests); }
+    Expected<std::uint64_t> receive(std::span<const KeyRequest> requests) override {
+        return m_client.receiveRequests(requests);
+    }
+
+private:
+    RespClient m_client;
+};
+
+Expected<std::vector<DriveKeySample>> sampleKeys(RespClient& client, std::uint32_t count) {
+    std::vector<DriveKeySample> out;
+    for (std::uint32_t i = 0; i < count; ++i) {
+        auto key = client.command({ "RANDOMKEY" });
+        if (!key)
+            return key.error();
+        if (key->empty())
+            break; // no keys
+        DriveKeySample s;
+        s.key = *key;
+        auto encoding = client.command({ "OBJECT", "ENCODING", s.key });
+        auto usage = client.command({ "MEMORY", "USAGE", s.key, "SAMPLES", "0" });
+        if (!encoding || !usage)
+            continue; // expired meanwhile
+        s.encoding = *encoding;
+        s.memoryUsage = usage->empty() ? 0 : std::stoull(*usage);
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+// The layout to predict with: the request's, as given; else the one the server's version decides; else
+// (a development build, a fork, or calibrate) the candidate that reproduces calibration keys loaded into
+// the empty server. When none does, the closest is used and the reason says so: the job still measures.
+Status chooseLayout(
+    const DriveRequest& r, const RespServerInfo& server, RespClient& client, DriveReport& report, std::string& layout) {
+    auto notice = [&r](const std::string& text) {
+        if (r.notice)
+            r.notice(text);
+    };
+    if (!r.layout.empty()) {
+        layout = r.layout;
+        report.layoutReason = "given with the request";
+        return Ok {};
+    }
+    if (!server.layout.empty() && !r.calibrate) {
+        layout = server.layout;
+        report.layoutReason = fmt::format("{} {} is a release with this layout", server.engine, server.version);
+        return Ok {};
+    }
+    auto candidates = candidateLayouts(server.engine);
+    if (!server.layout.empty())
+        candidates.insert(candidates.begin(), server.layout);
+    notice(fmt::format("calibrating: {} {} {}; loading {} shapes of calibration keys", server.engine, server.version,
+        server.layout.empty() ? "does not tell its layout by its version" : "(calibration asked for)",
+        calibrationShapes().size()));
+    auto calibration = calibrateLayout(client, candidates, server.allocator);
+    if (!calibration)
+        return calibration.error();
+    if (calibration->chosen) {
+        layout = *calibration->chosen;
+        report.layoutReason = fmt::format("calibrated: {}", calibration->summary());
+        if (!server.layout.empty() && layout != server.layout)
+            report.layoutReason += fmt::format(" (its version suggests {})", server.layout);
+    } else {
+        const CandidateFit* closest = nullptr;
+        for (const auto& fit : calibration->fits)
+            if (!closest || fit.worstErrorBytesPerKey < closest->worstErrorBytesPerKey)
+                closest = &fit;
+        layout = !server.layout.empty() ? server.layout : closest ? closest->layout : candidates.front();
+        report.layoutReason = fmt::format("{}; predicting with {} anyway", calibration->summary(), layout);
+        notice("warning: " + report.layoutReason);
+    }
+    report.calibration = std::move(*calibration);
+    return Ok {};
+}
+
+// The Valkey/Redis drive once the server is up: everything up to the runs' begin, then the load, the
+// settled measurement and the run phase. Errors after the runs began end them (the caller's `runs`).
+Status driveResp(const DriveRequest& r, drive::DriveTarget& target, DriveReport& report, MeasuredRuns& runs,
+    ProgressSink* progress, std::stop_token stop) {
+    auto trace = openTrace(r.tracePath, r.importOptions);
+    if (!trace)
+        return trace.error();
+    auto client = RespClient::connect(target.endpoint.host, target.endpoint.port);
+    if (!client)
+        return client.error();
+    auto info = describeRespServer(*client);
+    if (!info)
+        return info.error();
+    report.engine = info->engine;
+    report.version = info->version;
+    report.memAllocator = info->memAllocator;
+    if (info->engine != engineName(r.engine) && r.notice)
+        r.notice(fmt::format("note: the engine asked for is {} but the server is {} {}; modelling what it is",
+            engineName(r.engine), info->engine, info->version));
+    if (info->allocator.empty())
+        return dataError(fmt::format(
+            "the server's allocator '{}' has no model (jemalloc and libc builds are modelled)", info->memAllocator));
+    auto keys = keyCount(*client);
+    if (!keys)
+        return keys.error();
+    if (*keys != 0)
+        return dataError(fmt::format("{} holds {} keys: layoutlab measures what a trace adds to an empty server "
+                                     "(empty it yourself, or let layoutlab start one)",
+            report.endpoint, *keys));
+    std::string layout;
+    if (auto ok = chooseLayout(r, *info, *client, report, layout); !ok)
+        return ok;
+    report.chosenLayout = layout;
+    if (r.notice)
+        r.notice(fmt::format("model: {} ({})", layout, report.layoutReason));
+    auto models = parseLayoutAndAllocator(layout, info->allocator);
+    if (!models)
+        return models.error();
+    auto parameters = drive::driveParameters(r, *models, report, target);
+    parameters.extra["layout_choice"] = layoutChoiceJson(report);
+    if (auto ok = runs.begin(r.tracePath, r.importOptions, "sim", "drive", parameters, r.toolVersion); !ok)
+        return ok;
+    if (auto warm = warmUpCommands(*client); !warm)
+        return warm;
+    auto before = waitUntilSettled(*client, SettleOptions { .stop = stop });
+    if (!before)
+        return before.error();
+    report.usedBefore = before->usedMemory;
+    if (progress)
+        progress->phase("load");
+    auto load = loadTrace(
+        *client, **trace, r.pipeline, kMaxRunKeys, drive::loadProgress(progress, (*trace)->totalRequests()), stop);
+    if (!load)
+        return load.error();
+    report.load = std::move(*load);
+    // Measured once the server has finished rehashing and its memory holds still: a keyspace that just
+    // crossed a power of two keeps two tables until the cron has moved every entry.
+    if (progress)
+        progress->phase("settle");
+    auto after = waitUntilSettled(*client, SettleOptions { .stop = stop });
+    if (!after)
+        return after.error();
+    if (stop.stop_requested())
+        return cancelledError();
+    if (!after->settled && r.notice)
+        r.notice(fmt::format("warning: the server did not settle: {}", after->describe()));
+    report.settled = *after;
+    report.usedAfter = after->usedMemory;
+    auto count = keyCount(*client);
+    if (!count)
+        return count.error();
+    report.serverKeys = *count;
+    report.measuredBytesPerKey = report.serverKeys
+        ? (static_cast<double>(report.usedAfter) - static_cast<double>(report.usedBefore))
+            / static_cast<double>(report.serverKeys)
+        : 0;
+    auto samples = sampleKeys(*client, r.sampleKeys);
+    if (!samples)
+        return samples.error();
+    report.samples = std::move(*samples);
+    if (progress)
+        progress->phase("run");
+    auto run = drive::runPhase(
+        r, report.load.readKeys,
+        [&]() -> Expected<std::unique_ptr<GetConnection>> {
+            auto c = RespClient::connect(target.endpoint.host, target.endpoint.port);
+            if (!c)
+                return c.error();
+            return std::unique_ptr<GetConnection>(new RespGets(std::move(*c)));
+        },
+        stop);
+    if (!run)
+        return run.error();
+    report.run = *run;
+    return drive::finish(r, *models, report, runs, progress, stop);
+}
+
+} // namespace
+
+Expected<DriveReport> runDriveJob(const DriveRequest& r, ResultsDb* db, ProgressSink* progress, std::stop_token stop) {
+    if (auto ok = checkDriveRequest(r); !ok)
+        return ok.error();
+    auto target = drive::DriveTarget::open(r);
+    if (!target)
+        return target.error();
+    DriveReport report;
+    report.trace = r.tracePath;
+    report.started = target->server != nullptr;
+    report.endpoint = target->describe();
+    MeasuredRuns runs(db);
+    const Status done = r.engine == Engine::Memcached ? drive::driveMemcached(r, *target, report, runs, progress, stop)
+                                                      : driveResp(r, *target, report, runs, progress, stop);
+    if (!done)
+        return runs.end(target->failure(done.error()));
+    return report;
+}
+
+} // namespace layoutlab

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+// The memcached drive: load a trace through a value framing and put memcached's slab classes beside the
+// prediction: chunks per class, and slab-chunk bytes per item.
+
+#include "drive_steps.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace layoutlab::drive {
+
+namespace {
+
+class MemcachedGets final : public GetConnection {
+public:
+    MemcachedGets(MemcachedClient client, Framing framing)
+        : m_client(std::move(client))
+        , m_framing(framing) { }
+    Status send(std::span<const KeyRequest> requests) override { return m_client.sendRequests(requests, m_framing); }
+    Expected<std::uint64_t> receive(std::span<const KeyRequest> requests) override {
+        return m_client.receiveRequests(requests);
+    }
+
+private:
+    MemcachedClient m_client;
+    Framing m_framing;
+};
+
+} // namespace
+
+Status driveMemcached(const DriveRequest& r, DriveTarget& target, DriveReport& report, MeasuredRuns& runs,
+    ProgressSink* progress, std::stop_token stop) {
+    auto framing = parseFraming(r.framing);
+    if (!framing) {
+        Error e = framing.error();
+        e.field = field::kFraming;
+        return e;
+    }
+    auto trace = openTrace(r.tracePath, r.importOptions);
+    if (!trace)
+        return trace.error();
+    report.engine = "memcached";
+    report.framing = r.framing;
+    auto client = MemcachedClient::connect(target.endpoint.host, target.endpoint.port);
+    if (!client)
+        return client.error();
+    auto info = describeMemcached(*client);
+    if (!info)
+        return info.error();
+    report.version = info->version;
+    auto models = parseLayoutAndAllocator("memcached-1.6:framing=" + r.framing, info->allocator);
+    if (!models)
+        return models.error();
+    auto empty = readSlabs(*client);
+    if (!empty)
+        return empty.error();
+    if (empty->items != 0)
+        return dataError(fmt::format("{} holds {} items: layoutlab measures what a trace adds to an empty server "
+                                     "(flush_all is not enough: memcached keeps its slab pages; restart it, or let "
+                                     "layoutlab start one)",
+            report.endpoint, empty->items));
+    if (auto ok = runs.begin(
+            r.tracePath, r.importOptions, "sim", "drive", driveParameters(r, *models, report, target), r.toolVersion);
+        !ok)
+        return ok;
+    if (progress)
+        progress->phase("load");
+    auto load = loadTraceMemcached(
+        *client, **trace, *framing, r.pipeline, kMaxRunKeys, loadProgress(progress, (*trace)->totalRequests()), stop);
+    if (!load)
+        return load.error();
+    report.load = std::move(*load);
+    auto slabs = readSlabs(*client);
+    if (!slabs)
+        return slabs.error();
+    report.serverKeys = slabs->items;
+    report.measuredBytesPerKey
+        = slabs->items ? static_cast<double>(slabs->chunkBytes()) / static_cast<double>(slabs->items) : 0;
+    for (const auto& [chunk, used] : slabs->usedChunksByChunkBytes) {
+        DriveSlabClass c;
+        c.chunkBytes = chunk;
+        c.measuredChunks = used;
+        c.measuredItems = slabs->itemsByChunkBytes.count(chunk) ? slabs->itemsByChunkBytes.at(chunk) : 0;
+        report.classes.push_back(c);
+    }
+    if (progress)
+        progress->phase("run");
+    auto run = runPhase(
+        r, report.load.readKeys,
+        [&]() -> Expected<std::unique_ptr<GetConnection>> {
+            auto c = MemcachedClient::connect(target.endpoint.host, target.endpoint.port);
+            if (!c)
+                return c.error();
+            return std::unique_ptr<GetConnection>(new MemcachedGets(std::move(*c), *framing));
+        },
+        stop);
+    if (!run)
+        return run.error();
+    report.run = *run;
+    return finish(r, *models, report, runs, progress, stop);
+}
+
+} // namespace layoutlab::drive

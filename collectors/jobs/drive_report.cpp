@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+// A drive's report as JSON, as a table and as stored measurements: one rendering for every engine, with
+// the lines only one engine has (Valkey/Redis: the layout choice, used_memory and sampled keys;
+// memcached: the framing and the slab classes) added where the report has them.
+
+#include "drive_steps.h"
+
+#include "layoutlab/printable.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+namespace layoutlab {
+
+namespace {
+
+// The client's CPU time as a share of the machine's cores over the run.
+double clientCpuShare(const RunPhaseResult& r) {
+    const double cores = std::max(1u, std::thread::hardware_concurrency());
+    return r.seconds > 0 ? r.clientCpuSeconds / (r.seconds * cores) : 0;
+}
+
+nlohmann::json runJson(const std::optional<RunPhaseResult>& run) {
+    if (!run)
+        return nullptr;
+    return { { "requests", run->requests }, { "sets", run->sets }, { "hits", run->hits }, { "seconds", run->seconds },
+        { "ops_per_sec", run->requestsPerSecond }, { "connections", run->connections }, { "pipeline", run->pipeline },
+        { "latency_us", { { "p50", run->p50Ns / 1e3 }, { "p99", run->p99Ns / 1e3 }, { "p99.9", run->p999Ns / 1e3 } } },
+        { "client_cpu_seconds", run->clientCpuSeconds }, { "client_cpu_share", clientCpuShare(*run) } };
+}
+
+std::string runTable(const std::optional<RunPhaseResult>& run) {
+    if (!run)
+        return "\nrun phase  skipped (no reads in the trace, or no run phase asked for)\n";
+    const std::uint64_t gets = run->requests - run->sets;
+    std::string out = fmt::format(
+        "\nrun phase  {} requests ({} GETs, {:.1f}% hits; {} SETs) from {} connections x pipeline {} in {:.2f} s\n",
+        run->requests, gets, gets ? 100.0 * static_cast<double>(run->hits) / static_cast<double>(gets) : 0.0, run->sets,
+        run->connections, run->pipeline, run->seconds);
+    out += fmt::format(
+        "           {:.0f} requests/s; latency per request p50 {:.1f} us, p99 {:.1f} us, p99.9 {:.1f} us\n",
+        run->requestsPerSecond, run->p50Ns / 1e3, run->p99Ns / 1e3, run->p999Ns / 1e3);
+    const double share = clientCpuShare(*run);
+    out += fmt::format("           client CPU {:.2f} s, {:.0f}% of this machine{}\n", run->clientCpuSeconds,
+        100 * share,
+        share > 0.8 ? ": the client is saturated, so requests/s is the client's limit, not the server's" : "");
+    return out;
+}
+
+std::string indented(const std::string& text, std::string_view prefix) {
+    std::string out;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);)
+        out += std::string(prefix) + line + "\n";
+    return out;
+}
+
+double commandsPerSecond(const LoadReport& load) {
+    return load.seconds > 0 ? static_cast<double>(load.commands) / load.seconds : 0.0;
+}
+
+} // namespace
+
+nlohmann::json layoutChoiceJson(const DriveReport& r) {
+    nlohmann::json out { { "layout", r.chosenLayout }, { "reason", r.layoutReason }, { "calibration", nullptr } };
+    if (const auto& c = r.calibration) {
+        nlohmann::json rows = nlohmann::json::array();
+        for (const auto& row : c->rows)
+            rows.push_back({ { "key_bytes", row.shape.shape.keyBytes }, { "value_bytes", row.shape.shape.valueBytes },
+                { "ttl", row.shape.shape.hasTtl }, { "kind", static_cast<int>(row.shape.shape.kind) },
+                { "keys", row.shape.keys }, { "measured_bytes_per_key", row.measuredBytesPerKey },
+                { "encoding", row.encoding } });
+        nlohmann::json matching = nlohmann::json::array();
+        for (const auto& fit : c->fits)
+            if (fit.matches)
+                matching.push_back(fit.layout);
+        out["calibration"] = { { "shapes", rows }, { "matching", matching },
+            { "chosen", c->chosen ? nlohmann::json(*c->chosen) : nlohmann::json(nullptr) },
+            { "summary", c->summary() } };
+    }
+    return out;
+}
+
+nlohmann::json toJson(const DriveReport& r) {
+    nlohmann::json out { { "trace", r.trace }, { "engine", r.engine }, { "version", r.version },
+        { "endpoint", r.endpoint }, { "started", r.started }, { "layout", r.prediction.layoutSpec },
+        { "allocator", r.prediction.allocatorSpec }, { "server_keys", r.serverKeys },
+        { "predicted_keys", r.prediction.trace.liveKeys }, { "measured_bytes_per_key", r.measuredBytesPerKey },
+        { "predicted_bytes_per_key", r.predictedBytesPerKey }, { "relative_error", r.relativeError() },
+        { "load",
+            { { "requests", r.load.requests }, { "commands", r.load.commands }, { "reads_skipped", r.load.reads },
+                { "seconds", r.load.seconds }, { "commands_per_sec", commandsPerSecond(r.load) },
+                { "key_names_repeat", r.load.namesRepeat } } },
+        { "run", runJson(r.run) },
+        { "ops_per_sec", r.run ? nlohmann::json(r.run->requestsPerSecond) : nlohmann::json(nullptr) } };
+    if (r.isMemcached()) {
+        out["framing"] = r.framing;
+        nlohmann::json classes = nlohmann::json::array();
+        for (const auto& c : r.classes)
+            classes.push_back({ { "chunk_bytes", c.chunkBytes }, { "measured_chunks", c.measuredChunks },
+                { "predicted_chunks", c.predictedChunks }, { "measured_items", c.measuredItems } });
+        out["classes"] = classes;
+    } else {
+        nlohmann::json samples = nlohmann::json::array();
+        for (const auto& s : r.samples)
+            samples.push_back(
+                { { "key", printable(s.key) }, { "encoding", s.encoding }, { "memory_usage", s.memoryUsage } });
+        out.update({ { "mem_allocator", r.memAllocator }, { "layout_choice", layoutChoiceJson(r) },
+            { "settled",
+                { { "settled", r.settled.settled }, { "seconds", r.settled.seconds },
+                    { "rehash_known", r.settled.rehashKnown }, { "still_rehashing", r.settled.stillRehashing } } },
+            { "threshold", r.prediction.points.empty() ? 0u : r.prediction.points.front().threshold },
+            { "used_memory_before", r.usedBefore }, { "used_memory_after", r.usedAfter }, { "samples", samples } });
+    }
+    if (r.predictionRun || r.measuredRun)
+        out["runs"] = { { "prediction", r.predictionRun }, { "measured", r.measuredRun } };
+    return out;
+}
+
+std::string renderDriveTable(const DriveReport& r) {
+    std::string out = fmt::format("trace      {}\nserver     {} {} at {} ({}){}\nmodel      {} under {}\n", r.trace,
+        r.engine, r.version, r.endpoint, r.started ? "started for this run" : "attached",
+        r.isMemcached() ? std::string() : ", " + r.memAllocator, r.prediction.layoutSpec, r.prediction.allocatorSpec);
+    if (!r.isMemcached()) {
+        out += fmt::format("           chosen because: {}\n", r.layoutReason);
+        if (r.calibration)
+            out += indented(r.calibration->table(), "           ");
+        out += fmt::format("measured   {}\n", r.settled.describe());
+    }
+    out += fmt::format("load       {} requests: {} commands in {:.2f} s ({:.0f} commands/s); {} GETs left for a run "
+                       "phase\n\n",
+        r.load.requests, r.load.commands, r.load.seconds, commandsPerSecond(r.load), r.load.reads);
+    const char* keys = r.isMemcached() ? "items" : "live keys";
+    out += fmt::format("{:<26}{:>14}{:>14}\n", "", "measured", "predicted");
+    out += fmt::format("{:<26}{:>14}{:>14}\n", keys, r.serverKeys, r.prediction.trace.liveKeys);
+    out += fmt::format("{:<26}{:>14.2f}{:>14.2f}   error {:+.2f}%\n",
+        r.isMemcached() ? "chunk bytes per item" : "bytes per key", r.measuredBytesPerKey, r.predictedBytesPerKey,
+        100 * r.relativeError());
+    if (r.isMemcached()) {
+        out += fmt::format(
+            "\nper slab class:\n  {:>11} {:>12} {:>12} {:>12}\n", "chunk", "items", "chunks", "predicted");
+        for (const auto& c : r.classes)
+            out += fmt::format("  {:>9} B {:>12} {:>12} {:>12}{}\n", c.chunkBytes, c.measuredItems, c.measuredChunks,
+                c.predictedChunks, c.measuredChunks == c.predictedChunks ? "" : "   differs");
+    } else {
+        out += fmt::format("{:<26}{:>14}\n", "used_memory before", r.usedBefore);
+        out += fmt::format("{:<26}{:>14}\n", "used_memory after", r.usedAfter);
+        if (!r.samples.empty()) {
+            out += "\nsampled keys (OBJECT ENCODING, MEMORY USAGE):\n";
+            for (const auto& s : r.samples)
+                out += fmt::format("  {:<40} {:<8} {:>8} B\n", printable(s.key), s.encoding, s.memoryUsage);
+        }
+    }
+    out += runTable(r.run);
+    if (r.serverKeys != r.prediction.trace.liveKeys)
+        out += fmt::format("\nnote: the server holds a different number of {} than the replay predicts (TTLs that "
+                           "passed in wall-clock time during the load expire on the server, not in the trace's time)\n",
+            r.isMemcached() ? "items" : "keys");
+    if (r.load.namesRepeat)
+        out += "\nnote: some key sizes are too small to give every key its own name: keys of those sizes share "
+               "names on the server\n";
+    return out;
+}
+
+std::vector<Measurement> driveMeasurements(const DriveReport& r) {
+    const std::string engine = r.isMemcached() ? "memcached" : r.engine + "-server";
+    std::vector<Measurement> out;
+    auto add = [&](const std::string& metric, double value, const std::string& unit,
+                   const nlohmann::json& details = nlohmann::json::object()) {
+        out.push_back({ std::nullopt, engine, r.version, metric, value, unit, details.dump() });
+    };
+    if (r.isMemcached()) {
+        add("bytes_per_key", r.measuredBytesPerKey, "bytes", { { "what", "slab chunk bytes per item" } });
+        add("keys", static_cast<double>(r.serverKeys), "items");
+        for (const auto& c : r.classes)
+            if (c.measuredChunks)
+                add("used_chunks", static_cast<double>(c.measuredChunks), "chunks",
+                    { { "chunk_bytes", c.chunkBytes } });
+    } else {
+        add("bytes_per_key", r.measuredBytesPerKey, "bytes");
+        add("used_memory_before", static_cast<double>(r.usedBefore), "bytes");
+        add("used_memory_after", static_cast<double>(r.usedAfter), "bytes");
+        add("keys", static_cast<double>(r.serverKeys), "keys");
+    }
+    add("load_seconds", r.load.seconds, "s");
+    add("load_commands", static_cast<double>(r.load.commands), "commands");
+    if (const auto& run = r.run) {
+        const nlohmann::json details { { "connections", run->connections }, { "pipeline", run->pipeline },
+            { "requests", run->requests }, { "hits", run->hits } };
+        add("gets_per_sec", run->requestsPerSecond, "ops/s", details);
+        add("get_latency_p50", static_cast<double>(run->p50Ns), "ns", details);
+        add("get_latency_p99", static_cast<double>(run->p99Ns), "ns", details);
+        add("get_latency_p999", static_cast<double>(run->p999Ns), "ns", details);
+        add("client_cpu_seconds", run->clientCpuSeconds, "s", details);
+    }
+    return out;
+}
+
+} // namespace layoutlab

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The drive job's steps that its engines share (drive_job.cpp, drive_memcached_job.cpp).
+
+#include "layoutlab/jobs/drive_job.h"
+#include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/store/measured_runs.h"
+
+#include <memory>
+
+namespace layoutlab::drive {
+
+// The server to measure: started for this job (and stopped with it), or attached (`server` stays null).
+struct DriveTarget {
+    std::unique_ptr<EngineServer> server;
+    Endpoint endpoint;
+
+    static Expected<DriveTarget> open(const DriveRequest& request);
+    std::string describe() const;
+    // The error to show for `error`: a stop stops the server first and says so; when the server exited on
+    // its own, the end of its log is added.
+    Error failure(const Error& error);
+};
+
+// The parameters both stored runs carry: the trace, the models, the engine and how it was reached.
+RunParameters driveParameters(const DriveRequest& request, const LayoutAndAllocator& models, const DriveReport& report,
+    const DriveTarget& target);
+
+// The load phase's progress: the requests read, as a fraction of the trace's `total` when known.
+inline std::function<void(std::uint64_t)> loadProgress(ProgressSink* progress, std::uint64_t total) {
+    return [progress, total](std::uint64_t done) {
+        if (progress)
+            progress->progress(total ? static_cast<double>(done) / static_cast<double>(total) : -1.0, done);
+    };
+}
+
+// The run phase, unless the request has none or the trace has no reads.
+Expected<std::optional<RunPhaseResult>> runPhase(const DriveRequest& request, const std::vector<RunKey>& readKeys,
+    const std::function<Expected<std::unique_ptr<GetConnection>>()>& connect, std::stop_token stop);
+
+// The predicted figures of the report from its prediction (memcached: the slab classes beside the
+// measured ones).
+void completePrediction(DriveReport& report);
+
+// The end of every drive once the server is measured: the prediction, then both runs completed.
+Status finish(const DriveRequest& request, const LayoutAndAllocator& models, DriveReport& report, MeasuredRuns& runs,
+    ProgressSink* progress, std::stop_token stop);
+
+Status driveMemcached(const DriveRequest& request, DriveTarget& target, DriveReport& report, MeasuredRuns& runs,
+    ProgressSink* progress, std::stop_token stop);
+
+} // namespace layoutlab::drive
+
+namespace layoutlab {
+// The layout choice as the report's JSON and the runs' parameters give it.
+nlohmann::json layoutChoiceJson(const DriveReport& report);
+} // namespace layoutlab
