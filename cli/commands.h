@@ -46,10 +46,6 @@ struct TraceSourceOptions {
 void addLayoutOptions(CLI::App& command, std::string& layout, const std::string& help);
 Status requireLayout(const std::string& layout);
 
-// The thresholds `text` names ("64,128" or "32:512:16") for this layout (for `profile`, whose job is not a
-// simulation job); an error tagged kTagNoThreshold when the layout has no embed threshold.
-Expected<std::vector<std::uint32_t>> resolveThresholds(const LayoutModel& layout, const std::string& text);
-
 void addGenCommand(CLI::App& app, int& status);
 void addImportCommands(CLI::App& app, int& status);
 void addDbCommands(CLI::App& app, int& status);

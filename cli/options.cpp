@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The options several commands share, and what they turn into: trace source options, the layout
-// options, thresholds for `profile`.
+// options.
 #include "commands.h"
 
 #include "layoutlab/layout/layout_file.h"
@@ -55,19 +55,6 @@ Status requireLayout(const std::string& layout) {
         return usageError(
             "a layout is required: --layout NAME (see `layoutlab layouts`) or --layout-file FILE", "--layout");
     return Ok {};
-}
-
-Expected<std::vector<std::uint32_t>> resolveThresholds(const LayoutModel& layout, const std::string& text) {
-    const auto param = layout.threshold();
-    if (!param) {
-        Error e = usageError(fmt::format("layout '{}' has no embed threshold (memcached stores every item whole in a "
-                                         "slab chunk)",
-                                 layout.spec()),
-            field::kThresholds);
-        e.tag = kTagNoThreshold;
-        return e;
-    }
-    return parseThresholds(text, *param);
 }
 
 } // namespace layoutlab::cli
