@@ -4,6 +4,7 @@
 #include "interrupts.h"
 
 #include "layoutlab/output_file.h"
+#include "layoutlab/store/batch_job.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -21,6 +22,9 @@ const char* flagFor(const std::string& field) {
         { field::kKeys, "--keys" },
         { field::kOps, "--ops" },
         { field::kKeySize, "--key-size" },
+        { field::kOnError, "--on-error" },
+        { field::kShard, "--shard" },
+        { field::kPlan, "PLAN" },
         { field::kValueSize, "--value-size" },
         { field::kTtlFraction, "--ttl-fraction" },
         { field::kIntValues, "--int-values" },

@@ -11,18 +11,7 @@
 namespace layoutlab::cli {
 
 Expected<ImportOptions> TraceSourceOptions::toImportOptions() const {
-    ImportOptions options;
-    options.format = format == "auto" ? std::string() : format;
-    if (onError == "fail")
-        options.onError = OnError::Fail;
-    else if (onError == "skip")
-        options.onError = OnError::Skip;
-    else
-        return usageError("--on-error must be 'fail' or 'skip', got '" + onError + "'", "--on-error");
-    if (keyBytes == 0 || keyBytes > kMaxKeyBytes)
-        return usageError(fmt::format("--key-size must be between 1 and {}", kMaxKeyBytes), "--key-size");
-    options.oracleKeyBytes = keyBytes;
-    return options;
+    return importOptionsFrom(format, onError, keyBytes);
 }
 
 void TraceSourceOptions::addTo(CLI::App& command) {

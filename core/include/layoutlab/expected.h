@@ -46,6 +46,7 @@ inline constexpr const char* kFormat = "format";
 inline constexpr const char* kKeys = "keys";
 inline constexpr const char* kOps = "ops";
 inline constexpr const char* kKeySize = "key size";
+inline constexpr const char* kOnError = "on error";
 inline constexpr const char* kValueSize = "value size";
 inline constexpr const char* kTtlFraction = "ttl fraction";
 inline constexpr const char* kIntValues = "int values";

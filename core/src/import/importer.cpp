@@ -301,6 +301,23 @@ Expected<std::unique_ptr<TraceFileReader>> openTraceFile(const std::string& path
     return TraceFileReader::open(path);
 }
 
+Expected<ImportOptions> importOptionsFrom(
+    const std::string& format, const std::string& onError, std::uint32_t keyBytes) {
+    ImportOptions options;
+    options.format = format == "auto" ? std::string() : format;
+    if (onError == "fail")
+        options.onError = OnError::Fail;
+    else if (onError == "skip")
+        options.onError = OnError::Skip;
+    else
+        return usageError(
+            fmt::format("bad input lines are handled by 'fail' or 'skip', got '{}'", onError), field::kOnError);
+    if (keyBytes == 0 || keyBytes > kMaxKeyBytes)
+        return usageError(fmt::format("the key size must be between 1 and {}", kMaxKeyBytes), field::kKeySize);
+    options.oracleKeyBytes = keyBytes;
+    return options;
+}
+
 Expected<std::unique_ptr<TraceReader>> openTrace(const std::string& path, const ImportOptions& options) {
     auto file = openTraceFile(path, options);
     if (!file)

@@ -39,6 +39,11 @@ struct ImportOptions {
     bool decodeAhead = true;
 };
 
+// Import options from their words: a format name ("auto": detect), "fail" or "skip", the oracleGeneral key
+// bytes. Errors name the field (field::kOnError, field::kKeySize).
+Expected<ImportOptions> importOptionsFrom(
+    const std::string& format, const std::string& onError, std::uint32_t keyBytes);
+
 // Rejected input, by reason, with the first examples (file:line: reason).
 struct RejectReport {
     std::uint64_t total = 0;
