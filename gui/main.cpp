@@ -7,6 +7,7 @@
 //       offscreen and exits; it uses fresh settings, and a temporary results database unless --db is given.
 
 #include "main_window.h"
+#include "screenshot_tour.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -52,8 +53,8 @@ int main(int argc, char** argv) {
             parser.isSet(db) ? parser.value(db) : scratch.filePath(QStringLiteral("screenshots.db")));
         QString error;
         const QStringList traces = parser.positionalArguments();
-        if (!window.renderScreenshots(
-                parser.value(screenshot), &error, traces.isEmpty() ? QString() : traces.front())) {
+        if (!layoutlab::gui::renderScreenshots(
+                window, parser.value(screenshot), &error, traces.isEmpty() ? QString() : traces.front())) {
             std::fprintf(stderr, "layoutlab-gui: error: %s\n", qPrintable(error));
             return 1;
         }

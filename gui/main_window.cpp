@@ -5,6 +5,7 @@
 #include "compare_page.h"
 #include "engine_page.h"
 #include "generate_dialog.h"
+#include "job_actions.h"
 #include "library_page.h"
 #include "size_class_page.h"
 #include "stored_job.h"
@@ -18,15 +19,20 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFontDatabase>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
@@ -35,6 +41,7 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTimer>
+#include <QVBoxLayout>
 
 namespace layoutlab::gui {
 
@@ -62,6 +69,7 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     m_sizeClasses = new SizeClassPage(this);
     m_compare = new ComparePage(this);
     m_engine = new EnginePage(*m_runner, database, this);
+    m_jobs = new JobActions(*m_runner, database, this);
     m_tabs->addTab(m_library, tr("&Library"));
     m_tabs->addTab(m_workload, tr("&Workload"));
     m_tabs->addTab(m_sweep, tr("Threshold &sweep"));
@@ -86,6 +94,9 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     connect(m_compare, &ComparePage::failed, this, &MainWindow::showError);
     connect(m_engine, &EnginePage::failed, this, &MainWindow::showError);
     connect(m_engine, &EnginePage::runsStored, this, [this] { refreshLibrary(); });
+    connect(m_jobs, &JobActions::failed, this, &MainWindow::showError);
+    connect(m_jobs, &JobActions::runsStored, this, [this] { refreshLibrary(); });
+    connect(m_jobs, &JobActions::reportReady, this, &MainWindow::showReport);
     connect(m_workload, &WorkloadPage::failed, this, &MainWindow::showError);
     connect(m_workload, &WorkloadPage::statsReady, this, [this] { refreshLibrary(); });
     connect(m_sweep, &SweepPage::failed, this, &MainWindow::showError);
@@ -147,6 +158,20 @@ void MainWindow::buildMenus() {
         else
             showError(error);
     });
+    run->addAction(tr("Run &Batch Plan…"), this, [this] {
+        const QString plan = QFileDialog::getOpenFileName(
+            this, tr("Run a batch plan"), QString(), tr("Batch plans (*.json *.toml);;All files (*)"));
+        QString error;
+        if (!plan.isEmpty() && !m_jobs->startBatch(plan, &error))
+            showError(error);
+    });
+    run->addAction(tr("&Profile Against the Reference Engine"), this, [this] {
+        QString error;
+        if (!m_jobs->startProfile(
+                m_sweep->tracePath(), m_sweep->currentLayoutSpec(), m_sweep->thresholdsEdit()->text(), &error))
+            showError(error);
+    });
+    run->addSeparator();
     run->addAction(tr("&Cancel"), QKeySequence(tr("Esc")), m_runner, &TaskRunner::cancel);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
@@ -253,6 +278,26 @@ void MainWindow::showError(const QString& text) {
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->setObjectName(QStringLiteral("errorDialog"));
     box->open();
+}
+
+void MainWindow::showReport(const QString& title, const QString& text) {
+    m_lastReport = title + QLatin1Char('\n') + text;
+    auto* dialog = new QDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setObjectName(QStringLiteral("reportDialog"));
+    dialog->setWindowTitle(title);
+    auto* view = new QPlainTextEdit(text, dialog);
+    view->setReadOnly(true);
+    view->setLineWrapMode(QPlainTextEdit::NoWrap);
+    view->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
+    connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::close);
+    auto* layout = new QVBoxLayout(dialog);
+    layout->addWidget(new QLabel(tr("Its runs are in the Library."), dialog));
+    layout->addWidget(view);
+    layout->addWidget(buttons);
+    dialog->resize(960, 420);
+    dialog->open();
 }
 
 std::vector<ChartPanel*> MainWindow::currentCharts() const {
@@ -430,67 +475,6 @@ void MainWindow::dropEvent(QDropEvent* event) {
         }
     }
     event->acceptProposedAction();
-}
-
-bool MainWindow::renderScreenshots(const QString& directory, QString* error, const QString& trace) {
-    auto fail = [error](const QString& text) {
-        if (error)
-            *error = text;
-        return false;
-    };
-    if (!QDir().mkpath(directory))
-        return fail(tr("cannot create %1").arg(directory));
-    resize(1280, 800);
-    show();
-    openTrace(trace.isEmpty() ? bundledSeedTrace() : trace);
-    if (!m_runner->waitForIdle(120000) || !m_lastError.isEmpty())
-        return fail(m_lastError.isEmpty() ? tr("reading the trace timed out") : m_lastError);
-    // Valkey 8.1 first, then 9.1 (the one the other views show), for the compare view.
-    for (const QString& layout : { QStringLiteral("valkey-8.1"), QStringLiteral("valkey-9.1") }) {
-        m_sweep->layoutBox()->setCurrentText(layout);
-        QString sweepError;
-        if (!m_sweep->startSweep(&sweepError))
-            return fail(sweepError);
-        if (!m_runner->waitForIdle(300000) || !m_lastError.isEmpty())
-            return fail(m_lastError.isEmpty() ? tr("the sweep timed out") : m_lastError);
-    }
-    // The engine view with a real Redis, when one is installed.
-    const bool withEngine = !QStandardPaths::findExecutable(QStringLiteral("redis-server")).isEmpty();
-    if (withEngine) {
-        m_engine->engineBox()->setCurrentText(QStringLiteral("redis"));
-        QString driveError;
-        if (!m_engine->startDrive(&driveError))
-            return fail(driveError);
-        if (!m_runner->waitForIdle(300000) || !m_lastError.isEmpty())
-            return fail(m_lastError.isEmpty() ? tr("driving Redis timed out") : m_lastError);
-    }
-    m_sizeClasses->showThreshold(128);
-    const std::pair<QWidget*, QString> views[] { { m_library, QStringLiteral("library") },
-        { m_workload, QStringLiteral("workload") }, { m_sweep, QStringLiteral("sweep") },
-        { m_sizeClasses, QStringLiteral("size-classes") }, { m_engine, QStringLiteral("engine") },
-        { m_compare, QStringLiteral("compare") } };
-    for (const auto& [page, name] : views) {
-        if (page == m_engine && !withEngine)
-            continue;
-        m_tabs->setCurrentWidget(page);
-        QApplication::processEvents();
-        const QString path = directory + QLatin1Char('/') + name + QStringLiteral(".png");
-        if (!grab().save(path, "PNG"))
-            return fail(tr("cannot write %1").arg(path));
-    }
-    // Last, the sweep of a bundled what-if layout file (the views above show the built-in models).
-    m_sweep->setLayoutFile(QStringLiteral(LAYOUTLAB_DATASETS_DIR "/layouts/valkey-no-value-pointer.toml"));
-    QString sweepError;
-    if (!m_sweep->startSweep(&sweepError))
-        return fail(sweepError);
-    if (!m_runner->waitForIdle(300000) || !m_lastError.isEmpty())
-        return fail(m_lastError.isEmpty() ? tr("the sweep timed out") : m_lastError);
-    m_tabs->setCurrentWidget(m_sweep);
-    QApplication::processEvents();
-    const QString path = directory + QStringLiteral("/sweep-layout-file.png");
-    if (!grab().save(path, "PNG"))
-        return fail(tr("cannot write %1").arg(path));
-    return true;
 }
 
 } // namespace layoutlab::gui

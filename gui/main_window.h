@@ -21,6 +21,7 @@ namespace layoutlab::gui {
 class ChartPanel;
 class ComparePage;
 class EnginePage;
+class JobActions;
 class LibraryPage;
 class SizeClassPage;
 class SweepPage;
@@ -48,13 +49,8 @@ public:
     void showRun(qint64 runId);
     // Shows `text` in an error dialog (window-modal, not blocking the event loop).
     void showError(const QString& text);
-
-    // Renders every main view to DIR/<view>.png at 1280×800 for the bundled seed dataset: opens it,
-    // sweeps it on Valkey 9.1 and 8.1 (the compare view shows the two) and, when redis-server is on PATH,
-    // drives it on Redis for the engine view, waiting for each. Returns false with `error`
-    // set when something failed.
-    // `trace`: another trace to show instead of the seed dataset.
-    bool renderScreenshots(const QString& directory, QString* error, const QString& trace = {});
+    // Shows a job's summary (a batch's, a profile's) in a dialog of its own.
+    void showReport(const QString& title, const QString& text);
 
     QString databasePath() const { return m_databasePath; }
     QString lastError() const { return m_lastError; }
@@ -66,6 +62,9 @@ public:
     SizeClassPage* sizeClassPage() const { return m_sizeClasses; }
     ComparePage* comparePage() const { return m_compare; }
     EnginePage* enginePage() const { return m_engine; }
+    JobActions* jobs() const { return m_jobs; }
+    // The title and text of the last job report shown (a batch's or a profile's summary).
+    QString lastReport() const { return m_lastReport; }
     // The charts of the view on show.
     std::vector<ChartPanel*> currentCharts() const;
 
@@ -103,6 +102,8 @@ private:
     SizeClassPage* m_sizeClasses;
     ComparePage* m_compare;
     EnginePage* m_engine;
+    JobActions* m_jobs;
+    QString m_lastReport;
     QMenu* m_recentMenu = nullptr;
     QMenu* m_exportMenu = nullptr;
     QLabel* m_statusText = nullptr;

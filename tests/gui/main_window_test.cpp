@@ -7,8 +7,10 @@
 #include "compare_page.h"
 #include "engine_page.h"
 #include "gui_test_support.h"
+#include "job_actions.h"
 #include "library_page.h"
 #include "main_window.h"
+#include "screenshot_tour.h"
 #include "size_class_page.h"
 #include "sweep_page.h"
 #include "task_runner.h"
@@ -65,6 +67,10 @@ void sweepSeed(MainWindow& window, const QString& thresholds, bool cache) {
 class MainWindowTest : public QObject {
     Q_OBJECT
 private slots:
+    void initTestCase() {
+        // The profile's replay runs this build's `layoutlab` under cachegrind.
+        qputenv("LAYOUTLAB_CLI", QByteArrayLiteral(LAYOUTLAB_CLI));
+    }
     void init() {
         m_dir = std::make_unique<QTemporaryDir>();
         test::useScratchSettings(*m_dir);
@@ -301,6 +307,59 @@ private slots:
             QCOMPARE(QString::fromStdString(run.status), QStringLiteral("interrupted"));
     }
 
+    // Run → Run Batch Plan: the batch job on the runner's thread; its summary is the CLI's table, and its
+    // runs reach the Library.
+    void batchPlanRunsOnTheWorkerAndItsRunsReachTheLibrary() {
+        const QString plan = m_dir->filePath(QStringLiteral("plan.json"));
+        QFile file(plan);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(
+            QStringLiteral(R"({ "traces": ["%1"], "layouts": ["valkey-9.1", "redis-7.0"], "thresholds": "64,128" })")
+                .arg(test::seedTrace())
+                .toUtf8());
+        file.close();
+        MainWindow window(m_db);
+        QSignalSpy progressed(&window.runner(), &TaskRunner::progressed);
+        QString error;
+        QVERIFY2(window.jobs()->startBatch(plan, &error), qPrintable(error));
+        QVERIFY(window.runner().waitForIdle(120000));
+        QVERIFY2(window.lastError().isEmpty(), qPrintable(window.lastError()));
+        QVERIFY2(window.lastReport().contains(QStringLiteral("2 cells: 2 ran")), qPrintable(window.lastReport()));
+        QVERIFY(progressed.count() > 0);
+        int sweeps = 0;
+        for (const auto& run : window.libraryPage()->runs().all())
+            sweeps += run.kind == "sweep" && run.status == "complete";
+        QCOMPARE(sweeps, 2);
+        // Run again: both cells are complete already.
+        QVERIFY2(window.jobs()->startBatch(plan, &error), qPrintable(error));
+        QVERIFY(window.runner().waitForIdle(120000));
+        QVERIFY2(
+            window.lastReport().contains(QStringLiteral("0 ran, 2 already complete")), qPrintable(window.lastReport()));
+    }
+
+    // Run → Profile: the profile job on the runner's thread, against the reference engine; both runs stored.
+    void profileRunsOnTheWorkerAndStoresBothRuns() {
+        const QString trace = m_dir->filePath(QStringLiteral("small.lltrace"));
+        test::writeSyntheticTrace(trace, 2000, 8000);
+        MainWindow window(m_db);
+        QString error;
+        QVERIFY2(window.jobs()->startProfile(trace, QStringLiteral("valkey-9.1"), QStringLiteral("64,128"), &error),
+            qPrintable(error));
+        QVERIFY(window.runner().waitForIdle(300000));
+        QVERIFY2(window.lastError().isEmpty(), qPrintable(window.lastError()));
+        QVERIFY2(window.lastReport().contains(QStringLiteral("profile of")), qPrintable(window.lastReport()));
+        QStringList kinds;
+        for (const auto& run : window.libraryPage()->runs().all())
+            if (run.status == "complete")
+                kinds << QString::fromStdString(run.kind);
+        kinds.sort();
+        QCOMPARE(kinds, (QStringList { QStringLiteral("profile"), QStringLiteral("reference") }));
+        // A layout the reference engine cannot build is refused in the GUI's words.
+        QVERIFY(window.jobs()->startProfile(trace, QStringLiteral("memcached-1.6"), QString(), &error));
+        QVERIFY(window.runner().waitForIdle(30000));
+        QVERIFY2(window.lastError().startsWith(QStringLiteral("Layout: ")), qPrintable(window.lastError()));
+    }
+
     void importErrorShowsTheCliMessage() {
         const QString bad = m_dir->filePath(QStringLiteral("bad.csv"));
         QFile file(bad);
@@ -456,7 +515,7 @@ private slots:
         MainWindow window(m_db);
         const QString dir = m_dir->filePath(QStringLiteral("shots"));
         QString error;
-        QVERIFY2(window.renderScreenshots(dir, &error), qPrintable(error));
+        QVERIFY2(renderScreenshots(window, dir, &error), qPrintable(error));
         for (const char* name : { "library", "workload", "sweep", "size-classes", "compare" }) {
             QImage image(dir + QLatin1Char('/') + QLatin1String(name) + QStringLiteral(".png"));
             QVERIFY2(!image.isNull(), name);

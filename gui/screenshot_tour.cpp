@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+#include "screenshot_tour.h"
+
+#include "compare_page.h"
+#include "engine_page.h"
+#include "library_page.h"
+#include "main_window.h"
+#include "size_class_page.h"
+#include "sweep_page.h"
+#include "task_runner.h"
+#include "workload_page.h"
+
+#include <QApplication>
+#include <QComboBox>
+#include <QDir>
+#include <QStandardPaths>
+#include <QTabWidget>
+
+namespace layoutlab::gui {
+
+bool renderScreenshots(MainWindow& window, const QString& directory, QString* error, const QString& trace) {
+    auto fail = [error](const QString& text) {
+        if (error)
+            *error = text;
+        return false;
+    };
+    if (!QDir().mkpath(directory))
+        return fail(QObject::tr("cannot create %1").arg(directory));
+    window.resize(1280, 800);
+    window.show();
+    window.openTrace(trace.isEmpty() ? MainWindow::bundledSeedTrace() : trace);
+    if (!window.runner().waitForIdle(120000) || !window.lastError().isEmpty())
+        return fail(window.lastError().isEmpty() ? QObject::tr("reading the trace timed out") : window.lastError());
+    // Valkey 8.1 first, then 9.1 (the one the other views show), for the compare view.
+    for (const QString& layout : { QStringLiteral("valkey-8.1"), QStringLiteral("valkey-9.1") }) {
+        window.sweepPage()->layoutBox()->setCurrentText(layout);
+        QString sweepError;
+        if (!window.sweepPage()->startSweep(&sweepError))
+            return fail(sweepError);
+        if (!window.runner().waitForIdle(300000) || !window.lastError().isEmpty())
+            return fail(window.lastError().isEmpty() ? QObject::tr("the sweep timed out") : window.lastError());
+    }
+    // The engine view with a real Redis, when one is installed.
+    const bool withEngine = !QStandardPaths::findExecutable(QStringLiteral("redis-server")).isEmpty();
+    if (withEngine) {
+        window.enginePage()->engineBox()->setCurrentText(QStringLiteral("redis"));
+        QString driveError;
+        if (!window.enginePage()->startDrive(&driveError))
+            return fail(driveError);
+        if (!window.runner().waitForIdle(300000) || !window.lastError().isEmpty())
+            return fail(window.lastError().isEmpty() ? QObject::tr("driving Redis timed out") : window.lastError());
+    }
+    window.sizeClassPage()->showThreshold(128);
+    const std::pair<QWidget*, QString> views[] { { window.libraryPage(), QStringLiteral("library") },
+        { window.workloadPage(), QStringLiteral("workload") }, { window.sweepPage(), QStringLiteral("sweep") },
+        { window.sizeClassPage(), QStringLiteral("size-classes") }, { window.enginePage(), QStringLiteral("engine") },
+        { window.comparePage(), QStringLiteral("compare") } };
+    for (const auto& [page, name] : views) {
+        if (page == window.enginePage() && !withEngine)
+            continue;
+        window.tabs()->setCurrentWidget(page);
+        QApplication::processEvents();
+        const QString path = directory + QLatin1Char('/') + name + QStringLiteral(".png");
+        if (!window.grab().save(path, "PNG"))
+            return fail(QObject::tr("cannot write %1").arg(path));
+    }
+    // Last, the sweep of a bundled what-if layout file (the views above show the built-in models).
+    window.sweepPage()->setLayoutFile(QStringLiteral(LAYOUTLAB_DATASETS_DIR "/layouts/valkey-no-value-pointer.toml"));
+    QString sweepError;
+    if (!window.sweepPage()->startSweep(&sweepError))
+        return fail(sweepError);
+    if (!window.runner().waitForIdle(300000) || !window.lastError().isEmpty())
+        return fail(window.lastError().isEmpty() ? QObject::tr("the sweep timed out") : window.lastError());
+    window.tabs()->setCurrentWidget(window.sweepPage());
+    QApplication::processEvents();
+    const QString path = directory + QStringLiteral("/sweep-layout-file.png");
+    if (!window.grab().save(path, "PNG"))
+        return fail(QObject::tr("cannot write %1").arg(path));
+    return true;
+}
+
+} // namespace layoutlab::gui
