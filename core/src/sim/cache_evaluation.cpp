@@ -80,34 +80,39 @@ void touch(CacheHierarchy& cache, std::uint64_t address, std::uint64_t bytes) {
         cache.access(line * kCacheLineBytes);
 }
 
-} // namespace
+// The sampled GETs and the keys they read. Shapes are ranked by how many keys have them: the placement
+// pass looks a plan up for every key, and with the common shapes' plans first those lookups stay in the
+// host's cache. Ranking only renames shapes; slots are still created in keyspace order, so addresses do
+// not change.
+struct SampleIndex {
+    std::vector<std::uint32_t> sample; // key ids, one per GET replayed
+    std::vector<std::uint32_t> shapeByRank;
+    std::vector<std::uint32_t> shapeOf; // each live key's shape rank (UINT32_MAX: not live)
+    std::vector<std::uint32_t> sampledSlot; // each key's place among sampledIds (UINT32_MAX: not read)
+    std::vector<std::uint32_t> sampledIds; // the keys read, GETs' first, then the keys chain walks visit
+    std::vector<std::uint32_t> sampleSlots; // each GET's sampled slot (UINT32_MAX: deleted before the end)
+    std::size_t placedKeys = 0; // keys placed: up to the last sampled one, later keys move none
+};
 
-Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std::vector<std::uint32_t>& thresholds,
-    const KeyspaceReplay& replay, const std::vector<ShapeHistogram::Entry>& keyspace,
-    std::vector<ThresholdPoint>& points, std::stop_token stop) {
-    const auto& layout = *config.layout;
-    const auto& alloc = *config.allocator;
+SampleIndex indexSample(
+    const SimulationConfig& config, const KeyspaceReplay& replay, const std::vector<ShapeHistogram::Entry>& keyspace) {
     const auto& keys = replay.keys();
-
+    SampleIndex x;
     // The GETs to replay: the trace's last GET hits, or every live key once when the trace has none.
-    std::vector<std::uint32_t> sample = replay.getSample();
-    if (sample.empty())
-        for (std::uint32_t id = 0; id < keys.size() && sample.size() < config.cacheSampleGets; ++id)
+    x.sample = replay.getSample();
+    if (x.sample.empty())
+        for (std::uint32_t id = 0; id < keys.size() && x.sample.size() < config.cacheSampleGets; ++id)
             if (keys[id].live())
-                sample.push_back(id);
-    // Shapes ranked by how many keys have them: the placement pass looks a plan up for every key, and
-    // with the common shapes' plans first those lookups stay in the host's cache. Ranking only renames
-    // shapes; slots are still created in keyspace order, so addresses do not change.
-    std::vector<std::uint32_t> shapeByRank(keyspace.size());
-    for (std::uint32_t s = 0; s < shapeByRank.size(); ++s)
-        shapeByRank[s] = s;
-    std::stable_sort(shapeByRank.begin(), shapeByRank.end(),
+                x.sample.push_back(id);
+    x.shapeByRank.resize(keyspace.size());
+    for (std::uint32_t s = 0; s < x.shapeByRank.size(); ++s)
+        x.shapeByRank[s] = s;
+    std::stable_sort(x.shapeByRank.begin(), x.shapeByRank.end(),
         [&keyspace](std::uint32_t a, std::uint32_t b) { return keyspace[a].count > keyspace[b].count; });
     std::vector<std::uint32_t> rankOfShape(keyspace.size());
-    for (std::uint32_t r = 0; r < shapeByRank.size(); ++r)
-        rankOfShape[shapeByRank[r]] = r;
-    // Each live key's shape rank, and which keys the sample reads.
-    std::vector<std::uint32_t> shapeOf(keys.size(), UINT32_MAX);
+    for (std::uint32_t r = 0; r < x.shapeByRank.size(); ++r)
+        rankOfShape[x.shapeByRank[r]] = r;
+    x.shapeOf.assign(keys.size(), UINT32_MAX);
     for (std::size_t id = 0; id < keys.size(); ++id) {
         if (!keys[id].live())
             continue;
@@ -116,67 +121,93 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
         const auto packed = keys[id].thresholdFree() ? keys[id].shape() : keys[id].shapeAt(0);
         const auto it = std::lower_bound(keyspace.begin(), keyspace.end(), packed,
             [](const ShapeHistogram::Entry& e, std::uint64_t s) { return e.shape < s; });
-        shapeOf[id] = rankOfShape[static_cast<std::size_t>(it - keyspace.begin())];
+        x.shapeOf[id] = rankOfShape[static_cast<std::size_t>(it - keyspace.begin())];
     }
-    std::vector<std::uint32_t> sampledSlot(keys.size(), UINT32_MAX);
-    std::vector<std::uint32_t> sampledIds;
-    for (const auto id : sample)
-        if (id < keys.size() && keys[id].live() && sampledSlot[id] == UINT32_MAX) {
-            sampledSlot[id] = static_cast<std::uint32_t>(sampledIds.size());
-            sampledIds.push_back(id);
+    x.sampledSlot.assign(keys.size(), UINT32_MAX);
+    for (const auto id : x.sample)
+        if (id < keys.size() && keys[id].live() && x.sampledSlot[id] == UINT32_MAX) {
+            x.sampledSlot[id] = static_cast<std::uint32_t>(x.sampledIds.size());
+            x.sampledIds.push_back(id);
         }
-    // Each GET's sampled key, resolved once for every threshold (UINT32_MAX: deleted before the end).
-    std::vector<std::uint32_t> sampleSlots(sample.size(), UINT32_MAX);
-    for (std::size_t i = 0; i < sample.size(); ++i)
-        if (sample[i] < keys.size())
-            sampleSlots[i] = sampledSlot[sample[i]];
+    // Each GET's sampled key, resolved once for every threshold.
+    x.sampleSlots.assign(x.sample.size(), UINT32_MAX);
+    for (std::size_t i = 0; i < x.sample.size(); ++i)
+        if (x.sample[i] < keys.size())
+            x.sampleSlots[i] = x.sampledSlot[x.sample[i]];
+    return x;
+}
 
-    // The index tables' sizes at the end of the trace.
-    const auto policy = layout.indexPolicy();
-    const std::uint64_t slotBytes = policy.params.bucketBytes; // a Valkey bucket is one 64-byte line
-    const auto keyspaceTable = replay.keyspaceTable().footprint(alloc);
-    const BucketIndex buckets(keyspaceTable.buckets);
-    BucketIndex expiresBuckets(1);
+// The index tables at the end of the trace, as a GET looks them up.
+struct IndexLookups {
+    std::uint64_t slotBytes; // a Valkey bucket is one 64-byte line
+    BucketIndex buckets;
+    BucketIndex expiresBuckets;
+    bool lookupExpiresAlways; // Redis: the expires lookup of every GET while any key has a TTL
+    ChainWalks walks; // Redis: the chains a GET walks
+};
+
+// Adds the keys chain walks visit to `sample` (placement gives them addresses too), then counts the keys
+// to place.
+IndexLookups indexLookups(const SimulationConfig& config, const KeyspaceReplay& replay, SampleIndex& sample) {
+    const auto& alloc = *config.allocator;
+    const auto policy = config.layout->indexPolicy();
+    IndexLookups x { policy.params.bucketBytes, BucketIndex(replay.keyspaceTable().footprint(alloc).buckets),
+        BucketIndex(1), false, {} };
     if (const auto* expires = replay.expiresTable())
-        expiresBuckets = BucketIndex(expires->footprint(alloc).buckets);
-    // Redis: chain walks, and the expires lookup of every GET while any key has a TTL.
-    const bool chained = isChainedDict(policy.kind);
-    const bool lookupExpiresAlways = chained && replay.expiresTable() && replay.expiresTable()->entries() > 0;
-    const ChainWalks walks = chained
-        ? chainWalks(keys, shapeOf, sampledSlot, sampledIds, buckets, expiresBuckets, lookupExpiresAlways)
-        : ChainWalks {};
+        x.expiresBuckets = BucketIndex(expires->footprint(alloc).buckets);
+    if (isChainedDict(policy.kind)) {
+        x.lookupExpiresAlways = replay.expiresTable() && replay.expiresTable()->entries() > 0;
+        x.walks = chainWalks(replay.keys(), sample.shapeOf, sample.sampledSlot, sample.sampledIds, x.buckets,
+            x.expiresBuckets, x.lookupExpiresAlways);
+    }
+    for (const auto id : sample.sampledIds)
+        sample.placedKeys = std::max<std::size_t>(sample.placedKeys, std::size_t { id } + 1);
+    return x;
+}
 
-    std::map<std::uint64_t, AllocatorClass> classInfo;
-    for (const auto& c : alloc.classes())
-        classInfo[c.size] = c;
+// One allocation of a shape's layout, its usable size named by a dense class id.
+struct VariantAllocation {
+    std::uint64_t usable = 0;
+    std::uint32_t count = 1;
+    std::uint32_t readBytes = 0;
+    std::uint32_t classId = 0; // dense over every usable size any variant uses
+};
+struct Variant {
+    std::uint32_t first = 0; // into ShapeVariants::allocations
+    std::uint8_t allocations = 0;
+    std::uint8_t indexLines = 0;
+    bool stored = true;
+};
 
-    // Each shape's layout at the sweep's lowest and highest threshold, and the first threshold that uses
-    // the second (the LayoutModel contract: a layout changes at most once as the threshold grows). The
-    // workers then build every threshold's plans without describing a shape again.
-    struct VariantAllocation {
-        std::uint64_t usable = 0;
-        std::uint32_t count = 1;
-        std::uint32_t readBytes = 0;
-        std::uint32_t classId = 0; // dense over every usable size any variant uses
-    };
+// Each shape's layout at the sweep's lowest and highest threshold, and the first threshold that uses the
+// second (the LayoutModel contract: a layout changes at most once as the threshold grows). The workers
+// then build every threshold's plans without describing a shape again.
+struct ShapeVariants {
+    std::vector<VariantAllocation> allocations;
+    std::vector<Variant> low, high; // by keyspace index
+    std::vector<std::uint32_t> switchAt; // thresholds.size(): never
+    std::size_t classes = 0;
+
+    const Variant& at(std::size_t shape, std::size_t threshold) const {
+        return threshold >= switchAt[shape] ? high[shape] : low[shape];
+    }
+};
+
+ShapeVariants describeVariants(const LayoutModel& layout, const AllocatorModel& alloc,
+    const std::vector<ShapeHistogram::Entry>& keyspace, const std::vector<std::uint32_t>& thresholds) {
+    ShapeVariants x;
+    x.low.resize(keyspace.size());
+    x.high.resize(keyspace.size());
+    x.switchAt.resize(keyspace.size());
     std::unordered_map<std::uint64_t, std::uint32_t> classIdOfUsable;
-    struct Variant {
-        std::uint32_t first = 0; // into variantAllocations
-        std::uint8_t allocations = 0;
-        std::uint8_t indexLines = 0;
-        bool stored = true;
-    };
-    std::vector<VariantAllocation> variantAllocations;
-    std::vector<Variant> lowVariant(keyspace.size()), highVariant(keyspace.size());
-    std::vector<std::uint32_t> switchAt(keyspace.size());
     auto addVariant = [&](const KeyLayout& kl) {
-        Variant v { static_cast<std::uint32_t>(variantAllocations.size()), kl.allocationCount, kl.indexLinesPerGet,
+        Variant v { static_cast<std::uint32_t>(x.allocations.size()), kl.allocationCount, kl.indexLinesPerGet,
             kl.stored };
         for (std::size_t a = 0; a < kl.allocationCount; ++a) {
             const std::uint64_t usable = alloc.usableSize(kl.allocations[a].requestedBytes);
             const auto classId
                 = classIdOfUsable.try_emplace(usable, static_cast<std::uint32_t>(classIdOfUsable.size())).first->second;
-            variantAllocations.push_back(
+            x.allocations.push_back(
                 { usable, kl.allocations[a].count, static_cast<std::uint32_t>(kl.allocations[a].readBytes), classId });
         }
         return v;
@@ -185,13 +216,13 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
         const KeyShape shape = unpackShape(keyspace[sh].shape);
         const KeyLayout low = layout.describe(shape, thresholds.front(), alloc);
         const KeyLayout high = layout.describe(shape, thresholds.back(), alloc);
-        lowVariant[sh] = addVariant(low);
+        x.low[sh] = addVariant(low);
         if (low == high) {
-            highVariant[sh] = lowVariant[sh];
-            switchAt[sh] = static_cast<std::uint32_t>(thresholds.size());
+            x.high[sh] = x.low[sh];
+            x.switchAt[sh] = static_cast<std::uint32_t>(thresholds.size());
             continue;
         }
-        highVariant[sh] = addVariant(high);
+        x.high[sh] = addVariant(high);
         // The first threshold index whose layout is `high` (the last one is).
         std::size_t lo = 0, hi = thresholds.size() - 1;
         while (lo < hi) {
@@ -201,13 +232,236 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
             else
                 lo = mid + 1;
         }
-        switchAt[sh] = static_cast<std::uint32_t>(lo);
+        x.switchAt[sh] = static_cast<std::uint32_t>(lo);
     }
+    x.classes = classIdOfUsable.size();
+    return x;
+}
+
+// One worker's evaluation of a threshold: plans per shape and a slot per allocation class, every live key
+// placed in key-id order, then the sampled GETs replayed through its own cache hierarchy. Its buffers are
+// reused from threshold to threshold (every field read is written for each threshold first).
+class ThresholdPass {
+public:
+    ThresholdPass(const SimulationConfig& config, const SampleIndex& sample, const IndexLookups& index,
+        const ShapeVariants& variants, const std::map<std::uint64_t, AllocatorClass>& classInfo)
+        : m_alloc(*config.allocator)
+        , m_sample(sample)
+        , m_index(index)
+        , m_variants(variants)
+        , m_classInfo(classInfo)
+        , m_cache(*config.cache)
+        , m_plans(sample.shapeByRank.size())
+        , m_placementStart(sample.shapeByRank.size() + 1, 0)
+        , m_slotOfClass(variants.classes) { }
+
+    // The misses per GET at threshold index `t`, and the GETs counted.
+    std::uint64_t run(std::size_t t, ThresholdPoint& point) {
+        buildPlans(t);
+        placeKeys();
+        const std::uint64_t gets = replay();
+        point.missesPerGet.clear();
+        for (const auto m : m_cache.misses())
+            point.missesPerGet.push_back(gets ? static_cast<double>(m) / static_cast<double>(gets) : 0.0);
+        return gets;
+    }
+
+private:
+    ClassSlot newSlot(std::uint64_t usable) const {
+        ClassSlot slot;
+        slot.usable = usable;
+        slot.baseOffset = m_alloc.alignment(usable).baseOffset;
+        const auto info = m_classInfo.find(usable);
+        if (info != m_classInfo.end() && info->second.regionsPerSlab > 0 && info->second.slabBytes > 0) {
+            slot.regionsPerSlab = info->second.regionsPerSlab;
+            slot.slabBytes = info->second.slabBytes;
+        } else {
+            slot.stride = std::max<std::uint64_t>(m_alloc.footprintBytes(usable), usable);
+        }
+        return slot;
+    }
+
+    // Each rank's placement steps, in rank order: what the pass over every key reads, packed (a few bytes
+    // per shape) so that it stays in the host's cache; one slot per allocation class.
+    void buildPlans(std::size_t t) {
+        m_slots.clear();
+        m_firstShapeOfSlot.clear(); // the lowest keyspace index using each slot
+        std::fill(m_slotOfClass.begin(), m_slotOfClass.end(), UINT32_MAX);
+        m_placementSteps.clear();
+        m_stepReadBytes.clear();
+        for (std::size_t r = 0; r < m_plans.size(); ++r) {
+            const std::uint32_t s = m_sample.shapeByRank[r];
+            const Variant& variant = m_variants.at(s, t);
+            m_plans[r] = { variant.stored, variant.indexLines };
+            m_placementStart[r] = static_cast<std::uint32_t>(m_placementSteps.size());
+            for (std::size_t a = 0; a < variant.allocations; ++a) {
+                const VariantAllocation& va = m_variants.allocations[variant.first + a];
+                std::uint32_t& slotId = m_slotOfClass[va.classId];
+                if (slotId == UINT32_MAX) {
+                    slotId = static_cast<std::uint32_t>(m_slots.size());
+                    m_slots.push_back(newSlot(va.usable));
+                    m_firstShapeOfSlot.push_back(s);
+                }
+                m_firstShapeOfSlot[slotId] = std::min(m_firstShapeOfSlot[slotId], s);
+                // An unstored shape takes its classes' slots (their order matters) but places nothing.
+                if (variant.stored) {
+                    m_placementSteps.push_back({ slotId, va.count });
+                    m_stepReadBytes.push_back(va.readBytes);
+                }
+            }
+        }
+        m_placementStart[m_plans.size()] = static_cast<std::uint32_t>(m_placementSteps.size());
+        // Each class's slabs sit in their own address range, in the order keyspace order meets the classes
+        // (ranks are walked in order only so that the steps are written and read in sequence).
+        std::vector<std::uint32_t> order(m_slots.size());
+        for (std::uint32_t i = 0; i < order.size(); ++i)
+            order[i] = i;
+        std::sort(order.begin(), order.end(),
+            [&](std::uint32_t a, std::uint32_t b) { return m_firstShapeOfSlot[a] < m_firstShapeOfSlot[b]; });
+        for (std::size_t position = 0; position < order.size(); ++position)
+            m_slots[order[position]].base = (position + 1) * kClassRegionSpacing;
+    }
+
+    // Places every live key in key-id order: each allocation takes its class's next region. Only the
+    // sampled keys' reads are kept.
+    void placeKeys() {
+        std::vector<std::uint64_t> nextRegion(m_slots.size(), 0);
+        m_sampled.assign(m_sample.sampledIds.size(), SampledKey {});
+        m_readSteps.clear();
+        for (std::size_t id = 0; id < m_sample.placedKeys; ++id) {
+            const auto rank = m_sample.shapeOf[id];
+            if (rank == UINT32_MAX)
+                continue;
+            const std::uint32_t first = m_placementStart[rank];
+            const std::uint32_t end = m_placementStart[rank + 1];
+            if (m_sample.sampledSlot[id] == UINT32_MAX) {
+                for (std::uint32_t step = first; step < end; ++step)
+                    nextRegion[m_placementSteps[step].slot] += m_placementSteps[step].count;
+                continue;
+            }
+            const RankPlan& plan = m_plans[rank];
+            SampledKey& key = m_sampled[m_sample.sampledSlot[id]];
+            key.stored = plan.stored;
+            key.indexLines = plan.indexLines;
+            key.firstRead = static_cast<std::uint32_t>(m_readSteps.size());
+            for (std::uint32_t step = first; step < end; ++step) {
+                const auto& ps = m_placementSteps[step];
+                const std::uint32_t readBytes = m_stepReadBytes[step];
+                const ClassSlot& slot = m_slots[ps.slot];
+                if (readBytes > 0) {
+                    m_readSteps.push_back({ slot.address(nextRegion[ps.slot]),
+                        slot.regionsPerSlab ? slot.usable : slot.stride, ps.count, readBytes });
+                    ++key.reads;
+                }
+                nextRegion[ps.slot] += ps.count;
+            }
+        }
+    }
+
+    // Chain walks: a visited key's dictEntry and key sds are its first two reads; its expires dictEntry,
+    // when it has one, its last.
+    void visit(const ChainVisit& v) {
+        const SampledKey& other = m_sampled[v.sampledSlot];
+        if (other.reads < 2)
+            return;
+        const ReadStep& entry = m_readSteps[v.expires ? other.firstRead + other.reads - 1 : other.firstRead];
+        const ReadStep& keySds = m_readSteps[other.firstRead + 1];
+        touch(m_cache, entry.address, entry.bytes);
+        touch(m_cache, keySds.address, keySds.bytes);
+    }
+
+    // The outer levels' tag arrays are far larger than the host's caches: fetch the sets a GET a few places
+    // ahead will look up while this one is replayed.
+    void prefetchGet(std::size_t i) {
+        if (m_sample.sampleSlots[i] == UINT32_MAX)
+            return;
+        const SampledKey& key = m_sampled[m_sample.sampleSlots[i]];
+        m_cache.prefetch(kIndexBase + m_index.buckets.of(mix(m_sample.sample[i])) * m_index.slotBytes);
+        for (std::uint32_t r = key.firstRead; r < key.firstRead + key.reads; ++r)
+            m_cache.prefetch(m_readSteps[r].address);
+    }
+
+    // One GET: the index bucket, chain walks and the expires lookup where the engine makes them, then the
+    // bytes it reads of each allocation.
+    void replayGet(std::uint32_t slot, std::uint64_t id) {
+        const SampledKey& key = m_sampled[slot];
+        const std::uint64_t hash = mix(id);
+        const std::uint64_t slotBytes = m_index.slotBytes;
+        touch(m_cache, kIndexBase + m_index.buckets.of(hash) * slotBytes, slotBytes);
+        const auto& walks = m_index.walks;
+        const bool walked = !walks.start.empty();
+        if (walked)
+            for (std::uint32_t w = walks.start[slot]; w < walks.start[slot + 1]; ++w)
+                if (!walks.visits[w].expires)
+                    visit(walks.visits[w]);
+        if (key.indexLines > 1 || m_index.lookupExpiresAlways)
+            touch(m_cache, kExpiresIndexBase + m_index.expiresBuckets.of(mix(hash)) * slotBytes, slotBytes);
+        if (walked)
+            for (std::uint32_t w = walks.start[slot]; w < walks.start[slot + 1]; ++w)
+                if (walks.visits[w].expires)
+                    visit(walks.visits[w]);
+        for (std::uint32_t r = key.firstRead; r < key.firstRead + key.reads; ++r) {
+            const ReadStep& read = m_readSteps[r];
+            for (std::uint32_t c = 0; c < read.count; ++c)
+                touch(m_cache, read.address + c * read.stride, read.bytes);
+        }
+    }
+
+    // Replays the sampled GETs through a cold cache; the first tenth only warms it. Returns the GETs
+    // counted.
+    std::uint64_t replay() {
+        m_cache.clear();
+        const auto& sample = m_sample.sample;
+        const std::size_t warmup = sample.size() / kCacheWarmupDivisor;
+        std::uint64_t gets = 0;
+        for (std::size_t i = 0; i < sample.size(); ++i) {
+            if (i + kPrefetchGets < sample.size())
+                prefetchGet(i + kPrefetchGets);
+            if (i == warmup)
+                m_cache.resetCounters();
+            const std::uint32_t slot = m_sample.sampleSlots[i];
+            if (slot == UINT32_MAX || !m_sampled[slot].stored)
+                continue; // deleted before the end of the trace, or refused by the engine
+            replayGet(slot, sample[i]);
+            if (i >= warmup)
+                ++gets;
+        }
+        return gets;
+    }
+
+    const AllocatorModel& m_alloc;
+    const SampleIndex& m_sample;
+    const IndexLookups& m_index;
+    const ShapeVariants& m_variants;
+    const std::map<std::uint64_t, AllocatorClass>& m_classInfo;
+    CacheHierarchy m_cache;
+    std::vector<RankPlan> m_plans; // by shape rank
+    std::vector<std::uint32_t> m_placementStart; // by shape rank, into m_placementSteps
+    std::vector<PlacementStep> m_placementSteps;
+    std::vector<std::uint32_t> m_stepReadBytes; // beside m_placementSteps: bytes a GET reads of each
+    std::vector<std::uint32_t> m_slotOfClass; // class id -> this threshold's slot
+    std::vector<ClassSlot> m_slots;
+    std::vector<std::uint32_t> m_firstShapeOfSlot;
+    std::vector<SampledKey> m_sampled;
+    std::vector<ReadStep> m_readSteps;
+};
+
+} // namespace
+
+Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std::vector<std::uint32_t>& thresholds,
+    const KeyspaceReplay& replay, const std::vector<ShapeHistogram::Entry>& keyspace,
+    std::vector<ThresholdPoint>& points, std::stop_token stop) {
+    SampleIndex sample = indexSample(config, replay, keyspace);
+    const IndexLookups index = indexLookups(config, replay, sample);
+    const ShapeVariants variants = describeVariants(*config.layout, *config.allocator, keyspace, thresholds);
+    std::map<std::uint64_t, AllocatorClass> classInfo;
+    for (const auto& c : config.allocator->classes())
+        classInfo[c.size] = c;
 
     // A threshold at which no shape switches places every key as the threshold below it does, so it gets
     // the same misses: only the first threshold and those where some shape switches are evaluated.
     std::vector<bool> someShapeSwitches(thresholds.size(), false);
-    for (const auto at : switchAt)
+    for (const auto at : variants.switchAt)
         if (at < thresholds.size())
             someShapeSwitches[at] = true;
     std::vector<std::size_t> evaluated;
@@ -215,178 +469,15 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
         if (t == 0 || someShapeSwitches[t])
             evaluated.push_back(t);
 
-    // Placement in key-id order matters up to the last sampled key (chain walks' keys included): the keys
-    // after it move no sampled key's address.
-    std::size_t placedKeys = 0;
-    for (const auto id : sampledIds)
-        placedKeys = std::max<std::size_t>(placedKeys, std::size_t { id } + 1);
-
     // Thresholds are independent: share them among the cores, each worker with its own cache state.
     std::atomic<std::size_t> next { 0 };
     std::atomic<std::uint64_t> counted { 0 };
     auto worker = [&]() {
-        CacheHierarchy cache(*config.cache);
-        // Reused from threshold to threshold: every field read is written for each threshold first.
-        std::vector<RankPlan> plans(keyspace.size()); // by shape rank
-        std::vector<std::uint32_t> stepReadBytes; // beside placementSteps: bytes a GET reads of each
-        std::vector<std::uint32_t> placementStart(keyspace.size() + 1, 0);
-        std::vector<PlacementStep> placementSteps;
-        std::vector<SampledKey> sampled;
-        std::vector<ReadStep> readSteps;
-        // Class id -> this threshold's slot, looked up for every allocation of every shape.
-        std::vector<std::uint32_t> slotOfClass(classIdOfUsable.size());
+        ThresholdPass pass(config, sample, index, variants, classInfo);
         for (std::size_t k = next++; k < evaluated.size(); k = next++) {
-            const std::size_t t = evaluated[k];
             if (stop.stop_requested())
                 return;
-            // Plans per distinct shape; one slot per allocation class.
-            std::vector<ClassSlot> slots;
-            std::vector<std::uint32_t> firstShapeOfSlot; // the lowest keyspace index using each slot
-            std::fill(slotOfClass.begin(), slotOfClass.end(), UINT32_MAX);
-            // Each rank's placement steps, in rank order: what the pass over every key reads, packed (a few
-            // bytes per shape) so that it stays in the host's cache.
-            placementSteps.clear();
-            stepReadBytes.clear();
-            for (std::size_t r = 0; r < keyspace.size(); ++r) {
-                const std::uint32_t s = shapeByRank[r];
-                const Variant& variant = t >= switchAt[s] ? highVariant[s] : lowVariant[s];
-                plans[r] = { variant.stored, variant.indexLines };
-                placementStart[r] = static_cast<std::uint32_t>(placementSteps.size());
-                for (std::size_t a = 0; a < variant.allocations; ++a) {
-                    const VariantAllocation& va = variantAllocations[variant.first + a];
-                    const std::uint64_t usable = va.usable;
-                    std::uint32_t& slotId = slotOfClass[va.classId];
-                    if (slotId == UINT32_MAX) {
-                        slotId = static_cast<std::uint32_t>(slots.size());
-                        ClassSlot slot;
-                        slot.usable = usable;
-                        const auto alignment = alloc.alignment(usable);
-                        const auto info = classInfo.find(usable);
-                        if (info != classInfo.end() && info->second.regionsPerSlab > 0 && info->second.slabBytes > 0) {
-                            slot.regionsPerSlab = info->second.regionsPerSlab;
-                            slot.slabBytes = info->second.slabBytes;
-                            slot.baseOffset = alignment.baseOffset;
-                        } else {
-                            slot.stride = std::max<std::uint64_t>(alloc.footprintBytes(usable), usable);
-                            slot.baseOffset = alignment.baseOffset;
-                        }
-                        slots.push_back(slot);
-                        firstShapeOfSlot.push_back(s);
-                    }
-                    firstShapeOfSlot[slotId] = std::min(firstShapeOfSlot[slotId], s);
-                    // An unstored shape takes its classes' slots (their order matters) but places nothing.
-                    if (variant.stored) {
-                        placementSteps.push_back({ slotId, va.count });
-                        stepReadBytes.push_back(static_cast<std::uint32_t>(va.readBytes));
-                    }
-                }
-            }
-            // Each class's slabs sit in their own address range, in the order keyspace order meets the
-            // classes (ranks are walked in order only so that the steps are written and read in sequence).
-            {
-                std::vector<std::uint32_t> order(slots.size());
-                for (std::uint32_t i = 0; i < order.size(); ++i)
-                    order[i] = i;
-                std::sort(order.begin(), order.end(),
-                    [&](std::uint32_t a, std::uint32_t b) { return firstShapeOfSlot[a] < firstShapeOfSlot[b]; });
-                for (std::size_t position = 0; position < order.size(); ++position)
-                    slots[order[position]].base = (position + 1) * kClassRegionSpacing;
-            }
-            placementStart[plans.size()] = static_cast<std::uint32_t>(placementSteps.size());
-            // Place every live key in key-id order: each allocation takes its class's next region.
-            std::vector<std::uint64_t> nextRegion(slots.size(), 0);
-            sampled.assign(sampledIds.size(), SampledKey {});
-            readSteps.clear();
-            for (std::size_t id = 0; id < placedKeys; ++id) {
-                const auto rank = shapeOf[id];
-                if (rank == UINT32_MAX)
-                    continue;
-                const std::uint32_t first = placementStart[rank];
-                const std::uint32_t end = placementStart[rank + 1];
-                if (sampledSlot[id] == UINT32_MAX) {
-                    for (std::uint32_t step = first; step < end; ++step)
-                        nextRegion[placementSteps[step].slot] += placementSteps[step].count;
-                    continue;
-                }
-                const RankPlan& plan = plans[rank];
-                SampledKey& key = sampled[sampledSlot[id]];
-                key.stored = plan.stored;
-                key.indexLines = plan.indexLines;
-                key.firstRead = static_cast<std::uint32_t>(readSteps.size());
-                for (std::uint32_t step = first; step < end; ++step) {
-                    const auto& ps = placementSteps[step];
-                    const std::uint32_t readBytes = stepReadBytes[step];
-                    const ClassSlot& slot = slots[ps.slot];
-                    if (readBytes > 0) {
-                        readSteps.push_back({ slot.address(nextRegion[ps.slot]),
-                            slot.regionsPerSlab ? slot.usable : slot.stride, ps.count, readBytes });
-                        ++key.reads;
-                    }
-                    nextRegion[ps.slot] += ps.count;
-                }
-            }
-            // Replay the sampled GETs through a cold cache; the first tenth only warms it.
-            cache.clear();
-            const std::size_t warmup = sample.size() / kCacheWarmupDivisor;
-            std::uint64_t gets = 0;
-            // The outer levels' tag arrays are far larger than the host's caches: fetch the sets a GET a
-            // few places ahead will look up while this one is replayed.
-            auto prefetchGet = [&](std::size_t i) {
-                if (sampleSlots[i] == UINT32_MAX)
-                    return;
-                const SampledKey& key = sampled[sampleSlots[i]];
-                cache.prefetch(kIndexBase + buckets.of(mix(sample[i])) * slotBytes);
-                for (std::uint32_t r = key.firstRead; r < key.firstRead + key.reads; ++r)
-                    cache.prefetch(readSteps[r].address);
-            };
-            for (std::size_t i = 0; i < sample.size(); ++i) {
-                if (i + kPrefetchGets < sample.size())
-                    prefetchGet(i + kPrefetchGets);
-                if (i == warmup)
-                    cache.resetCounters();
-                if (sampleSlots[i] == UINT32_MAX)
-                    continue; // deleted before the end of the trace
-                const std::uint64_t id = sample[i];
-                const SampledKey& key = sampled[sampleSlots[i]];
-                if (!key.stored)
-                    continue;
-                const std::uint64_t hash = mix(id);
-                touch(cache, kIndexBase + buckets.of(hash) * slotBytes, slotBytes);
-                // Chain walks: a visited key's dictEntry and key sds are its first two reads; its expires
-                // dictEntry, when it has one, its last.
-                auto visit = [&](const ChainVisit& v) {
-                    const SampledKey& other = sampled[v.sampledSlot];
-                    if (other.reads < 2)
-                        return;
-                    const ReadStep& entry = readSteps[v.expires ? other.firstRead + other.reads - 1 : other.firstRead];
-                    const ReadStep& keySds = readSteps[other.firstRead + 1];
-                    touch(cache, entry.address, entry.bytes);
-                    touch(cache, keySds.address, keySds.bytes);
-                };
-                const bool walked = !walks.start.empty();
-                if (walked)
-                    for (std::uint32_t w = walks.start[sampleSlots[i]]; w < walks.start[sampleSlots[i] + 1]; ++w)
-                        if (!walks.visits[w].expires)
-                            visit(walks.visits[w]);
-                if (key.indexLines > 1 || lookupExpiresAlways)
-                    touch(cache, kExpiresIndexBase + expiresBuckets.of(mix(hash)) * slotBytes, slotBytes);
-                if (walked)
-                    for (std::uint32_t w = walks.start[sampleSlots[i]]; w < walks.start[sampleSlots[i] + 1]; ++w)
-                        if (walks.visits[w].expires)
-                            visit(walks.visits[w]);
-                for (std::uint32_t r = key.firstRead; r < key.firstRead + key.reads; ++r) {
-                    const ReadStep& read = readSteps[r];
-                    for (std::uint32_t c = 0; c < read.count; ++c)
-                        touch(cache, read.address + c * read.stride, read.bytes);
-                }
-                if (i >= warmup)
-                    ++gets;
-            }
-            auto& point = points[t];
-            point.missesPerGet.clear();
-            for (const auto m : cache.misses())
-                point.missesPerGet.push_back(gets ? static_cast<double>(m) / static_cast<double>(gets) : 0.0);
-            counted = gets;
+            counted = pass.run(evaluated[k], points[evaluated[k]]);
         }
     };
     const std::size_t workers = std::clamp<std::size_t>(
