@@ -117,14 +117,9 @@ int runAdvise(const AdviseOptions& o) {
         return reportError(usageError("--miss-level must be l1, l2 or llc, got '" + o.missLevel + "'", "--miss-level"));
     if (o.noCache && !o.cacheGeometry.empty())
         return reportError(usageError("--no-cache and --cache-geometry contradict each other", "--no-cache"));
-    auto importOptions = o.source.toImportOptions();
-    if (!importOptions)
-        return reportError(importOptions.error());
     SimulationRequest request;
-    request.tracePath = o.trace;
-    request.importOptions = *importOptions;
-    request.layout = o.layout;
-    request.allocator = o.alloc;
+    if (auto ok = fillTraceAndModels(request, o); !ok)
+        return reportError(ok.error());
     request.thresholds = o.thresholds;
     request.cache = !o.noCache;
     request.cacheGeometry = o.cacheGeometry;
@@ -172,9 +167,7 @@ int runAdvise(const AdviseOptions& o) {
     } else {
         text = renderAdvice(*advice, outcome->result, weights);
     }
-    if (auto ok = writeOutput(text, o.output); !ok)
-        return reportError(ok.error());
-    return kExitOk;
+    return printOutput(text, o.output);
 }
 
 } // namespace
@@ -183,7 +176,7 @@ void addAdviseCommand(CLI::App& app, int& status) {
     auto o = std::make_shared<AdviseOptions>();
     auto* cmd = app.add_subcommand(
         "advise", "Recommend an embed threshold for a trace, weighing bytes per key against misses per GET");
-    cmd->add_option("trace", o->trace, "Trace: a layoutlab trace, or any importable format (see `import`)")->required();
+    addTraceArgument(*cmd, o->trace);
     addLayoutOptions(*cmd, o->layout, "Layout with an embed threshold (see `layoutlab layouts`)");
     cmd->add_option("--alloc", o->alloc, "Allocator (default: the layout's engine default)");
     cmd->add_option("--thresholds", o->thresholds, "The thresholds to weigh: FIRST:LAST:STEP or a list")
@@ -196,8 +189,8 @@ void addAdviseCommand(CLI::App& app, int& status) {
         ->capture_default_str();
     cmd->add_flag("--no-cache", o->noCache, "Skip the cache model: lines touched per GET stand in for misses");
     cmd->add_option("--cache-geometry", o->cacheGeometry, "Cache levels, SIZE:WAYS from L1 outward (default: sysfs)");
-    cmd->add_flag("--json", o->json, "One JSON object: points with their costs, the advice, 64 and 128 beside it");
-    cmd->add_option("-o,--output", o->output, "Write the output to this file instead of stdout");
+    addJsonAndOutput(
+        *cmd, o->json, o->output, "One JSON object: points with their costs, the advice, 64 and 128 beside it");
     o->source.addTo(*cmd);
     o->db.addTo(*cmd);
     cmd->callback([o, &status] { status = runAdvise(*o); });

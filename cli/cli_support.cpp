@@ -72,4 +72,10 @@ Status writeOutput(const std::string& text, const std::string& path) {
     return writeWholeFile(path.empty() ? "-" : path, text);
 }
 
+int printOutput(const std::string& text, const std::string& path) {
+    if (auto ok = writeOutput(text, path); !ok)
+        return reportError(ok.error());
+    return kExitOk;
+}
+
 } // namespace layoutlab::cli

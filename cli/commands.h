@@ -29,6 +29,8 @@ int reportError(const Error& error);
 Error inCliWords(Error error);
 // Writes `text` to stdout, or atomically to `path` when it is not empty.
 Status writeOutput(const std::string& text, const std::string& path);
+// A command's last step: writes `text` to `path` ("" or "-": stdout) and returns its exit code.
+int printOutput(const std::string& text, const std::string& path);
 
 // Options of every command that reads a trace: the source format and the bad-input policy.
 struct TraceSourceOptions {
@@ -44,7 +46,25 @@ struct TraceSourceOptions {
 // `layout` to its spec ("file:PATH"), which parseLayout() reads. Commands whose layout is required check
 // requireLayout() when they run.
 void addLayoutOptions(CLI::App& command, std::string& layout, const std::string& help);
+// The trace argument of the commands that read one (sim, sweep, advise, profile, drive).
+void addTraceArgument(CLI::App& command, std::string& trace);
+// --json (described by `jsonHelp`) and -o/--output FILE.
+void addJsonAndOutput(CLI::App& command, bool& json, std::string& output, const std::string& jsonHelp);
 Status requireLayout(const std::string& layout);
+
+// What the requests of sim, sweep, advise and profile share: the trace, how it is read, and the models.
+template <class Request, class Options> Status fillTraceAndModels(Request& request, const Options& o) {
+    if (auto ok = requireLayout(o.layout); !ok)
+        return ok;
+    auto importOptions = o.source.toImportOptions();
+    if (!importOptions)
+        return importOptions.error();
+    request.tracePath = o.trace;
+    request.importOptions = *importOptions;
+    request.layout = o.layout;
+    request.allocator = o.alloc;
+    return Ok {};
+}
 
 void addGenCommand(CLI::App& app, int& status);
 void addImportCommands(CLI::App& app, int& status);

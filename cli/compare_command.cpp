@@ -143,9 +143,7 @@ int runCompare(const CompareOptions& o) {
         text += table;
         text += fmt::format("\n{} of {} values differ{}\n", differ, values, o.all ? "" : " (--all shows every value)");
     }
-    if (auto ok = writeOutput(text, o.output); !ok)
-        return reportError(ok.error());
-    return kExitOk;
+    return printOutput(text, o.output);
 }
 
 } // namespace
@@ -156,8 +154,8 @@ void addCompareCommand(CLI::App& app, int& status) {
     cmd->add_option("A", o->runA, "The first run's id (see `layoutlab db list`)")->required();
     cmd->add_option("B", o->runB, "The second run's id")->required();
     cmd->add_flag("--all", o->all, "Show every value, not only those that differ");
-    cmd->add_flag("--json", o->json, "One JSON object: both runs, the differing parameters, every metric per point");
-    cmd->add_option("-o,--output", o->output, "Write the output to this file instead of stdout");
+    addJsonAndOutput(
+        *cmd, o->json, o->output, "One JSON object: both runs, the differing parameters, every metric per point");
     o->db.addTo(*cmd, false);
     cmd->callback([o, &status] { status = runCompare(*o); });
 }

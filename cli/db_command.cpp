@@ -159,9 +159,7 @@ int exportRuns(const DbCommandOptions& o, ResultsDb& d) {
     }
     if (o.json)
         text = array.dump(2) + "\n";
-    if (auto ok = writeOutput(text, o.output); !ok)
-        return reportError(ok.error());
-    return kExitOk;
+    return printOutput(text, o.output);
 }
 
 int deleteRuns(const DbCommandOptions& o, ResultsDb& d) {

@@ -3,10 +3,7 @@
 // a real Valkey, Redis or memcached server (started here, or attached with --connect) and put the
 // server's memory per key beside the simulator's prediction for the same trace.
 
-#include "commands.h"
-#include "interrupts.h"
-#include "progress_bar.h"
-#include "run_store.h"
+#include "measured_job.h"
 
 #include "layoutlab/jobs/drive_job.h"
 
@@ -41,20 +38,7 @@ int runDrive(DriveOptions o) {
     request.notice = [](const std::string& text) { fmt::print(stderr, "{}\n", text); };
     if (auto ok = checkDriveRequest(request); !ok)
         return reportError(ok.error());
-    auto db = o.db.open();
-    if (!db)
-        return reportError(db.error());
-    ProgressBar bar("drive");
-    auto report = runDriveJob(request, db->get(), &bar, interruptToken());
-    if (!report)
-        return reportError(report.error());
-    if (report->measuredRun)
-        fmt::print(stderr, "stored as runs {} (prediction) and {} (measured) in {}\n", report->predictionRun,
-            report->measuredRun, o.db.resolvedPath());
-    const std::string text = o.json ? toJson(*report).dump(2) + "\n" : renderDriveTable(*report);
-    if (auto ok = writeOutput(text, o.output); !ok)
-        return reportError(ok.error());
-    return kExitOk;
+    return runMeasuredJob(request, o, "drive", runDriveJob, renderDriveTable);
 }
 
 } // namespace
@@ -65,8 +49,7 @@ void addDriveCommand(CLI::App& app, int& status) {
     auto* cmd = app.add_subcommand("drive",
         "Load a trace into a real Valkey, Redis or memcached server and put its memory per key beside the "
         "simulator's prediction");
-    cmd->add_option("trace", r.tracePath, "Trace: a layoutlab trace, or any importable format (see `import`)")
-        ->required();
+    addTraceArgument(*cmd, r.tracePath);
     cmd->add_option("--engine", o->engine, "valkey, redis or memcached")->required();
     cmd->add_option("--framing", r.framing,
            "memcached: how values are framed before storing: raw, marshal-utf8, marshal-binary, rails-7.1")
@@ -96,9 +79,8 @@ void addDriveCommand(CLI::App& app, int& status) {
         ->capture_default_str();
     o->source.addTo(*cmd);
     o->db.addTo(*cmd);
-    cmd->add_flag("--json", o->json,
+    addJsonAndOutput(*cmd, o->json, o->output,
         "One JSON object (measured_bytes_per_key, predicted_bytes_per_key, relative_error, load, samples)");
-    cmd->add_option("-o,--output", o->output, "Write the output to this file instead of stdout");
     cmd->callback([o, &status] { status = runDrive(*o); });
 }
 

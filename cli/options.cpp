@@ -26,6 +26,15 @@ void TraceSourceOptions::addTo(CLI::App& command) {
         ->capture_default_str();
 }
 
+void addTraceArgument(CLI::App& command, std::string& trace) {
+    command.add_option("trace", trace, "Trace: a layoutlab trace, or any importable format (see `import`)")->required();
+}
+
+void addJsonAndOutput(CLI::App& command, bool& json, std::string& output, const std::string& jsonHelp) {
+    command.add_flag("--json", json, jsonHelp);
+    command.add_option("-o,--output", output, "Write the output to this file instead of stdout");
+}
+
 void addLayoutOptions(CLI::App& command, std::string& layout, const std::string& help) {
     auto* byName = command.add_option("--layout", layout, help);
     if (!layout.empty())

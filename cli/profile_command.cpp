@@ -2,8 +2,8 @@
 // `layoutlab profile`: the simulator and the reference engine on the same trace, side by side; and
 // `layoutlab profile-replay`, the reference replay that cachegrind runs (an internal command).
 
-#include "commands.h"
 #include "interrupts.h"
+#include "measured_job.h"
 #include "progress_bar.h"
 #include "run_store.h"
 
@@ -44,36 +44,16 @@ std::string selfExecutable() {
 }
 
 int runProfileCommand(const ProfileOptions& o) {
-    if (auto ok = requireLayout(o.layout); !ok)
-        return reportError(ok.error());
-    auto importOptions = o.source.toImportOptions();
-    if (!importOptions)
-        return reportError(importOptions.error());
     ProfileRequest request;
-    request.tracePath = o.trace;
-    request.importOptions = *importOptions;
-    request.layout = o.layout;
-    request.allocator = o.alloc;
+    if (auto ok = fillTraceAndModels(request, o); !ok)
+        return reportError(ok.error());
     request.thresholdsText = o.thresholds;
     request.counters = o.counters;
     request.cacheGeometry = o.cacheGeometry;
     request.sampleGets = o.sampleGets;
     request.replayProgram = selfExecutable();
     request.toolVersion = LAYOUTLAB_VERSION;
-    auto db = o.db.open();
-    if (!db)
-        return reportError(db.error());
-    ProgressBar bar("profile");
-    auto report = runProfileJob(request, db->get(), &bar, interruptToken());
-    if (!report)
-        return reportError(report.error());
-    if (report->measuredRun)
-        fmt::print(stderr, "stored as runs {} (prediction) and {} (measured) in {}\n", report->predictionRun,
-            report->measuredRun, o.db.resolvedPath());
-    const std::string text = o.json ? toJson(*report).dump(2) + "\n" : renderProfileTable(*report);
-    if (auto ok = writeOutput(text, o.output); !ok)
-        return reportError(ok.error());
-    return kExitOk;
+    return runMeasuredJob(request, o, "profile", runProfileJob, renderProfileTable);
 }
 
 int runProfileReplay(const ProfileOptions& o) {
@@ -107,7 +87,7 @@ void addProfileCommands(CLI::App& app, int& status) {
     auto* cmd = app.add_subcommand("profile",
         "Simulator beside the reference engine (real jemalloc, real hash table): bytes per key, misses per GET, ns per "
         "GET");
-    cmd->add_option("trace", o->trace, "Trace: a layoutlab trace, or any importable format (see `import`)")->required();
+    addTraceArgument(*cmd, o->trace);
     addLayoutOptions(*cmd, o->layout, "Layout, e.g. valkey-9.1, redis-7.0 (malloc-based layouts only)");
     cmd->add_option("--alloc", o->alloc,
            "Allocator model: the linked jemalloc, which the reference engine allocates from (other models are refused)")
@@ -125,8 +105,7 @@ void addProfileCommands(CLI::App& app, int& status) {
         ->capture_default_str();
     o->source.addTo(*cmd);
     o->db.addTo(*cmd);
-    cmd->add_flag("--json", o->json, "One JSON object with a `points` array");
-    cmd->add_option("-o,--output", o->output, "Write the output to this file instead of stdout");
+    addJsonAndOutput(*cmd, o->json, o->output, "One JSON object with a `points` array");
     cmd->callback([o, &status] { status = runProfileCommand(*o); });
 
     auto r = std::make_shared<ProfileOptions>();

@@ -35,16 +35,9 @@ struct SimOptions {
 };
 
 int runSim(const SimOptions& o, bool sweep) {
-    if (auto ok = requireLayout(o.layout); !ok)
-        return reportError(ok.error());
-    auto importOptions = o.source.toImportOptions();
-    if (!importOptions)
-        return reportError(importOptions.error());
     SimulationRequest request;
-    request.tracePath = o.trace;
-    request.importOptions = *importOptions;
-    request.layout = o.layout;
-    request.allocator = o.alloc;
+    if (auto ok = fillTraceAndModels(request, o); !ok)
+        return reportError(ok.error());
     request.threshold = sweep ? std::nullopt : o.threshold;
     request.thresholds = sweep ? o.thresholds : std::string();
     request.cache = o.cache;
@@ -85,7 +78,7 @@ int runSim(const SimOptions& o, bool sweep) {
 
 CLI::App* addCommon(CLI::App& app, const char* name, const char* help, SimOptions& o) {
     auto* cmd = app.add_subcommand(name, help);
-    cmd->add_option("trace", o.trace, "Trace: a layoutlab trace, or any importable format (see `import`)")->required();
+    addTraceArgument(*cmd, o.trace);
     o.source.addTo(*cmd);
     o.db.addTo(*cmd);
     cmd->add_flag("--cache", o.cache,

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "compare_page.h"
 
+#include "kept_splitter.h"
+
 #include "chart_panel.h"
 #include "stored_job.h"
 
@@ -14,7 +16,6 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
-#include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
 #include <QtCharts/QLineSeries>
@@ -171,12 +172,7 @@ ComparePage::ComparePage(QWidget* parent)
     form->addRow(tr("Run &A:"), m_runA);
     form->addRow(tr("Run &B:"), m_runB);
     form->addRow(tr("&Metric:"), m_metric);
-    auto* splitter = new QSplitter(Qt::Horizontal, this);
-    splitter->setObjectName(QStringLiteral("compare-splitter")); // its sizes are kept in QSettings
-    splitter->addWidget(m_chart);
-    splitter->addWidget(m_table);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 2);
+    auto* splitter = keptSplitter(Qt::Horizontal, QStringLiteral("compare-splitter"), m_chart, 3, m_table, 2, this);
     splitter->setSizes({ 680, 580 }); // the table's headers whole at 1280×800
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);

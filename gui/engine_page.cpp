@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "engine_page.h"
 
+#include "kept_splitter.h"
+
 #include "chart_panel.h"
 #include "stored_job.h"
 #include "task_runner.h"
@@ -22,7 +24,6 @@
 #include <QRadioButton>
 #include <QSettings>
 #include <QSpinBox>
-#include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -119,12 +120,7 @@ EnginePage::EnginePage(TaskRunner& runner, std::function<QString()> databasePath
     chartRow->setContentsMargins(0, 0, 0, 0);
     chartRow->addWidget(m_memoryChart);
     chartRow->addWidget(m_latencyChart);
-    auto* splitter = new QSplitter(Qt::Vertical, this);
-    splitter->setObjectName(QStringLiteral("engine-splitter")); // its sizes are kept in QSettings
-    splitter->addWidget(m_table);
-    splitter->addWidget(charts);
-    splitter->setStretchFactor(0, 1);
-    splitter->setStretchFactor(1, 2);
+    auto* splitter = keptSplitter(Qt::Vertical, QStringLiteral("engine-splitter"), m_table, 1, charts, 2, this);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(controls);
     layout->addWidget(m_summary);

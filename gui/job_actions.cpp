@@ -43,6 +43,23 @@ bool JobActions::begin(QString* error) {
     return true;
 }
 
+void JobActions::reportWhenDone(std::function<std::pair<QString, QString>()> titleAndText) {
+    connect(
+        &m_runner, &TaskRunner::finished, this,
+        [this, titleAndText = std::move(titleAndText)](const QString&, const QString& failure, bool cancelled) {
+            emit runsStored(); // complete, failed or interrupted, the runs are in the database
+            if (cancelled)
+                return;
+            if (!failure.isEmpty()) {
+                emit failed(failure);
+                return;
+            }
+            const auto [title, text] = titleAndText();
+            emit reportReady(title, text);
+        },
+        Qt::SingleShotConnection);
+}
+
 bool JobActions::startBatch(const QString& planPath, QString* error) {
     if (!begin(error))
         return false;
@@ -63,18 +80,9 @@ bool JobActions::startBatch(const QString& planPath, QString* error) {
     request->dbPath = db.toStdString();
     request->toolVersion = LAYOUTLAB_VERSION;
     auto text = std::make_shared<QString>();
-    connect(
-        &m_runner, &TaskRunner::finished, this,
-        [this, text, planPath](const QString&, const QString& failure, bool cancelled) {
-            emit runsStored();
-            if (cancelled)
-                return;
-            if (!failure.isEmpty())
-                emit failed(failure);
-            else
-                emit reportReady(tr("Batch %1").arg(QFileInfo(planPath).fileName()), *text);
-        },
-        Qt::SingleShotConnection);
+    reportWhenDone([text, title = tr("Batch %1").arg(QFileInfo(planPath).fileName())] {
+        return std::pair { title, *text };
+    });
     m_runner.start(tr("batch %1").arg(QFileInfo(planPath).fileName()),
         [request, text](ProgressSink& progress, std::stop_token stop) -> QString {
             request->cellDone = [&progress](const BatchCellResult&, std::size_t done, std::size_t total) {
@@ -110,19 +118,10 @@ bool JobActions::startProfile(
     request.replayProgram = replayProgram().toStdString();
     request.toolVersion = LAYOUTLAB_VERSION;
     auto report = std::make_shared<ProfileReport>();
-    connect(
-        &m_runner, &TaskRunner::finished, this,
-        [this, report](const QString&, const QString& failure, bool cancelled) {
-            emit runsStored();
-            if (cancelled)
-                return;
-            if (!failure.isEmpty())
-                emit failed(failure);
-            else
-                emit reportReady(tr("Profile of %1").arg(QFileInfo(QString::fromStdString(report->trace)).fileName()),
-                    QString::fromStdString(renderProfileTable(*report)));
-        },
-        Qt::SingleShotConnection);
+    reportWhenDone([report] {
+        return std::pair { tr("Profile of %1").arg(QFileInfo(QString::fromStdString(report->trace)).fileName()),
+            QString::fromStdString(renderProfileTable(*report)) };
+    });
     m_runner.start(tr("profile %1").arg(layout),
         storedJob(m_databasePath().toStdString(), report,
             [request](ResultsDb* db, ProgressSink& progress, std::stop_token stop) {

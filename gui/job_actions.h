@@ -39,6 +39,8 @@ signals:
 
 private:
     bool begin(QString* error);
+    // When the task about to start ends: the runs refreshed, then its report (`titleAndText`) or its error.
+    void reportWhenDone(std::function<std::pair<QString, QString>()> titleAndText);
 
     TaskRunner& m_runner;
     std::function<QString()> m_databasePath;

@@ -27,29 +27,12 @@ QVariant time(const std::string& iso, int role) {
 }
 } // namespace
 
-void TracesTableModel::setTraces(std::vector<TraceRecord> traces) {
-    beginResetModel();
-    m_traces = std::move(traces);
-    endResetModel();
-}
-
-int TracesTableModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : int(m_traces.size());
-}
-
-int TracesTableModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant TracesTableModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= rowCount() || index.column() >= columnCount())
-        return {};
-    const TraceRecord& t = m_traces[std::size_t(index.row())];
+QVariant TracesTableModel::cell(const TraceRecord& t, int column, int role) const {
     if (role == Qt::ToolTipRole)
         return text(t.source);
     if (role != Qt::DisplayRole && role != Qt::EditRole)
         return {};
-    switch (Column(index.column())) {
+    switch (Column(column)) {
     case Id:
         return qlonglong(t.id);
     case Source:
@@ -68,56 +51,21 @@ QVariant TracesTableModel::data(const QModelIndex& index, int role) const {
     return {};
 }
 
-QVariant TracesTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (role != Qt::DisplayRole || orientation != Qt::Horizontal)
-        return QAbstractTableModel::headerData(section, orientation, role);
-    switch (Column(section)) {
-    case Id:
-        return tr("Id");
-    case Source:
-        return tr("Trace");
-    case Format:
-        return tr("Format");
-    case Requests:
-        return tr("Requests");
-    case DistinctKeys:
-        return tr("Distinct keys");
-    case SizeBytes:
-        return tr("Size (bytes)");
-    case ColumnCount:
-        break;
-    }
-    return {};
+QStringList TracesTableModel::headers() const {
+    return { tr("Id"), tr("Trace"), tr("Format"), tr("Requests"), tr("Distinct keys"), tr("Size (bytes)") };
 }
 
-void RunsTableModel::setRuns(std::vector<RunRecord> runs) {
-    beginResetModel();
-    m_runs = std::move(runs);
-    endResetModel();
-}
-
-int RunsTableModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : int(m_runs.size());
-}
-
-int RunsTableModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= rowCount() || index.column() >= columnCount())
-        return {};
-    const RunRecord& r = m_runs[std::size_t(index.row())];
+QVariant RunsTableModel::cell(const RunRecord& r, int column, int role) const {
     if (role == Qt::ToolTipRole)
-        return !r.error.empty()           ? text(r.error)
-            : index.column() == Layout    ? text(r.layout)
-            : index.column() == Allocator ? text(r.allocator)
-                                          : text(r.traceSource);
-    if (role == Qt::ForegroundRole && index.column() == Status && (r.status == "failed" || r.status == "interrupted"))
+        return !r.error.empty()   ? text(r.error)
+            : column == Layout    ? text(r.layout)
+            : column == Allocator ? text(r.allocator)
+                                  : text(r.traceSource);
+    if (role == Qt::ForegroundRole && column == Status && (r.status == "failed" || r.status == "interrupted"))
         return QBrush(r.status == "failed" ? Qt::darkRed : Qt::darkYellow);
     if (role != Qt::DisplayRole && role != Qt::EditRole)
         return {};
-    switch (Column(index.column())) {
+    switch (Column(column)) {
     case Id:
         return qlonglong(r.id);
     case Kind:
@@ -142,32 +90,9 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
     return {};
 }
 
-QVariant RunsTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (role != Qt::DisplayRole || orientation != Qt::Horizontal)
-        return QAbstractTableModel::headerData(section, orientation, role);
-    switch (Column(section)) {
-    case Id:
-        return tr("Run");
-    case Kind:
-        return tr("Kind");
-    case Status:
-        return tr("Status");
-    case Trace:
-        return tr("Trace");
-    case Layout:
-        return tr("Layout");
-    case Allocator:
-        return tr("Allocator");
-    case Points:
-        return tr("Points");
-    case Started:
-        return tr("Started (UTC)");
-    case Finished:
-        return tr("Finished (UTC)");
-    case ColumnCount:
-        break;
-    }
-    return {};
+QStringList RunsTableModel::headers() const {
+    return { tr("Run"), tr("Kind"), tr("Status"), tr("Trace"), tr("Layout"), tr("Allocator"), tr("Points"),
+        tr("Started (UTC)"), tr("Finished (UTC)") };
 }
 
 } // namespace layoutlab::gui

@@ -5,45 +5,35 @@
 
 #include "layoutlab/store/results_db.h"
 
-#include <QAbstractTableModel>
+#include "record_table_model.h"
 
 namespace layoutlab::gui {
 
-class TracesTableModel final : public QAbstractTableModel {
+class TracesTableModel final : public RecordTableModel<TraceRecord> {
     Q_OBJECT
 public:
     enum Column { Id, Source, Format, Requests, DistinctKeys, SizeBytes, ColumnCount };
-    using QAbstractTableModel::QAbstractTableModel;
+    using RecordTableModel::RecordTableModel;
 
-    void setTraces(std::vector<TraceRecord> traces);
-    const TraceRecord& trace(int row) const { return m_traces[std::size_t(row)]; }
+    const TraceRecord& trace(int row) const { return record(row); }
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
-
-private:
-    std::vector<TraceRecord> m_traces;
+protected:
+    QStringList headers() const override;
+    QVariant cell(const TraceRecord& t, int column, int role) const override;
 };
 
-class RunsTableModel final : public QAbstractTableModel {
+class RunsTableModel final : public RecordTableModel<RunRecord> {
     Q_OBJECT
 public:
     enum Column { Id, Kind, Status, Trace, Layout, Allocator, Points, Started, Finished, ColumnCount };
-    using QAbstractTableModel::QAbstractTableModel;
+    using RecordTableModel::RecordTableModel;
 
-    void setRuns(std::vector<RunRecord> runs);
-    const RunRecord& run(int row) const { return m_runs[std::size_t(row)]; }
-    const std::vector<RunRecord>& all() const { return m_runs; }
+    const RunRecord& run(int row) const { return record(row); }
+    const std::vector<RunRecord>& all() const { return records(); }
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
-
-private:
-    std::vector<RunRecord> m_runs;
+protected:
+    QStringList headers() const override;
+    QVariant cell(const RunRecord& r, int column, int role) const override;
 };
 
 } // namespace layoutlab::gui

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "library_page.h"
 
+#include "kept_splitter.h"
+
 #include "stored_job.h"
 
 #include <QFileInfo>
@@ -10,7 +12,6 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
-#include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -79,12 +80,7 @@ LibraryPage::LibraryPage(QWidget* parent)
     m_tracesView->horizontalHeader()->setSectionResizeMode(TracesTableModel::Source, QHeaderView::Stretch);
     m_tracesView->setSelectionMode(QAbstractItemView::SingleSelection);
 
-    auto* splitter = new QSplitter(Qt::Vertical, this);
-    splitter->setObjectName(QStringLiteral("library-splitter")); // its sizes are kept in QSettings
-    splitter->addWidget(tracesBox);
-    splitter->addWidget(runsBox);
-    splitter->setStretchFactor(0, 1);
-    splitter->setStretchFactor(1, 2);
+    auto* splitter = keptSplitter(Qt::Vertical, QStringLiteral("library-splitter"), tracesBox, 1, runsBox, 2, this);
     auto* top = new QHBoxLayout;
     top->addWidget(m_title, 1);
     top->addWidget(m_filter, 1);
@@ -139,8 +135,8 @@ QString LibraryPage::reload(const QString& path) {
     auto runs = (*db)->listRuns();
     if (!runs)
         return errorText(runs.error());
-    m_traces.setTraces(std::move(*traces));
-    m_runs.setRuns(std::move(*runs));
+    m_traces.setRecords(std::move(*traces));
+    m_runs.setRecords(std::move(*runs));
     return {};
 }
 

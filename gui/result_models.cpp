@@ -85,36 +85,13 @@ QVariant SweepTableModel::headerData(int section, Qt::Orientation orientation, i
     return m_metrics[std::size_t(section)].header;
 }
 
-void SizeClassTableModel::setPoint(const ThresholdPoint& point) {
-    beginResetModel();
-    m_classes = point.sizeClasses;
-    endResetModel();
-}
-
-void SizeClassTableModel::clear() {
-    beginResetModel();
-    m_classes.clear();
-    endResetModel();
-}
-
-int SizeClassTableModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : int(m_classes.size());
-}
-
-int SizeClassTableModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant SizeClassTableModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= rowCount() || index.column() >= columnCount())
-        return {};
+QVariant SizeClassTableModel::cell(const SizeClassUsage& c, int column, int role) const {
     if (role == Qt::TextAlignmentRole)
         return int(Qt::AlignRight | Qt::AlignVCenter);
     if (role != Qt::DisplayRole && role != Qt::EditRole)
         return {};
-    const SizeClassUsage& c = m_classes[std::size_t(index.row())];
     qulonglong v = 0;
-    switch (Column(index.column())) {
+    switch (Column(column)) {
     case ClassBytes:
         v = c.classBytes;
         break;
@@ -145,30 +122,9 @@ QVariant SizeClassTableModel::data(const QModelIndex& index, int role) const {
     return role == Qt::EditRole ? QVariant(v) : QVariant(QLocale().toString(v));
 }
 
-QVariant SizeClassTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (role != Qt::DisplayRole || orientation != Qt::Horizontal)
-        return QAbstractTableModel::headerData(section, orientation, role);
-    switch (Column(section)) {
-    case ClassBytes:
-        return tr("Size class (bytes)");
-    case Allocations:
-        return tr("Allocations");
-    case PayloadBytes:
-        return tr("Payload (bytes)");
-    case HeaderBytes:
-        return tr("Header (bytes)");
-    case WasteBytes:
-        return tr("Waste (bytes)");
-    case UsableBytes:
-        return tr("Usable (bytes)");
-    case RegionsPerSlab:
-        return tr("Regions per slab");
-    case Slabs:
-        return tr("Slabs");
-    case ColumnCount:
-        break;
-    }
-    return {};
+QStringList SizeClassTableModel::headers() const {
+    return { tr("Size class (bytes)"), tr("Allocations"), tr("Payload (bytes)"), tr("Header (bytes)"),
+        tr("Waste (bytes)"), tr("Usable (bytes)"), tr("Regions per slab"), tr("Slabs") };
 }
 
 } // namespace layoutlab::gui

@@ -8,6 +8,8 @@
 #include "layoutlab/sim/point_metrics.h"
 #include "layoutlab/sim/results.h"
 
+#include "record_table_model.h"
+
 #include <QAbstractTableModel>
 
 namespace layoutlab::gui {
@@ -51,7 +53,7 @@ private:
     std::vector<SweepMetric> m_metrics;
 };
 
-class SizeClassTableModel final : public QAbstractTableModel {
+class SizeClassTableModel final : public RecordTableModel<SizeClassUsage> {
     Q_OBJECT
 public:
     enum Column {
@@ -65,19 +67,14 @@ public:
         Slabs,
         ColumnCount
     };
-    using QAbstractTableModel::QAbstractTableModel;
+    using RecordTableModel::RecordTableModel;
 
-    void setPoint(const ThresholdPoint& point);
-    void clear();
-    const std::vector<SizeClassUsage>& classes() const { return m_classes; }
+    void setPoint(const ThresholdPoint& point) { setRecords(point.sizeClasses); }
+    const std::vector<SizeClassUsage>& classes() const { return records(); }
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
-
-private:
-    std::vector<SizeClassUsage> m_classes;
+protected:
+    QStringList headers() const override;
+    QVariant cell(const SizeClassUsage& c, int column, int role) const override;
 };
 
 } // namespace layoutlab::gui

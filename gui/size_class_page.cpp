@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "size_class_page.h"
 
+#include "kept_splitter.h"
+
 #include "chart_panel.h"
 
 #include <QComboBox>
@@ -9,7 +11,6 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
-#include <QSplitter>
 #include <QTableView>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -45,12 +46,7 @@ SizeClassPage::SizeClassPage(QWidget* parent)
     top->addWidget(m_threshold);
     top->addWidget(m_summary, 1);
     qobject_cast<QLabel*>(top->itemAt(0)->widget())->setBuddy(m_threshold);
-    auto* splitter = new QSplitter(Qt::Vertical, this);
-    splitter->setObjectName(QStringLiteral("size-classes-splitter")); // its sizes are kept in QSettings
-    splitter->addWidget(m_chart);
-    splitter->addWidget(m_table);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 1);
+    auto* splitter = keptSplitter(Qt::Vertical, QStringLiteral("size-classes-splitter"), m_chart, 3, m_table, 1, this);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addWidget(splitter, 1);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "sweep_page.h"
 
+#include "kept_splitter.h"
+
 #include "layoutlab/store/simulation_request.h"
 
 #include "chart_panel.h"
@@ -24,7 +26,6 @@
 #include <QLocale>
 #include <QPushButton>
 #include <QSettings>
-#include <QSplitter>
 #include <QTableView>
 #include <QTimer>
 #include <QToolButton>
@@ -132,12 +133,7 @@ SweepPage::SweepPage(TaskRunner& runner, std::function<QString()> databasePath, 
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->verticalHeader()->hide();
     m_table->setAlternatingRowColors(true);
-    auto* splitter = new QSplitter(Qt::Vertical, this);
-    splitter->setObjectName(QStringLiteral("sweep-splitter")); // its sizes are kept in QSettings
-    splitter->addWidget(chartGrid);
-    splitter->addWidget(m_table);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 1);
+    auto* splitter = keptSplitter(Qt::Vertical, QStringLiteral("sweep-splitter"), chartGrid, 3, m_table, 1, this);
     splitter->setSizes({ 510, 170 }); // room for several rows of the table at 1280×800
 
     auto* layout = new QVBoxLayout(this);

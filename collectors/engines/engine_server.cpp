@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/collect/engine_server.h"
+#include "layoutlab/enum_names.h"
 
 #include <arpa/inet.h>
 #include <fmt/format.h>
@@ -60,15 +61,9 @@ std::optional<Engine> parseEngine(std::string_view name) {
 }
 
 std::string_view engineName(Engine engine) {
-    switch (engine) {
-    case Engine::Redis:
-        return "redis";
-    case Engine::Valkey:
-        return "valkey";
-    case Engine::Memcached:
-        return "memcached";
-    }
-    return "?";
+    static constexpr std::array<std::string_view, 3> kNames { "redis", "valkey", "memcached" };
+    static_assert(static_cast<std::size_t>(Engine::Memcached) == kNames.size() - 1, "a name for every value");
+    return enumName(engine, kNames);
 }
 
 std::vector<std::string> engineBinaries(Engine engine) {

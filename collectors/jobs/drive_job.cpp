@@ -235,10 +235,7 @@ Status chooseLayout(
 // The Valkey/Redis drive once the server is up: everything up to the runs' begin, then the load, the
 // settled measurement and the run phase. Errors after the runs began end them (the caller's `runs`).
 Status driveResp(const DriveRequest& r, drive::DriveTarget& target, DriveReport& report, MeasuredRuns& runs,
-    ProgressSink* progress, std::stop_token stop) {
-    auto trace = openTrace(r.tracePath, r.importOptions);
-    if (!trace)
-        return trace.error();
+    TraceReader& trace, ProgressSink* progress, std::stop_token stop) {
     auto client = RespClient::connect(target.endpoint.host, target.endpoint.port);
     if (!client)
         return client.error();
@@ -283,7 +280,7 @@ Status driveResp(const DriveRequest& r, drive::DriveTarget& target, DriveReport&
     if (progress)
         progress->phase("load");
     auto load = loadTrace(
-        *client, **trace, r.pipeline, kMaxRunKeys, drive::loadProgress(progress, (*trace)->totalRequests()), stop);
+        *client, trace, r.pipeline, kMaxRunKeys, drive::loadProgress(progress, trace.totalRequests()), stop);
     if (!load)
         return load.error();
     report.load = std::move(*load);
@@ -334,6 +331,10 @@ Status driveResp(const DriveRequest& r, drive::DriveTarget& target, DriveReport&
 Expected<DriveReport> runDriveJob(const DriveRequest& r, ResultsDb* db, ProgressSink* progress, std::stop_token stop) {
     if (auto ok = checkDriveRequest(r); !ok)
         return ok.error();
+    // The trace is opened before a server is started: a trace that cannot be read starts nothing.
+    auto trace = openTrace(r.tracePath, r.importOptions);
+    if (!trace)
+        return trace.error();
     auto target = drive::DriveTarget::open(r);
     if (!target)
         return target.error();
@@ -342,8 +343,9 @@ Expected<DriveReport> runDriveJob(const DriveRequest& r, ResultsDb* db, Progress
     report.started = target->server != nullptr;
     report.endpoint = target->describe();
     MeasuredRuns runs(db);
-    const Status done = r.engine == Engine::Memcached ? drive::driveMemcached(r, *target, report, runs, progress, stop)
-                                                      : driveResp(r, *target, report, runs, progress, stop);
+    const Status done = r.engine == Engine::Memcached
+        ? drive::driveMemcached(r, *target, report, runs, **trace, progress, stop)
+        : driveResp(r, *target, report, runs, **trace, progress, stop);
     if (!done)
         return runs.end(target->failure(done.error()));
     return report;

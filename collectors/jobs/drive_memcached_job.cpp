@@ -29,16 +29,13 @@ private:
 } // namespace
 
 Status driveMemcached(const DriveRequest& r, DriveTarget& target, DriveReport& report, MeasuredRuns& runs,
-    ProgressSink* progress, std::stop_token stop) {
+    TraceReader& trace, ProgressSink* progress, std::stop_token stop) {
     auto framing = parseFraming(r.framing);
     if (!framing) {
         Error e = framing.error();
         e.field = field::kFraming;
         return e;
     }
-    auto trace = openTrace(r.tracePath, r.importOptions);
-    if (!trace)
-        return trace.error();
     report.engine = "memcached";
     report.framing = r.framing;
     auto client = MemcachedClient::connect(target.endpoint.host, target.endpoint.port);
@@ -66,7 +63,7 @@ Status driveMemcached(const DriveRequest& r, DriveTarget& target, DriveReport& r
     if (progress)
         progress->phase("load");
     auto load = loadTraceMemcached(
-        *client, **trace, *framing, r.pipeline, kMaxRunKeys, loadProgress(progress, (*trace)->totalRequests()), stop);
+        *client, trace, *framing, r.pipeline, kMaxRunKeys, loadProgress(progress, trace.totalRequests()), stop);
     if (!load)
         return load.error();
     report.load = std::move(*load);

@@ -47,8 +47,9 @@ void completePrediction(DriveReport& report);
 Status finish(const DriveRequest& request, const LayoutAndAllocator& models, DriveReport& report, MeasuredRuns& runs,
     ProgressSink* progress, std::stop_token stop);
 
+// The memcached drive once the server is up and the trace open.
 Status driveMemcached(const DriveRequest& request, DriveTarget& target, DriveReport& report, MeasuredRuns& runs,
-    ProgressSink* progress, std::stop_token stop);
+    TraceReader& trace, ProgressSink* progress, std::stop_token stop);
 
 } // namespace layoutlab::drive
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/collect/profiler.h"
+#include "layoutlab/enum_names.h"
 
 #include "collectors_config.h"
 #include "layoutlab/collect/cachegrind.h"
@@ -95,17 +96,9 @@ Expected<CounterSource> parseCounterSource(std::string_view name) {
 }
 
 std::string_view counterSourceName(CounterSource source) {
-    switch (source) {
-    case CounterSource::Auto:
-        return "auto";
-    case CounterSource::Perf:
-        return "perf";
-    case CounterSource::Cachegrind:
-        return "cachegrind";
-    case CounterSource::None:
-        return "none";
-    }
-    return "none";
+    static constexpr std::array<std::string_view, 4> kNames { "auto", "perf", "cachegrind", "none" };
+    static_assert(static_cast<std::size_t>(CounterSource::None) == kNames.size() - 1, "a name for every value");
+    return enumName(source, kNames, "none");
 }
 
 CounterSource chooseCounterSource(CounterSource requested, std::string* why) {
@@ -171,8 +164,7 @@ Expected<ProfileResult> runProfile(const ProfileConfig& config, ProgressSink* pr
         return trace.error();
     // Stages: the simulation, then per threshold the load (and two cachegrind runs).
     const std::size_t thresholdCount = std::max<std::size_t>(config.thresholds.size(), 1);
-    ProfileProgress bar(
-        progress, 1 + thresholdCount * (result.counterSource == CounterSource::Cachegrind ? 3 : 1));
+    ProfileProgress bar(progress, 1 + thresholdCount * (result.counterSource == CounterSource::Cachegrind ? 3 : 1));
     SimulationConfig simConfig { config.layout, config.allocator, config.thresholds, geometry, config.sampleGets };
     auto prediction = simulate(simConfig, **trace, &bar, stop);
     if (!prediction)

@@ -95,8 +95,8 @@ private slots:
         auto traceList = (*db)->listTraces();
         auto runList = (*db)->listRuns();
         QVERIFY(traceList && runList);
-        traces.setTraces(*traceList);
-        runs.setRuns(*runList);
+        traces.setRecords(*traceList);
+        runs.setRecords(*runList);
         QCOMPARE(traces.rowCount(), 1);
         QCOMPARE(traces.data(traces.index(0, TracesTableModel::Format)).toString(), QStringLiteral("layoutlab"));
         QCOMPARE(runs.rowCount(), 1);

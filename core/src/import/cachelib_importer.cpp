@@ -20,7 +20,6 @@ constexpr std::uint32_t kMaxOpCount = 1u << 20; // a bound on one line's expansi
 class CachelibImporter final : public LineImporter {
 public:
     using LineImporter::LineImporter;
-    std::string formatName() const override { return "cachelib"; }
 
 protected:
     std::optional<LineError> parseLine(std::string_view line) override {
@@ -135,7 +134,7 @@ bool detectCachelib(std::string_view firstLine) {
 }
 
 std::unique_ptr<Importer> makeCachelibImporter(std::unique_ptr<InputStream> input, const ImportOptions& options) {
-    return std::make_unique<CachelibImporter>(std::move(input), options);
+    return std::make_unique<CachelibImporter>("cachelib", std::move(input), options);
 }
 
 } // namespace layoutlab

@@ -6,8 +6,9 @@
 
 namespace layoutlab {
 
-LineImporter::LineImporter(std::unique_ptr<InputStream> input, const ImportOptions& options)
-    : m_input(std::move(input))
+LineImporter::LineImporter(std::string formatName, std::unique_ptr<InputStream> input, const ImportOptions& options)
+    : m_formatName(std::move(formatName))
+    , m_input(std::move(input))
     , m_lines(*m_input) {
     m_options = options;
     m_path = m_input->path();

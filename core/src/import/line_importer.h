@@ -25,9 +25,22 @@ struct LineError {
     std::string detail;
 };
 
+// The value of a hexadecimal digit, or -1 (the %HH escapes of memcached keys, the \xHH of MONITOR).
+inline int hexDigit(char c) {
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
 class LineImporter : public Importer {
 public:
-    LineImporter(std::unique_ptr<InputStream> input, const ImportOptions& options);
+    // `formatName`: the format's name, as --format and the statistics give it.
+    LineImporter(std::string formatName, std::unique_ptr<InputStream> input, const ImportOptions& options);
+    std::string formatName() const final { return m_formatName; }
     Expected<std::size_t> read(std::span<Request> out) override;
     std::uint64_t totalRequests() const override { return 0; }
     std::uint64_t keyIdLimit() const override { return 0; }
@@ -160,6 +173,7 @@ protected:
 
 private:
     // Parser side.
+    std::string m_formatName;
     std::unique_ptr<InputStream> m_input;
     LineReader m_lines;
     ParsedBatch* m_parsing = nullptr; // the batch parseBatch() is filling

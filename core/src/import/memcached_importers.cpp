@@ -50,16 +50,6 @@ std::string_view valueOf(
     return {};
 }
 
-int hexDigit(char c) {
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 // The decoded key; false on a malformed %HH escape.
 bool uriDecode(std::string_view text, std::string& out) {
     out.clear();
@@ -92,7 +82,6 @@ std::optional<LineError> parseWatchTime(std::string_view text, std::uint64_t& ms
 class WatchImporter final : public LineImporter {
 public:
     using LineImporter::LineImporter;
-    std::string formatName() const override { return "mc-watch"; }
 
 protected:
     std::optional<LineError> parseLine(std::string_view line) override {
@@ -174,7 +163,6 @@ private:
 class MetadumpImporter final : public LineImporter {
 public:
     using LineImporter::LineImporter;
-    std::string formatName() const override { return "mc-metadump"; }
 
 protected:
     std::optional<LineError> parseLine(std::string_view line) override {
@@ -232,11 +220,11 @@ bool detectMetadump(std::string_view firstLine) {
 }
 
 std::unique_ptr<Importer> makeWatchImporter(std::unique_ptr<InputStream> input, const ImportOptions& options) {
-    return std::make_unique<WatchImporter>(std::move(input), options);
+    return std::make_unique<WatchImporter>("mc-watch", std::move(input), options);
 }
 
 std::unique_ptr<Importer> makeMetadumpImporter(std::unique_ptr<InputStream> input, const ImportOptions& options) {
-    return std::make_unique<MetadumpImporter>(std::move(input), options);
+    return std::make_unique<MetadumpImporter>("mc-metadump", std::move(input), options);
 }
 
 } // namespace layoutlab

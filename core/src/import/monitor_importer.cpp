@@ -23,16 +23,6 @@ namespace {
 
 constexpr std::uint32_t kNoTtl = 0;
 
-int hexValue(char c) {
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 // Parses the quoted, escaped arguments; false on a malformed quote or escape.
 bool parseArguments(std::string_view text, std::vector<std::string>& args) {
     args.clear();
@@ -81,9 +71,9 @@ bool parseArguments(std::string_view text, std::vector<std::string>& args) {
                 arg.push_back('\b');
                 break;
             case 'x': {
-                if (i + 2 > text.size() || hexValue(text[i]) < 0 || hexValue(text[i + 1]) < 0)
+                if (i + 2 > text.size() || hexDigit(text[i]) < 0 || hexDigit(text[i + 1]) < 0)
                     return false;
-                arg.push_back(static_cast<char>(hexValue(text[i]) * 16 + hexValue(text[i + 1])));
+                arg.push_back(static_cast<char>(hexDigit(text[i]) * 16 + hexDigit(text[i + 1])));
                 i += 2;
                 break;
             }
@@ -133,7 +123,6 @@ constexpr std::int64_t kMaxStringBytes = 512ll * 1024 * 1024;
 class MonitorImporter final : public LineImporter {
 public:
     using LineImporter::LineImporter;
-    std::string formatName() const override { return "monitor"; }
 
 protected:
     std::optional<LineError> parseLine(std::string_view line) override {
@@ -593,7 +582,7 @@ bool detectMonitor(std::string_view head) {
 }
 
 std::unique_ptr<Importer> makeMonitorImporter(std::unique_ptr<InputStream> input, const ImportOptions& options) {
-    return std::make_unique<MonitorImporter>(std::move(input), options);
+    return std::make_unique<MonitorImporter>("monitor", std::move(input), options);
 }
 
 } // namespace layoutlab

@@ -59,7 +59,6 @@ bool splitCsv(std::string_view line, std::vector<std::string>& out) {
 class RdbCsvImporter final : public LineImporter {
 public:
     using LineImporter::LineImporter;
-    std::string formatName() const override { return "rdb-csv"; }
 
 protected:
     std::optional<LineError> parseLine(std::string_view line) override {
@@ -152,7 +151,7 @@ bool detectRdbCsv(std::string_view firstLine) {
 }
 
 std::unique_ptr<Importer> makeRdbCsvImporter(std::unique_ptr<InputStream> input, const ImportOptions& options) {
-    return std::make_unique<RdbCsvImporter>(std::move(input), options);
+    return std::make_unique<RdbCsvImporter>("rdb-csv", std::move(input), options);
 }
 
 } // namespace layoutlab

@@ -205,7 +205,6 @@ private:
 class TwitterImporter final : public LineImporter {
 public:
     using LineImporter::LineImporter;
-    std::string formatName() const override { return "twitter"; }
 
 protected:
     // Lines of the common shape (FastTwitterLine) are parsed here, "\n"-ended and at most
@@ -323,7 +322,7 @@ bool detectTwitter(std::string_view firstLine) {
 }
 
 std::unique_ptr<Importer> makeTwitterImporter(std::unique_ptr<InputStream> input, const ImportOptions& options) {
-    return std::make_unique<TwitterImporter>(std::move(input), options);
+    return std::make_unique<TwitterImporter>("twitter", std::move(input), options);
 }
 
 } // namespace layoutlab

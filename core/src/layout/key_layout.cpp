@@ -1,46 +1,20 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/layout/key_layout.h"
+#include "layoutlab/enum_names.h"
 
 namespace layoutlab {
 
 std::string_view encodingName(Encoding encoding) {
-    switch (encoding) {
-    case Encoding::Embedded:
-        return "embstr";
-    case Encoding::Raw:
-        return "raw";
-    case Encoding::Integer:
-        return "int";
-    case Encoding::SharedInteger:
-        return "shared-int";
-    case Encoding::Item:
-        return "item";
-    case Encoding::ChunkedItem:
-        return "chunked";
-    }
-    return "?";
+    static constexpr std::array<std::string_view, 6> kNames { "embstr", "raw", "int", "shared-int", "item", "chunked" };
+    static_assert(static_cast<std::size_t>(Encoding::ChunkedItem) == kNames.size() - 1, "a name for every value");
+    return enumName(encoding, kNames);
 }
 
 std::string_view purposeName(Purpose purpose) {
-    switch (purpose) {
-    case Purpose::Object:
-        return "object";
-    case Purpose::Key:
-        return "key";
-    case Purpose::Value:
-        return "value";
-    case Purpose::Entry:
-        return "dict-entry";
-    case Purpose::ExpireEntry:
-        return "expire-entry";
-    case Purpose::Item:
-        return "item";
-    case Purpose::ItemHeader:
-        return "item-header";
-    case Purpose::ItemChunk:
-        return "item-chunk";
-    }
-    return "?";
+    static constexpr std::array<std::string_view, 8> kNames { "object", "key", "value", "dict-entry", "expire-entry",
+        "item", "item-header", "item-chunk" };
+    static_assert(static_cast<std::size_t>(Purpose::ItemChunk) == kNames.size() - 1, "a name for every value");
+    return enumName(purpose, kNames);
 }
 
 } // namespace layoutlab

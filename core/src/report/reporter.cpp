@@ -48,14 +48,10 @@ nlohmann::json toJson(const SimulationResult& r) {
         if (r.trace.requestsByOp[static_cast<std::size_t>(op)])
             t["requests_by_op"][std::string(opName(static_cast<Op>(op)))]
                 = r.trace.requestsByOp[static_cast<std::size_t>(op)];
-    t["get_hits"] = r.trace.getHits;
-    t["get_misses"] = r.trace.getMisses;
-    t["expired_keys"] = r.trace.expiredKeys;
-    t["distinct_keys"] = r.trace.distinctKeys;
-    t["live_keys"] = r.trace.liveKeys;
-    t["max_live_keys"] = r.trace.maxLiveKeys;
-    t["ttl_keys"] = r.trace.ttlKeys;
-    t["distinct_shapes"] = r.trace.distinctShapes;
+    t.update({ { "get_hits", r.trace.getHits }, { "get_misses", r.trace.getMisses },
+        { "expired_keys", r.trace.expiredKeys }, { "distinct_keys", r.trace.distinctKeys },
+        { "live_keys", r.trace.liveKeys }, { "max_live_keys", r.trace.maxLiveKeys }, { "ttl_keys", r.trace.ttlKeys },
+        { "distinct_shapes", r.trace.distinctShapes } });
     j["index"] = { { "buckets", r.indexBuckets }, { "child_buckets", rounded(r.indexChildBuckets) },
         { "rehashing", r.indexRehashing } };
     auto& points = j["points"] = nlohmann::json::array();

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/sim/index_table_model.h"
+#include "layoutlab/enum_names.h"
 
 #include <bit>
 #include <cmath>
@@ -31,17 +32,10 @@ constexpr std::uint32_t kPointerBytes = 8; // one entry pointer in a bucket or s
 } // namespace
 
 std::string_view indexKindName(IndexKind kind) {
-    switch (kind) {
-    case IndexKind::ValkeyHashtable:
-        return "valkey-hashtable";
-    case IndexKind::RedisDict:
-        return "redis-dict";
-    case IndexKind::MemcachedAssoc:
-        return "memcached-assoc";
-    case IndexKind::ValkeyDict:
-        return "valkey-dict";
-    }
-    return "?";
+    static constexpr std::array<std::string_view, 4> kNames { "valkey-hashtable", "redis-dict", "memcached-assoc",
+        "valkey-dict" };
+    static_assert(static_cast<std::size_t>(IndexKind::ValkeyDict) == kNames.size() - 1, "a name for every value");
+    return enumName(kind, kNames);
 }
 
 IndexParams engineIndexParams(IndexKind kind) {

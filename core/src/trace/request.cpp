@@ -1,38 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/trace/request.h"
+#include "layoutlab/enum_names.h"
 
 namespace layoutlab {
 
 std::string_view opName(Op op) {
-    switch (op) {
-    case Op::Get:
-        return "get";
-    case Op::Set:
-        return "set";
-    case Op::Add:
-        return "add";
-    case Op::Replace:
-        return "replace";
-    case Op::Append:
-        return "append";
-    case Op::Prepend:
-        return "prepend";
-    case Op::Incr:
-        return "incr";
-    case Op::Decr:
-        return "decr";
-    case Op::Delete:
-        return "delete";
-    case Op::Expire:
-        return "expire";
-    case Op::Persist:
-        return "persist";
-    case Op::Other:
-        return "other";
-    case Op::SetRange:
-        return "setrange";
-    }
-    return "?";
+    static constexpr std::array<std::string_view, 13> kNames { "get", "set", "add", "replace", "append", "prepend",
+        "incr", "decr", "delete", "expire", "persist", "other", "setrange" };
+    static_assert(static_cast<std::size_t>(Op::SetRange) == kNames.size() - 1, "a name for every value");
+    return enumName(op, kNames);
 }
 
 } // namespace layoutlab
