@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: MIT
+// The results database read back: runs (with their owner's liveness), traces, and a run's points with
+// their size classes, every column named.
+
+#include "sqlite_statement.h"
+
+#include "layoutlab/sim/point_metrics.h"
+#include "layoutlab/store/results_db.h"
+
+#include <fmt/format.h>
+
+namespace layoutlab {
+
+using sqlite::dbError;
+using sqlite::Statement;
+
+namespace {
+constexpr const char* kRunColumns
+    = "SELECT r.id, r.kind, COALESCE(r.trace_id, 0), COALESCE(t.source, ''), r.layout, r.allocator, "
+      "r.parameters_json, r.tool_version, r.status, COALESCE(r.error, ''), r.started_at, "
+      "COALESCE(r.finished_at, ''), (SELECT COUNT(*) FROM points p WHERE p.run_id = r.id), r.replay_json, "
+      "r.owner_host, r.owner_pid, r.owner_process, COALESCE(r.heartbeat_at, ''), COALESCE(r.batch_cell, '') "
+      "FROM runs r LEFT JOIN traces t ON t.id = r.trace_id";
+
+RunRecord runFrom(const Statement& s) {
+    RunRecord r;
+    r.id = s.integer(0);
+    r.kind = s.text(1);
+    r.traceId = s.integer(2);
+    r.traceSource = s.text(3);
+    r.layout = s.text(4);
+    r.allocator = s.text(5);
+    r.parametersJson = s.text(6);
+    r.toolVersion = s.text(7);
+    r.status = s.text(8);
+    r.error = s.text(9);
+    r.startedAt = s.text(10);
+    r.finishedAt = s.text(11);
+    r.points = static_cast<std::uint64_t>(s.integer(12));
+    r.replayJson = s.text(13);
+    r.ownerHost = s.text(14);
+    r.ownerPid = s.integer(15);
+    r.ownerProcess = s.text(16);
+    r.heartbeatAt = s.text(17);
+    r.batchCell = s.text(18);
+    r.live = r.status == "running" && ownerIsLive(r.ownerHost, r.ownerPid, r.ownerProcess, r.heartbeatAt);
+    return r;
+}
+} // namespace
+
+Expected<std::vector<RunRecord>> ResultsDb::listRuns() {
+    Statement s(m_db, (std::string(kRunColumns) + " ORDER BY r.id").c_str());
+    if (!s.ok())
+        return dbError(m_db, m_path, "cannot list runs");
+    std::vector<RunRecord> out;
+    while (s.step() == SQLITE_ROW)
+        out.push_back(runFrom(s));
+    return out;
+}
+
+Expected<RunRecord> ResultsDb::run(std::int64_t runId) {
+    Statement s(m_db, (std::string(kRunColumns) + " WHERE r.id = ?").c_str());
+    s.bind(1, runId);
+    if (s.step() != SQLITE_ROW)
+        return usageError(fmt::format("no run {} in {}", runId, m_path), "run");
+    return runFrom(s);
+}
+
+Expected<std::vector<TraceRecord>> ResultsDb::listTraces() {
+    Statement s(m_db,
+        "SELECT id, source, format, content_hash, size_bytes, requests, distinct_keys, stats_json FROM "
+        "traces ORDER BY id");
+    std::vector<TraceRecord> out;
+    while (s.step() == SQLITE_ROW)
+        out.push_back({ s.integer(0), s.text(1), s.text(2), s.text(3), static_cast<std::uint64_t>(s.integer(4)),
+            static_cast<std::uint64_t>(s.integer(5)), static_cast<std::uint64_t>(s.integer(6)), s.text(7) });
+    return out;
+}
+
+Expected<std::vector<ThresholdPoint>> ResultsDb::points(std::int64_t runId) {
+    const auto stored = metricsWith(kMetricStored);
+    std::string sql = "SELECT point_index, threshold";
+    for (const auto* m : stored)
+        sql += fmt::format(", {}", m->name);
+    Statement s(m_db, (sql + " FROM points WHERE run_id = ? ORDER BY point_index").c_str());
+    Statement c(m_db,
+        "SELECT class_bytes, allocations, requested_bytes, usable_bytes, regions_per_slab, slabs, payload_bytes FROM "
+        "size_classes WHERE run_id = ? AND point_index = ? ORDER BY class_bytes");
+    if (!s.ok() || !c.ok())
+        return dbError(m_db, m_path, "cannot read the run's points");
+    s.bind(1, runId);
+    std::vector<ThresholdPoint> out;
+    while (s.step() == SQLITE_ROW) {
+        ThresholdPoint p;
+        p.threshold = s.isNull(1) ? 0 : static_cast<std::uint32_t>(s.integer(1));
+        std::optional<double> misses[3];
+        int metricColumn = 2;
+        for (const auto* m : stored) {
+            if (s.isNull(metricColumn)) {
+                // a metric the point did not carry
+            } else if (m->missLevel >= 0)
+                misses[m->missLevel] = s.real(metricColumn);
+            else if (m->integral)
+                m->set(p, static_cast<double>(s.integer(metricColumn)));
+            else
+                m->set(p, s.real(metricColumn));
+            ++metricColumn;
+        }
+        setMissesFromLevels(p, misses[0], misses[1], misses[2]);
+        c.reset();
+        c.bind(1, runId).bind(2, s.integer(0));
+        while (c.step() == SQLITE_ROW) {
+            auto column = [&c](int i) { return static_cast<std::uint64_t>(c.integer(i)); };
+            SizeClassUsage usage;
+            usage.classBytes = column(0);
+            usage.allocations = column(1);
+            usage.requestedBytes = column(2);
+            usage.usableBytes = column(3);
+            usage.regionsPerSlab = column(4);
+            usage.slabs = column(5);
+            usage.payloadBytes = column(6);
+            p.sizeClasses.push_back(usage);
+        }
+        out.push_back(std::move(p));
+    }
+    return out;
+}
+
+} // namespace layoutlab
