@@ -122,20 +122,42 @@ ChartPanel::ChartPanel(const QString& exportName, QWidget* parent)
     chart()->setMargins(QMargins(4, 4, 4, 4));
 }
 
-bool ChartPanel::exportPng(const QString& path) const {
-    // Rendered at twice the on-screen size, so the image stays sharp in documents.
-    const QSize size = viewport()->size().expandedTo(QSize(640, 400)) * 2;
-    QImage image(size, QImage::Format_ARGB32);
-    image.fill(Qt::white);
+QSize ChartPanel::defaultExportSize() const {
+    return viewport()->size().expandedTo(QSize(640, 400));
+}
+
+void ChartPanel::renderLaidOutAt(QPainter& painter, const QSize& size) const {
+    // The chart is laid out again at `size` (axes, legend and labels placed for it), rendered, and put
+    // back: scaling the on-screen view instead keeps its aspect ratio and leaves part of the image empty.
+    QChart* c = chart();
+    QGraphicsScene* s = scene();
+    const QSizeF shown = c->size();
+    const QRectF shownRect = s->sceneRect();
+    const QRectF target(QPointF(0, 0), QSizeF(size));
+    c->resize(target.size());
+    s->setSceneRect(target);
+    s->render(&painter, target, target);
+    c->resize(shown);
+    s->setSceneRect(shownRect);
+}
+
+bool ChartPanel::exportPng(const QString& path, QSize size, qreal scale) const {
+    if (size.isEmpty())
+        size = defaultExportSize();
+    // Drawn at `scale` times the size, so the image stays sharp in documents.
+    QImage image(size * scale, QImage::Format_ARGB32);
+    image.fill(chart()->backgroundBrush().color());
     QPainter painter(&image);
     painter.setRenderHint(QPainter::Antialiasing);
-    const_cast<ChartPanel*>(this)->render(&painter, QRectF(QPointF(0, 0), QSizeF(size)));
+    painter.scale(scale, scale);
+    renderLaidOutAt(painter, size);
     painter.end();
     return image.save(path, "PNG");
 }
 
-bool ChartPanel::exportSvg(const QString& path) const {
-    const QSize size = viewport()->size().expandedTo(QSize(640, 400));
+bool ChartPanel::exportSvg(const QString& path, QSize size) const {
+    if (size.isEmpty())
+        size = defaultExportSize();
     QSvgGenerator svg;
     svg.setFileName(path);
     svg.setSize(size);
@@ -145,7 +167,7 @@ bool ChartPanel::exportSvg(const QString& path) const {
     QPainter painter;
     if (!painter.begin(&svg))
         return false;
-    const_cast<ChartPanel*>(this)->render(&painter, QRectF(QPointF(0, 0), QSizeF(size)));
+    renderLaidOutAt(painter, size);
     return painter.end() && QFileInfo(path).size() > 0;
 }
 

@@ -23,8 +23,10 @@ public:
     QAbstractItemModel* dataModel() const { return m_model; }
     QString exportName() const { return m_exportName; }
 
-    bool exportPng(const QString& path) const;
-    bool exportSvg(const QString& path) const;
+    // The chart laid out at `size` (default: as shown, at least 640x400) fills the image; a PNG is drawn at
+    // `scale` times that size.
+    bool exportPng(const QString& path, QSize size = {}, qreal scale = 2) const;
+    bool exportSvg(const QString& path, QSize size = {}) const;
     bool exportCsv(const QString& path) const;
     // Asks for a file name and exports as `kind` ("png", "svg" or "csv"); errors in a dialog.
     void exportInteractively(const QString& kind);
@@ -39,6 +41,9 @@ protected:
     void contextMenuEvent(QContextMenuEvent* event) override;
 
 private:
+    QSize defaultExportSize() const;
+    void renderLaidOutAt(QPainter& painter, const QSize& size) const;
+
     QString m_exportName;
     QPointer<QAbstractItemModel> m_model;
 };

@@ -449,6 +449,31 @@ private slots:
         QImage image(png);
         QVERIFY(!image.isNull());
         QVERIFY(image.width() >= 640);
+        // At any size asked, the chart is laid out for it and fills the image: something is drawn in its
+        // bottom tenth (the x axis title) and its right tenth (the plot, the axis), whatever the shape.
+        for (const QSize size : { QSize(1600, 400), QSize(600, 900), QSize(1000, 500) }) {
+            const QString sized = m_dir->filePath(QStringLiteral("sized.png"));
+            QVERIFY(chart->exportPng(sized, size, 1));
+            const QImage drawn(sized);
+            QCOMPARE(drawn.size(), size);
+            const QRgb background = drawn.pixel(0, 0);
+            auto inked = [&](QRect area) {
+                for (int y = area.top(); y <= area.bottom(); ++y)
+                    for (int x = area.left(); x <= area.right(); ++x)
+                        if (drawn.pixel(x, y) != background)
+                            return true;
+                return false;
+            };
+            const int w = size.width(), h = size.height();
+            QVERIFY2(inked(QRect(0, h * 9 / 10, w, h / 10 - 1)),
+                qPrintable(QStringLiteral("bottom of %1x%2").arg(w).arg(h)));
+            QVERIFY2(
+                inked(QRect(w * 9 / 10, 0, w / 10 - 1, h)), qPrintable(QStringLiteral("right of %1x%2").arg(w).arg(h)));
+            QVERIFY(chart->exportSvg(svg, size));
+            QFile sizedSvg(svg);
+            QVERIFY(sizedSvg.open(QIODevice::ReadOnly));
+            QVERIFY(sizedSvg.readAll().contains(QStringLiteral("viewBox=\"0 0 %1 %2\"").arg(w).arg(h).toUtf8()));
+        }
         QFile svgFile(svg);
         QVERIFY(svgFile.open(QIODevice::ReadOnly));
         const QByteArray svgText = svgFile.readAll();
