@@ -32,6 +32,7 @@
 #include <QVBoxLayout>
 #include <QtCharts/QLegendMarker>
 #include <QtCharts/QLineSeries>
+#include <QtCharts/QScatterSeries>
 #include <QtCharts/QValueAxis>
 
 #include <algorithm>
@@ -40,6 +41,12 @@
 namespace layoutlab::gui {
 
 namespace {
+// Whether the threshold changes nothing here: every point uses the same memory.
+bool flatSweep(const std::vector<ThresholdPoint>& points) {
+    return points.size() > 1 && std::all_of(points.begin(), points.end(), [&](const ThresholdPoint& p) {
+        return p.usableBytes == points.front().usableBytes;
+    });
+}
 
 QString qt(const std::string& s) {
     return QString::fromStdString(s);
@@ -292,7 +299,10 @@ void SweepPage::showResult(const SimulationResult& result) {
                            QFileInfo(qt(result.traceName)).fileName().toHtmlEscaped(),
                            qt(result.allocatorSpec).toHtmlEscaped(), locale.toString(qulonglong(t.requests)),
                            locale.toString(qulonglong(t.liveKeys)), locale.toString(qulonglong(t.distinctShapes)));
-    if (!result.points.empty() && !result.thresholdName.empty()) {
+    if (flatSweep(result.points)) {
+        text += tr(" The threshold has <b>no effect in this range</b>: %1 bytes per key at every threshold.")
+                    .arg(locale.toString(result.points.front().usableBytesPerKey, 'f', 2));
+    } else if (!result.points.empty() && !result.thresholdName.empty()) {
         const ThresholdPoint& best = result.points[leanestPoint(result.points)];
         text += tr(" Leanest threshold: <b>%1</b> (%2 bytes per key).")
                     .arg(best.threshold)
@@ -306,6 +316,7 @@ void SweepPage::showResult(const SimulationResult& result) {
                                 .arg(p.usableBytesPerKey >= best.usableBytesPerKey ? QStringLiteral("+") : QString())
                                 .arg(locale.toString(p.usableBytesPerKey - best.usableBytesPerKey, 'f', 2));
     }
+    text += tr(" Bytes per key include the hash index tables.");
     if (!result.cacheGeometry.empty())
         text += tr(" Cache model: %1, %2 GETs sampled.")
                     .arg(qt(result.cacheGeometry))
@@ -315,23 +326,29 @@ void SweepPage::showResult(const SimulationResult& result) {
     emit resultChanged(result);
 }
 
+QString SweepPage::summaryText() const {
+    return m_summary->text();
+}
+
 void SweepPage::redraw() {
-    // Short legend names: the axis titles carry the units.
+    // One quantity per axis: the two memory figures share bytes per key; lines and dependent loads, two
+    // different counts, get an axis each.
     drawChart(m_charts[0],
-        { { QStringLiteral("usable_bytes_per_key"), tr("bytes per key (left)") },
-            { QStringLiteral("overhead_bytes_per_key"), tr("overhead per key (right)"), true } },
-        tr("bytes/key"), tr("overhead"));
+        { { QStringLiteral("usable_bytes_per_key"), tr("bytes per key") },
+            { QStringLiteral("overhead_bytes_per_key"), tr("overhead per key") } },
+        tr("bytes/key"));
     drawChart(m_charts[1], { { QStringLiteral("internal_fragmentation_bytes_per_key"), tr("internal fragmentation") } },
         tr("bytes/key"));
     drawChart(m_charts[2],
         { { QStringLiteral("lines_touched_per_get"), tr("lines touched") },
-            { QStringLiteral("dependent_loads_per_get"), tr("dependent loads") } },
-        tr("per GET"));
+            { QStringLiteral("dependent_loads_per_get"), tr("dependent loads"), true } },
+        tr("lines/GET"), tr("loads/GET"));
     drawChart(m_charts[3],
         { { QStringLiteral("l1_misses_per_get"), tr("L1") }, { QStringLiteral("l2_misses_per_get"), tr("L2") },
             { QStringLiteral("llc_misses_per_get"), tr("LLC") } },
         tr("misses/GET"));
-    const QStringList titles { tr("Memory per key"), tr("Internal fragmentation per key"), tr("GET access path"),
+    const QStringList titles { tr("Memory per key (hash index included)"),
+        tr("Internal fragmentation per key (hash index included)"), tr("GET access path (index lines included)"),
         m_model.hasCacheModel() ? tr("Cache-model misses per GET")
                                 : tr("Cache-model misses per GET (cache model off)") };
     for (std::size_t i = 0; i < m_charts.size(); ++i)
@@ -369,15 +386,22 @@ void SweepPage::drawChart(
         auto* series = new QLineSeries(chart);
         series->setName(line.name);
         series->setPointsVisible(rows <= 40);
+
         for (int r = 0; r < rows; ++r) {
             const double v = m_model.value(r, column);
             series->append(m_model.value(r, 0), v);
             range.low = std::min(range.low, v);
             range.high = std::max(range.high, v);
         }
-        chart->addSeries(series);
+        chart->addSeries(series); // the theme gives it its colour
         series->attachAxis(x);
         series->attachAxis(axis);
+        if (axis == right) { // dashed: a line on the right axis can lie on one on the left and stay visible
+            QPen pen = series->pen();
+            pen.setStyle(Qt::DashLine);
+            pen.setWidthF(2.5);
+            series->setPen(pen);
+        }
         panel->addHoverTips(series, tr("threshold"), m_model.metrics()[std::size_t(column)].decimals);
     }
     if (chart->series().isEmpty())
@@ -385,42 +409,68 @@ void SweepPage::drawChart(
     for (auto [axis, range] : { std::pair { y, leftRange }, std::pair { right, rightRange } }) {
         if (!axis || range.low > range.high)
             continue;
-        const auto [paddedLow, paddedHigh] = paddedRange(range.low, range.high);
+        // The right axis (a second quantity) starts at zero, so that its line does not retrace the left
+        // one's when the two change at the same thresholds.
+        const auto [paddedLow, paddedHigh] = paddedRange(axis == right ? 0.0 : range.low, range.high);
         axis->setRange(paddedLow, paddedHigh);
         axis->applyNiceNumbers();
     }
     const double yLow = y->min(), yHigh = y->max();
     const double first = m_model.value(0, 0), last = m_model.value(rows - 1, 0);
-    setThresholdRange(x, first, last);
-    // Markers: the thresholds before and after the Valkey change, and the leanest one (named with the
-    // marker it coincides with, if any).
+    // Half a step of room on each side, so that a marker on the first or last threshold stays visible.
+    const double halfStep = rows > 1 ? (last - first) / (rows - 1) / 2 : 8;
+    setThresholdRange(x, first - halfStep, last + halfStep);
+    // Markers, each in its own style and labelled on the chart: the thresholds before and after the Valkey
+    // change, and the leanest one (named with the marker it coincides with, if any; none when the
+    // threshold has no effect in this range).
     const auto& points = m_model.result().points;
-    const std::uint32_t best = points[leanestPoint(points)].threshold;
+    const bool flat = flatSweep(points);
+    const std::uint32_t best = flat ? 0 : points[leanestPoint(points)].threshold;
     struct Marker {
         std::uint32_t at;
         QString name;
         QColor color;
+        Qt::PenStyle style;
     };
     std::vector<Marker> markers;
-    for (const std::uint32_t at : { 64u, 128u })
-        if (at != best)
-            markers.push_back({ at, QString::number(at), QColor(0x70, 0x70, 0x70) });
-    markers.push_back({ best, best == 64 || best == 128 ? tr("%1 = leanest").arg(best) : tr("leanest (%1)").arg(best),
-        QColor(0x2e, 0x8b, 0x57) });
+    if (best != 64)
+        markers.push_back({ 64, QStringLiteral("64"), QColor(0x80, 0x80, 0x80), Qt::DashLine });
+    if (best != 128)
+        markers.push_back({ 128, QStringLiteral("128"), QColor(0x40, 0x60, 0xa0), Qt::DotLine });
+    if (!flat)
+        markers.push_back(
+            { best, best == 64 || best == 128 ? tr("%1 = leanest").arg(best) : tr("leanest (%1)").arg(best),
+                QColor(0x2e, 0x8b, 0x57), Qt::SolidLine });
     for (const Marker& m : markers) {
         if (m.at < first || m.at > last)
             continue;
         auto* line = new QLineSeries(chart);
         line->setName(m.name);
         QPen pen(m.color);
-        pen.setStyle(Qt::DashLine);
-        pen.setWidthF(1.2);
+        pen.setStyle(m.style);
+        pen.setWidthF(m.style == Qt::SolidLine ? 1.6 : 1.2);
         line->setPen(pen);
         line->append(m.at, yLow);
         line->append(m.at, yHigh);
         chart->addSeries(line);
         line->attachAxis(x);
         line->attachAxis(y);
+        // Its name at the top of the line, on the chart itself: one invisible point carrying the label.
+        auto* label = new QScatterSeries(chart);
+        label->setObjectName(QStringLiteral("marker-label"));
+        label->setMarkerSize(1);
+        label->setColor(m.color);
+        label->setBorderColor(m.color);
+        label->append(m.at, yHigh);
+        label->setPointLabelsFormat(m.name);
+        label->setPointLabelsColor(m.color);
+        label->setPointLabelsClipping(false);
+        label->setPointLabelsVisible(true);
+        chart->addSeries(label);
+        label->attachAxis(x);
+        label->attachAxis(y);
+        for (QLegendMarker* marker : chart->legend()->markers(label))
+            marker->setVisible(false);
     }
 }
 

@@ -50,6 +50,7 @@ public:
     const SweepTableModel& model() const { return m_model; }
     std::vector<ChartPanel*> charts() const { return m_charts; }
     QComboBox* layoutBox() const { return m_layout; }
+    QString summaryText() const;
     QComboBox* allocatorBox() const { return m_allocator; }
     QLineEdit* thresholdsEdit() const { return m_thresholds; }
     QCheckBox* cacheBox() const { return m_cache; }

@@ -35,6 +35,8 @@
 #include <QTabWidget>
 #include <QTest>
 #include <QtCharts/QLineSeries>
+#include <QtCharts/QScatterSeries>
+#include <QtCharts/QValueAxis>
 
 using namespace layoutlab;
 using namespace layoutlab::gui;
@@ -101,8 +103,8 @@ private slots:
             QString cliName;
         };
         const Check checks[] {
-            { charts[0], QStringLiteral("bytes per key (left)"), QStringLiteral("usable_bytes_per_key") },
-            { charts[0], QStringLiteral("overhead per key (right)"), QStringLiteral("overhead_bytes_per_key") },
+            { charts[0], QStringLiteral("bytes per key"), QStringLiteral("usable_bytes_per_key") },
+            { charts[0], QStringLiteral("overhead per key"), QStringLiteral("overhead_bytes_per_key") },
             { charts[2], QStringLiteral("lines touched"), QStringLiteral("lines_touched_per_get") },
             { charts[2], QStringLiteral("dependent loads"), QStringLiteral("dependent_loads_per_get") },
             { charts[3], QStringLiteral("LLC"), QStringLiteral("llc_misses_per_get") },
@@ -136,8 +138,35 @@ private slots:
         const auto& result = window.sweepPage()->model().result();
         const auto leanest = result.points[leanestPoint(result.points)].threshold;
         QCOMPARE(leanest, 128u); // the seed case: 16-byte keys, 96-byte values embed at 128
-        QVERIFY(seriesNamed(charts[0], QStringLiteral("64")));
-        QVERIFY(seriesNamed(charts[0], QStringLiteral("128 = leanest")));
+        QLineSeries* at64 = seriesNamed(charts[0], QStringLiteral("64"));
+        QLineSeries* atBest = seriesNamed(charts[0], QStringLiteral("128 = leanest"));
+        QVERIFY(at64 && atBest);
+        QVERIFY(at64->pen().style() != atBest->pen().style()); // told apart without colour
+        // Each marker is labelled on the chart, not only in the legend.
+        QStringList labels;
+        for (auto* series : charts[0]->chart()->series())
+            if (auto* label = qobject_cast<QScatterSeries*>(series); label && label->pointLabelsVisible())
+                labels << label->pointLabelsFormat();
+        labels.sort();
+        QCOMPARE(labels, (QStringList { QStringLiteral("128 = leanest"), QStringLiteral("64") }));
+        // One quantity per axis: both memory lines on one bytes-per-key axis; lines touched and dependent
+        // loads on axes of their own.
+        auto yAxisOf = [](QLineSeries* series) {
+            for (QAbstractAxis* axis : series->attachedAxes())
+                if (axis->orientation() == Qt::Vertical)
+                    return axis;
+            return static_cast<QAbstractAxis*>(nullptr);
+        };
+        QCOMPARE(yAxisOf(seriesNamed(charts[0], QStringLiteral("bytes per key"))),
+            yAxisOf(seriesNamed(charts[0], QStringLiteral("overhead per key"))));
+        QVERIFY(yAxisOf(seriesNamed(charts[2], QStringLiteral("lines touched")))
+            != yAxisOf(seriesNamed(charts[2], QStringLiteral("dependent loads"))));
+        // The first and last thresholds sit inside the x axis, not on its edge.
+        for (auto* axis : charts[0]->chart()->axes(Qt::Horizontal)) {
+            auto* x = qobject_cast<QValueAxis*>(axis);
+            QVERIFY(x && x->min() < 16 && x->max() > 256);
+        }
+        QVERIFY(charts[0]->chart()->title().contains(QStringLiteral("hash index included")));
         // The seed case: at 128 the value is embedded, one dependent load fewer than at 64.
         QLineSeries* loads = seriesNamed(charts[2], QStringLiteral("dependent loads"));
         QVERIFY(loads->at(7).y() < loads->at(3).y()); // thresholds 128 and 64
@@ -240,6 +269,16 @@ private slots:
         for (const auto& run : window.libraryPage()->runs().all())
             drives += run.kind == "drive" && run.status == "complete";
         QCOMPARE(drives, 1);
+    }
+
+    // A sweep over thresholds that embed nothing names no leanest threshold and says so.
+    void aFlatSweepSaysTheThresholdHasNoEffect() {
+        MainWindow window(m_db);
+        sweepSeed(window, QStringLiteral("16:48:16"), false); // 96-byte values never embed below 48
+        QVERIFY(!seriesNamed(window.sweepPage()->charts()[0], QStringLiteral("leanest (16)")));
+        for (auto* series : window.sweepPage()->charts()[0]->chart()->series())
+            QVERIFY2(!series->name().contains(QStringLiteral("leanest")), qPrintable(series->name()));
+        QVERIFY(window.sweepPage()->summaryText().contains(QStringLiteral("no effect in this range")));
     }
 
     void cancelStopsALongSweep() {
