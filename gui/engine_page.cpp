@@ -194,14 +194,22 @@ bool EnginePage::startDrive(QString* error) {
         notes->append(QString::fromStdString(text));
     };
     auto report = std::make_shared<DriveReport>();
+    // A previous engine's figures are not this drive's: they go at once.
+    m_notes.clear();
+    showReport({});
+    const QString engine = m_engine->currentText();
+    m_summary->setText(tr("Driving %1 with %2… (progress by phase and Cancel in the status bar)")
+                           .arg(engine, QFileInfo(m_tracePath).fileName().toHtmlEscaped()));
     connect(
         &m_runner, &TaskRunner::finished, this,
-        [this, report, notes](const QString&, const QString& failure, bool cancelled) {
+        [this, report, notes, engine](const QString&, const QString& failure, bool cancelled) {
             emit runsStored(); // both runs are in the database: complete, failed or interrupted
-            if (cancelled)
-                return;
-            if (!failure.isEmpty()) {
-                emit failed(failure);
+            if (cancelled || !failure.isEmpty()) {
+                m_summary->setText(cancelled
+                        ? tr("The drive of %1 was cancelled; the server it started was stopped.").arg(engine)
+                        : tr("The drive of %1 failed: %2").arg(engine, failure.toHtmlEscaped()));
+                if (!cancelled)
+                    emit failed(failure);
                 return;
             }
             m_notes = *notes;
@@ -214,6 +222,10 @@ bool EnginePage::startDrive(QString* error) {
                 return runDriveJob(request, db, &progress, stop);
             }));
     return true;
+}
+
+QString EnginePage::summaryText() const {
+    return m_summary->text();
 }
 
 void EnginePage::showReport(const QJsonObject& report) {

@@ -50,6 +50,7 @@ public:
     QSpinBox* runRequestsBox() const { return m_runRequests; }
     const QStandardItemModel& comparison() const { return m_comparison; }
     const QJsonObject& report() const { return m_report; }
+    QString summaryText() const;
     std::vector<ChartPanel*> charts() const { return { m_memoryChart, m_latencyChart }; }
 
     void saveSettings() const;

@@ -47,6 +47,16 @@ namespace layoutlab::gui {
 
 namespace {
 constexpr int kMaxRecentTraces = 8;
+
+// "40 s", "3 min 20 s", "1 h 5 min".
+QString durationText(double seconds) {
+    const auto s = static_cast<long long>(seconds + 0.5);
+    if (s < 60)
+        return QCoreApplication::translate("MainWindow", "%1 s").arg(s);
+    if (s < 3600)
+        return QCoreApplication::translate("MainWindow", "%1 min %2 s").arg(s / 60).arg(s % 60);
+    return QCoreApplication::translate("MainWindow", "%1 h %2 min").arg(s / 3600).arg(s % 3600 / 60);
+}
 const QString kTraceFilter
     = QStringLiteral("Traces (*.lltrace *.csv *.zst *.bin *.oracleGeneral *.log *.txt *.monitor);;All files (*)");
 } // namespace
@@ -201,14 +211,10 @@ void MainWindow::buildStatusBar() {
         m_progress->setRange(0, 0); // busy until the first progress report
         m_progress->show();
         m_cancel->show();
+        m_phase.clear();
+        m_phaseClock.start();
     });
-    connect(m_runner, &TaskRunner::progressed, this, [this](double fraction, const QString& detail) {
-        if (fraction >= 0) {
-            m_progress->setRange(0, 1000);
-            m_progress->setValue(int(fraction * 1000));
-        }
-        m_statusText->setText(tr("Running %1… %2").arg(m_runner->label(), detail));
-    });
+    connect(m_runner, &TaskRunner::progressed, this, &MainWindow::showProgress);
     connect(m_runner, &TaskRunner::finished, this, [this](const QString& label, const QString& error, bool cancelled) {
         m_progress->hide();
         m_cancel->hide();
@@ -278,6 +284,35 @@ void MainWindow::showError(const QString& text) {
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->setObjectName(QStringLiteral("errorDialog"));
     box->open();
+}
+
+void MainWindow::showProgress(double fraction, const QString& detail) {
+    // "phase: details" from a job of several phases: each phase's own fraction, its own clock for the ETA.
+    const QString phase = detail.contains(QLatin1Char(':')) || !detail.contains(QLatin1Char(' '))
+        ? detail.section(QLatin1Char(':'), 0, 0)
+        : QString();
+    if (phase != m_phase) {
+        m_phase = phase;
+        m_phaseClock.start();
+    }
+    QString text = tr("Running %1…").arg(m_runner->label());
+    if (!detail.isEmpty())
+        text += QLatin1Char(' ') + detail;
+    if (fraction >= 0) {
+        m_progress->setRange(0, 1000);
+        m_progress->setValue(int(fraction * 1000));
+        text += tr(" · %1%").arg(QLocale().toString(100.0 * fraction, 'f', 0));
+        const double seconds = m_phaseClock.elapsed() / 1000.0;
+        if (fraction >= 0.02 && fraction < 1.0 && seconds >= 1.0)
+            text += tr(" · about %1 left").arg(durationText(seconds * (1.0 - fraction) / fraction));
+    } else {
+        m_progress->setRange(0, 0); // the total is unknown: busy
+    }
+    m_statusText->setText(text);
+}
+
+QString MainWindow::statusText() const {
+    return m_statusText->text();
 }
 
 void MainWindow::showReport(const QString& title, const QString& text) {

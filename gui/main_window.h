@@ -7,6 +7,7 @@
 
 #include "layoutlab/trace/generator.h"
 
+#include <QElapsedTimer>
 #include <QMainWindow>
 #include <QStringList>
 
@@ -49,6 +50,8 @@ public:
     void showRun(qint64 runId);
     // Shows `text` in an error dialog (window-modal, not blocking the event loop).
     void showError(const QString& text);
+    // The status bar's text: the task running with its phase, percentage and time left.
+    QString statusText() const;
     // Shows a job's summary (a batch's, a profile's) in a dialog of its own.
     void showReport(const QString& title, const QString& text);
 
@@ -89,6 +92,7 @@ private:
     void fillRecentMenu();
     void fillExportMenu();
     void refreshLibrary();
+    void showProgress(double fraction, const QString& detail);
     void saveSettings() const;
 
     QString m_databasePath;
@@ -108,6 +112,8 @@ private:
     QMenu* m_exportMenu = nullptr;
     QLabel* m_statusText = nullptr;
     QProgressBar* m_progress = nullptr;
+    QString m_phase; // of the running task, when it has phases
+    QElapsedTimer m_phaseClock;
     QPushButton* m_cancel = nullptr;
 };
 

@@ -271,11 +271,12 @@ bool SweepPage::startSweep(QString* error) {
     const std::string dbPath = m_databasePath().toStdString();
     connect(
         &m_runner, &TaskRunner::finished, this,
-        [this, outcome](const QString&, const QString& failure, bool cancelled) {
-            if (cancelled)
-                return;
-            if (!failure.isEmpty()) {
-                emit failed(failure);
+        [this, outcome, before = m_summary->text()](const QString&, const QString& failure, bool cancelled) {
+            if (cancelled || !failure.isEmpty()) { // what was shown before stays, and says why
+                m_summary->setText(
+                    (cancelled ? tr("The sweep was cancelled.") : tr("The sweep failed.")) + QLatin1Char(' ') + before);
+                if (!cancelled)
+                    emit failed(failure);
                 return;
             }
             showResult(outcome->result);
@@ -283,6 +284,9 @@ bool SweepPage::startSweep(QString* error) {
                 emit runStored(outcome->runId);
         },
         Qt::SingleShotConnection);
+    m_summary->setText(tr("Sweeping %1 with %2 over thresholds %3… (progress and Cancel in the status bar)")
+                           .arg(QFileInfo(m_tracePath).fileName().toHtmlEscaped(), currentLayoutSpec().toHtmlEscaped(),
+                               m_thresholds->text().trimmed().toHtmlEscaped()));
     m_runner.start(
         tr("sweep"), storedJob(dbPath, outcome, [job](ResultsDb* db, ProgressSink& progress, std::stop_token stop) {
             return runSimulationJob(job, db, &progress, stop);

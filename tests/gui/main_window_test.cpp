@@ -28,6 +28,7 @@
 #include <QJsonObject>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QRadioButton>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QSplitter>
@@ -293,9 +294,13 @@ private slots:
         QSignalSpy finished(&window.runner(), &TaskRunner::finished);
         QString error;
         QVERIFY2(window.sweepPage()->startSweep(&error), qPrintable(error));
-        QVERIFY(progressed.wait(30000)); // under way
+        // The page says it is running; the status bar gives the percentage, and the time left once known.
+        QVERIFY(window.sweepPage()->summaryText().startsWith(QStringLiteral("Sweeping long.lltrace")));
+        QTRY_VERIFY_WITH_TIMEOUT(window.statusText().contains(QStringLiteral("left")), 30000);
+        QVERIFY2(window.statusText().contains(QLatin1Char('%')), qPrintable(window.statusText()));
         window.runner().cancel();
         QVERIFY2(window.runner().waitForIdle(10000), "the sweep did not stop within 10 s of Cancel");
+        QVERIFY(window.sweepPage()->summaryText().startsWith(QStringLiteral("The sweep was cancelled.")));
         QCOMPARE(finished.count(), 1);
         QCOMPARE(finished.front().at(2).toBool(), true); // cancelled
         QCOMPARE(window.sweepPage()->model().rowCount(), 0); // no result shown
@@ -344,6 +349,32 @@ private slots:
         QCOMPARE(runs->size(), std::size_t(2));
         for (const auto& run : *runs)
             QCOMPARE(QString::fromStdString(run.status), QStringLiteral("interrupted"));
+    }
+
+    // A drive that fails clears the previous engine's figures and says why, instead of leaving them on show.
+    void aFailedDriveClearsThePreviousEnginesResults() {
+        if (QStandardPaths::findExecutable(QStringLiteral("memcached")).isEmpty())
+            QSKIP("memcached is not on PATH (scripts/install-deps installs it)");
+        MainWindow window(m_db);
+        window.openTrace(test::seedTrace());
+        QVERIFY(window.runner().waitForIdle(60000));
+        EnginePage* page = window.enginePage();
+        page->engineBox()->setCurrentText(QStringLiteral("memcached"));
+        page->runRequestsBox()->setValue(1000);
+        QString error;
+        QVERIFY2(page->startDrive(&error), qPrintable(error));
+        QVERIFY(window.runner().waitForIdle(120000));
+        QVERIFY(page->comparison().rowCount() > 0);
+        // Now a server that is not there: port 1 on loopback refuses.
+        page->engineBox()->setCurrentText(QStringLiteral("redis"));
+        page->attachButton()->setChecked(true);
+        page->connectEdit()->setText(QStringLiteral("127.0.0.1:1"));
+        QVERIFY2(page->startDrive(&error), qPrintable(error));
+        QVERIFY(window.runner().waitForIdle(60000));
+        QVERIFY(!window.lastError().isEmpty());
+        QCOMPARE(page->comparison().rowCount(), 0);
+        QVERIFY(page->report().isEmpty());
+        QVERIFY2(page->summaryText().contains(QStringLiteral("failed")), qPrintable(page->summaryText()));
     }
 
     // Run → Run Batch Plan: the batch job on the runner's thread; its summary is the CLI's table, and its

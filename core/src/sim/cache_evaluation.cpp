@@ -450,7 +450,7 @@ private:
 
 Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std::vector<std::uint32_t>& thresholds,
     const KeyspaceReplay& replay, const std::vector<ShapeHistogram::Entry>& keyspace,
-    std::vector<ThresholdPoint>& points, std::stop_token stop) {
+    std::vector<ThresholdPoint>& points, ProgressSink* progress, std::stop_token stop) {
     SampleIndex sample = indexSample(config, replay, keyspace);
     const IndexLookups index = indexLookups(config, replay, sample);
     const ShapeVariants variants = describeVariants(*config.layout, *config.allocator, keyspace, thresholds);
@@ -470,14 +470,19 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
             evaluated.push_back(t);
 
     // Thresholds are independent: share them among the cores, each worker with its own cache state.
-    std::atomic<std::size_t> next { 0 };
+    std::atomic<std::size_t> next { 0 }, finished { 0 };
     std::atomic<std::uint64_t> counted { 0 };
-    auto worker = [&]() {
+    // Progress is the share of thresholds evaluated, reported by the calling thread only (a sink need not
+    // be thread-safe).
+    auto worker = [&](bool reports) {
         ThresholdPass pass(config, sample, index, variants, classInfo);
         for (std::size_t k = next++; k < evaluated.size(); k = next++) {
             if (stop.stop_requested())
                 return;
             counted = pass.run(evaluated[k], points[evaluated[k]]);
+            const std::size_t n = ++finished;
+            if (reports && progress)
+                progress->progress(static_cast<double>(n) / static_cast<double>(evaluated.size()), 0);
         }
     };
     const std::size_t workers = std::clamp<std::size_t>(
@@ -485,8 +490,8 @@ Expected<std::uint64_t> evaluateCache(const SimulationConfig& config, const std:
     {
         std::vector<std::jthread> pool;
         for (std::size_t i = 1; i < workers; ++i)
-            pool.emplace_back(worker);
-        worker();
+            pool.emplace_back(worker, false);
+        worker(true);
     }
     if (stop.stop_requested())
         return cancelledError();

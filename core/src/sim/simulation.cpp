@@ -453,8 +453,11 @@ Expected<SimulationResult> simulate(
                 all.add(e.shape.shape, e.count);
             merged = all.sorted();
         }
+        // The cache model can take longer than the replay: a phase of its own, thresholds as its progress.
+        if (progress)
+            progress->phase("cache model");
         auto counted = evaluateCache(
-            config, thresholds, replay, thresholdKeyspace.empty() ? keyspace : merged, result.points, stop);
+            config, thresholds, replay, thresholdKeyspace.empty() ? keyspace : merged, result.points, progress, stop);
         if (!counted)
             return counted.error();
         result.cacheGeometry = config.cache->describe();
