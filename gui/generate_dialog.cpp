@@ -8,6 +8,7 @@
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
@@ -76,7 +77,10 @@ GenerateDialog::GenerateDialog(QWidget* parent)
     outputRow->addWidget(m_output, 1);
     outputRow->addWidget(browse);
     auto* form = new QFormLayout;
-    form->addRow(tr("&Output trace:"), outputRow);
+    // A row holding a layout gets no buddy from QFormLayout, so its mnemonic would show as a literal '&'.
+    auto* outputLabel = new QLabel(tr("&Output trace:"), this);
+    outputLabel->setBuddy(m_output);
+    form->addRow(outputLabel, outputRow);
     form->addRow(tr("Distinct &keys:"), m_keys);
     form->addRow(tr("&Operations after the load:"), m_ops);
     form->addRow(QString(), m_noLoad);

@@ -6,6 +6,7 @@
 #include "chart_panel.h"
 #include "compare_page.h"
 #include "engine_page.h"
+#include "generate_dialog.h"
 #include "gui_test_support.h"
 #include "job_actions.h"
 #include "library_page.h"
@@ -26,9 +27,11 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QRadioButton>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QSplitter>
@@ -270,6 +273,21 @@ private slots:
         for (const auto& run : window.libraryPage()->runs().all())
             drives += run.kind == "drive" && run.status == "complete";
         QCOMPARE(drives, 1);
+    }
+
+    // No label shows a mnemonic's '&' as a literal: a label with one has a buddy that takes the shortcut.
+    void noLabelShowsALiteralAmpersand() {
+        MainWindow window(m_db);
+        GenerateDialog dialog(&window);
+        for (QWidget* root : { static_cast<QWidget*>(&window), static_cast<QWidget*>(&dialog) })
+            for (QLabel* label : root->findChildren<QLabel*>()) {
+                const QString text = label->text();
+                const bool rich = label->textFormat() == Qt::RichText
+                    || (label->textFormat() == Qt::AutoText && Qt::mightBeRichText(text));
+                if (rich || !text.contains(QRegularExpression(QStringLiteral("&[^&\\s]"))))
+                    continue;
+                QVERIFY2(label->buddy(), qPrintable(QStringLiteral("a literal '&' in \"%1\"").arg(text)));
+            }
     }
 
     // A sweep over thresholds that embed nothing names no leanest threshold and says so.
