@@ -120,6 +120,18 @@ ChartPanel::ChartPanel(const QString& exportName, QWidget* parent)
     setRenderHint(QPainter::Antialiasing);
     setMinimumSize(320, 220);
     chart()->setMargins(QMargins(4, 4, 4, 4));
+    chart()->setTheme(themeForPalette());
+}
+
+QChart::ChartTheme ChartPanel::themeForPalette() const {
+    // A dark window palette gets dark charts: white charts and black labels on it are unreadable.
+    return palette().color(QPalette::Window).lightness() < 128 ? QChart::ChartThemeDark : QChart::ChartThemeLight;
+}
+
+void ChartPanel::changeEvent(QEvent* event) {
+    if (event->type() == QEvent::PaletteChange && chart()->theme() != themeForPalette())
+        chart()->setTheme(themeForPalette());
+    QChartView::changeEvent(event);
 }
 
 QSize ChartPanel::defaultExportSize() const {
@@ -146,7 +158,11 @@ bool ChartPanel::exportPng(const QString& path, QSize size, qreal scale) const {
         size = defaultExportSize();
     // Drawn at `scale` times the size, so the image stays sharp in documents.
     QImage image(size * scale, QImage::Format_ARGB32);
-    image.fill(chart()->backgroundBrush().color());
+    // The chart's own background around it (a theme's background may be a gradient: its first colour).
+    const QBrush background = chart()->backgroundBrush();
+    image.fill(background.gradient() && !background.gradient()->stops().isEmpty()
+            ? background.gradient()->stops().front().second
+            : background.color());
     QPainter painter(&image);
     painter.setRenderHint(QPainter::Antialiasing);
     painter.scale(scale, scale);
@@ -216,6 +232,7 @@ QChart* ChartPanel::freshChart() {
     QChart* old = chart();
     auto* fresh = new QChart;
     fresh->setMargins(old->margins());
+    fresh->setTheme(themeForPalette()); // before any series: the theme colours them
     setChart(fresh); // the view releases the old chart without deleting it
     delete old;
     return fresh;

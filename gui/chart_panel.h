@@ -39,9 +39,11 @@ public:
 
 protected:
     void contextMenuEvent(QContextMenuEvent* event) override;
+    void changeEvent(QEvent* event) override;
 
 private:
     QSize defaultExportSize() const;
+    QChart::ChartTheme themeForPalette() const;
     void renderLaidOutAt(QPainter& painter, const QSize& size) const;
 
     QString m_exportName;

@@ -20,6 +20,7 @@
 #include "layoutlab/store/results_db.h"
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
@@ -30,6 +31,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QPalette>
 #include <QRadioButton>
 #include <QRegularExpression>
 #include <QSignalSpy>
@@ -52,6 +54,15 @@ QLineSeries* seriesNamed(ChartPanel* panel, const QString& name) {
         if (s->name() == name)
             return qobject_cast<QLineSeries*>(s);
     return nullptr;
+}
+
+// The lightness of a chart's background as exported: a pixel of the top margin, mid-width.
+int backgroundLightness(ChartPanel* chart) {
+    QTemporaryDir dir;
+    const QString png = dir.filePath(QStringLiteral("chart.png"));
+    if (!chart->exportPng(png, QSize(800, 400), 1))
+        return -1;
+    return QImage(png).pixelColor(400, 3).lightness();
 }
 
 // Opens the seed dataset and sweeps it with `thresholds`; fails the test on any error.
@@ -288,6 +299,29 @@ private slots:
                     continue;
                 QVERIFY2(label->buddy(), qPrintable(QStringLiteral("a literal '&' in \"%1\"").arg(text)));
             }
+    }
+
+    // Under a dark palette the charts are dark too (white charts with dark labels on it are unreadable).
+    void chartsFollowADarkPalette() {
+        const QPalette light = QApplication::palette();
+        QPalette dark = light;
+        dark.setColor(QPalette::Window, QColor(0x30, 0x30, 0x30));
+        dark.setColor(QPalette::WindowText, QColor(0xe0, 0xe0, 0xe0));
+        dark.setColor(QPalette::Base, QColor(0x20, 0x20, 0x20));
+        dark.setColor(QPalette::Text, QColor(0xe0, 0xe0, 0xe0));
+        QApplication::setPalette(dark);
+        {
+            MainWindow window(m_db);
+            sweepSeed(window, QStringLiteral("64,128"), false);
+            for (ChartPanel* chart : window.sweepPage()->charts())
+                QCOMPARE(chart->chart()->theme(), QChart::ChartThemeDark);
+            QVERIFY(backgroundLightness(window.sweepPage()->charts().front()) < 128);
+        }
+        QApplication::setPalette(light);
+        MainWindow window(m_db);
+        sweepSeed(window, QStringLiteral("64,128"), false);
+        QCOMPARE(window.sweepPage()->charts().front()->chart()->theme(), QChart::ChartThemeLight);
+        QVERIFY(backgroundLightness(window.sweepPage()->charts().front()) > 128);
     }
 
     // A sweep over thresholds that embed nothing names no leanest threshold and says so.
