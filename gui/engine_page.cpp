@@ -246,7 +246,11 @@ void EnginePage::showReport(const QJsonObject& report) {
     errorItem->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
     errorItem->setForeground(std::abs(error) <= 0.01 ? QColor(0x2e, 0x8b, 0x57) : QColor(0xb0, 0x30, 0x30));
     m_comparison.appendRow(
-        { textItem(tr("Bytes per key")), numberItem(measured, 2), numberItem(predicted, 2), errorItem });
+        { textItem(report.value(QStringLiteral("engine")).toString() == QLatin1String("memcached")
+                  // memcached's slab chunks hold the items; its hash table is allocated apart from them.
+                  ? tr("Chunk bytes per item (hash index not included)")
+                  : tr("Bytes per key (used_memory, hash index included)")),
+            numberItem(measured, 2), numberItem(predicted, 2), errorItem });
     m_comparison.appendRow(
         { textItem(tr("Live keys")), numberItem(report.value(QStringLiteral("server_keys")).toDouble(), 0),
             numberItem(report.value(QStringLiteral("predicted_keys")).toDouble(), 0), textItem(QString()) });
@@ -306,7 +310,7 @@ void EnginePage::drawMemory() {
         }
         drawBarChart(chart, categories, { { tr("measured"), measured }, { tr("predicted"), predicted } },
             tr("slab class chunk size (bytes)"), tr("chunks"), true);
-        chart->setTitle(tr("Slab chunks per class: measured and predicted"));
+        chart->setTitle(tr("Slab chunks per class: measured and predicted (the hash index is apart)"));
         return;
     }
     m_memoryData.setHorizontalHeaderLabels({ tr("Figure"), tr("Measured"), tr("Predicted") });
@@ -319,7 +323,7 @@ void EnginePage::drawMemory() {
     m_memoryData.appendRow({ textItem(tr("bytes per key")), numberItem(measured, 2), numberItem(predicted, 2) });
     drawBarChart(chart, { tr("bytes per key") },
         { { tr("measured"), { measured } }, { tr("predicted"), { predicted } } }, QString(), tr("bytes per key"));
-    chart->setTitle(tr("Bytes per key: measured (used_memory) and predicted"));
+    chart->setTitle(tr("Bytes per key: measured (used_memory) and predicted, hash index included"));
 }
 
 void EnginePage::drawLatency() {
