@@ -274,7 +274,7 @@ void MainWindow::showRun(qint64 runId) {
                       .arg(QString::fromStdString(stored->run.kind), QString::fromStdString(stored->run.status)));
         return;
     }
-    m_sweep->showResult(stored->result);
+    m_sweep->showStoredRun(*stored);
     m_tabs->setCurrentWidget(m_sweep);
 }
 

@@ -3,8 +3,6 @@
 
 #include "kept_splitter.h"
 
-#include "layoutlab/store/simulation_request.h"
-
 #include "chart_panel.h"
 #include "stored_job.h"
 
@@ -12,6 +10,9 @@
 #include "layoutlab/layout/layout_file.h"
 #include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/store/jobs.h"
+#include "layoutlab/store/run_parameters.h"
+#include "layoutlab/store/simulation_request.h"
+#include "layoutlab/store/stored_run.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -41,6 +42,22 @@
 namespace layoutlab::gui {
 
 namespace {
+// Thresholds as the form takes them: FIRST:LAST:STEP when evenly spaced (three or more), else a list.
+QString thresholdsText(const std::vector<std::uint32_t>& thresholds) {
+    if (thresholds.size() >= 3) {
+        const std::uint32_t step = thresholds[1] - thresholds[0];
+        bool even = step > 0;
+        for (std::size_t i = 1; even && i < thresholds.size(); ++i)
+            even = thresholds[i] - thresholds[i - 1] == step;
+        if (even)
+            return QStringLiteral("%1:%2:%3").arg(thresholds.front()).arg(thresholds.back()).arg(step);
+    }
+    QStringList parts;
+    for (const auto t : thresholds)
+        parts << QString::number(t);
+    return parts.join(QLatin1Char(','));
+}
+
 // Whether the threshold changes nothing here: every point uses the same memory.
 bool flatSweep(const std::vector<ThresholdPoint>& points) {
     return points.size() > 1 && std::all_of(points.begin(), points.end(), [&](const ThresholdPoint& p) {
@@ -328,6 +345,22 @@ void SweepPage::showResult(const SimulationResult& result) {
     m_summary->setText(text);
     redraw();
     emit resultChanged(result);
+}
+
+void SweepPage::showStoredRun(const StoredRun& stored) {
+    // The form says what the run shown was made with, so that Run sweep repeats it, not stale choices.
+    if (auto parameters = RunParameters::fromJson(stored.run.parametersJson)) {
+        if (parameters->layoutFile && QFileInfo::exists(qt(parameters->layoutFile->path)))
+            setLayoutFile(qt(parameters->layoutFile->path));
+        else
+            m_layout->setCurrentText(qt(parameters->layout));
+        m_allocator->setCurrentText(qt(parameters->allocator));
+        m_thresholds->setText(thresholdsText(parameters->thresholds));
+        m_cache->setChecked(parameters->cacheGeometry.has_value());
+        if (QFileInfo::exists(qt(parameters->trace)))
+            m_tracePath = qt(parameters->trace);
+    }
+    showResult(stored.result);
 }
 
 QString SweepPage::summaryText() const {

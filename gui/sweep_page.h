@@ -7,6 +7,8 @@
 
 #include "result_models.h"
 
+#include "layoutlab/store/stored_run.h"
+
 #include <QWidget>
 
 #include <functional>
@@ -51,6 +53,8 @@ public:
     std::vector<ChartPanel*> charts() const { return m_charts; }
     QComboBox* layoutBox() const { return m_layout; }
     QString summaryText() const;
+    // Shows a stored run's points, with the form set to the parameters it was made with.
+    void showStoredRun(const StoredRun& stored);
     QComboBox* allocatorBox() const { return m_allocator; }
     QLineEdit* thresholdsEdit() const { return m_thresholds; }
     QCheckBox* cacheBox() const { return m_cache; }

@@ -201,7 +201,14 @@ private slots:
         const auto before = window.sweepPage()->model().result().points;
         window.sweepPage()->showResult({});
         QCOMPARE(window.sweepPage()->model().rowCount(), 0);
+        // Choices made since are not the run's: showing it puts its own back in the form.
+        window.sweepPage()->layoutBox()->setCurrentText(QStringLiteral("redis-7.0"));
+        window.sweepPage()->thresholdsEdit()->setText(QStringLiteral("16:48:16"));
+        window.sweepPage()->cacheBox()->setChecked(true);
         window.showRun(window.libraryPage()->runs().run(0).id);
+        QVERIFY(window.sweepPage()->layoutBox()->currentText().startsWith(QStringLiteral("valkey:")));
+        QCOMPARE(window.sweepPage()->thresholdsEdit()->text(), QStringLiteral("64,128"));
+        QVERIFY(!window.sweepPage()->cacheBox()->isChecked());
         QVERIFY2(window.lastError().isEmpty(), qPrintable(window.lastError()));
         const auto after = window.sweepPage()->model().result().points;
         QCOMPARE(after.size(), before.size());
