@@ -2,6 +2,7 @@
 #include "chart_panel.h"
 
 #include <QContextMenuEvent>
+#include <QCoreApplication>
 #include <QCursor>
 #include <QFile>
 #include <QFileDialog>
@@ -17,6 +18,8 @@
 #include <QtCharts/QBarSeries>
 #include <QtCharts/QBarSet>
 #include <QtCharts/QCategoryAxis>
+#include <QtCharts/QLogValueAxis>
+#include <limits>
 
 #include <algorithm>
 #include <cmath>
@@ -69,6 +72,14 @@ QAbstractAxis* makeCategoryAxis(QChart* chart, const QStringList& categories) {
     return axis;
 }
 
+DisplayUnit durationUnit(double largestMicros) {
+    if (largestMicros >= 10e6)
+        return { 1e6, QStringLiteral("s") };
+    if (largestMicros >= 10e3)
+        return { 1e3, QStringLiteral("ms") };
+    return { 1, QStringLiteral("µs") };
+}
+
 void drawBarChart(QChart* chart, const QStringList& categories,
     const std::vector<std::pair<QString, QList<double>>>& sets, const QString& xTitle, const QString& yTitle,
     bool valueLabels) {
@@ -89,18 +100,34 @@ void drawBarChart(QChart* chart, const QStringList& categories,
     chart->addSeries(series);
     QAbstractAxis* x = makeCategoryAxis(chart, categories);
     x->setTitleText(xTitle);
-    auto* y = new QValueAxis(chart);
-    y->setTitleText(yTitle);
-    chart->addAxis(x, Qt::AlignBottom);
-    chart->addAxis(y, Qt::AlignLeft);
-    series->attachAxis(x);
-    series->attachAxis(y);
-    y->applyNiceNumbers();
+    double low = std::numeric_limits<double>::max(), high = 0;
     bool counts = true; // whole numbers get whole-number labels
     for (const auto& set : sets)
-        for (const double v : set.second)
+        for (const double v : set.second) {
             counts = counts && v == std::floor(v);
-    y->setLabelFormat(counts ? QStringLiteral("%.0f") : QStringLiteral("%.1f"));
+            if (v > 0)
+                low = std::min(low, v);
+            high = std::max(high, v);
+        }
+    chart->addAxis(x, Qt::AlignBottom);
+    series->attachAxis(x);
+    if (high > 0 && low > 0 && high / low >= 100) {
+        // Values spanning decades: on a linear axis the small ones would be invisible slivers.
+        auto* y = new QLogValueAxis(chart);
+        y->setTitleText(yTitle + QCoreApplication::translate("ChartPanel", " (log scale)"));
+        y->setBase(10);
+        y->setRange(std::pow(10.0, std::floor(std::log10(low))), std::pow(10.0, std::ceil(std::log10(high))));
+        y->setLabelFormat(QStringLiteral("%g"));
+        chart->addAxis(y, Qt::AlignLeft);
+        series->attachAxis(y);
+    } else {
+        auto* y = new QValueAxis(chart);
+        y->setTitleText(yTitle);
+        chart->addAxis(y, Qt::AlignLeft);
+        series->attachAxis(y);
+        y->applyNiceNumbers();
+        y->setLabelFormat(counts ? QStringLiteral("%.0f") : QStringLiteral("%.1f"));
+    }
     chart->legend()->setVisible(sets.size() > 1);
 }
 

@@ -56,6 +56,14 @@ QAbstractAxis* makeCategoryAxis(QChart* chart, const QStringList& categories);
 
 // Draws grouped bars on an empty chart (ChartPanel::freshChart()): one bar set per (name, values) over `categories`,
 // with axis titles; the legend shows only when there are several sets; `valueLabels` prints each bar's value.
+// A unit that keeps a quantity's numbers readable: values are divided by `divisor` and shown in `name`.
+struct DisplayUnit {
+    double divisor = 1;
+    QString name;
+};
+// µs, ms or s for durations given in microseconds, chosen by the largest.
+DisplayUnit durationUnit(double largestMicros);
+
 void drawBarChart(QChart* chart, const QStringList& categories,
     const std::vector<std::pair<QString, QList<double>>>& sets, const QString& xTitle, const QString& yTitle,
     bool valueLabels = false);

@@ -260,9 +260,11 @@ void EnginePage::showReport(const QJsonObject& report) {
             numberItem(run.value(QStringLiteral("ops_per_sec")).toDouble(), 0), textItem(QString()),
             textItem(QString()) });
         const QJsonObject latency = run.value(QStringLiteral("latency_us")).toObject();
+        const DisplayUnit unit = durationUnit(latency.value(QStringLiteral("p99.9")).toDouble());
         for (const QString& p : { QStringLiteral("p50"), QStringLiteral("p99"), QStringLiteral("p99.9") })
-            m_comparison.appendRow({ textItem(tr("Latency %1 (µs)").arg(p)), numberItem(latency.value(p).toDouble(), 1),
-                textItem(QString()), textItem(QString()) });
+            m_comparison.appendRow({ textItem(tr("Latency %1 (%2)").arg(p, unit.name)),
+                numberItem(latency.value(p).toDouble() / unit.divisor, unit.divisor > 1 ? 2 : 1), textItem(QString()),
+                textItem(QString()) });
     }
     const QJsonObject load = report.value(QStringLiteral("load")).toObject();
     QString text
@@ -329,7 +331,7 @@ void EnginePage::drawMemory() {
 void EnginePage::drawLatency() {
     QChart* chart = m_latencyChart->freshChart();
     m_latencyData.clear();
-    m_latencyData.setHorizontalHeaderLabels({ tr("Percentile"), tr("Latency (µs)") });
+    m_latencyData.setHorizontalHeaderLabels({ tr("Percentile"), tr("Latency") });
     const QJsonObject run = m_report.value(QStringLiteral("run")).toObject();
     if (run.isEmpty()) {
         chart->setTitle(tr("Run-phase latency (no run phase yet)"));
@@ -337,13 +339,16 @@ void EnginePage::drawLatency() {
     }
     const QJsonObject latency = run.value(QStringLiteral("latency_us")).toObject();
     QStringList percentiles { QStringLiteral("p50"), QStringLiteral("p99"), QStringLiteral("p99.9") };
+    // One unit for the three, chosen by the largest: 318,767 µs reads as 318.77 ms.
+    const DisplayUnit unit = durationUnit(latency.value(QStringLiteral("p99.9")).toDouble());
+    m_latencyData.setHorizontalHeaderLabels({ tr("Percentile"), tr("Latency (%1)").arg(unit.name) });
     QList<double> values;
     for (const QString& p : percentiles) {
-        values << latency.value(p).toDouble();
-        m_latencyData.appendRow({ textItem(p), numberItem(values.back(), 1) });
+        values << latency.value(p).toDouble() / unit.divisor;
+        m_latencyData.appendRow({ textItem(p), numberItem(values.back(), 2) });
     }
-    drawBarChart(
-        chart, percentiles, { { tr("latency"), values } }, tr("percentile"), tr("latency per request (µs)"), true);
+    drawBarChart(chart, percentiles, { { tr("latency"), values } }, tr("percentile"),
+        tr("latency per request (%1)").arg(unit.name), true);
     chart->setTitle(tr("Run phase: %1 requests/s from %2 connections × pipeline %3")
                         .arg(QLocale().toString(run.value(QStringLiteral("ops_per_sec")).toDouble(), 'f', 0))
                         .arg(run.value(QStringLiteral("connections")).toInteger())

@@ -41,6 +41,7 @@
 #include <QTabWidget>
 #include <QTest>
 #include <QtCharts/QLineSeries>
+#include <QtCharts/QLogValueAxis>
 #include <QtCharts/QScatterSeries>
 #include <QtCharts/QValueAxis>
 
@@ -332,6 +333,35 @@ private slots:
         sweepSeed(window, QStringLiteral("64,128"), false);
         QCOMPARE(window.sweepPage()->charts().front()->chart()->theme(), QChart::ChartThemeLight);
         QVERIFY(backgroundLightness(window.sweepPage()->charts().front()) > 128);
+    }
+
+    // Latencies in a unit that keeps their numbers readable, on a log scale when they span decades.
+    void latencyChartPicksItsUnitAndScale() {
+        MainWindow window(m_db);
+        EnginePage* page = window.enginePage();
+        auto report = [](double p50, double p99, double p999) {
+            QJsonObject latency { { QStringLiteral("p50"), p50 }, { QStringLiteral("p99"), p99 },
+                { QStringLiteral("p99.9"), p999 } };
+            QJsonObject run { { QStringLiteral("latency_us"), latency }, { QStringLiteral("ops_per_sec"), 1000.0 },
+                { QStringLiteral("connections"), 4 }, { QStringLiteral("pipeline"), 16 } };
+            return QJsonObject { { QStringLiteral("engine"), QStringLiteral("redis") }, { QStringLiteral("run"), run },
+                { QStringLiteral("measured_bytes_per_key"), 100.0 },
+                { QStringLiteral("predicted_bytes_per_key"), 100.0 } };
+        };
+        auto yAxis = [&]() {
+            const auto axes = page->charts()[1]->chart()->axes(Qt::Vertical);
+            return axes.isEmpty() ? nullptr : axes.front();
+        };
+        page->showReport(report(52.0, 4100.0, 318767.0)); // 52 µs to 319 ms
+        QVERIFY(qobject_cast<QLogValueAxis*>(yAxis()));
+        QVERIFY2(yAxis()->titleText().contains(QStringLiteral("(ms)")), qPrintable(yAxis()->titleText()));
+        bool msRow = false;
+        for (int r = 0; r < page->comparison().rowCount(); ++r)
+            msRow = msRow || page->comparison().item(r, 0)->text() == QStringLiteral("Latency p99.9 (ms)");
+        QVERIFY(msRow);
+        page->showReport(report(120.0, 180.0, 260.0)); // all within one decade, in µs
+        QVERIFY(qobject_cast<QValueAxis*>(yAxis()));
+        QVERIFY2(yAxis()->titleText().contains(QStringLiteral("(µs)")), qPrintable(yAxis()->titleText()));
     }
 
     // A sweep over thresholds that embed nothing names no leanest threshold and says so.
