@@ -9,6 +9,7 @@
 #include <QFileInfo>
 #include <QMenu>
 #include <QMessageBox>
+#include <QMouseEvent>
 #include <QPainter>
 #include <QSettings>
 #include <QSvgGenerator>
@@ -263,6 +264,20 @@ QChart* ChartPanel::freshChart() {
     setChart(fresh); // the view releases the old chart without deleting it
     delete old;
     return fresh;
+}
+
+void ChartPanel::mousePressEvent(QMouseEvent* event) {
+    if (event->button() == Qt::LeftButton && !chart()->series().isEmpty()
+        && chart()->plotArea().contains(event->position()))
+        emit pointerAt(chart()->mapToValue(event->position()).x());
+    QChartView::mousePressEvent(event);
+}
+
+void ChartPanel::mouseMoveEvent(QMouseEvent* event) {
+    if ((event->buttons() & Qt::LeftButton) && !chart()->series().isEmpty()
+        && chart()->plotArea().contains(event->position()))
+        emit pointerAt(chart()->mapToValue(event->position()).x());
+    QChartView::mouseMoveEvent(event);
 }
 
 void ChartPanel::contextMenuEvent(QContextMenuEvent* event) {

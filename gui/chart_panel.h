@@ -37,8 +37,14 @@ public:
     // chart, since axes removed from a chart that was never shown can leave their drawing behind.
     QChart* freshChart();
 
+signals:
+    // The left button pressed, or dragged, over the plot: the x value under the pointer.
+    void pointerAt(double x);
+
 protected:
     void contextMenuEvent(QContextMenuEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
     void changeEvent(QEvent* event) override;
 
 private:

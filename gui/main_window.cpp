@@ -111,6 +111,7 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     connect(m_workload, &WorkloadPage::statsReady, this, [this] { refreshLibrary(); });
     connect(m_sweep, &SweepPage::failed, this, &MainWindow::showError);
     connect(m_sweep, &SweepPage::resultChanged, m_sizeClasses, &SizeClassPage::setResult);
+    connect(m_sweep, &SweepPage::cursorMoved, m_sizeClasses, &SizeClassPage::showThreshold);
     connect(m_sweep, &SweepPage::runStored, this, [this] { refreshLibrary(); });
 
     m_sweep->restoreSettings();

@@ -58,28 +58,18 @@ QString thresholdsText(const std::vector<std::uint32_t>& thresholds) {
     return parts.join(QLatin1Char(','));
 }
 
+QString qt(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+} // namespace
+
 // Whether the threshold changes nothing here: every point uses the same memory.
 bool flatSweep(const std::vector<ThresholdPoint>& points) {
     return points.size() > 1 && std::all_of(points.begin(), points.end(), [&](const ThresholdPoint& p) {
         return p.usableBytes == points.front().usableBytes;
     });
 }
-
-QString qt(const std::string& s) {
-    return QString::fromStdString(s);
-}
-
-// A range with a little room above and below, so lines do not sit on the frame.
-std::pair<double, double> paddedRange(double low, double high) {
-    if (high - low < 1e-9) {
-        const double pad = std::max(std::abs(high) * 0.05, 0.5);
-        return { std::max(0.0, low - pad), high + pad };
-    }
-    const double pad = (high - low) * 0.08;
-    return { std::max(0.0, low - pad), high + pad };
-}
-
-} // namespace
 
 SweepPage::SweepPage(TaskRunner& runner, std::function<QString()> databasePath, QWidget* parent)
     : QWidget(parent)
@@ -95,7 +85,8 @@ SweepPage::SweepPage(TaskRunner& runner, std::function<QString()> databasePath, 
     , m_reloadDelay(new QTimer(this))
     , m_run(new QPushButton(tr("Run sweep"), this))
     , m_summary(new QLabel(this))
-    , m_table(new QTableView(this)) {
+    , m_table(new QTableView(this))
+    , m_cursorLine(new QLabel(this)) {
     m_layout->setEditable(true);
     for (const auto& l : listLayouts()) {
         m_layout->addItem(qt(l.name), qt(l.spec));
@@ -150,6 +141,8 @@ SweepPage::SweepPage(TaskRunner& runner, std::function<QString()> databasePath, 
     for (int i = 0; i < names.size(); ++i) {
         auto* chart = new ChartPanel(names[i], chartGrid);
         chart->setDataModel(&m_model);
+        chart->setToolTip(tr("Click or drag to move the threshold cursor"));
+        connect(chart, &ChartPanel::pointerAt, this, &SweepPage::setCursorThreshold);
         grid->addWidget(chart, i / 2, i % 2);
         m_charts.push_back(chart);
     }
@@ -163,7 +156,16 @@ SweepPage::SweepPage(TaskRunner& runner, std::function<QString()> databasePath, 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(controls);
     layout->addWidget(m_summary);
+    layout->addWidget(m_cursorLine);
     layout->addWidget(splitter, 1);
+    m_cursorLine->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    connect(
+        m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
+            if (current.isValid())
+                setCursorThreshold(m_model.value(current.row(), 0));
+        });
 
     connect(m_run, &QPushButton::clicked, this, [this] {
         QString error;
@@ -313,6 +315,10 @@ bool SweepPage::startSweep(QString* error) {
 
 void SweepPage::showResult(const SimulationResult& result) {
     m_model.setResult(result);
+    m_cursor.reset();
+    m_cursorLine->setText(result.points.size() > 1 ? tr("Click or drag on a chart (or pick a row) to put the "
+                                                        "threshold cursor there.")
+                                                   : QString());
     const auto& t = result.trace;
     QLocale locale;
     QString text = tr("<b>%1</b> on %2 with %3: %4 requests, %5 live keys, %6 distinct shapes.")
@@ -365,150 +371,6 @@ void SweepPage::showStoredRun(const StoredRun& stored) {
 
 QString SweepPage::summaryText() const {
     return m_summary->text();
-}
-
-void SweepPage::redraw() {
-    // One quantity per axis: the two memory figures share bytes per key; lines and dependent loads, two
-    // different counts, get an axis each.
-    drawChart(m_charts[0],
-        { { QStringLiteral("usable_bytes_per_key"), tr("bytes per key") },
-            { QStringLiteral("overhead_bytes_per_key"), tr("overhead per key") } },
-        tr("bytes/key"));
-    drawChart(m_charts[1], { { QStringLiteral("internal_fragmentation_bytes_per_key"), tr("internal fragmentation") } },
-        tr("bytes/key"));
-    drawChart(m_charts[2],
-        { { QStringLiteral("lines_touched_per_get"), tr("lines touched") },
-            { QStringLiteral("dependent_loads_per_get"), tr("dependent loads"), true } },
-        tr("lines/GET"), tr("loads/GET"));
-    drawChart(m_charts[3],
-        { { QStringLiteral("l1_misses_per_get"), tr("L1") }, { QStringLiteral("l2_misses_per_get"), tr("L2") },
-            { QStringLiteral("llc_misses_per_get"), tr("LLC") } },
-        tr("misses/GET"));
-    const QStringList titles { tr("Memory per key (hash index included)"),
-        tr("Internal fragmentation per key (hash index included)"), tr("GET access path (index lines included)"),
-        m_model.hasCacheModel() ? tr("Cache-model misses per GET")
-                                : tr("Cache-model misses per GET (cache model off)") };
-    for (std::size_t i = 0; i < m_charts.size(); ++i)
-        m_charts[i]->chart()->setTitle(titles[int(i)]);
-}
-
-void SweepPage::drawChart(
-    ChartPanel* panel, const std::vector<ChartLine>& lines, const QString& yTitle, const QString& rightTitle) {
-    QChart* chart = panel->freshChart();
-    const int rows = m_model.rowCount();
-    auto* x = new QValueAxis(chart);
-    x->setTitleText(tr("threshold (bytes)"));
-    x->setLabelFormat(QStringLiteral("%d"));
-    auto* y = new QValueAxis(chart);
-    y->setTitleText(yTitle);
-    chart->addAxis(x, Qt::AlignBottom);
-    chart->addAxis(y, Qt::AlignLeft);
-    QValueAxis* right = nullptr;
-    if (!rightTitle.isEmpty()) {
-        right = new QValueAxis(chart);
-        right->setTitleText(rightTitle);
-        chart->addAxis(right, Qt::AlignRight);
-    }
-    if (rows == 0)
-        return;
-    struct Range {
-        double low = std::numeric_limits<double>::max(), high = std::numeric_limits<double>::lowest();
-    } leftRange, rightRange;
-    for (const ChartLine& line : lines) {
-        const int column = m_model.columnOf(line.metric);
-        if (column < 0)
-            continue;
-        QValueAxis* axis = line.rightAxis && right ? right : y;
-        Range& range = axis == right ? rightRange : leftRange;
-        auto* series = new QLineSeries(chart);
-        series->setName(line.name);
-        series->setPointsVisible(rows <= 40);
-
-        for (int r = 0; r < rows; ++r) {
-            const double v = m_model.value(r, column);
-            series->append(m_model.value(r, 0), v);
-            range.low = std::min(range.low, v);
-            range.high = std::max(range.high, v);
-        }
-        chart->addSeries(series); // the theme gives it its colour
-        series->attachAxis(x);
-        series->attachAxis(axis);
-        if (axis == right) { // dashed: a line on the right axis can lie on one on the left and stay visible
-            QPen pen = series->pen();
-            pen.setStyle(Qt::DashLine);
-            pen.setWidthF(2.5);
-            series->setPen(pen);
-        }
-        panel->addHoverTips(series, tr("threshold"), m_model.metrics()[std::size_t(column)].decimals);
-    }
-    if (chart->series().isEmpty())
-        return;
-    for (auto [axis, range] : { std::pair { y, leftRange }, std::pair { right, rightRange } }) {
-        if (!axis || range.low > range.high)
-            continue;
-        // The right axis (a second quantity) starts at zero, so that its line does not retrace the left
-        // one's when the two change at the same thresholds.
-        const auto [paddedLow, paddedHigh] = paddedRange(axis == right ? 0.0 : range.low, range.high);
-        axis->setRange(paddedLow, paddedHigh);
-        axis->applyNiceNumbers();
-    }
-    const double yLow = y->min(), yHigh = y->max();
-    const double first = m_model.value(0, 0), last = m_model.value(rows - 1, 0);
-    // Half a step of room on each side, so that a marker on the first or last threshold stays visible.
-    const double halfStep = rows > 1 ? (last - first) / (rows - 1) / 2 : 8;
-    setThresholdRange(x, first - halfStep, last + halfStep);
-    // Markers, each in its own style and labelled on the chart: the thresholds before and after the Valkey
-    // change, and the leanest one (named with the marker it coincides with, if any; none when the
-    // threshold has no effect in this range).
-    const auto& points = m_model.result().points;
-    const bool flat = flatSweep(points);
-    const std::uint32_t best = flat ? 0 : points[leanestPoint(points)].threshold;
-    struct Marker {
-        std::uint32_t at;
-        QString name;
-        QColor color;
-        Qt::PenStyle style;
-    };
-    std::vector<Marker> markers;
-    if (best != 64)
-        markers.push_back({ 64, QStringLiteral("64"), QColor(0x80, 0x80, 0x80), Qt::DashLine });
-    if (best != 128)
-        markers.push_back({ 128, QStringLiteral("128"), QColor(0x40, 0x60, 0xa0), Qt::DotLine });
-    if (!flat)
-        markers.push_back(
-            { best, best == 64 || best == 128 ? tr("%1 = leanest").arg(best) : tr("leanest (%1)").arg(best),
-                QColor(0x2e, 0x8b, 0x57), Qt::SolidLine });
-    for (const Marker& m : markers) {
-        if (m.at < first || m.at > last)
-            continue;
-        auto* line = new QLineSeries(chart);
-        line->setName(m.name);
-        QPen pen(m.color);
-        pen.setStyle(m.style);
-        pen.setWidthF(m.style == Qt::SolidLine ? 1.6 : 1.2);
-        line->setPen(pen);
-        line->append(m.at, yLow);
-        line->append(m.at, yHigh);
-        chart->addSeries(line);
-        line->attachAxis(x);
-        line->attachAxis(y);
-        // Its name at the top of the line, on the chart itself: one invisible point carrying the label.
-        auto* label = new QScatterSeries(chart);
-        label->setObjectName(QStringLiteral("marker-label"));
-        label->setMarkerSize(1);
-        label->setColor(m.color);
-        label->setBorderColor(m.color);
-        label->append(m.at, yHigh);
-        label->setPointLabelsFormat(m.name);
-        label->setPointLabelsColor(m.color);
-        label->setPointLabelsClipping(false);
-        label->setPointLabelsVisible(true);
-        chart->addSeries(label);
-        label->attachAxis(x);
-        label->attachAxis(y);
-        for (QLegendMarker* marker : chart->legend()->markers(label))
-            marker->setVisible(false);
-    }
 }
 
 void SweepPage::saveSettings() const {

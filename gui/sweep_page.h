@@ -12,6 +12,7 @@
 #include <QWidget>
 
 #include <functional>
+#include <optional>
 
 class QCheckBox;
 class QComboBox;
@@ -27,6 +28,9 @@ namespace layoutlab::gui {
 
 class ChartPanel;
 class TaskRunner;
+
+// Whether the threshold changes nothing in `points`: every one uses the same memory.
+bool flatSweep(const std::vector<ThresholdPoint>& points);
 
 class SweepPage final : public QWidget {
     Q_OBJECT
@@ -62,8 +66,15 @@ public:
     void saveSettings() const;
     void restoreSettings();
 
+    // The threshold cursor: every chart draws it, the table selects its row, the line under the summary
+    // gives its figures, and cursorMoved tells the other views. Snaps to the nearest threshold swept.
+    void setCursorThreshold(double threshold);
+    std::optional<std::uint32_t> cursorThreshold() const { return m_cursor; }
+    QString cursorText() const;
+
 signals:
     void resultChanged(const SimulationResult& result);
+    void cursorMoved(std::uint32_t threshold);
     // The layout file changed and the sweep is run again (or could not be: `error`).
     void layoutFileReloaded(const QString& error);
     void runStored(qint64 runId);
@@ -101,6 +112,9 @@ private:
     QPushButton* m_run;
     QLabel* m_summary;
     QTableView* m_table;
+    QLabel* m_cursorLine;
+    std::optional<std::uint32_t> m_cursor;
+    void drawCursor();
     std::vector<ChartPanel*> m_charts;
 };
 

@@ -39,6 +39,7 @@
 #include <QSplitter>
 #include <QStandardPaths>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTest>
 #include <QtCharts/QLineSeries>
 #include <QtCharts/QLogValueAxis>
@@ -362,6 +363,39 @@ private slots:
         page->showReport(report(120.0, 180.0, 260.0)); // all within one decade, in µs
         QVERIFY(qobject_cast<QValueAxis*>(yAxis()));
         QVERIFY2(yAxis()->titleText().contains(QStringLiteral("(µs)")), qPrintable(yAxis()->titleText()));
+    }
+
+    // The threshold cursor: a click on any chart puts it at the nearest threshold; every chart draws it, the
+    // table selects its row, its figures show, and the size classes follow. Picking a row moves it too.
+    void aClickPutsTheThresholdCursorEverywhere() {
+        MainWindow window(m_db);
+        window.resize(1280, 800);
+        window.show();
+        sweepSeed(window, QStringLiteral("16:256:16"), false);
+        window.tabs()->setCurrentWidget(window.sweepPage());
+        QApplication::processEvents();
+        ChartPanel* panel = window.sweepPage()->charts()[2];
+        QChart* chart = panel->chart();
+        const QPointF inPlot = chart->mapToPosition(QPointF(97, 0)); // nearest swept threshold: 96
+        const QPoint at = panel->mapFromScene(QPointF(inPlot.x(), chart->plotArea().center().y()));
+        QTest::mouseClick(panel->viewport(), Qt::LeftButton, {}, at);
+        QCOMPARE(window.sweepPage()->cursorThreshold(), std::optional<std::uint32_t>(96));
+        for (ChartPanel* c : window.sweepPage()->charts()) {
+            QLineSeries* cursor = nullptr;
+            for (auto* series : c->chart()->series())
+                if (series->objectName() == QLatin1String("cursor"))
+                    cursor = qobject_cast<QLineSeries*>(series);
+            QVERIFY2(cursor, qPrintable(c->exportName()));
+            QCOMPARE(cursor->at(0).x(), 96.0);
+        }
+        QCOMPARE(window.sweepPage()->findChild<QTableView*>()->currentIndex().row(), 5); // 16, 32, ... 96
+        QVERIFY(window.sweepPage()->cursorText().contains(QStringLiteral("Cursor at 96")));
+        QCOMPARE(window.sizeClassPage()->thresholdBox()->currentText(), QStringLiteral("96"));
+        // A row picked in the table moves it.
+        auto* table = window.sweepPage()->findChild<QTableView*>();
+        table->setCurrentIndex(table->model()->index(7, 0)); // 128
+        QCOMPARE(window.sweepPage()->cursorThreshold(), std::optional<std::uint32_t>(128));
+        QCOMPARE(window.sizeClassPage()->thresholdBox()->currentText(), QStringLiteral("128"));
     }
 
     // A sweep over thresholds that embed nothing names no leanest threshold and says so.
