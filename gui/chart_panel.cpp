@@ -117,7 +117,13 @@ void drawBarChart(QChart* chart, const QStringList& categories,
         auto* y = new QLogValueAxis(chart);
         y->setTitleText(yTitle + QCoreApplication::translate("ChartPanel", " (log scale)"));
         y->setBase(10);
-        y->setRange(std::pow(10.0, std::floor(std::log10(low))), std::pow(10.0, std::ceil(std::log10(high))));
+        const double floor = std::pow(10.0, std::floor(std::log10(low)));
+        y->setRange(floor, std::pow(10.0, std::ceil(std::log10(high))));
+        // An empty bar stands at the axis floor: zero has no place on a log scale.
+        for (QBarSet* set : series->barSets())
+            for (int v = 0; v < set->count(); ++v)
+                if (set->at(v) <= 0)
+                    set->replace(v, floor);
         y->setLabelFormat(QStringLiteral("%g"));
         chart->addAxis(y, Qt::AlignLeft);
         series->attachAxis(y);
