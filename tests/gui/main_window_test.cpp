@@ -67,6 +67,18 @@ int backgroundLightness(ChartPanel* chart) {
     return QImage(png).pixelColor(400, 3).lightness();
 }
 
+// The Engine view with the seed dataset open, set to drive `engine` with a run phase of `runRequests` GETs
+// (nullptr when the trace did not open).
+EnginePage* seedInEngineView(MainWindow& window, const QString& engine, int runRequests) {
+    window.openTrace(test::seedTrace());
+    if (!window.runner().waitForIdle(60000))
+        return nullptr;
+    EnginePage* page = window.enginePage();
+    page->engineBox()->setCurrentText(engine);
+    page->runRequestsBox()->setValue(runRequests);
+    return page;
+}
+
 // Opens the seed dataset and sweeps it with `thresholds`; fails the test on any error.
 void sweepSeed(MainWindow& window, const QString& thresholds, bool cache) {
     window.openTrace(test::seedTrace());
@@ -263,11 +275,8 @@ private slots:
         if (QStandardPaths::findExecutable(binary).isEmpty())
             QSKIP(qPrintable(QStringLiteral("%1 is not on PATH (scripts/install-deps installs it)").arg(binary)));
         MainWindow window(m_db);
-        window.openTrace(test::seedTrace());
-        QVERIFY(window.runner().waitForIdle(60000));
-        EnginePage* page = window.enginePage();
-        page->engineBox()->setCurrentText(engine);
-        page->runRequestsBox()->setValue(20000);
+        EnginePage* page = seedInEngineView(window, engine, 20000);
+        QVERIFY(page);
         QSignalSpy progressed(&window.runner(), &TaskRunner::progressed);
         QString error;
         QVERIFY2(page->startDrive(&error), qPrintable(error));
@@ -444,11 +453,9 @@ private slots:
         if (QStandardPaths::findExecutable(QStringLiteral("redis-server")).isEmpty())
             QSKIP("redis-server is not on PATH (scripts/install-deps installs it)");
         MainWindow window(m_db);
-        window.openTrace(test::seedTrace());
-        QVERIFY(window.runner().waitForIdle(60000));
-        EnginePage* page = window.enginePage();
-        page->engineBox()->setCurrentText(QStringLiteral("redis"));
-        page->runRequestsBox()->setValue(100000000); // a run phase far longer than the test
+        EnginePage* page
+            = seedInEngineView(window, QStringLiteral("redis"), 100000000); // a run phase far longer than the test
+        QVERIFY(page);
         QStringList phases;
         connect(&window.runner(), &TaskRunner::progressed, this, [&phases](double, const QString& detail) {
             const QString phase = detail.section(QLatin1Char(':'), 0, 0);
@@ -482,11 +489,8 @@ private slots:
         if (QStandardPaths::findExecutable(QStringLiteral("memcached")).isEmpty())
             QSKIP("memcached is not on PATH (scripts/install-deps installs it)");
         MainWindow window(m_db);
-        window.openTrace(test::seedTrace());
-        QVERIFY(window.runner().waitForIdle(60000));
-        EnginePage* page = window.enginePage();
-        page->engineBox()->setCurrentText(QStringLiteral("memcached"));
-        page->runRequestsBox()->setValue(1000);
+        EnginePage* page = seedInEngineView(window, QStringLiteral("memcached"), 1000);
+        QVERIFY(page);
         QString error;
         QVERIFY2(page->startDrive(&error), qPrintable(error));
         QVERIFY(window.runner().waitForIdle(120000));
