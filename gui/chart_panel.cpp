@@ -61,6 +61,12 @@ QAbstractAxis* makeCategoryAxis(QChart* chart, const QStringList& categories) {
     if (categories.size() <= 16) {
         auto* axis = new QBarCategoryAxis(chart);
         axis->append(categories);
+        // Many long labels ("103,496") side by side overlap and are cut to "1…": slanted, each has room.
+        qsizetype characters = 0;
+        for (const QString& c : categories)
+            characters += c.size();
+        if (categories.size() > 6 && characters > 4 * categories.size())
+            axis->setLabelsAngle(-45);
         return axis;
     }
     auto* axis = new QCategoryAxis(chart);

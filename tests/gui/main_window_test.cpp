@@ -41,6 +41,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTest>
+#include <QtCharts/QBarCategoryAxis>
 #include <QtCharts/QLineSeries>
 #include <QtCharts/QLogValueAxis>
 #include <QtCharts/QScatterSeries>
@@ -405,6 +406,26 @@ private slots:
         table->setCurrentIndex(table->model()->index(7, 0)); // 128
         QCOMPARE(window.sweepPage()->cursorThreshold(), std::optional<std::uint32_t>(128));
         QCOMPARE(window.sizeClassPage()->thresholdBox()->currentText(), QStringLiteral("128"));
+    }
+
+    // memcached's slab classes, many with long sizes, get slanted labels instead of overlapping, cut ones.
+    void manySlabClassLabelsAreSlanted() {
+        MainWindow window(m_db);
+        QJsonArray classes;
+        for (double chunk = 96; chunk <= 524288; chunk *= 1.9)
+            classes.append(QJsonObject { { QStringLiteral("chunk_bytes"), std::floor(chunk) },
+                { QStringLiteral("measured_chunks"), 10 }, { QStringLiteral("predicted_chunks"), 10 },
+                { QStringLiteral("measured_items"), 10 } });
+        QVERIFY(classes.size() > 10);
+        window.enginePage()->showReport(QJsonObject { { QStringLiteral("engine"), QStringLiteral("memcached") },
+            { QStringLiteral("classes"), classes }, { QStringLiteral("measured_bytes_per_key"), 100.0 },
+            { QStringLiteral("predicted_bytes_per_key"), 100.0 } });
+        const auto axes = window.enginePage()->charts()[0]->chart()->axes(Qt::Horizontal);
+        QVERIFY(!axes.isEmpty());
+        auto* x = qobject_cast<QBarCategoryAxis*>(axes.front());
+        QVERIFY(x);
+        QCOMPARE(x->count(), int(classes.size()));
+        QCOMPARE(x->labelsAngle(), -45);
     }
 
     // A sweep over thresholds that embed nothing names no leanest threshold and says so.
