@@ -130,7 +130,7 @@ void drawBarChart(QChart* chart, const QStringList& categories,
             for (int v = 0; v < set->count(); ++v)
                 if (set->at(v) <= 0)
                     set->replace(v, floor);
-        y->setLabelFormat(QStringLiteral("%g"));
+        y->setLabelFormat(QStringLiteral("%.%1f").arg(std::max(0, int(-std::floor(std::log10(low))))));
         chart->addAxis(y, Qt::AlignLeft);
         series->attachAxis(y);
     } else {
@@ -161,6 +161,7 @@ ChartPanel::ChartPanel(const QString& exportName, QWidget* parent)
     setMinimumSize(320, 220);
     chart()->setMargins(QMargins(4, 4, 4, 4));
     chart()->setTheme(themeForPalette());
+    chart()->setLocalizeNumbers(true);
 }
 
 QChart::ChartTheme ChartPanel::themeForPalette() const {
@@ -273,6 +274,7 @@ QChart* ChartPanel::freshChart() {
     auto* fresh = new QChart;
     fresh->setMargins(old->margins());
     fresh->setTheme(themeForPalette()); // before any series: the theme colours them
+    fresh->setLocalizeNumbers(true); // axis labels with thousands separators: 150,000, not 150000
     setChart(fresh); // the view releases the old chart without deleting it
     delete old;
     return fresh;

@@ -714,6 +714,8 @@ private slots:
                 QVERIFY2(c->exportPng(base + QStringLiteral(".png")), qPrintable(c->exportName()));
                 QVERIFY2(c->exportSvg(base + QStringLiteral(".svg")), qPrintable(c->exportName()));
                 QVERIFY2(c->exportCsv(base + QStringLiteral(".csv")), qPrintable(c->exportName()));
+                // Axis labels with thousands separators (150,000), as the tables show them.
+                QVERIFY2(c->chart()->localizeNumbers(), qPrintable(c->exportName()));
                 QVERIFY(QFileInfo(base + QStringLiteral(".csv")).size() > 0);
             }
         }
