@@ -53,6 +53,8 @@ Error inCliWords(Error error) {
         error.field = flag;
     if (error.tag == kTagNoThreshold)
         error.message += "; use `sim`";
+    if (error.tag == kTagSkippableInput && error.message.ends_with(" input)"))
+        error.message.insert(error.message.size() - 1, "; --on-error=skip counts and skips such lines");
     return error;
 }
 

@@ -39,6 +39,10 @@ inline QString errorText(Error error) {
     for (const auto& [name, label] : kLabels)
         if (error.field == name)
             error.field = label;
+    if (error.tag == kTagSkippableInput && error.message.ends_with(" input)"))
+        error.message.insert(error.message.size() - 1,
+            "; fix or remove the line, or skip bad lines with the command "
+            "line's layoutlab import --on-error=skip");
     return QString::fromStdString(error.describe());
 }
 

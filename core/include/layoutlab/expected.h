@@ -67,6 +67,9 @@ inline constexpr const char* kRunSeconds = "run seconds";
 
 // Tags (Error::tag).
 inline constexpr const char* kTagNoThreshold = "layout-has-no-threshold";
+// A bad input line or record, which the import could have counted and skipped ("FORMAT input)" ends the
+// message; the front end says how to skip in its own words).
+inline constexpr const char* kTagSkippableInput = "skippable-input";
 
 Error usageError(std::string message, std::string field = {});
 Error dataError(std::string message, std::string file = {}, std::uint64_t offset = 0, bool hasOffset = false);

@@ -125,7 +125,8 @@ std::optional<Error> Importer::reject(
     if (m_options.onError == OnError::Skip)
         return std::nullopt;
     Error e = isLine ? dataErrorAtLine(detail, m_path, where) : dataError(detail, m_path, where, true);
-    e.message += fmt::format(" ({} input; --on-error=skip counts and skips such lines)", formatName());
+    e.message += fmt::format(" ({} input)", formatName());
+    e.tag = kTagSkippableInput;
     return e;
 }
 
