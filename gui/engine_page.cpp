@@ -28,7 +28,6 @@
 #include <QVBoxLayout>
 
 #include <memory>
-#include <mutex>
 #include <nlohmann/json.hpp>
 
 namespace layoutlab::gui {
@@ -185,14 +184,10 @@ bool EnginePage::startDrive(QString* error) {
     DriveRequest request = driveRequest();
     if (auto ok = checkDriveRequest(request); !ok)
         return fail(errorText(ok.error()));
-    // The job runs on the runner's thread; its notes (the model chosen, a calibration) are shown with the
-    // report.
+    // The job's notes (the model chosen, a calibration) are shown with the report. Only the runner's thread
+    // writes them, and the finished() handler reads them after that thread is done: no lock is needed.
     auto notes = std::make_shared<QStringList>();
-    auto notesLock = std::make_shared<std::mutex>();
-    request.notice = [notes, notesLock](const std::string& text) {
-        const std::lock_guard lock(*notesLock);
-        notes->append(QString::fromStdString(text));
-    };
+    request.notice = [notes](const std::string& text) { notes->append(QString::fromStdString(text)); };
     auto report = std::make_shared<DriveReport>();
     // A previous engine's figures are not this drive's: they go at once.
     m_notes.clear();

@@ -287,11 +287,8 @@ void MainWindow::showError(const QString& text) {
     box->open();
 }
 
-void MainWindow::showProgress(double fraction, const QString& detail) {
-    // "phase: details" from a job of several phases: each phase's own fraction, its own clock for the ETA.
-    const QString phase = detail.contains(QLatin1Char(':')) || !detail.contains(QLatin1Char(' '))
-        ? detail.section(QLatin1Char(':'), 0, 0)
-        : QString();
+void MainWindow::showProgress(double fraction, const QString& detail, const QString& phase) {
+    // Each phase has its own fraction, so its own clock for the time left.
     if (phase != m_phase) {
         m_phase = phase;
         m_phaseClock.start();

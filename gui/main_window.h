@@ -92,7 +92,7 @@ private:
     void fillRecentMenu();
     void fillExportMenu();
     void refreshLibrary();
-    void showProgress(double fraction, const QString& detail);
+    void showProgress(double fraction, const QString& detail, const QString& phase);
     void saveSettings() const;
 
     QString m_databasePath;

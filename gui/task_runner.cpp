@@ -27,7 +27,10 @@ public:
         if (!m_phase.isEmpty())
             detail = detail.isEmpty() ? m_phase : m_phase + QStringLiteral(": ") + detail;
         QMetaObject::invokeMethod(
-            m_runner, [runner = m_runner, fraction, detail] { emit runner->progressed(fraction, detail); },
+            m_runner,
+            [runner = m_runner, fraction, detail, phase = m_phase] {
+                emit runner->progressed(fraction, detail, phase);
+            },
             Qt::QueuedConnection);
     }
 

@@ -39,7 +39,9 @@ public:
 signals:
     void started(const QString& label);
     // fraction in [0, 1], or negative when the total is unknown.
-    void progressed(double fraction, const QString& detail);
+    // `detail` is for people ("load: 1,234 requests"); `phase` names the job's current phase (empty for a
+    // job of one phase), so that a handler need not read it back out of the text.
+    void progressed(double fraction, const QString& detail, const QString& phase);
     void finished(const QString& label, const QString& error, bool cancelled);
 
 private:
