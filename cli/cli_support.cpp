@@ -40,6 +40,10 @@ const char* flagFor(const std::string& field) {
         { field::kConnections, "--connections" },
         { field::kRunPipeline, "--run-pipeline" },
         { field::kRunSeconds, "--run-seconds" },
+        { field::kEngineSource, "--source" },
+        { field::kBuildThresholds, "--at-thresholds" },
+        { field::kEngineBuilds, "--builds" },
+        { field::kServerSettings, "--slab-settings" },
     };
     for (const auto& [name, flag] : kFlags)
         if (field == name)

@@ -93,11 +93,11 @@ int listRuns(const DbCommandOptions& o, ResultsDb& d) {
         fmt::print("{}\n", j.dump(2));
         return kExitOk;
     }
-    fmt::print(
-        "{:>5} {:<6} {:<11} {:>6} {:<21} {:<66} {}\n", "run", "kind", "status", "points", "started", "layout", "trace");
+    fmt::print("{:>5} {:<12} {:<11} {:>6} {:<21} {:<66} {}\n", "run", "kind", "status", "points", "started", "layout",
+        "trace");
     for (const auto& r : *runs)
-        fmt::print("{:>5} {:<6} {:<11} {:>6} {:<21} {:<66} {}\n", r.id, r.kind, displayStatus(r), r.points, r.startedAt,
-            r.layout, printable(r.traceSource));
+        fmt::print("{:>5} {:<12} {:<11} {:>6} {:<21} {:<66} {}\n", r.id, r.kind, displayStatus(r), r.points,
+            r.startedAt, r.layout, printable(r.traceSource));
     return kExitOk;
 }
 

@@ -6,6 +6,7 @@
 #include "measured_job.h"
 
 #include "layoutlab/jobs/drive_job.h"
+#include "layoutlab/jobs/engine_sweep_job.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -14,14 +15,50 @@ namespace layoutlab::cli {
 
 namespace {
 
+// An engine sweep's settings: any of them makes `drive` measure several servers.
+struct SweepOptions {
+    std::string source;
+    std::vector<std::uint32_t> thresholds;
+    std::string builds;
+    std::string slabSettings;
+    bool unoptimized = false;
+
+    bool asked() const { return !thresholds.empty() || !builds.empty() || !slabSettings.empty() || !source.empty(); }
+};
+
 struct DriveOptions {
     DriveRequest request;
+    SweepOptions sweep;
     std::string engine;
     bool json = false;
     std::string output;
     TraceSourceOptions source;
     DbOptions db;
 };
+
+int runEngineSweep(DriveOptions& o) {
+    EngineSweepRequest sweep;
+    sweep.drive = o.request;
+    sweep.layout = std::exchange(sweep.drive.layout, {});
+    sweep.source = o.sweep.source;
+    sweep.thresholds = o.sweep.thresholds;
+    sweep.unoptimized = o.sweep.unoptimized;
+    if (!o.sweep.builds.empty()) {
+        auto builds = parseEngineBuilds(o.sweep.builds);
+        if (!builds)
+            return reportError(builds.error());
+        sweep.builds = std::move(*builds);
+    }
+    if (!o.sweep.slabSettings.empty()) {
+        auto settings = parseSlabSettings(o.sweep.slabSettings);
+        if (!settings)
+            return reportError(settings.error());
+        sweep.serverSettings = std::move(*settings);
+    }
+    if (auto ok = checkEngineSweepRequest(sweep); !ok)
+        return reportError(ok.error());
+    return runMeasuredJob(sweep, o, "engine sweep", runEngineSweepJob, renderEngineSweepTable);
+}
 
 int runDrive(DriveOptions o) {
     const auto engine = parseEngine(o.engine);
@@ -36,6 +73,8 @@ int runDrive(DriveOptions o) {
     request.importOptions = *importOptions;
     request.toolVersion = LAYOUTLAB_VERSION;
     request.notice = [](const std::string& text) { fmt::print(stderr, "{}\n", text); };
+    if (o.sweep.asked())
+        return runEngineSweep(o);
     if (auto ok = checkDriveRequest(request); !ok)
         return reportError(ok.error());
     return runMeasuredJob(request, o, "drive", runDriveJob, renderDriveTable);
@@ -77,6 +116,21 @@ void addDriveCommand(CLI::App& app, int& status) {
         ->capture_default_str();
     cmd->add_option("--run-pipeline", r.run.pipeline, "Run phase: GETs per round trip on each connection")
         ->capture_default_str();
+    auto* sweep = cmd->add_option_group("engine sweep",
+        "Measure several servers, one per setting, beside the predicted curve (each error shown): Valkey builds "
+        "at chosen thresholds, or memcached at several slab settings");
+    sweep->add_option("--source", o->sweep.source,
+        "valkey: a source archive to build at each of --at-thresholds (once, into the engine cache, through "
+        "scripts/build-engine); --layout names the layout it builds (default valkey-8.1)");
+    sweep->add_option("--at-thresholds", o->sweep.thresholds, "valkey: thresholds to build --source at, e.g. 32,64,128")
+        ->delimiter(',');
+    sweep->add_flag("--unoptimized", o->sweep.unoptimized,
+        "valkey: build with -O0 (the same memory layout, in about half the time)");
+    sweep->add_option("--builds", o->sweep.builds,
+        "valkey, redis: servers already built, as THRESHOLD=BINARY,... (instead of --source)");
+    sweep->add_option("--slab-settings", o->sweep.slabSettings,
+        fmt::format("memcached: slab settings to start the server with, as FACTOR:MIN_CHUNK,... (-f and -n), e.g. {}",
+            kDefaultSlabSettings));
     o->source.addTo(*cmd);
     o->db.addTo(*cmd);
     addJsonAndOutput(*cmd, o->json, o->output,

@@ -25,9 +25,12 @@ int runMeasuredJob(const Request& request, const Options& o, const char* label, 
     auto report = job(request, db->get(), &bar, interruptToken());
     if (!report)
         return reportError(report.error());
-    if (report->measuredRun)
+    if (report->measuredRun && report->predictionRun)
         fmt::print(stderr, "stored as runs {} (prediction) and {} (measured) in {}\n", report->predictionRun,
             report->measuredRun, o.db.resolvedPath());
+    else if (report->measuredRun)
+        fmt::print(stderr, "stored as run {} (measured, with its predictions) in {}\n", report->measuredRun,
+            o.db.resolvedPath());
     return printOutput(o.json ? toJson(*report).dump(2) + "\n" : table(*report), o.output);
 }
 

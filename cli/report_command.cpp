@@ -8,6 +8,7 @@
 
 #include "layoutlab/report/reporter.h"
 #include "layoutlab/report/svg_chart.h"
+#include "layoutlab/store/engine_sweep_points.h"
 #include "layoutlab/store/stored_run.h"
 
 #include <fmt/format.h>
@@ -54,10 +55,34 @@ struct Figure {
     std::string svg;
 };
 
+// An engine sweep's measured bytes per key as rings labelled with the prediction's error, at their
+// thresholds (none for memcached's slab settings, which the table lists).
+std::optional<SvgSeries> measuredSeries(const std::vector<EngineSweepPoint>& points, const std::string& name) {
+    SvgSeries s { name, {}, true, {} };
+    for (const auto& p : points)
+        if (p.threshold) {
+            s.points.emplace_back(*p.threshold, p.measuredBytesPerKey);
+            s.labels.push_back(fmt::format("{:+.2f}%", 100.0 * p.relativeError()));
+        }
+    if (s.points.empty())
+        return std::nullopt;
+    return s;
+}
+
 std::vector<Figure> figuresOf(const StoredRun& stored) {
     const auto& r = stored.result;
     const std::string base = fmt::format("run-{}", stored.run.id);
     std::vector<Figure> out;
+    const auto measured = engineSweepPoints(stored.measurements);
+    if (auto series = measuredSeries(measured, "measured (real servers)")) {
+        SvgSeries predicted { "predicted", {} };
+        for (const auto& p : measured)
+            if (p.threshold)
+                predicted.points.emplace_back(*p.threshold, p.predictedBytesPerKey);
+        out.push_back({ base + "-measured.svg",
+            renderSvg({ "Bytes per key: real servers against the prediction (hash index included)", "threshold (bytes)",
+                "bytes per key", { std::move(predicted), std::move(*series) }, { { 64, "64" }, { 128, "128" } } }) });
+    }
     if (r.points.size() < 2)
         return out; // one point: the table says it all
     const auto markers = markersOf(r);
@@ -82,6 +107,25 @@ std::vector<Figure> figuresOf(const StoredRun& stored) {
 
 std::string cell(const std::string& text) {
     return "<td>" + escapeXml(text) + "</td>";
+}
+
+// One row per real server of an engine sweep: what it measured, what was predicted, the error.
+std::string engineSweepTable(const std::vector<EngineSweepPoint>& points) {
+    const bool memcached = points.front().engine == "memcached";
+    std::string html = fmt::format(
+        "<h3>Measured against predicted</h3>\n<p>Bytes per key: {}. Worst error {:+.2f}%.</p>\n"
+        "<table class=\"points\">\n<tr><th>setting</th><th>keys</th><th>measured</th>"
+        "<th>predicted</th><th>error</th><th>GETs/s</th><th>server</th><th>model</th></tr>\n",
+        memcached ? "slab chunk bytes per item, hash index not included" : "used_memory per key, hash index included",
+        100.0 * worstError(points));
+    for (const auto& p : points)
+        html += "<tr>" + cell(p.setting) + cell(std::to_string(p.keys))
+            + fmt::format("<td>{:.2f}</td><td>{:.2f}</td><td>{:+.2f}%</td>", p.measuredBytesPerKey,
+                p.predictedBytesPerKey, 100.0 * p.relativeError())
+            + cell(p.getsPerSecond ? fmt::format("{:.0f}", *p.getsPerSecond) : std::string())
+            + cell(fmt::format("{} {}{}", p.engine, p.version, p.build.empty() ? "" : " built with " + p.build))
+            + cell(p.model) + "</tr>\n";
+    return html + "</table>\n";
 }
 
 std::string runSection(const StoredRun& stored, const std::vector<Figure>& figures) {
@@ -135,7 +179,9 @@ std::string runSection(const StoredRun& stored, const std::vector<Figure>& figur
         }
         html += "</table>\n";
     }
-    if (!stored.measurements.empty()) {
+    if (const auto measured = engineSweepPoints(stored.measurements); !measured.empty())
+        html += engineSweepTable(measured);
+    else if (!stored.measurements.empty()) {
         html += "<h3>Measured</h3>\n<table class=\"points\">\n<tr><th>threshold</th><th>metric</th><th>value</th>"
                 "<th>unit</th><th>engine</th></tr>\n";
         for (const auto& m : stored.measurements)
@@ -169,9 +215,13 @@ int runReport(const ReportOptions& o) {
         // The runs side by side: bytes per key of each.
         SvgChart together { "Bytes per key, every run", "threshold (bytes)", "bytes per key", {},
             { { 64, "64" }, { 128, "128" } } };
-        for (const auto& s : runs)
+        for (const auto& s : runs) {
             for (auto& series : seriesOf(s.result, { { "usable_bytes_per_key", "" } }, fmt::format("run {}", s.run.id)))
                 together.series.push_back(std::move(series));
+            if (auto series
+                = measuredSeries(engineSweepPoints(s.measurements), fmt::format("run {} measured", s.run.id)))
+                together.series.push_back(std::move(*series));
+        }
         Figure f { "runs-bytes-per-key.svg", renderSvg(together) };
         body
             += "<figure>" + f.svg + "<figcaption><a href=\"" + f.file + "\">" + f.file + "</a></figcaption></figure>\n";

@@ -7,6 +7,7 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QLocale>
 #include <QMenu>
 #include <QMessageBox>
 #include <QMouseEvent>
@@ -19,7 +20,10 @@
 #include <QtCharts/QBarSeries>
 #include <QtCharts/QBarSet>
 #include <QtCharts/QCategoryAxis>
+#include <QtCharts/QLegendMarker>
 #include <QtCharts/QLogValueAxis>
+#include <QtCharts/QScatterSeries>
+#include <QtCharts/QValueAxis>
 #include <limits>
 
 #include <algorithm>
@@ -152,6 +156,8 @@ void setThresholdRange(QValueAxis* axis, double first, double last) {
     axis->setTickType(QValueAxis::TicksDynamic);
     axis->setTickAnchor(0);
     axis->setTickInterval(interval);
+    // Whole bytes. "%.0f", not "%d": Qt 6.4 draws no dynamic-tick labels for "%d" once numbers are localised.
+    axis->setLabelFormat(QStringLiteral("%.0f"));
 }
 
 ChartPanel::ChartPanel(const QString& exportName, QWidget* parent)
@@ -301,6 +307,63 @@ void ChartPanel::contextMenuEvent(QContextMenuEvent* event) {
     auto* csv = menu.addAction(tr("Export data as CSV…"), this, [this] { exportInteractively(QStringLiteral("csv")); });
     csv->setEnabled(m_model != nullptr);
     menu.exec(event->globalPos());
+}
+
+QString relativeErrorText(double relativeError) {
+    return QStringLiteral("%1%2 %").arg(
+        relativeError >= 0 ? QStringLiteral("+") : QString(), QLocale().toString(100 * relativeError, 'f', 2));
+}
+
+void addMeasuredPoints(ChartPanel* panel, QValueAxis* x, QValueAxis* y, const std::vector<MeasuredMark>& marks,
+    const QString& name, const QColor& color) {
+    if (marks.empty())
+        return;
+    QChart* chart = panel->chart();
+    auto* rings = new QScatterSeries(chart);
+    rings->setObjectName(QStringLiteral("measured"));
+    rings->setName(name);
+    rings->setMarkerShape(QScatterSeries::MarkerShapeCircle);
+    rings->setMarkerSize(12);
+    rings->setColor(Qt::transparent);
+    QPen pen(color);
+    pen.setWidthF(2.2);
+    rings->setPen(pen);
+    double low = y->min(), high = y->max();
+    for (const auto& m : marks) {
+        rings->append(m.x, m.measured);
+        low = std::min(low, m.measured);
+        high = std::max(high, m.measured);
+    }
+    if (low < y->min() || high > y->max()) {
+        const double pad = (high - low) * 0.05;
+        y->setRange(std::max(0.0, low - pad), high + pad);
+        y->applyNiceNumbers();
+    }
+    chart->addSeries(rings);
+    rings->attachAxis(x);
+    rings->attachAxis(y);
+    panel->addHoverTips(rings, QCoreApplication::translate("ChartPanel", "threshold"), 2);
+    // Each ring's error beside it: one invisible point per ring carrying its own label, every other one
+    // below its ring so that neighbours' labels do not run together.
+    const double below = (y->max() - y->min()) * 0.16;
+    for (std::size_t k = 0; k < marks.size(); ++k) {
+        const MeasuredMark& m = marks[k];
+        auto* label = new QScatterSeries(chart);
+        label->setObjectName(QStringLiteral("measured-label"));
+        label->setMarkerSize(1);
+        label->setColor(color);
+        label->setBorderColor(color);
+        label->append(m.x, k % 2 ? m.measured - below : m.measured);
+        label->setPointLabelsFormat(relativeErrorText(m.relativeError));
+        label->setPointLabelsColor(color);
+        label->setPointLabelsClipping(false);
+        label->setPointLabelsVisible(true);
+        chart->addSeries(label);
+        label->attachAxis(x);
+        label->attachAxis(y);
+        for (QLegendMarker* marker : chart->legend()->markers(label))
+            marker->setVisible(false);
+    }
 }
 
 } // namespace layoutlab::gui

@@ -77,6 +77,20 @@ void drawBarChart(QChart* chart, const QStringList& categories,
 // A threshold axis from `first` to `last` bytes, ticks on multiples of a power of two (about eight).
 void setThresholdRange(QValueAxis* axis, double first, double last);
 
+// A point measured on a real server and the prediction's error there, for addMeasuredPoints.
+struct MeasuredMark {
+    double x = 0;
+    double measured = 0;
+    double relativeError = 0; // (predicted - measured) / measured
+};
+// Measured values on a chart of predicted lines: open rings without a line, each labelled with the
+// prediction's error (objectName "measured"; the labels "measured-label"). The y axis widens to hold
+// them.
+void addMeasuredPoints(ChartPanel* panel, QValueAxis* x, QValueAxis* y, const std::vector<MeasuredMark>& marks,
+    const QString& name, const QColor& color);
+// "+0.05 %" in the reader's locale.
+QString relativeErrorText(double relativeError);
+
 // Writes `model` as CSV: the horizontal headers, then every row's EditRole values (exact numbers).
 bool writeCsv(const QAbstractItemModel& model, const QString& path);
 

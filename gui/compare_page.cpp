@@ -47,14 +47,31 @@ QString runLabel(const RunRecord& r) {
 }
 } // namespace
 
-void CompareTableModel::setRuns(
-    std::vector<ThresholdPoint> a, std::vector<ThresholdPoint> b, const SweepMetric& metric) {
+ThresholdValues thresholdValues(const std::vector<ThresholdPoint>& points,
+    const std::vector<EngineSweepPoint>& measured, const SweepMetric& metric) {
+    ThresholdValues out;
+    for (const auto& p : points)
+        out[p.threshold] = metricOf(metric, p);
+    const bool bytesPerKey = metric.table && metric.table->name == std::string_view("usable_bytes_per_key");
+    for (const auto& m : measured)
+        if (m.threshold) // memcached's slab settings have no threshold to meet a sweep's at
+            out[*m.threshold] = bytesPerKey ? std::optional<double>(m.measuredBytesPerKey) : std::nullopt;
+    return out;
+}
+
+void CompareTableModel::setRuns(const ThresholdValues& a, const ThresholdValues& b, const SweepMetric& metric) {
     beginResetModel();
     m_metric = metric;
     m_rows.clear();
-    for (const PointPair& pair : pairByThreshold(a, b))
-        m_rows.push_back({ pair.threshold, pair.a ? metricOf(metric, *pair.a) : std::nullopt,
-            pair.b ? metricOf(metric, *pair.b) : std::nullopt });
+    std::map<std::uint32_t, Row> rows;
+    for (const auto& [threshold, value] : a)
+        rows[threshold] = { threshold, value, std::nullopt };
+    for (const auto& [threshold, value] : b) {
+        rows[threshold].threshold = threshold;
+        rows[threshold].b = value;
+    }
+    for (const auto& [threshold, row] : rows)
+        m_rows.push_back(row);
     endResetModel();
 }
 
@@ -188,7 +205,7 @@ void ComparePage::setRuns(const QString& databasePath, const std::vector<RunReco
     m_databasePath = databasePath;
     m_runs.clear();
     for (const auto& r : runs)
-        if (r.status == "complete" && r.points > 0)
+        if (r.status == "complete" && (r.points > 0 || r.kind == kEngineSweepKind))
             m_runs.push_back(r);
     for (QComboBox* box : { m_runA, m_runB }) {
         const QSignalBlocker block(box);
@@ -239,14 +256,19 @@ void ComparePage::refresh() {
     }
     const RunRecord& runA = m_runs[std::size_t(a)];
     const RunRecord& runB = m_runs[std::size_t(b)];
-    auto pointsA = (*db)->points(runA.id);
-    auto pointsB = (*db)->points(runB.id);
-    if (!pointsA || !pointsB) {
-        emit failed(errorText(!pointsA ? pointsA.error() : pointsB.error()));
-        return;
-    }
     const SweepMetric& metric = m_metrics[std::size_t(metricIndex)];
-    m_model.setRuns(std::move(*pointsA), std::move(*pointsB), metric);
+    ThresholdValues values[2];
+    for (const bool isB : { false, true }) {
+        const RunRecord& run = isB ? runB : runA;
+        auto points = (*db)->points(run.id);
+        auto measurements = (*db)->measurements(run.id);
+        if (!points || !measurements) {
+            emit failed(errorText(!points ? points.error() : measurements.error()));
+            return;
+        }
+        values[isB] = thresholdValues(*points, engineSweepPoints(*measurements), metric);
+    }
+    m_model.setRuns(values[0], values[1], metric);
 
     // Parameters side by side; the ones that differ in bold.
     const std::pair<QString, std::pair<std::string, std::string>> rows[] { { tr("trace"),
@@ -273,7 +295,6 @@ void ComparePage::refresh() {
 
     auto* x = new QValueAxis(chart);
     x->setTitleText(tr("threshold (bytes)"));
-    x->setLabelFormat(QStringLiteral("%d"));
     auto* y = new QValueAxis(chart);
     y->setTitleText(metric.header);
     chart->addAxis(x, Qt::AlignBottom);
@@ -282,7 +303,9 @@ void ComparePage::refresh() {
     double first = std::numeric_limits<double>::max(), last = std::numeric_limits<double>::lowest();
     for (const bool isB : { false, true }) {
         auto* series = new QLineSeries(chart);
-        series->setName(isB ? tr("B (#%1)").arg(runB.id) : tr("A (#%1)").arg(runA.id));
+        const RunRecord& run = isB ? runB : runA;
+        series->setName((isB ? tr("B (#%1)") : tr("A (#%1)")).arg(run.id)
+            + (run.kind == kEngineSweepKind ? tr(", measured") : QString()));
         series->setPointsVisible(true);
         for (int r = 0; r < m_model.rowCount(); ++r)
             if (const auto v = m_model.value(r, isB)) {

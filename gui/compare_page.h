@@ -6,10 +6,13 @@
 
 #include "result_models.h"
 
+#include "layoutlab/store/engine_sweep_points.h"
 #include "layoutlab/store/results_db.h"
 
 #include <QAbstractTableModel>
 #include <QWidget>
+
+#include <map>
 
 class QComboBox;
 class QLabel;
@@ -19,13 +22,21 @@ namespace layoutlab::gui {
 
 class ChartPanel;
 
+// A run's metric at each of its thresholds (nothing where it lacks the metric there).
+using ThresholdValues = std::map<std::uint32_t, std::optional<double>>;
+
+// A metric of stored points; for an engine sweep (no points), its servers' measured bytes per key.
+ThresholdValues thresholdValues(const std::vector<ThresholdPoint>& points,
+    const std::vector<EngineSweepPoint>& measured, const SweepMetric& metric);
+
 class CompareTableModel final : public QAbstractTableModel {
     Q_OBJECT
 public:
     enum Column { Threshold, RunA, RunB, Difference, Change, ColumnCount };
     using QAbstractTableModel::QAbstractTableModel;
 
-    void setRuns(std::vector<ThresholdPoint> a, std::vector<ThresholdPoint> b, const SweepMetric& metric);
+    // The union of both runs' thresholds, each with both runs' values.
+    void setRuns(const ThresholdValues& a, const ThresholdValues& b, const SweepMetric& metric);
     void clear();
     // The metric of run A (`b` false) or B at `row`; nothing when that run has no point there.
     std::optional<double> value(int row, bool b) const;
@@ -39,7 +50,7 @@ public:
 
 private:
     struct Row {
-        std::uint32_t threshold;
+        std::uint32_t threshold = 0;
         std::optional<double> a, b;
     };
     std::vector<Row> m_rows;
@@ -51,7 +62,7 @@ class ComparePage final : public QWidget {
 public:
     explicit ComparePage(QWidget* parent = nullptr);
 
-    // The runs that have points, from the database at `databasePath`.
+    // The runs that have points, and engine sweeps (measured points), from the database at `databasePath`.
     void setRuns(const QString& databasePath, const std::vector<RunRecord>& runs);
     // Compares the runs with these ids (false when either is not listed).
     bool compare(qint64 runA, qint64 runB);

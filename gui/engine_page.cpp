@@ -8,6 +8,7 @@
 #include "task_runner.h"
 
 #include <QButtonGroup>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -122,6 +123,7 @@ EnginePage::EnginePage(TaskRunner& runner, std::function<QString()> databasePath
     auto* splitter = keptSplitter(Qt::Vertical, QStringLiteral("engine-splitter"), m_table, 1, charts, 2, this);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(controls);
+    layout->addWidget(makeCurveControls());
     layout->addWidget(m_summary);
     layout->addWidget(splitter, 1);
 
@@ -132,16 +134,31 @@ EnginePage::EnginePage(TaskRunner& runner, std::function<QString()> databasePath
         if (!startDrive(&error))
             emit failed(error);
     });
-    connect(&m_runner, &TaskRunner::started, this, [this] { m_run->setEnabled(false); });
-    connect(&m_runner, &TaskRunner::finished, this, [this] { m_run->setEnabled(true); });
+    connect(&m_runner, &TaskRunner::started, this, [this] {
+        m_run->setEnabled(false);
+        m_measureCurve->setEnabled(false);
+    });
+    connect(&m_runner, &TaskRunner::finished, this, [this] {
+        m_run->setEnabled(true);
+        m_measureCurve->setEnabled(true);
+    });
     updateControls();
     showReport({});
 }
 
 void EnginePage::updateControls() {
-    m_framing->setEnabled(m_engine->currentText() == QLatin1String("memcached"));
+    const bool memcached = m_engine->currentText() == QLatin1String("memcached");
+    const bool valkey = m_engine->currentText() == QLatin1String("valkey");
+    m_framing->setEnabled(memcached);
     m_binary->setEnabled(!m_attach->isChecked());
     m_connect->setEnabled(m_attach->isChecked());
+    m_slabSettings->setEnabled(memcached);
+    // Only Valkey is built from source here; Redis builds can be picked.
+    m_source->setEnabled(valkey);
+    m_buildThresholds->setEnabled(valkey);
+    m_quickBuild->setEnabled(valkey);
+    m_curveLayout->setEnabled(!memcached);
+    m_builds->setEnabled(!memcached);
 }
 
 void EnginePage::setTracePath(const QString& path) {
@@ -360,6 +377,7 @@ void EnginePage::saveSettings() const {
     s.setValue(QStringLiteral("engine/runRequests"), m_runRequests->value());
     s.setValue(QStringLiteral("engine/connections"), m_connections->value());
     s.setValue(QStringLiteral("engine/pipeline"), m_pipeline->value());
+    saveCurveSettings();
 }
 
 void EnginePage::restoreSettings() {
@@ -373,6 +391,7 @@ void EnginePage::restoreSettings() {
     m_runRequests->setValue(s.value(QStringLiteral("engine/runRequests"), m_runRequests->value()).toInt());
     m_connections->setValue(s.value(QStringLiteral("engine/connections"), m_connections->value()).toInt());
     m_pipeline->setValue(s.value(QStringLiteral("engine/pipeline"), m_pipeline->value()).toInt());
+    restoreCurveSettings();
     updateControls();
 }
 

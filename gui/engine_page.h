@@ -9,6 +9,8 @@
 // in the database.
 
 #include "layoutlab/jobs/drive_job.h"
+#include "layoutlab/jobs/engine_sweep_job.h"
+#include "layoutlab/store/stored_run.h"
 
 #include <QJsonObject>
 #include <QStandardItemModel>
@@ -17,6 +19,8 @@
 #include <functional>
 
 class QButtonGroup;
+class QCheckBox;
+class QGroupBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -30,6 +34,12 @@ namespace layoutlab::gui {
 class ChartPanel;
 class TaskRunner;
 
+// An engine sweep stored as a measured run, its report rebuilt from the run (none when the run is not
+// one); predictionRun names its predicted sweep (0 for memcached).
+std::optional<EngineSweepReport> storedEngineSweep(const StoredRun& stored);
+// The engine-sweep run among `runs` whose predicted sweep is run `predictionRun` (0: none).
+qint64 engineSweepBeside(const std::vector<RunRecord>& runs, qint64 predictionRun);
+
 class EnginePage final : public QWidget {
     Q_OBJECT
 public:
@@ -41,6 +51,17 @@ public:
     bool startDrive(QString* error = nullptr);
     // Shows a drive's report (toJson(DriveReport), as `layoutlab drive --json` prints it).
     void showReport(const QJsonObject& report);
+
+    // The measured curve (engine_curve.cpp): the engine sweep the form describes, started on the runner,
+    // and its report shown here (a chart of measured against predicted, one row per setting).
+    Expected<EngineSweepRequest> engineSweepRequest() const;
+    bool startCurve(QString* error = nullptr);
+    void showCurve(const EngineSweepReport& report);
+    QLineEdit* sourceEdit() const { return m_source; }
+    QLineEdit* buildThresholdsEdit() const { return m_buildThresholds; }
+    QLineEdit* buildsEdit() const { return m_builds; }
+    QLineEdit* slabSettingsEdit() const { return m_slabSettings; }
+    QCheckBox* quickBuildBox() const { return m_quickBuild; }
 
     QComboBox* engineBox() const { return m_engine; }
     QLineEdit* binaryEdit() const { return m_binary; }
@@ -59,8 +80,15 @@ public:
 signals:
     void failed(const QString& error);
     void runsStored();
+    // An engine sweep finished: its points, the trace, the layout's canonical spec (empty for memcached)
+    // and the run that holds them.
+    void curveMeasured(
+        const std::vector<EngineSweepPoint>& points, const QString& trace, const QString& layoutSpec, qint64 run);
 
 private:
+    QGroupBox* makeCurveControls();
+    void saveCurveSettings() const;
+    void restoreCurveSettings();
     void updateControls();
     QStringList m_notes; // the last drive's notes (the model chosen, a calibration)
     void drawMemory();
@@ -87,6 +115,14 @@ private:
     QTableView* m_table;
     ChartPanel* m_memoryChart;
     ChartPanel* m_latencyChart;
+    // The measured curve's settings.
+    QLineEdit* m_source = nullptr;
+    QLineEdit* m_buildThresholds = nullptr;
+    QLineEdit* m_curveLayout = nullptr;
+    QCheckBox* m_quickBuild = nullptr;
+    QLineEdit* m_builds = nullptr;
+    QLineEdit* m_slabSettings = nullptr;
+    QPushButton* m_measureCurve = nullptr;
 };
 
 } // namespace layoutlab::gui

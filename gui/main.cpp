@@ -2,9 +2,10 @@
 // layoutlab-gui: the desktop application.
 //
 //   layoutlab-gui [TRACE] [--db DB]        opens TRACE (else the last trace, else the bundled seed dataset)
-//   layoutlab-gui --screenshot DIR [--db DB]
+//   layoutlab-gui --screenshot DIR [--engine-source ARCHIVE] [--db DB] [TRACE]
 //       renders every main view for the bundled seed dataset (or TRACE, when given) to DIR/*.png
 //       offscreen and exits; it uses fresh settings, and a temporary results database unless --db is given.
+//       With a Valkey source archive it also measures builds of it and renders the sweep with them.
 
 #include "main_window.h"
 #include "screenshot_tour.h"
@@ -39,8 +40,13 @@ int main(int argc, char** argv) {
         QStringLiteral("PATH"));
     const QCommandLineOption screenshot(QStringLiteral("screenshot"),
         QStringLiteral("Render each main view for the bundled dataset to DIR/*.png and exit"), QStringLiteral("DIR"));
+    const QCommandLineOption engineSource(QStringLiteral("engine-source"),
+        QStringLiteral("With --screenshot: a Valkey source archive to build at four thresholds and measure, for the "
+                       "sweep with measured points"),
+        QStringLiteral("ARCHIVE"));
     parser.addOption(db);
     parser.addOption(screenshot);
+    parser.addOption(engineSource);
     parser.addPositionalArgument(QStringLiteral("trace"), QStringLiteral("A trace to open (any importable format)"));
     parser.process(app);
 
@@ -53,8 +59,8 @@ int main(int argc, char** argv) {
             parser.isSet(db) ? parser.value(db) : scratch.filePath(QStringLiteral("screenshots.db")));
         QString error;
         const QStringList traces = parser.positionalArguments();
-        if (!layoutlab::gui::renderScreenshots(
-                window, parser.value(screenshot), &error, traces.isEmpty() ? QString() : traces.front())) {
+        if (!layoutlab::gui::renderScreenshots(window, parser.value(screenshot), &error,
+                traces.isEmpty() ? QString() : traces.front(), parser.value(engineSource))) {
             std::fprintf(stderr, "layoutlab-gui: error: %s\n", qPrintable(error));
             return 1;
         }

@@ -104,6 +104,10 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     connect(m_compare, &ComparePage::failed, this, &MainWindow::showError);
     connect(m_engine, &EnginePage::failed, this, &MainWindow::showError);
     connect(m_engine, &EnginePage::runsStored, this, [this] { refreshLibrary(); });
+    connect(m_engine, &EnginePage::curveMeasured, this,
+        [this](const std::vector<EngineSweepPoint>& points, const QString& trace, const QString& layout, qint64 run) {
+            m_sweep->setMeasuredPoints(points, trace, layout, tr("run %1").arg(run));
+        });
     connect(m_jobs, &JobActions::failed, this, &MainWindow::showError);
     connect(m_jobs, &JobActions::runsStored, this, [this] { refreshLibrary(); });
     connect(m_jobs, &JobActions::reportReady, this, &MainWindow::showReport);
@@ -269,6 +273,20 @@ void MainWindow::showRun(qint64 runId) {
         showError(errorText(stored.error()));
         return;
     }
+    // An engine sweep: its servers in the Engine view, and on its predicted sweep when it has one. A sweep
+    // with an engine sweep beside it: that sweep's servers on its memory chart.
+    std::optional<EngineSweepReport> measured = storedEngineSweep(*stored);
+    if (measured) {
+        m_engine->showCurve(*measured);
+        if (!measured->predictionRun) {
+            m_tabs->setCurrentWidget(m_engine);
+            return;
+        }
+        if (auto predicted = loadStoredRun(**db, measured->predictionRun); predicted)
+            stored = std::move(predicted);
+    } else if (const qint64 beside = engineSweepBeside(m_library->runs().all(), runId))
+        if (auto run = loadStoredRun(**db, beside); run)
+            measured = storedEngineSweep(*run);
     if (stored->result.points.empty()) {
         showError(tr("Run %1 (%2, %3) has no threshold points to show.")
                       .arg(runId)
@@ -276,6 +294,9 @@ void MainWindow::showRun(qint64 runId) {
         return;
     }
     m_sweep->showStoredRun(*stored);
+    if (measured)
+        m_sweep->setMeasuredPoints(measured->points, QString::fromStdString(measured->trace),
+            QString::fromStdString(measured->layout), tr("run %1").arg(measured->measuredRun));
     m_tabs->setCurrentWidget(m_sweep);
 }
 

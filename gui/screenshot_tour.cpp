@@ -11,14 +11,58 @@
 #include "workload_page.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
+#include <QLineEdit>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QTabWidget>
 
 namespace layoutlab::gui {
 
-bool renderScreenshots(MainWindow& window, const QString& directory, QString* error, const QString& trace) {
+namespace {
+
+// Valkey builds of `source` at four thresholds, then the sweep they are measured against.
+bool measureValkeyCurve(MainWindow& window, const QString& source, const QString& directory, QString* error) {
+    auto fail = [error](const QString& text) {
+        if (error)
+            *error = text;
+        return false;
+    };
+    EnginePage* engine = window.enginePage();
+    engine->engineBox()->setCurrentText(QStringLiteral("valkey"));
+    engine->sourceEdit()->setText(source);
+    engine->buildThresholdsEdit()->setText(QStringLiteral("32,64,96,128"));
+    engine->quickBuildBox()->setChecked(true);
+    engine->runRequestsBox()->setValue(0);
+    QString curveError;
+    if (!engine->startCurve(&curveError))
+        return fail(curveError);
+    if (!window.runner().waitForIdle(1200000) || !window.lastError().isEmpty())
+        return fail(window.lastError().isEmpty() ? QObject::tr("measuring the curve timed out") : window.lastError());
+    window.sweepPage()->layoutBox()->setCurrentText(QStringLiteral("valkey-8.1"));
+    if (!window.sweepPage()->startSweep(&curveError))
+        return fail(curveError);
+    if (!window.runner().waitForIdle(300000) || !window.lastError().isEmpty())
+        return fail(window.lastError().isEmpty() ? QObject::tr("the sweep timed out") : window.lastError());
+    window.sweepPage()->setCursorThreshold(96);
+    const std::pair<QWidget*, QString> views[] { { window.sweepPage(), QStringLiteral("sweep-measured") },
+        { engine, QStringLiteral("engine-curve") }, { window.comparePage(), QStringLiteral("compare-measured") } };
+    for (const auto& [page, name] : views) {
+        window.tabs()->setCurrentWidget(page);
+        QApplication::processEvents();
+        const QString path = directory + QLatin1Char('/') + name + QStringLiteral(".png");
+        if (!window.grab().save(path, "PNG"))
+            return fail(QObject::tr("cannot write %1").arg(path));
+    }
+    return true;
+}
+
+} // namespace
+
+bool renderScreenshots(
+    MainWindow& window, const QString& directory, QString* error, const QString& trace, const QString& engineSource) {
     auto fail = [error](const QString& text) {
         if (error)
             *error = text;
@@ -64,6 +108,8 @@ bool renderScreenshots(MainWindow& window, const QString& directory, QString* er
         if (!window.grab().save(path, "PNG"))
             return fail(QObject::tr("cannot write %1").arg(path));
     }
+    if (!engineSource.isEmpty() && !measureValkeyCurve(window, engineSource, directory, error))
+        return false;
     // Last, the sweep of a bundled what-if layout file (the views above show the built-in models).
     window.sweepPage()->setLayoutFile(QStringLiteral(LAYOUTLAB_DATASETS_DIR "/layouts/valkey-no-value-pointer.toml"));
     QString sweepError;

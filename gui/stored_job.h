@@ -35,6 +35,10 @@ inline QString errorText(Error error) {
         { field::kConnections, "Connections" },
         { field::kRunPipeline, "Pipeline" },
         { field::kRunSeconds, "Run seconds" },
+        { field::kEngineSource, "Valkey source" },
+        { field::kBuildThresholds, "Thresholds to build" },
+        { field::kEngineBuilds, "Builds" },
+        { field::kServerSettings, "Slab settings" },
     };
     for (const auto& [name, label] : kLabels)
         if (error.field == name)

@@ -33,6 +33,10 @@ namespace layoutlab::gui {
 
 namespace {
 
+QString qt(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
 // A range with a little room above and below, so lines do not sit on the frame.
 std::pair<double, double> paddedRange(double low, double high) {
     if (high - low < 1e-9) {
@@ -52,6 +56,7 @@ void SweepPage::redraw() {
         { { QStringLiteral("usable_bytes_per_key"), tr("bytes per key") },
             { QStringLiteral("overhead_bytes_per_key"), tr("overhead per key") } },
         tr("bytes/key"));
+    drawMeasured();
     drawChart(m_charts[1], { { QStringLiteral("internal_fragmentation_bytes_per_key"), tr("internal fragmentation") } },
         tr("bytes/key"));
     drawChart(m_charts[2],
@@ -69,6 +74,61 @@ void SweepPage::redraw() {
     for (std::size_t i = 0; i < m_charts.size(); ++i)
         m_charts[i]->chart()->setTitle(titles[int(i)]);
     drawCursor();
+}
+
+void SweepPage::setMeasuredPoints(
+    std::vector<EngineSweepPoint> points, const QString& trace, const QString& layoutSpec, const QString& source) {
+    m_measured = { std::move(points), trace, layoutSpec, source };
+    redraw();
+}
+
+std::vector<EngineSweepPoint> SweepPage::shownMeasuredPoints() const {
+    const auto& result = m_model.result();
+    if (m_measured.points.empty() || result.points.empty() || qt(result.layoutSpec) != m_measured.layoutSpec
+        || QFileInfo(m_tracePath).absoluteFilePath() != QFileInfo(m_measured.trace).absoluteFilePath())
+        return {};
+    std::vector<EngineSweepPoint> out;
+    for (const auto& p : m_measured.points)
+        if (p.threshold)
+            out.push_back(p);
+    return out;
+}
+
+QString SweepPage::measuredText() const {
+    return m_measuredLine->isVisible() ? m_measuredLine->text() : QString();
+}
+
+void SweepPage::drawMeasured() {
+    const auto points = shownMeasuredPoints();
+    m_measuredLine->setVisible(!points.empty());
+    if (points.empty())
+        return;
+    ChartPanel* panel = m_charts[0];
+    const auto horizontal = panel->chart()->axes(Qt::Horizontal);
+    const auto vertical = panel->chart()->axes(Qt::Vertical);
+    auto* x = horizontal.isEmpty() ? nullptr : qobject_cast<QValueAxis*>(horizontal.front());
+    auto* y = vertical.isEmpty() ? nullptr : qobject_cast<QValueAxis*>(vertical.front());
+    if (!x || !y)
+        return;
+    std::vector<MeasuredMark> marks;
+    QStringList each;
+    QLocale locale;
+    for (const auto& p : points) {
+        marks.push_back({ double(*p.threshold), p.measuredBytesPerKey, p.relativeError() });
+        each << tr("%1: %2 (predicted %3, %4)")
+                    .arg(*p.threshold)
+                    .arg(locale.toString(p.measuredBytesPerKey, 'f', 2),
+                        locale.toString(p.predictedBytesPerKey, 'f', 2), relativeErrorText(p.relativeError()));
+    }
+    const auto& first = points.front();
+    const QString servers = first.build.empty()
+        ? tr("%1 %2 builds picked").arg(qt(first.engine), qt(first.version))
+        : tr("%1 %2 built at each threshold").arg(qt(first.engine), qt(first.version));
+    addMeasuredPoints(panel, x, y, marks, tr("measured (real servers)"), QColor(0xc0, 0x39, 0x2b));
+    m_measuredLine->setText(tr("<b>Measured on real servers</b> (%1, %2): bytes per key at threshold %3. Worst "
+                               "error %4.")
+                                .arg(servers, m_measured.source.toHtmlEscaped(), each.join(QStringLiteral("; ")),
+                                    relativeErrorText(worstError(points))));
 }
 
 void SweepPage::setCursorThreshold(double threshold) {
@@ -139,7 +199,6 @@ void SweepPage::drawChart(
     const int rows = m_model.rowCount();
     auto* x = new QValueAxis(chart);
     x->setTitleText(tr("threshold (bytes)"));
-    x->setLabelFormat(QStringLiteral("%d"));
     auto* y = new QValueAxis(chart);
     y->setTitleText(yTitle);
     chart->addAxis(x, Qt::AlignBottom);

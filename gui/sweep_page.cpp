@@ -86,7 +86,8 @@ SweepPage::SweepPage(TaskRunner& runner, std::function<QString()> databasePath, 
     , m_run(new QPushButton(tr("Run sweep"), this))
     , m_summary(new QLabel(this))
     , m_table(new QTableView(this))
-    , m_cursorLine(new QLabel(this)) {
+    , m_cursorLine(new QLabel(this))
+    , m_measuredLine(new QLabel(this)) {
     m_layout->setEditable(true);
     for (const auto& l : listLayouts()) {
         m_layout->addItem(qt(l.name), qt(l.spec));
@@ -157,6 +158,10 @@ SweepPage::SweepPage(TaskRunner& runner, std::function<QString()> databasePath, 
     layout->addLayout(controls);
     layout->addWidget(m_summary);
     layout->addWidget(m_cursorLine);
+    layout->addWidget(m_measuredLine);
+    m_measuredLine->setWordWrap(true);
+    m_measuredLine->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_measuredLine->hide();
     layout->addWidget(splitter, 1);
     m_cursorLine->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);

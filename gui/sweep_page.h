@@ -7,6 +7,7 @@
 
 #include "result_models.h"
 
+#include "layoutlab/store/engine_sweep_points.h"
 #include "layoutlab/store/stored_run.h"
 
 #include <QWidget>
@@ -57,6 +58,14 @@ public:
     std::vector<ChartPanel*> charts() const { return m_charts; }
     QComboBox* layoutBox() const { return m_layout; }
     QString summaryText() const;
+    // Real servers' bytes per key (an engine sweep of `trace` predicted with `layoutSpec`, a canonical
+    // spec), drawn on the memory chart beside the predicted curve with the error at each, whenever the
+    // sweep shown is of that trace and layout. `source` says where they come from ("run 12").
+    void setMeasuredPoints(
+        std::vector<EngineSweepPoint> points, const QString& trace, const QString& layoutSpec, const QString& source);
+    // The measured points drawn now (none when the sweep shown is of another trace or layout).
+    std::vector<EngineSweepPoint> shownMeasuredPoints() const;
+    QString measuredText() const;
     // Shows a stored run's points, with the form set to the parameters it was made with.
     void showStoredRun(const StoredRun& stored);
     QComboBox* allocatorBox() const { return m_allocator; }
@@ -83,6 +92,7 @@ signals:
 private:
     static constexpr int kSpecRole = Qt::UserRole + 1; // a layout file item's spec
     void redraw();
+    void drawMeasured();
     void watchLayoutFile();
     void layoutFileChanged();
     // One line of a chart: the metric (by its CLI name), its legend name, and whether it is read on the
@@ -113,6 +123,13 @@ private:
     QLabel* m_summary;
     QTableView* m_table;
     QLabel* m_cursorLine;
+    QLabel* m_measuredLine;
+    struct Measured {
+        std::vector<EngineSweepPoint> points;
+        QString trace;
+        QString layoutSpec;
+        QString source;
+    } m_measured;
     std::optional<std::uint32_t> m_cursor;
     void drawCursor();
     std::vector<ChartPanel*> m_charts;

@@ -125,7 +125,8 @@ Expected<Endpoint> parseEndpoint(const std::string& text, bool allowRemote) {
     return e;
 }
 
-Expected<std::unique_ptr<EngineServer>> EngineServer::start(Engine engine, const std::string& binary) {
+Expected<std::unique_ptr<EngineServer>> EngineServer::start(
+    Engine engine, const std::string& binary, const std::vector<std::string>& extraArgs) {
     std::unique_ptr<EngineServer> server(new EngineServer());
     server->m_binary = binary;
     if (server->m_binary.empty()) {
@@ -149,8 +150,9 @@ Expected<std::unique_ptr<EngineServer>> EngineServer::start(Engine engine, const
         auto port = findFreePort();
         if (!port)
             return port.error();
-        auto process = ServerProcess::start(engineArgv(engine, server->m_binary, *port, ::geteuid() == 0),
-            server->m_workDir, server->m_workDir + "/server.log");
+        auto argv = engineArgv(engine, server->m_binary, *port, ::geteuid() == 0);
+        argv.insert(argv.end(), extraArgs.begin(), extraArgs.end());
+        auto process = ServerProcess::start(argv, server->m_workDir, server->m_workDir + "/server.log");
         if (!process)
             return process.error();
         if (auto ready = waitForPort(*port, **process, std::chrono::seconds(10)); ready) {

@@ -52,12 +52,15 @@ void untrack(pid_t pid) {
 }
 
 // In the child, between fork and exec: only async-signal-safe calls (the parent may have other threads).
-[[noreturn]] void execChild(const std::vector<char*>& args, const char* workDir, const char* logPath, pid_t parent) {
+[[noreturn]] void execChild(
+    const std::vector<char*>& args, const char* workDir, const char* logPath, pid_t parent, bool ownGroup) {
     // Die with the parent, however it ends (SIGKILL included): a server must never outlive the command
     // that started it. If the parent is already gone, do not start at all.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent)
         ::_exit(127);
+    if (ownGroup)
+        ::setpgid(0, 0);
     // The parent blocks its interrupt signals for its signal thread; the child starts with none blocked
     // and default dispositions, as it would from a shell.
     sigset_t none;
@@ -79,13 +82,15 @@ void untrack(pid_t pid) {
 void killStartedProcesses() {
     for (auto& slot : g_children) {
         const pid_t p = slot.load();
-        if (p > 0)
+        if (p > 0) {
+            ::kill(-p, SIGKILL); // the child's group, when it leads one (else no such group: ESRCH)
             ::kill(p, SIGKILL);
+        }
     }
 }
 
 Expected<std::unique_ptr<ServerProcess>> ServerProcess::start(
-    const std::vector<std::string>& argv, const std::string& workDir, const std::string& logPath) {
+    const std::vector<std::string>& argv, const std::string& workDir, const std::string& logPath, bool ownGroup) {
     if (argv.empty())
         return usageError("no server binary given");
     if (::access(argv[0].c_str(), X_OK) != 0)
@@ -99,10 +104,13 @@ Expected<std::unique_ptr<ServerProcess>> ServerProcess::start(
     if (pid < 0)
         return ioError(fmt::format("cannot start server: fork: {}", std::strerror(errno)), argv[0]);
     if (pid == 0)
-        execChild(args, workDir.c_str(), logPath.c_str(), parent);
+        execChild(args, workDir.c_str(), logPath.c_str(), parent, ownGroup);
+    if (ownGroup)
+        ::setpgid(pid, pid); // also here, so that a stop right after the fork finds the group
     track(pid);
     std::unique_ptr<ServerProcess> p(new ServerProcess());
     p->m_pid = pid;
+    p->m_ownGroup = ownGroup;
     p->m_logPath = logPath;
     return p;
 }
@@ -119,22 +127,28 @@ bool ServerProcess::running() {
     if (r == m_pid) {
         untrack(m_pid);
         m_pid = -1;
+        m_waitStatus = status; // for waitForExit
         return false;
     }
     return r == 0;
 }
 
 Expected<int> ServerProcess::waitForExit(std::stop_token stop) {
+    auto exited = [](int status) -> Expected<int> {
+        if (WIFSIGNALED(status))
+            return ioError(
+                fmt::format("the process was ended by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status))));
+        return WEXITSTATUS(status);
+    };
+    if (m_pid <= 0 && m_waitStatus)
+        return exited(*m_waitStatus); // reaped by running()
     while (m_pid > 0) {
         int status = 0;
         const pid_t r = waitpid(m_pid, &status, WNOHANG);
         if (r == m_pid) {
             untrack(m_pid);
             m_pid = -1;
-            if (WIFSIGNALED(status))
-                return ioError(fmt::format(
-                    "the process was ended by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status))));
-            return WEXITSTATUS(status);
+            return exited(status);
         }
         if (r < 0)
             return ioError(fmt::format("waitpid failed: {}", std::strerror(errno)));
@@ -150,7 +164,7 @@ Expected<int> ServerProcess::waitForExit(std::stop_token stop) {
 void ServerProcess::stop(std::chrono::milliseconds grace) {
     if (m_pid <= 0)
         return;
-    ::kill(m_pid, SIGTERM);
+    ::kill(m_ownGroup ? -m_pid : m_pid, SIGTERM);
     const auto deadline = std::chrono::steady_clock::now() + grace;
     while (std::chrono::steady_clock::now() < deadline) {
         int status = 0;
@@ -161,7 +175,7 @@ void ServerProcess::stop(std::chrono::milliseconds grace) {
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    ::kill(m_pid, SIGKILL);
+    ::kill(m_ownGroup ? -m_pid : m_pid, SIGKILL);
     int status = 0;
     waitpid(m_pid, &status, 0);
     untrack(m_pid);

@@ -17,6 +17,8 @@ namespace layoutlab {
 Status checkDriveRequest(const DriveRequest& r) {
     if (!r.connect.empty() && !r.serverBinary.empty())
         return usageError("give a server to start or one to attach to, not both", field::kConnect);
+    if (!r.connect.empty() && !r.serverArgs.empty())
+        return usageError("server settings apply to a server layoutlab starts, not one attached to", field::kConnect);
     if (r.pipeline == 0)
         return usageError("the load pipeline must be at least 1", field::kPipeline);
     if (r.run.connections == 0 || r.run.connections > 256)
@@ -38,7 +40,7 @@ namespace drive {
 Expected<DriveTarget> DriveTarget::open(const DriveRequest& r) {
     DriveTarget target;
     if (r.connect.empty()) {
-        auto started = EngineServer::start(r.engine, r.serverBinary);
+        auto started = EngineServer::start(r.engine, r.serverBinary, r.serverArgs);
         if (!started)
             return started.error();
         target.server = std::move(*started);
@@ -78,6 +80,8 @@ RunParameters driveParameters(
     p.extra = { { "engine", report.engine }, { "engine_version", report.version }, { "endpoint", report.endpoint },
         { "started", report.started }, { "server_binary", target.server ? target.server->binary() : std::string() },
         { "pipeline", r.pipeline } };
+    if (!r.serverArgs.empty())
+        p.extra["server_args"] = r.serverArgs;
     if (report.isMemcached())
         p.extra["framing"] = report.framing;
     else

@@ -63,6 +63,11 @@ inline constexpr const char* kPipeline = "pipeline";
 inline constexpr const char* kConnections = "connections";
 inline constexpr const char* kRunPipeline = "run pipeline";
 inline constexpr const char* kRunSeconds = "run seconds";
+// An engine sweep's (layoutlab/jobs/engine_sweep_job.h).
+inline constexpr const char* kEngineSource = "engine source";
+inline constexpr const char* kBuildThresholds = "build thresholds";
+inline constexpr const char* kEngineBuilds = "engine builds";
+inline constexpr const char* kServerSettings = "server settings";
 } // namespace field
 
 // Tags (Error::tag).

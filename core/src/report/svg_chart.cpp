@@ -126,6 +126,25 @@ std::string renderSvg(const SvgChart& chart) {
     for (std::size_t i = 0; i < chart.series.size(); ++i) {
         const auto& s = chart.series[i];
         const char* color = kColors[i % std::size(kColors)];
+        if (s.pointsOnly) {
+            for (std::size_t k = 0; k < s.points.size(); ++k) {
+                const auto [x, y] = s.points[k];
+                const std::string label = k < s.labels.size() ? s.labels[k] : std::string();
+                out += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"5\" fill=\"none\" stroke=\"{}\" "
+                                   "stroke-width=\"2\"><title>{}: {} at {}{}</title></circle>\n",
+                    px(x), py(y), color, escapeXml(s.name), number(y), number(x),
+                    label.empty() ? std::string() : " (" + escapeXml(label) + ")");
+                if (!label.empty())
+                    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" fill=\"{}\" font-size=\"11\">{}</text>\n",
+                        px(x) + 7, py(y) - 7, color, escapeXml(label));
+            }
+            out += fmt::format(
+                "<circle cx=\"{:.1f}\" cy=\"36\" r=\"4\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>"
+                "<text x=\"{:.1f}\" y=\"40\">{}</text>\n",
+                legendX + 6, color, legendX + 16, escapeXml(s.name));
+            legendX += 28 + 7.0 * static_cast<double>(s.name.size());
+            continue;
+        }
         std::string points;
         for (const auto& [x, y] : s.points)
             points += fmt::format("{}{:.1f},{:.1f}", points.empty() ? "" : " ", px(x), py(y));

@@ -44,19 +44,22 @@ Status MeasuredRuns::begin(const std::string& tracePath, const ImportOptions& im
     if (!traceId)
         return traceId.error();
     auto json = parameters.toJson();
-    auto predicted
-        = beginRun(*m_db, predictionKind, *traceId, parameters.layout, parameters.allocator, json, toolVersion);
-    if (!predicted)
-        return predicted.error();
-    m_prediction = *predicted;
-    json["prediction_run"] = m_prediction;
+    if (!predictionKind.empty()) {
+        auto predicted
+            = beginRun(*m_db, predictionKind, *traceId, parameters.layout, parameters.allocator, json, toolVersion);
+        if (!predicted)
+            return predicted.error();
+        m_prediction = *predicted;
+        json["prediction_run"] = m_prediction;
+    }
     auto measured = beginRun(*m_db, measuredKind, *traceId, parameters.layout, parameters.allocator, json, toolVersion);
     if (!measured) {
-        (void)m_db->failRun(m_prediction, measured.error().describe());
+        if (m_prediction)
+            (void)m_db->failRun(m_prediction, measured.error().describe());
         return measured.error();
     }
     m_measured = *measured;
-    m_heartbeat = std::make_unique<RunHeartbeat>(m_db->path(), std::vector<std::int64_t> { m_prediction, m_measured });
+    m_heartbeat = std::make_unique<RunHeartbeat>(m_db->path(), ids());
     return Ok {};
 }
 
@@ -69,11 +72,12 @@ Status MeasuredRuns::complete(
         auto rows = nlohmann::json::array();
         for (const auto& m : measurements)
             rows.push_back(toJson(m));
-        return keepUnstoredResults(*m_db, { m_prediction, m_measured },
+        return keepUnstoredResults(*m_db, ids(),
             { { "prediction", toJson(prediction) }, { "measurements", rows }, { "summary", summary } }, why);
     };
-    if (auto ok = m_db->completeRun(m_prediction, prediction); !ok)
-        return keep(ok.error());
+    if (m_prediction)
+        if (auto ok = m_db->completeRun(m_prediction, prediction); !ok)
+            return keep(ok.error());
     if (auto ok = m_db->completeMeasuredRun(m_measured, measurements, summary.dump()); !ok)
         return keep(ok.error());
     return Ok {};
@@ -84,15 +88,25 @@ Error MeasuredRuns::end(const Error& error) {
     if (!stored())
         return error;
     if (error.code == ErrorCode::Cancelled) {
-        (void)m_db->interruptRun(m_prediction);
-        (void)m_db->interruptRun(m_measured);
+        for (const auto id : ids())
+            (void)m_db->interruptRun(id);
         Error stopped = error;
-        stopped.message = fmt::format("{}; runs {} and {} marked interrupted", error.message, m_prediction, m_measured);
+        stopped.message = m_prediction
+            ? fmt::format("{}; runs {} and {} marked interrupted", error.message, m_prediction, m_measured)
+            : fmt::format("{}; run {} marked interrupted", error.message, m_measured);
         return stopped;
     }
-    (void)m_db->failRun(m_prediction, error.describe());
-    (void)m_db->failRun(m_measured, error.describe());
+    for (const auto id : ids())
+        (void)m_db->failRun(id, error.describe());
     return error;
+}
+
+std::vector<std::int64_t> MeasuredRuns::ids() const {
+    std::vector<std::int64_t> out;
+    for (const auto id : { m_prediction, m_measured })
+        if (id)
+            out.push_back(id);
+    return out;
 }
 
 nlohmann::json toJson(const Measurement& m) {

@@ -128,6 +128,24 @@ TEST(SvgChart, IsAStandaloneDeterministicDrawing) {
     EXPECT_NE(renderSvg({ "empty", "x", "y", {}, {} }).find("no data"), std::string::npos);
 }
 
+TEST(SvgChart, MeasuredPointsAreRingsWithTheirLabelsAndNoLine) {
+    SvgChart chart { "measured", "threshold (bytes)", "bytes per key",
+        { { "predicted", { { 32, 241.79 }, { 64, 241.66 } } },
+            { "measured", { { 32, 241.88 }, { 64, 241.77 } }, true, { "-0.04%", "<-0.05%>" } } },
+        {} };
+    const std::string svg = renderSvg(chart);
+    std::size_t polylines = 0, rings = 0;
+    for (auto at = svg.find("<polyline"); at != std::string::npos; at = svg.find("<polyline", at + 1))
+        ++polylines;
+    const std::string ring = "r=\"5\" fill=\"none\"";
+    for (auto at = svg.find(ring); at != std::string::npos; at = svg.find(ring, at + 1))
+        ++rings;
+    EXPECT_EQ(polylines, 1u); // the predicted line only
+    EXPECT_EQ(rings, 2u); // one open ring per measured point
+    EXPECT_NE(svg.find(">-0.04%</text>"), std::string::npos);
+    EXPECT_NE(svg.find("&lt;-0.05%&gt;"), std::string::npos); // labels are escaped
+}
+
 TEST(SvgChart, EscapesEveryMarkupCharacter) {
     EXPECT_EQ(escapeXml("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
 }

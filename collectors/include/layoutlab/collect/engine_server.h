@@ -36,8 +36,10 @@ Expected<Endpoint> parseEndpoint(const std::string& text, bool allowRemote);
 class EngineServer {
 public:
     // Starts `binary` (empty: the first of engineBinaries() on PATH). The server is stopped, and its
-    // directory removed, when this object goes, and by SIGINT/SIGTERM/SIGHUP before that.
-    static Expected<std::unique_ptr<EngineServer>> start(Engine engine, const std::string& binary);
+    // directory removed, when this object goes, and by SIGINT/SIGTERM/SIGHUP before that. `extraArgs`
+    // follow the usual ones (memcached's -f 1.08 -n 32: the slab classes measured).
+    static Expected<std::unique_ptr<EngineServer>> start(
+        Engine engine, const std::string& binary, const std::vector<std::string>& extraArgs = {});
     ~EngineServer();
     EngineServer(const EngineServer&) = delete;
     EngineServer& operator=(const EngineServer&) = delete;

@@ -18,25 +18,30 @@ namespace layoutlab {
 
 class ServerProcess {
 public:
-    // argv[0] is the binary; the child's stdout and stderr go to `logPath`.
-    static Expected<std::unique_ptr<ServerProcess>> start(
-        const std::vector<std::string>& argv, const std::string& workDir, const std::string& logPath);
+    // argv[0] is the binary; the child's stdout and stderr go to `logPath`. With `ownGroup` the child
+    // leads a process group of its own, and stopping it stops the group: a build script and the
+    // compilers it runs.
+    static Expected<std::unique_ptr<ServerProcess>> start(const std::vector<std::string>& argv,
+        const std::string& workDir, const std::string& logPath, bool ownGroup = false);
     ~ServerProcess();
     ServerProcess(const ServerProcess&) = delete;
     ServerProcess& operator=(const ServerProcess&) = delete;
 
     pid_t pid() const { return m_pid; }
     bool running();
-    // Waits for the process to exit and returns its exit status; stops it when `stop` is requested
+    // Waits for the process to exit (or takes the exit running() saw) and returns its exit status; stops
+    // it when `stop` is requested
     // (then the result is a Cancelled error), and fails when a signal ended it.
     Expected<int> waitForExit(std::stop_token stop = {});
-    // SIGTERM, then SIGKILL after the grace period; reaps the child.
+    // SIGTERM, then SIGKILL after the grace period (to its group when it leads one); reaps the child.
     void stop(std::chrono::milliseconds grace = std::chrono::milliseconds(3000));
     std::string log() const;
 
 private:
     ServerProcess() = default;
     pid_t m_pid = -1;
+    bool m_ownGroup = false;
+    std::optional<int> m_waitStatus; // the exit as running() reaped it
     std::string m_logPath;
 };
 

@@ -43,6 +43,7 @@ struct DriveRequest {
     ImportOptions importOptions;
     Engine engine = Engine::Valkey;
     std::string serverBinary; // the server to start (empty: the engine's binary on PATH)
+    std::vector<std::string> serverArgs; // added to the started server's arguments (memcached: -f, -n)
     std::string connect; // HOST:PORT of a running, empty server to attach to instead
     bool allowRemote = false; // attach to a host other than loopback
     std::string framing = "raw"; // memcached: how values are framed (raw, marshal-utf8, ...)

@@ -14,6 +14,9 @@ namespace layoutlab {
 struct SvgSeries {
     std::string name;
     std::vector<std::pair<double, double>> points; // (x, y), in x order
+    // Measured points: drawn as open rings without a line, each with its label (an error) beside it.
+    bool pointsOnly = false;
+    std::vector<std::string> labels; // one per point, or none
 };
 
 struct SvgMarker {

@@ -35,7 +35,8 @@ public:
     MeasuredRuns& operator=(const MeasuredRuns&) = delete;
 
     // Records the trace and begins both runs; the measured run's parameters name the prediction run
-    // (prediction_run).
+    // (prediction_run). With `predictionKind` empty only the measured run is made: its measurements
+    // carry their own predictions (an engine sweep of memcached, whose settings are allocators).
     Status begin(const std::string& tracePath, const ImportOptions& importOptions, const std::string& predictionKind,
         const std::string& measuredKind, const RunParameters& parameters, const std::string& toolVersion);
     // Completes both. `summary` is stored as the measured run's replay summary; on a database error the
@@ -51,6 +52,8 @@ public:
     bool stored() const { return m_db && m_measured; }
 
 private:
+    std::vector<std::int64_t> ids() const; // the runs begun
+
     ResultsDb* m_db;
     std::int64_t m_prediction = 0;
     std::int64_t m_measured = 0;

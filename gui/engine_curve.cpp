@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: MIT
+// The Engine view's measured curve: the engine sweep (layoutlab/jobs/engine_sweep_job.h) at several
+// settings, Valkey builds at chosen thresholds or memcached slab settings, shown as measured points beside
+// the predicted curve with the error at each. The sweep view draws the same points on its memory chart.
+#include "engine_page.h"
+
+#include "chart_panel.h"
+#include "stored_job.h"
+#include "task_runner.h"
+
+#include "layoutlab/layout/layout_registry.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QPushButton>
+#include <QSettings>
+#include <QStandardItem>
+#include <QToolButton>
+#include <QtCharts/QLineSeries>
+#include <QtCharts/QValueAxis>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+
+namespace layoutlab::gui {
+
+namespace {
+
+QString qt(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+QStandardItem* cellItem(const QString& text, bool number = false) {
+    auto* item = new QStandardItem(text);
+    item->setEditable(false);
+    if (number)
+        item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    return item;
+}
+
+QStandardItem* valueItem(double value, int decimals) {
+    auto* item = cellItem(QLocale().toString(value, 'f', decimals), true);
+    item->setData(value, Qt::UserRole);
+    return item;
+}
+
+// "32, 64,96" -> {32, 64, 96}; errors name the field as the form labels it.
+Expected<std::vector<std::uint32_t>> parseThresholdList(const QString& text) {
+    std::vector<std::uint32_t> out;
+    for (const QString& item : text.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        bool ok = false;
+        const uint value = item.trimmed().toUInt(&ok);
+        if (!ok || value == 0)
+            return usageError(
+                fmt::format("'{}' is not a threshold in bytes", item.trimmed().toStdString()), field::kBuildThresholds);
+        out.push_back(value);
+    }
+    return out;
+}
+
+qint64 predictionRunOf(const RunRecord& run) {
+    const auto parameters = nlohmann::json::parse(run.parametersJson, nullptr, false);
+    return parameters.is_object() ? parameters.value("prediction_run", qint64(0)) : 0;
+}
+
+} // namespace
+
+std::optional<EngineSweepReport> storedEngineSweep(const StoredRun& stored) {
+    auto points = engineSweepPoints(stored.measurements);
+    if (stored.run.kind != kEngineSweepKind || points.empty())
+        return std::nullopt;
+    EngineSweepReport r;
+    r.trace = stored.run.traceSource;
+    r.engine = points.front().engine;
+    const bool memcached = r.engine == "memcached";
+    r.layout = memcached ? std::string() : stored.run.layout;
+    r.measures = memcached ? "slab chunk bytes per item (hash index not included)"
+                           : "used_memory per key (hash index included)";
+    r.points = std::move(points);
+    r.measuredRun = stored.run.id;
+    r.predictionRun = predictionRunOf(stored.run);
+    return r;
+}
+
+qint64 engineSweepBeside(const std::vector<RunRecord>& runs, qint64 predictionRun) {
+    qint64 newest = 0;
+    for (const auto& r : runs)
+        if (r.kind == kEngineSweepKind && r.status == "complete" && predictionRunOf(r) == predictionRun)
+            newest = std::max<qint64>(newest, r.id);
+    return newest;
+}
+
+QGroupBox* EnginePage::makeCurveControls() {
+    auto* box = new QGroupBox(tr("Measured curve: real servers at several settings, beside the prediction"), this);
+    m_source = new QLineEdit(box);
+    m_source->setPlaceholderText(
+        tr("a Valkey source archive (.tar.xz), built once per threshold into the engine cache"));
+    auto* browse = new QToolButton(box);
+    browse->setText(tr("…"));
+    browse->setToolTip(tr("Choose a Valkey source archive"));
+    m_buildThresholds = new QLineEdit(QStringLiteral("32,64,96,128"), box);
+    m_buildThresholds->setToolTip(tr("Thresholds to build the source at (scripts/build-engine --set embed-threshold)"));
+    m_curveLayout = new QLineEdit(box);
+    m_curveLayout->setPlaceholderText(QStringLiteral("valkey-8.1"));
+    m_curveLayout->setToolTip(
+        tr("The layout the builds have, without its threshold (e.g. valkey-8.1:embstr-limit=108 to build that "
+           "limit into each)"));
+    m_quickBuild = new QCheckBox(tr("&Quick build (-O0: same memory layout, half the build time)"), box);
+    m_quickBuild->setChecked(true);
+    m_builds = new QLineEdit(box);
+    m_builds->setPlaceholderText(tr("or builds already made: THRESHOLD=BINARY,…"));
+    m_slabSettings = new QLineEdit(QString::fromLatin1(kDefaultSlabSettings), box);
+    m_slabSettings->setToolTip(tr("memcached -f growth factor and -n minimum chunk, as FACTOR:MIN_CHUNK,…"));
+    m_measureCurve = new QPushButton(tr("&Measure curve"), box);
+    m_measureCurve->setToolTip(tr("Start one server per setting, load the trace into each, and put every measured "
+                                  "bytes per key beside the prediction"));
+
+    auto* grid = new QGridLayout(box);
+    auto label = [box](const QString& text, QWidget* buddy) {
+        auto* l = new QLabel(text, box);
+        l->setBuddy(buddy);
+        return l;
+    };
+    grid->addWidget(label(tr("Valkey &source:"), m_source), 0, 0);
+    grid->addWidget(m_source, 0, 1, 1, 3);
+    grid->addWidget(browse, 0, 4);
+    grid->addWidget(label(tr("&Thresholds to build:"), m_buildThresholds), 1, 0);
+    grid->addWidget(m_buildThresholds, 1, 1);
+    grid->addWidget(label(tr("Layout &built:"), m_curveLayout), 1, 2);
+    grid->addWidget(m_curveLayout, 1, 3, 1, 2);
+    grid->addWidget(m_quickBuild, 2, 1, 1, 4);
+    grid->addWidget(label(tr("B&uilds:"), m_builds), 3, 0);
+    grid->addWidget(m_builds, 3, 1, 1, 4);
+    grid->addWidget(label(tr("S&lab settings (memcached):"), m_slabSettings), 4, 0);
+    grid->addWidget(m_slabSettings, 4, 1, 1, 3);
+    grid->addWidget(m_measureCurve, 4, 4);
+    grid->setColumnStretch(1, 1);
+    grid->setColumnStretch(3, 1);
+
+    connect(browse, &QToolButton::clicked, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Valkey source archive"), m_source->text(),
+            tr("Source archives (*.tar.xz *.tar.gz *.tgz);;All files (*)"));
+        if (!path.isEmpty())
+            m_source->setText(path);
+    });
+    connect(m_measureCurve, &QPushButton::clicked, this, [this] {
+        QString error;
+        if (!startCurve(&error))
+            emit failed(error);
+    });
+    return box;
+}
+
+Expected<EngineSweepRequest> EnginePage::engineSweepRequest() const {
+    EngineSweepRequest r;
+    r.drive = driveRequest();
+    r.drive.serverBinary.clear(); // each setting's server is the sweep's
+    r.drive.connect.clear();
+    if (r.drive.engine == Engine::Memcached) {
+        auto settings = parseSlabSettings(m_slabSettings->text().trimmed().toStdString());
+        if (!settings)
+            return settings.error();
+        r.serverSettings = std::move(*settings);
+        return r;
+    }
+    r.layout = m_curveLayout->text().trimmed().toStdString();
+    if (!m_builds->text().trimmed().isEmpty()) {
+        auto builds = parseEngineBuilds(m_builds->text().trimmed().toStdString());
+        if (!builds)
+            return builds.error();
+        r.builds = std::move(*builds);
+    }
+    if (r.drive.engine == Engine::Valkey && !m_source->text().trimmed().isEmpty()) {
+        r.source = m_source->text().trimmed().toStdString();
+        auto thresholds = parseThresholdList(m_buildThresholds->text());
+        if (!thresholds)
+            return thresholds.error();
+        r.thresholds = std::move(*thresholds);
+        r.unoptimized = m_quickBuild->isChecked();
+    }
+    return r;
+}
+
+bool EnginePage::startCurve(QString* error) {
+    auto fail = [error](const QString& text) {
+        if (error)
+            *error = text;
+        return false;
+    };
+    if (m_tracePath.isEmpty())
+        return fail(tr("Open a trace first (File → Open Trace)."));
+    if (m_runner.busy())
+        return fail(tr("Another task is running: %1.").arg(m_runner.label()));
+    auto request = engineSweepRequest();
+    if (!request)
+        return fail(errorText(request.error()));
+    if (auto ok = checkEngineSweepRequest(*request); !ok)
+        return fail(errorText(ok.error()));
+    auto report = std::make_shared<EngineSweepReport>();
+    m_notes.clear();
+    showReport({});
+    const QString engine = m_engine->currentText();
+    m_summary->setText(tr("Measuring %1 at %2 settings with %3… (progress by setting and phase, and Cancel, in the "
+                          "status bar)")
+                           .arg(engine)
+                           .arg(request->serverSettings.size() + request->thresholds.size() + request->builds.size())
+                           .arg(QFileInfo(m_tracePath).fileName().toHtmlEscaped()));
+    connect(
+        &m_runner, &TaskRunner::finished, this,
+        [this, report, engine](const QString&, const QString& failure, bool cancelled) {
+            emit runsStored();
+            if (cancelled || !failure.isEmpty()) {
+                m_summary->setText(cancelled
+                        ? tr("The measured curve of %1 was cancelled; its build or server was stopped.").arg(engine)
+                        : tr("The measured curve of %1 failed: %2").arg(engine, failure.toHtmlEscaped()));
+                if (!cancelled)
+                    emit failed(failure);
+                return;
+            }
+            showCurve(*report);
+            emit curveMeasured(report->points, qt(report->trace), qt(report->layout), report->measuredRun);
+        },
+        Qt::SingleShotConnection);
+    m_runner.start(tr("measured curve of %1").arg(engine),
+        storedJob(m_databasePath().toStdString(), report,
+            [request = *request](ResultsDb* db, ProgressSink& progress, std::stop_token stop) {
+                return runEngineSweepJob(request, db, &progress, stop);
+            }));
+    return true;
+}
+
+void EnginePage::showCurve(const EngineSweepReport& report) {
+    m_report = {};
+    m_comparison.clear();
+    m_comparison.setHorizontalHeaderLabels(
+        { tr("Setting"), tr("Measured bytes/key"), tr("Predicted bytes/key"), tr("Relative error"), tr("GETs/s") });
+    for (const auto& p : report.points) {
+        auto* error = cellItem(relativeErrorText(p.relativeError()), true);
+        error->setForeground(std::abs(p.relativeError()) <= 0.01 ? QColor(0x2e, 0x8b, 0x57) : QColor(0xb0, 0x30, 0x30));
+        m_comparison.appendRow(
+            { cellItem(qt(p.setting)), valueItem(p.measuredBytesPerKey, 2), valueItem(p.predictedBytesPerKey, 2), error,
+                p.getsPerSecond ? valueItem(*p.getsPerSecond, 0) : cellItem(QString()) });
+    }
+    const bool memcached = report.engine == "memcached";
+    QString text = tr("<b>%1 at %2 settings</b>: bytes per key is %3. Worst error %4.")
+                       .arg(qt(report.engine))
+                       .arg(report.points.size())
+                       .arg(qt(report.measures).toHtmlEscaped(), relativeErrorText(worstError(report.points)));
+    if (!report.points.empty())
+        text += tr(" Servers: %1 %2%3.")
+                    .arg(qt(report.points.front().engine), qt(report.points.front().version),
+                        report.points.front().build.empty()
+                            ? QString()
+                            : tr(", built here from %1").arg(QFileInfo(qt(report.points.front().server)).path()));
+    if (report.measuredRun)
+        text += report.predictionRun
+            ? tr(" Stored as runs %1 (predicted sweep) and %2 (measured).")
+                  .arg(report.predictionRun)
+                  .arg(report.measuredRun)
+            : tr(" Stored as run %1 (measured, with its predictions).").arg(report.measuredRun);
+    if (!memcached)
+        text += tr(" The Sweep view draws these points on its memory chart when it shows this trace and layout.");
+    m_summary->setText(text);
+
+    // Memory: the predicted curve through the settings with the measured rings on it (Valkey), or measured
+    // and predicted bars per slab setting (memcached, whose settings are not a threshold).
+    m_memoryData.clear();
+    m_memoryData.setHorizontalHeaderLabels({ tr("Setting"), tr("Measured"), tr("Predicted") });
+    for (const auto& p : report.points)
+        m_memoryData.appendRow(
+            { cellItem(qt(p.setting)), valueItem(p.measuredBytesPerKey, 2), valueItem(p.predictedBytesPerKey, 2) });
+    QChart* chart = m_memoryChart->freshChart();
+    if (memcached) {
+        QStringList categories;
+        QList<double> measured, predicted;
+        for (const auto& p : report.points) {
+            categories << qt(p.setting);
+            measured << p.measuredBytesPerKey;
+            predicted << p.predictedBytesPerKey;
+        }
+        drawBarChart(chart, categories, { { tr("measured"), measured }, { tr("predicted"), predicted } },
+            tr("slab settings"), tr("chunk bytes per item"), true);
+        chart->setTitle(tr("Chunk bytes per item by slab setting (hash index not included); worst error %1")
+                            .arg(relativeErrorText(worstError(report.points))));
+    } else {
+        auto* x = new QValueAxis(chart);
+        x->setTitleText(tr("threshold (bytes)"));
+        auto* y = new QValueAxis(chart);
+        y->setTitleText(tr("bytes/key"));
+        chart->addAxis(x, Qt::AlignBottom);
+        chart->addAxis(y, Qt::AlignLeft);
+        auto* predicted = new QLineSeries(chart);
+        predicted->setName(tr("predicted"));
+        predicted->setPointsVisible(true);
+        std::vector<MeasuredMark> marks;
+        double low = std::numeric_limits<double>::max(), high = 0, first = 1e9, last = 0;
+        for (const auto& p : report.points) {
+            const double t = p.threshold.value_or(0);
+            predicted->append(t, p.predictedBytesPerKey);
+            marks.push_back({ t, p.measuredBytesPerKey, p.relativeError() });
+            low = std::min({ low, p.predictedBytesPerKey, p.measuredBytesPerKey });
+            high = std::max({ high, p.predictedBytesPerKey, p.measuredBytesPerKey });
+            first = std::min(first, t);
+            last = std::max(last, t);
+        }
+        chart->addSeries(predicted);
+        predicted->attachAxis(x);
+        predicted->attachAxis(y);
+        m_memoryChart->addHoverTips(predicted, tr("threshold"), 2);
+        const double pad = std::max((high - low) * 0.1, std::max(high * 0.002, 0.5));
+        y->setRange(std::max(0.0, low - pad), high + pad);
+        y->applyNiceNumbers();
+        const double halfStep = report.points.size() > 1 ? (last - first) / double(report.points.size() - 1) / 2 : 8;
+        setThresholdRange(x, first - halfStep, last + halfStep);
+        addMeasuredPoints(m_memoryChart, x, y, marks, tr("measured (real servers)"), QColor(0xc0, 0x39, 0x2b));
+        chart->setTitle(tr("Bytes per key by threshold: real servers against the prediction (hash index included)"));
+    }
+
+    // Throughput per setting when the run phase ran.
+    m_latencyData.clear();
+    m_latencyData.setHorizontalHeaderLabels({ tr("Setting"), tr("GETs/s") });
+    QChart* throughput = m_latencyChart->freshChart();
+    QStringList categories;
+    QList<double> rates;
+    for (const auto& p : report.points)
+        if (p.getsPerSecond) {
+            categories << qt(p.setting);
+            rates << *p.getsPerSecond;
+            m_latencyData.appendRow({ cellItem(qt(p.setting)), valueItem(*p.getsPerSecond, 0) });
+        }
+    if (rates.isEmpty()) {
+        throughput->setTitle(tr("Run-phase throughput per setting (no run phase: Requests was 0)"));
+        return;
+    }
+    drawBarChart(throughput, categories, { { tr("GETs/s"), rates } }, tr("setting"), tr("GETs per second"), true);
+    throughput->setTitle(tr("Run phase: GETs per second at each setting"));
+}
+
+void EnginePage::saveCurveSettings() const {
+    QSettings s;
+    s.setValue(QStringLiteral("engine/curve/source"), m_source->text());
+    s.setValue(QStringLiteral("engine/curve/thresholds"), m_buildThresholds->text());
+    s.setValue(QStringLiteral("engine/curve/layout"), m_curveLayout->text());
+    s.setValue(QStringLiteral("engine/curve/quickBuild"), m_quickBuild->isChecked());
+    s.setValue(QStringLiteral("engine/curve/builds"), m_builds->text());
+    s.setValue(QStringLiteral("engine/curve/slabSettings"), m_slabSettings->text());
+}
+
+void EnginePage::restoreCurveSettings() {
+    QSettings s;
+    m_source->setText(s.value(QStringLiteral("engine/curve/source"), m_source->text()).toString());
+    m_buildThresholds->setText(
+        s.value(QStringLiteral("engine/curve/thresholds"), m_buildThresholds->text()).toString());
+    m_curveLayout->setText(s.value(QStringLiteral("engine/curve/layout"), m_curveLayout->text()).toString());
+    m_quickBuild->setChecked(s.value(QStringLiteral("engine/curve/quickBuild"), m_quickBuild->isChecked()).toBool());
+    m_builds->setText(s.value(QStringLiteral("engine/curve/builds"), m_builds->text()).toString());
+    m_slabSettings->setText(s.value(QStringLiteral("engine/curve/slabSettings"), m_slabSettings->text()).toString());
+}
+
+} // namespace layoutlab::gui

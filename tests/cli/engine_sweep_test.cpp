@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: MIT
+// `layoutlab drive` at several settings (the engine sweep) against real servers: memcached at several slab
+// settings (Debian's memcached), and Valkey built from the 8.1-layout source archive at chosen
+// thresholds (scripts/build-engine, unoptimized, cached outside the clone). Every setting's measured
+// bytes per key must be within 1% of the prediction for that setting, on traces with keys and values
+// across every limit; and the settings must really differ (a server started without them would measure
+// the same at each). A stop during a build stops the build script and every compiler it started.
+
+#include "child_process.h"
+#include "cli_runner.h"
+#include "drive_traces.h"
+#include "engine_manifest.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <csignal>
+#include <filesystem>
+#include <set>
+#include <thread>
+
+namespace {
+
+using layoutlab::test::CliTestBase;
+
+// The source archive of the plain Valkey build whose layout is `layout`, from the engines.build manifest,
+// and that build's binary; empty when the suite has none.
+struct SourceBuild {
+    std::string archive;
+    std::string binary;
+};
+SourceBuild sourceFor(const std::string& layout) {
+    for (const auto& b : layoutlab::test::readEngineManifest(LAYOUTLAB_ENGINE_MANIFEST))
+        if (b.layout == layout && b.label.find('+') == std::string::npos)
+            for (const char* ext : { ".tar.xz", ".tar.gz" }) {
+                const auto archive = std::filesystem::path(LAYOUTLAB_ENGINE_ARCHIVES) / (b.label + ext);
+                if (std::filesystem::exists(archive))
+                    return { archive.string(), b.binary };
+            }
+    return {};
+}
+
+// The processes of process group `group` (from /proc/*/stat); with `named`, only those of that name.
+int processesInGroup(pid_t group, const std::string& named = {}) {
+    int count = 0;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+        std::ifstream stat(entry.path() / "stat");
+        std::string line;
+        if (!std::getline(stat, line))
+            continue;
+        const auto close = line.rfind(')');
+        if (close == std::string::npos)
+            continue;
+        std::istringstream rest(line.substr(close + 2));
+        char state = 0;
+        pid_t ppid = 0, pgrp = 0;
+        rest >> state >> ppid >> pgrp;
+        const std::string name = line.substr(line.find('(') + 1, close - line.find('(') - 1);
+        if (pgrp == group && state != 'Z' && (named.empty() || name == named))
+            ++count;
+    }
+    return count;
+}
+
+class EngineSweepTest : public CliTestBase {
+protected:
+    nlohmann::json sweep(std::vector<std::string> args) {
+        args.insert(args.begin(), "drive");
+        for (const char* a : { "--run-requests", "0", "--json" })
+            args.emplace_back(a);
+        const auto r = run(args);
+        EXPECT_EQ(r.exitCode, 0) << r.err;
+        if (r.exitCode != 0)
+            return {};
+        return nlohmann::json::parse(r.out);
+    }
+
+    static void expectEachWithinOnePercent(const std::string& what, const nlohmann::json& report, std::size_t n) {
+        ASSERT_EQ(report["points"].size(), n) << what << "\n" << report.dump(2);
+        for (const auto& p : report["points"]) {
+            const double measured = p["measured_bytes_per_key"], predicted = p["predicted_bytes_per_key"];
+            EXPECT_GT(measured, 0) << what;
+            EXPECT_LE(std::abs(predicted - measured), 0.01 * measured)
+                << what << " at " << p["setting"] << ": measured " << measured << ", predicted " << predicted;
+        }
+    }
+};
+
+TEST_F(EngineSweepTest, MemcachedAtEverySlabSettingWithinOnePercent) {
+    if (!std::filesystem::exists("/usr/bin/memcached"))
+        GTEST_SKIP() << "memcached is not installed (scripts/install-deps installs it)";
+    // Finer and coarser classes, larger and smaller minimum chunks: items move between classes.
+    const std::string settings = "1.25:48,1.08:48,1.25:96,2:32";
+    std::vector<std::pair<std::string, std::string>> traces { { "mixed-sizes",
+        LAYOUTLAB_DATASETS_DIR "/traces/mixed-sizes.lltrace" } };
+    for (const auto& c : layoutlab::test::respDriveTraces())
+        traces.emplace_back(c.name, gen(std::string(c.name) + ".lltrace", c.genArgs, "11"));
+    for (const auto& [name, trace] : traces) {
+        for (const char* framing : { "raw", "marshal-utf8" }) {
+            const auto report
+                = sweep({ trace, "--engine", "memcached", "--framing", framing, "--slab-settings", settings });
+            if (report.is_null())
+                continue;
+            expectEachWithinOnePercent(name + " " + framing, report, 4);
+            // Each server was started with its setting: it says so in its slab model, and the measured
+            // figures differ (items land in other chunks).
+            const auto& points = report["points"];
+            EXPECT_NE(points[0]["model"].get<std::string>().find("factor=1.25"), std::string::npos) << points[0];
+            EXPECT_NE(points[1]["model"].get<std::string>().find("factor=1.08"), std::string::npos) << points[1];
+            EXPECT_NE(points[2]["model"].get<std::string>().find("min=96"), std::string::npos) << points[2];
+            std::set<double> distinct;
+            for (const auto& p : points)
+                distinct.insert(p["measured_bytes_per_key"].get<double>());
+            EXPECT_GE(distinct.size(), 2u) << name; // one size of item may fit one chunk under two settings
+            if (name != "k16v16-131073")
+                EXPECT_NE(points[0]["measured_bytes_per_key"], points[1]["measured_bytes_per_key"]) << name;
+            EXPECT_FALSE(report.contains("prediction_run")); // the measured run holds its predictions
+            EXPECT_GT(report["measured_run"].get<int>(), 0);
+        }
+    }
+}
+
+TEST_F(EngineSweepTest, ValkeyBuiltAtEachThresholdWithinOnePercent) {
+    const auto source = sourceFor("valkey-8.1");
+    if (source.archive.empty())
+        GTEST_SKIP() << "no source archive of the 8.1 layout among the engines.build builds (../shared/engines)";
+    // Values on both sides of every limit: the threshold moves keys in and out of the embedded layout.
+    const auto sizes = gen("sizes.lltrace",
+        { "--keys", "60000", "--ops", "0", "--key-size", "uniform:3:60", "--value-size", "uniform:0:300" }, "13");
+    const auto churn = gen("churn.lltrace",
+        { "--keys", "20000", "--ops", "60000", "--key-size", "uniform:4:40", "--value-size", "uniform:1:140",
+            "--ttl-fraction", "0.5", "--get-fraction", "0" },
+        "17");
+    for (const auto& trace : { sizes, churn }) {
+        const auto report = sweep({ trace, "--engine", "valkey", "--source", source.archive, "--at-thresholds",
+            "16,48,64,100,128", "--unoptimized" });
+        if (report.is_null())
+            continue;
+        expectEachWithinOnePercent(trace, report, 5);
+        const auto& points = report["points"];
+        for (std::size_t i = 0; i < points.size(); ++i) {
+            EXPECT_EQ(points[i]["build"], fmt::format("embed-threshold={}", points[i]["threshold"].get<int>()));
+            EXPECT_NE(points[i]["server"].get<std::string>().find(
+                          fmt::format("embed-threshold-{}", points[i]["threshold"].get<int>())),
+                std::string::npos);
+        }
+        // The builds differ as predicted: where the prediction moves by more than the tolerance, the
+        // measurement moves the same way.
+        for (std::size_t i = 1; i < points.size(); ++i) {
+            const double predicted = points[i]["predicted_bytes_per_key"].get<double>()
+                - points[i - 1]["predicted_bytes_per_key"].get<double>();
+            const double measured = points[i]["measured_bytes_per_key"].get<double>()
+                - points[i - 1]["measured_bytes_per_key"].get<double>();
+            if (std::abs(predicted) > 0.5)
+                EXPECT_GT(predicted * measured, 0)
+                    << trace << " between " << points[i - 1]["threshold"] << " and " << points[i]["threshold"];
+        }
+        // Stored: the predicted sweep at the thresholds measured, and the measured run; both in the report.
+        const auto prediction = report["prediction_run"].get<int>(), measured = report["measured_run"].get<int>();
+        const auto show = run({ "db", "show", std::to_string(prediction) });
+        EXPECT_EQ(show.exitCode, 0) << show.err;
+        EXPECT_NE(show.out.find("100"), std::string::npos) << show.out;
+        const auto dir = path("report");
+        const auto html = run({ "report", std::to_string(prediction), std::to_string(measured), "-o", dir });
+        ASSERT_EQ(html.exitCode, 0) << html.err;
+        const auto index = layoutlab::test::slurp(std::filesystem::path(dir) / "index.html");
+        EXPECT_NE(index.find("Measured against predicted"), std::string::npos);
+        EXPECT_NE(index.find("embed-threshold=100"), std::string::npos);
+        EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(dir) / fmt::format("run-{}-measured.svg", measured)));
+    }
+}
+
+TEST_F(EngineSweepTest, BuildsPickedBesideBuildsMadeHere) {
+    const auto source = sourceFor("valkey-8.1");
+    if (source.archive.empty())
+        GTEST_SKIP() << "no source archive of the 8.1 layout among the engines.build builds (../shared/engines)";
+    const auto report = sweep({ LAYOUTLAB_DATASETS_DIR "/traces/mixed-sizes.lltrace", "--engine", "valkey", "--source",
+        source.archive, "--at-thresholds", "128", "--unoptimized", "--builds", "64=" + source.binary });
+    if (report.is_null())
+        return;
+    expectEachWithinOnePercent("mixed-sizes", report, 2);
+    EXPECT_EQ(report["points"][0]["threshold"], 64);
+    EXPECT_EQ(report["points"][0]["server"], source.binary);
+    EXPECT_FALSE(report["points"][0].contains("build")); // picked, not built here
+    EXPECT_EQ(report["points"][1]["build"], "embed-threshold=128");
+}
+
+TEST_F(EngineSweepTest, RequestsThatCannotBeSweptSayWhichFlag) {
+    const std::string trace = LAYOUTLAB_DATASETS_DIR "/traces/mixed-sizes.lltrace";
+    struct Case {
+        std::vector<std::string> args;
+        std::string says;
+    };
+    const Case cases[] {
+        { { "--engine", "valkey", "--at-thresholds", "64,128" }, "--source" },
+        { { "--engine", "valkey", "--source", trace }, "--at-thresholds" },
+        { { "--engine", "valkey", "--builds", "64" }, "--builds" },
+        { { "--engine", "valkey", "--builds", "64=/nonexistent/valkey-server,128=/nonexistent/v" }, "--builds" },
+        { { "--engine", "memcached", "--slab-settings", "1.25:48" }, "--slab-settings" },
+        { { "--engine", "memcached", "--slab-settings", "0.9:48,1.25:48" }, "--slab-settings" },
+        { { "--engine", "memcached", "--slab-settings", "1.25:48,1.08:48", "--connect", "127.0.0.1:1" }, "--connect" },
+        { { "--engine", "valkey", "--slab-settings", "1.25:48,1.08:48" }, "--slab-settings" },
+        { { "--engine", "valkey", "--layout", "redis-7.0:shared-integers=no", "--source", trace, "--at-thresholds",
+              "32,64" },
+            "layout: layout parameter shared-integers" },
+    };
+    for (const auto& c : cases) {
+        auto args = c.args;
+        args.insert(args.begin(), { "drive", trace });
+        const auto r = run(args);
+        EXPECT_EQ(r.exitCode, 2) << fmt::format("{}", fmt::join(c.args, " ")) << "\n" << r.err;
+        EXPECT_NE(r.err.find(c.says), std::string::npos) << fmt::format("{}", fmt::join(c.args, " ")) << "\n" << r.err;
+    }
+}
+
+TEST_F(EngineSweepTest, AStopDuringABuildStopsTheScriptAndItsCompilers) {
+    const auto source = sourceFor("valkey-8.1");
+    if (source.archive.empty())
+        GTEST_SKIP() << "no source archive of the 8.1 layout among the engines.build builds (../shared/engines)";
+    // A what-if build nothing else makes; removed first, so that this run has to compile it.
+    const auto plainEntry = std::filesystem::path(source.binary).parent_path().parent_path();
+    const auto entry = plainEntry.string() + "-embed-threshold-250";
+    std::filesystem::remove_all(entry);
+    const pid_t cli = layoutlab::test::spawnCli({ "drive", LAYOUTLAB_DATASETS_DIR "/traces/mixed-sizes.lltrace",
+        "--engine", "valkey", "--source", source.archive, "--at-thresholds", "250,251", "--unoptimized" });
+    ASSERT_GT(cli, 0);
+    // The build script leads a process group of its own: wait until it is compiling.
+    pid_t script = 0;
+    for (int i = 0; i < 1200 && (script == 0 || processesInGroup(script, "make") == 0); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        script = layoutlab::test::childOf(cli);
+    }
+    ASSERT_GT(script, 0) << "the build script did not start";
+    ASSERT_GT(processesInGroup(script, "make"), 0) << "the build did not start compiling within a minute";
+    ::kill(cli, SIGINT);
+    int status = 0;
+    ASSERT_EQ(::waitpid(cli, &status, 0), cli);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) != 0);
+    for (int i = 0; i < 100 && processesInGroup(script) > 0; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_EQ(processesInGroup(script), 0) << "the build script or a compiler outlived the stop";
+    EXPECT_FALSE(std::filesystem::exists(entry)) << "an interrupted build left a cache entry";
+}
+
+} // namespace
