@@ -238,15 +238,19 @@ bool EnginePage::startCurve(QString* error) {
 
 void EnginePage::showCurve(const EngineSweepReport& report) {
     m_report = {};
+    m_curve = report;
     m_comparison.clear();
     m_comparison.setHorizontalHeaderLabels(
         { tr("Setting"), tr("Measured bytes/key"), tr("Predicted bytes/key"), tr("Relative error"), tr("GETs/s") });
     for (const auto& p : report.points) {
         auto* error = cellItem(relativeErrorText(p.relativeError()), true);
         error->setForeground(std::abs(p.relativeError()) <= 0.01 ? QColor(0x2e, 0x8b, 0x57) : QColor(0xb0, 0x30, 0x30));
-        m_comparison.appendRow(
-            { cellItem(qt(p.setting)), valueItem(p.measuredBytesPerKey, 2), valueItem(p.predictedBytesPerKey, 2), error,
-                p.getsPerSecond ? valueItem(*p.getsPerSecond, 0) : cellItem(QString()) });
+        auto* setting = cellItem(qt(p.setting));
+        setting->setToolTip(tr("%1 %2 started from %3%4")
+                                .arg(qt(p.engine), qt(p.version), qt(p.server),
+                                    p.build.empty() ? QString() : tr(", built with %1").arg(qt(p.build))));
+        m_comparison.appendRow({ setting, valueItem(p.measuredBytesPerKey, 2), valueItem(p.predictedBytesPerKey, 2),
+            error, p.getsPerSecond ? valueItem(*p.getsPerSecond, 0) : cellItem(QString()) });
     }
     const bool memcached = report.engine == "memcached";
     QString text = tr("<b>%1 at %2 settings</b>: bytes per key is %3. Worst error %4.")
@@ -256,9 +260,8 @@ void EnginePage::showCurve(const EngineSweepReport& report) {
     if (!report.points.empty())
         text += tr(" Servers: %1 %2%3.")
                     .arg(qt(report.points.front().engine), qt(report.points.front().version),
-                        report.points.front().build.empty()
-                            ? QString()
-                            : tr(", built here from %1").arg(QFileInfo(qt(report.points.front().server)).path()));
+                        report.points.front().build.empty() ? QString()
+                                                            : tr(", built here at each threshold (engine cache)"));
     if (report.measuredRun)
         text += report.predictionRun
             ? tr(" Stored as runs %1 (predicted sweep) and %2 (measured).")

@@ -242,6 +242,7 @@ QString EnginePage::summaryText() const {
 
 void EnginePage::showReport(const QJsonObject& report) {
     m_report = report;
+    m_curve.reset();
     m_comparison.clear();
     m_comparison.setHorizontalHeaderLabels({ tr("Figure"), tr("Measured"), tr("Predicted"), tr("Relative error") });
     if (report.isEmpty()) {

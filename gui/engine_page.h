@@ -17,6 +17,7 @@
 #include <QWidget>
 
 #include <functional>
+#include <optional>
 
 class QButtonGroup;
 class QCheckBox;
@@ -57,6 +58,8 @@ public:
     Expected<EngineSweepRequest> engineSweepRequest() const;
     bool startCurve(QString* error = nullptr);
     void showCurve(const EngineSweepReport& report);
+    // The measured curve on show (none after a single drive).
+    const std::optional<EngineSweepReport>& curve() const { return m_curve; }
     QLineEdit* sourceEdit() const { return m_source; }
     QLineEdit* buildThresholdsEdit() const { return m_buildThresholds; }
     QLineEdit* buildsEdit() const { return m_builds; }
@@ -123,6 +126,7 @@ private:
     QLineEdit* m_builds = nullptr;
     QLineEdit* m_slabSettings = nullptr;
     QPushButton* m_measureCurve = nullptr;
+    std::optional<EngineSweepReport> m_curve;
 };
 
 } // namespace layoutlab::gui

@@ -47,6 +47,8 @@ bool measureValkeyCurve(MainWindow& window, const QString& source, const QString
     if (!window.runner().waitForIdle(300000) || !window.lastError().isEmpty())
         return fail(window.lastError().isEmpty() ? QObject::tr("the sweep timed out") : window.lastError());
     window.sweepPage()->setCursorThreshold(96);
+    if (const auto& curve = engine->curve(); curve && curve->predictionRun)
+        window.comparePage()->compare(curve->predictionRun, curve->measuredRun);
     const std::pair<QWidget*, QString> views[] { { window.sweepPage(), QStringLiteral("sweep-measured") },
         { engine, QStringLiteral("engine-curve") }, { window.comparePage(), QStringLiteral("compare-measured") } };
     for (const auto& [page, name] : views) {

@@ -95,7 +95,7 @@ std::vector<EngineSweepPoint> SweepPage::shownMeasuredPoints() const {
 }
 
 QString SweepPage::measuredText() const {
-    return m_measuredLine->isVisible() ? m_measuredLine->text() : QString();
+    return m_measuredLine->isHidden() ? QString() : m_measuredLine->text();
 }
 
 void SweepPage::drawMeasured() {

@@ -95,8 +95,13 @@ Expected<std::unique_ptr<ServerProcess>> ServerProcess::start(
         return usageError("no server binary given");
     if (::access(argv[0].c_str(), X_OK) != 0)
         return ioError(fmt::format("cannot start server: {}", std::strerror(errno)), argv[0]);
+    // The child changes to its working directory before it runs the program: a relative path is made
+    // absolute here, where it was meant.
+    std::vector<std::string> absolute = argv;
+    if (!absolute[0].starts_with('/'))
+        absolute[0] = std::filesystem::absolute(absolute[0]).lexically_normal().string();
     std::vector<char*> args;
-    for (const auto& a : argv)
+    for (const auto& a : absolute)
         args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     const pid_t parent = ::getpid();

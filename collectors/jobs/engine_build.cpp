@@ -80,7 +80,8 @@ Expected<std::string> buildEngine(
         return ioError("the engine build script is not here or not executable (set LAYOUTLAB_BUILD_ENGINE to "
                        "scripts/build-engine of a layoutlab checkout)",
             script);
-    std::vector<std::string> argv { script, r.archive };
+    // The script runs in a directory of its own: paths are made absolute where they were meant.
+    std::vector<std::string> argv { script, std::filesystem::absolute(r.archive).lexically_normal().string() };
     for (const auto& s : r.settings) {
         argv.push_back("--set");
         argv.push_back(s);
