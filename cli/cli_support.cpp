@@ -33,6 +33,8 @@ const char* flagFor(const std::string& field) {
         { field::kPopularity, "--popularity" },
         { field::kWeights, "--weight-memory" },
         { field::kMissLevel, "--miss-level" },
+        { field::kAllocator, "--alloc" },
+        { field::kCounters, "--counters" },
         { field::kEngine, "--engine" },
         { field::kConnect, "--connect" },
         { field::kFraming, "--framing" },
@@ -57,6 +59,10 @@ Error inCliWords(Error error) {
         error.field = flag;
     if (error.tag == kTagNoThreshold)
         error.message += "; use `sim`";
+    if (const auto at = error.message.find("; name it ("); error.tag == kTagFormatUnknown && at != std::string::npos)
+        error.message.insert(at + 9, " with --format");
+    if (error.tag == kTagRemoteHost)
+        error.message += " with --allow-remote";
     if (error.tag == kTagSkippableInput && error.message.ends_with(" input)"))
         error.message.insert(error.message.size() - 1, "; --on-error=skip counts and skips such lines");
     return error;

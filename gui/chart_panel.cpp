@@ -91,6 +91,28 @@ DisplayUnit durationUnit(double largestMicros) {
     return { 1, QStringLiteral("µs") };
 }
 
+DisplayUnit byteUnit(double largestBytes) {
+    if (largestBytes >= 10.0 * 1024 * 1024 * 1024)
+        return { 1024.0 * 1024 * 1024, QStringLiteral("GiB") };
+    if (largestBytes >= 10.0 * 1024 * 1024)
+        return { 1024.0 * 1024, QStringLiteral("MiB") };
+    if (largestBytes >= 10.0 * 1024)
+        return { 1024.0, QStringLiteral("KiB") };
+    return { 1, QStringLiteral("B") };
+}
+
+QString byteLabel(double bytes) {
+    const char* const units[] { "B", "KiB", "MiB", "GiB" };
+    int unit = 0;
+    while (bytes >= 1024 && unit < 3) {
+        bytes /= 1024;
+        ++unit;
+    }
+    // Whole numbers as they are; others with one decimal (1.5 KiB), never a rounded-away difference.
+    const bool whole = std::abs(bytes - std::round(bytes)) < 1e-9;
+    return QStringLiteral("%1 %2").arg(QLocale().toString(bytes, 'f', whole ? 0 : 1), QLatin1String(units[unit]));
+}
+
 void drawBarChart(QChart* chart, const QStringList& categories,
     const std::vector<std::pair<QString, QList<double>>>& sets, const QString& xTitle, const QString& yTitle,
     bool valueLabels) {

@@ -69,6 +69,10 @@ struct DisplayUnit {
 };
 // µs, ms or s for durations given in microseconds, chosen by the largest.
 DisplayUnit durationUnit(double largestMicros);
+// B, KiB, MiB or GiB for byte counts, chosen by the largest (from 10 of the next unit up).
+DisplayUnit byteUnit(double largestBytes);
+// One size with its own unit, for a category label: "96 B", "1.5 KiB", "512 KiB", "1 MiB".
+QString byteLabel(double bytes);
 
 void drawBarChart(QChart* chart, const QStringList& categories,
     const std::vector<std::pair<QString, QList<double>>>& sets, const QString& xTitle, const QString& yTitle,

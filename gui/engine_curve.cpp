@@ -280,23 +280,27 @@ void EnginePage::showCurve(const EngineSweepReport& report) {
         m_memoryData.appendRow(
             { cellItem(qt(p.setting)), valueItem(p.measuredBytesPerKey, 2), valueItem(p.predictedBytesPerKey, 2) });
     QChart* chart = m_memoryChart->freshChart();
+    double largest = 0;
+    for (const auto& p : report.points)
+        largest = std::max({ largest, p.measuredBytesPerKey, p.predictedBytesPerKey });
+    const DisplayUnit unit = byteUnit(largest); // KiB for values of 100 kB and more
     if (memcached) {
         QStringList categories;
         QList<double> measured, predicted;
         for (const auto& p : report.points) {
             categories << qt(p.setting);
-            measured << p.measuredBytesPerKey;
-            predicted << p.predictedBytesPerKey;
+            measured << p.measuredBytesPerKey / unit.divisor;
+            predicted << p.predictedBytesPerKey / unit.divisor;
         }
         drawBarChart(chart, categories, { { tr("measured"), measured }, { tr("predicted"), predicted } },
-            tr("slab settings"), tr("chunk bytes per item"), true);
+            tr("slab settings"), tr("chunk %1 per item").arg(unit.name), true);
         chart->setTitle(tr("Chunk bytes per item by slab setting (hash index not included); worst error %1")
                             .arg(relativeErrorText(worstError(report.points))));
     } else {
         auto* x = new QValueAxis(chart);
         x->setTitleText(tr("threshold (bytes)"));
         auto* y = new QValueAxis(chart);
-        y->setTitleText(tr("bytes/key"));
+        y->setTitleText(tr("%1/key").arg(unit.name));
         chart->addAxis(x, Qt::AlignBottom);
         chart->addAxis(y, Qt::AlignLeft);
         auto* predicted = new QLineSeries(chart);
@@ -306,10 +310,11 @@ void EnginePage::showCurve(const EngineSweepReport& report) {
         double low = std::numeric_limits<double>::max(), high = 0, first = 1e9, last = 0;
         for (const auto& p : report.points) {
             const double t = p.threshold.value_or(0);
-            predicted->append(t, p.predictedBytesPerKey);
-            marks.push_back({ t, p.measuredBytesPerKey, p.relativeError() });
-            low = std::min({ low, p.predictedBytesPerKey, p.measuredBytesPerKey });
-            high = std::max({ high, p.predictedBytesPerKey, p.measuredBytesPerKey });
+            const double at = p.predictedBytesPerKey / unit.divisor, measured = p.measuredBytesPerKey / unit.divisor;
+            predicted->append(t, at);
+            marks.push_back({ t, measured, p.relativeError() });
+            low = std::min({ low, at, measured });
+            high = std::max({ high, at, measured });
             first = std::min(first, t);
             last = std::max(last, t);
         }

@@ -317,14 +317,14 @@ void EnginePage::drawMemory() {
         QList<double> measured, predicted;
         for (const auto& value : classes) {
             const QJsonObject c = value.toObject();
-            categories << QLocale().toString(c.value(QStringLiteral("chunk_bytes")).toInteger());
+            categories << byteLabel(c.value(QStringLiteral("chunk_bytes")).toDouble());
             measured << c.value(QStringLiteral("measured_chunks")).toDouble();
             predicted << c.value(QStringLiteral("predicted_chunks")).toDouble();
             m_memoryData.appendRow({ numberItem(c.value(QStringLiteral("chunk_bytes")).toDouble(), 0),
                 numberItem(measured.back(), 0), numberItem(predicted.back(), 0) });
         }
         drawBarChart(chart, categories, { { tr("measured"), measured }, { tr("predicted"), predicted } },
-            tr("slab class chunk size (bytes)"), tr("chunks"), true);
+            tr("slab class chunk size"), tr("chunks"), true);
         chart->setTitle(tr("Slab chunks per class: measured and predicted (the hash index is apart)"));
         return;
     }

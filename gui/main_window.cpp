@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "main_window.h"
+#include "readable_palette.h"
 
 #include "chart_panel.h"
 #include "compare_page.h"
@@ -128,6 +129,7 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     if (!settings.contains(QStringLiteral("window/geometry")))
         resize(1280, 800);
     m_tabs->setCurrentIndex(settings.value(QStringLiteral("window/tab"), 1).toInt());
+    keepPlaceholdersReadable(*this);
     refreshLibrary();
 }
 
@@ -298,6 +300,12 @@ void MainWindow::showRun(qint64 runId) {
         m_sweep->setMeasuredPoints(measured->points, QString::fromStdString(measured->trace),
             QString::fromStdString(measured->layout), tr("run %1").arg(measured->measuredRun));
     m_tabs->setCurrentWidget(m_sweep);
+}
+
+void MainWindow::changeEvent(QEvent* event) {
+    if (event->type() == QEvent::PaletteChange)
+        keepPlaceholdersReadable(*this);
+    QMainWindow::changeEvent(event);
 }
 
 void MainWindow::showError(const QString& text) {

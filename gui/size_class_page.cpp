@@ -112,7 +112,7 @@ void SizeClassPage::redraw() {
         *payload << double(c.payloadBytes) / keys;
         *header << double(c.requestedBytes - c.payloadBytes) / keys;
         *waste << double(c.usableBytes - c.requestedBytes) / keys;
-        categories << locale.toString(qulonglong(c.classBytes));
+        categories << byteLabel(double(c.classBytes));
     }
     if (rest.allocations) {
         *payload << double(rest.payloadBytes) / keys;
@@ -129,7 +129,7 @@ void SizeClassPage::redraw() {
     series->append(waste);
     chart->addSeries(series);
     QAbstractAxis* x = makeCategoryAxis(chart, categories);
-    x->setTitleText(tr("size class (bytes)"));
+    x->setTitleText(tr("size class"));
     auto* y = new QValueAxis(chart);
     y->setTitleText(tr("bytes per key"));
     y->setLabelFormat(QStringLiteral("%.1f"));

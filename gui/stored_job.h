@@ -29,6 +29,8 @@ inline QString errorText(Error error) {
         { field::kDeleteFraction, "DELETE fraction" },
         { field::kPopularity, "Popularity" },
         { field::kEngine, "Engine" },
+        { field::kAllocator, "Allocator" },
+        { field::kCounters, "Counters" },
         { field::kConnect, "Attach to" },
         { field::kFraming, "Framing" },
         { field::kPipeline, "Load pipeline" },
@@ -47,6 +49,11 @@ inline QString errorText(Error error) {
         error.message.insert(error.message.size() - 1,
             "; fix or remove the line, or skip bad lines with the command "
             "line's layoutlab import --on-error=skip");
+    if (const auto at = error.message.find("; name it ("); error.tag == kTagFormatUnknown && at != std::string::npos)
+        error.message.insert(at + 9, " with the command line's layoutlab import --format, then open what it writes");
+    if (error.tag == kTagRemoteHost)
+        error.message += " (the command line's layoutlab drive --allow-remote can; the Engine view attaches to "
+                         "this host only)";
     return QString::fromStdString(error.describe());
 }
 

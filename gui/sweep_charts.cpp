@@ -55,10 +55,10 @@ void SweepPage::redraw() {
     drawChart(m_charts[0],
         { { QStringLiteral("usable_bytes_per_key"), tr("bytes per key") },
             { QStringLiteral("overhead_bytes_per_key"), tr("overhead per key") } },
-        tr("bytes/key"));
+        QString(), QString(), true);
     drawMeasured();
     drawChart(m_charts[1], { { QStringLiteral("internal_fragmentation_bytes_per_key"), tr("internal fragmentation") } },
-        tr("bytes/key"));
+        QString(), QString(), true);
     drawChart(m_charts[2],
         { { QStringLiteral("lines_touched_per_get"), tr("lines touched") },
             { QStringLiteral("dependent_loads_per_get"), tr("dependent loads"), true } },
@@ -114,7 +114,7 @@ void SweepPage::drawMeasured() {
     QStringList each;
     QLocale locale;
     for (const auto& p : points) {
-        marks.push_back({ double(*p.threshold), p.measuredBytesPerKey, p.relativeError() });
+        marks.push_back({ double(*p.threshold), p.measuredBytesPerKey / m_memoryDivisor, p.relativeError() });
         each << tr("%1: %2 (predicted %3, %4)")
                     .arg(*p.threshold)
                     .arg(locale.toString(p.measuredBytesPerKey, 'f', 2),
@@ -193,8 +193,8 @@ void SweepPage::drawCursor() {
     }
 }
 
-void SweepPage::drawChart(
-    ChartPanel* panel, const std::vector<ChartLine>& lines, const QString& yTitle, const QString& rightTitle) {
+void SweepPage::drawChart(ChartPanel* panel, const std::vector<ChartLine>& lines, const QString& yTitle,
+    const QString& rightTitle, bool perKeyBytes) {
     QChart* chart = panel->freshChart();
     const int rows = m_model.rowCount();
     auto* x = new QValueAxis(chart);
@@ -208,6 +208,19 @@ void SweepPage::drawChart(
         right = new QValueAxis(chart);
         right->setTitleText(rightTitle);
         chart->addAxis(right, Qt::AlignRight);
+    }
+    // Bytes per key in B, or KiB or MiB when the largest reaches ten of them (values of 100 kB and more).
+    DisplayUnit unit { 1, QString() };
+    if (perKeyBytes) {
+        double largest = 0;
+        for (const ChartLine& line : lines)
+            if (const int column = m_model.columnOf(line.metric); column >= 0)
+                for (int r = 0; r < rows; ++r)
+                    largest = std::max(largest, m_model.value(r, column));
+        unit = byteUnit(largest);
+        y->setTitleText(tr("%1/key").arg(unit.name));
+        if (panel == m_charts[0])
+            m_memoryDivisor = unit.divisor;
     }
     if (rows == 0)
         return;
@@ -225,7 +238,7 @@ void SweepPage::drawChart(
         series->setPointsVisible(rows <= 40);
 
         for (int r = 0; r < rows; ++r) {
-            const double v = m_model.value(r, column);
+            const double v = m_model.value(r, column) / unit.divisor;
             series->append(m_model.value(r, 0), v);
             range.low = std::min(range.low, v);
             range.high = std::max(range.high, v);
@@ -239,7 +252,8 @@ void SweepPage::drawChart(
             pen.setWidthF(2.5);
             series->setPen(pen);
         }
-        panel->addHoverTips(series, tr("threshold"), m_model.metrics()[std::size_t(column)].decimals);
+        panel->addHoverTips(
+            series, tr("threshold"), m_model.metrics()[std::size_t(column)].decimals + (unit.divisor > 1 ? 1 : 0));
     }
     if (chart->series().isEmpty())
         return;

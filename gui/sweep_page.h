@@ -102,8 +102,10 @@ private:
         QString name;
         bool rightAxis = false;
     };
-    void drawChart(
-        ChartPanel* chart, const std::vector<ChartLine>& lines, const QString& yTitle, const QString& rightTitle = {});
+    // Draws `lines` against the threshold. With `perKeyBytes` the left axis is in B, KiB or MiB per key,
+    // by the largest value, and `yTitle` is ignored.
+    void drawChart(ChartPanel* chart, const std::vector<ChartLine>& lines, const QString& yTitle,
+        const QString& rightTitle = {}, bool perKeyBytes = false);
 
     TaskRunner& m_runner;
     std::function<QString()> m_databasePath;
@@ -124,6 +126,7 @@ private:
     QTableView* m_table;
     QLabel* m_cursorLine;
     QLabel* m_measuredLine;
+    double m_memoryDivisor = 1; // the memory chart's bytes per unit of its axis (1, 1024, ...)
     struct Measured {
         std::vector<EngineSweepPoint> points;
         QString trace;

@@ -147,15 +147,13 @@ void WorkloadPage::drawHistogram(
     model.setHorizontalHeaderLabels({ tr("Up to (bytes)"), tr("Count") });
     QStringList labels;
     QList<double> counts;
-    QLocale locale;
     for (std::size_t i = first; i < last; ++i) {
-        labels << locale.toString(qulonglong(buckets[i].upperBytes));
+        labels << byteLabel(double(buckets[i].upperBytes));
         counts << double(buckets[i].count);
         model.appendRow({ numberItem(buckets[i].upperBytes), numberItem(buckets[i].count) });
     }
     drawBarChart(panel->freshChart(), labels, { { what, counts } },
-        byClass ? tr("size class, up to (bytes): Valkey/Redis jemalloc classes")
-                : tr("size, up to (bytes): powers of two"),
+        byClass ? tr("size class, up to: Valkey/Redis jemalloc classes") : tr("size, up to: powers of two"),
         tr("count"));
     panel->chart()->setTitle(what);
 }

@@ -50,15 +50,15 @@ CacheGeometry cachegrindCompatible(const CacheGeometry& geometry) {
 
 Expected<std::vector<std::string>> cachegrindCacheOptions(const CacheGeometry& geometry) {
     if (geometry.levels.size() < 2)
-        return usageError("cachegrind needs at least two cache levels (D1 and LL)", "--cache-geometry");
+        return usageError("cachegrind needs at least two cache levels (D1 and LL)", field::kCacheGeometry);
     auto option = [](const char* name, const CacheLevelGeometry& level) -> Expected<std::string> {
         const std::uint64_t lineBytes = kCacheLineBytes;
         const std::uint64_t sets = level.sizeBytes / (lineBytes * level.ways);
         if (sets == 0 || !std::has_single_bit(sets) || sets * lineBytes * level.ways != level.sizeBytes)
             return usageError(fmt::format("cachegrind simulates only caches with a power-of-two number of sets; "
-                                          "{} of {} bytes and {} ways has {} (choose another --cache-geometry)",
+                                          "{} of {} bytes and {} ways has {} (choose another cache geometry)",
                                   name, level.sizeBytes, level.ways, sets),
-                "--cache-geometry");
+                field::kCacheGeometry);
         return fmt::format("--{}={},{},{}", name, level.sizeBytes, level.ways, lineBytes);
     };
     std::vector<std::string> out;
@@ -127,7 +127,7 @@ Expected<CachegrindCounts> runUnderCachegrind(const std::vector<std::string>& pr
     const auto valgrind = findValgrind();
     if (!valgrind)
         return usageError(
-            "cachegrind needs valgrind, and there is no 'valgrind' on PATH (apt install valgrind)", "--counters");
+            "cachegrind needs valgrind, and there is no 'valgrind' on PATH (apt install valgrind)", field::kCounters);
     auto cacheOptions = cachegrindCacheOptions(geometry);
     if (!cacheOptions)
         return cacheOptions.error();

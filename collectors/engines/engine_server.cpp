@@ -20,8 +20,7 @@ Expected<std::vector<std::string>> resolve(const std::string& host) {
     hints.ai_socktype = SOCK_STREAM;
     addrinfo* found = nullptr;
     if (const int rc = ::getaddrinfo(host.c_str(), nullptr, &hints, &found); rc != 0)
-        return usageError(
-            fmt::format("--connect {}: cannot resolve the host: {}", host, gai_strerror(rc)), "--connect");
+        return usageError(fmt::format("{}: cannot resolve the host: {}", host, gai_strerror(rc)), field::kConnect);
     std::vector<std::string> out;
     for (const addrinfo* a = found; a; a = a->ai_next) {
         char text[NI_MAXHOST] = {};
@@ -30,7 +29,7 @@ Expected<std::vector<std::string>> resolve(const std::string& host) {
     }
     ::freeaddrinfo(found);
     if (out.empty())
-        return usageError(fmt::format("--connect {}: the host has no address", host), "--connect");
+        return usageError(fmt::format("{}: the host has no address", host), field::kConnect);
     return out;
 }
 
@@ -98,7 +97,7 @@ std::vector<std::string> engineArgv(Engine engine, const std::string& binary, st
 Expected<Endpoint> parseEndpoint(const std::string& text, bool allowRemote) {
     const auto colon = text.rfind(':');
     if (colon == std::string::npos || colon == 0 || colon + 1 == text.size())
-        return usageError(fmt::format("--connect wants HOST:PORT, got '{}'", text), "--connect");
+        return usageError(fmt::format("wants HOST:PORT, got '{}'", text), field::kConnect);
     Endpoint e;
     e.host = text.substr(0, colon);
     if (e.host.size() > 2 && e.host.front() == '[' && e.host.back() == ']')
@@ -106,7 +105,7 @@ Expected<Endpoint> parseEndpoint(const std::string& text, bool allowRemote) {
     const std::string port = text.substr(colon + 1);
     if (port.find_first_not_of("0123456789") != std::string::npos || port.size() > 5 || std::stoul(port) == 0
         || std::stoul(port) > 65535)
-        return usageError(fmt::format("--connect: '{}' is not a port", port), "--connect");
+        return usageError(fmt::format("'{}' is not a port", port), field::kConnect);
     e.port = static_cast<std::uint16_t>(std::stoul(port));
     if (allowRemote)
         return e;
@@ -116,11 +115,14 @@ Expected<Endpoint> parseEndpoint(const std::string& text, bool allowRemote) {
     if (!addresses)
         return addresses.error();
     for (const auto& address : *addresses)
-        if (!isLoopbackAddress(address))
-            return usageError(fmt::format("--connect {}: resolves to {}, not a loopback address; layoutlab loads and "
-                                          "flushes what it measures, so a remote server needs --allow-remote",
-                                  e.host, address),
-                "--connect");
+        if (!isLoopbackAddress(address)) {
+            Error remote = usageError(fmt::format("{}: resolves to {}, not a loopback address; layoutlab loads and "
+                                                  "flushes what it measures, so a remote server must be allowed",
+                                          e.host, address),
+                field::kConnect);
+            remote.tag = kTagRemoteHost;
+            return remote;
+        }
     e.host = addresses->front();
     return e;
 }
@@ -136,8 +138,8 @@ Expected<std::unique_ptr<EngineServer>> EngineServer::start(
                 break;
             }
         if (server->m_binary.empty())
-            return ioError(fmt::format("no {} binary on PATH (install it, e.g. scripts/install-deps, or give "
-                                       "--server-binary PATH or --connect HOST:PORT)",
+            return ioError(fmt::format("no {} binary on PATH (install it, e.g. scripts/install-deps, or name the "
+                                       "server's binary, or attach to a running server)",
                 engineBinaries(engine).front()));
     }
     auto dir = makeTempDir("layoutlab-drive-");

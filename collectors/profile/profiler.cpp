@@ -92,7 +92,8 @@ Expected<CounterSource> parseCounterSource(std::string_view name) {
     for (auto s : { CounterSource::Auto, CounterSource::Perf, CounterSource::Cachegrind, CounterSource::None })
         if (counterSourceName(s) == name)
             return s;
-    return usageError(fmt::format("unknown counter source '{}' (auto, perf, cachegrind, none)", name), "--counters");
+    return usageError(
+        fmt::format("unknown counter source '{}' (auto, perf, cachegrind, none)", name), field::kCounters);
 }
 
 std::string_view counterSourceName(CounterSource source) {
@@ -141,10 +142,11 @@ Expected<ProfileResult> runProfile(const ProfileConfig& config, ProgressSink* pr
     result.counterSource = chooseCounterSource(config.counters, &why);
     result.counterNote = why;
     if (result.counterSource == CounterSource::Cachegrind && config.replayCommand.empty())
-        return usageError("cachegrind needs a replay command", "--counters");
+        return usageError("cachegrind needs a replay command", field::kCounters);
 #if !LAYOUTLAB_HAVE_PERF
     if (result.counterSource == CounterSource::Perf)
-        return usageError("this build has no perf collector (libpfm4-dev was missing at configure time)", "--counters");
+        return usageError(
+            "this build has no perf collector (libpfm4-dev was missing at configure time)", field::kCounters);
 #endif
 
     CacheGeometry geometry = config.geometry ? *config.geometry : CacheGeometry::detect();
@@ -213,7 +215,7 @@ Expected<ProfileResult> runProfile(const ProfileConfig& config, ProgressSink* pr
             if (!opened)
                 return opened.error();
             if (!(*opened)->hardwareAvailable())
-                return usageError("perf: " + (*opened)->hardwareReason(), "--counters");
+                return usageError("perf: " + (*opened)->hardwareReason(), field::kCounters);
             counters = std::move(*opened);
             counters->start();
         }

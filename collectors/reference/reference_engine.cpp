@@ -312,7 +312,7 @@ Expected<std::unique_ptr<ReferenceEngine>> ReferenceEngine::create(const Referen
         return usageError(fmt::format("the reference engine allocates from the linked jemalloc, so the model must "
                                       "be the linked 'jemalloc' (got '{}')",
                               config.allocator->spec()),
-            "alloc");
+            field::kAllocator);
     if (auto ok = config.layout->checkAllocator(*config.allocator); !ok)
         return ok.error();
     auto impl = std::make_unique<Impl>();

@@ -11,6 +11,7 @@
 #include "job_actions.h"
 #include "library_page.h"
 #include "main_window.h"
+#include "readable_palette.h"
 #include "screenshot_tour.h"
 #include "size_class_page.h"
 #include "sweep_page.h"
@@ -338,6 +339,13 @@ private slots:
             for (ChartPanel* chart : window.sweepPage()->charts())
                 QCOMPARE(chart->chart()->theme(), QChart::ChartThemeDark);
             QVERIFY(backgroundLightness(window.sweepPage()->charts().front()) < 128);
+            // Placeholders stand out from the dark fields (the light palette's grey would not).
+            for (QLineEdit* edit : window.findChildren<QLineEdit*>()) {
+                const QPalette& p = edit->palette();
+                const QColor shown = blended(p.color(QPalette::PlaceholderText), p.color(QPalette::Base));
+                QVERIFY2(std::abs(shown.lightnessF() - p.color(QPalette::Base).lightnessF()) >= 0.3,
+                    qPrintable(edit->placeholderText()));
+            }
         }
         QApplication::setPalette(light);
         MainWindow window(m_db);

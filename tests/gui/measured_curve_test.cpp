@@ -259,6 +259,18 @@ private slots:
         QVERIFY(!page->startCurve(&error));
         QVERIFY2(error.startsWith(QStringLiteral("Slab settings: ")), qPrintable(error));
         QVERIFY(!error.contains(QStringLiteral("--")));
+        // The core's refusals elsewhere: a layout that needs another allocator, a file of no known format.
+        window.sweepPage()->layoutBox()->setCurrentText(QStringLiteral("memcached-1.6"));
+        window.sweepPage()->allocatorBox()->setCurrentText(QStringLiteral("jemalloc"));
+        window.sweepPage()->thresholdsEdit()->clear();
+        QVERIFY(!window.sweepPage()->startSweep(&error));
+        QVERIFY2(error.startsWith(QStringLiteral("Allocator: ")) && !error.contains(QStringLiteral("--")),
+            qPrintable(error));
+        window.openTrace(QStringLiteral(LAYOUTLAB_DATASETS_DIR "/traces/regenerate.sh"));
+        QVERIFY(window.runner().waitForIdle(60000));
+        QVERIFY2(
+            window.lastError().contains(QStringLiteral("name it with the command line's layoutlab import --format")),
+            qPrintable(window.lastError()));
     }
 
     // The threshold axis is labelled: its tick labels are drawn under the plot (they were lost once to a
@@ -284,6 +296,32 @@ private slots:
                 if (QColor(image.pixel(x, y)).lightness() < 110)
                     ++dark;
         QVERIFY2(dark > 40, qPrintable(QStringLiteral("%1 dark pixels under the plot").arg(dark)));
+    }
+
+    // Byte quantities in the unit that keeps them readable: sizes labelled with their own unit, and the
+    // sweep's per-key axes in KiB once values reach ten of them (the Dalli trace's 100 kB to 1 MB values).
+    void byteQuantitiesInReadableUnits() {
+        QCOMPARE(byteLabel(96), QStringLiteral("96 B"));
+        QCOMPARE(byteLabel(1536), QStringLiteral("1.5 KiB"));
+        QCOMPARE(byteLabel(524288), QStringLiteral("512 KiB"));
+        QCOMPARE(byteLabel(1048576), QStringLiteral("1 MiB"));
+        QCOMPARE(byteUnit(9000).name, QStringLiteral("B"));
+        QCOMPARE(byteUnit(589874).name, QStringLiteral("KiB"));
+        QCOMPARE(byteUnit(20.0 * 1024 * 1024).divisor, 1024.0 * 1024);
+        MainWindow window(m_db);
+        window.openTrace(QStringLiteral(LAYOUTLAB_DATASETS_DIR "/traces/dalli-large-values.lltrace"));
+        QVERIFY(window.runner().waitForIdle(60000));
+        SweepPage* sweep = window.sweepPage();
+        sweep->layoutBox()->setCurrentText(QStringLiteral("valkey-9.1"));
+        sweep->thresholdsEdit()->setText(QStringLiteral("64,128"));
+        QString error;
+        QVERIFY2(sweep->startSweep(&error), qPrintable(error));
+        QVERIFY(window.runner().waitForIdle(120000));
+        auto* y = qobject_cast<QValueAxis*>(sweep->charts()[0]->chart()->axes(Qt::Vertical).front());
+        QCOMPARE(y->titleText(), QStringLiteral("KiB/key"));
+        const double bytes = sweep->model().result().points.front().usableBytesPerKey;
+        QVERIFY(bytes > 100 * 1024);
+        QVERIFY(y->max() > bytes / 1024 && y->max() < 2 * bytes / 1024); // the axis is in KiB, not bytes
     }
 
 private:

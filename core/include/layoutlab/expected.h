@@ -55,6 +55,8 @@ inline constexpr const char* kDeleteFraction = "delete fraction";
 inline constexpr const char* kPopularity = "popularity";
 inline constexpr const char* kWeights = "weights";
 inline constexpr const char* kMissLevel = "miss level";
+inline constexpr const char* kAllocator = "allocator";
+inline constexpr const char* kCounters = "counters";
 // A drive's (layoutlab/jobs/drive_job.h).
 inline constexpr const char* kEngine = "engine";
 inline constexpr const char* kConnect = "connect";
@@ -75,6 +77,11 @@ inline constexpr const char* kTagNoThreshold = "layout-has-no-threshold";
 // A bad input line or record, which the import could have counted and skipped ("FORMAT input)" ends the
 // message; the front end says how to skip in its own words).
 inline constexpr const char* kTagSkippableInput = "skippable-input";
+// A trace whose format its content does not tell ("name it (one of: ...)" ends the message; the front end
+// says how to name it).
+inline constexpr const char* kTagFormatUnknown = "format-unknown";
+// A server to attach to that is not on this host, which must be allowed explicitly (the front end says how).
+inline constexpr const char* kTagRemoteHost = "remote-host";
 
 Error usageError(std::string message, std::string field = {});
 Error dataError(std::string message, std::string file = {}, std::uint64_t offset = 0, bool hasOffset = false);

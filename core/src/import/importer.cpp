@@ -239,9 +239,12 @@ Expected<std::string> detectFormat(const std::string& path) {
     } else if (!h.empty() && detectOracle(h)) {
         return std::string("oracle");
     }
-    return dataError("cannot tell the trace format from its content; name it with --format (one of: twitter, "
-                     "cachelib, oracle, monitor, mc-watch, mc-metadump, rdb-csv)",
+    Error e = dataError("cannot tell the trace format from its content; name it (one of: twitter, cachelib, "
+                        "oracle, monitor, mc-watch, mc-metadump, rdb-csv)",
         path);
+    e.field = field::kFormat;
+    e.tag = kTagFormatUnknown;
+    return e;
 }
 
 Expected<std::unique_ptr<Importer>> openImporter(const std::string& path, const ImportOptions& options) {

@@ -85,10 +85,12 @@ Expected<std::unique_ptr<InputStream>> InputStream::open(const std::string& path
                 return ioError(fmt::format("cannot open: {}", std::strerror(errno)), path);
             g_keptStreams[path] = source;
         } else if (!source->replayable) {
-            return ioError(fmt::format("this input is a stream (not a regular file) and more than {} KiB of it were "
-                                       "read already; save it to a file, or name its --format so that it is read once",
-                               kReplayBytes >> 10),
+            Error e = ioError(fmt::format("this input is a stream (not a regular file) and more than {} KiB of it were "
+                                          "read already; save it to a file, or name its format so that it is read once",
+                                  kReplayBytes >> 10),
                 path);
+            e.field = field::kFormat;
+            return e;
         }
         s->m_stream = source;
     } else {

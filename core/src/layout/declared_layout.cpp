@@ -213,7 +213,7 @@ Status DeclaredLayout::checkAllocator(const AllocatorModel& allocator) const {
         return usageError(fmt::format("layout file {} ({}) needs a malloc-style allocator (jemalloc or glibc), not "
                                       "memcached slabs ([layout] allocators = \"malloc\")",
                               m_def.path, m_def.name),
-            "alloc");
+            field::kAllocator);
     if (m_def.chunked && slabs
         && static_cast<const MemcachedSlabModel&>(allocator).params().chunkMaxBytes <= m_def.chunkHeaderBytes)
         return usageError(
@@ -221,12 +221,12 @@ Status DeclaredLayout::checkAllocator(const AllocatorModel& allocator) const {
                         "chunk header of {} bytes ([chunking] chunk_header_bytes)",
                 m_def.path, m_def.name, static_cast<const MemcachedSlabModel&>(allocator).params().chunkMaxBytes,
                 m_def.chunkHeaderBytes),
-            "alloc");
+            field::kAllocator);
     if (m_def.allocators == LayoutDefinition::Allocators::Slabs && !slabs)
-        return usageError(fmt::format("layout file {} ({}) stores items in memcached's slab classes: use --alloc "
-                                      "memcached ([layout] allocators = \"slabs\")",
+        return usageError(fmt::format("layout file {} ({}) stores items in memcached's slab classes: use the "
+                                      "memcached allocator ([layout] allocators = \"slabs\")",
                               m_def.path, m_def.name),
-            "alloc");
+            field::kAllocator);
     return Ok {};
 }
 

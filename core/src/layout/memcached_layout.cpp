@@ -39,7 +39,8 @@ std::string MemcachedLayout::description() const {
 Status MemcachedLayout::checkAllocator(const AllocatorModel& allocator) const {
     if (!dynamic_cast<const MemcachedSlabModel*>(&allocator))
         return usageError(
-            "layout 'memcached-1.6' stores items in memcached's slab classes: use --alloc memcached", "alloc");
+            "layout 'memcached-1.6' stores items in memcached's slab classes: use the memcached allocator",
+            field::kAllocator);
     return Ok {};
 }
 

@@ -60,8 +60,8 @@ std::optional<ThresholdParam> ValkeyLayout::threshold() const {
 
 Status ValkeyLayout::checkAllocator(const AllocatorModel& allocator) const {
     if (dynamic_cast<const MemcachedSlabModel*>(&allocator))
-        return usageError(
-            "layout 'valkey' needs a malloc-style allocator (jemalloc or glibc), not memcached slabs", "alloc");
+        return usageError("layout 'valkey' needs a malloc-style allocator (jemalloc or glibc), not memcached slabs",
+            field::kAllocator);
     return Ok {};
 }
 

@@ -83,7 +83,7 @@ Status requireMalloc(const AllocatorModel& allocator, std::string_view layout) {
     if (dynamic_cast<const MemcachedSlabModel*>(&allocator))
         return usageError(
             fmt::format("layout '{}' needs a malloc-style allocator (jemalloc or glibc), not memcached slabs", layout),
-            "alloc");
+            field::kAllocator);
     return Ok {};
 }
 

@@ -105,14 +105,14 @@ const PointMetric kTable[] = {
         "", 0, 0, MetricStyle::Count, [](const ThresholdPoint& p) -> Value { return double(p.embeddedKeys); },
         [](ThresholdPoint& p, double v) { p.embeddedKeys = static_cast<std::uint64_t>(v); } },
     { "l1_misses_per_get", "L1 misses per GET", "misses/GET", 3, false, kOut | kDb | kGui,
-        "cache-model L1 misses per sampled GET hit (with --cache)", "L1 miss", 8, 11, MetricStyle::Fixed,
+        "cache-model L1 misses per sampled GET hit (with the cache model)", "L1 miss", 8, 11, MetricStyle::Fixed,
         [](const ThresholdPoint& p) { return missAt(p, 0); }, nullptr, 0 },
     { "l2_misses_per_get", "L2 misses per GET", "misses/GET", 3, false, kOut | kDb | kGui,
-        "cache-model L2 misses per sampled GET hit (with a three-level --cache)", "", 0, 0, MetricStyle::Fixed,
+        "cache-model L2 misses per sampled GET hit (with a three-level cache model)", "", 0, 0, MetricStyle::Fixed,
         [](const ThresholdPoint& p) { return missAt(p, 1); }, nullptr, 1 },
     { "llc_misses_per_get", "LLC misses per GET", "misses/GET", 3, false, kOut | kDb | kGui,
-        "cache-model last-level misses per sampled GET hit (with --cache)", "LLC miss", 8, 12, MetricStyle::Fixed,
-        [](const ThresholdPoint& p) { return missAt(p, 2); }, nullptr, 2 },
+        "cache-model last-level misses per sampled GET hit (with the cache model)", "LLC miss", 8, 12,
+        MetricStyle::Fixed, [](const ThresholdPoint& p) { return missAt(p, 2); }, nullptr, 2 },
 };
 
 bool levelCarries(int missLevel, std::size_t levels) {

@@ -211,7 +211,7 @@ Status ResultsDb::checkIsOurs() {
     for (std::size_t i = 0; i < names.size() && i < 5; ++i)
         listed += (i ? ", " : "") + names[i];
     return dataError(fmt::format("not a layoutlab results database: it is an SQLite file with other tables ({}{}); "
-                                 "give another --db path",
+                                 "open another database",
                          listed, names.size() > 5 ? ", ..." : ""),
         m_path);
 }
