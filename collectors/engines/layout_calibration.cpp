@@ -184,15 +184,17 @@ std::string Calibration::table() const {
 Expected<Calibration> calibrateLayout(
     RespClient& client, const std::vector<std::string>& candidates, const std::string& allocatorSpec) {
     Calibration out;
-    if (auto warm = warmUpCommands(client); !warm)
-        return warm.error();
-    // A server's first keys also allocate what stays whatever the keys (the keyspace's tables, the
-    // client's buffers): a first load, flushed, takes that out of the measurements.
-    if (auto warm = measureOnce(client, calibrationShapes().front()); !warm) {
-        Error e = warm.error();
+    auto failed = [](Error e) {
         e.message = "calibration: " + e.message;
         return e;
-    }
+    };
+    // Every step says it was the calibration's, the first command included (a server that dies at once).
+    if (auto warm = warmUpCommands(client); !warm)
+        return failed(warm.error());
+    // A server's first keys also allocate what stays whatever the keys (the keyspace's tables, the
+    // client's buffers): a first load, flushed, takes that out of the measurements.
+    if (auto warm = measureOnce(client, calibrationShapes().front()); !warm)
+        return failed(warm.error());
     for (const auto& shape : calibrationShapes()) {
         auto row = measure(client, shape);
         if (!row) {
@@ -203,7 +205,7 @@ Expected<Calibration> calibrateLayout(
         out.rows.push_back(*row);
     }
     if (auto flushed = client.command({ "FLUSHALL", "SYNC" }); !flushed)
-        return flushed.error();
+        return failed(flushed.error());
     std::vector<std::string> specs; // what was tried: a candidate equal to an earlier one is skipped
     for (const auto& candidate : candidates) {
         auto models = parseLayoutAndAllocator(candidate, allocatorSpec);
