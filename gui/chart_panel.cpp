@@ -370,22 +370,28 @@ void addMeasuredPoints(ChartPanel* panel, QValueAxis* x, QValueAxis* y, const st
     const double below = (y->max() - y->min()) * 0.16;
     for (std::size_t k = 0; k < marks.size(); ++k) {
         const MeasuredMark& m = marks[k];
-        auto* label = new QScatterSeries(chart);
-        label->setObjectName(QStringLiteral("measured-label"));
-        label->setMarkerSize(1);
-        label->setColor(color);
-        label->setBorderColor(color);
-        label->append(m.x, k % 2 ? m.measured - below : m.measured);
-        label->setPointLabelsFormat(relativeErrorText(m.relativeError));
-        label->setPointLabelsColor(color);
-        label->setPointLabelsClipping(false);
-        label->setPointLabelsVisible(true);
-        chart->addSeries(label);
-        label->attachAxis(x);
-        label->attachAxis(y);
-        for (QLegendMarker* marker : chart->legend()->markers(label))
-            marker->setVisible(false);
+        addChartLabel(chart, x, y, QPointF(m.x, k % 2 ? m.measured - below : m.measured),
+            relativeErrorText(m.relativeError), color, QStringLiteral("measured-label"));
     }
+}
+
+void addChartLabel(QChart* chart, QAbstractAxis* x, QAbstractAxis* y, QPointF at, const QString& text,
+    const QColor& color, const QString& objectName) {
+    auto* label = new QScatterSeries(chart);
+    label->setObjectName(objectName);
+    label->setMarkerSize(1);
+    label->setColor(color);
+    label->setBorderColor(color);
+    label->append(at);
+    label->setPointLabelsFormat(text);
+    label->setPointLabelsColor(color);
+    label->setPointLabelsClipping(false);
+    label->setPointLabelsVisible(true);
+    chart->addSeries(label);
+    label->attachAxis(x);
+    label->attachAxis(y);
+    for (QLegendMarker* marker : chart->legend()->markers(label))
+        marker->setVisible(false);
 }
 
 } // namespace layoutlab::gui

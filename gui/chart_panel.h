@@ -81,6 +81,11 @@ void drawBarChart(QChart* chart, const QStringList& categories,
 // A threshold axis from `first` to `last` bytes, ticks on multiples of a power of two (about eight).
 void setThresholdRange(QValueAxis* axis, double first, double last);
 
+// A text on the chart itself at (`at`), attached to `x` and `y`: one invisible point carrying the text as its
+// label (Qt Charts has no free text item that follows the axes), left out of the legend.
+void addChartLabel(QChart* chart, QAbstractAxis* x, QAbstractAxis* y, QPointF at, const QString& text,
+    const QColor& color, const QString& objectName);
+
 // A point measured on a real server and the prediction's error there, for addMeasuredPoints.
 struct MeasuredMark {
     double x = 0;

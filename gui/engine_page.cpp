@@ -192,12 +192,8 @@ bool EnginePage::startDrive(QString* error) {
             *error = text;
         return false;
     };
-    if (m_tracePath.isEmpty())
-        return fail(tr("Open a trace first (File → Open Trace)."));
-    if (m_attach->isChecked() && m_connect->text().trimmed().isEmpty())
-        return fail(tr("Give the server's HOST:PORT to attach to."));
-    if (m_runner.busy())
-        return fail(tr("Another task is running: %1.").arg(m_runner.label()));
+    if (const QString why = m_runner.refusal(m_tracePath); !why.isEmpty())
+        return fail(why);
     DriveRequest request = driveRequest();
     if (auto ok = checkDriveRequest(request); !ok)
         return fail(errorText(ok.error()));

@@ -306,22 +306,8 @@ void SweepPage::drawChart(ChartPanel* panel, const std::vector<ChartLine>& lines
         chart->addSeries(line);
         line->attachAxis(x);
         line->attachAxis(y);
-        // Its name at the top of the line, on the chart itself: one invisible point carrying the label.
-        auto* label = new QScatterSeries(chart);
-        label->setObjectName(QStringLiteral("marker-label"));
-        label->setMarkerSize(1);
-        label->setColor(m.color);
-        label->setBorderColor(m.color);
-        label->append(m.at, yHigh);
-        label->setPointLabelsFormat(m.name);
-        label->setPointLabelsColor(m.color);
-        label->setPointLabelsClipping(false);
-        label->setPointLabelsVisible(true);
-        chart->addSeries(label);
-        label->attachAxis(x);
-        label->attachAxis(y);
-        for (QLegendMarker* marker : chart->legend()->markers(label))
-            marker->setVisible(false);
+        // Its name at the top of the line, on the chart itself.
+        addChartLabel(chart, x, y, QPointF(m.at, yHigh), m.name, m.color, QStringLiteral("marker-label"));
     }
 }
 

@@ -274,10 +274,8 @@ bool SweepPage::startSweep(QString* error) {
             *error = text;
         return false;
     };
-    if (m_tracePath.isEmpty())
-        return fail(tr("Open a trace first (File → Open Trace)."));
-    if (m_runner.busy())
-        return fail(tr("Another task is running: %1.").arg(m_runner.label()));
+    if (const QString why = m_runner.refusal(m_tracePath); !why.isEmpty())
+        return fail(why);
     SimulationRequest request;
     request.tracePath = m_tracePath.toStdString();
     request.layout = currentLayoutSpec().toStdString();

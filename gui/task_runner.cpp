@@ -94,4 +94,12 @@ bool TaskRunner::waitForIdle(int timeoutMs) {
     return !m_busy;
 }
 
+QString TaskRunner::refusal(const QString& tracePath) const {
+    if (tracePath.isEmpty())
+        return tr("Open a trace first (File → Open Trace).");
+    if (m_busy)
+        return tr("Another task is running: %1.").arg(m_label);
+    return {};
+}
+
 } // namespace layoutlab::gui

@@ -33,6 +33,9 @@ public:
     void cancel();
     bool busy() const { return m_busy; }
     QString label() const { return m_label; }
+    // Why a job on the trace at `tracePath` cannot start now (no trace is open, another task runs); empty
+    // when it can.
+    QString refusal(const QString& tracePath) const;
     // Processes events until the task has finished or `timeoutMs` passed; true when idle.
     bool waitForIdle(int timeoutMs);
 

@@ -9,6 +9,7 @@
 #include "compare_page.h"
 #include "engine_page.h"
 #include "main_window.h"
+#include "screenshot_tour.h"
 #include "sweep_page.h"
 #include "task_runner.h"
 
@@ -232,6 +233,25 @@ private slots:
             QVERIFY(rows.value(r, false) && rows.value(r, true));
             QVERIFY(std::abs(*rows.value(r, true) - *rows.value(r, false)) <= 0.01 * *rows.value(r, true));
         }
+    }
+
+    // --screenshot with a Valkey source archive also renders the sweep with the measured points on it.
+    void screenshotsIncludeTheMeasuredSweep() {
+        const QString source = valkeySourceArchive();
+        if (source.isEmpty())
+            QSKIP("no source archive of the 8.1 layout among the engines.build builds (../shared/engines)");
+        MainWindow window(m_db);
+        const QString dir = m_dir->filePath(QStringLiteral("shots"));
+        QString error;
+        QVERIFY2(renderScreenshots(window, dir, &error, mixedSizesTrace(), source), qPrintable(error));
+        for (const char* name : { "sweep-measured", "engine-curve", "compare-measured", "sweep", "engine" }) {
+            const QImage image(dir + QLatin1Char('/') + QLatin1String(name) + QStringLiteral(".png"));
+            QVERIFY2(!image.isNull() && image.width() == 1280, name);
+        }
+        // The last view drawn is the layout file's sweep: the measured sweep was the one before it, so
+        // the curve it measured is the Engine view's, four points within 1%.
+        QCOMPARE(window.enginePage()->comparison().rowCount(), 4);
+        verifyRowsWithinOnePercent(window.enginePage());
     }
 
     // The form's refusals name its fields in its own words.
