@@ -35,6 +35,7 @@ const char* flagFor(const std::string& field) {
         { field::kMissLevel, "--miss-level" },
         { field::kAllocator, "--alloc" },
         { field::kCounters, "--counters" },
+        { field::kKeysAt, "--keys-at" },
         { field::kEngine, "--engine" },
         { field::kConnect, "--connect" },
         { field::kFraming, "--framing" },

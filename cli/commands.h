@@ -45,7 +45,10 @@ struct TraceSourceOptions {
 // --layout NAME and --layout-file FILE (a layout file: docs/layout-files.md), either one; the file sets
 // `layout` to its spec ("file:PATH"), which parseLayout() reads. Commands whose layout is required check
 // requireLayout() when they run.
-void addLayoutOptions(CLI::App& command, std::string& layout, const std::string& help);
+// --layout and --layout-file. With `every`, each may be given several times and every value is kept
+// there, in order (the last is `layout`).
+void addLayoutOptions(
+    CLI::App& command, std::string& layout, const std::string& help, std::vector<std::string>* every = nullptr);
 // The trace argument of the commands that read one (sim, sweep, advise, profile, drive).
 void addTraceArgument(CLI::App& command, std::string& trace);
 // --json (described by `jsonHelp`) and -o/--output FILE.

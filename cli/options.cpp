@@ -35,16 +35,30 @@ void addJsonAndOutput(CLI::App& command, bool& json, std::string& output, const 
     command.add_option("-o,--output", output, "Write the output to this file instead of stdout");
 }
 
-void addLayoutOptions(CLI::App& command, std::string& layout, const std::string& help) {
+void addLayoutOptions(
+    CLI::App& command, std::string& layout, const std::string& help, std::vector<std::string>* every) {
     auto* byName = command.add_option("--layout", layout, help);
     if (!layout.empty())
         byName->capture_default_str();
     auto* byFile = command
                        .add_option_function<std::string>(
-                           "--layout-file", [&layout](const std::string& path) { layout = layoutFileSpec(path); },
+                           "--layout-file",
+                           [&layout, every](const std::string& path) {
+                               layout = layoutFileSpec(path);
+                               if (every)
+                                   every->push_back(layout);
+                           },
                            "A layout described in a file instead of --layout (TOML: docs/layout-files.md; examples in "
                            "datasets/layouts/)")
                        ->check(CLI::ExistingFile);
+    if (every) {
+        // Several layouts side by side: every --layout and --layout-file, in the order given.
+        byName->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)->each([every](const std::string& value) {
+            every->push_back(value);
+        });
+        byFile->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+        return;
+    }
     byName->excludes(byFile);
 }
 

@@ -6,6 +6,7 @@
 
 #include "layoutlab/alloc/allocator_registry.h"
 #include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/report/migration.h"
 #include "layoutlab/report/reporter.h"
 #include "layoutlab/store/simulation_request.h"
 #include "layoutlab/trace/trace_file.h"
@@ -21,7 +22,10 @@ namespace {
 struct SimOptions {
     std::string trace;
     std::string layout;
+    std::vector<std::string> layouts; // every --layout and --layout-file given, in order
     std::string alloc;
+    std::vector<std::string> allocs; // every --alloc given
+    std::string keysAt;
     std::optional<std::uint32_t> threshold;
     std::string thresholds;
     bool json = false;
@@ -34,7 +38,59 @@ struct SimOptions {
     std::string cacheGeometry;
 };
 
+// Several layouts: each at its shipped setting, one table (layoutlab/report/migration.h). Every layout's run
+// is stored as a sim run of its own.
+int runMigration(const SimOptions& o, bool sweep) {
+    if (sweep)
+        return reportError(usageError("several layouts are compared at the settings their engines ship with: use "
+                                      "`sim` with them, or sweep one layout at a time",
+            "--layout"));
+    if (o.allocs.size() > 1 && o.allocs.size() != o.layouts.size())
+        return reportError(usageError(fmt::format("give one --alloc for all the layouts or one for each ({} layouts, "
+                                                  "{} allocators)",
+                                          o.layouts.size(), o.allocs.size()),
+            "--alloc"));
+    MigrationTable table;
+    table.trace = o.trace;
+    if (!o.keysAt.empty()) {
+        auto keys = parseKeyCount(o.keysAt);
+        if (!keys)
+            return reportError(keys.error());
+        table.keysAt = *keys;
+    }
+    auto db = o.db.open();
+    if (!db)
+        return reportError(db.error());
+    for (std::size_t i = 0; i < o.layouts.size(); ++i) {
+        SimOptions one = o;
+        one.layout = o.layouts[i];
+        one.alloc = o.allocs.empty() ? std::string() : o.allocs.size() == 1 ? o.allocs[0] : o.allocs[i];
+        SimulationRequest request;
+        if (auto ok = fillTraceAndModels(request, one); !ok)
+            return reportError(ok.error());
+        request.cache = o.cache;
+        request.cacheGeometry = o.cacheGeometry;
+        request.kind = "sim";
+        request.toolVersion = LAYOUTLAB_VERSION;
+        auto job = buildSimulationJob(request);
+        if (!job)
+            return reportError(job.error());
+        ProgressBar bar(fmt::format("sim {}", one.layout));
+        auto outcome = runSimulationJob(*job, db->get(), &bar, interruptToken());
+        if (!outcome)
+            return reportError(outcome.error());
+        if (*db)
+            fmt::print(stderr, "stored {} as run {} in {}\n", one.layout, outcome->runId, o.db.resolvedPath());
+        table.rows.push_back(migrationRow(one.layout, outcome->result));
+    }
+    return printOutput(o.json ? toJson(table).dump(2) + "\n" : renderMigrationTable(table), o.output);
+}
+
 int runSim(const SimOptions& o, bool sweep) {
+    if (o.layouts.size() > 1)
+        return runMigration(o, sweep);
+    if (!o.keysAt.empty())
+        return reportError(usageError("--keys-at scales the totals of several layouts side by side", "--keys-at"));
     SimulationRequest request;
     if (auto ok = fillTraceAndModels(request, o); !ok)
         return reportError(ok.error());
@@ -87,10 +143,16 @@ CLI::App* addCommon(CLI::App& app, const char* name, const char* help, SimOption
         "Cache levels for --cache, SIZE:WAYS from L1 outward, e.g. 32K:8,512K:8,32M:16 (implies --cache)");
     addLayoutOptions(*cmd, o.layout,
         "Layout and parameters, e.g. valkey-9.1, valkey:threshold=128,header=8, redis-7.0, memcached-1.6 "
-        "(see `layoutlab layouts`)");
+        "(see `layoutlab layouts`); several, for `sim`: each at its shipped setting, side by side",
+        &o.layouts);
     cmd->add_option("--alloc", o.alloc,
-        "Allocator, e.g. jemalloc (as linked), jemalloc:quantum=8,page=4096, memcached, glibc "
-        "(default: the layout's engine default; see `layoutlab allocators`)");
+           "Allocator, e.g. jemalloc (as linked), jemalloc:quantum=8,page=4096, memcached, glibc "
+           "(default: the layout's engine default; see `layoutlab allocators`); with several layouts, one for "
+           "all or one each")
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
+        ->each([&o](const std::string& value) { o.allocs.push_back(value); });
+    cmd->add_option("--keys-at", o.keysAt,
+        "With several layouts: scale each total to this many keys (e.g. 20M), as a store of that size would hold");
     auto* json = cmd->add_flag("--json", o.json, "One JSON object with a `points` array");
     cmd->add_flag("--csv", o.csv, "CSV rows, one per threshold")->excludes(json);
     cmd->add_option("-o,--output", o.output, "Write the output to this file instead of stdout");

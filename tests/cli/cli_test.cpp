@@ -463,3 +463,51 @@ TEST_F(CliTest, TwoProcessesWritingOneDatabaseBothSucceed) {
 }
 
 } // namespace
+
+namespace {
+
+using CliTest = layoutlab::test::CliTestBase;
+
+// Several layouts side by side: each row is the layout's own `sim` at its shipped setting, the totals
+// scale with the keys asked, the saving is against the first row, and each run is stored on its own.
+TEST_F(CliTest, SeveralLayoutsSideBySideAreEachLayoutsOwnSim) {
+    const std::string trace = LAYOUTLAB_DATASETS_DIR "/traces/mixed-sizes.lltrace";
+    const std::vector<std::string> layouts { "redis-7.0", "valkey-8.1", "valkey-9.1",
+        "memcached-1.6:framing=rails-7.1" };
+    std::vector<std::string> args { "sim", trace, "--keys-at", "20M", "--json" };
+    for (const auto& l : layouts)
+        args.insert(args.end(), { "--layout", l });
+    const auto r = run(args);
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const auto table = nlohmann::json::parse(r.out);
+    ASSERT_EQ(table["rows"].size(), layouts.size());
+    EXPECT_EQ(table["keys_at"], 20000000);
+    const double first = table["rows"][0]["scaled_bytes"];
+    for (std::size_t i = 0; i < layouts.size(); ++i) {
+        const auto& row = table["rows"][i];
+        EXPECT_EQ(row["layout"], layouts[i]);
+        const auto alone = run({ "sim", trace, "--layout", layouts[i], "--json", "--no-db" });
+        ASSERT_EQ(alone.exitCode, 0) << alone.err;
+        const auto point = nlohmann::json::parse(alone.out)["points"][0];
+        EXPECT_NEAR(row["bytes_per_key"].get<double>(), point["usable_bytes_per_key"].get<double>(), 1e-3)
+            << layouts[i];
+        EXPECT_NEAR(row["scaled_bytes"].get<double>(), row["bytes_per_key"].get<double>() * 20e6, 1.0);
+        EXPECT_NEAR(row["saving_bytes"].get<double>(), first - row["scaled_bytes"].get<double>(), 1.0);
+    }
+    EXPECT_TRUE(table["rows"][0]["measured"].get<bool>()); // redis-7.0 was driven on Debian's build
+    EXPECT_FALSE(table["rows"][2]["measured"].get<bool>()); // no 9.1 build here
+    const auto list = run({ "db", "list", "--json" });
+    EXPECT_EQ(nlohmann::json::parse(list.out).size(), layouts.size()); // one sim run per layout
+    // Refusals: a sweep of several, a key count that is not one, --keys-at for one layout.
+    const auto sweep
+        = run({ "sweep", trace, "--layout", "valkey-8.1", "--layout", "valkey-9.1", "--thresholds", "64" });
+    EXPECT_EQ(sweep.exitCode, 2);
+    EXPECT_NE(sweep.err.find("ship with"), std::string::npos) << sweep.err;
+    const auto keys = run({ "sim", trace, "--layout", "valkey-8.1", "--layout", "valkey-9.1", "--keys-at", "20X" });
+    EXPECT_EQ(keys.exitCode, 2);
+    EXPECT_NE(keys.err.find("--keys-at: '20X' is not a key count"), std::string::npos) << keys.err;
+    const auto one = run({ "sim", trace, "--layout", "valkey-8.1", "--keys-at", "20M" });
+    EXPECT_EQ(one.exitCode, 2);
+}
+
+} // namespace

@@ -57,6 +57,7 @@ inline constexpr const char* kWeights = "weights";
 inline constexpr const char* kMissLevel = "miss level";
 inline constexpr const char* kAllocator = "allocator";
 inline constexpr const char* kCounters = "counters";
+inline constexpr const char* kKeysAt = "keys at";
 // A drive's (layoutlab/jobs/drive_job.h).
 inline constexpr const char* kEngine = "engine";
 inline constexpr const char* kConnect = "connect";

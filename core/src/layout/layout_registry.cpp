@@ -187,4 +187,23 @@ std::vector<LayoutInfo> listLayouts() {
     return out;
 }
 
+LayoutValidation layoutValidation(const std::string& name) {
+    // The variants the integration tests drive besides the presets (docs/validation.md).
+    const std::pair<std::string_view, std::string_view> driven[] {
+        { "memcached-1.6:framing=raw", "memcached-1.6" },
+        { "memcached-1.6:framing=marshal-utf8", "memcached-1.6" },
+        { "memcached-1.6:framing=rails-7.1", "memcached-1.6" },
+        { "valkey-8.1:threshold=128,embstr-limit=108", "valkey-8.1" },
+        { "valkey-8.1:key-header=as-sent", "valkey-8.1" },
+    };
+    std::string preset = name;
+    for (const auto& [variant, of] : driven)
+        if (name == variant)
+            preset = std::string(of);
+    for (const auto& info : listLayouts())
+        if (info.name == preset)
+            return info.validation;
+    return { false, "parameters or a layout file of its own: no build of it was measured" };
+}
+
 } // namespace layoutlab

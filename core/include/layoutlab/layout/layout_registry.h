@@ -34,5 +34,9 @@ struct LayoutAndAllocator {
 // allocator cannot serve the layout.
 Expected<LayoutAndAllocator> parseLayoutAndAllocator(std::string_view layoutSpec, std::string_view allocatorSpec);
 std::vector<LayoutInfo> listLayouts();
+// How the layout `name` (as given to --layout) was validated: a preset as listLayouts() says; the variants
+// that were driven too (memcached's framings, the Valkey what-if build, the 2025-01-27 key headers) as
+// measured; any other parameters or a layout file as predicted from source.
+LayoutValidation layoutValidation(const std::string& name);
 
 } // namespace layoutlab

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Engines and versions side by side on one trace ("what would moving to Valkey 9.1 save me?"): each layout
+// at the setting its engine ships with, its bytes per key, the total at the trace's keys and at a key
+// count the user gives, the saving against the first, the GET path, and whether the layout's figures were
+// measured against a real build or are predicted from source.
+
+#include "layoutlab/expected.h"
+#include "layoutlab/sim/results.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <string>
+#include <vector>
+
+namespace layoutlab {
+
+struct MigrationRow {
+    std::string name; // as given: valkey-8.1, redis-7.0:shared-integers=no, a layout file's spec
+    std::string spec; // the full parameter set
+    std::string allocator;
+    std::string thresholdName; // empty for a layout without one (memcached)
+    std::uint32_t threshold = 0; // the setting it ships with
+    std::uint64_t keys = 0; // live keys at the end of the trace
+    double bytesPerKey = 0; // usable bytes per key, hash index included
+    double linesPerGet = 0;
+    double dependentLoadsPerGet = 0;
+    bool measured = false; // validated against a real build (layoutlab layouts says which)
+    std::string validation;
+
+    double totalBytes() const { return bytesPerKey * static_cast<double>(keys); }
+};
+
+struct MigrationTable {
+    std::string trace;
+    std::uint64_t keysAt = 0; // the key count totals are scaled to (0: the trace's own)
+    std::vector<MigrationRow> rows;
+
+    std::uint64_t scaleKeys(const MigrationRow& row) const { return keysAt ? keysAt : row.keys; }
+    double scaledBytes(const MigrationRow& row) const { return row.bytesPerKey * static_cast<double>(scaleKeys(row)); }
+    // Bytes saved against the first row at the scaled key count (negative: it costs more).
+    double savingBytes(const MigrationRow& row) const;
+};
+
+// One row from a simulation of `name` at its shipped setting (the result's single point).
+MigrationRow migrationRow(const std::string& name, const SimulationResult& result);
+
+// "20M", "1.5G", "500K", "20000000": decimal key counts. Errors name the field.
+Expected<std::uint64_t> parseKeyCount(const std::string& text);
+
+std::string renderMigrationTable(const MigrationTable& table);
+nlohmann::json toJson(const MigrationTable& table);
+
+} // namespace layoutlab
