@@ -46,7 +46,7 @@ struct TraceSourceOptions {
 // `layout` to its spec ("file:PATH"), which parseLayout() reads. Commands whose layout is required check
 // requireLayout() when they run.
 // --layout and --layout-file. With `every`, each may be given several times and every value is kept
-// there, in order (the last is `layout`).
+// there: the --layout values in the order given, then the --layout-file ones (the last is `layout`).
 void addLayoutOptions(
     CLI::App& command, std::string& layout, const std::string& help, std::vector<std::string>* every = nullptr);
 // The trace argument of the commands that read one (sim, sweep, advise, profile, drive).

@@ -52,7 +52,8 @@ void addLayoutOptions(
                            "datasets/layouts/)")
                        ->check(CLI::ExistingFile);
     if (every) {
-        // Several layouts side by side: every --layout and --layout-file, in the order given.
+        // Several layouts side by side: the --layout values in order, then the --layout-file ones (CLI11
+        // runs the options' callbacks in the order they are defined).
         byName->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)->each([every](const std::string& value) {
             every->push_back(value);
         });

@@ -243,3 +243,44 @@ TEST_F(EngineSweepTest, AStopDuringABuildStopsTheScriptAndItsCompilers) {
 }
 
 } // namespace
+
+namespace {
+
+// The side-by-side table against the real servers the suite can start: each row's bytes per key beside
+// the measured bytes per key of a drive of that engine's build, within 1% (issue 24).
+TEST_F(EngineSweepTest, SideBySideRowsMatchTheRealServers) {
+    struct Server {
+        std::string layout, alloc, engine, binary;
+    };
+    std::vector<Server> servers;
+    if (std::filesystem::exists("/usr/bin/redis-server"))
+        servers.push_back({ "redis-7.0", "jemalloc:quantum=16,page=4096", "redis", "/usr/bin/redis-server" });
+    for (const auto& b : layoutlab::test::readEngineManifest(LAYOUTLAB_ENGINE_MANIFEST))
+        if ((b.layout == "valkey-8.0" || b.layout == "valkey-8.1") && b.label.find('+') == std::string::npos)
+            servers.push_back({ b.layout, "jemalloc:quantum=8,page=4096", "valkey", b.binary });
+    if (servers.size() < 2)
+        GTEST_SKIP() << "fewer than two engines to compare (redis-server and the Valkey builds of ../shared/engines)";
+    const auto trace = gen("sizes.lltrace",
+        { "--keys", "40000", "--ops", "40000", "--key-size", "uniform:3:60", "--value-size", "uniform:0:300",
+            "--ttl-fraction", "0.3", "--get-fraction", "0.2" },
+        "23");
+    std::vector<std::string> args { "sim", trace, "--json", "--no-db" };
+    for (const auto& s : servers)
+        args.insert(args.end(), { "--layout", s.layout, "--alloc", s.alloc });
+    const auto table = run(args);
+    ASSERT_EQ(table.exitCode, 0) << table.err;
+    const auto rows = nlohmann::json::parse(table.out)["rows"];
+    ASSERT_EQ(rows.size(), servers.size());
+    for (std::size_t i = 0; i < servers.size(); ++i) {
+        const auto drive = run({ "drive", trace, "--engine", servers[i].engine, "--server-binary", servers[i].binary,
+            "--run-requests", "0", "--json", "--no-db" });
+        ASSERT_EQ(drive.exitCode, 0) << drive.err;
+        const double measured = nlohmann::json::parse(drive.out)["measured_bytes_per_key"];
+        const double row = rows[i]["bytes_per_key"];
+        EXPECT_LE(std::abs(row - measured), 0.01 * measured)
+            << servers[i].layout << ": the table says " << row << ", the server measured " << measured;
+        EXPECT_TRUE(rows[i]["measured"].get<bool>()) << servers[i].layout;
+    }
+}
+
+} // namespace

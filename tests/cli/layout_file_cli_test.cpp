@@ -41,10 +41,18 @@ TEST_F(CliTest, LayoutFileGivesTheBuiltInSweepOnEveryCommand) {
 }
 
 TEST_F(CliTest, LayoutFileRefusalsAreClear) {
-    // Either --layout or --layout-file, never both, and one of them.
-    EXPECT_EQ(
-        run({ "sim", seedTrace(), "--layout", "valkey-9.1", "--layout-file", kLayouts + "valkey-9.1.toml" }).exitCode,
+    // One layout: --layout or --layout-file, never both (`advise` weighs one layout's thresholds).
+    EXPECT_EQ(run({ "advise", seedTrace(), "--layout", "valkey-9.1", "--layout-file", kLayouts + "valkey-9.1.toml" })
+                  .exitCode,
         2);
+    // `sim` puts both side by side: the file written from the built-in model gives the same figures.
+    const auto both = run({ "sim", seedTrace(), "--layout", "valkey-9.1", "--layout-file", kLayouts + "valkey-9.1.toml",
+        "--json", "--no-db" });
+    ASSERT_EQ(both.exitCode, 0) << both.err;
+    const auto rows = nlohmann::json::parse(both.out)["rows"];
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_DOUBLE_EQ(rows[0]["bytes_per_key"].get<double>(), rows[1]["bytes_per_key"].get<double>());
+    EXPECT_NE(rows[1]["layout"].get<std::string>().find("valkey-9.1.toml"), std::string::npos);
     const auto none = run({ "sim", seedTrace(), "--no-db" });
     EXPECT_EQ(none.exitCode, 2);
     EXPECT_NE(none.err.find("--layout NAME"), std::string::npos) << none.err;
