@@ -9,7 +9,9 @@
 #include "layoutlab/store/measured_runs.h"
 #include "layoutlab/store/stored_run.h"
 
+#include "layoutlab/layout/layout_registry.h"
 #include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -93,11 +95,13 @@ int listRuns(const DbCommandOptions& o, ResultsDb& d) {
         fmt::print("{}\n", j.dump(2));
         return kExitOk;
     }
-    fmt::print("{:>5} {:<12} {:<11} {:>6} {:<21} {:<66} {}\n", "run", "kind", "status", "points", "started", "layout",
+    // The layout by its preset name (valkey-8.1, valkey-8.1:threshold=128): the full spec is in --json and
+    // `db show`.
+    fmt::print("{:>5} {:<12} {:<11} {:>6} {:<21} {:<36} {}\n", "run", "kind", "status", "points", "started", "layout",
         "trace");
     for (const auto& r : *runs)
-        fmt::print("{:>5} {:<12} {:<11} {:>6} {:<21} {:<66} {}\n", r.id, r.kind, displayStatus(r), r.points,
-            r.startedAt, r.layout, printable(r.traceSource));
+        fmt::print("{:>5} {:<12} {:<11} {:>6} {:<21} {:<36} {}\n", r.id, r.kind, displayStatus(r), r.points,
+            r.startedAt, printable(presetName(r.layout)), printable(r.traceSource));
     return kExitOk;
 }
 

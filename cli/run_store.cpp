@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "run_store.h"
 
+#include "layoutlab/layout/layout_registry.h"
+
 #include <cstdlib>
 
 namespace layoutlab::cli {
@@ -38,9 +40,10 @@ Expected<std::int64_t> beginRun(ResultsDb& db, const std::string& kind, std::int
 
 nlohmann::json runJson(const RunRecord& r) {
     return { { "id", r.id }, { "kind", r.kind }, { "trace", r.traceSource }, { "layout", r.layout },
-        { "allocator", r.allocator }, { "parameters", nlohmann::json::parse(r.parametersJson, nullptr, false) },
-        { "tool_version", r.toolVersion }, { "status", r.status }, { "error", r.error }, { "started_at", r.startedAt },
-        { "finished_at", r.finishedAt }, { "points", r.points }, { "live", r.live },
+        { "layout_name", presetName(r.layout) }, { "allocator", r.allocator },
+        { "parameters", nlohmann::json::parse(r.parametersJson, nullptr, false) }, { "tool_version", r.toolVersion },
+        { "status", r.status }, { "error", r.error }, { "started_at", r.startedAt }, { "finished_at", r.finishedAt },
+        { "points", r.points }, { "live", r.live },
         { "owner", { { "host", r.ownerHost }, { "pid", r.ownerPid }, { "heartbeat_at", r.heartbeatAt } } } };
 }
 

@@ -6,6 +6,7 @@
 #include "chart_panel.h"
 #include "stored_job.h"
 
+#include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/report/compare.h"
 
 #include <QBrush>
@@ -43,7 +44,7 @@ std::optional<double> metricOf(const SweepMetric& metric, const ThresholdPoint& 
 QString runLabel(const RunRecord& r) {
     return QStringLiteral("#%1 %2 · %3 · %4 · %5")
         .arg(r.id)
-        .arg(qt(r.kind), qt(r.layout), qt(r.allocator), QFileInfo(qt(r.traceSource)).fileName());
+        .arg(qt(r.kind), qt(presetName(r.layout)), qt(r.allocator), QFileInfo(qt(r.traceSource)).fileName());
 }
 } // namespace
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "library_models.h"
 
+#include "layoutlab/layout/layout_registry.h"
+
 #include "layoutlab/layout/layout_file.h"
 
 #include <QBrush>
@@ -75,7 +77,7 @@ QVariant RunsTableModel::cell(const RunRecord& r, int column, int role) const {
     case Trace:
         return role == Qt::EditRole ? text(r.traceSource) : QFileInfo(text(r.traceSource)).fileName();
     case Layout:
-        return role == Qt::EditRole ? text(r.layout) : text(layoutLabel(r.layout));
+        return role == Qt::EditRole ? text(r.layout) : text(presetName(r.layout));
     case Allocator:
         return text(r.allocator);
     case Points:

@@ -10,6 +10,8 @@
 #include "layoutlab/spec.h"
 
 #include <fmt/format.h>
+#include <limits>
+#include <map>
 
 namespace layoutlab {
 
@@ -204,6 +206,57 @@ LayoutValidation layoutValidation(const std::string& name) {
         if (info.name == preset)
             return info.validation;
     return { false, "parameters or a layout file of its own: no build of it was measured" };
+}
+
+namespace {
+// "family:a=1,b=2" -> ("family", {a: 1, b: 2}).
+std::pair<std::string, std::map<std::string, std::string>> splitSpec(std::string_view spec) {
+    const auto colon = spec.find(':');
+    std::pair<std::string, std::map<std::string, std::string>> out { std::string(spec.substr(0, colon)), {} };
+    if (colon == std::string_view::npos)
+        return out;
+    std::string_view rest = spec.substr(colon + 1);
+    while (!rest.empty()) {
+        const auto comma = rest.find(',');
+        const auto item = rest.substr(0, comma);
+        const auto eq = item.find('=');
+        out.second[std::string(item.substr(0, eq))]
+            = eq == std::string_view::npos ? "" : std::string(item.substr(eq + 1));
+        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    }
+    return out;
+}
+} // namespace
+
+std::string presetName(std::string_view spec) {
+    if (spec.starts_with("file:"))
+        return layoutLabel(spec);
+    const auto [family, params] = splitSpec(spec);
+    std::string best;
+    std::size_t fewest = std::numeric_limits<std::size_t>::max();
+    std::string differing;
+    for (const auto& info : listLayouts()) {
+        const auto [presetFamily, presetParams] = splitSpec(info.spec);
+        if (presetFamily != family)
+            continue;
+        std::string diff;
+        std::size_t count = 0;
+        for (const auto& [key, value] : params)
+            if (auto it = presetParams.find(key); it == presetParams.end() || it->second != value) {
+                diff += fmt::format("{}{}={}", diff.empty() ? "" : ",", key, value);
+                ++count;
+            }
+        // Ties go to a versioned preset (valkey-9.1 before valkey, which stands for the newest).
+        const bool versioned = info.name.find('-') != std::string::npos;
+        if (count < fewest || (count == fewest && versioned && best.find('-') == std::string::npos)) {
+            fewest = count;
+            best = info.name;
+            differing = diff;
+        }
+    }
+    if (best.empty())
+        return std::string(spec);
+    return differing.empty() ? best : best + ":" + differing;
 }
 
 } // namespace layoutlab

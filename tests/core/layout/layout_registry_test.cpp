@@ -58,3 +58,20 @@ TEST(LayoutRegistry, LayoutsRefuseAllocatorsTheirEngineCannotUse) {
     EXPECT_TRUE((*valkey)->checkAllocator(**jemalloc));
     EXPECT_FALSE((*memcached)->threshold().has_value());
 }
+
+namespace {
+
+// Stored runs keep canonical specs; they are shown by the preset they are, or the nearest preset with the
+// parameters that differ.
+TEST(PresetName, NamesEveryPresetAndItsVariants) {
+    using layoutlab::parseLayout;
+    using layoutlab::presetName;
+    for (const char* name : { "valkey-8.0", "valkey-8.1", "valkey-9.0", "valkey-9.1", "redis-7.0", "memcached-1.6" })
+        EXPECT_EQ(presetName((*parseLayout(name))->spec()), name);
+    EXPECT_EQ(presetName((*parseLayout("valkey"))->spec()), "valkey-9.1"); // the versioned name first
+    EXPECT_EQ(presetName((*parseLayout("valkey-8.1:threshold=128"))->spec()), "valkey-8.1:threshold=128");
+    EXPECT_EQ(presetName((*parseLayout("redis-7.0:embstr-limit=64"))->spec()), "redis-7.0:embstr-limit=64");
+    EXPECT_EQ(presetName("something:else=1"), "something:else=1");
+}
+
+} // namespace
