@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "run_store.h"
 
+#include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/store/run_parameters.h"
 
 #include "layoutlab/report/compare.h"
@@ -73,6 +74,30 @@ std::vector<std::string> differingParameters(const RunRecord& a, const RunRecord
     return out;
 }
 
+// The point at the setting the run's layout ships with (its configured threshold; a run of one point:
+// that point); null when the run did not evaluate it.
+const ThresholdPoint* shippedPoint(const Loaded& loaded) {
+    if (loaded.points.size() == 1)
+        return &loaded.points.front();
+    auto layout = parseLayout(loaded.run.layout);
+    const auto param = layout ? (*layout)->threshold() : std::nullopt;
+    if (!param)
+        return nullptr;
+    for (const auto& p : loaded.points)
+        if (p.threshold == param->value)
+            return &p;
+    return nullptr;
+}
+
+// The line above the point-by-point table: which thresholds both runs have.
+std::string pointsSharedText(const std::vector<ThresholdPoint>& a, const std::vector<ThresholdPoint>& b) {
+    std::size_t shared = 0;
+    for (const PointPair& pair : pairByThreshold(a, b))
+        shared += pair.a && pair.b ? 1 : 0;
+    return shared ? fmt::format("at the {} thresholds both runs evaluated:\n", shared)
+                  : std::string("no threshold was evaluated by both runs\n");
+}
+
 bool same(double a, double b) {
     return std::abs(a - b) <= 1e-9 * std::max(1.0, std::max(std::abs(a), std::abs(b)));
 }
@@ -93,18 +118,13 @@ int runCompare(const CompareOptions& o) {
     std::string table
         = fmt::format("{:>9}  {:<30} {:>16} {:>16} {:>14} {:>9}\n", "threshold", "metric", "A", "B", "B - A", "change");
     std::size_t values = 0, differ = 0;
-    for (const PointPair& pair : pairByThreshold(a->points, b->points)) {
-        nlohmann::json point { { "threshold", pair.threshold }, { "in_a", pair.a != nullptr },
-            { "in_b", pair.b != nullptr } };
-        if (!pair.a || !pair.b) {
-            table += fmt::format("{:>9}  only in run {}\n", pair.threshold, pair.a ? "A" : "B");
-            points.push_back(point);
-            continue;
-        }
-        auto metricsB = pointMetrics(*pair.b);
+    // Every metric both points have: counted, kept in `metrics`, and listed when it differs (or --all).
+    auto comparePoints = [&](const std::string& label, const ThresholdPoint& pa, const ThresholdPoint& pb,
+                             std::string& lines) {
+        auto metricsB = pointMetrics(pb);
         std::map<std::string, double> byName(metricsB.begin(), metricsB.end());
         nlohmann::json metrics = nlohmann::json::array();
-        for (const auto& [name, va] : pointMetrics(*pair.a)) {
+        for (const auto& [name, va] : pointMetrics(pa)) {
             const auto it = byName.find(name);
             if (it == byName.end())
                 continue; // e.g. cache-model misses in one run only
@@ -119,29 +139,61 @@ int runCompare(const CompareOptions& o) {
                 continue;
             const auto* metric = findPointMetric(name);
             const int decimals = metric && metric->integral ? 0 : 4; // counts stay whole
-            table += fmt::format("{:>9}  {:<30} {:>16.{}f} {:>16.{}f} {:>+14.{}f} {:>9}\n", pair.threshold, name, va,
-                decimals, vb, decimals, vb - va, decimals,
-                change ? fmt::format("{:+.2f}%", 100 * *change) : std::string("-"));
+            lines += fmt::format("{:>9}  {:<30} {:>16.{}f} {:>16.{}f} {:>+14.{}f} {:>9}\n", label, name, va, decimals,
+                vb, decimals, vb - va, decimals, change ? fmt::format("{:+.2f}%", 100 * *change) : std::string("-"));
         }
-        point["metrics"] = metrics;
+        return metrics;
+    };
+    // Runs of different layouts meet first at the settings their engines ship with.
+    nlohmann::json shipped;
+    std::string shippedTable;
+    if (a->run.layout != b->run.layout) {
+        const auto *pa = shippedPoint(*a), *pb = shippedPoint(*b);
+        if (pa && pb) {
+            shipped = { { "a_threshold", pa->threshold }, { "b_threshold", pb->threshold },
+                { "metrics",
+                    comparePoints(fmt::format("{}|{}", pa->threshold, pb->threshold), *pa, *pb, shippedTable) } };
+        }
+    }
+    std::size_t onlyInOne = 0;
+    for (const PointPair& pair : pairByThreshold(a->points, b->points)) {
+        nlohmann::json point { { "threshold", pair.threshold }, { "in_a", pair.a != nullptr },
+            { "in_b", pair.b != nullptr } };
+        if (!pair.a || !pair.b) {
+            ++onlyInOne; // not a difference: the runs did not both evaluate this threshold
+            table += fmt::format("{:>9}  only in run {}\n", pair.threshold, pair.a ? "A" : "B");
+            points.push_back(point);
+            continue;
+        }
+        point["metrics"] = comparePoints(std::to_string(pair.threshold), *pair.a, *pair.b, table);
         points.push_back(point);
     }
 
     std::string text;
     if (o.json) {
         nlohmann::json out { { "a", runJson(a->run) }, { "b", runJson(b->run) }, { "differing_parameters", differing },
-            { "values_compared", values }, { "values_differing", differ }, { "points", points } };
+            { "values_compared", values }, { "values_differing", differ }, { "points", points },
+            { "points_in_one_run_only", onlyInOne } };
+        if (!shipped.is_null())
+            out["shipped"] = shipped;
         text = out.dump(2) + "\n";
     } else {
         for (const auto* r : { &a->run, &b->run })
-            text += fmt::format("{}  run {}  {}  {}  {}  {}\n", r == &a->run ? "A" : "B", r->id, r->kind, r->layout,
-                r->allocator, r->traceSource);
+            text += fmt::format("{}  run {}  {}  {}  {}  {}\n", r == &a->run ? "A" : "B", r->id, r->kind,
+                presetName(r->layout), r->allocator, r->traceSource);
         std::string names;
         for (const auto& d : differing)
             names += (names.empty() ? "" : ", ") + d;
         text += fmt::format("parameters that differ: {}\n\n", names.empty() ? "none" : names);
-        text += table;
-        text += fmt::format("\n{} of {} values differ{}\n", differ, values, o.all ? "" : " (--all shows every value)");
+        if (!shipped.is_null())
+            text += fmt::format("at the settings their engines ship with (A at {}, B at {}):\n{}{}\n",
+                shipped["a_threshold"].get<std::uint32_t>(), shipped["b_threshold"].get<std::uint32_t>(),
+                table.substr(0, table.find('\n') + 1), shippedTable);
+        text += pointsSharedText(a->points, b->points);
+        if (onlyInOne < points.size())
+            text += table;
+        text += fmt::format("\n{} of {} values differ{}", differ, values, o.all ? "" : " (--all shows every value)");
+        text += onlyInOne ? fmt::format("; {} thresholds are in one run only (not differences)\n", onlyInOne) : "\n";
     }
     return printOutput(text, o.output);
 }

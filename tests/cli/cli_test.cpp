@@ -511,3 +511,42 @@ TEST_F(CliTest, SeveralLayoutsSideBySideAreEachLayoutsOwnSim) {
 }
 
 } // namespace
+
+namespace {
+
+using CliTest = layoutlab::test::CliTestBase;
+
+// Runs of different layouts meet at the settings their engines ship with; thresholds one run lacks are
+// said, not counted as differences (a Valkey sweep against a Redis sim compared nothing before).
+TEST_F(CliTest, CompareOfTwoLayoutsMeetsAtTheirShippedSettings) {
+    const std::string trace = LAYOUTLAB_DATASETS_DIR "/traces/mixed-sizes.lltrace";
+    ASSERT_EQ(run({ "sweep", trace, "--layout", "valkey-9.1", "--thresholds", "32:256:32" }).exitCode, 0);
+    ASSERT_EQ(run({ "sim", trace, "--layout", "redis-7.0" }).exitCode, 0);
+    const auto r = run({ "compare", "1", "2", "--json" });
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    ASSERT_TRUE(j.contains("shipped")) << r.out;
+    EXPECT_EQ(j["shipped"]["a_threshold"], 128);
+    EXPECT_EQ(j["shipped"]["b_threshold"], 44);
+    const auto valkey = nlohmann::json::parse(
+        run({ "sim", trace, "--layout", "valkey-9.1", "--json", "--no-db" }).out)["points"][0]["usable_bytes_per_key"];
+    const auto redis = nlohmann::json::parse(
+        run({ "sim", trace, "--layout", "redis-7.0", "--json", "--no-db" }).out)["points"][0]["usable_bytes_per_key"];
+    bool found = false;
+    for (const auto& m : j["shipped"]["metrics"])
+        if (m["name"] == "usable_bytes_per_key") {
+            found = true;
+            EXPECT_NEAR(m["a"].get<double>(), valkey.get<double>(), 1e-4); // --json rounds to 4 decimals
+            EXPECT_NEAR(m["b"].get<double>(), redis.get<double>(), 1e-4);
+        }
+    EXPECT_TRUE(found);
+    EXPECT_GT(j["values_compared"].get<int>(), 0);
+    EXPECT_EQ(j["points_in_one_run_only"], 9); // 32..256 and 44: no threshold in common
+    const auto text = run({ "compare", "1", "2" });
+    EXPECT_NE(text.out.find("at the settings their engines ship with (A at 128, B at 44)"), std::string::npos)
+        << text.out;
+    EXPECT_NE(text.out.find("A  run 1  sweep  valkey-9.1"), std::string::npos) << text.out; // by preset name
+    EXPECT_NE(text.out.find("9 thresholds are in one run only (not differences)"), std::string::npos) << text.out;
+}
+
+} // namespace
