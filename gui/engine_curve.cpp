@@ -9,6 +9,7 @@
 #include "task_runner.h"
 
 #include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/spec.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -54,13 +55,15 @@ QStandardItem* valueItem(double value, int decimals) {
 // "32, 64,96" -> {32, 64, 96}; errors name the field as the form labels it.
 Expected<std::vector<std::uint32_t>> parseThresholdList(const QString& text) {
     std::vector<std::uint32_t> out;
-    for (const QString& item : text.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-        bool ok = false;
-        const uint value = item.trimmed().toUInt(&ok);
-        if (!ok || value == 0)
-            return usageError(
-                fmt::format("'{}' is not a threshold in bytes", item.trimmed().toStdString()), field::kBuildThresholds);
-        out.push_back(value);
+    const std::string list = text.toStdString();
+    for (const auto item : splitString(list, ',')) {
+        const auto trimmed = QString::fromUtf8(item.data(), qsizetype(item.size())).trimmed().toStdString();
+        if (trimmed.empty())
+            continue;
+        const auto value = parseUnsigned(trimmed, field::kBuildThresholds);
+        if (!value || *value == 0 || *value > UINT32_MAX)
+            return usageError(fmt::format("'{}' is not a threshold in bytes", trimmed), field::kBuildThresholds);
+        out.push_back(std::uint32_t(*value));
     }
     return out;
 }

@@ -7,6 +7,7 @@
 #include "engine_build.h"
 
 #include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/spec.h"
 #include "layoutlab/store/measured_runs.h"
 
 #include <fmt/format.h>
@@ -41,26 +42,11 @@ std::vector<std::string> splitWords(const std::string& text) {
     return out;
 }
 
-// "name:a=1,b=2" -> {a: 1, b: 2}; the parameters given in a layout's text.
-std::vector<std::pair<std::string, std::string>> givenParameters(const std::string& layout) {
-    std::vector<std::pair<std::string, std::string>> out;
-    const auto colon = layout.find(':');
-    if (colon == std::string::npos)
-        return out;
-    std::istringstream in(layout.substr(colon + 1));
-    for (std::string item; std::getline(in, item, ',');) {
-        const auto eq = item.find('=');
-        out.emplace_back(item.substr(0, eq), eq == std::string::npos ? std::string() : item.substr(eq + 1));
-    }
-    return out;
-}
-
 // The layout's text with `name` set to `value` (added, or replacing the value given).
-std::string layoutWith(const std::string& layout, const std::string& name, std::uint32_t value) {
-    const auto colon = layout.find(':');
-    std::string out = layout.substr(0, colon);
+std::string layoutWith(const Spec& layout, const std::string& name, std::uint32_t value) {
+    std::string out = layout.name();
     char separator = ':';
-    for (const auto& [key, given] : givenParameters(layout))
+    for (const auto& [key, given] : layout.parameters())
         if (key != name) {
             out += fmt::format("{}{}={}", separator, key, given);
             separator = ',';
@@ -108,9 +94,12 @@ Expected<std::vector<Setting>> settingsOf(const EngineSweepRequest& r) {
         e.tag = kTagNoThreshold;
         return e;
     }
+    auto given = Spec::parse(base, "layout");
+    if (!given)
+        return given.error();
     std::vector<std::string> fixed; // the base layout's own parameters, built into every server
     if (!r.source.empty())
-        for (const auto& [name, value] : givenParameters(base)) {
+        for (const auto& [name, value] : given->parameters()) {
             const auto setting = kBuildSettings.find(name);
             if (setting == kBuildSettings.end())
                 return usageError(fmt::format("layout parameter {} cannot be built from source (the build script "
@@ -126,7 +115,7 @@ Expected<std::vector<Setting>> settingsOf(const EngineSweepRequest& r) {
                                   param->name, param->min, param->max),
                 binary.empty() ? field::kBuildThresholds : field::kEngineBuilds);
         Setting s { fmt::format("threshold {}", threshold), threshold, binary, {}, {},
-            layoutWith(base, param->name, threshold) };
+            layoutWith(*given, param->name, threshold) };
         if (binary.empty()) {
             const auto setting = kBuildSettings.find(param->name);
             if (setting == kBuildSettings.end())
@@ -194,13 +183,13 @@ private:
     std::string m_phase;
 };
 
-EngineSweepPoint pointOf(const Setting& s, const DriveReport& d, const std::string& build) {
+EngineSweepPoint pointOf(const Setting& s, const DriveReport& d, const std::string& server, const std::string& build) {
     EngineSweepPoint p;
     p.setting = s.label;
     p.threshold = s.threshold;
     p.engine = d.engine;
     p.version = d.version;
-    p.server = !s.binary.empty() ? s.binary : std::string(engineName(Engine::Memcached));
+    p.server = server;
     p.build = build;
     p.model = d.isMemcached() ? d.prediction.allocatorSpec : d.chosenLayout;
     p.measuredBytesPerKey = d.measuredBytesPerKey;
@@ -237,14 +226,14 @@ Expected<EngineSweepPoint> measureSetting(const EngineSweepRequest& r, const Set
     auto report = runDriveJob(drive, nullptr, &progress, stop);
     if (!report)
         return report.error();
-    auto point = pointOf(s, *report, joined(s.buildSettings, ","));
-    if (point.server.empty() || !s.buildSettings.empty())
-        point.server = drive.serverBinary;
+    // The binary started: picked, built here, or (memcached) the one on PATH.
+    auto point = pointOf(s, *report, drive.serverBinary.empty() ? std::string("memcached on PATH") : drive.serverBinary,
+        joined(s.buildSettings, ","));
     driven = std::move(*report);
     return point;
 }
 
-RunParameters sweepParameters(const EngineSweepRequest& r, const DriveReport& first) {
+RunParameters sweepParameters(const EngineSweepRequest& r, const DriveReport& first, const std::string& baseSpec) {
     RunParameters p;
     p.trace = r.drive.tracePath;
     p.format = r.drive.importOptions.format.empty() ? std::string("auto") : r.drive.importOptions.format;
@@ -256,7 +245,7 @@ RunParameters sweepParameters(const EngineSweepRequest& r, const DriveReport& fi
         p.extra = { { "engine", first.engine }, { "framing", r.drive.framing }, { "settings", r.serverSettings } };
         return p;
     }
-    p.layout = canonicalBase(r).first;
+    p.layout = baseSpec;
     p.thresholdParameter = first.prediction.thresholdName;
     p.thresholds = r.thresholds;
     for (const auto& b : r.builds)
@@ -273,51 +262,36 @@ RunParameters sweepParameters(const EngineSweepRequest& r, const DriveReport& fi
 
 Expected<std::vector<std::string>> parseSlabSettings(const std::string& text) {
     std::vector<std::string> out;
-    std::istringstream in(text);
-    for (std::string item; std::getline(in, item, ',');) {
-        const auto words = splitWords(item);
+    for (const auto item : splitString(text, ',')) {
+        const auto words = splitWords(std::string(item));
         const auto colon = words.size() == 1 ? words[0].find(':') : std::string::npos;
-        double factor = 0;
-        std::uint64_t chunk = 0;
-        if (colon != std::string::npos) {
-            const std::string factorText = words[0].substr(0, colon), chunkText = words[0].substr(colon + 1);
-            try {
-                std::size_t usedFactor = 0, usedChunk = 0;
-                factor = std::stod(factorText, &usedFactor);
-                chunk = std::stoull(chunkText, &usedChunk);
-                if (usedFactor != factorText.size() || usedChunk != chunkText.size())
-                    factor = 0;
-            } catch (const std::exception&) {
-                factor = 0;
-            }
-        }
+        const auto factor = colon == std::string::npos ? Expected<double>(0.0)
+                                                       : parseReal(words[0].substr(0, colon), field::kServerSettings);
+        const auto chunk = colon == std::string::npos
+            ? Expected<std::uint64_t>(0)
+            : parseUnsigned(words[0].substr(colon + 1), field::kServerSettings);
         // memcached.c: -f must be above 1.0; -n at least 1 (slabs.c rounds it up with the item header).
-        if (factor <= 1.0 || chunk == 0 || chunk > 1024 * 1024)
+        if (!factor || !chunk || *factor <= 1.0 || *chunk == 0 || *chunk > 1024 * 1024)
             return usageError(fmt::format("'{}' is not FACTOR:MIN_CHUNK with a factor above 1 and a chunk of 1 to "
                                           "1048576 bytes (e.g. 1.25:48)",
                                   item),
                 field::kServerSettings);
-        out.push_back(fmt::format("-f {} -n {}", words[0].substr(0, colon), chunk));
+        out.push_back(fmt::format("-f {} -n {}", words[0].substr(0, colon), *chunk));
     }
     return out;
 }
 
 Expected<std::vector<EngineBuild>> parseEngineBuilds(const std::string& text) {
     std::vector<EngineBuild> out;
-    std::istringstream in(text);
-    for (std::string item; std::getline(in, item, ',');) {
+    for (const auto item : splitString(text, ',')) {
         const auto eq = item.find('=');
-        std::uint32_t threshold = 0;
-        try {
-            threshold = eq == std::string::npos ? 0 : static_cast<std::uint32_t>(std::stoul(item.substr(0, eq)));
-        } catch (const std::exception&) {
-            threshold = 0;
-        }
-        if (threshold == 0 || eq + 1 >= item.size())
+        const auto threshold = eq == std::string_view::npos ? Expected<std::uint64_t>(0)
+                                                            : parseUnsigned(item.substr(0, eq), field::kEngineBuilds);
+        if (!threshold || *threshold == 0 || *threshold > UINT32_MAX || eq + 1 >= item.size())
             return usageError(
                 fmt::format("'{}' is not THRESHOLD=BINARY (e.g. 128=/opt/valkey-t128/valkey-server)", item),
                 field::kEngineBuilds);
-        out.push_back({ threshold, item.substr(eq + 1) });
+        out.push_back({ static_cast<std::uint32_t>(*threshold), std::string(item.substr(eq + 1)) });
     }
     return out;
 }
@@ -385,7 +359,8 @@ Expected<EngineSweepReport> runEngineSweepJob(
     EngineSweepReport report;
     report.trace = r.drive.tracePath;
     report.framing = r.drive.engine == Engine::Memcached ? r.drive.framing : std::string();
-    report.layout = r.drive.engine == Engine::Memcached ? std::string() : canonicalBase(r).first;
+    const auto [baseSpec, baseThreshold] = canonicalBase(r);
+    report.layout = r.drive.engine == Engine::Memcached ? std::string() : baseSpec;
     report.measures = r.drive.engine == Engine::Memcached ? "slab chunk bytes per item (hash index not included)"
                                                           : "used_memory per key (hash index included)";
     MeasuredRuns runs(db);
@@ -401,14 +376,14 @@ Expected<EngineSweepReport> runEngineSweepJob(
             // The runs begin once the first server has told what it is (its allocator, its version).
             if (auto ok = runs.begin(r.drive.tracePath, r.drive.importOptions,
                     r.drive.engine == Engine::Memcached ? std::string() : std::string("sweep"), kEngineSweepKind,
-                    sweepParameters(r, driven), r.drive.toolVersion);
+                    sweepParameters(r, driven, baseSpec), r.drive.toolVersion);
                 !ok)
                 return ok.error();
             report.prediction = driven.prediction;
             report.prediction.points.clear();
             if (!report.layout.empty()) { // a sweep of the base layout over the thresholds measured
                 report.prediction.layoutSpec = report.layout;
-                report.prediction.configuredThreshold = canonicalBase(r).second;
+                report.prediction.configuredThreshold = baseThreshold;
             }
         }
         if (r.drive.engine != Engine::Memcached)

@@ -19,6 +19,8 @@ public:
 
     const std::string& name() const { return m_name; }
     bool has(std::string_view key) const;
+    // Every parameter given, by key (not marked used).
+    const std::map<std::string, std::string, std::less<>>& parameters() const { return m_params; }
     // Each getter marks the key as used; unusedKeys() then names the parameters nobody understood.
     Expected<std::uint64_t> integer(std::string_view key, std::uint64_t fallback, std::uint64_t min, std::uint64_t max);
     Expected<double> real(std::string_view key, double fallback, double min, double max);

@@ -208,49 +208,38 @@ LayoutValidation layoutValidation(const std::string& name) {
     return { false, "parameters or a layout file of its own: no build of it was measured" };
 }
 
-namespace {
-// "family:a=1,b=2" -> ("family", {a: 1, b: 2}).
-std::pair<std::string, std::map<std::string, std::string>> splitSpec(std::string_view spec) {
-    const auto colon = spec.find(':');
-    std::pair<std::string, std::map<std::string, std::string>> out { std::string(spec.substr(0, colon)), {} };
-    if (colon == std::string_view::npos)
-        return out;
-    std::string_view rest = spec.substr(colon + 1);
-    while (!rest.empty()) {
-        const auto comma = rest.find(',');
-        const auto item = rest.substr(0, comma);
-        const auto eq = item.find('=');
-        out.second[std::string(item.substr(0, eq))]
-            = eq == std::string_view::npos ? "" : std::string(item.substr(eq + 1));
-        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
-    }
-    return out;
-}
-} // namespace
-
 std::string presetName(std::string_view spec) {
     if (spec.starts_with("file:"))
         return layoutLabel(spec);
-    const auto [family, params] = splitSpec(spec);
+    const auto given = Spec::parse(spec, "layout");
+    if (!given)
+        return std::string(spec);
+    // The presets parsed once: views list runs, and repaint, often.
+    static const std::vector<std::pair<std::string, Spec>> presets = [] {
+        std::vector<std::pair<std::string, Spec>> out;
+        for (const auto& info : listLayouts())
+            if (auto parsed = Spec::parse(info.spec, "layout"))
+                out.emplace_back(info.name, std::move(*parsed));
+        return out;
+    }();
     std::string best;
     std::size_t fewest = std::numeric_limits<std::size_t>::max();
     std::string differing;
-    for (const auto& info : listLayouts()) {
-        const auto [presetFamily, presetParams] = splitSpec(info.spec);
-        if (presetFamily != family)
+    for (const auto& [name, preset] : presets) {
+        if (preset.name() != given->name())
             continue;
         std::string diff;
         std::size_t count = 0;
-        for (const auto& [key, value] : params)
-            if (auto it = presetParams.find(key); it == presetParams.end() || it->second != value) {
+        for (const auto& [key, value] : given->parameters())
+            if (auto it = preset.parameters().find(key); it == preset.parameters().end() || it->second != value) {
                 diff += fmt::format("{}{}={}", diff.empty() ? "" : ",", key, value);
                 ++count;
             }
         // Ties go to a versioned preset (valkey-9.1 before valkey, which stands for the newest).
-        const bool versioned = info.name.find('-') != std::string::npos;
+        const bool versioned = name.find('-') != std::string::npos;
         if (count < fewest || (count == fewest && versioned && best.find('-') == std::string::npos)) {
             fewest = count;
-            best = info.name;
+            best = name;
             differing = diff;
         }
     }

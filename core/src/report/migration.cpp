@@ -2,6 +2,7 @@
 #include "layoutlab/report/migration.h"
 
 #include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/spec.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -88,15 +89,9 @@ Expected<std::uint64_t> parseKeyCount(const std::string& text) {
         if (scale != 1)
             number.pop_back();
     }
-    double value = 0;
-    std::size_t used = 0;
-    try {
-        value = std::stod(number, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    const double keys = value * scale;
-    if (number.empty() || used != number.size() || !(keys >= 1) || keys > 1e15)
+    const auto value = parseReal(number, field::kKeysAt);
+    const double keys = value ? *value * scale : 0;
+    if (!value || !(keys >= 1) || keys > 1e15)
         return usageError(
             fmt::format("'{}' is not a key count (e.g. 20M, 1.5G, 500K or 20000000)", text), field::kKeysAt);
     return static_cast<std::uint64_t>(std::llround(keys));
