@@ -6,6 +6,7 @@
 #include "run_store.h"
 
 #include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/report/migration.h"
 #include "layoutlab/store/run_parameters.h"
 
 #include "layoutlab/report/compare.h"
@@ -74,19 +75,8 @@ std::vector<std::string> differingParameters(const RunRecord& a, const RunRecord
     return out;
 }
 
-// The point at the setting the run's layout ships with (its configured threshold; a run of one point:
-// that point); null when the run did not evaluate it.
 const ThresholdPoint* shippedPoint(const Loaded& loaded) {
-    if (loaded.points.size() == 1)
-        return &loaded.points.front();
-    auto layout = parseLayout(loaded.run.layout);
-    const auto param = layout ? (*layout)->threshold() : std::nullopt;
-    if (!param)
-        return nullptr;
-    for (const auto& p : loaded.points)
-        if (p.threshold == param->value)
-            return &p;
-    return nullptr;
+    return layoutlab::shippedPoint(loaded.run.layout, loaded.points);
 }
 
 // The line above the point-by-point table: which thresholds both runs have.
@@ -179,8 +169,8 @@ int runCompare(const CompareOptions& o) {
         text = out.dump(2) + "\n";
     } else {
         for (const auto* r : { &a->run, &b->run })
-            text += fmt::format("{}  run {}  {}  {}  {}  {}\n", r == &a->run ? "A" : "B", r->id, r->kind,
-                presetName(r->layout), r->allocator, r->traceSource);
+            text += fmt::format("{}  run {}  {}  {}  {}  {}\n", r == &a->run ? "A" : "B", r->id, r->kind, r->layoutName,
+                r->allocator, r->traceSource);
         std::string names;
         for (const auto& d : differing)
             names += (names.empty() ? "" : ", ") + d;

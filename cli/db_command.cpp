@@ -101,7 +101,7 @@ int listRuns(const DbCommandOptions& o, ResultsDb& d) {
         "trace");
     for (const auto& r : *runs)
         fmt::print("{:>5} {:<12} {:<11} {:>6} {:<21} {:<36} {}\n", r.id, r.kind, displayStatus(r), r.points,
-            r.startedAt, printable(presetName(r.layout)), printable(r.traceSource));
+            r.startedAt, printable(r.layoutName), printable(r.traceSource));
     return kExitOk;
 }
 

@@ -133,9 +133,9 @@ std::string runSection(const StoredRun& stored, const std::vector<Figure>& figur
     const auto& run = stored.run;
     const auto& r = stored.result;
     std::string html = fmt::format("<section id=\"run-{0}\">\n<h2>Run {0}: {1} of {2}</h2>\n<table class=\"params\">\n",
-        run.id, escapeXml(run.kind), escapeXml(presetName(run.layout)));
+        run.id, escapeXml(run.kind), escapeXml(run.layoutName));
     const std::pair<const char*, std::string> rows[] { { "status", run.status }, { "trace", run.traceSource },
-        { "layout", presetName(run.layout) }, { "layout spec", run.layout }, { "allocator", run.allocator },
+        { "layout", run.layoutName }, { "layout spec", run.layout }, { "allocator", run.allocator },
         { "tool version", run.toolVersion }, { "started (UTC)", run.startedAt }, { "finished (UTC)", run.finishedAt },
         { "error", run.error } };
     for (const auto& [name, value] : rows)
@@ -238,8 +238,7 @@ int runReport(const ReportOptions& o) {
     std::string toc;
     for (const auto& s : runs)
         toc += fmt::format("<li><a href=\"#run-{0}\">Run {0}</a>: {1}, {2} under {3}, {4}</li>\n", s.run.id,
-            escapeXml(s.run.kind), escapeXml(presetName(s.run.layout)), escapeXml(s.run.allocator),
-            escapeXml(s.run.status));
+            escapeXml(s.run.kind), escapeXml(s.run.layoutName), escapeXml(s.run.allocator), escapeXml(s.run.status));
     const std::string html = fmt::format(R"(<!DOCTYPE html>
 <html lang="en">
 <head>

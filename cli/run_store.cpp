@@ -40,7 +40,7 @@ Expected<std::int64_t> beginRun(ResultsDb& db, const std::string& kind, std::int
 
 nlohmann::json runJson(const RunRecord& r) {
     return { { "id", r.id }, { "kind", r.kind }, { "trace", r.traceSource }, { "layout", r.layout },
-        { "layout_name", presetName(r.layout) }, { "allocator", r.allocator },
+        { "layout_name", r.layoutName }, { "allocator", r.allocator },
         { "parameters", nlohmann::json::parse(r.parametersJson, nullptr, false) }, { "tool_version", r.toolVersion },
         { "status", r.status }, { "error", r.error }, { "started_at", r.startedAt }, { "finished_at", r.finishedAt },
         { "points", r.points }, { "live", r.live },

@@ -44,7 +44,7 @@ std::optional<double> metricOf(const SweepMetric& metric, const ThresholdPoint& 
 QString runLabel(const RunRecord& r) {
     return QStringLiteral("#%1 %2 · %3 · %4 · %5")
         .arg(r.id)
-        .arg(qt(r.kind), qt(presetName(r.layout)), qt(r.allocator), QFileInfo(qt(r.traceSource)).fileName());
+        .arg(qt(r.kind), qt(r.layoutName), qt(r.allocator), QFileInfo(qt(r.traceSource)).fileName());
 }
 } // namespace
 

@@ -77,7 +77,7 @@ QVariant RunsTableModel::cell(const RunRecord& r, int column, int role) const {
     case Trace:
         return role == Qt::EditRole ? text(r.traceSource) : QFileInfo(text(r.traceSource)).fileName();
     case Layout:
-        return role == Qt::EditRole ? text(r.layout) : text(presetName(r.layout));
+        return role == Qt::EditRole ? text(r.layout) : text(r.layoutName);
     case Allocator:
         return text(r.allocator);
     case Points:

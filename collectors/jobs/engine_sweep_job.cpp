@@ -242,10 +242,12 @@ RunParameters sweepParameters(const EngineSweepRequest& r, const DriveReport& fi
     p.allocator = first.prediction.allocatorSpec;
     if (r.drive.engine == Engine::Memcached) {
         p.layout = first.prediction.layoutSpec;
+        p.layoutName = presetName(p.layout);
         p.extra = { { "engine", first.engine }, { "framing", r.drive.framing }, { "settings", r.serverSettings } };
         return p;
     }
     p.layout = baseSpec;
+    p.layoutName = presetName(p.layout);
     p.thresholdParameter = first.prediction.thresholdName;
     p.thresholds = r.thresholds;
     for (const auto& b : r.builds)

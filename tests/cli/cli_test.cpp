@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <spawn.h>
 #include <sstream>
@@ -351,11 +352,31 @@ TEST_F(CliTest, BatchRunsAPlanInParallelAndResumes) {
     const auto again = nlohmann::json::parse(run({ "batch", plan, "--json" }).out);
     EXPECT_EQ(again["skipped"], 4);
     EXPECT_EQ(again["ran"], 2);
-    // The bundled example plan, as docs/batch.md runs it.
+    EXPECT_EQ(again["cells"][1]["best_threshold"], 128) << "a skipped cell is summarized from its run";
+    EXPECT_EQ(again["cells"][1]["shipped_threshold"], 128);
+    // The bundled example plan, as docs/batch.md runs it: each layout by its preset name, at the setting its
+    // engine ships with (evaluated whatever the plan's thresholds) beside its leanest.
     const auto example
         = run({ "batch", LAYOUTLAB_DATASETS_DIR "/plans/example.json", "--json", "--db", path("ex.db") });
     ASSERT_EQ(example.exitCode, 0) << example.err;
-    EXPECT_EQ(nlohmann::json::parse(example.out)["cells"].size(), 8u);
+    const auto cells = nlohmann::json::parse(example.out)["cells"];
+    ASSERT_EQ(cells.size(), 8u);
+    const std::map<std::string, nlohmann::json> shippedAt { { "valkey-8.1", 64 }, { "valkey-9.1", 128 },
+        { "redis-7.0", 44 }, { "memcached-1.6", nullptr } };
+    for (const auto& cell : cells) {
+        const auto name = cell["layout_name"].get<std::string>();
+        ASSERT_TRUE(shippedAt.contains(name)) << cell;
+        EXPECT_EQ(cell["shipped_threshold"], shippedAt.at(name)) << cell;
+        // The shipped figure is the layout's own sim, the leanest never above it.
+        const auto sim = nlohmann::json::parse(
+            run({ "sim", cell["trace"].get<std::string>(), "--layout", name, "--json", "--no-db" }).out);
+        EXPECT_NEAR(cell["shipped_bytes_per_key"].get<double>(), sim["points"][0]["usable_bytes_per_key"].get<double>(),
+            1e-3) // the sim's JSON has 4 decimals
+            << cell;
+        EXPECT_LE(cell["best_bytes_per_key"].get<double>(), cell["shipped_bytes_per_key"].get<double>()) << cell;
+    }
+    const auto table = run({ "batch", LAYOUTLAB_DATASETS_DIR "/plans/example.json", "--db", path("ex.db") }).out;
+    EXPECT_NE(table.find("shipped  B/key  leanest  B/key"), std::string::npos) << table;
     // A bad plan is refused, naming the field.
     const std::string bad = path("bad.json");
     std::ofstream(bad) << R"({ "traces": ["a"], "layouts": ["valkey-9.1"], "threshold": "64" })";

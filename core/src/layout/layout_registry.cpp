@@ -2,6 +2,7 @@
 #include "layoutlab/layout/layout_registry.h"
 
 #include "layoutlab/alloc/allocator_registry.h"
+#include "layoutlab/layout/declared_layout.h"
 #include "layoutlab/layout/layout_file.h"
 #include "layoutlab/layout/memcached_layout.h"
 #include "layoutlab/layout/redis_layout.h"
@@ -246,6 +247,12 @@ std::string presetName(std::string_view spec) {
     if (best.empty())
         return std::string(spec);
     return differing.empty() ? best : best + ":" + differing;
+}
+
+std::string layoutName(const LayoutModel& layout) {
+    if (const auto* declared = dynamic_cast<const DeclaredLayout*>(&layout))
+        return declared->definition().name;
+    return presetName(layout.spec());
 }
 
 } // namespace layoutlab

@@ -44,6 +44,19 @@ std::string countText(std::uint64_t n) {
 
 } // namespace
 
+const ThresholdPoint* shippedPoint(std::string_view layoutSpec, const std::vector<ThresholdPoint>& points) {
+    if (points.size() == 1)
+        return &points.front();
+    auto layout = parseLayout(layoutSpec);
+    const auto param = layout ? (*layout)->threshold() : std::nullopt;
+    if (!param)
+        return nullptr;
+    for (const auto& p : points)
+        if (p.threshold == param->value)
+            return &p;
+    return nullptr;
+}
+
 double MigrationTable::savingBytes(const MigrationRow& row) const {
     return rows.empty() ? 0 : scaledBytes(rows.front()) - scaledBytes(row);
 }

@@ -4,8 +4,10 @@
 #include "layoutlab/store/batch_job.h"
 
 #include "layoutlab/layout/layout_file.h"
+#include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/store/results_db.h"
 #include "layoutlab/store/simulation_request.h"
+#include "layoutlab/store/stored_run.h"
 
 #include <algorithm>
 #include <atomic>
@@ -62,10 +64,31 @@ void keyCells(BatchPlan& plan, const BatchShard& shard) {
             const auto& hash = contentHash(file);
             layoutKey = "file#" + (hash.empty() ? file : hash);
         }
-        cell.key = fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", cell.contentHash.empty() ? cell.trace : cell.contentHash,
-            layoutKey, cell.allocator, plan.thresholds,
+        // "+shipped": the layout's own threshold is evaluated beside the plan's (cells of older batches lack it).
+        cell.key = fmt::format("{}|{}|{}|{}+shipped|{}|{}|{}|{}",
+            cell.contentHash.empty() ? cell.trace : cell.contentHash, layoutKey, cell.allocator, plan.thresholds,
             plan.cache ? (plan.cacheGeometry.empty() ? "cache" : plan.cacheGeometry) : "", source.format,
             source.onError == OnError::Skip ? "skip" : "fail", source.oracleKeyBytes);
+    }
+}
+
+// A complete cell's figures: its leanest threshold and the one its engine ships with.
+void summarize(BatchCellResult& result, const SimulationResult& sim, std::string name) {
+    result.layoutName = std::move(name);
+    if (sim.points.empty())
+        return;
+    result.summarized = true;
+    const auto& best = sim.points[leanestPoint(sim.points)];
+    const bool hasThreshold = !sim.thresholdName.empty();
+    if (hasThreshold)
+        result.bestThreshold = best.threshold;
+    result.bestBytesPerKey = best.usableBytesPerKey;
+    const auto shipped = std::find_if(sim.points.begin(), sim.points.end(),
+        [&](const ThresholdPoint& p) { return !hasThreshold || p.threshold == sim.configuredThreshold; });
+    if (shipped != sim.points.end()) {
+        if (hasThreshold)
+            result.shippedThreshold = shipped->threshold;
+        result.shippedBytesPerKey = shipped->usableBytesPerKey;
     }
 }
 
@@ -92,6 +115,7 @@ BatchCellResult runCell(const BatchCell& cell, const BatchRequest& batch, std::s
     request.allocator = cell.allocator;
     request.thresholds = plan.thresholds;
     request.layoutWithoutThresholdRunsOnce = true; // memcached in a plan: one point, no threshold to sweep
+    request.withShippedThreshold = true; // the summary shows the shipped setting beside the leanest
     request.cache = plan.cache;
     request.cacheGeometry = plan.cacheGeometry;
     request.extraParametersJson = nlohmann::json { { "batch_cell", cell.key } }.dump();
@@ -113,12 +137,7 @@ BatchCellResult runCell(const BatchCell& cell, const BatchRequest& batch, std::s
     }
     result.status = "complete";
     result.runId = outcome->runId;
-    if (!outcome->result.points.empty()) {
-        const auto& best = outcome->result.points[leanestPoint(outcome->result.points)];
-        if (!outcome->result.thresholdName.empty())
-            result.bestThreshold = best.threshold;
-        result.bestBytesPerKey = best.usableBytesPerKey;
-    }
+    summarize(result, outcome->result, layoutName(*job->config.layout));
     return result;
 }
 
@@ -130,15 +149,14 @@ Expected<BatchOutcome> runBatchJob(BatchRequest& request, std::stop_token stop) 
     if (request.shard.count == 0 || request.shard.index >= request.shard.count)
         return usageError("the shard's index must be below its count", field::kShard);
     std::map<std::string, std::int64_t> done;
-    {
-        auto db = ResultsDb::open(request.dbPath);
-        if (!db)
-            return db.error();
-        auto complete = completeCells(**db);
-        if (!complete)
-            return complete.error();
+    std::vector<std::size_t> skippedRuns; // results of cells complete already, summarized from their runs
+    auto db = ResultsDb::open(request.dbPath); // each worker opens its own connection besides
+    if (!db)
+        return db.error();
+    if (auto complete = completeCells(**db); complete)
         done = std::move(*complete);
-    } // each worker opens its own connection
+    else
+        return complete.error();
     keyCells(plan, request.shard);
     BatchOutcome outcome;
     std::vector<const BatchCell*> todo;
@@ -151,6 +169,7 @@ Expected<BatchOutcome> runBatchJob(BatchRequest& request, std::stop_token stop) 
             skipped.status = "skipped";
             skipped.runId = it->second;
             outcome.results.push_back(skipped);
+            skippedRuns.push_back(outcome.results.size() - 1);
         } else {
             todo.push_back(&cell);
         }
@@ -181,6 +200,9 @@ Expected<BatchOutcome> runBatchJob(BatchRequest& request, std::stop_token stop) 
                 }
             });
     }
+    for (const std::size_t i : skippedRuns) // the summary shows what their runs found
+        if (auto stored = loadStoredRun(**db, outcome.results[i].runId))
+            summarize(outcome.results[i], stored->result, stored->run.layoutName);
     outcome.results.insert(outcome.results.end(), ran.begin(), ran.end());
     std::sort(outcome.results.begin(), outcome.results.end(),
         [](const auto& a, const auto& b) { return a.cell->index < b.cell->index; });
@@ -199,16 +221,28 @@ std::string batchLayoutName(const std::string& layout) {
     return file.empty() ? layout : std::filesystem::path(file).filename().string();
 }
 
+namespace {
+std::string shownLayout(const BatchCellResult& r) {
+    return r.layoutName.empty() ? batchLayoutName(r.cell->layout) : r.layoutName;
+}
+nlohmann::json thresholdJson(const std::optional<std::uint32_t>& t) {
+    return t ? nlohmann::json(*t) : nlohmann::json(nullptr);
+}
+} // namespace
+
 nlohmann::json toJson(const BatchOutcome& outcome, const BatchRequest& request) {
     nlohmann::json cells = nlohmann::json::array();
-    for (const auto& r : outcome.results)
+    for (const auto& r : outcome.results) {
+        const bool complete = r.summarized;
         cells.push_back({ { "cell", r.cell->index }, { "trace", r.cell->trace }, { "layout", r.cell->layout },
-            { "allocator", r.cell->allocator }, { "status", r.status },
+            { "layout_name", shownLayout(r) }, { "allocator", r.cell->allocator }, { "status", r.status },
             { "run", r.runId ? nlohmann::json(r.runId) : nlohmann::json(nullptr) },
-            { "best_threshold", r.bestThreshold ? nlohmann::json(*r.bestThreshold) : nlohmann::json(nullptr) },
-            { "best_bytes_per_key",
-                r.status == "complete" ? nlohmann::json(r.bestBytesPerKey) : nlohmann::json(nullptr) },
+            { "shipped_threshold", thresholdJson(r.shippedThreshold) },
+            { "shipped_bytes_per_key", complete ? nlohmann::json(r.shippedBytesPerKey) : nlohmann::json(nullptr) },
+            { "best_threshold", thresholdJson(r.bestThreshold) },
+            { "best_bytes_per_key", complete ? nlohmann::json(r.bestBytesPerKey) : nlohmann::json(nullptr) },
             { "seconds", r.seconds }, { "error", r.error } });
+    }
     return { { "plan", request.plan.path }, { "shard", fmt::format("{}/{}", request.shard.index, request.shard.count) },
         { "cells", cells }, { "ran", outcome.ran }, { "skipped", outcome.skipped }, { "failed", outcome.failed },
         { "workers", outcome.workers }, { "seconds", outcome.seconds } };
@@ -217,20 +251,27 @@ nlohmann::json toJson(const BatchOutcome& outcome, const BatchRequest& request) 
 std::string renderBatchTable(const BatchOutcome& outcome, const BatchRequest& request) {
     std::size_t layoutWidth = 16; // layout file names can be longer than the built-in names
     for (const auto& r : outcome.results)
-        layoutWidth = std::max(layoutWidth, batchLayoutName(r.cell->layout).size());
-    std::string text = fmt::format("{:>4}  {:<9} {:>5}  {:<32} {:<{}} {:<28} {:>6} {:>10} {:>7}\n", "cell", "status",
-        "run", "trace", "layout", layoutWidth, "allocator", "best", "bytes/key", "seconds");
+        layoutWidth = std::max(layoutWidth, shownLayout(r).size());
+    auto setting = [](const BatchCellResult& r, const std::optional<std::uint32_t>& t, double bytesPerKey) {
+        if (!r.summarized)
+            return std::string("-");
+        return fmt::format("{:>5} {:>8.2f}", t ? std::to_string(*t) : std::string("-"), bytesPerKey);
+    };
+    std::string text = fmt::format("{:>4}  {:<9} {:>5}  {:<32} {:<{}} {:<24} {:>14}  {:>14} {:>8}\n", "cell", "status",
+        "run", "trace", "layout", layoutWidth, "allocator", "shipped  B/key", "leanest  B/key", "seconds");
     for (const auto& r : outcome.results) {
-        text += fmt::format("{:>4}  {:<9} {:>5}  {:<32} {:<{}} {:<28} {:>6} {:>10} {:>7.2f}\n", r.cell->index, r.status,
-            r.runId ? std::to_string(r.runId) : "-", std::filesystem::path(r.cell->trace).filename().string(),
-            batchLayoutName(r.cell->layout), layoutWidth,
-            r.cell->allocator.empty() ? "(engine default)" : r.cell->allocator,
-            r.bestThreshold ? std::to_string(*r.bestThreshold) : "-",
-            r.status == "complete" ? fmt::format("{:.2f}", r.bestBytesPerKey) : "-", r.seconds);
+        text += fmt::format("{:>4}  {:<9} {:>5}  {:<32} {:<{}} {:<24} {:>14}  {:>14} {:>8.2f}\n", r.cell->index,
+            r.status, r.runId ? std::to_string(r.runId) : "-", std::filesystem::path(r.cell->trace).filename().string(),
+            shownLayout(r), layoutWidth, r.cell->allocator.empty() ? "(engine default)" : r.cell->allocator,
+            setting(r, r.shippedThreshold, r.shippedBytesPerKey), setting(r, r.bestThreshold, r.bestBytesPerKey),
+            r.seconds);
         if (!r.error.empty())
             text += fmt::format("      why: {}\n", r.error);
     }
-    text += fmt::format("\n{} cells: {} ran, {} already complete (skipped), {} failed; {} workers, {:.1f} s; runs in "
+    text += fmt::format(
+        "\nshipped: the threshold the layout's engine ships with; leanest: the plan's threshold with the "
+        "fewest bytes per key (B/key: usable bytes per key, hash index included)\n");
+    text += fmt::format("{} cells: {} ran, {} already complete (skipped), {} failed; {} workers, {:.1f} s; runs in "
                         "{}\n",
         outcome.results.size(), outcome.ran, outcome.skipped, outcome.failed, outcome.workers, outcome.seconds,
         request.dbPath);

@@ -2,6 +2,7 @@
 #include "layoutlab/store/measured_runs.h"
 
 #include "layoutlab/layout/declared_layout.h"
+#include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/report/reporter.h"
 #include "layoutlab/store/jobs.h"
 
@@ -15,6 +16,7 @@ RunParameters runParametersFor(const std::string& tracePath, const ImportOptions
     RunParameters p;
     p.trace = tracePath;
     p.layout = layout.spec();
+    p.layoutName = layoutName(layout);
     p.allocator = allocator.spec();
     p.thresholds = thresholds;
     p.format = importOptions.format.empty() ? std::string("auto") : importOptions.format;

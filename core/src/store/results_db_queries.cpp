@@ -4,6 +4,7 @@
 
 #include "sqlite_statement.h"
 
+#include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/sim/point_metrics.h"
 #include "layoutlab/store/results_db.h"
 
@@ -19,7 +20,11 @@ constexpr const char* kRunColumns
     = "SELECT r.id, r.kind, COALESCE(r.trace_id, 0), COALESCE(t.source, ''), r.layout, r.allocator, "
       "r.parameters_json, r.tool_version, r.status, COALESCE(r.error, ''), r.started_at, "
       "COALESCE(r.finished_at, ''), (SELECT COUNT(*) FROM points p WHERE p.run_id = r.id), r.replay_json, "
-      "r.owner_host, r.owner_pid, r.owner_process, COALESCE(r.heartbeat_at, ''), COALESCE(r.batch_cell, '') "
+      "r.owner_host, r.owner_pid, r.owner_process, COALESCE(r.heartbeat_at, ''), COALESCE(r.batch_cell, ''), "
+      // The name the run was made under (layout_name, or a layout file's own name); runs from before it was
+      // kept are named from their spec (presetName).
+      "COALESCE(CASE WHEN json_valid(r.parameters_json) THEN COALESCE(json_extract(r.parameters_json, "
+      "'$.layout_name'), json_extract(r.parameters_json, '$.layout_file.name')) END, '') "
       "FROM runs r LEFT JOIN traces t ON t.id = r.trace_id";
 
 RunRecord runFrom(const Statement& s) {
@@ -43,6 +48,9 @@ RunRecord runFrom(const Statement& s) {
     r.ownerProcess = s.text(16);
     r.heartbeatAt = s.text(17);
     r.batchCell = s.text(18);
+    r.layoutName = s.text(19);
+    if (r.layoutName.empty())
+        r.layoutName = presetName(r.layout);
     r.live = r.status == "running" && ownerIsLive(r.ownerHost, r.ownerPid, r.ownerProcess, r.heartbeatAt);
     return r;
 }

@@ -9,6 +9,8 @@ nlohmann::json RunParameters::toJson() const {
     nlohmann::json j { { "trace", trace }, { "layout", layout }, { "allocator", allocator },
         { "thresholds", thresholds }, { "format", format }, { "on_error", onError }, { "key_size", keySize },
         { "threshold_parameter", thresholdParameter } };
+    if (!layoutName.empty())
+        j["layout_name"] = layoutName;
     for (const auto& [key, value] : extra.items())
         j[key] = value;
     if (layoutFile)
@@ -34,6 +36,8 @@ Expected<RunParameters> RunParameters::fromJson(std::string_view text) {
                 p.trace = value.get<std::string>();
             else if (key == "layout")
                 p.layout = value.get<std::string>();
+            else if (key == "layout_name")
+                p.layoutName = value.get<std::string>();
             else if (key == "allocator")
                 p.allocator = value.get<std::string>();
             else if (key == "thresholds")

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace layoutlab {
 
 Expected<SimulationJob> buildSimulationJob(const SimulationRequest& request) {
@@ -42,6 +44,12 @@ Expected<SimulationJob> buildSimulationJob(const SimulationRequest& request) {
         if (!list)
             return list.error();
         job.config.thresholds = *list;
+        if (request.withShippedThreshold) {
+            auto& t = job.config.thresholds;
+            if (const auto at = std::lower_bound(t.begin(), t.end(), param->value);
+                at == t.end() || *at != param->value)
+                t.insert(at, param->value);
+        }
     }
     if (request.cache || !request.cacheGeometry.empty()) {
         if (request.cacheGeometry.empty()) {

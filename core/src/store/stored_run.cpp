@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/store/stored_run.h"
 
+#include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/store/run_parameters.h"
 
 #include <fmt/format.h>
@@ -29,6 +30,8 @@ Expected<StoredRun> loadStoredRun(ResultsDb& db, std::int64_t runId) {
         return e;
     }
     r.thresholdName = params->thresholdParameter;
+    if (auto layout = parseLayout(run->layout); layout && (*layout)->threshold())
+        r.configuredThreshold = (*layout)->threshold()->value; // the setting its engine ships with
     r.points = std::move(*points);
     // The replay summary, as the run reported it.
     const auto replay = nlohmann::json::parse(run->replayJson, nullptr, false);

@@ -43,5 +43,7 @@ LayoutValidation layoutValidation(const std::string& name);
 // preset of its family with the parameters that differ ("valkey-8.1:threshold=128"); a layout file by its
 // file name; any other spec as it is.
 std::string presetName(std::string_view spec);
+// The name a layout goes by when a run of it is kept: a layout file's own `name`, or presetName(spec).
+std::string layoutName(const LayoutModel& layout);
 
 } // namespace layoutlab

@@ -43,6 +43,10 @@ struct MigrationTable {
     double savingBytes(const MigrationRow& row) const;
 };
 
+// The point at the setting a run's layout ships with: its configured threshold, or the one point of a run
+// of one; null when the run did not evaluate it (or its layout file is gone).
+const ThresholdPoint* shippedPoint(std::string_view layoutSpec, const std::vector<ThresholdPoint>& points);
+
 // One row from a simulation of `name` at its shipped setting (the result's single point).
 MigrationRow migrationRow(const std::string& name, const SimulationResult& result);
 

@@ -62,8 +62,14 @@ struct BatchCellResult {
     std::int64_t runId = 0;
     std::string error;
     double seconds = 0;
-    std::optional<std::uint32_t> bestThreshold;
+    std::string layoutName; // the preset or layout file's name of a complete cell's run
+    bool summarized = false; // the figures below are its run's (a complete cell, ran now or before)
+    std::optional<std::uint32_t> bestThreshold; // the leanest (leanestPoint); none without a threshold
     double bestBytesPerKey = 0;
+    // The setting the layout's engine ships with (its own threshold, always evaluated in a batch) and its
+    // bytes per key: what a store gets without tuning, beside what the leanest threshold would save.
+    std::optional<std::uint32_t> shippedThreshold;
+    double shippedBytesPerKey = 0;
 };
 
 struct BatchRequest {

@@ -50,6 +50,9 @@ struct RunRecord {
     std::int64_t traceId = 0;
     std::string traceSource;
     std::string layout;
+    // The name it was made under: the preset (valkey-8.1, redis-7.0:embstr-limit=64) or the layout file's
+    // own name, as kept in its parameters; shown wherever runs are listed.
+    std::string layoutName;
     std::string allocator;
     std::string parametersJson;
     std::string toolVersion;

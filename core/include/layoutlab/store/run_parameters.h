@@ -21,6 +21,9 @@ namespace layoutlab {
 struct RunParameters {
     std::string trace;
     std::string layout;
+    // The name the layout was given under: its preset (valkey-8.1, valkey-8.1:threshold=128) or a layout
+    // file's own name. Kept so that a run keeps its name when presets change.
+    std::string layoutName;
     std::string allocator;
     std::vector<std::uint32_t> thresholds; // empty: the layout's own
     std::string format = "auto";

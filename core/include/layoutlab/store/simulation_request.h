@@ -27,6 +27,9 @@ struct SimulationRequest {
     // kTagNoThreshold (false), or one run with no threshold, of kind "sim" (true: a batch plan or the GUI
     // sweeping several layouts at once).
     bool layoutWithoutThresholdRunsOnce = false;
+    // Also evaluate the layout's own threshold, the setting its engine ships with, when `thresholds` lack
+    // it: a batch summary and a sweep of several layouts show each layout there beside its leanest.
+    bool withShippedThreshold = false;
     bool cache = false; // the cache model, with this machine's geometry unless `cacheGeometry` is given
     std::string cacheGeometry; // "32K:8,512K:8,32M:16"; implies `cache`
     std::string kind = "sweep"; // sim, sweep or advise, as stored with the run
