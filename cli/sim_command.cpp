@@ -38,13 +38,10 @@ struct SimOptions {
     std::string cacheGeometry;
 };
 
-// Several layouts: each at its shipped setting, one table (layoutlab/report/migration.h). Every layout's run
-// is stored as a sim run of its own.
+// Several layouts: each at its shipped setting, one table (layoutlab/report/migration.h); a sweep also
+// evaluates each at the thresholds given, beside its shipped one, and names its leanest. Every layout's
+// run is stored as a run of its own.
 int runMigration(const SimOptions& o, bool sweep) {
-    if (sweep)
-        return reportError(usageError("several layouts are compared at the settings their engines ship with: use "
-                                      "`sim` with them, or sweep one layout at a time",
-            "--layout"));
     if (o.allocs.size() > 1 && o.allocs.size() != o.layouts.size())
         return reportError(usageError(fmt::format("give one --alloc for all the layouts or one for each ({} layouts, "
                                                   "{} allocators)",
@@ -52,6 +49,7 @@ int runMigration(const SimOptions& o, bool sweep) {
             "--alloc"));
     MigrationTable table;
     table.trace = o.trace;
+    table.sweptThresholds = sweep ? o.thresholds : std::string();
     if (!o.keysAt.empty()) {
         auto keys = parseKeyCount(o.keysAt);
         if (!keys)
@@ -70,12 +68,20 @@ int runMigration(const SimOptions& o, bool sweep) {
             return reportError(ok.error());
         request.cache = o.cache;
         request.cacheGeometry = o.cacheGeometry;
-        request.kind = "sim";
+        request.kind = sweep ? "sweep" : "sim";
+        if (sweep) {
+            request.thresholds = o.thresholds;
+            request.withShippedThreshold = true; // each layout's row is at its shipped setting
+            request.layoutWithoutThresholdRunsOnce = true; // memcached beside them: its one point
+        }
         request.toolVersion = LAYOUTLAB_VERSION;
         auto job = buildSimulationJob(request);
-        if (!job)
-            return reportError(job.error());
-        ProgressBar bar(fmt::format("sim {}", one.layout));
+        if (!job) {
+            Error e = job.error();
+            e.message = fmt::format("{}: {}", one.layout, e.message);
+            return reportError(e);
+        }
+        ProgressBar bar(fmt::format("{} {}", request.kind, one.layout));
         auto outcome = runSimulationJob(*job, db->get(), &bar, interruptToken());
         if (!outcome)
             return reportError(outcome.error());
@@ -143,7 +149,8 @@ CLI::App* addCommon(CLI::App& app, const char* name, const char* help, SimOption
         "Cache levels for --cache, SIZE:WAYS from L1 outward, e.g. 32K:8,512K:8,32M:16 (implies --cache)");
     addLayoutOptions(*cmd, o.layout,
         "Layout and parameters, e.g. valkey-9.1, valkey:threshold=128,header=8, redis-7.0, memcached-1.6 "
-        "(see `layoutlab layouts`); several, for `sim`: each at its shipped setting, side by side",
+        "(see `layoutlab layouts`); several: each at its shipped setting, side by side (a sweep adds each "
+        "one's leanest threshold)",
         &o.layouts);
     cmd->add_option("--alloc", o.alloc,
            "Allocator, e.g. jemalloc (as linked), jemalloc:quantum=8,page=4096, memcached, glibc "

@@ -519,16 +519,62 @@ TEST_F(CliTest, SeveralLayoutsSideBySideAreEachLayoutsOwnSim) {
     EXPECT_FALSE(table["rows"][2]["measured"].get<bool>()); // no 9.1 build here
     const auto list = run({ "db", "list", "--json" });
     EXPECT_EQ(nlohmann::json::parse(list.out).size(), layouts.size()); // one sim run per layout
-    // Refusals: a sweep of several, a key count that is not one, --keys-at for one layout.
-    const auto sweep
-        = run({ "sweep", trace, "--layout", "valkey-8.1", "--layout", "valkey-9.1", "--thresholds", "64" });
-    EXPECT_EQ(sweep.exitCode, 2);
-    EXPECT_NE(sweep.err.find("ship with"), std::string::npos) << sweep.err;
+    // Refusals: a key count that is not one, --keys-at for one layout, a threshold out of one layout's range
+    // (named).
+    const auto outOfRange
+        = run({ "sweep", trace, "--layout", "valkey-8.1", "--layout", "redis-7.0", "--thresholds", "8,64" });
+    EXPECT_EQ(outOfRange.exitCode, 2);
+    EXPECT_NE(outOfRange.err.find("valkey-8.1: "), std::string::npos) << outOfRange.err;
     const auto keys = run({ "sim", trace, "--layout", "valkey-8.1", "--layout", "valkey-9.1", "--keys-at", "20X" });
     EXPECT_EQ(keys.exitCode, 2);
     EXPECT_NE(keys.err.find("--keys-at: '20X' is not a key count"), std::string::npos) << keys.err;
     const auto one = run({ "sim", trace, "--layout", "valkey-8.1", "--keys-at", "20M" });
     EXPECT_EQ(one.exitCode, 2);
+}
+
+// A sweep of several layouts: the same rows as `sim` of them (each at its shipped setting, evaluated whether
+// or not the thresholds hold it), and each layout's leanest is its own sweep's.
+TEST_F(CliTest, SweepOfSeveralLayoutsAddsEachOnesLeanest) {
+    const std::string trace = LAYOUTLAB_DATASETS_DIR "/traces/mixed-sizes.lltrace";
+    const std::vector<std::string> layouts { "redis-7.0", "valkey-8.1", "valkey-9.1", "memcached-1.6" };
+    std::vector<std::string> sweepArgs { "sweep", trace, "--thresholds", "16:256:32", "--json" };
+    std::vector<std::string> simArgs { "sim", trace, "--json", "--no-db" };
+    for (const auto& l : layouts) {
+        sweepArgs.insert(sweepArgs.end(), { "--layout", l });
+        simArgs.insert(simArgs.end(), { "--layout", l });
+    }
+    const auto r = run(sweepArgs);
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const auto swept = nlohmann::json::parse(r.out);
+    const auto simmed = nlohmann::json::parse(run(simArgs).out);
+    EXPECT_EQ(swept["swept_thresholds"], "16:256:32");
+    ASSERT_EQ(swept["rows"].size(), layouts.size());
+    for (std::size_t i = 0; i < layouts.size(); ++i) {
+        const auto& row = swept["rows"][i];
+        EXPECT_DOUBLE_EQ(row["bytes_per_key"].get<double>(), simmed["rows"][i]["bytes_per_key"].get<double>())
+            << layouts[i]; // 44 (Redis) and 64 (Valkey 8.1) are not in 16:256:32, yet are the rows
+        EXPECT_EQ(row["threshold"], simmed["rows"][i]["threshold"]) << layouts[i];
+        if (layouts[i].starts_with("memcached")) {
+            EXPECT_TRUE(row["leanest_threshold"].is_null());
+            continue;
+        }
+        const auto alone
+            = run({ "sweep", trace, "--layout", layouts[i], "--thresholds", "16:256:32", "--json", "--no-db" });
+        const auto points = nlohmann::json::parse(alone.out)["points"];
+        double leanest = 1e300;
+        for (const auto& p : points)
+            leanest = std::min(leanest, p["usable_bytes_per_key"].get<double>());
+        // The leanest of the thresholds given or the shipped one, never above the shipped.
+        EXPECT_LE(row["leanest_bytes_per_key"].get<double>(), leanest + 1e-3) << layouts[i];
+        EXPECT_LE(row["leanest_bytes_per_key"].get<double>(), row["bytes_per_key"].get<double>()) << layouts[i];
+    }
+    // Every layout's run is stored: sweeps, and memcached's one point.
+    const auto list = nlohmann::json::parse(run({ "db", "list", "--json" }).out);
+    ASSERT_EQ(list.size(), layouts.size());
+    for (std::size_t i = 0; i < layouts.size(); ++i) {
+        EXPECT_EQ(list[i]["layout_name"], layouts[i]);
+        EXPECT_EQ(list[i]["kind"], layouts[i].starts_with("memcached") ? "sim" : "sweep");
+    }
 }
 
 } // namespace

@@ -7,7 +7,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace layoutlab {
 
@@ -69,11 +71,21 @@ MigrationRow migrationRow(const std::string& name, const SimulationResult& resul
     row.thresholdName = result.thresholdName;
     row.threshold = result.configuredThreshold;
     row.keys = result.trace.liveKeys;
-    if (!result.points.empty()) {
-        const auto& p = result.points.front();
-        row.bytesPerKey = p.usableBytesPerKey;
-        row.linesPerGet = p.linesTouchedPerGet;
-        row.dependentLoadsPerGet = p.dependentLoadsPerGet;
+    const auto shipped = std::find_if(result.points.begin(), result.points.end(), [&](const ThresholdPoint& p) {
+        return result.points.size() == 1 || p.threshold == result.configuredThreshold;
+    });
+    if (shipped != result.points.end()) {
+        row.bytesPerKey = shipped->usableBytesPerKey;
+        row.linesPerGet = shipped->linesTouchedPerGet;
+        row.dependentLoadsPerGet = shipped->dependentLoadsPerGet;
+        row.classes = shipped->sizeClasses;
+    }
+    // memcached's slabs (alloc/memcached_slabs.h): items sit in chunk classes, which a framing shifts.
+    row.slabClasses = row.allocator.starts_with("memcached");
+    if (result.points.size() > 1 && !row.thresholdName.empty()) {
+        const auto& leanest = result.points[leanestPoint(result.points)];
+        row.leanestThreshold = leanest.threshold;
+        row.leanestBytesPerKey = leanest.usableBytesPerKey;
     }
     std::tie(row.measured, row.validation) = validationOf(name);
     return row;
@@ -110,6 +122,97 @@ Expected<std::uint64_t> parseKeyCount(const std::string& text) {
     return static_cast<std::uint64_t>(std::llround(keys));
 }
 
+namespace {
+
+// A sweep of several layouts: each one's leanest threshold beside the setting it ships with.
+std::string renderLeanest(const MigrationTable& t, std::size_t width) {
+    std::string out = fmt::format(
+        "\nleanest threshold of each layout over {} (beside the setting it ships with)\n\n", t.sweptThresholds);
+    out += fmt::format("{:<{}}  {:<18}  {:>10}  {:<18}  {:>10}  {:>13}  {:>12}\n", "layout", width, "shipped",
+        "bytes/key", "leanest", "bytes/key", "saves per key", t.keysAt ? "saves scaled" : "saves");
+    for (const auto& r : t.rows) {
+        const auto setting = [&r](std::uint32_t v) { return fmt::format("{} {}", r.thresholdName, v); };
+        if (!r.leanestThreshold) {
+            out += fmt::format("{:<{}}  {:<18}  {:>10.2f}  {:<18}  {:>10}  {:>13}  {:>12}\n", r.name, width,
+                r.thresholdName.empty() ? std::string("-") : setting(r.threshold), r.bytesPerKey, "(no threshold)", "-",
+                "-", "-");
+            continue;
+        }
+        const double saves = r.bytesPerKey - r.leanestBytesPerKey;
+        out += fmt::format("{:<{}}  {:<18}  {:>10.2f}  {:<18}  {:>10.2f}  {:>13.2f}  {:>12}\n", r.name, width,
+            setting(r.threshold), r.bytesPerKey, setting(*r.leanestThreshold), r.leanestBytesPerKey, saves,
+            bytesText(saves * static_cast<double>(t.scaleKeys(r))));
+    }
+    return out;
+}
+
+// Layouts on a slab allocator (memcached's framings): the items in each chunk class, side by side, so the
+// classes a framing moves items into show.
+std::string renderSlabClasses(const MigrationTable& t) {
+    std::vector<const MigrationRow*> slab;
+    for (const auto& r : t.rows)
+        if (r.slabClasses)
+            slab.push_back(&r);
+    if (slab.size() < 2)
+        return {};
+    std::map<std::uint64_t, std::vector<std::uint64_t>> items; // chunk bytes -> items under each layout
+    std::vector<std::uint64_t> totals(slab.size()), pages(slab.size()), chunkBytes(slab.size());
+    for (std::size_t i = 0; i < slab.size(); ++i)
+        for (const auto& c : slab[i]->classes) {
+            auto& counts = items[c.classBytes];
+            counts.resize(slab.size());
+            counts[i] += c.allocations;
+            totals[i] += c.allocations;
+            pages[i] += c.slabs;
+            chunkBytes[i] += c.usableBytes;
+        }
+    // Items in a larger chunk than under the first layout, at least: the largest gap between the shares of
+    // items at or below a chunk size (exact when a framing moves no item more than one class up).
+    std::vector<double> movedUp(slab.size());
+    std::vector<std::uint64_t> below(slab.size());
+    for (const auto& [chunk, counts] : items)
+        for (std::size_t i = 0; i < slab.size(); ++i) {
+            below[i] += i < counts.size() ? counts[i] : 0;
+            if (totals[0] && totals[i])
+                movedUp[i] = std::max(movedUp[i],
+                    static_cast<double>(below[0]) / static_cast<double>(totals[0])
+                        - static_cast<double>(below[i]) / static_cast<double>(totals[i]));
+        }
+    std::string out = "\nslab classes: the items in each chunk size under each layout (share of its items)\n\n";
+    out += fmt::format("{:>10}", "chunk");
+    for (std::size_t i = 0; i < slab.size(); ++i)
+        out += fmt::format("  {:>18}", fmt::format("#{}", i + 1));
+    out += "\n";
+    for (const auto& [chunk, counts] : items) {
+        out += fmt::format("{:>10}", fmt::format("{} B", chunk));
+        for (std::size_t i = 0; i < slab.size(); ++i) {
+            const auto n = i < counts.size() ? counts[i] : 0;
+            out += fmt::format("  {:>18}",
+                n ? fmt::format("{} ({:.1f}%)", countText(n), totals[i] ? 100.0 * n / totals[i] : 0.0) : "-");
+        }
+        out += "\n";
+    }
+    const auto summaryRow = [&](const char* label, auto cell) {
+        out += fmt::format("{:>10}", label);
+        for (std::size_t i = 0; i < slab.size(); ++i)
+            out += fmt::format("  {:>18}", cell(i));
+        out += "\n";
+    };
+    summaryRow("pages", [&](std::size_t i) { return countText(pages[i]); });
+    summaryRow("mean chunk", [&](std::size_t i) {
+        return fmt::format("{:.1f} B", totals[i] ? static_cast<double>(chunkBytes[i]) / totals[i] : 0.0);
+    });
+    summaryRow("moved up",
+        [&](std::size_t i) { return i == 0 ? std::string("-") : fmt::format(">= {:.1f}%", 100.0 * movedUp[i]); });
+    for (std::size_t i = 0; i < slab.size(); ++i)
+        out += fmt::format("#{}: {}\n", i + 1, slab[i]->name);
+    out += "pages: the slab pages the classes need at least (a class holds whole pages; 1 MiB each unless the "
+           "allocator says otherwise); moved up: the share of items in a larger chunk than under #1, at least\n";
+    return out;
+}
+
+} // namespace
+
 std::string renderMigrationTable(const MigrationTable& t) {
     std::string out
         = fmt::format("{} layouts on {}, each at the setting its engine ships with", t.rows.size(), t.trace);
@@ -139,6 +242,9 @@ std::string renderMigrationTable(const MigrationTable& t) {
                        "whether the layout was measured against a real build (`layoutlab layouts` says which) or "
                        "is predicted from source\n",
         first, t.keysAt ? "at the scaled key count" : "at the trace's keys");
+    if (!t.sweptThresholds.empty())
+        out += renderLeanest(t, width);
+    out += renderSlabClasses(t);
     return out;
 }
 
@@ -155,9 +261,26 @@ nlohmann::json toJson(const MigrationTable& t) {
             { "saving_bytes", t.savingBytes(r) }, { "saving_fraction", base > 0 ? t.savingBytes(r) / base : 0.0 },
             { "lines_touched_per_get", r.linesPerGet }, { "dependent_loads_per_get", r.dependentLoadsPerGet },
             { "measured", r.measured }, { "validation", r.validation } });
+        auto& row = rows.back();
+        if (!t.sweptThresholds.empty()) {
+            row["leanest_threshold"]
+                = r.leanestThreshold ? nlohmann::json(*r.leanestThreshold) : nlohmann::json(nullptr);
+            row["leanest_bytes_per_key"]
+                = r.leanestThreshold ? nlohmann::json(r.leanestBytesPerKey) : nlohmann::json(nullptr);
+        }
+        if (r.slabClasses) {
+            auto classes = nlohmann::json::array();
+            for (const auto& c : r.classes)
+                classes.push_back(
+                    { { "chunk_bytes", c.classBytes }, { "items", c.allocations }, { "pages", c.slabs } });
+            row["slab_classes"] = classes;
+        }
     }
-    return { { "trace", t.trace }, { "keys_at", t.keysAt ? nlohmann::json(t.keysAt) : nlohmann::json(nullptr) },
-        { "rows", rows } };
+    nlohmann::json out { { "trace", t.trace },
+        { "keys_at", t.keysAt ? nlohmann::json(t.keysAt) : nlohmann::json(nullptr) }, { "rows", rows } };
+    if (!t.sweptThresholds.empty())
+        out["swept_thresholds"] = t.sweptThresholds;
+    return out;
 }
 
 } // namespace layoutlab

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,13 @@ struct MigrationRow {
     double dependentLoadsPerGet = 0;
     bool measured = false; // validated against a real build (layoutlab layouts says which)
     std::string validation;
+    // From a sweep: its leanest threshold (leanestPoint) and that threshold's bytes per key.
+    std::optional<std::uint32_t> leanestThreshold;
+    double leanestBytesPerKey = 0;
+    // The allocator's classes at the shipped setting: for a slab allocator (memcached), where the items
+    // are, so that framings side by side show which classes they move items into.
+    bool slabClasses = false;
+    std::vector<SizeClassUsage> classes;
 
     double totalBytes() const { return bytesPerKey * static_cast<double>(keys); }
 };
@@ -35,6 +43,7 @@ struct MigrationRow {
 struct MigrationTable {
     std::string trace;
     std::uint64_t keysAt = 0; // the key count totals are scaled to (0: the trace's own)
+    std::string sweptThresholds; // as given to a sweep of several layouts; empty for `sim`
     std::vector<MigrationRow> rows;
 
     std::uint64_t scaleKeys(const MigrationRow& row) const { return keysAt ? keysAt : row.keys; }
@@ -47,7 +56,8 @@ struct MigrationTable {
 // of one; null when the run did not evaluate it (or its layout file is gone).
 const ThresholdPoint* shippedPoint(std::string_view layoutSpec, const std::vector<ThresholdPoint>& points);
 
-// One row from a simulation of `name` at its shipped setting (the result's single point).
+// One row from a simulation of `name`: its figures at its shipped setting (the result's point at its
+// configured threshold, or its single point), and from a sweep its leanest threshold.
 MigrationRow migrationRow(const std::string& name, const SimulationResult& result);
 
 // "20M", "1.5G", "500K", "20000000": decimal key counts. Errors name the field.
