@@ -7,6 +7,7 @@
 #include "run_store.h"
 
 #include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/report/migration.h"
 #include "layoutlab/report/reporter.h"
 #include "layoutlab/report/svg_chart.h"
 #include "layoutlab/store/engine_sweep_points.h"
@@ -16,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <set>
 
 namespace layoutlab::cli {
 
@@ -195,6 +197,54 @@ std::string runSection(const StoredRun& stored, const std::vector<Figure>& figur
     return html + "</section>\n";
 }
 
+// Runs of several layouts on one trace: each at the setting its engine ships with, as one chart and
+// table (layoutlab/report/migration.h); empty when the runs hold fewer than two layouts of the first
+// run's trace.
+std::string migrationSection(const std::vector<StoredRun>& runs, std::vector<Figure>& figures) {
+    if (runs.empty())
+        return {};
+    MigrationTable table;
+    table.trace = std::filesystem::path(runs.front().run.traceSource).filename().string();
+    std::set<std::string> seen;
+    std::string left;
+    for (const auto& s : runs) {
+        const std::string key = s.run.layoutName + "|" + s.run.allocator;
+        if (s.run.traceId != runs.front().run.traceId || s.result.points.empty() || !seen.insert(key).second)
+            continue;
+        if (!shippedPoint(s.run.layout, s.result.points)) {
+            left += fmt::format(" Run {} ({}) did not evaluate the setting its engine ships with.", s.run.id,
+                escapeXml(s.run.layoutName));
+            continue;
+        }
+        table.rows.push_back(migrationRow(s.run.layoutName, s.result));
+    }
+    std::set<std::string> layouts;
+    for (const auto& r : table.rows)
+        layouts.insert(r.name);
+    if (layouts.size() < 2)
+        return {};
+    Figure figure { "migration.svg", renderSvgBars(migrationChart(table)) };
+    std::string html = fmt::format(
+        "<section id=\"migration\">\n<h2>Engines and versions side by side</h2>\n<p>The runs of {}, each layout at "
+        "the setting its engine ships with, against {} (the first). Bytes per key include the hash index; "
+        "<i>measured</i>: the layout was checked against a real build, <i>predicted</i>: from source.{}</p>\n",
+        escapeXml(table.trace), escapeXml(table.rows.front().name), left);
+    html += "<figure>" + figure.svg + "<figcaption><a href=\"" + figure.file + "\">" + figure.file
+        + "</a></figcaption></figure>\n";
+    html += "<table class=\"points\">\n<tr><th>layout</th><th>setting</th><th>allocator</th><th>bytes/key</th>"
+            "<th>total</th><th>vs the first</th><th>lines/GET</th><th>loads/GET</th><th>figures</th></tr>\n";
+    for (const auto& r : table.rows)
+        html += "<tr>" + cell(r.name) + cell(settingText(r)) + cell(r.allocator)
+            + fmt::format("<td>{:.2f}</td>", r.bytesPerKey) + cell(bytesText(r.totalBytes()))
+            + cell(&r == &table.rows.front()
+                    ? std::string("(the base)")
+                    : fmt::format("{} ({:+.1f}%)", bytesText(-table.savingBytes(r)), -100.0 * savingFraction(table, r)))
+            + fmt::format("<td>{:.3f}</td><td>{:.3f}</td>", r.linesPerGet, r.dependentLoadsPerGet)
+            + cell(r.measured ? "measured" : "predicted") + "</tr>\n";
+    figures.push_back(std::move(figure));
+    return html + "</table>\n</section>\n";
+}
+
 int runReport(const ReportOptions& o) {
     auto db = o.db.openForReading();
     if (!db)
@@ -228,6 +278,7 @@ int runReport(const ReportOptions& o) {
         body
             += "<figure>" + f.svg + "<figcaption><a href=\"" + f.file + "\">" + f.file + "</a></figcaption></figure>\n";
         all.push_back(std::move(f));
+        body += migrationSection(runs, all);
     }
     for (const auto& s : runs) {
         auto figures = figuresOf(s);
@@ -236,6 +287,8 @@ int runReport(const ReportOptions& o) {
             all.push_back(std::move(f));
     }
     std::string toc;
+    if (body.find("<section id=\"migration\">") != std::string::npos)
+        toc += "<li><a href=\"#migration\">Engines and versions side by side</a></li>\n";
     for (const auto& s : runs)
         toc += fmt::format("<li><a href=\"#run-{0}\">Run {0}</a>: {1}, {2} under {3}, {4}</li>\n", s.run.id,
             escapeXml(s.run.kind), escapeXml(s.run.layoutName), escapeXml(s.run.allocator), escapeXml(s.run.status));

@@ -9,6 +9,7 @@
 #include <csignal>
 #include <fcntl.h>
 #include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <map>
@@ -315,7 +316,10 @@ TEST_F(CliTest, ReportWritesAStandaloneHtmlWithSvgCharts) {
     std::size_t charts = 0;
     for (auto at = html.find("<svg"); at != std::string::npos; at = html.find("<svg", at + 1))
         ++charts;
-    EXPECT_EQ(charts, 6u); // both runs together, memory and access of each, misses of the cache run
+    // Both runs together, the two layouts at their shipped settings (8.1 at 64, 9.1 at 128: migration), memory
+    // and access of each, misses of the cache run.
+    EXPECT_EQ(charts, 7u);
+    EXPECT_NE(html.find("<section id=\"migration\">"), std::string::npos);
     for (const char* file : { "runs-bytes-per-key.svg", "run-1-memory.svg", "run-2-misses.svg" })
         EXPECT_EQ(slurp(dir + "/" + file).rfind("<svg", 0), 0u) << file;
     // Renders with no network: nothing is loaded from elsewhere.
@@ -575,6 +579,22 @@ TEST_F(CliTest, SweepOfSeveralLayoutsAddsEachOnesLeanest) {
         EXPECT_EQ(list[i]["layout_name"], layouts[i]);
         EXPECT_EQ(list[i]["kind"], layouts[i].starts_with("memcached") ? "sim" : "sweep");
     }
+    // The report of those runs has the migration section: a bar per layout at its shipped setting, and the
+    // table's figures.
+    ASSERT_EQ(run({ "report", "1", "2", "3", "4", "-o", path("report") }).exitCode, 0);
+    const std::string html = slurp(path("report") + "/index.html");
+    const auto section = html.find("<section id=\"migration\">");
+    ASSERT_NE(section, std::string::npos);
+    EXPECT_TRUE(std::filesystem::exists(path("report") + "/migration.svg"));
+    for (std::size_t i = 0; i < layouts.size(); ++i) {
+        EXPECT_NE(html.find(layouts[i], section), std::string::npos) << layouts[i];
+        EXPECT_NE(html.find(fmt::format("<td>{:.2f}</td>", swept["rows"][i]["bytes_per_key"].get<double>()), section),
+            std::string::npos)
+            << layouts[i];
+    }
+    // One layout's runs alone: no migration section.
+    ASSERT_EQ(run({ "report", "2", "-o", path("one") }).exitCode, 0);
+    EXPECT_EQ(slurp(path("one") + "/index.html").find("id=\"migration\""), std::string::npos);
 }
 
 } // namespace

@@ -22,18 +22,6 @@ std::pair<bool, std::string> validationOf(const std::string& name) {
     return { v.measured, (v.measured ? "measured: " : "predicted from source: ") + v.detail };
 }
 
-// 9.6 MiB, 3.42 GiB: binary units, three significant figures or so.
-std::string bytesText(double bytes) {
-    const char* const units[] { "B", "KiB", "MiB", "GiB", "TiB" };
-    int unit = 0;
-    double value = std::abs(bytes);
-    while (value >= 1024 && unit < 4) {
-        value /= 1024;
-        ++unit;
-    }
-    return fmt::format("{}{:.{}f} {}", bytes < 0 ? "-" : "", value, unit == 0 ? 0 : value < 10 ? 2 : 1, units[unit]);
-}
-
 std::string countText(std::uint64_t n) {
     std::string digits = std::to_string(n), out;
     for (std::size_t i = 0; i < digits.size(); ++i) {
@@ -57,6 +45,17 @@ const ThresholdPoint* shippedPoint(std::string_view layoutSpec, const std::vecto
         if (p.threshold == param->value)
             return &p;
     return nullptr;
+}
+
+std::string bytesText(double bytes) {
+    const char* const units[] { "B", "KiB", "MiB", "GiB", "TiB" };
+    int unit = 0;
+    double value = std::abs(bytes);
+    while (value >= 1024 && unit < 4) {
+        value /= 1024;
+        ++unit;
+    }
+    return fmt::format("{}{:.{}f} {}", bytes < 0 ? "-" : "", value, unit == 0 ? 0 : value < 10 ? 2 : 1, units[unit]);
 }
 
 double MigrationTable::savingBytes(const MigrationRow& row) const {
@@ -248,17 +247,43 @@ std::string renderMigrationTable(const MigrationTable& t) {
     return out;
 }
 
+double savingFraction(const MigrationTable& t, const MigrationRow& row) {
+    const double base = t.rows.empty() ? 0 : t.scaledBytes(t.rows.front());
+    return base > 0 ? t.savingBytes(row) / base : 0.0;
+}
+
+std::string settingText(const MigrationRow& r) {
+    return r.thresholdName.empty() ? std::string("-") : fmt::format("{} {}", r.thresholdName, r.threshold);
+}
+
+SvgBarChart migrationChart(const MigrationTable& t) {
+    SvgBarChart chart;
+    chart.title = fmt::format("Bytes per key at each engine's shipped setting, {}", t.trace);
+    chart.valueLabel = "bytes per key (hash index included)";
+    for (const auto& r : t.rows) {
+        SvgBar bar;
+        bar.label = r.thresholdName.empty() ? r.name : fmt::format("{} ({})", r.name, settingText(r));
+        bar.value = r.bytesPerKey;
+        bar.valueText = &r == &t.rows.front()
+            ? fmt::format("{:.1f} (base)", r.bytesPerKey)
+            : fmt::format("{:.1f} ({:+.1f}%)", r.bytesPerKey, -100.0 * savingFraction(t, r));
+        bar.note = fmt::format("GET: {:.2f} lines, {:.2f} dependent loads; {}", r.linesPerGet, r.dependentLoadsPerGet,
+            r.measured ? "measured" : "predicted");
+        chart.bars.push_back(std::move(bar));
+    }
+    return chart;
+}
+
 nlohmann::json toJson(const MigrationTable& t) {
     auto rows = nlohmann::json::array();
     for (const auto& r : t.rows) {
-        const double base = t.rows.empty() ? 0 : t.scaledBytes(t.rows.front());
         rows.push_back({ { "layout", r.name }, { "spec", r.spec }, { "allocator", r.allocator },
             { "threshold_parameter",
                 r.thresholdName.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.thresholdName) },
             { "threshold", r.thresholdName.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.threshold) },
             { "keys", r.keys }, { "bytes_per_key", r.bytesPerKey }, { "total_bytes", r.totalBytes() },
             { "scaled_keys", t.scaleKeys(r) }, { "scaled_bytes", t.scaledBytes(r) },
-            { "saving_bytes", t.savingBytes(r) }, { "saving_fraction", base > 0 ? t.savingBytes(r) / base : 0.0 },
+            { "saving_bytes", t.savingBytes(r) }, { "saving_fraction", savingFraction(t, r) },
             { "lines_touched_per_get", r.linesPerGet }, { "dependent_loads_per_get", r.dependentLoadsPerGet },
             { "measured", r.measured }, { "validation", r.validation } });
         auto& row = rows.back();

@@ -165,4 +165,57 @@ std::string renderSvg(const SvgChart& chart) {
     return out;
 }
 
+std::string renderSvgBars(const SvgBarChart& chart) {
+    constexpr double kRow = 40, kTop = 44, kBottom = 40, kCharWidth = 7;
+    std::size_t longest = 8;
+    for (const auto& b : chart.bars)
+        longest = std::max({ longest, b.label.size(), b.note.size() * 10 / 11 });
+    const double left = 16 + kCharWidth * static_cast<double>(longest), right = 96;
+    const double plotW = std::max(120.0, chart.width - left - right);
+    const int height
+        = static_cast<int>(kTop + kBottom + kRow * static_cast<double>(std::max<std::size_t>(chart.bars.size(), 1)));
+    double high = 0;
+    for (const auto& b : chart.bars)
+        high = std::max(high, b.value);
+    std::string out = fmt::format(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
+        "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"{0}\" height=\"{1}\" fill=\"white\"/>\n"
+        "<text x=\"{2}\" y=\"20\" text-anchor=\"middle\" font-size=\"14\" font-weight=\"bold\">{3}</text>\n",
+        chart.width, height, chart.width / 2, escapeXml(chart.title));
+    if (chart.bars.empty() || high <= 0)
+        return out
+            + fmt::format(
+                "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">no data</text>\n</svg>\n", chart.width / 2, height / 2);
+    const double step = niceStep(0, high, 5);
+    const double top = std::ceil(high / step) * step;
+    auto px = [&](double v) { return left + v / top * plotW; };
+    const double plotBottom = kTop + kRow * static_cast<double>(chart.bars.size());
+    for (double v = 0; v <= top + step / 2; v += step)
+        out += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#e4e4e4\"/>"
+                           "<text x=\"{0:.1f}\" y=\"{3:.1f}\" text-anchor=\"middle\">{4}</text>\n",
+            px(v), kTop, plotBottom, plotBottom + 16, number(v));
+    out += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", left + plotW / 2, height - 6,
+        escapeXml(chart.valueLabel));
+    for (std::size_t i = 0; i < chart.bars.size(); ++i) {
+        const auto& b = chart.bars[i];
+        const double y = kTop + kRow * static_cast<double>(i);
+        const char* color = kColors[i % std::size(kColors)];
+        out += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\"><title>{}: "
+                           "{}</title></rect>\n",
+            left, y + 6, std::max(0.0, px(b.value) - left), kRow - 16, color, escapeXml(b.label),
+            escapeXml(b.valueText));
+        out += fmt::format(
+            "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", left - 8, y + 18, escapeXml(b.label));
+        if (!b.note.empty())
+            out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\" fill=\"#666\" font-size=\"11\">{}"
+                               "</text>\n",
+                left - 8, y + 31, escapeXml(b.note));
+        out += fmt::format(
+            "<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", px(b.value) + 6, y + 24, escapeXml(b.valueText));
+    }
+    out += fmt::format(
+        "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#888\"/>\n", left, kTop, plotBottom);
+    return out + "</svg>\n";
+}
+
 } // namespace layoutlab

@@ -7,6 +7,7 @@
 // measured against a real build or are predicted from source.
 
 #include "layoutlab/expected.h"
+#include "layoutlab/report/svg_chart.h"
 #include "layoutlab/sim/results.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -64,6 +65,15 @@ MigrationRow migrationRow(const std::string& name, const SimulationResult& resul
 Expected<std::uint64_t> parseKeyCount(const std::string& text);
 
 std::string renderMigrationTable(const MigrationTable& table);
+// The table as one chart: a bar of bytes per key per layout, labelled with its setting, its change against
+// the first, and its GET path (lines and dependent loads per GET).
+SvgBarChart migrationChart(const MigrationTable& table);
+// The change against the first row at the scaled key count, as a fraction (0 for the first).
+double savingFraction(const MigrationTable& table, const MigrationRow& row);
+// 9.6 MiB, 3.42 GiB, -720.8 MiB: binary units, about three significant figures.
+std::string bytesText(double bytes);
+// "embstr-limit 44", or "-" for a layout without a threshold.
+std::string settingText(const MigrationRow& row);
 nlohmann::json toJson(const MigrationTable& table);
 
 } // namespace layoutlab
