@@ -71,7 +71,8 @@ int runMigration(const SimOptions& o, bool sweep) {
         request.kind = sweep ? "sweep" : "sim";
         if (sweep) {
             request.thresholds = o.thresholds;
-            request.withShippedThreshold = true; // each layout's row is at its shipped setting
+            request.withShippedThreshold
+                = SimulationRequest::Shipped::Always; // each layout's row is at its shipped setting
             request.layoutWithoutThresholdRunsOnce = true; // memcached beside them: its one point
         }
         request.toolVersion = LAYOUTLAB_VERSION;

@@ -4,10 +4,13 @@
 #include "kept_splitter.h"
 
 #include "chart_panel.h"
+#include "migration_view.h"
 #include "stored_job.h"
 
 #include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/report/compare.h"
+#include "layoutlab/report/migration.h"
+#include "layoutlab/store/run_parameters.h"
 
 #include <QBrush>
 #include <QComboBox>
@@ -17,6 +20,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
+#include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 #include <QtCharts/QLineSeries>
@@ -45,6 +49,28 @@ QString runLabel(const RunRecord& r) {
     return QStringLiteral("#%1 %2 · %3 · %4 · %5")
         .arg(r.id)
         .arg(qt(r.kind), qt(r.layoutName), qt(r.allocator), QFileInfo(qt(r.traceSource)).fileName());
+}
+// Both runs at the settings their engines ship with: "At their shipped settings: A (valkey-8.1, threshold
+// 64) 241.66, B (redis-7.0, embstr-limit 44) 264.63; B − A +22.97 (+9.5 %)".
+QString shippedLine(const RunRecord& a, const RunRecord& b, std::pair<std::uint32_t, double> atA,
+    std::pair<std::uint32_t, double> atB, const SweepMetric& metric) {
+    const QLocale locale;
+    auto at = [&](const RunRecord& run, std::pair<std::uint32_t, double> point) {
+        const auto params = RunParameters::fromJson(run.parametersJson);
+        const QString setting = params && !params->thresholdParameter.empty()
+            ? QStringLiteral("%1 %2").arg(qt(params->thresholdParameter)).arg(point.first)
+            : QObject::tr("its one setting");
+        return QStringLiteral("%1, %2").arg(qt(run.layoutName), setting);
+    };
+    const double difference = atB.second - atA.second;
+    const auto change = relativeChange(atA.second, atB.second);
+    return QObject::tr("<b>At the settings their engines ship with</b> — A (%1): %2; B (%3): %4; B − A: %5%6")
+        .arg(at(a, atA).toHtmlEscaped(), locale.toString(atA.second, 'f', metric.decimals), at(b, atB).toHtmlEscaped(),
+            locale.toString(atB.second, 'f', metric.decimals),
+            (difference > 0 ? QStringLiteral("+") : QString()) + locale.toString(difference, 'f', metric.decimals),
+            change ? QStringLiteral(" (%1%2 %)")
+                         .arg(*change > 0 ? QStringLiteral("+") : QString(), locale.toString(100.0 * *change, 'f', 1))
+                   : QString());
 }
 } // namespace
 
@@ -90,8 +116,13 @@ std::optional<double> CompareTableModel::value(int row, bool b) const {
 bool CompareTableModel::differs(int row) const {
     const Row& r = m_rows[std::size_t(row)];
     if (!r.a || !r.b)
-        return r.a.has_value() != r.b.has_value();
+        return false;
     return std::abs(*r.a - *r.b) > 0.5 * std::pow(10.0, -m_metric.decimals);
+}
+
+bool CompareTableModel::inOneRunOnly(int row) const {
+    const Row& r = m_rows[std::size_t(row)];
+    return r.a.has_value() != r.b.has_value();
 }
 
 int CompareTableModel::rowCount(const QModelIndex& parent) const {
@@ -108,6 +139,9 @@ QVariant CompareTableModel::data(const QModelIndex& index, int role) const {
     const Row& r = m_rows[std::size_t(index.row())];
     if (role == Qt::BackgroundRole)
         return differs(index.row()) ? QVariant(QBrush(QColor(0xff, 0xf0, 0xc0))) : QVariant();
+    if (role == Qt::ToolTipRole && inOneRunOnly(index.row()))
+        return tr("Only run %1 evaluated this threshold: not a difference")
+            .arg(r.a ? QStringLiteral("A") : QStringLiteral("B"));
     if (role == Qt::TextAlignmentRole)
         return int(Qt::AlignRight | Qt::AlignVCenter);
     if (role != Qt::DisplayRole && role != Qt::EditRole)
@@ -172,8 +206,11 @@ ComparePage::ComparePage(QWidget* parent)
     , m_runB(new QComboBox(this))
     , m_metric(new QComboBox(this))
     , m_parameters(new QLabel(this))
+    , m_shipped(new QLabel(this))
     , m_chart(new ChartPanel(QStringLiteral("compare"), this))
-    , m_table(new QTableView(this)) {
+    , m_table(new QTableView(this))
+    , m_tabs(new QTabWidget(this))
+    , m_migration(new MigrationView(this)) {
     m_metrics.erase(m_metrics.begin()); // the threshold is the x axis, not a metric
     for (const auto& m : m_metrics)
         m_metric->addItem(m.header);
@@ -190,12 +227,21 @@ ComparePage::ComparePage(QWidget* parent)
     form->addRow(tr("Run &A:"), m_runA);
     form->addRow(tr("Run &B:"), m_runB);
     form->addRow(tr("&Metric:"), m_metric);
-    auto* splitter = keptSplitter(Qt::Horizontal, QStringLiteral("compare-splitter"), m_chart, 3, m_table, 2, this);
+    m_shipped->setWordWrap(true);
+    m_shipped->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto* pair = new QWidget(this);
+    auto* splitter = keptSplitter(Qt::Horizontal, QStringLiteral("compare-splitter"), m_chart, 3, m_table, 2, pair);
     splitter->setSizes({ 680, 580 }); // the table's headers whole at 1280×800
+    auto* pairLayout = new QVBoxLayout(pair);
+    pairLayout->setContentsMargins(0, 0, 0, 0);
+    pairLayout->addWidget(m_shipped);
+    pairLayout->addWidget(splitter, 1);
+    m_tabs->addTab(pair, tr("Run A against run B"));
+    m_tabs->addTab(m_migration, tr("Engines side by side"));
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);
     layout->addWidget(m_parameters);
-    layout->addWidget(splitter, 1);
+    layout->addWidget(m_tabs, 1);
     for (QComboBox* box : { m_runA, m_runB, m_metric })
         connect(box, &QComboBox::currentIndexChanged, this, [this] { refresh(); });
     refresh();
@@ -241,11 +287,33 @@ bool ComparePage::compare(qint64 runA, qint64 runB) {
     return true;
 }
 
+QString ComparePage::shippedText() const {
+    return m_shipped->text();
+}
+
+ChartPanel* ComparePage::shownChart() const {
+    return m_tabs->currentWidget() == m_migration ? m_migration->chart() : m_chart;
+}
+
+void ComparePage::refreshMigration(ResultsDb& db, const RunRecord& base) {
+    std::int64_t newest = 0;
+    for (const auto& r : m_runs)
+        newest = std::max(newest, r.id);
+    const std::pair<std::int64_t, std::int64_t> shown { base.traceId, newest };
+    if (shown == m_migrationShown && m_migration->model().rowCount() > 0
+        && m_migration->model().table().rows.front().name == base.layoutName)
+        return; // loading every run of the trace again only when something changed
+    m_migrationShown = shown;
+    if (const QString error = m_migration->show(db, m_runs, base); !error.isEmpty())
+        emit failed(error);
+}
+
 void ComparePage::refresh() {
     QChart* chart = m_chart->freshChart();
     const int a = m_runA->currentIndex(), b = m_runB->currentIndex(), metricIndex = m_metric->currentIndex();
     if (a < 0 || b < 0 || metricIndex < 0) {
         m_model.clear();
+        m_shipped->clear();
         m_parameters->setText(tr("Run sweeps first: the runs with threshold points are compared here."));
         chart->setTitle(tr("Compare two runs"));
         return;
@@ -259,6 +327,7 @@ void ComparePage::refresh() {
     const RunRecord& runB = m_runs[std::size_t(b)];
     const SweepMetric& metric = m_metrics[std::size_t(metricIndex)];
     ThresholdValues values[2];
+    std::optional<std::pair<std::uint32_t, double>> shipped[2]; // each run at its shipped setting
     for (const bool isB : { false, true }) {
         const RunRecord& run = isB ? runB : runA;
         auto points = (*db)->points(run.id);
@@ -267,21 +336,32 @@ void ComparePage::refresh() {
             emit failed(errorText(!points ? points.error() : measurements.error()));
             return;
         }
-        values[isB] = thresholdValues(*points, engineSweepPoints(*measurements), metric);
+        // A layout without a threshold (memcached) has no point to meet a sweep's at: it shows at its
+        // shipped setting only.
+        const auto params = RunParameters::fromJson(run.parametersJson);
+        if (run.kind == kEngineSweepKind || !params || !params->thresholdParameter.empty())
+            values[isB] = thresholdValues(*points, engineSweepPoints(*measurements), metric);
+        if (const auto* p = shippedPoint(run.layout, *points))
+            if (const auto v = metricOf(metric, *p))
+                shipped[isB] = std::pair { p->threshold, *v };
     }
     m_model.setRuns(values[0], values[1], metric);
+    m_shipped->setText(
+        shipped[0] && shipped[1] ? shippedLine(runA, runB, *shipped[0], *shipped[1], metric) : QString());
+    refreshMigration(**db, runA);
 
     // Parameters side by side; the ones that differ in bold.
-    const std::pair<QString, std::pair<std::string, std::string>> rows[] { { tr("trace"),
-                                                                               { runA.traceSource, runB.traceSource } },
-        { tr("layout"), { runA.layout, runB.layout } }, { tr("allocator"), { runA.allocator, runB.allocator } },
-        { tr("kind"), { runA.kind, runB.kind } }, { tr("tool version"), { runA.toolVersion, runB.toolVersion } } };
+    const std::pair<QString, std::pair<std::string, std::string>> rows[] {
+        { tr("trace"), { runA.traceSource, runB.traceSource } }, { tr("layout"), { runA.layoutName, runB.layoutName } },
+        { tr("layout spec"), { runA.layout, runB.layout } }, { tr("allocator"), { runA.allocator, runB.allocator } },
+        { tr("kind"), { runA.kind, runB.kind } }, { tr("tool version"), { runA.toolVersion, runB.toolVersion } }
+    };
     QString text = QStringLiteral("<table cellspacing=\"4\"><tr><th></th><th align=\"left\">A (#%1)</th>"
                                   "<th align=\"left\">B (#%2)</th></tr>")
                        .arg(runA.id)
                        .arg(runB.id);
-    for (const auto& [name, values] : rows) {
-        const bool differ = values.first != values.second;
+    for (const auto& [name, pair] : rows) {
+        const bool differ = pair.first != pair.second;
         const QString open = differ ? QStringLiteral("<b>") : QString(),
                       close = differ ? QStringLiteral("</b>") : QString();
         // Traces by file name (the whole paths are in the tooltip); a differing path still shows in bold.
@@ -289,7 +369,7 @@ void ComparePage::refresh() {
             return (name == tr("trace") ? QFileInfo(qt(value)).fileName() : qt(value)).toHtmlEscaped();
         };
         text += QStringLiteral("<tr><td>%1</td><td>%2%3%4</td><td>%2%5%4</td></tr>")
-                    .arg(name, open, shown(values.first), close, shown(values.second));
+                    .arg(name, open, shown(pair.first), close, shown(pair.second));
     }
     m_parameters->setText(text + QStringLiteral("</table>"));
     m_parameters->setToolTip(tr("A: %1\nB: %2").arg(qt(runA.traceSource), qt(runB.traceSource)));

@@ -368,7 +368,7 @@ std::vector<ChartPanel*> MainWindow::currentCharts() const {
     if (page == m_sizeClasses)
         return { m_sizeClasses->chart() };
     if (page == m_compare)
-        return { m_compare->chart() };
+        return { m_compare->shownChart() };
     if (page == m_engine)
         return m_engine->charts();
     return {};

@@ -5,6 +5,7 @@
 #include "engine_page.h"
 #include "library_page.h"
 #include "main_window.h"
+#include "migration_view.h"
 #include "size_class_page.h"
 #include "sweep_page.h"
 #include "task_runner.h"
@@ -18,6 +19,8 @@
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QTabWidget>
+
+#include <map>
 
 namespace layoutlab::gui {
 
@@ -77,8 +80,10 @@ bool renderScreenshots(
     window.openTrace(trace.isEmpty() ? MainWindow::bundledSeedTrace() : trace);
     if (!window.runner().waitForIdle(120000) || !window.lastError().isEmpty())
         return fail(window.lastError().isEmpty() ? QObject::tr("reading the trace timed out") : window.lastError());
-    // Valkey 8.1 first, then 9.1 (the one the other views show), for the compare view.
-    for (const QString& layout : { QStringLiteral("valkey-8.1"), QStringLiteral("valkey-9.1") }) {
+    // Redis 7.0 and memcached (for the engines side by side), Valkey 8.1, then 9.1 (the one the other views
+    // show), for the compare view.
+    for (const QString& layout : { QStringLiteral("redis-7.0"), QStringLiteral("memcached-1.6"),
+             QStringLiteral("valkey-8.1"), QStringLiteral("valkey-9.1") }) {
         window.sweepPage()->layoutBox()->setCurrentText(layout);
         QString sweepError;
         if (!window.sweepPage()->startSweep(&sweepError))
@@ -97,6 +102,12 @@ bool renderScreenshots(
             return fail(window.lastError().isEmpty() ? QObject::tr("driving Redis timed out") : window.lastError());
     }
     window.sizeClassPage()->showThreshold(128);
+    // Compare: Valkey 8.1 against 9.1; the engines side by side against Redis 7.0 (the sweeps above).
+    std::map<std::string, std::int64_t> sweepOf;
+    for (const auto& r : window.libraryPage()->runs().all())
+        if (r.kind == "sweep" || r.kind == "sim")
+            sweepOf.emplace(r.layoutName, r.id);
+    window.comparePage()->compare(sweepOf["valkey-8.1"], sweepOf["valkey-9.1"]);
     const std::pair<QWidget*, QString> views[] { { window.libraryPage(), QStringLiteral("library") },
         { window.workloadPage(), QStringLiteral("workload") }, { window.sweepPage(), QStringLiteral("sweep") },
         { window.sizeClassPage(), QStringLiteral("size-classes") }, { window.enginePage(), QStringLiteral("engine") },
@@ -109,6 +120,16 @@ bool renderScreenshots(
         const QString path = directory + QLatin1Char('/') + name + QStringLiteral(".png");
         if (!window.grab().save(path, "PNG"))
             return fail(QObject::tr("cannot write %1").arg(path));
+    }
+    // Engines side by side, against Redis 7.0.
+    if (window.comparePage()->compare(sweepOf["redis-7.0"], sweepOf["valkey-9.1"])) {
+        window.comparePage()->tabs()->setCurrentWidget(window.comparePage()->migration());
+        window.tabs()->setCurrentWidget(window.comparePage());
+        QApplication::processEvents();
+        const QString path = directory + QStringLiteral("/compare-engines.png");
+        if (!window.grab().save(path, "PNG"))
+            return fail(QObject::tr("cannot write %1").arg(path));
+        window.comparePage()->tabs()->setCurrentIndex(0);
     }
     if (!engineSource.isEmpty() && !measureValkeyCurve(window, engineSource, directory, error))
         return false;

@@ -282,6 +282,8 @@ bool SweepPage::startSweep(QString* error) {
     request.allocator = m_allocator->currentText().trimmed().toStdString();
     request.thresholds = m_thresholds->text().trimmed().toStdString();
     request.layoutWithoutThresholdRunsOnce = true; // memcached stores every item whole: one point
+    request.withShippedThreshold
+        = SimulationRequest::Shipped::WithinRange; // in range: Compare meets layouts at their shipped settings
     request.cache = m_cache->isChecked();
     request.toolVersion = LAYOUTLAB_VERSION;
     auto built = buildSimulationJob(request);

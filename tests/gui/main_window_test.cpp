@@ -11,6 +11,7 @@
 #include "job_actions.h"
 #include "library_page.h"
 #include "main_window.h"
+#include "migration_view.h"
 #include "readable_palette.h"
 #include "screenshot_tour.h"
 #include "size_class_page.h"
@@ -33,6 +34,7 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPalette>
+#include <QProcess>
 #include <QRadioButton>
 #include <QRegularExpression>
 #include <QSignalSpy>
@@ -42,7 +44,9 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTest>
+#include <QtCharts/QAbstractBarSeries>
 #include <QtCharts/QBarCategoryAxis>
+#include <QtCharts/QBarSet>
 #include <QtCharts/QLineSeries>
 #include <QtCharts/QLogValueAxis>
 #include <QtCharts/QScatterSeries>
@@ -263,6 +267,75 @@ private slots:
         QVERIFY(model.data(model.index(1, CompareTableModel::Difference), Qt::BackgroundRole).isValid());
         QVERIFY(!model.data(model.index(0, CompareTableModel::Difference), Qt::BackgroundRole).isValid());
         QCOMPARE(page->chart()->chart()->series().size(), 2);
+    }
+
+    // Runs of different layouts meet at the settings their engines ship with (each sweep evaluates its own,
+    // whatever the thresholds typed); a threshold one run lacks is not a difference; the engines side by
+    // side show every layout run on the trace.
+    void compareMeetsLayoutsAtTheirShippedSettings() {
+        MainWindow window(m_db);
+        // valkey-9.1, which ships with 128: a threshold within the range typed, added to it.
+        sweepSeed(window, QStringLiteral("32:160:64"), false);
+        for (const QString& layout : { QStringLiteral("redis-7.0"), QStringLiteral("memcached-1.6") }) {
+            window.sweepPage()->layoutBox()->setCurrentText(layout);
+            QString error;
+            QVERIFY2(window.sweepPage()->startSweep(&error), qPrintable(error));
+            QVERIFY(window.runner().waitForIdle(60000));
+            QVERIFY2(window.lastError().isEmpty(), qPrintable(window.lastError()));
+        }
+        const auto& runs = window.libraryPage()->runs().all();
+        QCOMPARE(runs.size(), std::size_t(3));
+        QCOMPARE(runs[0].layoutName, std::string("valkey-9.1"));
+        QCOMPARE(runs[1].layoutName, std::string("redis-7.0"));
+        QCOMPARE(runs[2].layoutName, std::string("memcached-1.6"));
+        ComparePage* page = window.comparePage();
+        QVERIFY(page->compare(runs[1].id, runs[0].id));
+        page->metricBox()->setCurrentIndex(0); // bytes per key
+        const auto& model = page->model();
+        // Redis at 32, 44 (its own), 96, 160; Valkey 9.1 at 32, 96, 128 (its own), 160.
+        QCOMPARE(model.rowCount(), 5);
+        QCOMPARE(model.threshold(1), 44u);
+        QVERIFY(model.inOneRunOnly(1) && !model.differs(1));
+        QCOMPARE(model.threshold(3), 128u);
+        QVERIFY(model.inOneRunOnly(3) && !model.differs(3));
+        QVERIFY(model.differs(2)); // both at 96: Redis and Valkey differ
+        QVERIFY2(page->shippedText().contains(QStringLiteral("embstr-limit 44"))
+                && page->shippedText().contains(QStringLiteral("threshold 128")),
+            qPrintable(page->shippedText()));
+
+        // Every layout on the trace at its shipped setting, run A's first: figures as the CLI's side-by-side.
+        const auto& table = page->migration()->model().table();
+        QCOMPARE(table.rows.size(), std::size_t(3));
+        QCOMPARE(table.rows[0].name, std::string("redis-7.0"));
+        QProcess cli;
+        cli.start(QStringLiteral(LAYOUTLAB_CLI),
+            { QStringLiteral("sim"), test::seedTrace(), QStringLiteral("--layout"), QStringLiteral("redis-7.0"),
+                QStringLiteral("--layout"), QStringLiteral("memcached-1.6"), QStringLiteral("--layout"),
+                QStringLiteral("valkey-9.1"), QStringLiteral("--json"), QStringLiteral("--no-db") });
+        QVERIFY(cli.waitForFinished(60000));
+        const QJsonArray rows
+            = QJsonDocument::fromJson(cli.readAllStandardOutput()).object()[QStringLiteral("rows")].toArray();
+        QCOMPARE(rows.size(), 3);
+        for (const auto& row : rows) {
+            const auto o = row.toObject();
+            const auto it = std::find_if(table.rows.begin(), table.rows.end(), [&](const MigrationRow& r) {
+                return QString::fromStdString(r.name) == o[QStringLiteral("layout")].toString();
+            });
+            QVERIFY(it != table.rows.end());
+            QVERIFY(std::abs(it->bytesPerKey - o[QStringLiteral("bytes_per_key")].toDouble()) < 1e-3);
+            QCOMPARE(it->threshold, std::uint32_t(o[QStringLiteral("threshold")].toInt()));
+        }
+        QCOMPARE(page->migration()->model().rowCount(), 3);
+        const auto series = page->migration()->chart()->chart()->series();
+        QCOMPARE(series.size(), 1);
+        QCOMPARE(qobject_cast<QAbstractBarSeries*>(series.front())->barSets().front()->count(), 3);
+
+        // memcached has no threshold: it meets the sweep at its one setting only.
+        QVERIFY(page->compare(runs[1].id, runs[2].id));
+        QCOMPARE(model.rowCount(), 4); // Redis's 32, 44, 96, 160 alone
+        for (int r = 0; r < model.rowCount(); ++r)
+            QVERIFY(model.inOneRunOnly(r));
+        QVERIFY2(page->shippedText().contains(QStringLiteral("its one setting")), qPrintable(page->shippedText()));
     }
 
     void engineViewPutsMeasuredBesidePredicted_data() {

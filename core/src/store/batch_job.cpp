@@ -115,7 +115,8 @@ BatchCellResult runCell(const BatchCell& cell, const BatchRequest& batch, std::s
     request.allocator = cell.allocator;
     request.thresholds = plan.thresholds;
     request.layoutWithoutThresholdRunsOnce = true; // memcached in a plan: one point, no threshold to sweep
-    request.withShippedThreshold = true; // the summary shows the shipped setting beside the leanest
+    request.withShippedThreshold
+        = SimulationRequest::Shipped::Always; // the summary shows the shipped setting beside the leanest
     request.cache = plan.cache;
     request.cacheGeometry = plan.cacheGeometry;
     request.extraParametersJson = nlohmann::json { { "batch_cell", cell.key } }.dump();
@@ -268,9 +269,8 @@ std::string renderBatchTable(const BatchOutcome& outcome, const BatchRequest& re
         if (!r.error.empty())
             text += fmt::format("      why: {}\n", r.error);
     }
-    text += fmt::format(
-        "\nshipped: the threshold the layout's engine ships with; leanest: the plan's threshold with the "
-        "fewest bytes per key (B/key: usable bytes per key, hash index included)\n");
+    text += "\nshipped: the threshold the layout's engine ships with; leanest: of the plan's thresholds and the "
+            "shipped one, the one with the fewest bytes per key (B/key: usable bytes per key, hash index included)\n";
     text += fmt::format("{} cells: {} ran, {} already complete (skipped), {} failed; {} workers, {:.1f} s; runs in "
                         "{}\n",
         outcome.results.size(), outcome.ran, outcome.skipped, outcome.failed, outcome.workers, outcome.seconds,

@@ -44,8 +44,10 @@ Expected<SimulationJob> buildSimulationJob(const SimulationRequest& request) {
         if (!list)
             return list.error();
         job.config.thresholds = *list;
-        if (request.withShippedThreshold) {
-            auto& t = job.config.thresholds;
+        auto& t = job.config.thresholds;
+        const bool inRange = !t.empty() && param->value >= t.front() && param->value <= t.back();
+        if (request.withShippedThreshold == SimulationRequest::Shipped::Always
+            || (request.withShippedThreshold == SimulationRequest::Shipped::WithinRange && inRange)) {
             if (const auto at = std::lower_bound(t.begin(), t.end(), param->value);
                 at == t.end() || *at != param->value)
                 t.insert(at, param->value);

@@ -27,9 +27,12 @@ struct SimulationRequest {
     // kTagNoThreshold (false), or one run with no threshold, of kind "sim" (true: a batch plan or the GUI
     // sweeping several layouts at once).
     bool layoutWithoutThresholdRunsOnce = false;
-    // Also evaluate the layout's own threshold, the setting its engine ships with, when `thresholds` lack
-    // it: a batch summary and a sweep of several layouts show each layout there beside its leanest.
-    bool withShippedThreshold = false;
+    // Whether to also evaluate the layout's own threshold, the setting its engine ships with, when
+    // `thresholds` lack it: always (a batch summary and a sweep of several layouts show each layout there
+    // beside its leanest), or only when it lies between the first and last threshold given (the GUI: a
+    // sweep typed as 16:48:16 stays that range).
+    enum class Shipped { No, Always, WithinRange };
+    Shipped withShippedThreshold = Shipped::No;
     bool cache = false; // the cache model, with this machine's geometry unless `cacheGeometry` is given
     std::string cacheGeometry; // "32K:8,512K:8,32M:16"; implies `cache`
     std::string kind = "sweep"; // sim, sweep or advise, as stored with the run
