@@ -87,6 +87,19 @@ TEST_F(CliTest, TomlPlanWithLayoutFilesRunsResumesAndRerunsAnEditedFile) {
     const auto shown = run({ "db", "show", std::to_string(j["cells"][1]["run"].get<int>()), "--json" });
     ASSERT_EQ(shown.exitCode, 0) << shown.err;
     EXPECT_EQ(nlohmann::json::parse(shown.out)["parameters"]["layout_file"]["text"], slurp(layout));
+    // And its name: the file's own `name`, in the summary and wherever runs are listed.
+    EXPECT_EQ(j["cells"][0]["layout_name"], "valkey-8.1");
+    EXPECT_EQ(j["cells"][1]["layout_name"], "valkey-8.1-no-value-pointer");
+    const auto listed = [&] {
+        for (const auto& r : nlohmann::json::parse(run({ "db", "list", "--json" }).out))
+            if (r["id"] == j["cells"][1]["run"])
+                return r["layout_name"].get<std::string>();
+        return std::string("(not listed)");
+    };
+    EXPECT_EQ(listed(), "valkey-8.1-no-value-pointer");
+    std::filesystem::rename(layout, layout + ".moved"); // kept with the run, not read from the file
+    EXPECT_EQ(listed(), "valkey-8.1-no-value-pointer");
+    std::filesystem::rename(layout + ".moved", layout);
     // Resumed: nothing to do; the edited file's cell runs again.
     EXPECT_EQ(nlohmann::json::parse(run({ "batch", plan, "--json" }).out)["skipped"], 2);
     std::ofstream(layout, std::ios::app) << "# edited\n";
