@@ -1,15 +1,22 @@
 // SPDX-License-Identifier: MIT
 #include "gui_test_support.h"
 
+#include "main_window.h"
+#include "sweep_page.h"
+#include "task_runner.h"
+
 #include "layoutlab/import/importer.h"
 #include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/sim/simulation.h"
 #include "layoutlab/trace/generator.h"
 #include "layoutlab/trace/trace_file.h"
 
+#include <QCheckBox>
+#include <QComboBox>
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
+#include <QLineEdit>
 #include <QProcess>
 #include <QSettings>
 #include <QTest>
@@ -89,6 +96,20 @@ int childProcessesNamed(const QString& name) {
             ++count;
     }
     return count;
+}
+
+void sweepSeed(MainWindow& window, const QString& thresholds, bool cache) {
+    window.openTrace(seedTrace());
+    QVERIFY(window.runner().waitForIdle(60000));
+    QVERIFY2(window.lastError().isEmpty(), qPrintable(window.lastError()));
+    window.sweepPage()->layoutBox()->setCurrentText(QStringLiteral("valkey-9.1"));
+    window.sweepPage()->allocatorBox()->setCurrentText(QString());
+    window.sweepPage()->thresholdsEdit()->setText(thresholds);
+    window.sweepPage()->cacheBox()->setChecked(cache);
+    QString error;
+    QVERIFY2(window.sweepPage()->startSweep(&error), qPrintable(error));
+    QVERIFY(window.runner().waitForIdle(120000));
+    QVERIFY2(window.lastError().isEmpty(), qPrintable(window.lastError()));
 }
 
 } // namespace layoutlab::gui::test

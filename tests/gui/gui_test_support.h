@@ -9,6 +9,10 @@
 #include <QStringList>
 #include <QTemporaryDir>
 
+namespace layoutlab::gui {
+class MainWindow;
+}
+
 namespace layoutlab::gui::test {
 
 // Points QSettings at `dir` (IniFormat), so tests never read or write the user's settings.
@@ -40,5 +44,8 @@ SimulationResult simulateForTest(const QString& trace, const QString& layout, co
 
 // Writes a synthetic binary trace of `keys` keys and `ops` operations after the load.
 void writeSyntheticTrace(const QString& path, std::uint64_t keys, std::uint64_t ops);
+
+// Opens the seed dataset and sweeps it on Valkey 9.1 with `thresholds`; fails the test on any error.
+void sweepSeed(MainWindow& window, const QString& thresholds, bool cache);
 
 } // namespace layoutlab::gui::test
