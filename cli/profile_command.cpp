@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `layoutlab profile`: the simulator and the reference engine on the same trace, side by side; and
-// `layoutlab profile-replay`, the reference replay that cachegrind runs (an internal command).
+// `layoutlab profile-replay`, the reference replay run under valgrind's cache simulator (an internal command).
 
 #include "interrupts.h"
 #include "measured_job.h"
@@ -34,7 +34,7 @@ struct ProfileOptions {
     DbOptions db;
     // profile-replay only
     std::uint32_t threshold = 0;
-    std::string phase = "measure";
+    std::uint64_t warmKeys = 0;
 };
 
 std::string selfExecutable() {
@@ -63,16 +63,13 @@ int runProfileReplay(const ProfileOptions& o) {
     auto importOptions = o.source.toImportOptions();
     if (!importOptions)
         return reportError(importOptions.error());
-    // One thread: cachegrind's counts of two runs are subtracted, and a decoding thread would interleave
-    // differently in each.
+    // One thread: no decoding thread beside the simulated replay.
     importOptions->decodeAhead = false;
     auto trace = openTrace(o.trace, *importOptions);
     if (!trace)
         return reportError(trace.error());
-    if (o.phase != "warm" && o.phase != "measure")
-        return reportError(usageError("--phase is warm or measure", "--phase"));
-    auto report = runReplayPhase(
-        { models->layout, models->allocator, o.threshold, o.sampleGets }, **trace, o.phase == "measure");
+    auto report = runReplayUnderSimulation(
+        { models->layout, models->allocator, o.threshold, o.sampleGets }, **trace, o.warmKeys);
     if (!report)
         return reportError(report.error());
     fmt::print("{}\n",
@@ -110,13 +107,13 @@ void addProfileCommands(CLI::App& app, int& status) {
 
     auto r = std::make_shared<ProfileOptions>();
     auto* replay
-        = app.add_subcommand("profile-replay", "internal: the reference replay `profile` runs under cachegrind");
+        = app.add_subcommand("profile-replay", "internal: the reference replay `profile` runs under valgrind's cache simulator");
     replay->group(""); // hidden from --help
     replay->add_option("trace", r->trace)->required();
     replay->add_option("--layout", r->layout)->required();
     replay->add_option("--threshold", r->threshold);
     replay->add_option("--gets", r->sampleGets);
-    replay->add_option("--phase", r->phase);
+    replay->add_option("--warm-keys", r->warmKeys);
     r->source.addTo(*replay);
     replay->callback([r, &status] { status = runProfileReplay(*r); });
 }

@@ -122,8 +122,8 @@ Expected<CachegrindCounts> parseCachegrindOutput(const std::string& text, const 
     return counts;
 }
 
-Expected<CachegrindCounts> runUnderCachegrind(const std::vector<std::string>& program, const CacheGeometry& geometry,
-    const std::string& workDir, std::stop_token stop, std::string* programLog) {
+Expected<CachegrindCounts> runUnderCacheSimulator(const std::vector<std::string>& program,
+    const CacheGeometry& geometry, const std::string& workDir, std::stop_token stop, std::string* programLog) {
     const auto valgrind = findValgrind();
     if (!valgrind)
         return usageError(
@@ -131,10 +131,10 @@ Expected<CachegrindCounts> runUnderCachegrind(const std::vector<std::string>& pr
     auto cacheOptions = cachegrindCacheOptions(geometry);
     if (!cacheOptions)
         return cacheOptions.error();
-    const std::string outFile = (std::filesystem::path(workDir) / "cachegrind.out").string();
+    const auto outBase = std::filesystem::path(workDir) / "callgrind.out";
     const std::string logFile = (std::filesystem::path(workDir) / "program.log").string();
-    std::vector<std::string> argv { *valgrind, "--tool=cachegrind", "--cache-sim=yes",
-        "--cachegrind-out-file=" + outFile };
+    std::vector<std::string> argv { *valgrind, "--tool=callgrind", "--cache-sim=yes", "--instr-atstart=no",
+        "--callgrind-out-file=" + outBase.string() };
     argv.insert(argv.end(), cacheOptions->begin(), cacheOptions->end());
     argv.insert(argv.end(), program.begin(), program.end());
     auto process = ServerProcess::start(argv, workDir, logFile);
@@ -147,14 +147,23 @@ Expected<CachegrindCounts> runUnderCachegrind(const std::vector<std::string>& pr
     if (!status)
         return status.error();
     if (*status != 0)
-        return ioError(fmt::format("the program under cachegrind exited with status {}: {}", *status,
+        return ioError(fmt::format("the program under valgrind exited with status {}: {}", *status,
             log.substr(log.size() > 2000 ? log.size() - 2000 : 0)));
-    std::ifstream in(outFile);
-    if (!in)
-        return ioError("cachegrind wrote no output file", outFile);
-    std::stringstream text;
-    text << in.rdbuf();
-    return parseCachegrindOutput(text.str(), outFile);
+    // Callgrind writes each dump as callgrind.out.N beside the final callgrind.out: the measured one says
+    // what triggered it.
+    const std::string trigger = std::string("desc: Trigger: Client Request: ") + kMeasuredDump;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(workDir, ec)) {
+        if (entry.path().filename().string().rfind("callgrind.out", 0) != 0)
+            continue;
+        std::ifstream in(entry.path());
+        std::stringstream text;
+        text << in.rdbuf();
+        if (text.str().find(trigger) != std::string::npos)
+            return parseCachegrindOutput(text.str(), entry.path().string());
+    }
+    return ioError(fmt::format("valgrind wrote no '{}' dump: the program did not ask for one", kMeasuredDump),
+        workDir);
 }
 
 } // namespace layoutlab

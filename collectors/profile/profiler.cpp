@@ -10,14 +10,23 @@
 #endif
 
 #include <algorithm>
+#include <array>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h> // no-ops unless run under valgrind's callgrind
+#define LAYOUTLAB_SIMULATION(request) request
+#else
+#define LAYOUTLAB_SIMULATION(request)
+#endif
 
 namespace layoutlab {
 
 namespace {
 
 constexpr std::size_t kTimedPasses = 5; // ns per GET: the median of this many passes
+constexpr std::size_t kMeasuredIdChunk = 256; // key ids per refill of the simulated replay's 1 KiB buffer
 
 // The sampled GETs, split as the cache model splits them: a warm-up, then the measured GETs.
 struct SampleSplit {
@@ -58,16 +67,17 @@ private:
     double m_stage = 0;
 };
 
-Expected<CachegrindCounts> cachegrindPhase(const ProfileConfig& config, const CacheGeometry& geometry,
-    std::uint32_t threshold, const char* phase, std::uint64_t expectedGets, std::stop_token stop) {
+// One run of `profile-replay` under valgrind's cache simulator: the counts of the measured GETs.
+Expected<CachegrindCounts> simulatedReplay(const ProfileConfig& config, const CacheGeometry& geometry,
+    std::uint32_t threshold, std::uint64_t warmKeys, std::uint64_t expectedGets, std::stop_token stop) {
     auto dir = makeTempDir("layoutlab-cachegrind");
     if (!dir)
         return dir.error();
     std::vector<std::string> argv = config.replayCommand;
-    argv.insert(argv.end(),
-        { "--threshold", std::to_string(threshold), "--gets", std::to_string(config.sampleGets), "--phase", phase });
+    argv.insert(argv.end(), { "--threshold", std::to_string(threshold), "--gets", std::to_string(config.sampleGets),
+                                "--warm-keys", std::to_string(warmKeys) });
     std::string log;
-    auto counts = runUnderCachegrind(argv, geometry, *dir, stop, &log);
+    auto counts = runUnderCacheSimulator(argv, geometry, *dir, stop, &log);
     removeTree(*dir);
     if (!counts)
         return counts.error();
@@ -79,9 +89,9 @@ Expected<CachegrindCounts> cachegrindPhase(const ProfileConfig& config, const Ca
         : nlohmann::json::parse(
             log.substr(start + 1, end == std::string::npos ? end : end - start - 1), nullptr, false);
     if (!reported.is_object() || !reported.contains("gets"))
-        return ioError("the replay under cachegrind printed no summary: " + log.substr(0, 2000));
+        return ioError("the replay under valgrind printed no summary: " + log.substr(0, 2000));
     if (reported["gets"].get<std::uint64_t>() != expectedGets)
-        return dataError(fmt::format("the replay under cachegrind measured {} GETs, the profile {}",
+        return dataError(fmt::format("the replay under valgrind measured {} GETs, the profile {}",
             reported["gets"].get<std::uint64_t>(), expectedGets));
     return counts;
 }
@@ -123,16 +133,36 @@ CounterSource chooseCounterSource(CounterSource requested, std::string* why) {
     return CounterSource::None;
 }
 
-Expected<GetReplayReport> runReplayPhase(const ReferenceEngineConfig& engineConfig, TraceReader& trace, bool measure) {
+Expected<GetReplayReport> runReplayUnderSimulation(
+    const ReferenceEngineConfig& engineConfig, TraceReader& trace, std::uint64_t warmKeys) {
     auto engine = ReferenceEngine::create(engineConfig);
     if (!engine)
         return engine.error();
     if (auto loaded = (*engine)->load(trace); !loaded)
         return loaded.error();
     const auto parts = split((*engine)->getSample());
-    auto report = (*engine)->replayGets(parts.warmup);
-    if (measure)
-        report = (*engine)->replayGets(parts.measured);
+    const auto warm = (*engine)->lastLiveKeys(warmKeys);
+    LAYOUTLAB_SIMULATION(CALLGRIND_START_INSTRUMENTATION);
+    (void)(*engine)->replayGets(warm);
+    (void)(*engine)->replayGets(parts.warmup);
+    LAYOUTLAB_SIMULATION(CALLGRIND_ZERO_STATS);
+    // The measured GETs' key ids come from a small buffer refilled with the counting off: a store reads its
+    // requests, not a sample array, and streaming 4 bytes per GET from one would add a sixteenth of a miss
+    // per GET at every level.
+    GetReplayReport report;
+    std::array<std::uint32_t, kMeasuredIdChunk> chunk;
+    for (std::size_t at = 0; at < parts.measured.size(); at += chunk.size()) {
+        const std::size_t n = std::min(chunk.size(), parts.measured.size() - at);
+        LAYOUTLAB_SIMULATION(CALLGRIND_TOGGLE_COLLECT);
+        std::copy_n(parts.measured.begin() + static_cast<std::ptrdiff_t>(at), n, chunk.begin());
+        LAYOUTLAB_SIMULATION(CALLGRIND_TOGGLE_COLLECT);
+        const auto part = (*engine)->replayGets(std::span<const std::uint32_t>(chunk.data(), n));
+        report.gets += part.gets;
+        report.hits += part.hits;
+        report.checksum += part.checksum;
+    }
+    LAYOUTLAB_SIMULATION(CALLGRIND_DUMP_STATS_AT(kMeasuredDump));
+    LAYOUTLAB_SIMULATION(CALLGRIND_STOP_INSTRUMENTATION);
     return report;
 }
 
@@ -164,9 +194,9 @@ Expected<ProfileResult> runProfile(const ProfileConfig& config, ProgressSink* pr
     auto trace = config.openTrace();
     if (!trace)
         return trace.error();
-    // Stages: the simulation, then per threshold the load (and two cachegrind runs).
+    // Stages: the simulation, then per threshold the load (and a run under valgrind).
     const std::size_t thresholdCount = std::max<std::size_t>(config.thresholds.size(), 1);
-    ProfileProgress bar(progress, 1 + thresholdCount * (result.counterSource == CounterSource::Cachegrind ? 3 : 1));
+    ProfileProgress bar(progress, 1 + thresholdCount * (result.counterSource == CounterSource::Cachegrind ? 2 : 1));
     SimulationConfig simConfig { config.layout, config.allocator, config.thresholds, geometry, config.sampleGets };
     auto prediction = simulate(simConfig, **trace, &bar, stop);
     if (!prediction)
@@ -205,7 +235,11 @@ Expected<ProfileResult> runProfile(const ProfileConfig& config, ProgressSink* pr
         point.measuredChildBuckets = loaded->indexChildBuckets;
         point.arena = loaded->after;
 
+        // The caches as the model starts from them: what the load left, then the warm-up GETs.
+        const std::uint64_t warmKeys
+            = warmKeyCount(predicted.keys, predicted.usableBytesPerKey, geometry.levels.back().sizeBytes);
         const auto parts = split((*engine)->getSample());
+        (void)(*engine)->replayGets((*engine)->lastLiveKeys(warmKeys));
         (void)(*engine)->replayGets(parts.warmup);
         MissCounts misses;
 #if LAYOUTLAB_HAVE_PERF
@@ -242,17 +276,12 @@ Expected<ProfileResult> runProfile(const ProfileConfig& config, ProgressSink* pr
         bar.nextStage();
 
         if (result.counterSource == CounterSource::Cachegrind) {
-            auto warm = cachegrindPhase(config, geometry, predicted.threshold, "warm", parts.warmup.size(), stop);
-            if (!warm)
-                return warm.error();
+            auto counted = simulatedReplay(config, geometry, predicted.threshold, warmKeys, replay.gets, stop);
+            if (!counted)
+                return counted.error();
             bar.nextStage();
-            auto full = cachegrindPhase(config, geometry, predicted.threshold, "measure", replay.gets, stop);
-            if (!full)
-                return full.error();
-            bar.nextStage();
-            const auto counted = *full - *warm;
-            misses.l1 = counted.l1ReadMisses;
-            misses.llc = counted.llReadMisses;
+            misses.l1 = counted->l1ReadMisses;
+            misses.llc = counted->llReadMisses;
         }
         if (replay.gets) {
             const auto perGet

@@ -10,6 +10,7 @@
 #include "layoutlab/trace/random.h"
 #include "reference_index.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <fmt/format.h>
@@ -408,6 +409,15 @@ Expected<ReferenceLoadReport> ReferenceEngine::load(TraceReader& trace, Progress
 
 const std::vector<std::uint32_t>& ReferenceEngine::getSample() const {
     return m_impl->sample;
+}
+
+std::vector<std::uint32_t> ReferenceEngine::lastLiveKeys(std::uint64_t count) const {
+    std::vector<std::uint32_t> ids;
+    for (std::size_t id = m_impl->records.size(); id > 0 && ids.size() < count;)
+        if (m_impl->records[--id].count != 0)
+            ids.push_back(static_cast<std::uint32_t>(id));
+    std::reverse(ids.begin(), ids.end());
+    return ids;
 }
 
 GetReplayReport ReferenceEngine::replayGets(std::span<const std::uint32_t> keyIds) {

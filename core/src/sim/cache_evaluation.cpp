@@ -19,6 +19,9 @@ namespace {
 constexpr std::uint64_t kClassRegionSpacing = std::uint64_t { 1 } << 36; // each class's slabs in their own 64 GiB
 constexpr std::uint64_t kIndexBase = std::uint64_t { 1 } << 46; // the keyspace index table, above every class
 constexpr std::uint64_t kExpiresIndexBase = std::uint64_t { 1 } << 47; // the expires index table
+// Valkey's child buckets, a line per (bucket, depth), between the keyspace table and the expires table.
+constexpr std::uint64_t kChildBucketBase = (std::uint64_t { 1 } << 46) + (std::uint64_t { 1 } << 45);
+constexpr std::uint64_t kMaxChildDepth = 32;
 // Every simulated address stays below 2^48 (CacheHierarchy::kMaxAddressBits).
 constexpr std::size_t kPrefetchGets = 16; // how far ahead the replay prefetches the cache model's sets
 constexpr std::size_t kMaxWorkers = 4; // each holds a cache hierarchy (tens of MB for a large LLC)
@@ -63,6 +66,7 @@ struct SampledKey {
     std::uint32_t firstRead = 0;
     std::uint8_t reads = 0;
     std::uint8_t indexLines = 0;
+    std::uint8_t childDepth = 0; // Valkey: the child buckets a lookup walks before the key's entry
     bool stored = false;
 };
 
@@ -91,7 +95,6 @@ struct SampleIndex {
     std::vector<std::uint32_t> sampledSlot; // each key's place among sampledIds (UINT32_MAX: not read)
     std::vector<std::uint32_t> sampledIds; // the keys read, GETs' first, then the keys chain walks visit
     std::vector<std::uint32_t> sampleSlots; // each GET's sampled slot (UINT32_MAX: deleted before the end)
-    std::size_t placedKeys = 0; // keys placed: up to the last sampled one, later keys move none
 };
 
 SampleIndex indexSample(
@@ -140,19 +143,22 @@ SampleIndex indexSample(
 // The index tables at the end of the trace, as a GET looks them up.
 struct IndexLookups {
     std::uint64_t slotBytes; // a Valkey bucket is one 64-byte line
+    // Valkey's hashtable (hashtable.c): a bucket holds this many entries, then chains a child bucket;
+    // 0 for indexes without child buckets.
+    std::uint32_t bucketEntries;
     BucketIndex buckets;
     BucketIndex expiresBuckets;
     bool lookupExpiresAlways; // Redis: the expires lookup of every GET while any key has a TTL
     ChainWalks walks; // Redis: the chains a GET walks
 };
 
-// Adds the keys chain walks visit to `sample` (placement gives them addresses too), then counts the keys
-// to place.
+// Adds the keys chain walks visit to `sample` (placement gives them addresses too).
 IndexLookups indexLookups(const SimulationConfig& config, const KeyspaceReplay& replay, SampleIndex& sample) {
     const auto& alloc = *config.allocator;
     const auto policy = config.layout->indexPolicy();
-    IndexLookups x { policy.params.bucketBytes, BucketIndex(replay.keyspaceTable().footprint(alloc).buckets),
-        BucketIndex(1), false, {} };
+    IndexLookups x { policy.params.bucketBytes,
+        policy.kind == IndexKind::ValkeyHashtable ? policy.params.entriesPerBucket : 0,
+        BucketIndex(replay.keyspaceTable().footprint(alloc).buckets), BucketIndex(1), false, {} };
     if (const auto* expires = replay.expiresTable())
         x.expiresBuckets = BucketIndex(expires->footprint(alloc).buckets);
     if (isChainedDict(policy.kind)) {
@@ -160,8 +166,6 @@ IndexLookups indexLookups(const SimulationConfig& config, const KeyspaceReplay& 
         x.walks = chainWalks(replay.keys(), sample.shapeOf, sample.sampledSlot, sample.sampledIds, x.buckets,
             x.expiresBuckets, x.lookupExpiresAlways);
     }
-    for (const auto id : sample.sampledIds)
-        sample.placedKeys = std::max<std::size_t>(sample.placedKeys, std::size_t { id } + 1);
     return x;
 }
 
@@ -253,12 +257,14 @@ public:
         , m_cache(*config.cache)
         , m_plans(sample.shapeByRank.size())
         , m_placementStart(sample.shapeByRank.size() + 1, 0)
-        , m_slotOfClass(variants.classes) { }
+        , m_slotOfClass(variants.classes)
+        , m_lastLevelBytes(config.cache->levels.back().sizeBytes) { }
 
     // The misses per GET at threshold index `t`, and the GETs counted.
     std::uint64_t run(std::size_t t, ThresholdPoint& point) {
         buildPlans(t);
-        placeKeys();
+        m_cache.clear();
+        placeKeys(firstWarmKey(warmKeyCount(point.keys, point.usableBytesPerKey, m_lastLevelBytes)));
         const std::uint64_t gets = replay();
         point.missesPerGet.clear();
         for (const auto m : m_cache.misses())
@@ -322,27 +328,55 @@ private:
             m_slots[order[position]].base = (position + 1) * kClassRegionSpacing;
     }
 
+    // The key id from which the last `count` live keys run (what loading the keyspace leaves cached).
+    std::size_t firstWarmKey(std::uint64_t count) const {
+        std::size_t id = m_sample.shapeOf.size();
+        for (std::uint64_t live = 0; id > 0 && live < count;)
+            live += m_sample.shapeOf[--id] != UINT32_MAX;
+        return id;
+    }
+
     // Places every live key in key-id order: each allocation takes its class's next region. Only the
-    // sampled keys' reads are kept.
-    void placeKeys() {
+    // sampled keys' reads are kept. Keys from `warmFrom` on are read along their GET path as they are
+    // placed (index bucket, the expires bucket where a GET looks it up, each allocation's read bytes), as
+    // loading them left them in the caches.
+    void placeKeys(std::size_t warmFrom) {
         std::vector<std::uint64_t> nextRegion(m_slots.size(), 0);
         m_sampled.assign(m_sample.sampledIds.size(), SampledKey {});
         m_readSteps.clear();
-        for (std::size_t id = 0; id < m_sample.placedKeys; ++id) {
+        // Entries per bucket so far, in key-id (insertion) order: a bucket's first entries fill it, the next
+        // ones its child buckets (rehashing keeps that order: each new bucket takes an old one's entries).
+        m_bucketFill.assign(m_index.bucketEntries ? m_index.buckets.buckets : 0, 0);
+        for (std::size_t id = 0; id < m_sample.shapeOf.size(); ++id) {
             const auto rank = m_sample.shapeOf[id];
             if (rank == UINT32_MAX)
                 continue;
             const std::uint32_t first = m_placementStart[rank];
             const std::uint32_t end = m_placementStart[rank + 1];
+            const RankPlan& plan = m_plans[rank];
+            std::uint8_t childDepth = 0;
+            if (m_index.bucketEntries && plan.stored) {
+                std::uint8_t& fill = m_bucketFill[m_index.buckets.of(mix(id))];
+                childDepth = static_cast<std::uint8_t>(
+                    std::min<std::uint64_t>(fill / m_index.bucketEntries, kMaxChildDepth - 1));
+                fill = static_cast<std::uint8_t>(std::min(fill + 1, 255));
+            }
+            const bool warm = id >= warmFrom && plan.stored;
+            if (warm)
+                touchIndex(id, plan.indexLines, childDepth);
             if (m_sample.sampledSlot[id] == UINT32_MAX) {
-                for (std::uint32_t step = first; step < end; ++step)
-                    nextRegion[m_placementSteps[step].slot] += m_placementSteps[step].count;
+                for (std::uint32_t step = first; step < end; ++step) {
+                    const auto& ps = m_placementSteps[step];
+                    if (warm && m_stepReadBytes[step] > 0)
+                        touchRegions(m_slots[ps.slot], nextRegion[ps.slot], ps.count, m_stepReadBytes[step]);
+                    nextRegion[ps.slot] += ps.count;
+                }
                 continue;
             }
-            const RankPlan& plan = m_plans[rank];
             SampledKey& key = m_sampled[m_sample.sampledSlot[id]];
             key.stored = plan.stored;
             key.indexLines = plan.indexLines;
+            key.childDepth = childDepth;
             key.firstRead = static_cast<std::uint32_t>(m_readSteps.size());
             for (std::uint32_t step = first; step < end; ++step) {
                 const auto& ps = m_placementSteps[step];
@@ -352,10 +386,35 @@ private:
                     m_readSteps.push_back({ slot.address(nextRegion[ps.slot]),
                         slot.regionsPerSlab ? slot.usable : slot.stride, ps.count, readBytes });
                     ++key.reads;
+                    if (warm)
+                        touchRegions(slot, nextRegion[ps.slot], ps.count, readBytes);
                 }
                 nextRegion[ps.slot] += ps.count;
             }
         }
+    }
+
+    // The index lines a GET of key `id` looks up first: its bucket and the child buckets before its entry,
+    // and the expires bucket when the engine looks there.
+    void touchIndex(std::uint64_t id, std::uint8_t indexLines, std::uint8_t childDepth) {
+        const std::uint64_t hash = mix(id);
+        const std::uint64_t slotBytes = m_index.slotBytes;
+        touchBucket(m_index.buckets.of(hash), childDepth);
+        if (indexLines > 1 || m_index.lookupExpiresAlways)
+            touch(m_cache, kExpiresIndexBase + m_index.expiresBuckets.of(mix(hash)) * slotBytes, slotBytes);
+    }
+
+    // A keyspace bucket, then its first `childDepth` child buckets (hashtable.c: bucketConvertToChained).
+    void touchBucket(std::uint64_t bucket, std::uint8_t childDepth) {
+        touch(m_cache, kIndexBase + bucket * m_index.slotBytes, m_index.slotBytes);
+        for (std::uint64_t d = 1; d <= childDepth; ++d)
+            touch(m_cache, kChildBucketBase + (bucket * kMaxChildDepth + d - 1) * kCacheLineBytes, kCacheLineBytes);
+    }
+
+    // `bytes` of each of `count` consecutive regions of `slot` from region `first`.
+    void touchRegions(const ClassSlot& slot, std::uint64_t first, std::uint32_t count, std::uint32_t bytes) {
+        for (std::uint32_t c = 0; c < count; ++c)
+            touch(m_cache, slot.address(first + c), bytes);
     }
 
     // Chain walks: a visited key's dictEntry and key sds are its first two reads; its expires dictEntry,
@@ -387,7 +446,7 @@ private:
         const SampledKey& key = m_sampled[slot];
         const std::uint64_t hash = mix(id);
         const std::uint64_t slotBytes = m_index.slotBytes;
-        touch(m_cache, kIndexBase + m_index.buckets.of(hash) * slotBytes, slotBytes);
+        touchBucket(m_index.buckets.of(hash), key.childDepth);
         const auto& walks = m_index.walks;
         const bool walked = !walks.start.empty();
         if (walked)
@@ -407,10 +466,9 @@ private:
         }
     }
 
-    // Replays the sampled GETs through a cold cache; the first tenth only warms it. Returns the GETs
-    // counted.
+    // Replays the sampled GETs through the caches placement warmed; the first tenth only warms them
+    // further. Returns the GETs counted.
     std::uint64_t replay() {
-        m_cache.clear();
         const auto& sample = m_sample.sample;
         const std::size_t warmup = sample.size() / kCacheWarmupDivisor;
         std::uint64_t gets = 0;
@@ -444,6 +502,8 @@ private:
     std::vector<std::uint32_t> m_firstShapeOfSlot;
     std::vector<SampledKey> m_sampled;
     std::vector<ReadStep> m_readSteps;
+    std::uint64_t m_lastLevelBytes;
+    std::vector<std::uint8_t> m_bucketFill; // Valkey: entries per keyspace bucket, during placement
 };
 
 } // namespace

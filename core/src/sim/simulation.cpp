@@ -8,6 +8,7 @@
 #include "layoutlab/spec.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cassert>
 #include <fmt/format.h>
 #include <map>
@@ -304,6 +305,13 @@ ShapeCost costOf(
             cost.linesTouched += a.count * expectedLinesTouched(a.readBytes, allocator.alignment(usable));
     }
     return cost;
+}
+
+std::uint64_t warmKeyCount(std::uint64_t liveKeys, double bytesPerKey, std::uint64_t lastLevelBytes) {
+    if (bytesPerKey <= 0)
+        return liveKeys;
+    const double keys = std::ceil(kWarmLastLevelMultiple * static_cast<double>(lastLevelBytes) / bytesPerKey);
+    return keys >= static_cast<double>(liveKeys) ? liveKeys : static_cast<std::uint64_t>(keys);
 }
 
 Status checkThreshold(std::uint64_t value, const ThresholdParam& param, const std::string& field) {

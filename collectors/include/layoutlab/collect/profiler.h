@@ -73,8 +73,11 @@ CounterSource chooseCounterSource(CounterSource requested, std::string* why);
 Expected<ProfileResult> runProfile(
     const ProfileConfig& config, ProgressSink* progress = nullptr, std::stop_token stop = {});
 
-// The reference side of one cachegrind run (`layoutlab profile-replay`): loads the trace, replays the
-// warm-up GETs, and for the `measure` phase the measured GETs too. Returns the GETs it measured.
-Expected<GetReplayReport> runReplayPhase(const ReferenceEngineConfig& engine, TraceReader& trace, bool measure);
+// The reference side of a run under valgrind's cache simulator (`layoutlab profile-replay`): loads the
+// trace unsimulated, then with the simulation on reads the last `warmKeys` live keys (what the load leaves
+// cached, warmKeyCount) and the warm-up GETs, zeroes the counts, replays the measured GETs and dumps the
+// counts (kMeasuredDump). Returns the GETs it measured.
+Expected<GetReplayReport> runReplayUnderSimulation(
+    const ReferenceEngineConfig& engine, TraceReader& trace, std::uint64_t warmKeys);
 
 } // namespace layoutlab

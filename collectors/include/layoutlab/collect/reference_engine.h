@@ -86,6 +86,9 @@ public:
     // The GET hits to replay after load(): the trace's last `getSampleSize` GET hits, oldest first, or every
     // live key once when the trace has no GETs. The same keys the cache model replays.
     const std::vector<std::uint32_t>& getSample() const;
+    // The last `count` live keys in key-id (insertion) order, oldest first: read before the sampled GETs,
+    // they leave in the caches what loading the keyspace would (warmKeyCount).
+    std::vector<std::uint32_t> lastLiveKeys(std::uint64_t count) const;
     // Looks each key up and reads it along the layout's GET path; timed with the steady clock.
     GetReplayReport replayGets(std::span<const std::uint32_t> keyIds);
     // Deletes every second live key (by key id): what is left shows the slabs' external fragmentation.

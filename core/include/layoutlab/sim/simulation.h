@@ -19,9 +19,17 @@
 
 namespace layoutlab {
 
-// The cache model replays the sampled GETs through a cold cache; the first 1/kCacheWarmupDivisor of them
-// only warm it (the reference engine's measured replays split the same way).
+// The cache model replays the sampled GETs through caches that hold what loading the keyspace left
+// (warmKeyCount); the first 1/kCacheWarmupDivisor of them only warm it further (the reference engine's
+// measured replays split the same way).
 inline constexpr std::size_t kCacheWarmupDivisor = 10;
+
+// What loading the keyspace leaves in the caches: the last live keys in key-id (insertion) order are read
+// along their GET path before the sampled GETs, as many as take kWarmLastLevelMultiple times the last
+// level's bytes (every key of a keyspace that fits). Older keys would have been evicted by those; the
+// reference engine reads the same keys before its measured GETs. Returns how many keys to read.
+inline constexpr double kWarmLastLevelMultiple = 2.0;
+std::uint64_t warmKeyCount(std::uint64_t liveKeys, double bytesPerKey, std::uint64_t lastLevelBytes);
 
 struct SimulationConfig {
     LayoutPtr layout;
