@@ -106,8 +106,8 @@ void addProfileCommands(CLI::App& app, int& status) {
     cmd->callback([o, &status] { status = runProfileCommand(*o); });
 
     auto r = std::make_shared<ProfileOptions>();
-    auto* replay
-        = app.add_subcommand("profile-replay", "internal: the reference replay `profile` runs under valgrind's cache simulator");
+    auto* replay = app.add_subcommand(
+        "profile-replay", "internal: the reference replay `profile` runs under valgrind's cache simulator");
     replay->group(""); // hidden from --help
     replay->add_option("trace", r->trace)->required();
     replay->add_option("--layout", r->layout)->required();

@@ -162,8 +162,7 @@ Expected<CachegrindCounts> runUnderCacheSimulator(const std::vector<std::string>
         if (text.str().find(trigger) != std::string::npos)
             return parseCachegrindOutput(text.str(), entry.path().string());
     }
-    return ioError(fmt::format("valgrind wrote no '{}' dump: the program did not ask for one", kMeasuredDump),
-        workDir);
+    return ioError(fmt::format("valgrind wrote no '{}' dump: the program did not ask for one", kMeasuredDump), workDir);
 }
 
 } // namespace layoutlab

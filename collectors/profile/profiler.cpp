@@ -74,8 +74,9 @@ Expected<CachegrindCounts> simulatedReplay(const ProfileConfig& config, const Ca
     if (!dir)
         return dir.error();
     std::vector<std::string> argv = config.replayCommand;
-    argv.insert(argv.end(), { "--threshold", std::to_string(threshold), "--gets", std::to_string(config.sampleGets),
-                                "--warm-keys", std::to_string(warmKeys) });
+    argv.insert(argv.end(),
+        { "--threshold", std::to_string(threshold), "--gets", std::to_string(config.sampleGets), "--warm-keys",
+            std::to_string(warmKeys) });
     std::string log;
     auto counts = runUnderCacheSimulator(argv, geometry, *dir, stop, &log);
     removeTree(*dir);
@@ -113,13 +114,19 @@ std::string_view counterSourceName(CounterSource source) {
 }
 
 CounterSource chooseCounterSource(CounterSource requested, std::string* why) {
-    if (requested != CounterSource::Auto)
+    if (requested != CounterSource::Auto) {
+        if (why)
+            *why = "as asked";
         return requested;
+    }
     std::string perfReason = "this build has no perf collector (libpfm4)";
 #if LAYOUTLAB_HAVE_PERF
     if (auto counters = PerfCounters::open({ "l1d-read-misses", "llc-read-misses" }); counters) {
-        if ((*counters)->hardwareAvailable())
+        if ((*counters)->hardwareAvailable()) {
+            if (why)
+                *why = "this machine has hardware counters";
             return CounterSource::Perf;
+        }
         perfReason = (*counters)->hardwareReason();
     }
 #endif
@@ -190,6 +197,9 @@ Expected<ProfileResult> runProfile(const ProfileConfig& config, ProgressSink* pr
                     twoLevels.describe(), geometry.describe());
     }
     result.geometry = geometry.describe();
+    if (result.counterSource == CounterSource::Cachegrind)
+        result.counterNote += "; valgrind's cache simulator (callgrind's) runs from the end of the load: the keys "
+                              "the load leaves cached, the warm-up GETs, then the measured GETs, as the model does";
 
     auto trace = config.openTrace();
     if (!trace)
