@@ -25,6 +25,17 @@ constexpr std::uint64_t kMaxChildDepth = 32;
 // Every simulated address stays below 2^48 (CacheHierarchy::kMaxAddressBits).
 constexpr std::size_t kPrefetchGets = 16; // how far ahead the replay prefetches the cache model's sets
 constexpr std::size_t kMaxWorkers = 4; // each holds a cache hierarchy (tens of MB for a large LLC)
+// A last level of more lines than this simulates a sample of its sets (CacheHierarchy::sampleLastLevel),
+// about this many lines' worth: warming a 300 MiB LLC line by line for every threshold would cost more
+// than the rest of a sweep, and the sampled sets' misses estimate the level's within a percent or so.
+constexpr std::uint64_t kLastLevelLinesSimulated = std::uint64_t { 1 } << 17;
+
+std::uint32_t lastLevelSampling(const CacheGeometry& geometry) {
+    const std::uint64_t lines = geometry.levels.back().sizeBytes / kCacheLineBytes;
+    return lines <= kLastLevelLinesSimulated
+        ? 1
+        : static_cast<std::uint32_t>(std::bit_floor(lines / kLastLevelLinesSimulated));
+}
 
 // Where an allocation class puts its regions.
 struct ClassSlot {
@@ -79,9 +90,12 @@ struct ReadStep {
     std::uint32_t bytes = 0;
 };
 
-void touch(CacheHierarchy& cache, std::uint64_t address, std::uint64_t bytes) {
+void touch(CacheHierarchy& cache, std::uint64_t address, std::uint64_t bytes, bool lastLevelOnly = false) {
     for (std::uint64_t line = address / kCacheLineBytes; line <= (address + bytes - 1) / kCacheLineBytes; ++line)
-        cache.access(line * kCacheLineBytes);
+        if (lastLevelOnly)
+            cache.accessLastLevel(line * kCacheLineBytes);
+        else
+            cache.access(line * kCacheLineBytes);
 }
 
 // The sampled GETs and the keys they read. Shapes are ranked by how many keys have them: the placement
@@ -140,6 +154,39 @@ SampleIndex indexSample(
     return x;
 }
 
+// Which of its bucket's chain holds the entry `place` (0-based, in insertion order) of a bucket of `total`
+// entries: a bucket that never overflowed holds all of them; a chained one gives its last slot to the child
+// pointer, so each bucket but the last of a chain holds one fewer (hashtable.c bucketConvertToChained: "a
+// chain of c children holds 6c + 7 entries").
+std::uint8_t childBucketOf(std::uint32_t place, std::uint32_t total, std::uint32_t entries) {
+    if (total <= entries)
+        return 0;
+    const std::uint32_t chained = entries - 1; // entries of a bucket with a child
+    const std::uint32_t children = (total - entries + chained - 1) / chained;
+    const std::uint32_t depth = place < chained ? 0 : std::min(children, 1 + (place - chained) / chained);
+    return static_cast<std::uint8_t>(std::min<std::uint64_t>(depth, kMaxChildDepth - 1));
+}
+
+// Valkey: the child bucket each live key's entry is in, from every bucket's entries at the end and each
+// key's place among them in key-id (insertion) order (rehashing keeps that order: each new bucket takes
+// one old bucket's entries). The same at every threshold.
+std::vector<std::uint8_t> childDepths(
+    const std::vector<std::uint32_t>& shapeOf, const BucketIndex& buckets, std::uint32_t entries) {
+    std::vector<std::uint8_t> total(buckets.buckets, 0), fill(buckets.buckets, 0), depth(shapeOf.size(), 0);
+    for (std::size_t id = 0; id < shapeOf.size(); ++id)
+        if (shapeOf[id] != UINT32_MAX) {
+            auto& t = total[buckets.of(mix(id))];
+            t = static_cast<std::uint8_t>(std::min(t + 1, 255));
+        }
+    for (std::size_t id = 0; id < shapeOf.size(); ++id)
+        if (shapeOf[id] != UINT32_MAX) {
+            const std::uint64_t bucket = buckets.of(mix(id));
+            depth[id] = childBucketOf(fill[bucket], total[bucket], entries);
+            fill[bucket] = static_cast<std::uint8_t>(std::min(fill[bucket] + 1, 255));
+        }
+    return depth;
+}
+
 // The index tables at the end of the trace, as a GET looks them up.
 struct IndexLookups {
     std::uint64_t slotBytes; // a Valkey bucket is one 64-byte line
@@ -150,6 +197,7 @@ struct IndexLookups {
     BucketIndex expiresBuckets;
     bool lookupExpiresAlways; // Redis: the expires lookup of every GET while any key has a TTL
     ChainWalks walks; // Redis: the chains a GET walks
+    std::vector<std::uint8_t> childDepth; // Valkey: per key id, the child bucket its entry is in
 };
 
 // Adds the keys chain walks visit to `sample` (placement gives them addresses too).
@@ -161,6 +209,8 @@ IndexLookups indexLookups(const SimulationConfig& config, const KeyspaceReplay& 
         BucketIndex(replay.keyspaceTable().footprint(alloc).buckets), BucketIndex(1), false, {} };
     if (const auto* expires = replay.expiresTable())
         x.expiresBuckets = BucketIndex(expires->footprint(alloc).buckets);
+    if (x.bucketEntries > 1)
+        x.childDepth = childDepths(sample.shapeOf, x.buckets, x.bucketEntries);
     if (isChainedDict(policy.kind)) {
         x.lookupExpiresAlways = replay.expiresTable() && replay.expiresTable()->entries() > 0;
         x.walks = chainWalks(replay.keys(), sample.shapeOf, sample.sampledSlot, sample.sampledIds, x.buckets,
@@ -258,17 +308,29 @@ public:
         , m_plans(sample.shapeByRank.size())
         , m_placementStart(sample.shapeByRank.size() + 1, 0)
         , m_slotOfClass(variants.classes)
-        , m_lastLevelBytes(config.cache->levels.back().sizeBytes) { }
+        , m_lastLevelBytes(config.cache->levels.back().sizeBytes)
+        , m_innerLevelBytes(
+              config.cache->levels[config.cache->levels.size() >= 2 ? config.cache->levels.size() - 2 : 0].sizeBytes) {
+        m_cache.sampleLastLevel(lastLevelSampling(*config.cache));
+    }
 
     // The misses per GET at threshold index `t`, and the GETs counted.
     std::uint64_t run(std::size_t t, ThresholdPoint& point) {
         buildPlans(t);
         m_cache.clear();
-        placeKeys(firstWarmKey(warmKeyCount(point.keys, point.usableBytesPerKey, m_lastLevelBytes)));
+        // The last level is warmed by the last keys that take twice its bytes; the inner levels, which those
+        // would flush many times over, only by the last keys that take twice the next-to-last's.
+        placeKeys(firstWarmKey(warmKeyCount(point.keys, point.usableBytesPerKey, m_lastLevelBytes)),
+            firstWarmKey(warmKeyCount(point.keys, point.usableBytesPerKey, m_innerLevelBytes)));
         const std::uint64_t gets = replay();
         point.missesPerGet.clear();
-        for (const auto m : m_cache.misses())
-            point.missesPerGet.push_back(gets ? static_cast<double>(m) / static_cast<double>(gets) : 0.0);
+        const auto& misses = m_cache.misses();
+        for (std::size_t level = 0; level < misses.size(); ++level) {
+            // A sampled last level's misses stand for its other sets' too.
+            const double scale = level + 1 == misses.size() ? m_cache.lastLevelSampling() : 1.0;
+            point.missesPerGet.push_back(
+                gets ? scale * static_cast<double>(misses[level]) / static_cast<double>(gets) : 0.0);
+        }
         return gets;
     }
 
@@ -339,14 +401,12 @@ private:
     // Places every live key in key-id order: each allocation takes its class's next region. Only the
     // sampled keys' reads are kept. Keys from `warmFrom` on are read along their GET path as they are
     // placed (index bucket, the expires bucket where a GET looks it up, each allocation's read bytes), as
-    // loading them left them in the caches.
-    void placeKeys(std::size_t warmFrom) {
+    // loading them left them in the caches: through every level from `innerFrom` on, before it in the
+    // last level alone.
+    void placeKeys(std::size_t warmFrom, std::size_t innerFrom) {
         std::vector<std::uint64_t> nextRegion(m_slots.size(), 0);
         m_sampled.assign(m_sample.sampledIds.size(), SampledKey {});
         m_readSteps.clear();
-        // Entries per bucket so far, in key-id (insertion) order: a bucket's first entries fill it, the next
-        // ones its child buckets (rehashing keeps that order: each new bucket takes an old one's entries).
-        m_bucketFill.assign(m_index.bucketEntries ? m_index.buckets.buckets : 0, 0);
         for (std::size_t id = 0; id < m_sample.shapeOf.size(); ++id) {
             const auto rank = m_sample.shapeOf[id];
             if (rank == UINT32_MAX)
@@ -354,14 +414,9 @@ private:
             const std::uint32_t first = m_placementStart[rank];
             const std::uint32_t end = m_placementStart[rank + 1];
             const RankPlan& plan = m_plans[rank];
-            std::uint8_t childDepth = 0;
-            if (m_index.bucketEntries && plan.stored) {
-                std::uint8_t& fill = m_bucketFill[m_index.buckets.of(mix(id))];
-                childDepth = static_cast<std::uint8_t>(
-                    std::min<std::uint64_t>(fill / m_index.bucketEntries, kMaxChildDepth - 1));
-                fill = static_cast<std::uint8_t>(std::min(fill + 1, 255));
-            }
+            const std::uint8_t childDepth = m_index.childDepth.empty() ? 0 : m_index.childDepth[id];
             const bool warm = id >= warmFrom && plan.stored;
+            m_warmLastLevelOnly = id < innerFrom;
             if (warm)
                 touchIndex(id, plan.indexLines, childDepth);
             if (m_sample.sampledSlot[id] == UINT32_MAX) {
@@ -399,22 +454,24 @@ private:
     void touchIndex(std::uint64_t id, std::uint8_t indexLines, std::uint8_t childDepth) {
         const std::uint64_t hash = mix(id);
         const std::uint64_t slotBytes = m_index.slotBytes;
-        touchBucket(m_index.buckets.of(hash), childDepth);
+        touchBucket(m_index.buckets.of(hash), childDepth, m_warmLastLevelOnly);
         if (indexLines > 1 || m_index.lookupExpiresAlways)
-            touch(m_cache, kExpiresIndexBase + m_index.expiresBuckets.of(mix(hash)) * slotBytes, slotBytes);
+            touch(m_cache, kExpiresIndexBase + m_index.expiresBuckets.of(mix(hash)) * slotBytes, slotBytes,
+                m_warmLastLevelOnly);
     }
 
     // A keyspace bucket, then its first `childDepth` child buckets (hashtable.c: bucketConvertToChained).
-    void touchBucket(std::uint64_t bucket, std::uint8_t childDepth) {
-        touch(m_cache, kIndexBase + bucket * m_index.slotBytes, m_index.slotBytes);
+    void touchBucket(std::uint64_t bucket, std::uint8_t childDepth, bool lastLevelOnly = false) {
+        touch(m_cache, kIndexBase + bucket * m_index.slotBytes, m_index.slotBytes, lastLevelOnly);
         for (std::uint64_t d = 1; d <= childDepth; ++d)
-            touch(m_cache, kChildBucketBase + (bucket * kMaxChildDepth + d - 1) * kCacheLineBytes, kCacheLineBytes);
+            touch(m_cache, kChildBucketBase + (bucket * kMaxChildDepth + d - 1) * kCacheLineBytes, kCacheLineBytes,
+                lastLevelOnly);
     }
 
     // `bytes` of each of `count` consecutive regions of `slot` from region `first`.
     void touchRegions(const ClassSlot& slot, std::uint64_t first, std::uint32_t count, std::uint32_t bytes) {
         for (std::uint32_t c = 0; c < count; ++c)
-            touch(m_cache, slot.address(first + c), bytes);
+            touch(m_cache, slot.address(first + c), bytes, m_warmLastLevelOnly);
     }
 
     // Chain walks: a visited key's dictEntry and key sds are its first two reads; its expires dictEntry,
@@ -503,7 +560,8 @@ private:
     std::vector<SampledKey> m_sampled;
     std::vector<ReadStep> m_readSteps;
     std::uint64_t m_lastLevelBytes;
-    std::vector<std::uint8_t> m_bucketFill; // Valkey: entries per keyspace bucket, during placement
+    std::uint64_t m_innerLevelBytes; // the next-to-last level's
+    bool m_warmLastLevelOnly = false; // the key being warmed reaches the last level alone
 };
 
 } // namespace

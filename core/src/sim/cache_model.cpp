@@ -238,11 +238,32 @@ bool CacheHierarchy::lookupCompact(Level& level, std::uint64_t set, std::uint32_
 void CacheHierarchy::access(std::uint64_t address) {
     ++m_accesses;
     const std::uint64_t line = address / kCacheLineBytes;
+    const std::size_t last = m_levels.size() - 1;
     for (std::size_t i = 0; i < m_levels.size(); ++i) {
+        if (i == last && m_lastLevelEvery > 1 && !lastLevelSimulates(line))
+            return;
         if (lookup(m_levels[i], line))
             return;
         ++m_misses[i];
     }
+}
+
+void CacheHierarchy::accessLastLevel(std::uint64_t address) {
+    const std::uint64_t line = address / kCacheLineBytes;
+    if (m_lastLevelEvery == 1 || lastLevelSimulates(line))
+        (void)lookup(m_levels.back(), line);
+}
+
+void CacheHierarchy::sampleLastLevel(std::uint32_t every) {
+    assert(every > 0 && std::has_single_bit(every));
+    m_lastLevelEvery = every;
+}
+
+bool CacheHierarchy::lastLevelSimulates(std::uint64_t line) const {
+    const Level& level = m_levels.back();
+    const std::uint64_t set = level.setOf(line);
+    // Fibonacci hashing of the set index: its top bits pick one set in m_lastLevelEvery.
+    return ((set * 0x9E3779B97F4A7C15ULL) >> 40 & (m_lastLevelEvery - 1)) == 0;
 }
 
 void CacheHierarchy::resetCounters() {

@@ -88,6 +88,39 @@ TEST(CacheHierarchy, WorkingSetThatFitsOnlyMissesOnce) {
     EXPECT_EQ(cache.misses()[1], 0u); // but fits L2
 }
 
+// A last level simulated in one set of eight estimates the whole level's misses: a random working set a bit
+// larger than the level, with objects of a 512-byte stride (which would line up with every eighth set if
+// the sampled sets were chosen by index).
+TEST(CacheHierarchy, SampledLastLevelEstimatesTheWholeLevel) {
+    const auto geometry = *CacheGeometry::parse("32K:8,8M:16");
+    CacheHierarchy whole(geometry), sampled(geometry);
+    sampled.sampleLastLevel(8);
+    EXPECT_EQ(sampled.lastLevelSampling(), 8u);
+    Random random(7);
+    constexpr std::uint64_t kObjects = 24000; // 12 MiB of 512-byte objects: 1.5 times the last level
+    for (int i = 0; i < 400000; ++i) {
+        const std::uint64_t address = random.below(kObjects) * 512;
+        whole.access(address);
+        sampled.access(address);
+        if (i == 100000) {
+            whole.resetCounters();
+            sampled.resetCounters();
+        }
+    }
+    EXPECT_EQ(sampled.misses()[0], whole.misses()[0]); // the first level is whole
+    const double estimate = 8.0 * static_cast<double>(sampled.misses()[1]);
+    EXPECT_NEAR(estimate, static_cast<double>(whole.misses()[1]), 0.03 * static_cast<double>(whole.misses()[1]));
+    // Warming the last level alone fills it without counting anything.
+    CacheHierarchy warmed(geometry);
+    for (std::uint64_t a = 0; a < (std::uint64_t { 4 } << 20); a += 64)
+        warmed.accessLastLevel(a);
+    EXPECT_EQ(warmed.misses()[1], 0u);
+    for (std::uint64_t a = 0; a < (std::uint64_t { 4 } << 20); a += 64)
+        warmed.access(a);
+    EXPECT_EQ(warmed.misses()[1], 0u); // all in the last level already
+    EXPECT_EQ(warmed.misses()[0], (std::uint64_t { 4 } << 20) / 64); // the first level was cold
+}
+
 // A simulation of this layout preset (default allocator) with the cache model on.
 SimulationConfig cacheConfig(
     const std::string& layout, const std::string& geometry, std::vector<std::uint32_t> thresholds = {}) {
@@ -107,6 +140,22 @@ SimulationResult seedCase(std::vector<std::uint32_t> thresholds) {
     auto result = simulate(config, trace);
     EXPECT_TRUE(result) << result.error().describe();
     return *result;
+}
+
+// The model starts from what loading the keyspace leaves cached: a keyspace that fits the last level
+// misses there only where GETs evict each other, one far larger misses nearly always.
+TEST(CacheModel, TheLoadLeavesAKeyspaceThatFitsCached) {
+    auto cfg = makeGeneratorConfig(100000, 100000, "16", "96", 0, 0, 1.0, 0, "uniform", 1);
+    SyntheticTrace fitting(*cfg);
+    auto fits = simulate(cacheConfig("valkey-9.1", "32K:8,64M:16", { 128 }), fitting);
+    ASSERT_TRUE(fits) << fits.error().describe();
+    EXPECT_LT(fits->points[0].missesPerGet.back(), 0.01); // 13.5 MiB in 64 MiB
+    SyntheticTrace large(*cfg);
+    auto misses = simulate(cacheConfig("valkey-9.1", "32K:8,1M:16", { 128 }), large);
+    ASSERT_TRUE(misses) << misses.error().describe();
+    EXPECT_GT(misses->points[0].missesPerGet.back(), 2.5); // 3 lines per GET, 1 MiB of 13.5 cached
+    EXPECT_EQ(warmKeyCount(100000, 141.37, 1 << 20), 14835u); // 2 MiB of keys
+    EXPECT_EQ(warmKeyCount(100000, 141.37, 64 << 20), 100000u); // every key
 }
 
 TEST(CacheModel, SeedCaseEmbeddingSavesALoadLinesAndMisses) {

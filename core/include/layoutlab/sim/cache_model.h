@@ -48,6 +48,14 @@ public:
 
     // One access to the line holding `address`.
     void access(std::uint64_t address);
+    // One access to the last level alone (lines the inner levels would have long evicted since).
+    void accessLastLevel(std::uint64_t address);
+    // Simulates only one in `every` sets of the last level (a power of two), chosen by a hash of the set
+    // index so that no layout's stride lines up with them: sets are independent, so the misses counted
+    // there, times `every`, estimate the whole level's. Accesses to other sets count as neither hits nor
+    // misses. 1 (the default): every set.
+    void sampleLastLevel(std::uint32_t every);
+    std::uint32_t lastLevelSampling() const { return m_lastLevelEvery; }
     // A hint that `address` will be accessed soon: fetches the outer levels' sets for it into the host's
     // caches (the simulated state does not change).
     void prefetch(std::uint64_t address) const {
@@ -118,7 +126,10 @@ private:
     // True on a hit; on a miss the line goes to the front of its set, pushing out the last way.
     bool lookup(Level& level, std::uint64_t line);
 
+    bool lastLevelSimulates(std::uint64_t line) const;
+
     std::vector<Level> m_levels;
+    std::uint32_t m_lastLevelEvery = 1;
     // clear() starts a new generation: every set is empty until it is next used, whatever the size.
     std::uint16_t m_generation = 1;
     std::vector<std::uint64_t> m_misses;
