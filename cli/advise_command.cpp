@@ -14,6 +14,7 @@
 #include "layoutlab/report/advice.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 namespace layoutlab::cli {
@@ -43,9 +44,32 @@ const AdvicePoint* at(const Advice& a, std::uint32_t threshold) {
     return nullptr;
 }
 
+// The uncertainty ties are judged by, in words.
+std::string uncertaintyText(const Advice& a) {
+    const bool lines = a.accessMetric == "lines_touched_per_get";
+    return fmt::format("{:g}% of bytes per key, {}", 100 * a.uncertainty.bytesPerKey,
+        lines ? std::string("and lines per GET exactly")
+              : fmt::format("{:g}% of {} or {:g}, the larger", 100 * a.uncertainty.missesPerGet, a.accessMetric,
+                  a.uncertainty.missesPerGetFloor));
+}
+
+std::vector<std::uint32_t> tiedThresholds(const Advice& a) {
+    std::vector<std::uint32_t> out;
+    for (const auto& p : a.points)
+        if (p.tiesWithAdvised)
+            out.push_back(p.threshold);
+    return out;
+}
+
 // Why the advised point won, in one sentence.
 std::string why(const Advice& a) {
     const auto& c = a.points[a.chosen];
+    if (a.chosen != a.cheapest)
+        return fmt::format("it is the threshold the engine ships with, and the cheapest by the weights, {}, differs "
+                           "from it by less than the model can tell ({:+.2f} bytes per key, {:+.4f} {}; uncertainty "
+                           "{})",
+            a.points[a.cheapest].threshold, a.points[a.cheapest].bytesPerKey - c.bytesPerKey,
+            a.points[a.cheapest].missesPerGet - c.missesPerGet, a.accessMetric, uncertaintyText(a));
     const auto& lean = a.points[a.leanest];
     const auto& quick = a.points[a.fewestMisses];
     const bool leanest = c.bytesPerKey == lean.bytesPerKey, quickest = c.missesPerGet == quick.missesPerGet;
@@ -68,7 +92,8 @@ std::string why(const Advice& a) {
 
 nlohmann::json pointJson(const AdvicePoint& p) {
     return { { "threshold", p.threshold }, { "bytes_per_key", p.bytesPerKey }, { "misses_per_get", p.missesPerGet },
-        { "memory_cost", p.memoryCost }, { "miss_cost", p.missCost }, { "cost", p.cost } };
+        { "memory_cost", p.memoryCost }, { "miss_cost", p.missCost }, { "cost", p.cost },
+        { "ties_with_advised", p.tiesWithAdvised } };
 }
 
 nlohmann::json distanceJson(const Advice& a, std::uint32_t threshold) {
@@ -88,11 +113,18 @@ std::string renderAdvice(const Advice& a, const SimulationResult& r, const Advic
     for (std::size_t i = 0; i < a.points.size(); ++i) {
         const auto& p = a.points[i];
         out += fmt::format("{:>10} {:>11.2f} {:>16.4f} {:>11.1f}% {:>9.1f}% {:>8.4f}{}\n", p.threshold, p.bytesPerKey,
-            p.missesPerGet, 100 * p.memoryCost, 100 * p.missCost, p.cost, i == a.chosen ? "  <- advised" : "");
+            p.missesPerGet, 100 * p.memoryCost, 100 * p.missCost, p.cost,
+            i == a.chosen           ? "  <- advised"
+                : p.tiesWithAdvised ? "  ~ ties"
+                                    : "");
     }
     const auto& c = a.points[a.chosen];
     out += fmt::format("\nadvised threshold: {} ({:.2f} bytes per key, {:.4f} {})\n  because {}\n", c.threshold,
         c.bytesPerKey, c.missesPerGet, a.accessMetric, why(a));
+    if (a.ties() > 1)
+        out += fmt::format("  ties: {} differ from the advice by less than the model's uncertainty ({}): it cannot "
+                           "tell them apart\n",
+            fmt::join(tiedThresholds(a), ", "), uncertaintyText(a));
     for (const std::uint32_t t : { 64u, 128u }) {
         const AdvicePoint* p = at(a, t);
         if (!p)
@@ -160,6 +192,14 @@ int runAdvise(const AdviseOptions& o) {
                 { { "threshold", chosen.threshold }, { "bytes_per_key", chosen.bytesPerKey },
                     { "misses_per_get", chosen.missesPerGet }, { "why", why(*advice) } } },
             { "leanest", advice->points[advice->leanest].threshold },
+            { "cheapest", advice->points[advice->cheapest].threshold }, { "ties", tiedThresholds(*advice) },
+            { "shipped_threshold",
+                advice->shippedThreshold ? nlohmann::json(*advice->shippedThreshold) : nlohmann::json(nullptr) },
+            { "uncertainty",
+                { { "bytes_per_key_fraction", advice->uncertainty.bytesPerKey },
+                    { "misses_per_get_fraction", advice->uncertainty.missesPerGet },
+                    { "misses_per_get_floor", advice->uncertainty.missesPerGetFloor },
+                    { "lines_per_get_fraction", advice->uncertainty.linesPerGet } } },
             { "fewest_misses", advice->points[advice->fewestMisses].threshold },
             { "from_64", distanceJson(*advice, 64) }, { "from_128", distanceJson(*advice, 128) },
             { "run", outcome->runId ? nlohmann::json(outcome->runId) : nlohmann::json(nullptr) } };

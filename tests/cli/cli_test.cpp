@@ -297,6 +297,20 @@ TEST_F(CliTest, AdviseRecommendsAThresholdAndSaysWhy) {
     EXPECT_EQ(run({ "advise", seedTrace(), "--weight-memory", "0", "--weight-misses", "0" }).exitCode, 2);
     EXPECT_EQ(run({ "advise", seedTrace(), "--miss-level", "l4" }).exitCode, 2);
     EXPECT_EQ(run({ "advise", seedTrace(), "--layout", "memcached-1.6" }).exitCode, 2);
+
+    // 8.1 code embeds the seed's 96-byte values at no threshold: every one ties, and the one Valkey 8.1
+    // ships with is advised, saying so.
+    const auto flat = run({ "advise", seedTrace(), "--layout", "valkey-8.1", "--thresholds", "16:128:16",
+        "--cache-geometry", "32K:8,1M:16", "--json", "--no-db" });
+    ASSERT_EQ(flat.exitCode, 0) << flat.err;
+    const auto tie = nlohmann::json::parse(flat.out);
+    EXPECT_EQ(tie["ties"].size(), 8u);
+    EXPECT_EQ(tie["advised"]["threshold"], 64);
+    EXPECT_EQ(tie["shipped_threshold"], 64);
+    EXPECT_NE(tie["advised"]["why"].get<std::string>().find("ships with"), std::string::npos) << tie["advised"];
+    const auto flatText = run({ "advise", seedTrace(), "--layout", "valkey-8.1", "--thresholds", "16:128:16",
+        "--cache-geometry", "32K:8,1M:16", "--no-db" });
+    EXPECT_NE(flatText.out.find("ties: 16, 32, 48, 64, 80, 96, 112, 128"), std::string::npos) << flatText.out;
 }
 
 TEST_F(CliTest, ReportWritesAStandaloneHtmlWithSvgCharts) {

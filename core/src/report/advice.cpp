@@ -2,6 +2,7 @@
 #include "layoutlab/report/advice.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 
 namespace layoutlab {
@@ -27,13 +28,46 @@ Status checkWeights(const AdviceWeights& weights) {
     return Ok {};
 }
 
-Expected<Advice> advise(const SimulationResult& result, const AdviceWeights& weights) {
+std::size_t Advice::ties() const {
+    return static_cast<std::size_t>(
+        std::count_if(points.begin(), points.end(), [](const AdvicePoint& p) { return p.tiesWithAdvised; }));
+}
+
+namespace {
+// Whether `a` and `b` differ by less than `fraction` of the larger, or than `floor`.
+bool within(double a, double b, double fraction, double floor = 0) {
+    return std::abs(a - b) <= std::max(fraction * std::max(std::abs(a), std::abs(b)), floor) + 1e-12;
+}
+
+// Marks the points tied with the cheapest; the shipped threshold among them is advised.
+void settleTies(Advice& advice, const SimulationResult& result) {
+    const auto& c = advice.points[advice.cheapest];
+    const bool lines = advice.accessMetric == "lines_touched_per_get";
+    const double missFraction = lines ? advice.uncertainty.linesPerGet : advice.uncertainty.missesPerGet;
+    for (auto& p : advice.points)
+        p.tiesWithAdvised = within(p.bytesPerKey, c.bytesPerKey, advice.uncertainty.bytesPerKey)
+            && within(p.missesPerGet, c.missesPerGet, missFraction, lines ? 0.0 : advice.uncertainty.missesPerGetFloor);
+    advice.chosen = advice.cheapest;
+    if (result.thresholdName.empty())
+        return;
+    for (std::size_t i = 0; i < advice.points.size(); ++i)
+        if (advice.points[i].threshold == result.configuredThreshold) {
+            advice.shippedThreshold = result.configuredThreshold;
+            if (advice.points[i].tiesWithAdvised)
+                advice.chosen = i;
+        }
+}
+} // namespace
+
+Expected<Advice> advise(
+    const SimulationResult& result, const AdviceWeights& weights, const ModelUncertainty& uncertainty) {
     if (result.points.empty())
         return usageError("nothing to advise: the sweep has no points");
     if (auto ok = checkWeights(weights); !ok)
         return ok.error();
     const std::size_t levels = result.points.front().missesPerGet.size();
     Advice advice;
+    advice.uncertainty = uncertainty;
     std::optional<std::size_t> level;
     if (levels > 0) {
         level = weights.missLevel.value_or(levels - 1);
@@ -64,12 +98,13 @@ Expected<Advice> advise(const SimulationResult& result, const AdviceWeights& wei
         a.memoryCost = excess(a.bytesPerKey, fewestBytes);
         a.missCost = excess(a.missesPerGet, fewestMisses);
         a.cost = weights.memory * a.memoryCost + weights.misses * a.missCost;
-        const auto& c = advice.points[advice.chosen];
+        const auto& c = advice.points[advice.cheapest];
         if (a.cost < c.cost - 1e-12
             || (a.cost <= c.cost + 1e-12
                 && (a.bytesPerKey < c.bytesPerKey || (a.bytesPerKey == c.bytesPerKey && a.threshold < c.threshold))))
-            advice.chosen = i;
+            advice.cheapest = i;
     }
+    settleTies(advice, result);
     return advice;
 }
 

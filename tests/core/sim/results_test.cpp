@@ -95,6 +95,45 @@ TEST(Advise, TiesGoToFewerBytesThenTheLowerThreshold) {
     EXPECT_EQ(advise(sweepOf({ { 64, 100, 1.0 }, { 128, 90, 1.0 } }), { 0.0, 1.0 })->chosen, 1u);
 }
 
+// Differences smaller than the model's uncertainty are ties; the layout's own threshold among them is
+// advised, and a difference the model can resolve still decides.
+TEST(Advise, DifferencesWithinTheModelsUncertaintyAreTies) {
+    // 96 is 0.1% leaner than 128 with 2% fewer misses: within 0.2% and 3%. 64 is 5% fatter.
+    auto r = sweepOf({ { 64, 105, 1.2 }, { 96, 99.9, 0.98 }, { 128, 100, 1.0 } });
+    r.thresholdName = "threshold";
+    r.configuredThreshold = 128;
+    auto a = advise(r, {});
+    ASSERT_TRUE(a);
+    EXPECT_EQ(a->points[a->cheapest].threshold, 96u);
+    EXPECT_EQ(a->points[a->chosen].threshold, 128u); // the shipped one: nothing the model can show repays a change
+    EXPECT_EQ(a->ties(), 2u);
+    EXPECT_FALSE(a->points[0].tiesWithAdvised);
+    EXPECT_EQ(a->shippedThreshold, 128u);
+    // Outside the uncertainty, the cheapest is advised whatever ships.
+    auto clear = sweepOf({ { 64, 105, 1.2 }, { 96, 99.0, 0.9 }, { 128, 100, 1.0 } });
+    clear.thresholdName = "threshold";
+    clear.configuredThreshold = 128;
+    auto b = advise(clear, {});
+    EXPECT_EQ(b->points[b->chosen].threshold, 96u);
+    EXPECT_EQ(b->ties(), 1u);
+    // A stated uncertainty of zero: only equal points tie.
+    auto c = advise(r, {}, ModelUncertainty { 0, 0, 0, 0 });
+    EXPECT_EQ(c->points[c->chosen].threshold, 96u);
+    // Counts of almost no misses tie whatever their ratio: 0.004 against 0.001 per GET.
+    auto fits = sweepOf({ { 64, 100, 0.004 }, { 128, 100.1, 0.001 } });
+    fits.thresholdName = "threshold";
+    fits.configuredThreshold = 64;
+    auto e = advise(fits, {});
+    EXPECT_EQ(e->ties(), 2u);
+    EXPECT_EQ(e->points[e->chosen].threshold, 64u);
+    // Without the cache model, lines per GET are exact: any difference in them counts.
+    for (auto& p : r.points)
+        p.missesPerGet.clear();
+    auto d = advise(r, {});
+    EXPECT_EQ(d->accessMetric, "lines_touched_per_get");
+    EXPECT_EQ(d->points[d->chosen].threshold, 96u); // 1.96 lines against 2.0
+}
+
 TEST(Advise, WithoutTheCacheModelLinesTouchedStandIn) {
     auto r = sweepOf({ { 64, 100, 2.0 }, { 128, 100, 1.0 } });
     for (auto& p : r.points)

@@ -7,9 +7,14 @@
 //     weightMemory × (bytes per key / fewest bytes per key − 1)
 //   + weightMisses × (misses per GET / fewest misses per GET − 1)
 // i.e. the fraction by which it exceeds the best point on each axis. The cheapest point is advised;
-// ties go to fewer bytes per key, then to the lower threshold. The misses are those of one cache level
-// of the cache model (the last level by default). Without the cache model, lines touched per GET
+// equal costs go to fewer bytes per key, then to the lower threshold. The misses are those of one cache
+// level of the cache model (the last level by default). Without the cache model, lines touched per GET
 // stand in for them.
+//
+// Points whose bytes per key and misses per GET both differ from the advised point's by less than the
+// model's stated uncertainty (ModelUncertainty) tie with it: the model cannot tell them apart. When the
+// layout's own threshold (the setting its engine ships with) is among them, it is advised instead, since
+// nothing the model can show would repay changing it; the advice says so either way.
 
 #include "layoutlab/expected.h"
 #include "layoutlab/sim/results.h"
@@ -26,6 +31,24 @@ struct AdviceWeights {
     std::optional<std::size_t> missLevel;
 };
 
+// How far the model's figures can be trusted, as the validation measured them; differences smaller than
+// this are ties.
+struct ModelUncertainty {
+    // Bytes per key: each threshold of a Valkey build measured within 0.08% of its prediction, and every
+    // memcached setting exactly (docs/validation.md, "Measured curves"): a difference between two points
+    // is known to about twice that.
+    double bytesPerKey = 0.002; // a fraction of the larger value
+    // Misses per GET of a cache level: within 2.2% of valgrind's simulator from 100,000 to 5,000,000 keys
+    // at L1 and LLC (docs/cache-model.md, "What the measurements show"), rounded up.
+    double missesPerGet = 0.03; // a fraction of the larger value
+    // ... and never finer than this many per GET: where the last level holds the keyspace, both sides
+    // count almost none (0.000 against 0.000 on 1,000,000 keys in a 300 MiB LLC), and ratios of such
+    // counts mean nothing.
+    double missesPerGetFloor = 0.01;
+    // Lines touched per GET follow from the layout alone: exact.
+    double linesPerGet = 0.0;
+};
+
 struct AdvicePoint {
     std::uint32_t threshold = 0;
     double bytesPerKey = 0;
@@ -33,6 +56,7 @@ struct AdvicePoint {
     double memoryCost = 0; // bytesPerKey / fewest - 1
     double missCost = 0; // missesPerGet / fewest - 1
     double cost = 0; // the weighted sum
+    bool tiesWithAdvised = false; // within the model's uncertainty of the advised point on both axes
 };
 
 struct Advice {
@@ -41,6 +65,10 @@ struct Advice {
     std::size_t leanest = 0; // the fewest bytes per key: leanestPoint(), the sweep's best threshold
     std::size_t fewestMisses = 0; // the first point with the fewest misses (or lines) per GET
     std::string accessMetric; // "llc_misses_per_get", "l1_misses_per_get", ... or "lines_touched_per_get"
+    ModelUncertainty uncertainty;
+    std::size_t cheapest = 0; // the lowest cost; `chosen` differs when the shipped threshold ties with it
+    std::optional<std::uint32_t> shippedThreshold; // the layout's own, when the sweep has it
+    std::size_t ties() const; // points tied with the advised one, itself included
 };
 
 // The weights' own check: non-negative and not both zero (a usage error naming --weight-memory).
@@ -48,6 +76,7 @@ Status checkWeights(const AdviceWeights& weights);
 
 // Fails when the result has no points, the weights fail checkWeights, or `missLevel` is not a level of
 // the cache model.
-Expected<Advice> advise(const SimulationResult& result, const AdviceWeights& weights);
+Expected<Advice> advise(
+    const SimulationResult& result, const AdviceWeights& weights, const ModelUncertainty& uncertainty = {});
 
 } // namespace layoutlab
