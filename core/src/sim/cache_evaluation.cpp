@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "cache_evaluation.h"
 
+#include "cache_keyspace.h"
 #include "chain_walks.h"
 
 #include "layoutlab/trace/random.h"
@@ -14,6 +15,8 @@
 
 namespace layoutlab {
 
+using namespace cache_detail;
+
 namespace {
 
 constexpr std::uint64_t kClassRegionSpacing = std::uint64_t { 1 } << 36; // each class's slabs in their own 64 GiB
@@ -21,7 +24,6 @@ constexpr std::uint64_t kIndexBase = std::uint64_t { 1 } << 46; // the keyspace 
 constexpr std::uint64_t kExpiresIndexBase = std::uint64_t { 1 } << 47; // the expires index table
 // Valkey's child buckets, a line per (bucket, depth), between the keyspace table and the expires table.
 constexpr std::uint64_t kChildBucketBase = (std::uint64_t { 1 } << 46) + (std::uint64_t { 1 } << 45);
-constexpr std::uint64_t kMaxChildDepth = 32;
 // Every simulated address stays below 2^48 (CacheHierarchy::kMaxAddressBits).
 constexpr std::size_t kPrefetchGets = 16; // how far ahead the replay prefetches the cache model's sets
 constexpr std::size_t kMaxWorkers = 4; // each holds a cache hierarchy (tens of MB for a large LLC)
@@ -96,200 +98,6 @@ void touch(CacheHierarchy& cache, std::uint64_t address, std::uint64_t bytes, bo
             cache.accessLastLevel(line * kCacheLineBytes);
         else
             cache.access(line * kCacheLineBytes);
-}
-
-// The sampled GETs and the keys they read. Shapes are ranked by how many keys have them: the placement
-// pass looks a plan up for every key, and with the common shapes' plans first those lookups stay in the
-// host's cache. Ranking only renames shapes; slots are still created in keyspace order, so addresses do
-// not change.
-struct SampleIndex {
-    std::vector<std::uint32_t> sample; // key ids, one per GET replayed
-    std::vector<std::uint32_t> shapeByRank;
-    std::vector<std::uint32_t> shapeOf; // each live key's shape rank (UINT32_MAX: not live)
-    std::vector<std::uint32_t> sampledSlot; // each key's place among sampledIds (UINT32_MAX: not read)
-    std::vector<std::uint32_t> sampledIds; // the keys read, GETs' first, then the keys chain walks visit
-    std::vector<std::uint32_t> sampleSlots; // each GET's sampled slot (UINT32_MAX: deleted before the end)
-};
-
-SampleIndex indexSample(
-    const SimulationConfig& config, const KeyspaceReplay& replay, const std::vector<ShapeHistogram::Entry>& keyspace) {
-    const auto& keys = replay.keys();
-    SampleIndex x;
-    // The GETs to replay: the trace's last GET hits, or every live key once when the trace has none.
-    x.sample = replay.getSample();
-    if (x.sample.empty())
-        for (std::uint32_t id = 0; id < keys.size() && x.sample.size() < config.cacheSampleGets; ++id)
-            if (keys[id].live())
-                x.sample.push_back(id);
-    x.shapeByRank.resize(keyspace.size());
-    for (std::uint32_t s = 0; s < x.shapeByRank.size(); ++s)
-        x.shapeByRank[s] = s;
-    std::stable_sort(x.shapeByRank.begin(), x.shapeByRank.end(),
-        [&keyspace](std::uint32_t a, std::uint32_t b) { return keyspace[a].count > keyspace[b].count; });
-    std::vector<std::uint32_t> rankOfShape(keyspace.size());
-    for (std::uint32_t r = 0; r < x.shapeByRank.size(); ++r)
-        rankOfShape[x.shapeByRank[r]] = r;
-    x.shapeOf.assign(keys.size(), UINT32_MAX);
-    for (std::size_t id = 0; id < keys.size(); ++id) {
-        if (!keys[id].live())
-            continue;
-        // A key whose stale expire field depends on the threshold is placed with the field at every
-        // threshold: the cache model's one simplification of such (rare) keys.
-        const auto packed = keys[id].thresholdFree() ? keys[id].shape() : keys[id].shapeAt(0);
-        const auto it = std::lower_bound(keyspace.begin(), keyspace.end(), packed,
-            [](const ShapeHistogram::Entry& e, std::uint64_t s) { return e.shape < s; });
-        x.shapeOf[id] = rankOfShape[static_cast<std::size_t>(it - keyspace.begin())];
-    }
-    x.sampledSlot.assign(keys.size(), UINT32_MAX);
-    for (const auto id : x.sample)
-        if (id < keys.size() && keys[id].live() && x.sampledSlot[id] == UINT32_MAX) {
-            x.sampledSlot[id] = static_cast<std::uint32_t>(x.sampledIds.size());
-            x.sampledIds.push_back(id);
-        }
-    // Each GET's sampled key, resolved once for every threshold.
-    x.sampleSlots.assign(x.sample.size(), UINT32_MAX);
-    for (std::size_t i = 0; i < x.sample.size(); ++i)
-        if (x.sample[i] < keys.size())
-            x.sampleSlots[i] = x.sampledSlot[x.sample[i]];
-    return x;
-}
-
-// Which of its bucket's chain holds the entry `place` (0-based, in insertion order) of a bucket of `total`
-// entries: a bucket that never overflowed holds all of them; a chained one gives its last slot to the child
-// pointer, so each bucket but the last of a chain holds one fewer (hashtable.c bucketConvertToChained: "a
-// chain of c children holds 6c + 7 entries").
-std::uint8_t childBucketOf(std::uint32_t place, std::uint32_t total, std::uint32_t entries) {
-    if (total <= entries)
-        return 0;
-    const std::uint32_t chained = entries - 1; // entries of a bucket with a child
-    const std::uint32_t children = (total - entries + chained - 1) / chained;
-    const std::uint32_t depth = place < chained ? 0 : std::min(children, 1 + (place - chained) / chained);
-    return static_cast<std::uint8_t>(std::min<std::uint64_t>(depth, kMaxChildDepth - 1));
-}
-
-// Valkey: the child bucket each live key's entry is in, from every bucket's entries at the end and each
-// key's place among them in key-id (insertion) order (rehashing keeps that order: each new bucket takes
-// one old bucket's entries). The same at every threshold.
-std::vector<std::uint8_t> childDepths(
-    const std::vector<std::uint32_t>& shapeOf, const BucketIndex& buckets, std::uint32_t entries) {
-    std::vector<std::uint8_t> total(buckets.buckets, 0), fill(buckets.buckets, 0), depth(shapeOf.size(), 0);
-    for (std::size_t id = 0; id < shapeOf.size(); ++id)
-        if (shapeOf[id] != UINT32_MAX) {
-            auto& t = total[buckets.of(mix(id))];
-            t = static_cast<std::uint8_t>(std::min(t + 1, 255));
-        }
-    for (std::size_t id = 0; id < shapeOf.size(); ++id)
-        if (shapeOf[id] != UINT32_MAX) {
-            const std::uint64_t bucket = buckets.of(mix(id));
-            depth[id] = childBucketOf(fill[bucket], total[bucket], entries);
-            fill[bucket] = static_cast<std::uint8_t>(std::min(fill[bucket] + 1, 255));
-        }
-    return depth;
-}
-
-// The index tables at the end of the trace, as a GET looks them up.
-struct IndexLookups {
-    std::uint64_t slotBytes; // a Valkey bucket is one 64-byte line
-    // Valkey's hashtable (hashtable.c): a bucket holds this many entries, then chains a child bucket;
-    // 0 for indexes without child buckets.
-    std::uint32_t bucketEntries;
-    BucketIndex buckets;
-    BucketIndex expiresBuckets;
-    bool lookupExpiresAlways; // Redis: the expires lookup of every GET while any key has a TTL
-    ChainWalks walks; // Redis: the chains a GET walks
-    std::vector<std::uint8_t> childDepth; // Valkey: per key id, the child bucket its entry is in
-};
-
-// Adds the keys chain walks visit to `sample` (placement gives them addresses too).
-IndexLookups indexLookups(const SimulationConfig& config, const KeyspaceReplay& replay, SampleIndex& sample) {
-    const auto& alloc = *config.allocator;
-    const auto policy = config.layout->indexPolicy();
-    IndexLookups x { policy.params.bucketBytes,
-        policy.kind == IndexKind::ValkeyHashtable ? policy.params.entriesPerBucket : 0,
-        BucketIndex(replay.keyspaceTable().footprint(alloc).buckets), BucketIndex(1), false, {} };
-    if (const auto* expires = replay.expiresTable())
-        x.expiresBuckets = BucketIndex(expires->footprint(alloc).buckets);
-    if (x.bucketEntries > 1)
-        x.childDepth = childDepths(sample.shapeOf, x.buckets, x.bucketEntries);
-    if (isChainedDict(policy.kind)) {
-        x.lookupExpiresAlways = replay.expiresTable() && replay.expiresTable()->entries() > 0;
-        x.walks = chainWalks(replay.keys(), sample.shapeOf, sample.sampledSlot, sample.sampledIds, x.buckets,
-            x.expiresBuckets, x.lookupExpiresAlways);
-    }
-    return x;
-}
-
-// One allocation of a shape's layout, its usable size named by a dense class id.
-struct VariantAllocation {
-    std::uint64_t usable = 0;
-    std::uint32_t count = 1;
-    std::uint32_t readBytes = 0;
-    std::uint32_t classId = 0; // dense over every usable size any variant uses
-};
-struct Variant {
-    std::uint32_t first = 0; // into ShapeVariants::allocations
-    std::uint8_t allocations = 0;
-    std::uint8_t indexLines = 0;
-    bool stored = true;
-};
-
-// Each shape's layout at the sweep's lowest and highest threshold, and the first threshold that uses the
-// second (the LayoutModel contract: a layout changes at most once as the threshold grows). The workers
-// then build every threshold's plans without describing a shape again.
-struct ShapeVariants {
-    std::vector<VariantAllocation> allocations;
-    std::vector<Variant> low, high; // by keyspace index
-    std::vector<std::uint32_t> switchAt; // thresholds.size(): never
-    std::size_t classes = 0;
-
-    const Variant& at(std::size_t shape, std::size_t threshold) const {
-        return threshold >= switchAt[shape] ? high[shape] : low[shape];
-    }
-};
-
-ShapeVariants describeVariants(const LayoutModel& layout, const AllocatorModel& alloc,
-    const std::vector<ShapeHistogram::Entry>& keyspace, const std::vector<std::uint32_t>& thresholds) {
-    ShapeVariants x;
-    x.low.resize(keyspace.size());
-    x.high.resize(keyspace.size());
-    x.switchAt.resize(keyspace.size());
-    std::unordered_map<std::uint64_t, std::uint32_t> classIdOfUsable;
-    auto addVariant = [&](const KeyLayout& kl) {
-        Variant v { static_cast<std::uint32_t>(x.allocations.size()), kl.allocationCount, kl.indexLinesPerGet,
-            kl.stored };
-        for (std::size_t a = 0; a < kl.allocationCount; ++a) {
-            const std::uint64_t usable = alloc.usableSize(kl.allocations[a].requestedBytes);
-            const auto classId
-                = classIdOfUsable.try_emplace(usable, static_cast<std::uint32_t>(classIdOfUsable.size())).first->second;
-            x.allocations.push_back(
-                { usable, kl.allocations[a].count, static_cast<std::uint32_t>(kl.allocations[a].readBytes), classId });
-        }
-        return v;
-    };
-    for (std::size_t sh = 0; sh < keyspace.size(); ++sh) {
-        const KeyShape shape = unpackShape(keyspace[sh].shape);
-        const KeyLayout low = layout.describe(shape, thresholds.front(), alloc);
-        const KeyLayout high = layout.describe(shape, thresholds.back(), alloc);
-        x.low[sh] = addVariant(low);
-        if (low == high) {
-            x.high[sh] = x.low[sh];
-            x.switchAt[sh] = static_cast<std::uint32_t>(thresholds.size());
-            continue;
-        }
-        x.high[sh] = addVariant(high);
-        // The first threshold index whose layout is `high` (the last one is).
-        std::size_t lo = 0, hi = thresholds.size() - 1;
-        while (lo < hi) {
-            const std::size_t mid = (lo + hi) / 2;
-            if (layout.describe(shape, thresholds[mid], alloc) == high)
-                hi = mid;
-            else
-                lo = mid + 1;
-        }
-        x.switchAt[sh] = static_cast<std::uint32_t>(lo);
-    }
-    x.classes = classIdOfUsable.size();
-    return x;
 }
 
 // One worker's evaluation of a threshold: plans per shape and a slot per allocation class, every live key
