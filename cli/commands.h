@@ -80,5 +80,6 @@ void addCompareCommand(CLI::App& app, int& status);
 void addAdviseCommand(CLI::App& app, int& status);
 void addReportCommand(CLI::App& app, int& status);
 void addBatchCommand(CLI::App& app, int& status);
+void addLatencyCommand(CLI::App& app, int& status);
 
 } // namespace layoutlab::cli

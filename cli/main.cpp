@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
     addAdviseCommand(app, status);
     addReportCommand(app, status);
     addBatchCommand(app, status);
+    addLatencyCommand(app, status);
     if (argc > 1 && argv[1][0] != '-') {
         const std::string command = argv[1];
         bool known = false;

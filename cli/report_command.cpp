@@ -34,7 +34,7 @@ std::vector<SvgSeries> seriesOf(const SimulationResult& result,
     const std::vector<std::pair<std::string, std::string>>& metrics, const std::string& prefix = {}) {
     std::vector<SvgSeries> out;
     for (const auto& [name, label] : metrics) {
-        SvgSeries s { prefix + label, {} };
+        SvgSeries s { prefix + label, {}, false, {} };
         for (const auto& p : result.points)
             for (const auto& [metric, value] : pointMetrics(p))
                 if (metric == name)
@@ -78,7 +78,7 @@ std::vector<Figure> figuresOf(const StoredRun& stored) {
     std::vector<Figure> out;
     const auto measured = engineSweepPoints(stored.measurements);
     if (auto series = measuredSeries(measured, "measured (real servers)")) {
-        SvgSeries predicted { "predicted", {} };
+        SvgSeries predicted { "predicted", {}, false, {} };
         for (const auto& p : measured)
             if (p.threshold)
                 predicted.points.emplace_back(*p.threshold, p.predictedBytesPerKey);

@@ -27,7 +27,7 @@ using CliTest = layoutlab::test::CliTestBase;
 
 TEST_F(CliTest, HelpOnEveryCommand) {
     for (const char* cmd : { "gen", "sim", "sweep", "layouts", "allocators", "collectors", "metrics", "profile",
-             "compare", "advise", "report", "batch" }) {
+             "compare", "advise", "report", "batch", "latency" }) {
         const auto r = run({ cmd, "--help" });
         EXPECT_EQ(r.exitCode, 0) << cmd;
         EXPECT_NE(r.out.find("Usage"), std::string::npos) << cmd << ": " << r.out;
