@@ -5,7 +5,9 @@
 #include "run_store.h"
 
 #include "layoutlab/alloc/allocator_registry.h"
+#include "layoutlab/collect/memory_latency.h"
 #include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/report/get_time.h"
 #include "layoutlab/report/migration.h"
 #include "layoutlab/report/reporter.h"
 #include "layoutlab/store/simulation_request.h"
@@ -36,7 +38,39 @@ struct SimOptions {
     DbOptions db;
     bool cache = false;
     std::string cacheGeometry;
+    bool latency = false;
 };
+
+// This host's load latencies for the cache geometry the run used (`layoutlab latency`), as the stall
+// prediction takes them.
+Expected<LoadLatencies> measureLatencies(const CacheGeometry& geometry) {
+    LatencyCalibration calibration;
+    calibration.geometry = geometry;
+    fmt::print(stderr, "measuring this host's load latencies (pointer chase, a few seconds)\n");
+    auto measured = measureMemoryLatency(calibration, interruptToken());
+    if (!measured)
+        return measured.error();
+    LoadLatencies l;
+    for (std::size_t i = 0; i + 1 < measured->points.size(); ++i) {
+        l.levelNs.push_back(measured->points[i].nanosecondsPerLoad);
+        l.levelUncertaintyNs.push_back(measured->points[i].uncertainty);
+    }
+    l.memoryNs = measured->points.back().nanosecondsPerLoad;
+    l.memoryUncertaintyNs = measured->points.back().uncertainty;
+    return l;
+}
+
+// The JSON output with each point's predicted stall and the latencies it came from.
+std::string withStall(const std::string& json, const SimulationResult& result, const LoadLatencies& l) {
+    auto j = nlohmann::json::parse(json);
+    for (std::size_t i = 0; i < result.points.size() && i < j["points"].size(); ++i)
+        if (const auto e = predictStall(result.points[i], l))
+            j["points"][i]["stall"] = { { "ns_per_get", e->ns }, { "uncertainty_ns", e->uncertaintyNs },
+                { "overlapped_ns", e->overlappedNs }, { "serialized_ns", e->serializedNs } };
+    j["load_latencies"] = { { "level_ns", l.levelNs }, { "level_uncertainty_ns", l.levelUncertaintyNs },
+        { "memory_ns", l.memoryNs }, { "memory_uncertainty_ns", l.memoryUncertaintyNs } };
+    return j.dump(2) + "\n";
+}
 
 // Several layouts: each at its shipped setting, one table (layoutlab/report/migration.h); a sweep also
 // evaluates each at the thresholds given, beside its shipped one, and names its leanest. Every layout's
@@ -98,6 +132,11 @@ int runSim(const SimOptions& o, bool sweep) {
         return runMigration(o, sweep);
     if (!o.keysAt.empty())
         return reportError(usageError("--keys-at scales the totals of several layouts side by side", "--keys-at"));
+    if (o.latency && !o.cache && o.cacheGeometry.empty())
+        return reportError(
+            usageError("the stall is predicted from the cache model's misses: add --cache", "--latency"));
+    if (o.latency && o.csv)
+        return reportError(usageError("--latency adds to the table or the JSON, not the CSV", "--latency"));
     SimulationRequest request;
     if (auto ok = fillTraceAndModels(request, o); !ok)
         return reportError(ok.error());
@@ -120,9 +159,15 @@ int runSim(const SimOptions& o, bool sweep) {
     if (*db)
         fmt::print(stderr, "stored as run {} in {}\n", outcome->runId, o.db.resolvedPath());
     const SimulationResult& result = outcome->result;
-    const std::string text = o.json ? renderJson(result)
-        : o.csv                     ? renderCsv(result)
-                                    : renderTable(result, o.classes || !sweep);
+    std::string text = o.json ? renderJson(result)
+        : o.csv               ? renderCsv(result)
+                              : renderTable(result, o.classes || !sweep);
+    if (o.latency) {
+        auto latencies = measureLatencies(*job->config.cache);
+        if (!latencies)
+            return reportError(latencies.error());
+        text = o.json ? withStall(text, result, *latencies) : text + renderStallTable(result, *latencies);
+    }
     if (auto ok = writeOutput(text, o.output); !ok)
         return reportError(ok.error());
     if (!outcome->captureNotes.empty())
@@ -161,6 +206,9 @@ CLI::App* addCommon(CLI::App& app, const char* name, const char* help, SimOption
         ->each([&o](const std::string& value) { o.allocs.push_back(value); });
     cmd->add_option("--keys-at", o.keysAt,
         "With several layouts: scale each total to this many keys (e.g. 20M), as a store of that size would hold");
+    cmd->add_flag("--latency", o.latency,
+        "With --cache: measure this host's load latencies and predict each point's memory stall per GET, with its "
+        "uncertainty");
     auto* json = cmd->add_flag("--json", o.json, "One JSON object with a `points` array");
     cmd->add_flag("--csv", o.csv, "CSV rows, one per threshold")->excludes(json);
     cmd->add_option("-o,--output", o.output, "Write the output to this file instead of stdout");

@@ -37,3 +37,37 @@ TEST_F(CliTest, LatencyMeasuresEachLevelAndMemory) {
 }
 
 } // namespace
+
+namespace {
+
+using CliTest = layoutlab::test::CliTestBase;
+
+// The seed case: at 128 a GET has one dependent load and two lines fewer, so less memory stall; each
+// point's figure lies within its range, and the change is stated with its uncertainty.
+TEST_F(CliTest, SweepWithLatencyPredictsTheStallOfEachPoint) {
+    const auto r = run({ "sweep", LAYOUTLAB_DATASETS_DIR "/traces/seed-k16-v96.lltrace", "--layout", "valkey-9.1",
+        "--thresholds", "64,128", "--cache-geometry", "32K:8,1M:16", "--latency", "--json", "--no-db" });
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["load_latencies"]["level_ns"].size(), 2u);
+    EXPECT_GT(j["load_latencies"]["memory_ns"].get<double>(), 0.0);
+    ASSERT_EQ(j["points"].size(), 2u);
+    for (const auto& p : j["points"]) {
+        const auto& s = p["stall"];
+        EXPECT_LE(s["overlapped_ns"].get<double>(), s["ns_per_get"].get<double>()) << s;
+        EXPECT_LE(s["ns_per_get"].get<double>(), s["serialized_ns"].get<double>()) << s;
+        EXPECT_GT(s["uncertainty_ns"].get<double>(), 0.0) << s;
+    }
+    EXPECT_LT(j["points"][1]["stall"]["serialized_ns"].get<double>(),
+        j["points"][0]["stall"]["serialized_ns"].get<double>());
+    const auto text = run({ "sweep", LAYOUTLAB_DATASETS_DIR "/traces/seed-k16-v96.lltrace", "--layout", "valkey-9.1",
+        "--thresholds", "64,128", "--cache-geometry", "32K:8,1M:16", "--latency", "--no-db" });
+    EXPECT_NE(text.out.find("from 64 to 128: -"), std::string::npos) << text.out;
+    // The stall comes from the cache model's misses.
+    const auto refused = run({ "sweep", LAYOUTLAB_DATASETS_DIR "/traces/seed-k16-v96.lltrace", "--layout",
+        "valkey-9.1", "--thresholds", "64,128", "--latency", "--no-db" });
+    EXPECT_EQ(refused.exitCode, 2);
+    EXPECT_NE(refused.err.find("add --cache"), std::string::npos) << refused.err;
+}
+
+} // namespace

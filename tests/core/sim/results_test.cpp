@@ -191,3 +191,40 @@ TEST(SvgChart, EscapesEveryMarkupCharacter) {
 
 } // namespace
 } // namespace layoutlab
+
+#include "layoutlab/report/get_time.h"
+
+namespace layoutlab {
+namespace {
+
+// A GET that misses L1 three times, L2 twice, the LLC once, over 5 lines in 3 steps of its pointer chase.
+TEST(PredictStall, CountsEachMissAtTheLatencyOfWhereItHits) {
+    ThresholdPoint p;
+    p.missesPerGet = { 3, 2, 1 };
+    p.linesTouchedPerGet = 5;
+    p.dependentLoadsPerGet = 2;
+    const LoadLatencies l { { 1, 5, 40 }, 100, { 0, 0.5, 2 }, 10 };
+    const auto e = predictStall(p, l);
+    ASSERT_TRUE(e);
+    EXPECT_DOUBLE_EQ(e->serializedNs, 1 * 5 + 1 * 40 + 1 * 100.0); // L2 hit, LLC hit, memory
+    EXPECT_DOUBLE_EQ(e->overlappedNs, 145 * 3.0 / 5); // the misses that start one of the 3 steps
+    EXPECT_DOUBLE_EQ(e->ns, (145 + 87) / 2.0);
+    EXPECT_NEAR(e->uncertaintyNs, (145 - 87) / 2.0 + (0.5 + 2 + 10) + 0.03 * 116, 1e-9);
+    // One line and one dependent load fewer, one miss fewer at every level: less stall.
+    ThresholdPoint q = p;
+    q.missesPerGet = { 2, 1, 0 };
+    q.linesTouchedPerGet = 4;
+    q.dependentLoadsPerGet = 1;
+    const auto d = predictStallChange(p, q, l);
+    ASSERT_TRUE(d);
+    EXPECT_LT(d->ns, 0);
+    EXPECT_DOUBLE_EQ(d->serializedNs, (5 + 40 + 0.0) - 145);
+    // Without the cache model, or with latencies for other levels: nothing.
+    ThresholdPoint none = p;
+    none.missesPerGet.clear();
+    EXPECT_FALSE(predictStall(none, l));
+    EXPECT_FALSE(predictStall(p, LoadLatencies { { 1, 5 }, 100, { 0, 0 }, 0 }));
+}
+
+} // namespace
+} // namespace layoutlab

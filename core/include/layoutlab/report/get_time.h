@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The memory stall of a GET, predicted from the cache model's misses per level and this host's load
+// latencies (`layoutlab latency`): each access that misses a level and hits the next costs that next
+// level's latency, and each that misses the last level costs a load from memory.
+//
+// The latencies are those of dependent loads (a pointer chase), so counting every miss at them is the
+// upper end: misses serialized one after another. A GET's pointer chase has 1 + dependent loads steps (the
+// index, then each pointer followed); the lines within one step (an object's second line) are fetched
+// while its first is, so the lower end counts only the share of the misses that start a step. The
+// prediction is the middle of that range; its uncertainty is half the range, plus the latencies' own
+// (half the spread of their passes) and the cache model's stated 3% on the misses.
+
+#include "layoutlab/sim/results.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace layoutlab {
+
+// Latencies in ns: hit latency of each cache level from L1 outward (L1's is not used: a hit there is
+// part of any load), then memory.
+struct LoadLatencies {
+    std::vector<double> levelNs; // one per cache level, as the model's missesPerGet
+    double memoryNs = 0;
+    std::vector<double> levelUncertaintyNs; // beside levelNs
+    double memoryUncertaintyNs = 0;
+};
+
+struct StallEstimate {
+    double ns = 0; // the middle of the range
+    double uncertaintyNs = 0; // ±
+    double serializedNs = 0; // every miss one after another
+    double overlappedNs = 0; // only the misses that start a dependent step
+};
+
+// A point's stall per GET; nothing when the point has no cache-model misses or the latencies do not
+// match its levels.
+std::optional<StallEstimate> predictStall(const ThresholdPoint& point, const LoadLatencies& latencies);
+
+// The change from `from` to `to` (negative: `to` stalls less), its uncertainty from both ends of the
+// range, the latencies and the model's misses.
+std::optional<StallEstimate> predictStallChange(
+    const ThresholdPoint& from, const ThresholdPoint& to, const LoadLatencies& latencies);
+
+// The predicted stall of every point, and the change between the layout's own threshold (or the first)
+// and the leanest, as text after a sweep's table.
+std::string renderStallTable(const SimulationResult& result, const LoadLatencies& latencies);
+
+// The cache model's stated uncertainty on misses per GET (docs/cache-model.md, the at-scale table, within
+// 2.2% of valgrind): the advice's ties use it too.
+inline constexpr double kMissesPerGetUncertainty = 0.03;
+
+} // namespace layoutlab
