@@ -12,6 +12,7 @@
 
 #include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/report/advice.h"
+#include "layoutlab/report/reporter.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -31,6 +32,7 @@ struct AdviseOptions {
     std::string missLevel = "llc";
     bool noCache = false;
     std::string cacheGeometry;
+    bool latency = false;
     bool json = false;
     std::string output;
     TraceSourceOptions source;
@@ -149,6 +151,9 @@ int runAdvise(const AdviseOptions& o) {
         return reportError(usageError("--miss-level must be l1, l2 or llc, got '" + o.missLevel + "'", "--miss-level"));
     if (o.noCache && !o.cacheGeometry.empty())
         return reportError(usageError("--no-cache and --cache-geometry contradict each other", "--no-cache"));
+    if (o.noCache && o.latency)
+        return reportError(
+            usageError("the stall is predicted from the cache model's misses, which --no-cache skips", "--latency"));
     SimulationRequest request;
     if (auto ok = fillTraceAndModels(request, o); !ok)
         return reportError(ok.error());
@@ -207,6 +212,24 @@ int runAdvise(const AdviseOptions& o) {
     } else {
         text = renderAdvice(*advice, outcome->result, weights);
     }
+    if (o.latency) {
+        auto latencies = measureLatencies(*job->config.cache);
+        if (!latencies)
+            return reportError(latencies.error());
+        if (o.json) {
+            // The points' stall, as a sweep gives it, beside the advice.
+            const auto stalled
+                = nlohmann::json::parse(withStall(renderJson(outcome->result), outcome->result, *latencies));
+            auto j = nlohmann::json::parse(text);
+            for (std::size_t i = 0; i < j["points"].size() && i < stalled["points"].size(); ++i)
+                if (stalled["points"][i].contains("stall"))
+                    j["points"][i]["stall"] = stalled["points"][i]["stall"];
+            j["load_latencies"] = stalled["load_latencies"];
+            text = j.dump(2) + "\n";
+        } else {
+            text += renderStallTable(outcome->result, *latencies);
+        }
+    }
     return printOutput(text, o.output);
 }
 
@@ -228,6 +251,8 @@ void addAdviseCommand(CLI::App& app, int& status) {
     cmd->add_option("--miss-level", o->missLevel, "The cache level whose misses count: l1, l2 or llc")
         ->capture_default_str();
     cmd->add_flag("--no-cache", o->noCache, "Skip the cache model: lines touched per GET stand in for misses");
+    cmd->add_flag("--latency", o->latency,
+        "Measure this host's load latencies and predict each threshold's memory stall per GET, with its uncertainty");
     cmd->add_option("--cache-geometry", o->cacheGeometry, "Cache levels, SIZE:WAYS from L1 outward (default: sysfs)");
     addJsonAndOutput(
         *cmd, o->json, o->output, "One JSON object: points with their costs, the advice, 64 and 128 beside it");

@@ -9,6 +9,7 @@
 #include "layoutlab/expected.h"
 #include "layoutlab/import/importer.h"
 #include "layoutlab/layout/layout_model.h"
+#include "layoutlab/report/get_time.h"
 #include "layoutlab/sim/cache_model.h"
 
 #include <CLI/CLI.hpp>
@@ -68,6 +69,12 @@ template <class Request, class Options> Status fillTraceAndModels(Request& reque
     request.allocator = o.alloc;
     return Ok {};
 }
+
+// This host's load latencies for `geometry` (a pointer chase of a few seconds, announced on stderr), as the
+// stall prediction takes them (layoutlab/report/get_time.h).
+Expected<LoadLatencies> measureLatencies(const CacheGeometry& geometry);
+// A sweep's JSON with each point's predicted stall and the latencies it came from.
+std::string withStall(const std::string& json, const SimulationResult& result, const LoadLatencies& latencies);
 
 void addGenCommand(CLI::App& app, int& status);
 void addImportCommands(CLI::App& app, int& status);

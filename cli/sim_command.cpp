@@ -41,37 +41,6 @@ struct SimOptions {
     bool latency = false;
 };
 
-// This host's load latencies for the cache geometry the run used (`layoutlab latency`), as the stall
-// prediction takes them.
-Expected<LoadLatencies> measureLatencies(const CacheGeometry& geometry) {
-    LatencyCalibration calibration;
-    calibration.geometry = geometry;
-    fmt::print(stderr, "measuring this host's load latencies (pointer chase, a few seconds)\n");
-    auto measured = measureMemoryLatency(calibration, interruptToken());
-    if (!measured)
-        return measured.error();
-    LoadLatencies l;
-    for (std::size_t i = 0; i + 1 < measured->points.size(); ++i) {
-        l.levelNs.push_back(measured->points[i].nanosecondsPerLoad);
-        l.levelUncertaintyNs.push_back(measured->points[i].uncertainty);
-    }
-    l.memoryNs = measured->points.back().nanosecondsPerLoad;
-    l.memoryUncertaintyNs = measured->points.back().uncertainty;
-    return l;
-}
-
-// The JSON output with each point's predicted stall and the latencies it came from.
-std::string withStall(const std::string& json, const SimulationResult& result, const LoadLatencies& l) {
-    auto j = nlohmann::json::parse(json);
-    for (std::size_t i = 0; i < result.points.size() && i < j["points"].size(); ++i)
-        if (const auto e = predictStall(result.points[i], l))
-            j["points"][i]["stall"] = { { "ns_per_get", e->ns }, { "uncertainty_ns", e->uncertaintyNs },
-                { "overlapped_ns", e->overlappedNs }, { "serialized_ns", e->serializedNs } };
-    j["load_latencies"] = { { "level_ns", l.levelNs }, { "level_uncertainty_ns", l.levelUncertaintyNs },
-        { "memory_ns", l.memoryNs }, { "memory_uncertainty_ns", l.memoryUncertaintyNs } };
-    return j.dump(2) + "\n";
-}
-
 // Several layouts: each at its shipped setting, one table (layoutlab/report/migration.h); a sweep also
 // evaluates each at the thresholds given, beside its shipped one, and names its leanest. Every layout's
 // run is stored as a run of its own.

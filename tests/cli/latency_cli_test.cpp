@@ -58,14 +58,24 @@ TEST_F(CliTest, SweepWithLatencyPredictsTheStallOfEachPoint) {
         EXPECT_LE(s["ns_per_get"].get<double>(), s["serialized_ns"].get<double>()) << s;
         EXPECT_GT(s["uncertainty_ns"].get<double>(), 0.0) << s;
     }
-    EXPECT_LT(j["points"][1]["stall"]["serialized_ns"].get<double>(),
-        j["points"][0]["stall"]["serialized_ns"].get<double>());
+    EXPECT_LT(
+        j["points"][1]["stall"]["serialized_ns"].get<double>(), j["points"][0]["stall"]["serialized_ns"].get<double>());
     const auto text = run({ "sweep", LAYOUTLAB_DATASETS_DIR "/traces/seed-k16-v96.lltrace", "--layout", "valkey-9.1",
         "--thresholds", "64,128", "--cache-geometry", "32K:8,1M:16", "--latency", "--no-db" });
     EXPECT_NE(text.out.find("from 64 to 128: -"), std::string::npos) << text.out;
+    // advise gives the same beside its advice.
+    const auto advice
+        = nlohmann::json::parse(run({ "advise", LAYOUTLAB_DATASETS_DIR "/traces/seed-k16-v96.lltrace", "--thresholds",
+                                        "64,128", "--cache-geometry", "32K:8,1M:16", "--latency", "--json", "--no-db" })
+                                    .out);
+    EXPECT_TRUE(advice["points"][0].contains("stall")) << advice.dump();
+    EXPECT_TRUE(advice.contains("load_latencies"));
+    EXPECT_EQ(
+        run({ "advise", LAYOUTLAB_DATASETS_DIR "/traces/seed-k16-v96.lltrace", "--no-cache", "--latency" }).exitCode,
+        2);
     // The stall comes from the cache model's misses.
-    const auto refused = run({ "sweep", LAYOUTLAB_DATASETS_DIR "/traces/seed-k16-v96.lltrace", "--layout",
-        "valkey-9.1", "--thresholds", "64,128", "--latency", "--no-db" });
+    const auto refused = run({ "sweep", LAYOUTLAB_DATASETS_DIR "/traces/seed-k16-v96.lltrace", "--layout", "valkey-9.1",
+        "--thresholds", "64,128", "--latency", "--no-db" });
     EXPECT_EQ(refused.exitCode, 2);
     EXPECT_NE(refused.err.find("add --cache"), std::string::npos) << refused.err;
 }
