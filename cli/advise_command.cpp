@@ -171,6 +171,17 @@ int runAdvise(const AdviseOptions& o) {
         return reportError(job.error());
     if (auto ok = checkWeights(weights); !ok) // before the sweep, not after it
         return reportError(ok.error());
+    // Measured before the run, so that the run keeps them.
+    std::optional<LoadLatencies> latencies;
+    if (o.latency) {
+        auto measured = measureLatencies(*job->config.cache);
+        if (!measured)
+            return reportError(measured.error());
+        latencies = *measured;
+        auto extra = nlohmann::json::parse(job->extraParametersJson);
+        extra["load_latencies"] = toJson(*latencies);
+        job->extraParametersJson = extra.dump();
+    }
     auto db = o.db.open();
     if (!db)
         return reportError(db.error());
@@ -212,10 +223,7 @@ int runAdvise(const AdviseOptions& o) {
     } else {
         text = renderAdvice(*advice, outcome->result, weights);
     }
-    if (o.latency) {
-        auto latencies = measureLatencies(*job->config.cache);
-        if (!latencies)
-            return reportError(latencies.error());
+    if (latencies) {
         if (o.json) {
             // The points' stall, as a sweep gives it, beside the advice.
             const auto stalled

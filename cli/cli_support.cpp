@@ -119,8 +119,7 @@ std::string withStall(const std::string& json, const SimulationResult& result, c
         if (const auto e = predictStall(result.points[i], l))
             j["points"][i]["stall"] = { { "ns_per_get", e->ns }, { "uncertainty_ns", e->uncertaintyNs },
                 { "overlapped_ns", e->overlappedNs }, { "serialized_ns", e->serializedNs } };
-    j["load_latencies"] = { { "level_ns", l.levelNs }, { "level_uncertainty_ns", l.levelUncertaintyNs },
-        { "memory_ns", l.memoryNs }, { "memory_uncertainty_ns", l.memoryUncertaintyNs } };
+    j["load_latencies"] = toJson(l);
     return j.dump(2) + "\n";
 }
 

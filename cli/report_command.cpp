@@ -7,10 +7,12 @@
 #include "run_store.h"
 
 #include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/report/get_time.h"
 #include "layoutlab/report/migration.h"
 #include "layoutlab/report/reporter.h"
 #include "layoutlab/report/svg_chart.h"
 #include "layoutlab/store/engine_sweep_points.h"
+#include "layoutlab/store/run_parameters.h"
 #include "layoutlab/store/stored_run.h"
 
 #include <fmt/format.h>
@@ -131,6 +133,27 @@ std::string engineSweepTable(const std::vector<EngineSweepPoint>& points) {
     return html + "</table>\n";
 }
 
+// The predicted memory stall per GET of a run made with --latency, from the latencies it keeps.
+std::string stallTable(const StoredRun& stored) {
+    const auto params = RunParameters::fromJson(stored.run.parametersJson);
+    if (!params || !params->extra.contains("load_latencies"))
+        return {};
+    const auto latencies = loadLatenciesFromJson(params->extra["load_latencies"]);
+    if (!latencies)
+        return {};
+    std::string html = fmt::format("<h3>Memory stall per GET</h3>\n<p>Predicted from the cache model's misses and "
+                                   "this host's load latencies when the run was made (memory {:.1f} ns): the middle of "
+                                   "the range from only the misses that start a dependent step to every miss "
+                                   "serialized.</p>\n<table class=\"points\">\n<tr><th>threshold</th><th>stall "
+                                   "ns/GET</th><th>±</th><th>overlapped</th><th>serialized</th></tr>\n",
+        latencies->memoryNs);
+    for (const auto& p : stored.result.points)
+        if (const auto e = predictStall(p, *latencies))
+            html += fmt::format("<tr><td>{}</td><td>{:.1f}</td><td>{:.1f}</td><td>{:.1f}</td><td>{:.1f}</td></tr>\n",
+                p.threshold, e->ns, e->uncertaintyNs, e->overlappedNs, e->serializedNs);
+    return html + "</table>\n";
+}
+
 std::string runSection(const StoredRun& stored, const std::vector<Figure>& figures) {
     const auto& run = stored.run;
     const auto& r = stored.result;
@@ -183,6 +206,7 @@ std::string runSection(const StoredRun& stored, const std::vector<Figure>& figur
         }
         html += "</table>\n";
     }
+    html += stallTable(stored);
     if (const auto measured = engineSweepPoints(stored.measurements); !measured.empty())
         html += engineSweepTable(measured);
     else if (!stored.measurements.empty()) {

@@ -118,6 +118,15 @@ int runSim(const SimOptions& o, bool sweep) {
     auto job = buildSimulationJob(request);
     if (!job)
         return reportError(job.error());
+    // Measured before the run, so that the run keeps them (`report` shows the stall from them).
+    std::optional<LoadLatencies> latencies;
+    if (o.latency) {
+        auto measured = measureLatencies(*job->config.cache);
+        if (!measured)
+            return reportError(measured.error());
+        latencies = *measured;
+        job->extraParametersJson = nlohmann::json { { "load_latencies", toJson(*latencies) } }.dump();
+    }
     auto db = o.db.open();
     if (!db)
         return reportError(db.error());
@@ -131,12 +140,8 @@ int runSim(const SimOptions& o, bool sweep) {
     std::string text = o.json ? renderJson(result)
         : o.csv               ? renderCsv(result)
                               : renderTable(result, o.classes || !sweep);
-    if (o.latency) {
-        auto latencies = measureLatencies(*job->config.cache);
-        if (!latencies)
-            return reportError(latencies.error());
+    if (latencies)
         text = o.json ? withStall(text, result, *latencies) : text + renderStallTable(result, *latencies);
-    }
     if (auto ok = writeOutput(text, o.output); !ok)
         return reportError(ok.error());
     if (!outcome->captureNotes.empty())

@@ -3,6 +3,7 @@
 
 #include "cli_runner.h"
 
+#include <cstdio>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -73,6 +74,17 @@ TEST_F(CliTest, SweepWithLatencyPredictsTheStallOfEachPoint) {
     EXPECT_EQ(
         run({ "advise", LAYOUTLAB_DATASETS_DIR "/traces/seed-k16-v96.lltrace", "--no-cache", "--latency" }).exitCode,
         2);
+    // The run keeps the latencies it was predicted with: report shows the same stall.
+    const auto stored = run({ "sweep", LAYOUTLAB_DATASETS_DIR "/traces/seed-k16-v96.lltrace", "--layout",
+        "valkey-9.1", "--thresholds", "64,128", "--cache-geometry", "32K:8,1M:16", "--latency", "--json" });
+    ASSERT_EQ(stored.exitCode, 0) << stored.err;
+    const double at128 = nlohmann::json::parse(stored.out)["points"][1]["stall"]["ns_per_get"];
+    ASSERT_EQ(run({ "report", "1", "-o", path("report") }).exitCode, 0);
+    const std::string html = layoutlab::test::slurp(path("report") + "/index.html");
+    EXPECT_NE(html.find("<h3>Memory stall per GET</h3>"), std::string::npos);
+    char cell[64];
+    std::snprintf(cell, sizeof cell, "<tr><td>128</td><td>%.1f</td>", at128);
+    EXPECT_NE(html.find(cell), std::string::npos) << cell;
     // The stall comes from the cache model's misses.
     const auto refused = run({ "sweep", LAYOUTLAB_DATASETS_DIR "/traces/seed-k16-v96.lltrace", "--layout", "valkey-9.1",
         "--thresholds", "64,128", "--latency", "--no-db" });

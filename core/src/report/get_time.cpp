@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace layoutlab {
 
@@ -107,6 +108,28 @@ std::string renderStallTable(const SimulationResult& r, const LoadLatencies& l) 
            "every miss one after another (serialized); ± adds half that range, the latencies' spread and the "
            "cache model's 3%\n";
     return out;
+}
+
+nlohmann::json toJson(const LoadLatencies& l) {
+    return { { "level_ns", l.levelNs }, { "level_uncertainty_ns", l.levelUncertaintyNs }, { "memory_ns", l.memoryNs },
+        { "memory_uncertainty_ns", l.memoryUncertaintyNs } };
+}
+
+std::optional<LoadLatencies> loadLatenciesFromJson(const nlohmann::json& j) {
+    if (!j.is_object() || !j.contains("level_ns") || !j.contains("memory_ns"))
+        return std::nullopt;
+    try {
+        LoadLatencies l;
+        l.levelNs = j.at("level_ns").get<std::vector<double>>();
+        l.levelUncertaintyNs = j.value("level_uncertainty_ns", std::vector<double>(l.levelNs.size(), 0.0));
+        l.memoryNs = j.at("memory_ns").get<double>();
+        l.memoryUncertaintyNs = j.value("memory_uncertainty_ns", 0.0);
+        if (l.levelUncertaintyNs.size() != l.levelNs.size())
+            return std::nullopt;
+        return l;
+    } catch (const nlohmann::json::exception&) {
+        return std::nullopt;
+    }
 }
 
 } // namespace layoutlab

@@ -14,6 +14,8 @@
 
 #include "layoutlab/sim/results.h"
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,6 +50,10 @@ std::optional<StallEstimate> predictStallChange(
 // The predicted stall of every point, and the change between the layout's own threshold (or the first)
 // and the leanest, as text after a sweep's table.
 std::string renderStallTable(const SimulationResult& result, const LoadLatencies& latencies);
+
+// As kept with a run's parameters (`load_latencies`), and read back; nothing from JSON that is not one.
+nlohmann::json toJson(const LoadLatencies& latencies);
+std::optional<LoadLatencies> loadLatenciesFromJson(const nlohmann::json& json);
 
 // The cache model's stated uncertainty on misses per GET (docs/cache-model.md, the at-scale table, within
 // 2.2% of valgrind): the advice's ties use it too.
