@@ -171,16 +171,13 @@ int runAdvise(const AdviseOptions& o) {
         return reportError(job.error());
     if (auto ok = checkWeights(weights); !ok) // before the sweep, not after it
         return reportError(ok.error());
-    // Measured before the run, so that the run keeps them.
+    // Measured before the run, so that the run keeps them (`report` shows the stall from them).
     std::optional<LoadLatencies> latencies;
     if (o.latency) {
-        auto measured = measureLatencies(*job->config.cache);
+        auto measured = keepLatenciesWith(*job);
         if (!measured)
             return reportError(measured.error());
         latencies = *measured;
-        auto extra = nlohmann::json::parse(job->extraParametersJson);
-        extra["load_latencies"] = toJson(*latencies);
-        job->extraParametersJson = extra.dump();
     }
     auto db = o.db.open();
     if (!db)
@@ -224,19 +221,9 @@ int runAdvise(const AdviseOptions& o) {
         text = renderAdvice(*advice, outcome->result, weights);
     }
     if (latencies) {
-        if (o.json) {
-            // The points' stall, as a sweep gives it, beside the advice.
-            const auto stalled
-                = nlohmann::json::parse(withStall(renderJson(outcome->result), outcome->result, *latencies));
-            auto j = nlohmann::json::parse(text);
-            for (std::size_t i = 0; i < j["points"].size() && i < stalled["points"].size(); ++i)
-                if (stalled["points"][i].contains("stall"))
-                    j["points"][i]["stall"] = stalled["points"][i]["stall"];
-            j["load_latencies"] = stalled["load_latencies"];
-            text = j.dump(2) + "\n";
-        } else {
-            text += renderStallTable(outcome->result, *latencies);
-        }
+        // The advice's points are the sweep's, in its order: each gets its stall as a sweep's would.
+        text = o.json ? withStall(text, outcome->result, *latencies)
+                      : text + renderStallTable(outcome->result, *latencies);
     }
     return printOutput(text, o.output);
 }

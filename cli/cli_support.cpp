@@ -6,6 +6,7 @@
 #include "layoutlab/collect/memory_latency.h"
 #include "layoutlab/output_file.h"
 #include "layoutlab/store/batch_job.h"
+#include "layoutlab/store/jobs.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -95,9 +96,9 @@ int printOutput(const std::string& text, const std::string& path) {
 
 // This host's load latencies for the cache geometry the run used (`layoutlab latency`), as the stall
 // prediction takes them.
-Expected<LoadLatencies> measureLatencies(const CacheGeometry& geometry) {
+Expected<LoadLatencies> keepLatenciesWith(SimulationJob& job) {
     LatencyCalibration calibration;
-    calibration.geometry = geometry;
+    calibration.geometry = *job.config.cache;
     fmt::print(stderr, "measuring this host's load latencies (pointer chase, a few seconds)\n");
     auto measured = measureMemoryLatency(calibration, interruptToken());
     if (!measured)
@@ -109,6 +110,11 @@ Expected<LoadLatencies> measureLatencies(const CacheGeometry& geometry) {
     }
     l.memoryNs = measured->points.back().nanosecondsPerLoad;
     l.memoryUncertaintyNs = measured->points.back().uncertainty;
+    auto extra = nlohmann::json::parse(job.extraParametersJson, nullptr, false);
+    if (!extra.is_object())
+        extra = nlohmann::json::object();
+    extra["load_latencies"] = toJson(l);
+    job.extraParametersJson = extra.dump();
     return l;
 }
 

@@ -16,6 +16,10 @@
 #include <optional>
 #include <string>
 
+namespace layoutlab {
+struct SimulationJob;
+}
+
 namespace layoutlab::cli {
 
 inline constexpr int kExitOk = 0;
@@ -70,10 +74,12 @@ template <class Request, class Options> Status fillTraceAndModels(Request& reque
     return Ok {};
 }
 
-// This host's load latencies for `geometry` (a pointer chase of a few seconds, announced on stderr), as the
-// stall prediction takes them (layoutlab/report/get_time.h).
-Expected<LoadLatencies> measureLatencies(const CacheGeometry& geometry);
-// A sweep's JSON with each point's predicted stall and the latencies it came from.
+// This host's load latencies for the job's cache geometry (a pointer chase of a few seconds, announced on
+// stderr), as the stall prediction takes them (layoutlab/report/get_time.h), kept in the job's run
+// parameters (`load_latencies`) for `report`.
+Expected<LoadLatencies> keepLatenciesWith(SimulationJob& job);
+// JSON output whose `points` follow `result`'s (a sweep's, advise's), each with its predicted stall, and
+// the latencies it came from.
 std::string withStall(const std::string& json, const SimulationResult& result, const LoadLatencies& latencies);
 
 void addGenCommand(CLI::App& app, int& status);

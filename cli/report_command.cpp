@@ -235,7 +235,7 @@ std::string migrationSection(const std::vector<StoredRun>& runs, std::vector<Fig
         const std::string key = s.run.layoutName + "|" + s.run.allocator;
         if (s.run.traceId != runs.front().run.traceId || s.result.points.empty() || !seen.insert(key).second)
             continue;
-        if (!shippedPoint(s.run.layout, s.result.points)) {
+        if (!shippedPoint(s.result)) {
             left += fmt::format(" Run {} ({}) did not evaluate the setting its engine ships with.", s.run.id,
                 escapeXml(s.run.layoutName));
             continue;
@@ -259,10 +259,10 @@ std::string migrationSection(const std::vector<StoredRun>& runs, std::vector<Fig
             "<th>total</th><th>vs the first</th><th>lines/GET</th><th>loads/GET</th><th>figures</th></tr>\n";
     for (const auto& r : table.rows)
         html += "<tr>" + cell(r.name) + cell(settingText(r)) + cell(r.allocator)
-            + fmt::format("<td>{:.2f}</td>", r.bytesPerKey) + cell(bytesText(r.totalBytes()))
-            + cell(&r == &table.rows.front()
-                    ? std::string("(the base)")
-                    : fmt::format("{} ({:+.1f}%)", bytesText(-table.savingBytes(r)), -100.0 * savingFraction(table, r)))
+            + fmt::format("<td>{:.2f}</td>", r.bytesPerKey) + cell(bytesText(r.totalBytes(), 2))
+            + cell(&r == &table.rows.front() ? std::string("(the base)")
+                                             : fmt::format("{} ({:+.1f}%)", bytesText(-table.savingBytes(r), 2),
+                                                 -100.0 * savingFraction(table, r)))
             + fmt::format("<td>{:.3f}</td><td>{:.3f}</td>", r.linesPerGet, r.dependentLoadsPerGet)
             + cell(r.measured ? "measured" : "predicted") + "</tr>\n";
     figures.push_back(std::move(figure));

@@ -121,11 +121,10 @@ int runSim(const SimOptions& o, bool sweep) {
     // Measured before the run, so that the run keeps them (`report` shows the stall from them).
     std::optional<LoadLatencies> latencies;
     if (o.latency) {
-        auto measured = measureLatencies(*job->config.cache);
+        auto measured = keepLatenciesWith(*job);
         if (!measured)
             return reportError(measured.error());
         latencies = *measured;
-        job->extraParametersJson = nlohmann::json { { "load_latencies", toJson(*latencies) } }.dump();
     }
     auto db = o.db.open();
     if (!db)

@@ -197,7 +197,7 @@ QString MigrationView::show(ResultsDb& db, const std::vector<RunRecord>& runs, c
         auto stored = loadStoredRun(db, r->id);
         if (!stored)
             return errorText(stored.error());
-        if (!shippedPoint(r->layout, stored->result.points)) {
+        if (!shippedPoint(stored->result)) {
             without << QStringLiteral("#%1 %2").arg(r->id).arg(qt(r->layoutName));
             continue;
         }

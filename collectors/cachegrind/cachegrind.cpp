@@ -12,12 +12,6 @@
 
 namespace layoutlab {
 
-CachegrindCounts CachegrindCounts::operator-(const CachegrindCounts& other) const {
-    auto minus = [](std::uint64_t a, std::uint64_t b) { return a > b ? a - b : 0; };
-    return { minus(instructions, other.instructions), minus(dataReads, other.dataReads),
-        minus(l1ReadMisses, other.l1ReadMisses), minus(llReadMisses, other.llReadMisses) };
-}
-
 std::optional<std::string> findValgrind() {
     return findExecutable("valgrind");
 }

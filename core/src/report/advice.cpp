@@ -48,14 +48,13 @@ void settleTies(Advice& advice, const SimulationResult& result) {
         p.tiesWithAdvised = within(p.bytesPerKey, c.bytesPerKey, advice.uncertainty.bytesPerKey)
             && within(p.missesPerGet, c.missesPerGet, missFraction, lines ? 0.0 : advice.uncertainty.missesPerGetFloor);
     advice.chosen = advice.cheapest;
-    if (result.thresholdName.empty())
+    const ThresholdPoint* shipped = result.thresholdName.empty() ? nullptr : shippedPoint(result);
+    if (!shipped)
         return;
-    for (std::size_t i = 0; i < advice.points.size(); ++i)
-        if (advice.points[i].threshold == result.configuredThreshold) {
-            advice.shippedThreshold = result.configuredThreshold;
-            if (advice.points[i].tiesWithAdvised)
-                advice.chosen = i;
-        }
+    const auto i = static_cast<std::size_t>(shipped - result.points.data()); // advice.points follow result.points
+    advice.shippedThreshold = shipped->threshold;
+    if (advice.points[i].tiesWithAdvised)
+        advice.chosen = i;
 }
 } // namespace
 

@@ -90,13 +90,12 @@ std::string renderStallTable(const SimulationResult& r, const LoadLatencies& l) 
     }
     // From the layout's own threshold (else the first) to the leanest; when the own is the leanest, from the
     // first to it.
-    const auto own = std::find_if(r.points.begin(), r.points.end(),
-        [&](const ThresholdPoint& p) { return p.threshold == r.configuredThreshold; });
-    const ThresholdPoint* from = own != r.points.end() ? &*own : &r.points.front();
+    const ThresholdPoint* own = shippedPoint(r);
+    const ThresholdPoint* from = own ? own : &r.points.front();
     const ThresholdPoint* to = &r.points[leanestPoint(r.points)];
     if (from == to) {
         from = &r.points.front();
-        to = own != r.points.end() ? &*own : to;
+        to = own ? own : to;
     }
     if (from != to) {
         const auto d = predictStallChange(*from, *to, l);

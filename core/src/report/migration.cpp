@@ -35,27 +35,11 @@ std::string countText(std::uint64_t n) {
 } // namespace
 
 const ThresholdPoint* shippedPoint(std::string_view layoutSpec, const std::vector<ThresholdPoint>& points) {
-    if (points.size() == 1)
-        return &points.front();
     auto layout = parseLayout(layoutSpec);
-    const auto param = layout ? (*layout)->threshold() : std::nullopt;
-    if (!param)
-        return nullptr;
-    for (const auto& p : points)
-        if (p.threshold == param->value)
-            return &p;
-    return nullptr;
-}
-
-std::string bytesText(double bytes) {
-    const char* const units[] { "B", "KiB", "MiB", "GiB", "TiB" };
-    int unit = 0;
-    double value = std::abs(bytes);
-    while (value >= 1024 && unit < 4) {
-        value /= 1024;
-        ++unit;
-    }
-    return fmt::format("{}{:.{}f} {}", bytes < 0 ? "-" : "", value, unit == 0 ? 0 : value < 10 ? 2 : 1, units[unit]);
+    if (!layout)
+        return nullptr; // a layout file that is gone
+    const auto param = (*layout)->threshold();
+    return shippedPoint(points, param ? std::optional<std::uint32_t>(param->value) : std::nullopt);
 }
 
 double MigrationTable::savingBytes(const MigrationRow& row) const {
@@ -70,10 +54,7 @@ MigrationRow migrationRow(const std::string& name, const SimulationResult& resul
     row.thresholdName = result.thresholdName;
     row.threshold = result.configuredThreshold;
     row.keys = result.trace.liveKeys;
-    const auto shipped = std::find_if(result.points.begin(), result.points.end(), [&](const ThresholdPoint& p) {
-        return result.points.size() == 1 || p.threshold == result.configuredThreshold;
-    });
-    if (shipped != result.points.end()) {
+    if (const ThresholdPoint* shipped = shippedPoint(result)) {
         row.bytesPerKey = shipped->usableBytesPerKey;
         row.linesPerGet = shipped->linesTouchedPerGet;
         row.dependentLoadsPerGet = shipped->dependentLoadsPerGet;
@@ -140,7 +121,7 @@ std::string renderLeanest(const MigrationTable& t, std::size_t width) {
         const double saves = r.bytesPerKey - r.leanestBytesPerKey;
         out += fmt::format("{:<{}}  {:<18}  {:>10.2f}  {:<18}  {:>10.2f}  {:>13.2f}  {:>12}\n", r.name, width,
             setting(r.threshold), r.bytesPerKey, setting(*r.leanestThreshold), r.leanestBytesPerKey, saves,
-            bytesText(saves * static_cast<double>(t.scaleKeys(r))));
+            bytesText(saves * static_cast<double>(t.scaleKeys(r)), 2));
     }
     return out;
 }
@@ -232,10 +213,10 @@ std::string renderMigrationTable(const MigrationTable& t) {
         const std::string savingText = &r == &t.rows.front()
             ? std::string("(the base)")
             : fmt::format(
-                "{}{} ({:+.1f}%)", change > 0 ? "+" : "", bytesText(change), base > 0 ? 100.0 * change / base : 0.0);
+                "{}{} ({:+.1f}%)", change > 0 ? "+" : "", bytesText(change, 2), base > 0 ? 100.0 * change / base : 0.0);
         out += fmt::format("{:<{}}  {:<18}  {:>10.2f}  {:>11}  {:>11}  {:>20}  {:>9.3f}  {:>9.3f}  {}\n", r.name, width,
-            setting, r.bytesPerKey, bytesText(r.totalBytes()), t.keysAt ? bytesText(t.scaledBytes(r)) : "", savingText,
-            r.linesPerGet, r.dependentLoadsPerGet, r.measured ? "measured" : "predicted");
+            setting, r.bytesPerKey, bytesText(r.totalBytes(), 2), t.keysAt ? bytesText(t.scaledBytes(r), 2) : "",
+            savingText, r.linesPerGet, r.dependentLoadsPerGet, r.measured ? "measured" : "predicted");
     }
     out += fmt::format("\nvs the first: each layout's memory against {}'s, {} (negative: it saves); figures: "
                        "whether the layout was measured against a real build (`layoutlab layouts` says which) or "

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 namespace layoutlab {
 
@@ -123,18 +124,22 @@ bool levelCarries(int missLevel, std::size_t levels) {
     return missLevel != 1 || levels == 3;
 }
 
-std::string humanBytes(std::uint64_t bytes) {
-    const char* units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-    double v = static_cast<double>(bytes);
-    int u = 0;
-    while (v >= 1024.0 && u < 4) {
-        v /= 1024.0;
-        ++u;
-    }
-    return u == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.1f} {}", v, units[u]);
-}
-
 } // namespace
+
+std::string bytesText(double bytes, int decimalsBelowTen) {
+    const char* const units[] { "B", "KiB", "MiB", "GiB", "TiB" };
+    int unit = 0;
+    double value = std::abs(bytes);
+    while (value >= 1024 && unit < 4) {
+        value /= 1024;
+        ++unit;
+    }
+    return fmt::format("{}{:.{}f} {}", bytes < 0 ? "-" : "", value,
+        unit == 0        ? 0
+            : value < 10 ? decimalsBelowTen
+                         : 1,
+        units[unit]);
+}
 
 std::span<const PointMetric> pointMetricTable() {
     return kTable;
@@ -193,7 +198,7 @@ std::string formatForTable(const PointMetric& metric, double value) {
     case MetricStyle::Percent:
         return fmt::format("{:>{}.{}f}%", 100.0 * value, w, metric.decimals);
     case MetricStyle::Bytes:
-        return fmt::format("{:>{}}", humanBytes(static_cast<std::uint64_t>(value)), w);
+        return fmt::format("{:>{}}", bytesText(value), w);
     }
     return {};
 }

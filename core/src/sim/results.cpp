@@ -17,4 +17,20 @@ std::size_t leanestPoint(const std::vector<ThresholdPoint>& points) {
     return best;
 }
 
+const ThresholdPoint* shippedPoint(const std::vector<ThresholdPoint>& points, std::optional<std::uint32_t> configured) {
+    if (points.empty())
+        return nullptr;
+    if (!configured)
+        return &points.front();
+    for (const auto& p : points)
+        if (p.threshold == *configured)
+            return &p;
+    return nullptr;
+}
+
+const ThresholdPoint* shippedPoint(const SimulationResult& result) {
+    return shippedPoint(result.points,
+        result.thresholdName.empty() ? std::nullopt : std::optional<std::uint32_t>(result.configuredThreshold));
+}
+
 } // namespace layoutlab

@@ -83,9 +83,7 @@ void summarize(BatchCellResult& result, const SimulationResult& sim, std::string
     if (hasThreshold)
         result.bestThreshold = best.threshold;
     result.bestBytesPerKey = best.usableBytesPerKey;
-    const auto shipped = std::find_if(sim.points.begin(), sim.points.end(),
-        [&](const ThresholdPoint& p) { return !hasThreshold || p.threshold == sim.configuredThreshold; });
-    if (shipped != sim.points.end()) {
+    if (const ThresholdPoint* shipped = shippedPoint(sim)) {
         if (hasThreshold)
             result.shippedThreshold = shipped->threshold;
         result.shippedBytesPerKey = shipped->usableBytesPerKey;

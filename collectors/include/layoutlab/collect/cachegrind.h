@@ -27,8 +27,6 @@ struct CachegrindCounts {
     std::uint64_t dataReads = 0; // Dr
     std::uint64_t l1ReadMisses = 0; // D1mr
     std::uint64_t llReadMisses = 0; // DLmr
-
-    CachegrindCounts operator-(const CachegrindCounts& other) const;
 };
 
 // The dump a measured program writes with CALLGRIND_DUMP_STATS_AT after what it measures.

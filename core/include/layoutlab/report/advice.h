@@ -18,6 +18,7 @@
 
 #include "layoutlab/expected.h"
 #include "layoutlab/sim/results.h"
+#include "layoutlab/sim/simulation.h"
 
 #include <optional>
 #include <string>
@@ -38,9 +39,8 @@ struct ModelUncertainty {
     // memcached setting exactly (docs/validation.md, "Measured curves"): a difference between two points
     // is known to about twice that.
     double bytesPerKey = 0.002; // a fraction of the larger value
-    // Misses per GET of a cache level: within 2.2% of valgrind's simulator from 100,000 to 5,000,000 keys
-    // at L1 and LLC (docs/cache-model.md, "What the measurements show"), rounded up.
-    double missesPerGet = 0.03; // a fraction of the larger value
+    // Misses per GET of a cache level: kMissesPerGetUncertainty.
+    double missesPerGet = kMissesPerGetUncertainty; // a fraction of the larger value
     // ... and never finer than this many per GET: where the last level holds the keyspace, both sides
     // count almost none (0.000 against 0.000 on 1,000,000 keys in a 300 MiB LLC), and ratios of such
     // counts mean nothing.

@@ -13,6 +13,7 @@
 // (half the spread of their passes) and the cache model's stated 3% on the misses.
 
 #include "layoutlab/sim/results.h"
+#include "layoutlab/sim/simulation.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -54,9 +55,5 @@ std::string renderStallTable(const SimulationResult& result, const LoadLatencies
 // As kept with a run's parameters (`load_latencies`), and read back; nothing from JSON that is not one.
 nlohmann::json toJson(const LoadLatencies& latencies);
 std::optional<LoadLatencies> loadLatenciesFromJson(const nlohmann::json& json);
-
-// The cache model's stated uncertainty on misses per GET (docs/cache-model.md, the at-scale table, within
-// 2.2% of valgrind): the advice's ties use it too.
-inline constexpr double kMissesPerGetUncertainty = 0.03;
 
 } // namespace layoutlab

@@ -8,6 +8,7 @@
 
 #include "layoutlab/expected.h"
 #include "layoutlab/report/svg_chart.h"
+#include "layoutlab/sim/point_metrics.h"
 #include "layoutlab/sim/results.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -53,12 +54,12 @@ struct MigrationTable {
     double savingBytes(const MigrationRow& row) const;
 };
 
-// The point at the setting a run's layout ships with: its configured threshold, or the one point of a run
-// of one; null when the run did not evaluate it (or its layout file is gone).
+// shippedPoint() of the points of a stored run of `layoutSpec` (the CLI's and the GUI's compare load the
+// points alone); null also when its layout file is gone.
 const ThresholdPoint* shippedPoint(std::string_view layoutSpec, const std::vector<ThresholdPoint>& points);
 
-// One row from a simulation of `name`: its figures at its shipped setting (the result's point at its
-// configured threshold, or its single point), and from a sweep its leanest threshold.
+// One row from a simulation of `name`: its figures at its shipped setting (shippedPoint), and from a sweep
+// its leanest threshold.
 MigrationRow migrationRow(const std::string& name, const SimulationResult& result);
 
 // "20M", "1.5G", "500K", "20000000": decimal key counts. Errors name the field.
@@ -70,8 +71,6 @@ std::string renderMigrationTable(const MigrationTable& table);
 SvgBarChart migrationChart(const MigrationTable& table);
 // The change against the first row at the scaled key count, as a fraction (0 for the first).
 double savingFraction(const MigrationTable& table, const MigrationRow& row);
-// 9.6 MiB, 3.42 GiB, -720.8 MiB: binary units, about three significant figures.
-std::string bytesText(double bytes);
 // "embstr-limit 44", or "-" for a layout without a threshold.
 std::string settingText(const MigrationRow& row);
 nlohmann::json toJson(const MigrationTable& table);

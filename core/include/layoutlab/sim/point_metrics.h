@@ -57,6 +57,9 @@ struct PointMetric {
 // Every metric, in table order.
 std::span<const PointMetric> pointMetricTable();
 
+// 15.8 MiB, 8.95 MiB (with 2 decimals below ten), -720.8 MiB, 96 B: binary units.
+std::string bytesText(double bytes, int decimalsBelowTen = 1);
+
 // The metrics with a use, in table order. With `cacheLevels` given, only the miss metrics a point with
 // that many cache levels carries are included (two levels: L1 and LLC; three: L1, L2, LLC; other counts:
 // none); without it, all of them.

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -85,5 +86,11 @@ struct SimulationResult {
 // GET, then the lower threshold. This is the sweep's "best threshold" everywhere (reports, GUI). Empty
 // `points`: 0.
 std::size_t leanestPoint(const std::vector<ThresholdPoint>& points);
+
+// The point at the setting the layout's engine ships with: its configured threshold, or for a layout
+// without one its one point. Null when the run did not evaluate it (a sweep that skipped it, a `sim` at
+// another threshold).
+const ThresholdPoint* shippedPoint(const std::vector<ThresholdPoint>& points, std::optional<std::uint32_t> configured);
+const ThresholdPoint* shippedPoint(const SimulationResult& result);
 
 } // namespace layoutlab

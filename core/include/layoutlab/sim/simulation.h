@@ -29,6 +29,11 @@ inline constexpr std::size_t kCacheWarmupDivisor = 10;
 // level's bytes (every key of a keyspace that fits). Older keys would have been evicted by those; the
 // reference engine reads the same keys before its measured GETs. Returns how many keys to read.
 inline constexpr double kWarmLastLevelMultiple = 2.0;
+
+// How far the cache model's misses per GET can be trusted: within 2.2% of valgrind's simulator from
+// 100,000 to 5,000,000 keys at L1 and LLC (docs/cache-model.md, "What the measurements show"), rounded up.
+// The advice's ties and the stall prediction's uncertainty both state it.
+inline constexpr double kMissesPerGetUncertainty = 0.03;
 std::uint64_t warmKeyCount(std::uint64_t liveKeys, double bytesPerKey, std::uint64_t lastLevelBytes);
 
 struct SimulationConfig {
