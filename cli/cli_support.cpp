@@ -21,6 +21,7 @@ const char* flagFor(const std::string& field) {
         { field::kThreshold, "--threshold" },
         { field::kThresholds, "--thresholds" },
         { field::kCacheGeometry, "--cache-geometry" },
+        { field::kStartRegions, "--start-regions" },
         { field::kFormat, "--format" },
         { field::kKeys, "--keys" },
         { field::kOps, "--ops" },
@@ -97,25 +98,8 @@ int printOutput(const std::string& text, const std::string& path) {
 // This host's load latencies for the cache geometry the run used (`layoutlab latency`), as the stall
 // prediction takes them.
 Expected<LoadLatencies> keepLatenciesWith(SimulationJob& job) {
-    LatencyCalibration calibration;
-    calibration.geometry = *job.config.cache;
     fmt::print(stderr, "measuring this host's load latencies (pointer chase, a few seconds)\n");
-    auto measured = measureMemoryLatency(calibration, interruptToken());
-    if (!measured)
-        return measured.error();
-    LoadLatencies l;
-    for (std::size_t i = 0; i + 1 < measured->points.size(); ++i) {
-        l.levelNs.push_back(measured->points[i].nanosecondsPerLoad);
-        l.levelUncertaintyNs.push_back(measured->points[i].uncertainty);
-    }
-    l.memoryNs = measured->points.back().nanosecondsPerLoad;
-    l.memoryUncertaintyNs = measured->points.back().uncertainty;
-    auto extra = nlohmann::json::parse(job.extraParametersJson, nullptr, false);
-    if (!extra.is_object())
-        extra = nlohmann::json::object();
-    extra["load_latencies"] = toJson(l);
-    job.extraParametersJson = extra.dump();
-    return l;
+    return measureAndKeepLoadLatencies(job, interruptToken());
 }
 
 // The JSON output with each point's predicted stall and the latencies it came from.
@@ -125,6 +109,15 @@ std::string withStall(const std::string& json, const SimulationResult& result, c
         if (const auto e = predictStall(result.points[i], l))
             j["points"][i]["stall"] = { { "ns_per_get", e->ns }, { "uncertainty_ns", e->uncertaintyNs },
                 { "overlapped_ns", e->overlappedNs }, { "serialized_ns", e->serializedNs } };
+    // From the layout's own threshold (or the first) to the leanest, as renderStallTable says it.
+    if (!result.points.empty()) {
+        const ThresholdPoint* shipped = shippedPoint(result);
+        const ThresholdPoint& from = shipped ? *shipped : result.points.front();
+        const ThresholdPoint& to = result.points[leanestPoint(result.points)];
+        if (const auto change = predictStallChange(from, to, l); change && &from != &to)
+            j["stall_change"] = { { "from_threshold", from.threshold }, { "to_threshold", to.threshold },
+                { "ns_per_get", change->ns }, { "uncertainty_ns", change->uncertaintyNs } };
+    }
     j["load_latencies"] = toJson(l);
     return j.dump(2) + "\n";
 }

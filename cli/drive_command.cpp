@@ -5,6 +5,7 @@
 
 #include "measured_job.h"
 
+#include "layoutlab/collect/memory_latency.h"
 #include "layoutlab/jobs/drive_job.h"
 #include "layoutlab/jobs/engine_sweep_job.h"
 
@@ -31,6 +32,8 @@ struct DriveOptions {
     SweepOptions sweep;
     std::string engine;
     bool json = false;
+    bool latency = false; // predict the GET throughput change between settings
+    std::string cacheGeometry;
     std::string output;
     TraceSourceOptions source;
     DbOptions db;
@@ -55,6 +58,22 @@ int runEngineSweep(DriveOptions& o) {
             return reportError(settings.error());
         sweep.serverSettings = std::move(*settings);
     }
+    if (o.latency) {
+        if (sweep.drive.engine == Engine::Memcached)
+            return reportError(usageError("--latency predicts Valkey builds' GET throughput from the cache model; "
+                                          "memcached settings move items between slab classes, not GET paths",
+                "--latency"));
+        auto geometry = o.cacheGeometry.empty() ? Expected<CacheGeometry>(CacheGeometry::detect())
+                                                : CacheGeometry::parse(o.cacheGeometry);
+        if (!geometry)
+            return reportError(geometry.error());
+        sweep.drive.cache = *geometry;
+        fmt::print(stderr, "measuring this host's load latencies (pointer chase, a few seconds)\n");
+        auto latencies = measureLoadLatencies(*geometry, interruptToken());
+        if (!latencies)
+            return reportError(latencies.error());
+        sweep.latencies = *latencies;
+    }
     if (auto ok = checkEngineSweepRequest(sweep); !ok)
         return reportError(ok.error());
     return runMeasuredJob(sweep, o, "engine sweep", runEngineSweepJob, renderEngineSweepTable);
@@ -75,6 +94,10 @@ int runDrive(DriveOptions o) {
     request.notice = [](const std::string& text) { fmt::print(stderr, "{}\n", text); };
     if (o.sweep.asked())
         return runEngineSweep(o);
+    if (o.latency)
+        return reportError(usageError("--latency predicts the GET throughput change between settings: give an engine "
+                                      "sweep (--source with --at-thresholds, or --builds)",
+            "--latency"));
     if (auto ok = checkDriveRequest(request); !ok)
         return reportError(ok.error());
     return runMeasuredJob(request, o, "drive", runDriveJob, renderDriveTable);
@@ -126,6 +149,11 @@ void addDriveCommand(CLI::App& app, int& status) {
         ->delimiter(',');
     sweep->add_flag("--unoptimized", o->sweep.unoptimized,
         "valkey: build with -O0 (the same memory layout, in about half the time)");
+    sweep->add_flag("--latency", o->latency,
+        "valkey: measure this host's load latencies and put each build's predicted GET throughput against the first "
+        "(from the cache model's misses) beside the measured");
+    sweep->add_option("--cache-geometry", o->cacheGeometry,
+        "With --latency: cache levels, SIZE:WAYS from L1 outward (default: this machine's)");
     sweep->add_option("--builds", o->sweep.builds,
         "valkey, redis: servers already built, as THRESHOLD=BINARY,... (instead of --source)");
     sweep->add_option("--slab-settings", o->sweep.slabSettings,

@@ -38,6 +38,7 @@ struct SimOptions {
     DbOptions db;
     bool cache = false;
     std::string cacheGeometry;
+    std::string startRegions;
     bool latency = false;
 };
 
@@ -71,6 +72,7 @@ int runMigration(const SimOptions& o, bool sweep) {
             return reportError(ok.error());
         request.cache = o.cache;
         request.cacheGeometry = o.cacheGeometry;
+        request.startRegions = o.startRegions;
         request.kind = sweep ? "sweep" : "sim";
         if (sweep) {
             request.thresholds = o.thresholds;
@@ -113,6 +115,7 @@ int runSim(const SimOptions& o, bool sweep) {
     request.thresholds = sweep ? o.thresholds : std::string();
     request.cache = o.cache;
     request.cacheGeometry = o.cacheGeometry;
+    request.startRegions = o.startRegions;
     request.kind = sweep ? "sweep" : "sim";
     request.toolVersion = LAYOUTLAB_VERSION;
     auto job = buildSimulationJob(request);
@@ -166,6 +169,9 @@ CLI::App* addCommon(CLI::App& app, const char* name, const char* help, SimOption
         "Run the cache model: L1/L2/LLC misses per GET for the trace's last GETs (geometry from sysfs)");
     cmd->add_option("--cache-geometry", o.cacheGeometry,
         "Cache levels for --cache, SIZE:WAYS from L1 outward, e.g. 32K:8,512K:8,32M:16 (implies --cache)");
+    cmd->add_option("--start-regions", o.startRegions,
+        "With --cache: regions of each size class the server's own objects hold before the trace, SIZE:REGIONS "
+        "(e.g. 40:41); keys' allocations start after them (see docs/cache-model.md)");
     addLayoutOptions(*cmd, o.layout,
         "Layout and parameters, e.g. valkey-9.1, valkey:threshold=128,header=8, redis-7.0, memcached-1.6 "
         "(see `layoutlab layouts`); several: each at its shipped setting, side by side (a sweep adds each "

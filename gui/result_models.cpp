@@ -4,6 +4,8 @@
 #include <QCoreApplication>
 #include <QLocale>
 
+#include <algorithm>
+
 namespace layoutlab::gui {
 
 std::vector<SweepMetric> sweepMetrics(std::size_t cacheLevels) {
@@ -30,16 +32,29 @@ double SweepMetric::of(const ThresholdPoint& p) const {
     return value(p);
 }
 
-void SweepTableModel::setResult(const SimulationResult& result) {
+void SweepTableModel::setResult(const SimulationResult& result, const std::optional<LoadLatencies>& latencies) {
     beginResetModel();
     m_result = result;
+    m_latencies = latencies;
     m_metrics = sweepMetrics(result.points.empty() ? 0 : result.points.front().missesPerGet.size());
+    m_stall.clear();
+    if (latencies) {
+        for (const auto& p : result.points)
+            m_stall.push_back(predictStall(p, *latencies));
+        if (std::any_of(m_stall.begin(), m_stall.end(), [](const auto& s) { return s.has_value(); })) {
+            m_metrics.push_back(
+                { tr("Memory stall per GET (ns)"), QStringLiteral("stall_ns"), nullptr, nullptr, 0, 1 });
+            m_metrics.push_back({ tr("Stall ± (ns)"), QStringLiteral("stall_uncertainty_ns"), nullptr, nullptr, 0, 2 });
+        }
+    }
     endResetModel();
 }
 
 void SweepTableModel::clear() {
     beginResetModel();
     m_result = {};
+    m_latencies.reset();
+    m_stall.clear();
     m_metrics.clear();
     endResetModel();
 }
@@ -52,7 +67,12 @@ int SweepTableModel::columnOf(const QString& cliName) const {
 }
 
 double SweepTableModel::value(int row, int column) const {
-    return m_metrics[std::size_t(column)].of(m_result.points[std::size_t(row)]);
+    const SweepMetric& metric = m_metrics[std::size_t(column)];
+    if (metric.stallPart) {
+        const auto& stall = m_stall[std::size_t(row)];
+        return !stall ? 0.0 : metric.stallPart == 1 ? stall->ns : stall->uncertaintyNs;
+    }
+    return metric.of(m_result.points[std::size_t(row)]);
 }
 
 int SweepTableModel::rowCount(const QModelIndex& parent) const {

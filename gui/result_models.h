@@ -5,6 +5,7 @@
 // per allocator size class of one threshold (SizeClassTableModel). Charts read their series from these
 // models, so a chart, its table and its CSV export always show the same numbers.
 
+#include "layoutlab/report/get_time.h"
 #include "layoutlab/sim/point_metrics.h"
 #include "layoutlab/sim/results.h"
 
@@ -22,6 +23,9 @@ struct SweepMetric {
     const PointMetric* table = nullptr;
     double (*value)(const ThresholdPoint&) = nullptr;
     int decimals = 0;
+    // The predicted memory stall per GET (report/get_time.h), which needs this host's latencies: 1 its
+    // middle, 2 its uncertainty (SweepTableModel answers these; `of` does not).
+    int stallPart = 0;
 
     double of(const ThresholdPoint& p) const; // as shown: a percentage times 100
 };
@@ -34,7 +38,10 @@ class SweepTableModel final : public QAbstractTableModel {
 public:
     using QAbstractTableModel::QAbstractTableModel;
 
-    void setResult(const SimulationResult& result);
+    // `latencies`: the run's load latencies, when it kept them: two more columns give each point's
+    // predicted memory stall per GET and its uncertainty.
+    void setResult(const SimulationResult& result, const std::optional<LoadLatencies>& latencies = std::nullopt);
+    const std::optional<LoadLatencies>& latencies() const { return m_latencies; }
     void clear();
     const SimulationResult& result() const { return m_result; }
     bool hasCacheModel() const { return !m_result.points.empty() && !m_result.points.front().missesPerGet.empty(); }
@@ -50,6 +57,8 @@ public:
 
 private:
     SimulationResult m_result;
+    std::optional<LoadLatencies> m_latencies;
+    std::vector<std::optional<StallEstimate>> m_stall; // by row
     std::vector<SweepMetric> m_metrics;
 };
 

@@ -7,6 +7,7 @@
 #include "stored_job.h"
 
 #include "layoutlab/alloc/allocator_registry.h"
+#include "layoutlab/collect/memory_latency.h"
 #include "layoutlab/layout/layout_file.h"
 #include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/store/jobs.h"
@@ -16,6 +17,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFileSystemWatcher>
@@ -37,6 +39,7 @@
 #include <QtCharts/QValueAxis>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 
 namespace layoutlab::gui {
@@ -62,6 +65,39 @@ QString qt(const std::string& s) {
     return QString::fromStdString(s);
 }
 
+// The predicted memory stall per GET at the leanest threshold, and how much more (or less) the layout's own
+// threshold and the usual marks (64, 128) stall, for the summary ("" without latencies).
+QString stallSummary(const SimulationResult& result, const std::optional<LoadLatencies>& latencies) {
+    if (!latencies || result.points.empty())
+        return {};
+    const ThresholdPoint& leanest = result.points[leanestPoint(result.points)];
+    const auto stall = predictStall(leanest, *latencies);
+    if (!stall)
+        return {};
+    auto tr = [](const char* text) { return QCoreApplication::translate("SweepPage", text); };
+    QLocale locale;
+    QString text = tr(" Memory stall per GET on this machine: %1 ± %2 ns at %3")
+                       .arg(locale.toString(stall->ns, 'f', 0), locale.toString(stall->uncertaintyNs, 'f', 0))
+                       .arg(leanest.threshold);
+    std::vector<const ThresholdPoint*> others;
+    if (const ThresholdPoint* shipped = shippedPoint(result))
+        others.push_back(shipped);
+    for (const auto& p : result.points)
+        if ((p.threshold == 64 || p.threshold == 128) && std::find(others.begin(), others.end(), &p) == others.end())
+            others.push_back(&p);
+    for (const ThresholdPoint* other : others) {
+        const auto change = other != &leanest ? predictStallChange(leanest, *other, *latencies) : std::nullopt;
+        if (!change)
+            continue;
+        text += tr("; at %1, %2%3 ± %4 ns%5")
+                    .arg(other->threshold)
+                    .arg(change->ns > 0 ? QStringLiteral("+") : QString(), locale.toString(change->ns, 'f', 0),
+                        locale.toString(change->uncertaintyNs, 'f', 0),
+                        std::abs(change->ns) <= change->uncertaintyNs ? tr(" (within the uncertainty)") : QString());
+    }
+    return text + QLatin1Char('.');
+}
+
 } // namespace
 
 // Whether the threshold changes nothing here: every point uses the same memory.
@@ -79,6 +115,7 @@ SweepPage::SweepPage(TaskRunner& runner, std::function<QString()> databasePath, 
     , m_allocator(new QComboBox(this))
     , m_thresholds(new QLineEdit(QStringLiteral("16:512:16"), this))
     , m_cache(new QCheckBox(tr("Cache model (misses per GET)"), this))
+    , m_stall(new QCheckBox(tr("Predict the memory stall per GET"), this))
     , m_layoutFileButton(new QToolButton(this))
     , m_rerunOnChange(new QCheckBox(tr("Re-run when the layout file changes"), this))
     , m_watcher(new QFileSystemWatcher(this))
@@ -114,6 +151,11 @@ SweepPage::SweepPage(TaskRunner& runner, std::function<QString()> databasePath, 
     m_thresholds->setToolTip(tr("FIRST:LAST:STEP (e.g. 16:512:16) or a list (64,128)"));
     m_cache->setChecked(true);
     m_cache->setToolTip(tr("Replay the trace's last GETs through an L1/L2/LLC model of this machine's caches"));
+    m_stall->setToolTip(tr("Measure this machine's load latency at each cache level and from memory (a pointer "
+                           "chase of a few seconds) before the sweep, and predict each threshold's memory stall per "
+                           "GET from the cache model's misses, with its uncertainty (needs the cache model)"));
+    m_stall->setEnabled(m_cache->isChecked());
+    connect(m_cache, &QCheckBox::toggled, m_stall, &QWidget::setEnabled);
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
@@ -129,6 +171,7 @@ SweepPage::SweepPage(TaskRunner& runner, std::function<QString()> databasePath, 
     auto* form2 = new QFormLayout;
     form2->addRow(tr("&Thresholds:"), m_thresholds);
     form2->addRow(QString(), m_cache);
+    form2->addRow(QString(), m_stall);
     form2->addRow(QString(), m_rerunOnChange);
     controls->addLayout(form, 2);
     controls->addLayout(form2, 1);
@@ -291,11 +334,13 @@ bool SweepPage::startSweep(QString* error) {
         return fail(errorText(built.error()));
     m_sweptLayoutFile = layoutFile();
     const SimulationJob job = std::move(*built);
+    const bool predictStall = m_stall->isChecked() && job.config.cache.has_value();
     auto outcome = std::make_shared<SimulationJobOutcome>();
+    auto latencies = std::make_shared<std::optional<LoadLatencies>>();
     const std::string dbPath = m_databasePath().toStdString();
     connect(
         &m_runner, &TaskRunner::finished, this,
-        [this, outcome, before = m_summary->text()](const QString&, const QString& failure, bool cancelled) {
+        [this, outcome, latencies, before = m_summary->text()](const QString&, const QString& failure, bool cancelled) {
             if (cancelled || !failure.isEmpty()) { // what was shown before stays, and says why
                 m_summary->setText(
                     (cancelled ? tr("The sweep was cancelled.") : tr("The sweep failed.")) + QLatin1Char(' ') + before);
@@ -303,7 +348,7 @@ bool SweepPage::startSweep(QString* error) {
                     emit failed(failure);
                 return;
             }
-            showResult(outcome->result);
+            showResult(outcome->result, *latencies);
             if (outcome->runId)
                 emit runStored(outcome->runId);
         },
@@ -311,15 +356,25 @@ bool SweepPage::startSweep(QString* error) {
     m_summary->setText(tr("Sweeping %1 with %2 over thresholds %3… (progress and Cancel in the status bar)")
                            .arg(QFileInfo(m_tracePath).fileName().toHtmlEscaped(), currentLayoutSpec().toHtmlEscaped(),
                                m_thresholds->text().trimmed().toHtmlEscaped()));
-    m_runner.start(
-        tr("sweep"), storedJob(dbPath, outcome, [job](ResultsDb* db, ProgressSink& progress, std::stop_token stop) {
-            return runSimulationJob(job, db, &progress, stop);
-        }));
+    m_runner.start(tr("sweep"),
+        storedJob(dbPath, outcome,
+            [job, predictStall, latencies](
+                ResultsDb* db, ProgressSink& progress, std::stop_token stop) -> Expected<SimulationJobOutcome> {
+                SimulationJob measured = job;
+                if (predictStall) { // first, so that the sweep's own work does not disturb the timing
+                    progress.phase("measuring load latencies");
+                    auto kept = measureAndKeepLoadLatencies(measured, stop);
+                    if (!kept)
+                        return kept.error();
+                    *latencies = *kept;
+                }
+                return runSimulationJob(measured, db, &progress, stop);
+            }));
     return true;
 }
 
-void SweepPage::showResult(const SimulationResult& result) {
-    m_model.setResult(result);
+void SweepPage::showResult(const SimulationResult& result, const std::optional<LoadLatencies>& latencies) {
+    m_model.setResult(result, latencies);
     m_cursor.reset();
     m_cursorLine->setText(result.points.size() > 1 ? tr("Click or drag on a chart (or pick a row) to put the "
                                                         "threshold cursor there.")
@@ -353,6 +408,7 @@ void SweepPage::showResult(const SimulationResult& result) {
         text += tr(" Cache model: %1, %2 GETs sampled.")
                     .arg(qt(result.cacheGeometry))
                     .arg(locale.toString(qulonglong(result.cacheSampledGets)));
+    text += stallSummary(result, latencies);
     m_summary->setText(text);
     redraw();
     emit resultChanged(result);
@@ -370,6 +426,11 @@ void SweepPage::showStoredRun(const StoredRun& stored) {
         m_cache->setChecked(parameters->cacheGeometry.has_value());
         if (QFileInfo::exists(qt(parameters->trace)))
             m_tracePath = qt(parameters->trace);
+        if (parameters->extra.contains("load_latencies")) {
+            const auto latencies = loadLatenciesFromJson(parameters->extra["load_latencies"]);
+            m_stall->setChecked(latencies.has_value());
+            return showResult(stored.result, latencies);
+        }
     }
     showResult(stored.result);
 }
@@ -384,6 +445,7 @@ void SweepPage::saveSettings() const {
     s.setValue(QStringLiteral("sweep/allocator"), m_allocator->currentText());
     s.setValue(QStringLiteral("sweep/thresholds"), m_thresholds->text());
     s.setValue(QStringLiteral("sweep/cache"), m_cache->isChecked());
+    s.setValue(QStringLiteral("sweep/stall"), m_stall->isChecked());
     s.setValue(QStringLiteral("sweep/rerunOnChange"), m_rerunOnChange->isChecked());
 }
 
@@ -398,6 +460,7 @@ void SweepPage::restoreSettings() {
     m_allocator->setCurrentText(s.value(QStringLiteral("sweep/allocator"), m_allocator->currentText()).toString());
     m_thresholds->setText(s.value(QStringLiteral("sweep/thresholds"), m_thresholds->text()).toString());
     m_cache->setChecked(s.value(QStringLiteral("sweep/cache"), m_cache->isChecked()).toBool());
+    m_stall->setChecked(s.value(QStringLiteral("sweep/stall"), false).toBool());
 }
 
 } // namespace layoutlab::gui

@@ -43,7 +43,8 @@ public:
     // Starts the sweep with the chosen options; false (and `error` set) when they are not valid.
     bool startSweep(QString* error = nullptr);
     // Shows a result computed elsewhere (a stored run opened from the library).
-    void showResult(const SimulationResult& result);
+    // `latencies`: the run's load latencies, when it kept them (the memory stall per GET is shown then).
+    void showResult(const SimulationResult& result, const std::optional<LoadLatencies>& latencies = std::nullopt);
     // Chooses a layout file (docs/layout-files.md) as the layout. Once swept, the sweep runs again whenever
     // the file changes on disk (when "re-run on change" is on).
     void setLayoutFile(const QString& path);
@@ -53,6 +54,7 @@ public:
     // The layout as parseLayout() takes it: the text typed or chosen, or a layout file's spec.
     QString currentLayoutSpec() const;
     QCheckBox* rerunOnChangeBox() const { return m_rerunOnChange; }
+    QCheckBox* stallBox() const { return m_stall; }
 
     const SweepTableModel& model() const { return m_model; }
     std::vector<ChartPanel*> charts() const { return m_charts; }
@@ -115,6 +117,7 @@ private:
     QComboBox* m_allocator;
     QLineEdit* m_thresholds;
     QCheckBox* m_cache;
+    QCheckBox* m_stall; // measure this host's load latencies and predict the memory stall per GET
     QToolButton* m_layoutFileButton;
     QCheckBox* m_rerunOnChange;
     QFileSystemWatcher* m_watcher;

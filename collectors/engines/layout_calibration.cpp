@@ -106,7 +106,10 @@ struct Prediction {
 
 Expected<Prediction> predict(const LayoutAndAllocator& models, const CalibrationShape& c) {
     auto trace = shapeTrace(c);
-    auto result = simulate({ models.layout, models.allocator, {}, std::nullopt }, trace);
+    SimulationConfig predictionConfig;
+    predictionConfig.layout = models.layout;
+    predictionConfig.allocator = models.allocator;
+    auto result = simulate(predictionConfig, trace);
     if (!result)
         return result.error();
     const auto threshold = models.layout->threshold();

@@ -112,7 +112,11 @@ Status finish(const DriveRequest& r, const LayoutAndAllocator& models, DriveRepo
         return trace.error();
     if (progress)
         progress->phase("predict");
-    auto prediction = simulate({ models.layout, models.allocator, {}, std::nullopt }, **trace, progress, stop);
+    SimulationConfig predictionConfig;
+    predictionConfig.layout = models.layout;
+    predictionConfig.allocator = models.allocator;
+    predictionConfig.cache = r.cache;
+    auto prediction = simulate(predictionConfig, **trace, progress, stop);
     if (!prediction)
         return prediction.error();
     report.prediction = std::move(*prediction);

@@ -360,6 +360,7 @@ Expected<EngineSweepReport> runEngineSweepJob(
         return settings.error();
     EngineSweepReport report;
     report.trace = r.drive.tracePath;
+    report.latencies = r.latencies;
     report.framing = r.drive.engine == Engine::Memcached ? r.drive.framing : std::string();
     const auto [baseSpec, baseThreshold] = canonicalBase(r);
     report.layout = r.drive.engine == Engine::Memcached ? std::string() : baseSpec;

@@ -10,6 +10,30 @@
 
 namespace layoutlab {
 
+std::vector<ThroughputChange> throughputChanges(const EngineSweepReport& r) {
+    std::vector<ThroughputChange> out;
+    const auto& predicted = r.prediction.points;
+    if (!r.latencies || r.points.size() < 2 || predicted.size() != r.points.size() || !r.points[0].getsPerSecond
+        || *r.points[0].getsPerSecond <= 0)
+        return out;
+    const double baseNs = 1e9 / *r.points[0].getsPerSecond; // one thread serves every GET
+    for (std::size_t i = 1; i < r.points.size(); ++i) {
+        const auto change = predictStallChange(predicted[0], predicted[i], *r.latencies);
+        if (!change || !r.points[i].getsPerSecond)
+            continue;
+        ThroughputChange t;
+        t.setting = r.points[i].setting;
+        t.measured = *r.points[i].getsPerSecond / *r.points[0].getsPerSecond;
+        auto ratio = [&](double stallNs) { return baseNs + stallNs > 0 ? baseNs / (baseNs + stallNs) : 0.0; };
+        t.predicted = ratio(change->ns);
+        t.low = ratio(change->ns + change->uncertaintyNs);
+        t.high = ratio(change->ns - change->uncertaintyNs);
+        t.stallChange = *change;
+        out.push_back(t);
+    }
+    return out;
+}
+
 nlohmann::json toJson(const EngineSweepReport& r) {
     auto points = nlohmann::json::array();
     for (const auto& p : r.points) {
@@ -34,6 +58,16 @@ nlohmann::json toJson(const EngineSweepReport& r) {
         out["prediction_run"] = r.predictionRun;
     if (r.measuredRun)
         out["measured_run"] = r.measuredRun;
+    if (const auto changes = throughputChanges(r); !changes.empty()) {
+        auto rows = nlohmann::json::array();
+        for (const auto& t : changes)
+            rows.push_back(
+                { { "setting", t.setting }, { "measured_ratio", t.measured }, { "predicted_ratio", t.predicted },
+                    { "predicted_low", t.low }, { "predicted_high", t.high }, { "stall_change_ns", t.stallChange.ns },
+                    { "stall_change_uncertainty_ns", t.stallChange.uncertaintyNs } });
+        out["throughput_against_first"] = rows;
+        out["load_latencies"] = toJson(*r.latencies);
+    }
     return out;
 }
 
@@ -59,6 +93,16 @@ std::string renderEngineSweepTable(const EngineSweepReport& r) {
         if (p.getsPerSecond)
             out += fmt::format("  {:>10.0f}", *p.getsPerSecond);
         out += "\n";
+    }
+    if (const auto changes = throughputChanges(r); !changes.empty()) {
+        out += fmt::format("\nGET throughput against {} (predicted: its measured time per GET plus the memory stall "
+                           "per GET each setting saves or adds, from the cache model and this host's load latencies)\n",
+            r.points.front().setting);
+        out += fmt::format("{:<{}}  {:>9}  {:>9}  {:>15}  {:>18}\n", "setting", width, "measured", "predicted", "range",
+            "stall ns/GET");
+        for (const auto& t : changes)
+            out += fmt::format("{:<{}}  {:>8.3f}x  {:>8.3f}x  {:>6.3f}..{:<6.3f}  {:>+10.0f} ± {:<5.0f}\n", t.setting,
+                width, t.measured, t.predicted, t.low, t.high, t.stallChange.ns, t.stallChange.uncertaintyNs);
     }
     out += fmt::format("\nworst error {:+.2f}%", 100.0 * worstError(r.points));
     if (!r.points.empty())

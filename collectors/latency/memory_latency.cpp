@@ -146,4 +146,35 @@ std::string renderLatencyTable(const MemoryLatency& latency) {
     return out;
 }
 
+Expected<LoadLatencies> measureLoadLatencies(const CacheGeometry& geometry, std::stop_token stop) {
+    LatencyCalibration calibration;
+    calibration.geometry = geometry;
+    auto measured = measureMemoryLatency(calibration, stop);
+    if (!measured)
+        return measured.error();
+    LoadLatencies l;
+    for (std::size_t i = 0; i + 1 < measured->points.size(); ++i) {
+        l.levelNs.push_back(measured->points[i].nanosecondsPerLoad);
+        l.levelUncertaintyNs.push_back(measured->points[i].uncertainty);
+    }
+    l.memoryNs = measured->points.back().nanosecondsPerLoad;
+    l.memoryUncertaintyNs = measured->points.back().uncertainty;
+    return l;
+}
+
+Expected<LoadLatencies> measureAndKeepLoadLatencies(SimulationJob& job, std::stop_token stop) {
+    if (!job.config.cache)
+        return usageError("the memory-stall prediction needs the cache model (--cache)");
+    auto measured = measureLoadLatencies(*job.config.cache, stop);
+    if (!measured)
+        return measured.error();
+    const LoadLatencies& l = *measured;
+    auto extra = nlohmann::json::parse(job.extraParametersJson, nullptr, false);
+    if (!extra.is_object())
+        extra = nlohmann::json::object();
+    extra["load_latencies"] = toJson(l);
+    job.extraParametersJson = extra.dump();
+    return l;
+}
+
 } // namespace layoutlab

@@ -207,7 +207,7 @@ Expected<ProfileResult> runProfile(const ProfileConfig& config, ProgressSink* pr
     // Stages: the simulation, then per threshold the load (and a run under valgrind).
     const std::size_t thresholdCount = std::max<std::size_t>(config.thresholds.size(), 1);
     ProfileProgress bar(progress, 1 + thresholdCount * (result.counterSource == CounterSource::Cachegrind ? 2 : 1));
-    SimulationConfig simConfig { config.layout, config.allocator, config.thresholds, geometry, config.sampleGets };
+    SimulationConfig simConfig { config.layout, config.allocator, config.thresholds, geometry, config.sampleGets, {} };
     auto prediction = simulate(simConfig, **trace, &bar, stop);
     if (!prediction)
         return prediction.error();

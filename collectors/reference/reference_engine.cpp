@@ -90,6 +90,7 @@ struct ReferenceEngine::Impl final : KeyspaceObserver {
     ArenaStats before;
     bool loaded = false;
     std::optional<Error> failure; // the first error an observer callback met
+    KeyLayout ownBuffer; // layoutFor's answer for a RawString key
 
     bool dictIndex() const { return isChainedDict(policy.kind); }
 
@@ -122,7 +123,15 @@ struct ReferenceEngine::Impl final : KeyspaceObserver {
         if (keyId >= records.size())
             records.resize(std::max<std::size_t>(std::size_t { keyId } + 1, records.size() * 2));
         syncIndexSizes();
+        // The command's own allocations (the client's argv) come first and are freed when it ends.
+        const KeyLayout& written = layoutFor(keyId, state);
+        std::array<void*, KeyLayout::kMaxTransients> transients {};
+        for (std::uint8_t t = 0; t < written.transientCount; ++t)
+            transients[t] = arena->allocate(written.transients[t]);
         auto built = build(keyId, state);
+        // freeClientArgv: the arguments in order, then the argv array.
+        for (std::uint8_t i = 1; i <= written.transientCount; ++i)
+            arena->release(transients[i % written.transientCount]);
         if (!built) {
             failure = built.error();
             return;
@@ -151,19 +160,25 @@ struct ReferenceEngine::Impl final : KeyspaceObserver {
     }
 
     // Allocates and fills a key's allocations as the layout describes them for its current shape.
+    // The layout of a key in `state` (a RawString key's sds buffer is its own, not in the packed shape).
+    const KeyLayout& layoutFor(std::uint32_t keyId, const KeyState& state) {
+        if (state.kind() != ValueKind::RawString)
+            return layoutOf(state.shapeAt(threshold));
+        KeyShape shape = unpackShape(state.shapeAt(threshold));
+        shape.sdsBytes = replay->sdsBytesOf(keyId);
+        ownBuffer = config.layout->describe(shape, threshold, *config.allocator);
+        return ownBuffer;
+    }
+
     Expected<KeyRecord> build(std::uint32_t keyId, const KeyState& state) {
-        KeyLayout ownBuffer; // a RawString key's layout: its sds buffer is its own, not in the packed shape
-        if (state.kind() == ValueKind::RawString) {
-            KeyShape shape = unpackShape(state.shapeAt(threshold));
-            shape.sdsBytes = replay->sdsBytesOf(keyId);
-            ownBuffer = config.layout->describe(shape, threshold, *config.allocator);
-        }
-        const KeyLayout& layout = state.kind() == ValueKind::RawString ? ownBuffer : layoutOf(state.shapeAt(threshold));
+        const KeyLayout& layout = layoutFor(keyId, state);
         if (!layout.stored)
             return usageError(fmt::format("key id {} cannot be stored by layout '{}'", keyId, config.layout->spec()));
         KeyRecord record;
         std::uint8_t keyCarrier = kNone, object = kNone, value = kNone, entry = kNone, expireEntry = kNone;
-        for (std::uint8_t i = 0; i < layout.allocationCount; ++i) {
+        // In the order the engine makes them; record.allocation[] keeps the layout's order.
+        for (std::uint8_t made = 0; made < layout.allocationCount; ++made) {
+            const auto i = static_cast<std::uint8_t>(layout.made(made));
             const Allocation& a = layout.allocations[i];
             const bool supported = a.count == 1 && a.purpose != Purpose::Item && a.purpose != Purpose::ItemHeader
                 && a.purpose != Purpose::ItemChunk;
@@ -174,7 +189,8 @@ struct ReferenceEngine::Impl final : KeyspaceObserver {
                     "layout");
             }
             void* p = arena->allocate(a.requestedBytes);
-            record.allocation[record.count++] = p;
+            record.allocation[i] = p;
+            ++record.count;
             keyBytes += arena->usableSize(p);
             std::memset(p, static_cast<int>('a' + keyId % 26), a.requestedBytes); // the key's and value's bytes
             std::uint8_t* role = a.purpose == Purpose::Entry ? &entry
@@ -193,8 +209,11 @@ struct ReferenceEngine::Impl final : KeyspaceObserver {
             if (i == entry || i == expireEntry)
                 continue;
             storeAt<std::uint32_t>(record.allocation[i], kTagOffset, i == keyCarrier ? keyId : kNotTheKey);
-            storeAt<std::uint32_t>(
-                record.allocation[i], kReadLengthOffset, static_cast<std::uint32_t>(layout.allocations[i].readBytes));
+            // glibc's memcmp loads past a short key (key_layout.h bytesLoadedAt).
+            const Allocation& a = layout.allocations[i];
+            storeAt<std::uint32_t>(record.allocation[i], kReadLengthOffset,
+                static_cast<std::uint32_t>(
+                    bytesLoadedAt(reinterpret_cast<std::uintptr_t>(record.allocation[i]), a.readBytes, a.memcmpEnd)));
         }
         if (object != kNone)
             storeAt<void*>(at(object), kObjectPointerOffset, at(value));
@@ -214,10 +233,11 @@ struct ReferenceEngine::Impl final : KeyspaceObserver {
     }
 
     void freeAllocations(const KeyRecord& record) {
-        for (std::uint8_t i = 0; i < record.count; ++i) {
-            keyBytes -= arena->usableSize(record.allocation[i]);
-            arena->release(record.allocation[i]);
-        }
+        for (void* allocation : record.allocation) // made out of order: a failed build leaves gaps
+            if (allocation) {
+                keyBytes -= arena->usableSize(allocation);
+                arena->release(allocation);
+            }
     }
 
     void removed(std::uint32_t keyId) override {

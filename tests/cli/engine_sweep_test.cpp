@@ -284,3 +284,46 @@ TEST_F(EngineSweepTest, SideBySideRowsMatchTheRealServers) {
 }
 
 } // namespace
+
+// drive --latency: two real builds' run phases, and beside the measured GET throughput ratio the one the
+// cache model's stall change predicts on the first build's measured time per GET (docs/validation.md).
+TEST_F(EngineSweepTest, LatencyPutsThePredictedThroughputChangeBesideTheMeasured) {
+    std::string plain, embedded;
+    for (const auto& b : layoutlab::test::readEngineManifest(LAYOUTLAB_ENGINE_MANIFEST)) {
+        if (b.layout == "valkey-8.1" && b.label == "valkey-unstable-2025-02-06")
+            plain = b.binary;
+        if (b.layout == "valkey-8.1:threshold=128,embstr-limit=108")
+            embedded = b.binary;
+    }
+    if (plain.empty() || embedded.empty())
+        GTEST_SKIP() << "no 2025-02-06 builds at 64 and 128/108 among the engines.build builds (../shared/engines)";
+    const auto trace = path("k20k-v80.lltrace");
+    ASSERT_EQ(run({ "gen", "-o", trace, "--keys", "20000", "--ops", "20000", "--key-size", "16", "--value-size", "80",
+                      "--get-fraction", "1", "--seed", "25" })
+                  .exitCode,
+        0);
+    const std::vector<std::string> args { "drive", trace, "--engine", "valkey", "--layout",
+        "valkey-8.1:embstr-limit=108", "--builds", "64=" + plain + ",128=" + embedded, "--run-requests", "100000",
+        "--latency", "--cache-geometry", "32K:8,1M:16", "--no-db" };
+    auto withJson = args;
+    withJson.push_back("--json");
+    const auto r = run(withJson);
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const auto report = nlohmann::json::parse(r.out);
+    ASSERT_TRUE(report.contains("throughput_against_first")) << report.dump(2);
+    const auto& row = report["throughput_against_first"].at(0);
+    EXPECT_EQ(row["setting"], report["points"][1]["setting"]);
+    const double measured = row["measured_ratio"];
+    EXPECT_NEAR(measured,
+        report["points"][1]["gets_per_sec"].get<double>() / report["points"][0]["gets_per_sec"].get<double>(), 1e-9);
+    EXPECT_LT(row["stall_change_ns"].get<double>(), 0) << "embedding 80-byte values saves a line per GET";
+    EXPECT_GT(row["predicted_ratio"].get<double>(), 1.0);
+    EXPECT_LE(row["predicted_low"].get<double>(), row["predicted_ratio"].get<double>());
+    EXPECT_GE(row["predicted_high"].get<double>(), row["predicted_ratio"].get<double>());
+    EXPECT_TRUE(report.contains("load_latencies"));
+
+    // Without an engine sweep there is nothing to compare: the flag says so.
+    const auto single = run({ "drive", trace, "--engine", "valkey", "--server-binary", plain, "--latency", "--no-db" });
+    EXPECT_EQ(single.exitCode, 2);
+    EXPECT_NE(single.err.find("--latency"), std::string::npos) << single.err;
+}

@@ -51,6 +51,35 @@ private slots:
         QCOMPARE(model.columnOf(QStringLiteral("l1_misses_per_get")), -1);
     }
 
+    void sweepModelWithLatenciesGivesEachPointsStall() {
+        SweepTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+        const auto result
+            = test::simulateForTest(test::seedTrace(), QStringLiteral("valkey-9.1"), QStringLiteral("64,128"), true);
+        model.setResult(result);
+        QCOMPARE(model.columnOf(QStringLiteral("stall_ns")), -1); // no latencies kept: no stall
+        LoadLatencies latencies; // one per level the cache model has, then memory
+        for (std::size_t level = 0; level < result.points.front().missesPerGet.size(); ++level) {
+            latencies.levelNs.push_back(1.0 + 5.0 * double(level));
+            latencies.levelUncertaintyNs.push_back(0.5);
+        }
+        latencies.memoryNs = 90;
+        latencies.memoryUncertaintyNs = 4;
+        model.setResult(result, latencies);
+        const int stall = model.columnOf(QStringLiteral("stall_ns"));
+        const int uncertainty = model.columnOf(QStringLiteral("stall_uncertainty_ns"));
+        QVERIFY(stall > 0);
+        QCOMPARE(uncertainty, stall + 1);
+        for (int r = 0; r < model.rowCount(); ++r) {
+            const auto expected = predictStall(result.points[std::size_t(r)], latencies);
+            QVERIFY(expected.has_value());
+            QVERIFY(expected->ns > 0);
+            QCOMPARE(model.data(model.index(r, stall), Qt::EditRole).toDouble(), expected->ns);
+            QCOMPARE(model.value(r, uncertainty), expected->uncertaintyNs);
+        }
+        QVERIFY(model.headerData(stall, Qt::Horizontal).toString().contains(QStringLiteral("stall")));
+    }
+
     void sizeClassModelAddsUpToTheUsableBytes() {
         SizeClassTableModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);

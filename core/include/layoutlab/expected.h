@@ -42,6 +42,7 @@ inline constexpr const char* kLayout = "layout";
 inline constexpr const char* kThreshold = "threshold";
 inline constexpr const char* kThresholds = "thresholds";
 inline constexpr const char* kCacheGeometry = "cache geometry";
+inline constexpr const char* kStartRegions = "start regions";
 inline constexpr const char* kFormat = "format";
 inline constexpr const char* kKeys = "keys";
 inline constexpr const char* kOps = "ops";

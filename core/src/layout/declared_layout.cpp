@@ -4,6 +4,8 @@
 #include "layoutlab/alloc/memcached_slabs.h"
 #include "layoutlab/layout/layout_file.h"
 
+#include "client_arguments.h"
+
 #include <algorithm>
 #include <fmt/format.h>
 
@@ -102,6 +104,7 @@ struct BuiltAllocation {
     std::uint64_t pointerBytes = 0;
     std::uint64_t valueFieldBytes = 0; // the Value field's bytes (what memcached chunks hold)
     std::uint64_t valuePayloadBytes = 0;
+    std::uint32_t memcmpEnd = 0; // where a GET's compare of the key loads to (key_layout.h memcmpVectorEnd)
     std::vector<char> fieldPresent;
 };
 
@@ -131,8 +134,23 @@ BuiltAllocation build(const LayoutDefinition& def, std::size_t index, const Cont
             b.valuePayloadBytes += s.payloadBytes;
         }
     }
-    if (!allocator)
+    auto keyCompare = [&] {
+        std::uint64_t offset = 0;
+        for (std::size_t i = 0; i < a.fields.size(); ++i) {
+            if (!b.fieldPresent[i])
+                continue;
+            const auto& f = a.fields[i];
+            const auto s = sizeOf(f, ctx, def);
+            if (f.content == FieldContent::Key) // the key's bytes follow its prefix and length header
+                return memcmpVectorEnd(offset + s.bytes - f.terminatorBytes - ctx.shape.keyBytes, ctx.shape.keyBytes);
+            offset += s.bytes;
+        }
+        return std::uint32_t { 0 };
+    };
+    if (!allocator) {
+        b.memcmpEnd = keyCompare();
         return b;
+    }
     // object.c createObjectWithKeyAndExpire: a field the size class has room for comes for free.
     for (std::size_t i = 0; i < a.fields.size(); ++i) {
         const auto& f = a.fields[i];
@@ -146,7 +164,63 @@ BuiltAllocation build(const LayoutDefinition& def, std::size_t index, const Cont
             b.pointerBytes += s.pointer ? s.bytes : 0;
         }
     }
+    b.memcmpEnd = keyCompare();
     return b;
+}
+
+// [write] order: the allocations listed, in that order, then any others as a GET reads them.
+void addWriteOrder(const LayoutDefinition& def, KeyLayout& out, const std::vector<std::uint8_t>& madeAt) {
+    if (def.madeOrder.empty())
+        return;
+    std::vector<char> listed(out.allocationCount, 0);
+    std::vector<std::uint8_t> order;
+    for (const int a : def.madeOrder)
+        if (const auto at = madeAt[static_cast<std::size_t>(a)]; at != UINT8_MAX && at < out.allocationCount) {
+            order.push_back(at);
+            listed[at] = 1;
+        }
+    for (std::uint8_t at = 0; at < out.allocationCount; ++at)
+        if (!listed[at])
+            order.push_back(at);
+    out.setMadeOrder(order.data(), order.size());
+}
+
+// [write] arguments: SET's argv (client_arguments.h), each argument an EMBSTR up to the client limit at the
+// layout's own threshold, as the built-in models take it.
+void addArguments(const LayoutDefinition& def, std::uint64_t autoLimitFixedBytes, KeyLayout& out, const Context& ctx) {
+    if (def.arguments == LayoutDefinition::Arguments::None || !def.threshold)
+        return;
+    const std::uint64_t configured = def.threshold->value;
+    std::uint64_t limit = configured; // Dict: the EMBSTR limit is the threshold swept
+    if (def.arguments == LayoutDefinition::Arguments::Valkey)
+        limit = def.clientValueLimit >= 0 ? static_cast<std::uint64_t>(def.clientValueLimit)
+            : def.clientValueLimit == -2  ? (configured > autoLimitFixedBytes ? configured - autoLimitFixedBytes : 0)
+                                          : UINT64_MAX;
+    limit = std::min<std::uint64_t>(limit, def.maxEmbeddedValueBytes);
+    const LengthHeader* sdsHeader = nullptr;
+    for (const auto& header : def.lengthHeaders)
+        if (header.name == "sds")
+            sdsHeader = &header;
+    client_arguments::Rules rules { def.argumentHeaderBytes, def.argumentMinValueBytes, limit,
+        [sdsHeader](std::uint64_t len) { return (sdsHeader ? sdsHeader->bytesFor(len) : 0) + len + 1; } };
+    using client_arguments::Value;
+    if (def.arguments == LayoutDefinition::Arguments::Dict)
+        return client_arguments::addSetTransients(out, ctx.shape, rules, Value::Stored);
+    if (ctx.shape.kind == ValueKind::RawString)
+        return; // APPEND or SETRANGE made the value: no SET of it to model
+    const Value value = ctx.encoding == Encoding::Integer                     ? Value::Integer
+        : ctx.encoding == Encoding::Embedded || ctx.shape.valueBytes <= limit ? Value::Copied
+                                                                              : Value::SdsKept;
+    client_arguments::addSetTransients(out, ctx.shape, rules, value);
+}
+
+// [write]: both, for a key the engine stores.
+void addWrite(const LayoutDefinition& def, std::uint64_t autoLimitFixedBytes, KeyLayout& out, const Context& ctx,
+    const std::vector<std::uint8_t>& madeAt) {
+    if (!out.stored)
+        return;
+    addWriteOrder(def, out, madeAt);
+    addArguments(def, autoLimitFixedBytes, out, ctx);
 }
 
 } // namespace
@@ -305,6 +379,7 @@ KeyLayout DeclaredLayout::describe(
     std::uint64_t indexLines = bucketLines;
     std::uint64_t loads = ctx.encoding == Encoding::SharedInteger ? 1 : 0; // the shared object is still read
 
+    std::vector<std::uint8_t> madeAt(def.allocations.size(), UINT8_MAX); // where each is in `out`
     auto addAllocation = [&](std::size_t a, bool read) {
         const auto& b = built[a];
         const auto purpose = def.allocations[a].purpose;
@@ -316,15 +391,18 @@ KeyLayout DeclaredLayout::describe(
         }
         const std::uint64_t chunkMax
             = def.chunked ? static_cast<const MemcachedSlabModel&>(allocator).params().chunkMaxBytes : UINT64_MAX;
+        madeAt[a] = out.allocationCount;
         if (!def.chunked || b.valueFieldBytes == 0 || b.requestedBytes <= chunkMax) {
-            out.add({ b.requestedBytes, read ? b.requestedBytes : 0, 1, purpose, b.payloadBytes });
+            out.add({ b.requestedBytes, read ? b.requestedBytes : 0, 1, purpose, b.payloadBytes, b.memcmpEnd });
             return;
         }
         // items.c do_item_alloc: a header item (the fields but the value, plus an item_chunk), then chunks
         // of min(remaining + sizeof(item_chunk), slab_chunk_max) bytes holding the value field.
         out.encoding = Encoding::ChunkedItem;
         const std::uint64_t header = b.requestedBytes - b.valueFieldBytes + def.chunkHeaderBytes;
-        out.add({ header, read ? header : 0, 1, Purpose::ItemHeader, b.payloadBytes - b.valuePayloadBytes });
+        // The chunk header sits before the fields (items.c: ITEM_key after the item_chunk of a chunked item).
+        out.add({ header, read ? header : 0, 1, Purpose::ItemHeader, b.payloadBytes - b.valuePayloadBytes,
+            b.memcmpEnd ? b.memcmpEnd + def.chunkHeaderBytes : 0 });
         const std::uint64_t data = b.valueFieldBytes;
         const std::uint64_t perChunk = chunkMax - def.chunkHeaderBytes;
         const std::uint64_t fullChunks = data / perChunk;
@@ -368,6 +446,7 @@ KeyLayout DeclaredLayout::describe(
                 pointerBytes = slotPointerBytes + built[a].pointerBytes;
             }
     }
+    addWrite(def, m_autoLimitFixedBytes, out, ctx, madeAt);
     out.indexLinesPerGet = static_cast<std::uint8_t>(std::min<std::uint64_t>(indexLines, 255));
     out.dependentLoads = static_cast<std::uint8_t>(std::min<std::uint64_t>(loads, 255));
     out.pointerBytes = static_cast<std::uint16_t>(std::min<std::uint64_t>(pointerBytes, UINT16_MAX));

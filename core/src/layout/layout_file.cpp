@@ -388,6 +388,19 @@ void readEmbed(TableReader& t, LayoutDefinition& def) {
     t.rejectUnknown("rule, into, limit, max_value_bytes, client_value_limit, encoding");
 }
 
+// The allocation names an array field of `t` lists ([get] path, [write] order), as indexes.
+std::vector<int> allocationList(TableReader& t, const char* key, const LayoutDefinition& def) {
+    std::vector<int> out;
+    const std::string field = t.fieldName(key);
+    if (const auto* names = t.array(key))
+        for (const auto& name : *names) {
+            if (!name.is_string())
+                fail(lineOf(name), field, "must list allocation names");
+            out.push_back(allocationIndex(def, std::string(name.as_string()->get()), lineOf(name), field));
+        }
+    return out;
+}
+
 LayoutDefinition readDefinition(const toml::table& root, const std::string& path, std::string_view text) {
     LayoutDefinition def;
     def.path = path;
@@ -463,20 +476,25 @@ LayoutDefinition readDefinition(const toml::table& root, const std::string& path
     }
     if (const auto* get = top.table("get")) {
         TableReader t(*get, "get");
-        if (const auto* names = t.array("path"))
-            for (const auto& name : *names) {
-                if (!name.is_string())
-                    fail(lineOf(name), "get.path", "must list allocation names");
-                def.getPath.push_back(
-                    allocationIndex(def, std::string(name.as_string()->get()), lineOf(name), "get.path"));
-            }
+        def.getPath = allocationList(t, "path", def);
         t.rejectUnknown("path");
     } else {
         for (std::size_t i = 0; i < def.allocations.size(); ++i)
             def.getPath.push_back(static_cast<int>(i)); // every allocation, as declared
     }
+    if (const auto* write = top.table("write")) {
+        TableReader t(*write, "write");
+        def.madeOrder = allocationList(t, "order", def);
+        const auto arguments = t.choice("arguments", { "none", "valkey", "dict" });
+        def.arguments = arguments == "valkey" ? LayoutDefinition::Arguments::Valkey
+            : arguments == "dict"             ? LayoutDefinition::Arguments::Dict
+                                              : LayoutDefinition::Arguments::None; // also when absent
+        def.argumentHeaderBytes = static_cast<std::uint32_t>(t.size("argument_header_bytes", 16, 4096));
+        def.argumentMinValueBytes = static_cast<std::uint32_t>(t.size("argument_min_value_bytes", 0, 4096));
+        t.rejectUnknown("order, arguments, argument_header_bytes, argument_min_value_bytes");
+    }
     top.rejectUnknown(
-        "layout, threshold, index, length_headers, integers, ttl, value, embed, chunking, allocation, get");
+        "layout, threshold, index, length_headers, integers, ttl, value, embed, chunking, allocation, get, write");
     layout_file::checkDefinition(def);
     return def;
 }

@@ -69,7 +69,9 @@ KeyLayout MemcachedLayout::describe(const KeyShape& shape, std::uint32_t, const 
     }
     if (total <= chunkMax) {
         out.encoding = Encoding::Item;
-        out.add({ total, total, 1, Purpose::Item, std::uint64_t { shape.keyBytes } + shape.valueBytes });
+        // assoc.c assoc_find compares the key (ITEM_key: after the header and the CAS) with memcmp.
+        out.add({ total, total, 1, Purpose::Item, std::uint64_t { shape.keyBytes } + shape.valueBytes,
+            memcmpVectorEnd(kItemHeaderBytes + (m_params.cas ? kCasBytes : 0), shape.keyBytes) });
         return out;
     }
     // items.c do_item_alloc: a header item (item + item_chunk + CAS + key + suffix), then
@@ -77,7 +79,9 @@ KeyLayout MemcachedLayout::describe(const KeyShape& shape, std::uint32_t, const 
     out.encoding = Encoding::ChunkedItem;
     const std::uint64_t header = kItemHeaderBytes + kItemChunkHeaderBytes + (m_params.cas ? kCasBytes : 0)
         + shape.keyBytes + kKeyTerminatorBytes + (framed.nonZeroFlags ? kClientFlagsBytes : 0);
-    out.add({ header, header, 1, Purpose::ItemHeader, shape.keyBytes });
+    out.add({ header, header, 1, Purpose::ItemHeader, shape.keyBytes,
+        memcmpVectorEnd(header - shape.keyBytes - kKeyTerminatorBytes - (framed.nonZeroFlags ? kClientFlagsBytes : 0),
+            shape.keyBytes) });
     const std::uint64_t data = framed.storedBytes + kValueTerminatorBytes;
     const std::uint64_t perChunk = chunkMax - kItemChunkHeaderBytes;
     const std::uint64_t fullChunks = data / perChunk;

@@ -44,12 +44,15 @@ KeyLayout RedisLayout::describe(const KeyShape& shape, std::uint32_t threshold, 
     // db.c dbAdd: dictAddRaw (dictEntry) with a copy of the key (sdsdup).
     out.add({ kDictEntryBytes, kDictEntryBytes, 1, Purpose::Entry });
     const auto keyBytes = sds::redisNewLenBytes(shape.keyBytes);
-    out.add({ keyBytes, keyBytes, 1, Purpose::Key, shape.keyBytes });
+    out.add({ keyBytes, keyBytes, 1, Purpose::Key, shape.keyBytes,
+        memcmpVectorEnd(keyBytes - shape.keyBytes - 1, shape.keyBytes) }); // dictSdsKeyCompare
     out.dependentLoads = 2; // dictEntry from the slot, key sds from the entry
 
     value_object::add(out, shape, threshold, m_params.sharedIntegers, sds::redisNewLenBytes);
     if (shape.hasTtl)
         value_object::addExpireEntry(out); // db.c setExpire: the entry shares the key sds, `when` in v.s64
+    value_object::addWriteTransients(out, shape, m_params.embstrLimit, sds::redisNewLenBytes);
+    value_object::madeInWriteOrder(out);
     return out;
 }
 

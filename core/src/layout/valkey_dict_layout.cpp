@@ -49,13 +49,16 @@ KeyLayout ValkeyDictLayout::describe(const KeyShape& shape, std::uint32_t thresh
     out.pointerBytes = static_cast<std::uint16_t>(kPointerBytes + kEmbeddedEntryPointerBytes);
     // db.c dbAddInternal -> kvstoreDictAddRaw -> createEmbeddedEntry: the entry holds the argv key's sds.
     const std::uint64_t entryBytes = kEmbeddedEntryBytes + sds::valkeyArgvBytes(shape.keyBytes, kArgvEmbstrLimit);
-    out.add({ entryBytes, entryBytes, 1, Purpose::Entry, shape.keyBytes });
+    out.add({ entryBytes, entryBytes, 1, Purpose::Entry, shape.keyBytes,
+        memcmpVectorEnd(entryBytes - shape.keyBytes - 1, shape.keyBytes) }); // dictSdsKeyCompare
     out.dependentLoads = 1; // the entry from the slot; the key compare reads the same allocation
 
     // object.c createStringObject / tryObjectEncodingEx, as in Redis 7.0 but with Valkey's sds types.
     value_object::add(out, shape, threshold, m_params.sharedIntegers, sds::valkeyNewLenBytes);
     if (shape.hasTtl)
         value_object::addExpireEntry(out); // setExpire: the entry's key points at the embedded key
+    value_object::addWriteTransients(out, shape, m_params.embstrLimit, sds::valkeyNewLenBytes);
+    value_object::madeInWriteOrder(out);
     return out;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/layout/valkey_layout.h"
 
+#include "client_arguments.h"
 #include "layoutlab/alloc/memcached_slabs.h"
 #include "layoutlab/layout/sds.h"
 
@@ -105,11 +106,29 @@ KeyLayout ValkeyLayout::describe(
         return bytes;
     };
 
+    // Where the key's bytes start in the object (objectGetKey): after the header, the expire and the
+    // header-size byte, its sds header.
+    auto keyAt = [&](std::uint64_t objectHeader, bool expire) {
+        return objectHeader + (expire ? kExpireBytes : 0) + embeddedKeyBytes - k - 1;
+    };
+    // The client's arguments (KeyLayout::transients), with the EMBSTR limit of the layout's own threshold,
+    // not the swept one: a shape's layout then still changes once as the threshold grows
+    // (LayoutModel::describe). They differ only where a swept 9.1 threshold moves the limit past the value.
+    const std::uint32_t argvLimit = std::min(effectiveEmbstrLimit(m_params.threshold), kMaxEmbeddedValueBytes);
+    const client_arguments::Rules arguments { header, header == kHeaderWithoutPointer ? kMinEmbeddedValueArea : 0,
+        argvLimit, sds::valkeyNewLenBytes };
+    using client_arguments::Value;
+    auto addWriteTransients = [&](Value value) { client_arguments::addSetTransients(out, shape, arguments, value); };
+
     auto addRaw = [&](std::uint64_t valueBytes, std::uint64_t readBytes) {
         const auto robjBytes = robjWithKey(wantsExpire);
         out.encoding = Encoding::Raw;
-        out.add({ robjBytes, robjBytes, 1, Purpose::Object, k });
+        out.add({ robjBytes, robjBytes, 1, Purpose::Object, k,
+            memcmpVectorEnd(keyAt(kRobjBytes, robjBytes > kRobjBytes + embeddedKeyBytes), k) });
         out.add({ valueBytes, readBytes, 1, Purpose::Value, v });
+        // The sds exists first (the argument's, or sdsnewlen in createStringObjectWithKeyAndExpire), then
+        // createObjectWithKeyAndExpire makes the object.
+        out.setMadeOrder({ 1, 0 });
         out.dependentLoads = 2;
         out.pointerBytes += kPointerBytes;
         return out;
@@ -127,8 +146,11 @@ KeyLayout ValkeyLayout::describe(
         // (objectSetKeyAndExpire copies a shared integer).
         const auto bytes = robjWithKey(wantsExpire);
         out.encoding = Encoding::Integer;
-        out.add({ bytes, bytes, 1, Purpose::Object, k + v }); // the key embedded, the value in the ptr field
+        // the key embedded, the value in the ptr field
+        out.add({ bytes, bytes, 1, Purpose::Object, k + v,
+            memcmpVectorEnd(keyAt(kRobjBytes, bytes > kRobjBytes + embeddedKeyBytes), k) });
         out.dependentLoads = 1;
+        addWriteTransients(Value::Integer);
         return out;
     }
 
@@ -158,14 +180,17 @@ KeyLayout ValkeyLayout::describe(
     }
     if (embedded != 0) {
         out.encoding = Encoding::Embedded;
-        out.add({ embedded, embedded, 1, Purpose::Object, k + v });
+        const bool expireField = embedded > header + embeddedKeyBytes + valueArea;
+        out.add({ embedded, embedded, 1, Purpose::Object, k + v, memcmpVectorEnd(keyAt(header, expireField), k) });
         out.dependentLoads = 1;
+        addWriteTransients(Value::Copied);
         if (header == kHeaderWithPointer)
             out.pointerBytes += kPointerBytes; // the robj ptr still points at the embedded value
         return out;
     }
 
     const auto valueBytes = sds::valkeyNewLenBytes(v);
+    addWriteTransients(v > argvLimit ? Value::SdsKept : Value::Copied);
     return addRaw(valueBytes, valueBytes);
 }
 

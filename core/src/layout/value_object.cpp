@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "value_object.h"
 
+#include "client_arguments.h"
+
 #include "layoutlab/alloc/memcached_slabs.h"
 #include "layoutlab/layout/sds.h"
 #include "layoutlab/layout/sds_buffer.h"
 
 #include <algorithm>
+#include <array>
 #include <fmt/format.h>
 
 namespace layoutlab::value_object {
@@ -25,6 +28,12 @@ static_assert(kRobjBytes + kEmbstrSdsOverhead + 44 == 64,
 constexpr std::uint64_t kDictEntryBytes = 24;
 constexpr std::uint64_t kDictEntryPointerBytes = 24; // key, v, next
 } // namespace
+
+void addWriteTransients(
+    KeyLayout& out, const KeyShape& shape, std::uint32_t embstrLimit, std::uint64_t (*sdsBytes)(std::uint64_t)) {
+    client_arguments::addSetTransients(
+        out, shape, { kRobjBytes, 0, embstrLimit, sdsBytes }, client_arguments::Value::Stored);
+}
 
 void add(KeyLayout& out, const KeyShape& shape, std::uint32_t embstrLimit, bool sharedIntegers,
     std::uint64_t (*sdsBytes)(std::uint64_t)) {
@@ -72,6 +81,22 @@ void addExpireEntry(KeyLayout& out) {
     out.add({ kDictEntryBytes, kDictEntryBytes, 1, Purpose::ExpireEntry });
     out.dependentLoads += 1;
     out.pointerBytes += static_cast<std::uint16_t>(kPointerBytes + kDictEntryPointerBytes);
+}
+
+void madeInWriteOrder(KeyLayout& out) {
+    std::array<std::uint8_t, KeyLayout::kMaxAllocations> order {};
+    std::size_t made = 0;
+    auto take = [&](Purpose purpose) {
+        for (std::size_t a = 0; a < out.allocationCount; ++a)
+            if (out.allocations[a].purpose == purpose)
+                order[made++] = static_cast<std::uint8_t>(a);
+    };
+    take(Purpose::Value);
+    take(Purpose::Object);
+    take(Purpose::Key);
+    take(Purpose::Entry);
+    take(Purpose::ExpireEntry);
+    out.setMadeOrder(order.data(), made);
 }
 
 ThresholdParam embstrLimitParam(std::uint32_t value) {

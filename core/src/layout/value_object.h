@@ -22,6 +22,18 @@ void addRawSds(KeyLayout& out, const KeyShape& shape, std::uint64_t (*sdsBytes)(
 // db.c setExpire: a dictEntry {key, v.s64, next} in db->expires, its key shared with the keyspace's.
 void addExpireEntry(KeyLayout& out);
 
+// What SET key value [EX seconds] allocates for the command alone (KeyLayout::transients): the argv array,
+// "SET", the key (copied into the keyspace), and "EX" and the seconds. Each argument is an EMBSTR up to
+// `embstrLimit` (the layout's configured limit, so that the transients do not change with a swept one),
+// else a RAW robj and its sds. The value's argument is the stored value object itself.
+void addWriteTransients(
+    KeyLayout& out, const KeyShape& shape, std::uint32_t embstrLimit, std::uint64_t (*sdsBytes)(std::uint64_t));
+
+// The order SET makes a dict layout's allocations in: the value's (the parsed argument: its sds before its
+// robj), then the key's copy (sdsdup) and the entry (dictAddRaw), then the expires entry. `out` lists the
+// entry (with the key in it, or the key next), the value's and the expires entry, in a GET's order.
+void madeInWriteOrder(KeyLayout& out);
+
 // The threshold both sweep: OBJ_ENCODING_EMBSTR_SIZE_LIMIT.
 ThresholdParam embstrLimitParam(std::uint32_t value);
 // Refuses memcached's slabs for a layout named `layout`.

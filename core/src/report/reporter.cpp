@@ -73,6 +73,8 @@ nlohmann::json toJson(const SimulationResult& r) {
         j["best_threshold"] = verdict.best->threshold;
     if (!r.cacheGeometry.empty())
         j["cache"] = { { "geometry", r.cacheGeometry }, { "sampled_gets", r.cacheSampledGets } };
+    if (!r.cacheStartRegions.empty())
+        j["cache"]["start_regions"] = r.cacheStartRegions;
     return j;
 }
 
@@ -110,6 +112,9 @@ std::string renderTable(const SimulationResult& r, bool withClasses) {
         out += fmt::format("cache      {} (LRU, 64-byte lines), {} per threshold\n", r.cacheGeometry,
             r.getWeightsFromTrace ? fmt::format("the trace's last {} GET hits replayed", r.cacheSampledGets)
                                   : fmt::format("{} live keys read once (the trace has no GETs)", r.cacheSampledGets));
+    if (!r.cacheStartRegions.empty())
+        out += fmt::format(
+            "           size classes start after the server's own regions: {} (size:regions)\n", r.cacheStartRegions);
     out += fmt::format("index      {} buckets{}{}\n\n", r.indexBuckets,
         r.indexChildBuckets > 0 ? fmt::format(" + {:.0f} child buckets", r.indexChildBuckets) : std::string(),
         r.indexRehashing ? " (rehashing: both tables held)" : "");

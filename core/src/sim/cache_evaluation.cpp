@@ -7,6 +7,7 @@
 #include "layoutlab/trace/random.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <bit>
 #include <map>
@@ -68,9 +69,20 @@ struct RankPlan {
 };
 
 // One allocation of a shape, as the placement pass sees it.
+// A shape's steps are its allocations, then its write's transients merged by class (count: how many), in
+// one run so that placing a key reads one run of the array; the first step says how many of each.
 struct PlacementStep {
-    std::uint32_t slot = 0;
-    std::uint32_t count = 1;
+    std::uint16_t slot = 0; // a class's: jemalloc has a few hundred, memcached's slabs at most 64
+    std::uint16_t count = 1; // a chunked item's chunks: at most -I over the chunk size
+    std::uint8_t made = 0; // the shape's step the engine makes in this one's place (KeyLayout::made)
+    std::uint8_t steps = 0; // on a shape's first step: its allocations' steps
+    std::uint8_t transients = 0; // on a shape's first step: the transient steps after them
+};
+
+// What a GET reads of a step's allocation: Allocation::readBytes and memcmpEnd.
+struct StepRead {
+    std::uint32_t bytes = 0;
+    std::uint32_t memcmpEnd = 0;
 };
 
 // What a GET of one sampled key reads, resolved once its allocations are placed: the index lookups, then
@@ -112,9 +124,11 @@ public:
         , m_index(index)
         , m_variants(variants)
         , m_classInfo(classInfo)
+        , m_startRegions(config.startRegions)
         , m_cache(*config.cache)
         , m_plans(sample.shapeByRank.size())
         , m_placementStart(sample.shapeByRank.size() + 1, 0)
+        , m_transientStart(sample.shapeByRank.size() + 1, 0)
         , m_slotOfClass(variants.classes)
         , m_lastLevelBytes(config.cache->levels.back().sizeBytes)
         , m_innerLevelBytes(
@@ -164,29 +178,42 @@ private:
         m_firstShapeOfSlot.clear(); // the lowest keyspace index using each slot
         std::fill(m_slotOfClass.begin(), m_slotOfClass.end(), UINT32_MAX);
         m_placementSteps.clear();
-        m_stepReadBytes.clear();
+        m_stepReads.clear();
+        m_transientSlots.clear();
         for (std::size_t r = 0; r < m_plans.size(); ++r) {
             const std::uint32_t s = m_sample.shapeByRank[r];
             const Variant& variant = m_variants.at(s, t);
             m_plans[r] = { variant.stored, variant.indexLines };
             m_placementStart[r] = static_cast<std::uint32_t>(m_placementSteps.size());
-            for (std::size_t a = 0; a < variant.allocations; ++a) {
-                const VariantAllocation& va = m_variants.allocations[variant.first + a];
-                std::uint32_t& slotId = m_slotOfClass[va.classId];
+            m_transientStart[r] = static_cast<std::uint32_t>(m_transientSlots.size());
+            auto slotOf = [&](std::uint32_t classId, std::uint64_t usable) {
+                std::uint32_t& slotId = m_slotOfClass[classId];
                 if (slotId == UINT32_MAX) {
                     slotId = static_cast<std::uint32_t>(m_slots.size());
-                    m_slots.push_back(newSlot(va.usable));
+                    m_slots.push_back(newSlot(usable));
                     m_firstShapeOfSlot.push_back(s);
                 }
                 m_firstShapeOfSlot[slotId] = std::min(m_firstShapeOfSlot[slotId], s);
+                return slotId;
+            };
+            for (std::size_t a = 0; a < variant.allocations; ++a) {
+                const VariantAllocation& va = m_variants.allocations[variant.first + a];
+                const std::uint32_t slotId = slotOf(va.classId, va.usable);
                 // An unstored shape takes its classes' slots (their order matters) but places nothing.
                 if (variant.stored) {
-                    m_placementSteps.push_back({ slotId, va.count });
-                    m_stepReadBytes.push_back(va.readBytes);
+                    m_placementSteps.push_back({ static_cast<std::uint16_t>(slotId),
+                        static_cast<std::uint16_t>(std::min<std::uint32_t>(va.count, UINT16_MAX)), va.made });
+                    m_stepReads.push_back({ va.readBytes, va.memcmpEnd });
                 }
+            }
+            for (std::size_t i = 0; variant.stored && i < variant.transients; ++i) {
+                const VariantTransient& vt = m_variants.transients[variant.firstTransient + i];
+                m_transientSlots.push_back(slotOf(vt.classId, vt.usable));
             }
         }
         m_placementStart[m_plans.size()] = static_cast<std::uint32_t>(m_placementSteps.size());
+        m_transientStart[m_plans.size()] = static_cast<std::uint32_t>(m_transientSlots.size());
+        packTransients();
         // Each class's slabs sit in their own address range, in the order keyspace order meets the classes
         // (ranks are walked in order only so that the steps are written and read in sequence).
         std::vector<std::uint32_t> order(m_slots.size());
@@ -196,6 +223,47 @@ private:
             [&](std::uint32_t a, std::uint32_t b) { return m_firstShapeOfSlot[a] < m_firstShapeOfSlot[b]; });
         for (std::size_t position = 0; position < order.size(); ++position)
             m_slots[order[position]].base = (position + 1) * kClassRegionSpacing;
+    }
+
+    // A transient in a class no key's allocation uses at this threshold moves nothing: only the others are
+    // placed (most are the argv array's and the command name's, whose classes hold no keys), merged by class
+    // after each shape's allocations (PlacementStep).
+    void packTransients() {
+        std::vector<char> keysUse(m_slots.size(), 0);
+        for (const auto& ps : m_placementSteps)
+            keysUse[ps.slot] = 1;
+        m_packedSteps.clear();
+        m_packedReads.clear();
+        for (std::size_t r = 0; r < m_plans.size(); ++r) {
+            const std::uint32_t first = m_placementStart[r], end = m_placementStart[r + 1];
+            const auto head = m_packedSteps.size();
+            m_placementStart[r] = static_cast<std::uint32_t>(head);
+            for (std::uint32_t i = first; i < end; ++i) {
+                m_packedSteps.push_back(m_placementSteps[i]);
+                m_packedReads.push_back(m_stepReads[i]);
+            }
+            const auto transientsFrom = m_packedSteps.size();
+            for (std::uint32_t i = m_transientStart[r]; i < m_transientStart[r + 1]; ++i) {
+                const std::uint32_t slot = m_transientSlots[i];
+                if (!keysUse[slot])
+                    continue;
+                const auto same = std::find_if(m_packedSteps.begin() + static_cast<std::ptrdiff_t>(transientsFrom),
+                    m_packedSteps.end(), [slot](const PlacementStep& t) { return t.slot == slot; });
+                if (same != m_packedSteps.end()) {
+                    ++same->count;
+                    continue;
+                }
+                m_packedSteps.push_back({ static_cast<std::uint16_t>(slot), 1 });
+                m_packedReads.push_back({});
+            }
+            if (end > first) {
+                m_packedSteps[head].steps = static_cast<std::uint8_t>(end - first);
+                m_packedSteps[head].transients = static_cast<std::uint8_t>(m_packedSteps.size() - transientsFrom);
+            }
+        }
+        m_placementStart[m_plans.size()] = static_cast<std::uint32_t>(m_packedSteps.size());
+        std::swap(m_placementSteps, m_packedSteps);
+        std::swap(m_stepReads, m_packedReads);
     }
 
     // The key id from which the last `count` live keys run (what loading the keyspace leaves cached).
@@ -212,28 +280,33 @@ private:
     // loading them left them in the caches: through every level from `innerFrom` on, before it in the
     // last level alone.
     void placeKeys(std::size_t warmFrom, std::size_t innerFrom) {
-        std::vector<std::uint64_t> nextRegion(m_slots.size(), 0);
+        m_nextRegion.assign(m_slots.size(), 0);
+        m_freeCount.assign(m_slots.size(), 0);
+        m_freeRegions.resize(m_slots.size() * KeyLayout::kMaxTransients);
+        for (std::size_t i = 0; i < m_slots.size(); ++i)
+            if (const auto held = m_startRegions.find(m_slots[i].usable); held != m_startRegions.end())
+                m_nextRegion[i] = held->second;
         m_sampled.assign(m_sample.sampledIds.size(), SampledKey {});
         m_readSteps.clear();
+        std::array<std::uint64_t, KeyLayout::kMaxAllocations> regions {};
         for (std::size_t id = 0; id < m_sample.shapeOf.size(); ++id) {
             const auto rank = m_sample.shapeOf[id];
             if (rank == UINT32_MAX)
                 continue;
             const std::uint32_t first = m_placementStart[rank];
-            const std::uint32_t end = m_placementStart[rank + 1];
             const RankPlan& plan = m_plans[rank];
+            const std::uint32_t end = plan.stored ? first + m_placementSteps[first].steps : first;
+            placeWrite(first, end, regions);
             const std::uint8_t childDepth = m_index.childDepth.empty() ? 0 : m_index.childDepth[id];
             const bool warm = id >= warmFrom && plan.stored;
             m_warmLastLevelOnly = id < innerFrom;
             if (warm)
                 touchIndex(id, plan.indexLines, childDepth);
             if (m_sample.sampledSlot[id] == UINT32_MAX) {
-                for (std::uint32_t step = first; step < end; ++step) {
-                    const auto& ps = m_placementSteps[step];
-                    if (warm && m_stepReadBytes[step] > 0)
-                        touchRegions(m_slots[ps.slot], nextRegion[ps.slot], ps.count, m_stepReadBytes[step]);
-                    nextRegion[ps.slot] += ps.count;
-                }
+                for (std::uint32_t step = first; warm && step < end; ++step)
+                    if (m_stepReads[step].bytes > 0)
+                        touchRegions(m_slots[m_placementSteps[step].slot], regions[step - first],
+                            m_placementSteps[step].count, m_stepReads[step]);
                 continue;
             }
             SampledKey& key = m_sampled[m_sample.sampledSlot[id]];
@@ -243,18 +316,61 @@ private:
             key.firstRead = static_cast<std::uint32_t>(m_readSteps.size());
             for (std::uint32_t step = first; step < end; ++step) {
                 const auto& ps = m_placementSteps[step];
-                const std::uint32_t readBytes = m_stepReadBytes[step];
+                const StepRead& read = m_stepReads[step];
                 const ClassSlot& slot = m_slots[ps.slot];
-                if (readBytes > 0) {
-                    m_readSteps.push_back({ slot.address(nextRegion[ps.slot]),
-                        slot.regionsPerSlab ? slot.usable : slot.stride, ps.count, readBytes });
+                if (read.bytes > 0) {
+                    const std::uint64_t address = slot.address(regions[step - first]);
+                    m_readSteps.push_back({ address, slot.regionsPerSlab ? slot.usable : slot.stride, ps.count,
+                        static_cast<std::uint32_t>(bytesLoadedAt(address, read.bytes, read.memcmpEnd)) });
                     ++key.reads;
                     if (warm)
-                        touchRegions(slot, nextRegion[ps.slot], ps.count, readBytes);
+                        touchRegions(slot, regions[step - first], ps.count, read);
                 }
-                nextRegion[ps.slot] += ps.count;
             }
         }
+    }
+
+    // One write of a key whose steps run from `first` to `end`: its command's transients hold their regions (freed ones
+    // first, as the allocator hands them out again, then the class's next), the key's allocations take theirs in the
+    // order the engine makes them, written to `regions` by step, and the transients' regions are free again after. A
+    // class's freed regions stay on a stack (m_freeRegions): a write that needs no more of them than are free takes and
+    // frees the same ones, so only a write that needs more changes it, and only the key's allocations see the free
+    // regions below the transients' own.
+    void placeWrite(
+        std::uint32_t first, std::uint32_t end, std::array<std::uint64_t, KeyLayout::kMaxAllocations>& regions) {
+        const std::uint32_t uses = end > first ? m_placementSteps[first].transients : 0;
+        std::array<std::uint8_t, KeyLayout::kMaxTransients> hiddenBelow {};
+        for (std::uint32_t u = 0; u < uses; ++u) {
+            const PlacementStep& use = m_placementSteps[end + u];
+            std::uint8_t& free = m_freeCount[use.slot];
+            for (; free < use.count; ++free)
+                m_freeRegions[use.slot * KeyLayout::kMaxTransients + free] = m_nextRegion[use.slot]++;
+            free = static_cast<std::uint8_t>(free - use.count); // the top ones are the transients'
+            hiddenBelow[u] = free;
+        }
+        for (std::uint32_t n = 0; n < end - first; ++n) {
+            const std::uint32_t step = first + m_placementSteps[first + n].made;
+            regions[step - first] = takeRegions(m_placementSteps[step].slot, m_placementSteps[step].count);
+        }
+        for (std::uint32_t u = 0; u < uses; ++u) {
+            const PlacementStep& use = m_placementSteps[end + u];
+            std::uint8_t& free = m_freeCount[use.slot];
+            std::uint64_t* stack = &m_freeRegions[use.slot * KeyLayout::kMaxTransients];
+            // Where the key's allocations took free regions from below the transients', theirs move down.
+            const std::uint8_t below = hiddenBelow[u];
+            for (std::uint8_t i = 0; free < below && i < use.count; ++i)
+                stack[free + i] = stack[below + i];
+            free = static_cast<std::uint8_t>(free + use.count);
+        }
+    }
+
+    // The first of `count` regions of slot `slot`: a freed one when one will do, else the class's next.
+    std::uint64_t takeRegions(std::uint32_t slot, std::uint32_t count) {
+        if (count == 1 && m_freeCount[slot] != 0)
+            return m_freeRegions[slot * KeyLayout::kMaxTransients + --m_freeCount[slot]];
+        const std::uint64_t region = m_nextRegion[slot];
+        m_nextRegion[slot] += count;
+        return region;
     }
 
     // The index lines a GET of key `id` looks up first: its bucket and the child buckets before its entry,
@@ -277,13 +393,15 @@ private:
     }
 
     // `bytes` of each of `count` consecutive regions of `slot` from region `first`.
-    void touchRegions(const ClassSlot& slot, std::uint64_t first, std::uint32_t count, std::uint32_t bytes) {
-        for (std::uint32_t c = 0; c < count; ++c)
-            touch(m_cache, slot.address(first + c), bytes, m_warmLastLevelOnly);
+    void touchRegions(const ClassSlot& slot, std::uint64_t first, std::uint32_t count, const StepRead& read) {
+        for (std::uint32_t c = 0; c < count; ++c) {
+            const std::uint64_t address = slot.address(first + c);
+            touch(m_cache, address, bytesLoadedAt(address, read.bytes, read.memcmpEnd), m_warmLastLevelOnly);
+        }
     }
 
     // Chain walks: a visited key's dictEntry and key sds are its first two reads; its expires dictEntry,
-    // when it has one, its last.
+    // when it has one, its last. Of the key, the compare reads the length header.
     void visit(const ChainVisit& v) {
         const SampledKey& other = m_sampled[v.sampledSlot];
         if (other.reads < 2)
@@ -291,7 +409,9 @@ private:
         const ReadStep& entry = m_readSteps[v.expires ? other.firstRead + other.reads - 1 : other.firstRead];
         const ReadStep& keySds = m_readSteps[other.firstRead + 1];
         touch(m_cache, entry.address, entry.bytes);
-        touch(m_cache, keySds.address, keySds.bytes);
+        // dictSdsKeyCompare reads the candidate's length (sdslen: its header) and compares the bytes only when
+        // the lengths are equal; the reference engine reads the key's tag there.
+        touch(m_cache, keySds.address, 1);
     }
 
     // The outer levels' tag arrays are far larger than the host's caches: fetch the sets a GET a few places
@@ -357,11 +477,20 @@ private:
     const IndexLookups& m_index;
     const ShapeVariants& m_variants;
     const std::map<std::uint64_t, AllocatorClass>& m_classInfo;
+    const std::map<std::uint64_t, std::uint64_t>& m_startRegions; // SimulationConfig::startRegions
     CacheHierarchy m_cache;
     std::vector<RankPlan> m_plans; // by shape rank
     std::vector<std::uint32_t> m_placementStart; // by shape rank, into m_placementSteps
     std::vector<PlacementStep> m_placementSteps;
-    std::vector<std::uint32_t> m_stepReadBytes; // beside m_placementSteps: bytes a GET reads of each
+    std::vector<StepRead> m_stepReads; // beside m_placementSteps: what a GET reads of each
+    std::vector<std::uint32_t> m_transientStart; // by shape rank: into m_transientSlots, then m_transientUses
+    std::vector<std::uint32_t> m_transientSlots; // each rank's write's transients, by slot
+    std::vector<PlacementStep> m_packedSteps; // packTransients' buffers
+    std::vector<StepRead> m_packedReads;
+    std::vector<std::uint64_t> m_nextRegion; // by slot: the first region never handed out
+    // By slot, kMaxTransients each: transients' freed regions, the last freed on top (m_freeCount of them).
+    std::vector<std::uint64_t> m_freeRegions;
+    std::vector<std::uint8_t> m_freeCount;
     std::vector<std::uint32_t> m_slotOfClass; // class id -> this threshold's slot
     std::vector<ClassSlot> m_slots;
     std::vector<std::uint32_t> m_firstShapeOfSlot;

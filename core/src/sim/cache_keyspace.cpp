@@ -101,14 +101,21 @@ ShapeVariants describeVariants(const LayoutModel& layout, const AllocatorModel& 
     x.switchAt.resize(keyspace.size());
     std::unordered_map<std::uint64_t, std::uint32_t> classIdOfUsable;
     auto addVariant = [&](const KeyLayout& kl) {
-        Variant v { static_cast<std::uint32_t>(x.allocations.size()), kl.allocationCount, kl.indexLinesPerGet,
-            kl.stored };
+        Variant v { static_cast<std::uint32_t>(x.allocations.size()), static_cast<std::uint32_t>(x.transients.size()),
+            kl.allocationCount, kl.transientCount, kl.indexLinesPerGet, kl.stored };
+        auto classOf = [&](std::uint64_t usable) {
+            return classIdOfUsable.try_emplace(usable, static_cast<std::uint32_t>(classIdOfUsable.size()))
+                .first->second;
+        };
         for (std::size_t a = 0; a < kl.allocationCount; ++a) {
-            const std::uint64_t usable = alloc.usableSize(kl.allocations[a].requestedBytes);
-            const auto classId
-                = classIdOfUsable.try_emplace(usable, static_cast<std::uint32_t>(classIdOfUsable.size())).first->second;
-            x.allocations.push_back(
-                { usable, kl.allocations[a].count, static_cast<std::uint32_t>(kl.allocations[a].readBytes), classId });
+            const Allocation& allocation = kl.allocations[a];
+            const std::uint64_t usable = alloc.usableSize(allocation.requestedBytes);
+            x.allocations.push_back({ usable, allocation.count, static_cast<std::uint32_t>(allocation.readBytes),
+                classOf(usable), allocation.memcmpEnd, static_cast<std::uint8_t>(kl.made(a)) });
+        }
+        for (std::size_t t = 0; t < kl.transientCount; ++t) {
+            const std::uint64_t usable = alloc.usableSize(kl.transients[t]);
+            x.transients.push_back({ usable, classOf(usable) });
         }
         return v;
     };

@@ -69,11 +69,21 @@ struct VariantAllocation {
     std::uint32_t count = 1;
     std::uint32_t readBytes = 0;
     std::uint32_t classId = 0; // dense over every usable size any variant uses
+    std::uint32_t memcmpEnd = 0; // Allocation::memcmpEnd
+    std::uint8_t made = 0; // the variant's allocation the engine makes in this one's place (KeyLayout::made)
+};
+
+// A region a write holds while its command runs (KeyLayout::transients).
+struct VariantTransient {
+    std::uint64_t usable = 0;
+    std::uint32_t classId = 0;
 };
 
 struct Variant {
     std::uint32_t first = 0; // into ShapeVariants::allocations
+    std::uint32_t firstTransient = 0; // into ShapeVariants::transients
     std::uint8_t allocations = 0;
+    std::uint8_t transients = 0;
     std::uint8_t indexLines = 0;
     bool stored = true;
 };
@@ -83,6 +93,7 @@ struct Variant {
 // then build every threshold's plans without describing a shape again.
 struct ShapeVariants {
     std::vector<VariantAllocation> allocations;
+    std::vector<VariantTransient> transients;
     std::vector<Variant> low, high; // by keyspace index
     std::vector<std::uint32_t> switchAt; // thresholds.size(): never
     std::size_t classes = 0;

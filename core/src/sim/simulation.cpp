@@ -8,8 +8,8 @@
 #include "layoutlab/spec.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cassert>
+#include <cmath>
 #include <fmt/format.h>
 #include <map>
 
@@ -469,6 +469,7 @@ Expected<SimulationResult> simulate(
         if (!counted)
             return counted.error();
         result.cacheGeometry = config.cache->describe();
+        result.cacheStartRegions = startRegionsText(config.startRegions);
         result.cacheSampledGets = *counted;
     }
     if (progress)

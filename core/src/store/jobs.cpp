@@ -191,6 +191,8 @@ Expected<SimulationJobOutcome> runSimulationJob(
         if (config.cache) {
             parameters.cacheGeometry = config.cache->describe();
             parameters.cacheSampleGets = config.cacheSampleGets;
+            if (!config.startRegions.empty())
+                parameters.startRegions = startRegionsText(config.startRegions);
         }
         RunRecord record;
         record.kind = job.kind;

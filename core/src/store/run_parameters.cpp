@@ -20,6 +20,8 @@ nlohmann::json RunParameters::toJson() const {
         j["cache_geometry"] = *cacheGeometry;
     if (cacheSampleGets)
         j["cache_sample_gets"] = *cacheSampleGets;
+    if (startRegions)
+        j["start_regions"] = *startRegions;
     if (!batchCell.empty())
         j["batch_cell"] = batchCell;
     return j;
@@ -57,6 +59,8 @@ Expected<RunParameters> RunParameters::fromJson(std::string_view text) {
                 p.cacheGeometry = value.get<std::string>();
             else if (key == "cache_sample_gets")
                 p.cacheSampleGets = value.get<std::uint32_t>();
+            else if (key == "start_regions")
+                p.startRegions = value.get<std::string>();
             else if (key == "batch_cell")
                 p.batchCell = value.get<std::string>();
             else

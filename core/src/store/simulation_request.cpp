@@ -63,6 +63,12 @@ Expected<SimulationJob> buildSimulationJob(const SimulationRequest& request) {
             job.config.cache = *geometry;
         }
     }
+    if (!request.startRegions.empty()) {
+        auto regions = parseStartRegions(request.startRegions, field::kStartRegions);
+        if (!regions)
+            return regions.error();
+        job.config.startRegions = *regions;
+    }
     return job;
 }
 

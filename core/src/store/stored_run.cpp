@@ -59,6 +59,7 @@ Expected<StoredRun> loadStoredRun(ResultsDb& db, std::int64_t runId) {
         r.getWeightsFromTrace = replay.value("get_weights", std::string()) == "trace-gets";
         if (replay.contains("cache")) {
             r.cacheGeometry = replay["cache"].value("geometry", std::string());
+            r.cacheStartRegions = replay["cache"].value("start_regions", std::string());
             r.cacheSampledGets = replay["cache"].value("sampled_gets", std::uint64_t { 0 });
         }
     }

@@ -120,7 +120,18 @@ TEST(LayoutFile, BuiltInFilesMatchTheirModels) {
                                         << expected.allocations[0].requestedBytes << " vs "
                                         << actual.allocations[0].requestedBytes << ", loads "
                                         << int(expected.dependentLoads) << " vs " << int(actual.dependentLoads)
-                                        << ", pointer bytes " << expected.pointerBytes << " vs " << actual.pointerBytes;
+                                        << ", pointer bytes " << expected.pointerBytes << " vs " << actual.pointerBytes
+                                        << ", compare loads to " << expected.allocations[0].memcmpEnd << " vs "
+                                        << actual.allocations[0].memcmpEnd << ", transients "
+                                        << int(expected.transientCount) << " vs " << int(actual.transientCount)
+                                        << " (first " << expected.transients[0] << " vs " << actual.transients[0]
+                                        << ", last "
+                                        << expected
+                                               .transients[expected.transientCount ? expected.transientCount - 1 : 0]
+                                        << " vs "
+                                        << actual.transients[actual.transientCount ? actual.transientCount - 1 : 0]
+                                        << "), made in another order " << expected.madeInOtherOrder << " vs "
+                                        << actual.madeInOtherOrder;
                                     return;
                                 }
                             }

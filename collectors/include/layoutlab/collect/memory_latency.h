@@ -11,7 +11,9 @@
 // uncertainty, since a shared machine's timings move from one pass to the next.
 
 #include "layoutlab/expected.h"
+#include "layoutlab/report/get_time.h"
 #include "layoutlab/sim/cache_model.h"
+#include "layoutlab/store/simulation_request.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -48,6 +50,13 @@ struct LatencyCalibration {
 Expected<MemoryLatency> measureMemoryLatency(const LatencyCalibration& calibration, std::stop_token stop = {});
 
 nlohmann::json toJson(const MemoryLatency& latency);
+
+// This host's load latencies for a run's memory-stall prediction (report/get_time.h), measured with
+// `geometry`'s buffers and kept in the job's parameters (`load_latencies`), so that the stored run shows
+// the same prediction later. The CLI's --latency and the GUI's "Predict the memory stall" share it.
+Expected<LoadLatencies> measureAndKeepLoadLatencies(SimulationJob& job, std::stop_token stop = {});
+// The same latencies, measured with `geometry`'s buffers (drive's engine sweep keeps them in its report).
+Expected<LoadLatencies> measureLoadLatencies(const CacheGeometry& geometry, std::stop_token stop = {});
 std::string renderLatencyTable(const MemoryLatency& latency);
 
 } // namespace layoutlab

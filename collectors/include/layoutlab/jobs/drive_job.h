@@ -15,6 +15,7 @@
 #include "layoutlab/collect/run_phase.h"
 #include "layoutlab/import/importer.h"
 #include "layoutlab/progress.h"
+#include "layoutlab/sim/cache_model.h"
 #include "layoutlab/sim/results.h"
 #include "layoutlab/store/results_db.h"
 
@@ -52,6 +53,9 @@ struct DriveRequest {
     std::uint32_t pipeline = 256; // load phase: commands per round trip
     std::uint32_t sampleKeys = 5; // keys sampled for OBJECT ENCODING and MEMORY USAGE
     RunPhaseSettings run;
+    // valkey, redis: run the cache model with the prediction (its misses per GET), as an engine sweep's
+    // predicted GET throughput change needs (EngineSweepRequest::latencies).
+    std::optional<CacheGeometry> cache;
     std::string toolVersion;
     // Notes and warnings on the way (the model chosen, a calibration, a server that did not settle).
     std::function<void(const std::string&)> notice;

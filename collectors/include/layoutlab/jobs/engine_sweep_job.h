@@ -13,6 +13,7 @@
 // for Valkey a "sweep" run beside it holds the predicted points at the thresholds measured.
 
 #include "layoutlab/jobs/drive_job.h"
+#include "layoutlab/report/get_time.h"
 #include "layoutlab/store/engine_sweep_points.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -48,6 +49,9 @@ struct EngineSweepRequest {
     std::vector<std::string> serverSettings;
     // The engine build script (empty: $LAYOUTLAB_BUILD_ENGINE, else the project's scripts/build-engine).
     std::string buildScript;
+    // Valkey, with drive.cache: this host's load latencies, to predict each setting's GET throughput
+    // against the first one's from the memory stall per GET (report/get_time.h) beside the measured.
+    std::optional<LoadLatencies> latencies;
 };
 
 // The request's fields checked together; errors name the field.
@@ -75,7 +79,19 @@ struct EngineSweepReport {
     SimulationResult prediction; // Valkey: the predicted points at the thresholds measured
     std::int64_t predictionRun = 0; // Valkey only
     std::int64_t measuredRun = 0;
+    std::optional<LoadLatencies> latencies; // EngineSweepRequest::latencies
 };
+
+// A setting's GET throughput against the first setting's: measured, and predicted from the first's
+// measured time per GET plus the memory stall per GET the setting saves or adds (with the stall's range).
+struct ThroughputChange {
+    std::string setting;
+    double measured = 0; // GETs/s over the first setting's
+    double predicted = 0, low = 0, high = 0;
+    StallEstimate stallChange; // ns per GET against the first setting
+};
+// Each setting after the first, when the report has latencies, the cache model's misses and measured GETs/s.
+std::vector<ThroughputChange> throughputChanges(const EngineSweepReport& report);
 
 // Runs the sweep, storing its runs in `db` when not null. Progress names each setting's phases
 // ("threshold 96: build", "-f 1.08 -n 48: load", ...) and the fraction is of the whole sweep. A stop

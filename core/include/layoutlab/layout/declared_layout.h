@@ -118,6 +118,15 @@ struct LayoutDefinition {
     std::uint32_t chunkPointerBytes = 0;
     std::vector<AllocationDefinition> allocations;
     std::vector<int> getPath; // allocations a GET reads, in order
+    // [write]: how SET makes the key. `madeOrder`: allocations in the order the engine makes them (empty:
+    // as a GET reads them); `arguments`: the client's argv the command holds while it runs
+    // (KeyLayout::transients), made as Valkey does (the value copied into the key's object, or a RAW
+    // argument's sds kept) or as a dict engine does (the value's argument stored as it is).
+    enum class Arguments : std::uint8_t { None, Valkey, Dict };
+    std::vector<int> madeOrder;
+    Arguments arguments = Arguments::None;
+    std::uint32_t argumentHeaderBytes = 16; // an EMBSTR argument's object header
+    std::uint32_t argumentMinValueBytes = 0; // its least value area (9.1: a pointer, to unembed)
 };
 
 class DeclaredLayout final : public LayoutModel {

@@ -78,6 +78,7 @@ struct SimulationResult {
     double indexChildBuckets = 0;
     TraceSummary trace;
     std::string cacheGeometry; // "48K:12,2M:16,300M:20" when the cache model ran
+    std::string cacheStartRegions; // SimulationConfig::startRegions as "40:41", when given
     std::uint64_t cacheSampledGets = 0; // GETs replayed through the cache model per threshold (after warm-up)
     std::vector<ThresholdPoint> points;
 };

@@ -14,6 +14,7 @@
 #include "layoutlab/sim/results.h"
 #include "layoutlab/trace/trace_reader.h"
 
+#include <map>
 #include <optional>
 #include <stop_token>
 
@@ -44,7 +45,17 @@ struct SimulationConfig {
     // for every threshold (the first tenth only warms the cache).
     std::optional<CacheGeometry> cache;
     std::uint32_t cacheSampleGets = 100000;
+    // The regions of each size class (by usable size) the server's own objects hold when the trace begins:
+    // the keys' allocations start after them. Where a key has two allocations in one class, this decides
+    // which lines they share (docs/cache-model.md, "Where a class starts"). None by default: the model
+    // cannot see a server's start-up objects in a trace.
+    std::map<std::uint64_t, std::uint64_t> startRegions;
 };
+
+// Parses "40:41,24:7" (usable size : regions) into SimulationConfig::startRegions; the error names `field`.
+Expected<std::map<std::uint64_t, std::uint64_t>> parseStartRegions(std::string_view text, const std::string& field);
+// "40:41,24:7", as parseStartRegions reads it ("" for none).
+std::string startRegionsText(const std::map<std::uint64_t, std::uint64_t>& startRegions);
 
 Expected<SimulationResult> simulate(
     const SimulationConfig& config, TraceReader& trace, ProgressSink* progress = nullptr, std::stop_token stop = {});

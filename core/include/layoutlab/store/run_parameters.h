@@ -36,6 +36,7 @@ struct RunParameters {
     std::optional<LayoutFile> layoutFile; // a layout file as it was when the run was made
     std::optional<std::string> cacheGeometry;
     std::optional<std::uint32_t> cacheSampleGets;
+    std::optional<std::string> startRegions; // SimulationConfig::startRegions, as "40:41"
     std::string batchCell;
     nlohmann::json extra = nlohmann::json::object();
 

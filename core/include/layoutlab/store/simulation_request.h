@@ -35,6 +35,7 @@ struct SimulationRequest {
     Shipped withShippedThreshold = Shipped::No;
     bool cache = false; // the cache model, with this machine's geometry unless `cacheGeometry` is given
     std::string cacheGeometry; // "32K:8,512K:8,32M:16"; implies `cache`
+    std::string startRegions; // "40:41": SimulationConfig::startRegions, for the cache model
     std::string kind = "sweep"; // sim, sweep or advise, as stored with the run
     std::string toolVersion;
     std::string extraParametersJson = "{}";
