@@ -172,13 +172,10 @@ int runAdvise(const AdviseOptions& o) {
     if (auto ok = checkWeights(weights); !ok) // before the sweep, not after it
         return reportError(ok.error());
     // Measured before the run, so that the run keeps them (`report` shows the stall from them).
-    std::optional<LoadLatencies> latencies;
-    if (o.latency) {
-        auto measured = keepLatenciesWith(*job);
-        if (!measured)
-            return reportError(measured.error());
-        latencies = *measured;
-    }
+    auto kept = latenciesIfAsked(o.latency, *job);
+    if (!kept)
+        return reportError(kept.error());
+    const std::optional<LoadLatencies> latencies = *kept;
     auto db = o.db.open();
     if (!db)
         return reportError(db.error());

@@ -97,6 +97,15 @@ int printOutput(const std::string& text, const std::string& path) {
 
 // This host's load latencies for the cache geometry the run used (`layoutlab latency`), as the stall
 // prediction takes them.
+Expected<std::optional<LoadLatencies>> latenciesIfAsked(bool asked, SimulationJob& job) {
+    if (!asked)
+        return std::optional<LoadLatencies>();
+    auto measured = keepLatenciesWith(job);
+    if (!measured)
+        return measured.error();
+    return std::optional<LoadLatencies>(*measured);
+}
+
 Expected<LoadLatencies> keepLatenciesWith(SimulationJob& job) {
     fmt::print(stderr, "measuring this host's load latencies (pointer chase, a few seconds)\n");
     return measureAndKeepLoadLatencies(job, interruptToken());
@@ -109,15 +118,9 @@ std::string withStall(const std::string& json, const SimulationResult& result, c
         if (const auto e = predictStall(result.points[i], l))
             j["points"][i]["stall"] = { { "ns_per_get", e->ns }, { "uncertainty_ns", e->uncertaintyNs },
                 { "overlapped_ns", e->overlappedNs }, { "serialized_ns", e->serializedNs } };
-    // From the layout's own threshold (or the first) to the leanest, as renderStallTable says it.
-    if (!result.points.empty()) {
-        const ThresholdPoint* shipped = shippedPoint(result);
-        const ThresholdPoint& from = shipped ? *shipped : result.points.front();
-        const ThresholdPoint& to = result.points[leanestPoint(result.points)];
-        if (const auto change = predictStallChange(from, to, l); change && &from != &to)
-            j["stall_change"] = { { "from_threshold", from.threshold }, { "to_threshold", to.threshold },
-                { "ns_per_get", change->ns }, { "uncertainty_ns", change->uncertaintyNs } };
-    }
+    if (const auto span = stallChangeToLeanest(result, l)) // as renderStallTable states it
+        j["stall_change"] = { { "from_threshold", span->from->threshold }, { "to_threshold", span->to->threshold },
+            { "ns_per_get", span->change.ns }, { "uncertainty_ns", span->change.uncertaintyNs } };
     j["load_latencies"] = toJson(l);
     return j.dump(2) + "\n";
 }

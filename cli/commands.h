@@ -78,6 +78,8 @@ template <class Request, class Options> Status fillTraceAndModels(Request& reque
 // stderr), as the stall prediction takes them (layoutlab/report/get_time.h), kept in the job's run
 // parameters (`load_latencies`) for `report`.
 Expected<LoadLatencies> keepLatenciesWith(SimulationJob& job);
+// keepLatenciesWith when `asked` (--latency), else nothing.
+Expected<std::optional<LoadLatencies>> latenciesIfAsked(bool asked, SimulationJob& job);
 // JSON output whose `points` follow `result`'s (a sweep's, advise's), each with its predicted stall, and
 // the latencies it came from.
 std::string withStall(const std::string& json, const SimulationResult& result, const LoadLatencies& latencies);

@@ -122,13 +122,10 @@ int runSim(const SimOptions& o, bool sweep) {
     if (!job)
         return reportError(job.error());
     // Measured before the run, so that the run keeps them (`report` shows the stall from them).
-    std::optional<LoadLatencies> latencies;
-    if (o.latency) {
-        auto measured = keepLatenciesWith(*job);
-        if (!measured)
-            return reportError(measured.error());
-        latencies = *measured;
-    }
+    auto kept = latenciesIfAsked(o.latency, *job);
+    if (!kept)
+        return reportError(kept.error());
+    const std::optional<LoadLatencies> latencies = *kept;
     auto db = o.db.open();
     if (!db)
         return reportError(db.error());

@@ -88,8 +88,21 @@ std::string renderStallTable(const SimulationResult& r, const LoadLatencies& l) 
         out += fmt::format("{:>10} {:>14.1f} {:>10.1f} {:>22}\n", p.threshold, e->ns, e->uncertaintyNs,
             fmt::format("{:.1f}..{:.1f}", e->overlappedNs, e->serializedNs));
     }
-    // From the layout's own threshold (else the first) to the leanest; when the own is the leanest, from the
-    // first to it.
+    if (const auto span = stallChangeToLeanest(r, l)) {
+        const auto* d = &span->change;
+        out += fmt::format("\nfrom {} to {}: {:+.1f} ± {:.1f} ns of memory stall per GET{}\n", span->from->threshold,
+            span->to->threshold, d->ns, d->uncertaintyNs,
+            std::abs(d->ns) <= d->uncertaintyNs ? " (within the uncertainty: no change the model can show)" : "");
+    }
+    out += "stall: the middle of its range, from only the misses that start a dependent step (overlapped) to "
+           "every miss one after another (serialized); ± adds half that range, the latencies' spread and the "
+           "cache model's 3%\n";
+    return out;
+}
+
+std::optional<StallChangeSpan> stallChangeToLeanest(const SimulationResult& r, const LoadLatencies& l) {
+    if (r.points.empty())
+        return std::nullopt;
     const ThresholdPoint* own = shippedPoint(r);
     const ThresholdPoint* from = own ? own : &r.points.front();
     const ThresholdPoint* to = &r.points[leanestPoint(r.points)];
@@ -97,16 +110,10 @@ std::string renderStallTable(const SimulationResult& r, const LoadLatencies& l) 
         from = &r.points.front();
         to = own ? own : to;
     }
-    if (from != to) {
-        const auto d = predictStallChange(*from, *to, l);
-        out += fmt::format("\nfrom {} to {}: {:+.1f} ± {:.1f} ns of memory stall per GET{}\n", from->threshold,
-            to->threshold, d->ns, d->uncertaintyNs,
-            std::abs(d->ns) <= d->uncertaintyNs ? " (within the uncertainty: no change the model can show)" : "");
-    }
-    out += "stall: the middle of its range, from only the misses that start a dependent step (overlapped) to "
-           "every miss one after another (serialized); ± adds half that range, the latencies' spread and the "
-           "cache model's 3%\n";
-    return out;
+    const auto change = from != to ? predictStallChange(*from, *to, l) : std::nullopt;
+    if (!change)
+        return std::nullopt;
+    return StallChangeSpan { from, to, *change };
 }
 
 nlohmann::json toJson(const LoadLatencies& l) {

@@ -48,6 +48,15 @@ std::optional<StallEstimate> predictStall(const ThresholdPoint& point, const Loa
 std::optional<StallEstimate> predictStallChange(
     const ThresholdPoint& from, const ThresholdPoint& to, const LoadLatencies& latencies);
 
+// The change renderStallTable states: from the layout's own threshold (else the first) to the leanest; when
+// the own one is the leanest, from the first to it. Nothing when those are one point.
+struct StallChangeSpan {
+    const ThresholdPoint* from = nullptr;
+    const ThresholdPoint* to = nullptr;
+    StallEstimate change;
+};
+std::optional<StallChangeSpan> stallChangeToLeanest(const SimulationResult& result, const LoadLatencies& latencies);
+
 // The predicted stall of every point, and the change between the layout's own threshold (or the first)
 // and the leanest, as text after a sweep's table.
 std::string renderStallTable(const SimulationResult& result, const LoadLatencies& latencies);
