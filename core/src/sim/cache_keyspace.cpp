@@ -93,8 +93,38 @@ IndexLookups indexLookups(const SimulationConfig& config, const KeyspaceReplay& 
     return x;
 }
 
+namespace {
+
+// ShapeVariants::keysUseClass: a shape's low variant holds its classes from the first threshold to its switch,
+// its high one from there on, counted as runs (+1 where a run starts, -1 after it ends) summed by threshold.
+void markClassesKeysUse(ShapeVariants& x, std::size_t thresholds) {
+    std::vector<std::int64_t> delta((thresholds + 1) * x.classes, 0);
+    auto hold = [&](const Variant& v, std::size_t from, std::size_t to) {
+        for (std::size_t a = 0; v.stored && from < to && a < v.allocations; ++a) {
+            const std::uint32_t classId = x.allocations[v.first + a].classId;
+            ++delta[from * x.classes + classId];
+            --delta[to * x.classes + classId];
+        }
+    };
+    for (std::size_t sh = 0; sh < x.switchAt.size(); ++sh) {
+        const std::size_t switchAt = std::min<std::size_t>(x.switchAt[sh], thresholds);
+        hold(x.low[sh], 0, switchAt);
+        hold(x.high[sh], switchAt, thresholds);
+    }
+    x.keysUseClass.assign(thresholds * x.classes, false);
+    std::vector<std::int64_t> held(x.classes, 0);
+    for (std::size_t t = 0; t < thresholds; ++t)
+        for (std::size_t c = 0; c < x.classes; ++c) {
+            held[c] += delta[t * x.classes + c];
+            x.keysUseClass[t * x.classes + c] = held[c] > 0;
+        }
+}
+
+} // namespace
+
 ShapeVariants describeVariants(const LayoutModel& layout, const AllocatorModel& alloc,
-    const std::vector<ShapeHistogram::Entry>& keyspace, const std::vector<std::uint32_t>& thresholds) {
+    const std::vector<ShapeHistogram::Entry>& keyspace, const std::vector<std::uint32_t>& shapeByRank,
+    const std::vector<std::uint32_t>& thresholds) {
     ShapeVariants x;
     x.low.resize(keyspace.size());
     x.high.resize(keyspace.size());
@@ -115,12 +145,19 @@ ShapeVariants describeVariants(const LayoutModel& layout, const AllocatorModel& 
         }
         for (std::size_t t = 0; t < kl.transientCount; ++t) {
             const std::uint64_t usable = alloc.usableSize(kl.transients[t]);
-            x.transients.push_back({ usable, classOf(usable) });
+            const auto from = x.transients.begin() + v.firstTransient;
+            const auto same
+                = std::find_if(from, x.transients.end(), [&](const auto& vt) { return vt.usable == usable; });
+            if (same != x.transients.end())
+                ++same->count;
+            else
+                x.transients.push_back({ usable, classOf(usable), 1 });
         }
+        v.transients = static_cast<std::uint8_t>(x.transients.size() - v.firstTransient);
         return v;
     };
     for (std::size_t sh = 0; sh < keyspace.size(); ++sh) {
-        const KeyShape shape = unpackShape(keyspace[sh].shape);
+        const KeyShape shape = unpackShape(keyspace[shapeByRank[sh]].shape);
         const KeyLayout low = layout.describe(shape, thresholds.front(), alloc);
         const KeyLayout high = layout.describe(shape, thresholds.back(), alloc);
         x.low[sh] = addVariant(low);
@@ -142,6 +179,7 @@ ShapeVariants describeVariants(const LayoutModel& layout, const AllocatorModel& 
         x.switchAt[sh] = static_cast<std::uint32_t>(lo);
     }
     x.classes = classIdOfUsable.size();
+    markClassesKeysUse(x, thresholds.size());
     return x;
 }
 

@@ -73,17 +73,19 @@ struct VariantAllocation {
     std::uint8_t made = 0; // the variant's allocation the engine makes in this one's place (KeyLayout::made)
 };
 
-// A region a write holds while its command runs (KeyLayout::transients).
+// The regions of one class a write holds while its command runs (KeyLayout::transients, merged by class in
+// the order their classes first appear: a write takes a class's regions together).
 struct VariantTransient {
     std::uint64_t usable = 0;
     std::uint32_t classId = 0;
+    std::uint32_t count = 1;
 };
 
 struct Variant {
     std::uint32_t first = 0; // into ShapeVariants::allocations
     std::uint32_t firstTransient = 0; // into ShapeVariants::transients
     std::uint8_t allocations = 0;
-    std::uint8_t transients = 0;
+    std::uint8_t transients = 0; // classes (VariantTransient), not regions
     std::uint8_t indexLines = 0;
     bool stored = true;
 };
@@ -94,16 +96,25 @@ struct Variant {
 struct ShapeVariants {
     std::vector<VariantAllocation> allocations;
     std::vector<VariantTransient> transients;
-    std::vector<Variant> low, high; // by keyspace index
+    std::vector<Variant> low, high; // by rank (SampleIndex::shapeByRank), as the placement pass reads them
     std::vector<std::uint32_t> switchAt; // thresholds.size(): never
     std::size_t classes = 0;
+    // By threshold index, then class id: whether some shape's stored allocation is of the class there. A
+    // transient of a class no key uses moves no key's region, so the placement pass leaves it out.
+    std::vector<bool> keysUseClass;
 
-    const Variant& at(std::size_t shape, std::size_t threshold) const {
-        return threshold >= switchAt[shape] ? high[shape] : low[shape];
+    const Variant& at(std::size_t rank, std::size_t threshold) const {
+        return threshold >= switchAt[rank] ? high[rank] : low[rank];
+    }
+    bool keysUse(std::size_t threshold, std::uint32_t classId) const {
+        return keysUseClass[threshold * classes + classId];
     }
 };
 
+// Describes the keyspace's shapes in rank order (`shapeByRank`: keyspace indexes), so that each threshold's
+// pass over them reads the variants in sequence.
 ShapeVariants describeVariants(const LayoutModel& layout, const AllocatorModel& alloc,
-    const std::vector<ShapeHistogram::Entry>& keyspace, const std::vector<std::uint32_t>& thresholds);
+    const std::vector<ShapeHistogram::Entry>& keyspace, const std::vector<std::uint32_t>& shapeByRank,
+    const std::vector<std::uint32_t>& thresholds);
 
 } // namespace layoutlab::cache_detail
