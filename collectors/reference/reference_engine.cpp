@@ -27,7 +27,9 @@ constexpr std::uint32_t kNotTheKey = 0xffffffffu; // the tag of allocations that
 // Fields the reference engine keeps inside the allocations, where the engines keep theirs:
 // dictEntry (dict.c): key pointer at 0, value pointer at 8, chain `next` at 16;
 // robj (server.h): its `ptr` at 8; every other allocation: a 4-byte key tag at 0 and its read length
-// at 4 (the engines read lengths from their sds/robj headers the same way).
+// at 4 (the engines read lengths from their sds/robj headers the same way). A keyspace entry that holds
+// its key (Valkey 8.0, dict.c createEmbeddedEntry) has the tag and read length in place of the pointer:
+// the compare reads the entry itself.
 constexpr std::size_t kEntryKeyOffset = 0;
 constexpr std::size_t kEntryValueOffset = 8;
 constexpr std::size_t kTagOffset = 0;
@@ -92,7 +94,11 @@ struct ReferenceEngine::Impl final : KeyspaceObserver {
     std::optional<Error> failure; // the first error an observer callback met
     KeyLayout ownBuffer; // layoutFor's answer for a RawString key
 
+    bool keyInEntry = false; // the keyspace entries hold their keys (Allocation::holdsKey)
+
     bool dictIndex() const { return isChainedDict(policy.kind); }
+    // The allocation a keyspace entry's compare reads the key's tag from.
+    void* keyOfEntry(void* entry) const { return keyInEntry ? entry : loadAt<void*>(entry, kEntryKeyOffset); }
 
     const KeyLayout& layoutOf(std::uint64_t packedShape) {
         auto it = layouts.find(packedShape);
@@ -202,8 +208,14 @@ struct ReferenceEngine::Impl final : KeyspaceObserver {
             if (a.purpose == Purpose::Entry)
                 entryReadBytes = static_cast<std::uint32_t>(a.readBytes);
         }
+        if (const std::size_t k = layout.keyAllocation(); k < layout.allocationCount)
+            keyCarrier = static_cast<std::uint8_t>(k);
         if (keyCarrier == kNone)
-            keyCarrier = object; // Valkey embeds the key in the object
+            keyCarrier = object; // Valkey 8.1 and later embed the key in the object
+        if ((keyCarrier == entry) != keyInEntry) {
+            freeAllocations(record);
+            return usageError("the layout puts some keys in their dictEntry and others not", "layout");
+        }
         auto at = [&](std::uint8_t i) { return i == kNone ? nullptr : record.allocation[i]; };
         for (std::uint8_t i = 0; i < record.count; ++i) {
             if (i == entry || i == expireEntry)
@@ -219,7 +231,15 @@ struct ReferenceEngine::Impl final : KeyspaceObserver {
             storeAt<void*>(at(object), kObjectPointerOffset, at(value));
         for (std::uint8_t e : { entry, expireEntry })
             if (e != kNone) {
-                storeAt<void*>(at(e), kEntryKeyOffset, at(keyCarrier));
+                if (e == keyCarrier) {
+                    const Allocation& a = layout.allocations[e];
+                    storeAt<std::uint32_t>(at(e), kTagOffset, keyId);
+                    storeAt<std::uint32_t>(at(e), kReadLengthOffset,
+                        static_cast<std::uint32_t>(
+                            bytesLoadedAt(reinterpret_cast<std::uintptr_t>(at(e)), a.readBytes, a.memcmpEnd)));
+                } else {
+                    storeAt<void*>(at(e), kEntryKeyOffset, at(keyCarrier));
+                }
                 storeAt<void*>(at(e), kEntryValueOffset, e == entry ? at(object) : nullptr);
             }
         record.head = entry != kNone ? entry : object;
@@ -274,8 +294,8 @@ struct ReferenceEngine::Impl final : KeyspaceObserver {
         // Redis: slot -> dictEntry chain, comparing keys -> robj -> value; expireIfNeeded looks the key
         // up in db->expires whenever that dict is not empty.
         void* key = nullptr;
-        void* entry = keys->find(hash, [keyId, &key](void* e) {
-            key = loadAt<void*>(e, kEntryKeyOffset);
+        void* entry = keys->find(hash, [this, keyId, &key](void* e) {
+            key = keyOfEntry(e);
             return loadAt<std::uint32_t>(key, kTagOffset) == keyId;
         });
         if (!entry)
@@ -349,9 +369,19 @@ Expected<std::unique_ptr<ReferenceEngine>> ReferenceEngine::create(const Referen
     if (!arena)
         return arena.error();
     impl->arena = std::move(*arena);
-    const auto hashOf = impl->dictIndex() ? &hashOfEntry : &hashOfObject;
-    impl->keys = std::make_unique<ReferenceIndex>(impl->policy.kind, *impl->arena, hashOf);
-    impl->expires = std::make_unique<ReferenceIndex>(impl->policy.kind, *impl->arena, hashOf);
+    // Whether the layout's keyspace entries hold their keys, from one key's layout (every key's agrees:
+    // build() checks).
+    if (impl->dictIndex()) {
+        const KeyLayout sample = config.layout->describe(KeyShape { 16, 16 }, impl->threshold, *config.allocator);
+        const std::size_t k = sample.keyAllocation();
+        impl->keyInEntry = k < sample.allocationCount && sample.allocations[k].purpose == Purpose::Entry;
+    }
+    // Valkey's tables hold objects and Redis's dictEntries pointing at the key; an entry holding its key
+    // carries the tag itself, and the expires entries always point at the key's holder.
+    const auto hashOfKeys = !impl->dictIndex() || impl->keyInEntry ? &hashOfObject : &hashOfEntry;
+    const auto hashOfExpires = impl->dictIndex() ? &hashOfEntry : &hashOfObject;
+    impl->keys = std::make_unique<ReferenceIndex>(impl->policy.kind, *impl->arena, hashOfKeys);
+    impl->expires = std::make_unique<ReferenceIndex>(impl->policy.kind, *impl->arena, hashOfExpires);
     auto before = impl->arena->stats();
     if (!before)
         return before.error();

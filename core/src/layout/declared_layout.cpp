@@ -105,6 +105,7 @@ struct BuiltAllocation {
     std::uint64_t valueFieldBytes = 0; // the Value field's bytes (what memcached chunks hold)
     std::uint64_t valuePayloadBytes = 0;
     std::uint32_t memcmpEnd = 0; // where a GET's compare of the key loads to (key_layout.h memcmpVectorEnd)
+    bool holdsKey = false; // a Key field is present
     std::vector<char> fieldPresent;
 };
 
@@ -141,8 +142,10 @@ BuiltAllocation build(const LayoutDefinition& def, std::size_t index, const Cont
                 continue;
             const auto& f = a.fields[i];
             const auto s = sizeOf(f, ctx, def);
-            if (f.content == FieldContent::Key) // the key's bytes follow its prefix and length header
+            if (f.content == FieldContent::Key) { // the key's bytes follow its prefix and length header
+                b.holdsKey = true;
                 return memcmpVectorEnd(offset + s.bytes - f.terminatorBytes - ctx.shape.keyBytes, ctx.shape.keyBytes);
+            }
             offset += s.bytes;
         }
         return std::uint32_t { 0 };
@@ -393,7 +396,8 @@ KeyLayout DeclaredLayout::describe(
             = def.chunked ? static_cast<const MemcachedSlabModel&>(allocator).params().chunkMaxBytes : UINT64_MAX;
         madeAt[a] = out.allocationCount;
         if (!def.chunked || b.valueFieldBytes == 0 || b.requestedBytes <= chunkMax) {
-            out.add({ b.requestedBytes, read ? b.requestedBytes : 0, 1, purpose, b.payloadBytes, b.memcmpEnd });
+            out.add(
+                { b.requestedBytes, read ? b.requestedBytes : 0, 1, purpose, b.payloadBytes, b.memcmpEnd, b.holdsKey });
             return;
         }
         // items.c do_item_alloc: a header item (the fields but the value, plus an item_chunk), then chunks
@@ -402,7 +406,7 @@ KeyLayout DeclaredLayout::describe(
         const std::uint64_t header = b.requestedBytes - b.valueFieldBytes + def.chunkHeaderBytes;
         // The chunk header sits before the fields (items.c: ITEM_key after the item_chunk of a chunked item).
         out.add({ header, read ? header : 0, 1, Purpose::ItemHeader, b.payloadBytes - b.valuePayloadBytes,
-            b.memcmpEnd ? b.memcmpEnd + def.chunkHeaderBytes : 0 });
+            b.memcmpEnd ? b.memcmpEnd + def.chunkHeaderBytes : 0, b.holdsKey });
         const std::uint64_t data = b.valueFieldBytes;
         const std::uint64_t perChunk = chunkMax - def.chunkHeaderBytes;
         const std::uint64_t fullChunks = data / perChunk;

@@ -71,7 +71,7 @@ KeyLayout MemcachedLayout::describe(const KeyShape& shape, std::uint32_t, const 
         out.encoding = Encoding::Item;
         // assoc.c assoc_find compares the key (ITEM_key: after the header and the CAS) with memcmp.
         out.add({ total, total, 1, Purpose::Item, std::uint64_t { shape.keyBytes } + shape.valueBytes,
-            memcmpVectorEnd(kItemHeaderBytes + (m_params.cas ? kCasBytes : 0), shape.keyBytes) });
+            memcmpVectorEnd(kItemHeaderBytes + (m_params.cas ? kCasBytes : 0), shape.keyBytes), true });
         return out;
     }
     // items.c do_item_alloc: a header item (item + item_chunk + CAS + key + suffix), then
@@ -81,7 +81,8 @@ KeyLayout MemcachedLayout::describe(const KeyShape& shape, std::uint32_t, const 
         + shape.keyBytes + kKeyTerminatorBytes + (framed.nonZeroFlags ? kClientFlagsBytes : 0);
     out.add({ header, header, 1, Purpose::ItemHeader, shape.keyBytes,
         memcmpVectorEnd(header - shape.keyBytes - kKeyTerminatorBytes - (framed.nonZeroFlags ? kClientFlagsBytes : 0),
-            shape.keyBytes) });
+            shape.keyBytes),
+        true });
     const std::uint64_t data = framed.storedBytes + kValueTerminatorBytes;
     const std::uint64_t perChunk = chunkMax - kItemChunkHeaderBytes;
     const std::uint64_t fullChunks = data / perChunk;

@@ -45,7 +45,7 @@ KeyLayout RedisLayout::describe(const KeyShape& shape, std::uint32_t threshold, 
     out.add({ kDictEntryBytes, kDictEntryBytes, 1, Purpose::Entry });
     const auto keyBytes = sds::redisNewLenBytes(shape.keyBytes);
     out.add({ keyBytes, keyBytes, 1, Purpose::Key, shape.keyBytes,
-        memcmpVectorEnd(keyBytes - shape.keyBytes - 1, shape.keyBytes) }); // dictSdsKeyCompare
+        memcmpVectorEnd(keyBytes - shape.keyBytes - 1, shape.keyBytes), true }); // dictSdsKeyCompare
     out.dependentLoads = 2; // dictEntry from the slot, key sds from the entry
 
     value_object::add(out, shape, threshold, m_params.sharedIntegers, sds::redisNewLenBytes);

@@ -50,7 +50,7 @@ KeyLayout ValkeyDictLayout::describe(const KeyShape& shape, std::uint32_t thresh
     // db.c dbAddInternal -> kvstoreDictAddRaw -> createEmbeddedEntry: the entry holds the argv key's sds.
     const std::uint64_t entryBytes = kEmbeddedEntryBytes + sds::valkeyArgvBytes(shape.keyBytes, kArgvEmbstrLimit);
     out.add({ entryBytes, entryBytes, 1, Purpose::Entry, shape.keyBytes,
-        memcmpVectorEnd(entryBytes - shape.keyBytes - 1, shape.keyBytes) }); // dictSdsKeyCompare
+        memcmpVectorEnd(entryBytes - shape.keyBytes - 1, shape.keyBytes), true }); // dictSdsKeyCompare
     out.dependentLoads = 1; // the entry from the slot; the key compare reads the same allocation
 
     // object.c createStringObject / tryObjectEncodingEx, as in Redis 7.0 but with Valkey's sds types.

@@ -124,7 +124,7 @@ KeyLayout ValkeyLayout::describe(
         const auto robjBytes = robjWithKey(wantsExpire);
         out.encoding = Encoding::Raw;
         out.add({ robjBytes, robjBytes, 1, Purpose::Object, k,
-            memcmpVectorEnd(keyAt(kRobjBytes, robjBytes > kRobjBytes + embeddedKeyBytes), k) });
+            memcmpVectorEnd(keyAt(kRobjBytes, robjBytes > kRobjBytes + embeddedKeyBytes), k), true });
         out.add({ valueBytes, readBytes, 1, Purpose::Value, v });
         // The sds exists first (the argument's, or sdsnewlen in createStringObjectWithKeyAndExpire), then
         // createObjectWithKeyAndExpire makes the object.
@@ -148,7 +148,7 @@ KeyLayout ValkeyLayout::describe(
         out.encoding = Encoding::Integer;
         // the key embedded, the value in the ptr field
         out.add({ bytes, bytes, 1, Purpose::Object, k + v,
-            memcmpVectorEnd(keyAt(kRobjBytes, bytes > kRobjBytes + embeddedKeyBytes), k) });
+            memcmpVectorEnd(keyAt(kRobjBytes, bytes > kRobjBytes + embeddedKeyBytes), k), true });
         out.dependentLoads = 1;
         addWriteTransients(Value::Integer);
         return out;
@@ -181,7 +181,8 @@ KeyLayout ValkeyLayout::describe(
     if (embedded != 0) {
         out.encoding = Encoding::Embedded;
         const bool expireField = embedded > header + embeddedKeyBytes + valueArea;
-        out.add({ embedded, embedded, 1, Purpose::Object, k + v, memcmpVectorEnd(keyAt(header, expireField), k) });
+        out.add(
+            { embedded, embedded, 1, Purpose::Object, k + v, memcmpVectorEnd(keyAt(header, expireField), k), true });
         out.dependentLoads = 1;
         addWriteTransients(Value::Copied);
         if (header == kHeaderWithPointer)

@@ -35,14 +35,15 @@ std::uint64_t ThresholdPass::run(std::size_t t, ThresholdPoint& point) {
 
 void ThresholdPass::visit(const ChainVisit& v) {
     const SampledKey& other = m_sampled[v.sampledSlot];
-    if (other.reads < 2)
+    if (other.reads == 0)
         return;
     const ReadStep& entry = m_readSteps[v.expires ? other.firstRead + other.reads - 1 : other.firstRead];
-    const ReadStep& keySds = m_readSteps[other.firstRead + 1];
     touch(m_cache, entry.address, entry.bytes);
     // dictSdsKeyCompare reads the candidate's length (sdslen: its header) and compares the bytes only when
-    // the lengths are equal; the reference engine reads the key's tag there.
-    touch(m_cache, keySds.address, 1);
+    // the lengths are equal; the reference engine reads the key's tag there. Redis's key is an sds of its
+    // own; Valkey 8.0's sits in the keyspace entry (createEmbeddedEntry), whose read covers it.
+    if (other.keyRead < other.reads)
+        touch(m_cache, m_readSteps[other.firstRead + other.keyRead].address, 1);
 }
 
 inline void ThresholdPass::prefetchGet(std::size_t i) {

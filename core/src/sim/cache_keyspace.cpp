@@ -154,6 +154,14 @@ ShapeVariants describeVariants(const LayoutModel& layout, const AllocatorModel& 
                 x.transients.push_back({ usable, classOf(usable), 1 });
         }
         v.transients = static_cast<std::uint8_t>(x.transients.size() - v.firstTransient);
+        const std::size_t keyAllocation = kl.keyAllocation();
+        for (std::size_t a = 0, reads = 0; a < kl.allocationCount; ++a) {
+            if (kl.allocations[a].readBytes == 0)
+                continue;
+            if (a == keyAllocation)
+                v.keyRead = static_cast<std::uint8_t>(reads);
+            ++reads;
+        }
         return v;
     };
     for (std::size_t sh = 0; sh < keyspace.size(); ++sh) {

@@ -81,6 +81,8 @@ struct VariantTransient {
     std::uint32_t count = 1;
 };
 
+inline constexpr std::uint8_t kNoKeyRead = 0xff;
+
 struct Variant {
     std::uint32_t first = 0; // into ShapeVariants::allocations
     std::uint32_t firstTransient = 0; // into ShapeVariants::transients
@@ -88,6 +90,9 @@ struct Variant {
     std::uint8_t transients = 0; // classes (VariantTransient), not regions
     std::uint8_t indexLines = 0;
     bool stored = true;
+    // Among the allocations a GET reads (readBytes > 0), in order, the one holding the key (a chain walk
+    // compares it); kNoKeyRead when none does.
+    std::uint8_t keyRead = kNoKeyRead;
 };
 
 // Each shape's layout at the sweep's lowest and highest threshold, and the first threshold that uses the

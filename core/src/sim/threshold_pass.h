@@ -63,6 +63,7 @@ struct ClassSlot {
 struct RankPlan {
     bool stored = true;
     std::uint8_t indexLines = 0;
+    std::uint8_t keyRead = kNoKeyRead; // Variant::keyRead
 };
 
 // One allocation of a shape, as the placement pass sees it.
@@ -89,6 +90,7 @@ struct SampledKey {
     std::uint8_t reads = 0;
     std::uint8_t indexLines = 0;
     std::uint8_t childDepth = 0; // Valkey: the child buckets a lookup walks before the key's entry
+    std::uint8_t keyRead = kNoKeyRead; // which of its reads holds the key (Variant::keyRead)
     bool stored = false;
 };
 
@@ -190,8 +192,8 @@ private:
     // `bytes` of each of `count` consecutive regions of `slot` from region `first`.
     void touchRegions(const ClassSlot& slot, std::uint64_t first, std::uint32_t count, const StepRead& read);
 
-    // Chain walks: a visited key's dictEntry and key sds are its first two reads; its expires dictEntry,
-    // when it has one, its last. Of the key, the compare reads the length header.
+    // Chain walks: a visited key's dictEntry is its first read, its expires dictEntry (when it has one) its
+    // last; of the allocation holding its key, the compare reads the length header.
     void visit(const ChainVisit& v);
 
     // The outer levels' tag arrays are far larger than the host's caches: fetch the sets a GET a few places

@@ -30,7 +30,7 @@ void ThresholdPass::buildPlans(std::size_t t) {
     for (std::size_t r = 0; r < m_plans.size(); ++r) {
         const std::uint32_t s = m_sample.shapeByRank[r];
         const Variant& variant = m_variants.at(r, t);
-        m_plans[r] = { variant.stored, variant.indexLines };
+        m_plans[r] = { variant.stored, variant.indexLines, variant.keyRead };
         const auto head = m_placementSteps.size();
         m_placementStart[r] = static_cast<std::uint32_t>(head);
         for (std::size_t a = 0; a < variant.allocations; ++a) {
@@ -125,6 +125,7 @@ void ThresholdPass::placeKeys(std::size_t warmFrom, std::size_t innerFrom) {
         SampledKey& key = m_sampled[m_sample.sampledSlot[id]];
         key.stored = plan.stored;
         key.indexLines = plan.indexLines;
+        key.keyRead = plan.keyRead;
         key.childDepth = childDepth;
         key.firstRead = static_cast<std::uint32_t>(m_readSteps.size());
         for (std::uint32_t step = first; step < end; ++step) {

@@ -62,6 +62,8 @@ struct Allocation {
     std::uint64_t payloadBytes = 0;
     // The allocation holding the key a GET compares: memcmpVectorEnd(where the key starts, its length).
     std::uint32_t memcmpEnd = 0;
+    // The key a lookup compares is in this allocation (a chain walk reads it of every candidate).
+    bool holdsKey = false;
 
     bool operator==(const Allocation&) const = default;
 };
@@ -131,6 +133,13 @@ struct KeyLayout {
             transients[transientCount++] = static_cast<std::uint32_t>(bytes);
     }
     bool embedded() const { return encoding == Encoding::Embedded; }
+    // The index of the allocation holding the key (Allocation::holdsKey), allocationCount when none does.
+    std::size_t keyAllocation() const {
+        for (std::size_t a = 0; a < allocationCount; ++a)
+            if (allocations[a].holdsKey)
+                return a;
+        return allocationCount;
+    }
     bool operator==(const KeyLayout&) const = default;
 };
 
