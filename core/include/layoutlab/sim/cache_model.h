@@ -59,7 +59,7 @@ public:
     // A hint that `address` will be accessed soon: fetches the outer levels' sets for it into the host's
     // caches (the simulated state does not change). Always inlined: GCC 12 finds a function whose only
     // effect is a conditional __builtin_prefetch free of side effects and drops the call, prefetch and all
-    // (the replay's prefetches were never in the binary before this was marked); so must be its callers.
+    // (the replay's prefetches were missing from the binary until this was marked); so must be its callers.
     [[gnu::always_inline]] void prefetch(std::uint64_t address) const {
         const std::uint64_t line = address / 64;
         // The first level is small and stays in the host's caches; the outer ones are where lookups stall.
