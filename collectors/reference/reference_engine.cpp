@@ -218,8 +218,8 @@ struct ReferenceEngine::Impl final : KeyspaceObserver {
         }
         auto at = [&](std::uint8_t i) { return i == kNone ? nullptr : record.allocation[i]; };
         for (std::uint8_t i = 0; i < record.count; ++i) {
-            if (i == entry || i == expireEntry)
-                continue;
+            if ((i == entry || i == expireEntry) && i != keyCarrier)
+                continue; // an entry's first fields are pointers, unless it holds the key
             storeAt<std::uint32_t>(record.allocation[i], kTagOffset, i == keyCarrier ? keyId : kNotTheKey);
             // glibc's memcmp loads past a short key (key_layout.h bytesLoadedAt).
             const Allocation& a = layout.allocations[i];
@@ -231,15 +231,8 @@ struct ReferenceEngine::Impl final : KeyspaceObserver {
             storeAt<void*>(at(object), kObjectPointerOffset, at(value));
         for (std::uint8_t e : { entry, expireEntry })
             if (e != kNone) {
-                if (e == keyCarrier) {
-                    const Allocation& a = layout.allocations[e];
-                    storeAt<std::uint32_t>(at(e), kTagOffset, keyId);
-                    storeAt<std::uint32_t>(at(e), kReadLengthOffset,
-                        static_cast<std::uint32_t>(
-                            bytesLoadedAt(reinterpret_cast<std::uintptr_t>(at(e)), a.readBytes, a.memcmpEnd)));
-                } else {
+                if (e != keyCarrier) // an entry holding the key has its tag there (above)
                     storeAt<void*>(at(e), kEntryKeyOffset, at(keyCarrier));
-                }
                 storeAt<void*>(at(e), kEntryValueOffset, e == entry ? at(object) : nullptr);
             }
         record.head = entry != kNone ? entry : object;

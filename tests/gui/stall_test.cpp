@@ -17,7 +17,6 @@
 
 #include <QCheckBox>
 #include <QLabel>
-#include <QTemporaryDir>
 #include <QTest>
 
 #include <nlohmann/json.hpp>
@@ -30,15 +29,11 @@ using namespace layoutlab::gui;
 class StallTest : public QObject {
     Q_OBJECT
 private slots:
-    void init() {
-        m_dir = std::make_unique<QTemporaryDir>();
-        test::useScratchSettings(*m_dir);
-        m_db = m_dir->filePath(QStringLiteral("gui.db"));
-    }
-    void cleanup() { m_dir.reset(); }
+    void init() { m_scratch = std::make_unique<test::Scratch>(); }
+    void cleanup() { m_scratch.reset(); }
 
     void sweepWithTheStallBoxPredictsAndKeepsIt() {
-        MainWindow window(m_db);
+        MainWindow window(m_scratch->database());
         SweepPage* sweep = window.sweepPage();
         sweep->cacheBox()->setChecked(false);
         QVERIFY(!sweep->stallBox()->isEnabled()); // the stall comes from the cache model's misses
@@ -60,7 +55,7 @@ private slots:
         // Kept with the run: opening it again shows the same stall, with no new measurement.
         const auto& runs = window.libraryPage()->runs().all();
         QCOMPARE(runs.size(), std::size_t(1));
-        auto db = ResultsDb::open(m_db.toStdString());
+        auto db = ResultsDb::open(m_scratch->database().toStdString());
         QVERIFY(db.hasValue());
         auto stored = loadStoredRun(**db, runs[0].id);
         QVERIFY(stored.hasValue());
@@ -74,8 +69,7 @@ private slots:
     }
 
 private:
-    std::unique_ptr<QTemporaryDir> m_dir;
-    QString m_db;
+    std::unique_ptr<test::Scratch> m_scratch;
 };
 
 QTEST_MAIN(StallTest)

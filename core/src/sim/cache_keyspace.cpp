@@ -131,17 +131,24 @@ ShapeVariants describeVariants(const LayoutModel& layout, const AllocatorModel& 
     x.switchAt.resize(keyspace.size());
     std::unordered_map<std::uint64_t, std::uint32_t> classIdOfUsable;
     auto addVariant = [&](const KeyLayout& kl) {
+        // transients: classes, counted once merged below.
         Variant v { static_cast<std::uint32_t>(x.allocations.size()), static_cast<std::uint32_t>(x.transients.size()),
-            kl.allocationCount, kl.transientCount, kl.indexLinesPerGet, kl.stored };
+            kl.allocationCount, 0, kl.indexLinesPerGet, kl.stored };
         auto classOf = [&](std::uint64_t usable) {
             return classIdOfUsable.try_emplace(usable, static_cast<std::uint32_t>(classIdOfUsable.size()))
                 .first->second;
         };
-        for (std::size_t a = 0; a < kl.allocationCount; ++a) {
+        const std::size_t keyAllocation = kl.keyAllocation();
+        for (std::size_t a = 0, reads = 0; a < kl.allocationCount; ++a) {
             const Allocation& allocation = kl.allocations[a];
             const std::uint64_t usable = alloc.usableSize(allocation.requestedBytes);
             x.allocations.push_back({ usable, allocation.count, static_cast<std::uint32_t>(allocation.readBytes),
                 classOf(usable), allocation.memcmpEnd, static_cast<std::uint8_t>(kl.made(a)) });
+            if (allocation.readBytes == 0)
+                continue;
+            if (a == keyAllocation)
+                v.keyRead = static_cast<std::uint8_t>(reads);
+            ++reads;
         }
         for (std::size_t t = 0; t < kl.transientCount; ++t) {
             const std::uint64_t usable = alloc.usableSize(kl.transients[t]);
@@ -154,14 +161,6 @@ ShapeVariants describeVariants(const LayoutModel& layout, const AllocatorModel& 
                 x.transients.push_back({ usable, classOf(usable), 1 });
         }
         v.transients = static_cast<std::uint8_t>(x.transients.size() - v.firstTransient);
-        const std::size_t keyAllocation = kl.keyAllocation();
-        for (std::size_t a = 0, reads = 0; a < kl.allocationCount; ++a) {
-            if (kl.allocations[a].readBytes == 0)
-                continue;
-            if (a == keyAllocation)
-                v.keyRead = static_cast<std::uint8_t>(reads);
-            ++reads;
-        }
         return v;
     };
     for (std::size_t sh = 0; sh < keyspace.size(); ++sh) {
