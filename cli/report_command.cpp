@@ -190,7 +190,7 @@ std::string runSection(const StoredRun& stored, const std::vector<Figure>& figur
             += "<figure>" + f.svg + "<figcaption><a href=\"" + f.file + "\">" + f.file + "</a></figcaption></figure>\n";
     if (!r.points.empty()) {
         html += "<table class=\"points\">\n<tr><th>threshold</th>";
-        const auto columns = metricsWith(kMetricOutput, r.points.front().missesPerGet.size());
+        const auto columns = metricsOf(kMetricOutput, r.points.front());
         for (const auto* m : columns)
             html += fmt::format("<th title=\"{} ({})\">{}</th>", escapeXml(std::string(m->description)),
                 escapeXml(std::string(m->unit)), escapeXml(std::string(m->name)));

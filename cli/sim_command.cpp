@@ -40,6 +40,8 @@ struct SimOptions {
     std::string cacheGeometry;
     std::string startRegions;
     bool latency = false;
+    bool slabs = false;
+    bool noThreadCache = false;
 };
 
 // Several layouts: each at its shipped setting, one table (layoutlab/report/migration.h); a sweep also
@@ -73,6 +75,8 @@ int runMigration(const SimOptions& o, bool sweep) {
         request.cache = o.cache;
         request.cacheGeometry = o.cacheGeometry;
         request.startRegions = o.startRegions;
+        request.slabs = o.slabs && one.layout.find("memcached") == std::string::npos;
+        request.slabThreadCache = !o.noThreadCache;
         request.kind = sweep ? "sweep" : "sim";
         if (sweep) {
             request.thresholds = o.thresholds;
@@ -116,6 +120,8 @@ int runSim(const SimOptions& o, bool sweep) {
     request.cache = o.cache;
     request.cacheGeometry = o.cacheGeometry;
     request.startRegions = o.startRegions;
+    request.slabs = o.slabs;
+    request.slabThreadCache = !o.noThreadCache;
     request.kind = sweep ? "sweep" : "sim";
     request.toolVersion = LAYOUTLAB_VERSION;
     auto job = buildSimulationJob(request);
@@ -185,6 +191,13 @@ CLI::App* addCommon(CLI::App& app, const char* name, const char* help, SimOption
     cmd->add_flag("--latency", o.latency,
         "With --cache: measure this host's load latencies and predict each point's memory stall per GET, with its "
         "uncertainty");
+    cmd->add_flag("--slabs", o.slabs,
+        "Model jemalloc's slabs through the trace: allocated and active bytes (what stats.allocated and "
+        "stats.active, INFO's allocator_allocated and allocator_active, would say) at the end and at the peak, "
+        "per threshold");
+    cmd->add_flag("--no-thread-cache", o.noThreadCache,
+        "With --slabs: allocate straight from the arena, without a thread cache in front (as the reference engine "
+        "does)");
     auto* json = cmd->add_flag("--json", o.json, "One JSON object with a `points` array");
     cmd->add_flag("--csv", o.csv, "CSV rows, one per threshold")->excludes(json);
     cmd->add_option("-o,--output", o.output, "Write the output to this file instead of stdout");

@@ -3,6 +3,7 @@
 
 #include "layoutlab/layout/layout_file.h"
 #include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/sim/point_metrics.h"
 #include "layoutlab/sim/simulation.h"
 #include "layoutlab/store/measured_runs.h"
 
@@ -16,6 +17,10 @@ namespace {
 
 double relativeError(double measured, double predicted) {
     return predicted != 0 ? (measured - predicted) / predicted : 0;
+}
+
+nlohmann::json optionalCount(const std::optional<std::uint64_t>& value) {
+    return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
 }
 
 nlohmann::json optionalNumber(const std::optional<double>& value) {
@@ -142,6 +147,13 @@ nlohmann::json toJson(const ProfileReport& report) {
             { "bytes_relative_error", relativeError(p.measuredBytesPerKey, p.predictedBytesPerKey) },
             { "predicted_usable_bytes", p.predictedUsableBytes },
             { "measured_allocated_bytes", p.measuredAllocatedBytes },
+            { "predicted_allocated_bytes", optionalCount(p.predictedAllocatedBytes) },
+            { "predicted_active_bytes", optionalCount(p.predictedActiveBytes) },
+            { "measured_active_bytes", p.measuredActiveBytes },
+            { "active_relative_error",
+                p.predictedActiveBytes ? nlohmann::json(relativeError(
+                    static_cast<double>(p.measuredActiveBytes), static_cast<double>(*p.predictedActiveBytes)))
+                                       : nlohmann::json(nullptr) },
             { "predicted_child_buckets", p.predictedChildBuckets },
             { "measured_child_buckets", p.measuredChildBuckets }, { "lines_touched_per_get", p.linesTouchedPerGet },
             { "dependent_loads_per_get", p.dependentLoadsPerGet },
@@ -190,6 +202,25 @@ std::string renderProfileTable(const ProfileReport& report) {
             100 * relativeError(p.measuredBytesPerKey, p.predictedBytesPerKey), l1, measured(p.measuredL1MissesPerGet),
             llc, measured(p.measuredLlcMissesPerGet), p.nsPerGet);
     }
+    // What the allocator keeps: the slab model (no thread cache, as the reference engine allocates) against
+    // the arena's stats.allocated and stats.active.
+    if (!r.points.empty() && r.points.front().predictedActiveBytes) {
+        out += fmt::format("\n{:>9}  {:>12} {:>12} {:>8}  {:>12} {:>12} {:>8}  {:>6}\n",
+            r.prediction.thresholdName.empty() ? "-" : r.prediction.thresholdName, "allocated", "arena", "error",
+            "active", "arena", "error", "frag");
+        for (const auto& p : r.points) {
+            const auto allocated = static_cast<double>(p.predictedAllocatedBytes.value_or(0));
+            const auto active = static_cast<double>(p.predictedActiveBytes.value_or(0));
+            out += fmt::format("{:>9}  {:>12} {:>12} {:>7.3f}%  {:>12} {:>12} {:>7.3f}%  {:>6.3f}\n", p.threshold,
+                bytesText(allocated), bytesText(static_cast<double>(p.measuredAllocatedBytes)),
+                100 * relativeError(static_cast<double>(p.measuredAllocatedBytes), allocated), bytesText(active),
+                bytesText(static_cast<double>(p.measuredActiveBytes)),
+                100 * relativeError(static_cast<double>(p.measuredActiveBytes), active),
+                p.measuredAllocatedBytes
+                    ? static_cast<double>(p.measuredActiveBytes) / static_cast<double>(p.measuredAllocatedBytes)
+                    : 0.0);
+        }
+    }
     return out;
 }
 
@@ -207,7 +238,7 @@ std::vector<Measurement> profileMeasurements(const ProfileResult& r) {
             bins.push_back({ b.regionBytes, b.regionsPerSlab, b.currentRegions, b.currentSlabs });
         add("allocated_bytes", static_cast<double>(p.measuredAllocatedBytes), "bytes",
             { { "bins", bins }, { "bin_columns", { "region_bytes", "nregs", "curregs", "curslabs" } } });
-        add("active_bytes", static_cast<double>(p.arena.activeBytes), "bytes");
+        add("active_bytes", static_cast<double>(p.measuredActiveBytes), "bytes");
         add("resident_bytes", static_cast<double>(p.arena.residentBytes), "bytes");
         add("bytes_per_key", p.measuredBytesPerKey, "bytes");
         add("child_buckets", static_cast<double>(p.measuredChildBuckets), "buckets");

@@ -3,6 +3,7 @@
 #include "layoutlab/enum_names.h"
 
 #include "collectors_config.h"
+#include "layoutlab/alloc/jemalloc_model.h"
 #include "layoutlab/collect/cachegrind.h"
 #include "layoutlab/collect/server_process.h"
 #if LAYOUTLAB_HAVE_PERF
@@ -207,7 +208,11 @@ Expected<ProfileResult> runProfile(const ProfileConfig& config, ProgressSink* pr
     // Stages: the simulation, then per threshold the load (and a run under valgrind).
     const std::size_t thresholdCount = std::max<std::size_t>(config.thresholds.size(), 1);
     ProfileProgress bar(progress, 1 + thresholdCount * (result.counterSource == CounterSource::Cachegrind ? 2 : 1));
-    SimulationConfig simConfig { config.layout, config.allocator, config.thresholds, geometry, config.sampleGets, {} };
+    SimulationConfig simConfig { config.layout, config.allocator, config.thresholds, geometry, config.sampleGets, {},
+        std::nullopt };
+    // The slab model as the reference engine allocates: from its own arena, without a thread cache.
+    if (dynamic_cast<const JemallocModel*>(config.allocator.get()))
+        simConfig.slabs = SimulationConfig::SlabModel { false };
     auto prediction = simulate(simConfig, **trace, &bar, stop);
     if (!prediction)
         return prediction.error();
@@ -221,6 +226,10 @@ Expected<ProfileResult> runProfile(const ProfileConfig& config, ProgressSink* pr
         point.keys = predicted.keys;
         point.predictedBytesPerKey = predicted.usableBytesPerKey;
         point.predictedUsableBytes = predicted.usableBytes;
+        if (predicted.arena) {
+            point.predictedAllocatedBytes = predicted.arena->allocatedBytes;
+            point.predictedActiveBytes = predicted.arena->activeBytes;
+        }
         point.predictedChildBuckets = result.prediction.indexChildBuckets;
         point.linesTouchedPerGet = predicted.linesTouchedPerGet;
         point.dependentLoadsPerGet = predicted.dependentLoadsPerGet;
@@ -239,6 +248,7 @@ Expected<ProfileResult> runProfile(const ProfileConfig& config, ProgressSink* pr
             return loaded.error();
         result.liveKeys = loaded->liveKeys;
         point.measuredAllocatedBytes = loaded->allocatedBytes;
+        point.measuredActiveBytes = loaded->activeBytes;
         point.measuredBytesPerKey = loaded->liveKeys
             ? static_cast<double>(loaded->allocatedBytes) / static_cast<double>(loaded->liveKeys)
             : 0;

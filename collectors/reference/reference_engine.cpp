@@ -442,6 +442,7 @@ Expected<ReferenceLoadReport> ReferenceEngine::load(TraceReader& trace, Progress
     report.trace = replay.summary();
     report.after = *after;
     report.allocatedBytes = after->allocatedBytes - s.before.allocatedBytes;
+    report.activeBytes = after->activeBytes - s.before.activeBytes;
     report.keyBytes = s.keyBytes;
     report.indexBytes = s.keys->usableBytes() + s.expires->usableBytes();
     report.indexChildBuckets = s.keys->childBuckets() + s.expires->childBuckets();

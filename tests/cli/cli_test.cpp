@@ -267,8 +267,10 @@ TEST_F(CliTest, CompareShowsTwoRunsPointByPoint) {
 }
 
 TEST_F(CliTest, AdviseRecommendsAThresholdAndSaysWhy) {
-    // The seed case: 128 has both the fewest bytes per key and the fewest misses per GET.
-    const auto seed = run({ "advise", seedTrace(), "--layout", "valkey-9.1", "--thresholds", "16:256:16", "--json" });
+    // The seed case: 128 has both the fewest bytes per key and the fewest misses per GET. The cache is given,
+    // with a last level smaller than the keyspace: a host whose last level holds it misses at no threshold.
+    const auto seed = run({ "advise", seedTrace(), "--layout", "valkey-9.1", "--thresholds", "16:256:16",
+        "--cache-geometry", "32K:8,1M:16", "--json" });
     ASSERT_EQ(seed.exitCode, 0) << seed.err;
     const auto j = nlohmann::json::parse(seed.out);
     EXPECT_EQ(j["advised"]["threshold"], 128);

@@ -200,3 +200,44 @@ TEST_F(ReferenceEngineTest, RefusesWhatItCannotBuild) {
 }
 
 } // namespace
+
+namespace {
+
+// The slab model (SimulationConfig::slabs, no thread cache, as the reference engine allocates) against
+// the reference engine's private arena: stats.allocated and stats.active after churn traces (deletes,
+// overwrites that change a value's class, TTLs that expire, values from 1 byte to 300 KB) must agree
+// within 0.1%; in these traces they are equal.
+TEST_F(ReferenceEngineTest, ActiveBytesAfterChurnEqualTheSlabModel) {
+    const TraceCase churn[] = {
+        { "half-deleted", 30000, 30000, "16", "96", 0, 0, 0.6 },
+        { "mixed-with-ttl", 20000, 40000, "uniform:8:40", "lognormal:3.5:1:1:2000", 0.4, 0.1, 0.1 },
+        { "large-values", 2000, 4000, "uniform:10:20", "uniform:1:300000", 0.2, 0, 0.2 },
+        { "overwrites", 30000, 60000, "16", "uniform:30:60", 0, 0, 0.05 },
+    };
+    for (const char* spec : { "valkey-9.1", "valkey-8.1", "valkey-8.0", "redis-7.0" }) {
+        auto layout = parseLayout(spec);
+        ASSERT_TRUE(layout);
+        const std::uint32_t own = (*layout)->threshold()->value;
+        for (const auto& c : churn) {
+            for (std::uint32_t threshold : { 64u, own }) {
+                SCOPED_TRACE(::testing::Message() << spec << " " << c.name << " at " << threshold);
+                auto trace = makeTrace(c);
+                SimulationConfig config { *layout, m_alloc, { threshold } };
+                config.slabs = SimulationConfig::SlabModel { false };
+                auto result = simulate(config, trace);
+                ASSERT_TRUE(result) << result.error().describe();
+                const auto& arena = result->points.at(0).arena;
+                ASSERT_TRUE(arena.has_value());
+                const auto [engine, loaded] = loadEngine(*layout, threshold, c);
+                ASSERT_TRUE(engine);
+                EXPECT_EQ(arena->allocatedBytes, loaded.allocatedBytes);
+                EXPECT_NEAR(static_cast<double>(arena->activeBytes), static_cast<double>(loaded.activeBytes),
+                    0.001 * static_cast<double>(loaded.activeBytes));
+                EXPECT_GE(arena->peakActiveBytes, arena->activeBytes);
+                EXPECT_GE(arena->activeBytes, arena->allocatedBytes);
+            }
+        }
+    }
+}
+
+} // namespace

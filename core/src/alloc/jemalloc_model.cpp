@@ -12,12 +12,14 @@ namespace layoutlab {
 
 JemallocModel::JemallocModel(const SizeClassParams& params)
     : m_table(SizeClassTable::fromParams(params))
-    , m_params(params) { }
+    , m_params(params)
+    , m_largePad(params.lgQuantum != 3) { }
 
 JemallocModel::JemallocModel(SizeClassTable table, SizeClassParams params, bool linked)
     : m_table(std::move(table))
     , m_params(params)
-    , m_linked(linked) { }
+    , m_linked(linked)
+    , m_largePad(m_params.lgQuantum != 3) { }
 
 std::string JemallocModel::spec() const {
     if (m_linked)
@@ -114,7 +116,11 @@ Expected<std::shared_ptr<const JemallocModel>> JemallocModel::linked() {
         classes.push_back(c);
     }
     auto table = SizeClassTable::fromClasses(std::move(classes), params.lgPage);
-    return std::shared_ptr<const JemallocModel>(new JemallocModel(std::move(table), params, true));
+    auto model = std::shared_ptr<JemallocModel>(new JemallocModel(std::move(table), params, true));
+    bool cacheOblivious = true;
+    if (readMallctl("opt.cache_oblivious", cacheOblivious))
+        model->m_largePad = cacheOblivious;
+    return std::shared_ptr<const JemallocModel>(std::move(model));
 }
 
 #else

@@ -52,13 +52,15 @@ nlohmann::json toJson(const SimulationResult& r) {
         { "expired_keys", r.trace.expiredKeys }, { "distinct_keys", r.trace.distinctKeys },
         { "live_keys", r.trace.liveKeys }, { "max_live_keys", r.trace.maxLiveKeys }, { "ttl_keys", r.trace.ttlKeys },
         { "distinct_shapes", r.trace.distinctShapes } });
+    if (r.trace.unwrittenKeyDeletes)
+        t["unwritten_key_deletes"] = r.trace.unwrittenKeyDeletes;
     j["index"] = { { "buckets", r.indexBuckets }, { "child_buckets", rounded(r.indexChildBuckets) },
         { "rehashing", r.indexRehashing } };
     auto& points = j["points"] = nlohmann::json::array();
     for (const auto& p : r.points) {
         nlohmann::json point;
         point["threshold"] = r.thresholdName.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.threshold);
-        for (const auto* m : metricsWith(kMetricOutput, p.missesPerGet.size()))
+        for (const auto* m : metricsOf(kMetricOutput, p))
             if (const auto v = m->get(p))
                 point[std::string(m->name)] = outputValue(*m, *v);
         auto& classes = point["size_classes"] = nlohmann::json::array();
@@ -75,6 +77,8 @@ nlohmann::json toJson(const SimulationResult& r) {
         j["cache"] = { { "geometry", r.cacheGeometry }, { "sampled_gets", r.cacheSampledGets } };
     if (!r.cacheStartRegions.empty())
         j["cache"]["start_regions"] = r.cacheStartRegions;
+    if (!r.slabTable.empty())
+        j["slab_model"] = { { "size_classes", r.slabTable }, { "thread_cache", r.slabThreadCache } };
     return j;
 }
 
@@ -84,7 +88,7 @@ std::string renderJson(const SimulationResult& result) {
 
 std::string renderCsv(const SimulationResult& r) {
     std::string out = "threshold";
-    const auto columns = metricsWith(kMetricOutput, r.points.empty() ? 0 : r.points.front().missesPerGet.size());
+    const auto columns = r.points.empty() ? metricsWith(kMetricOutput, 0, false) : metricsOf(kMetricOutput, r.points.front());
     for (const auto* m : columns)
         out += fmt::format(",{}", m->name);
     out += "\n";
@@ -119,7 +123,8 @@ std::string renderTable(const SimulationResult& r, bool withClasses) {
         r.indexChildBuckets > 0 ? fmt::format(" + {:.0f} child buckets", r.indexChildBuckets) : std::string(),
         r.indexRehashing ? " (rehashing: both tables held)" : "");
     const std::string thresholdHeader = r.thresholdName.empty() ? "-" : r.thresholdName;
-    const auto columns = tableColumns(r.points.empty() ? 0 : r.points.front().missesPerGet.size());
+    const auto columns = tableColumns(
+        r.points.empty() ? 0 : r.points.front().missesPerGet.size(), !r.points.empty() && r.points.front().arena);
     out += fmt::format("{:>12}", thresholdHeader);
     for (const auto* m : columns) // a percentage's header covers its % sign too
         out += fmt::format(" {:>{}}", m->tableHeader, m->tableWidth + (m->style == MetricStyle::Percent ? 1 : 0));

@@ -379,6 +379,7 @@ Status KeyspaceReplay::applyBatch(std::span<const Request> batch, std::uint64_t 
             break;
         case Op::Delete:
             m_table.lookup();
+            m_summary.unwrittenKeyDeletes += key.written() ? 0 : 1;
             if (key.live())
                 remove<Observed>(key);
             break;

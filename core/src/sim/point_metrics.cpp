@@ -30,6 +30,16 @@ Value missAt(const ThresholdPoint& p, int level) {
     return m.size() == 3 ? Value(m[1]) : std::nullopt;
 }
 
+Value arenaValue(const ThresholdPoint& p, std::uint64_t ArenaUsage::*field) {
+    return p.arena ? Value(static_cast<double>((*p.arena).*field)) : std::nullopt;
+}
+// A stored arena figure read back: the point has the slab model's figures from then on.
+ArenaUsage& arenaOf(ThresholdPoint& p) {
+    if (!p.arena)
+        p.arena.emplace();
+    return *p.arena;
+}
+
 constexpr unsigned kOut = kMetricOutput;
 constexpr unsigned kDb = kMetricStored;
 constexpr unsigned kGui = kMetricShown;
@@ -114,7 +124,46 @@ const PointMetric kTable[] = {
     { "llc_misses_per_get", "LLC misses per GET", "misses/GET", 3, false, kOut | kDb | kGui,
         "cache-model last-level misses per sampled GET hit (with the cache model)", "LLC miss", 8, 12,
         MetricStyle::Fixed, [](const ThresholdPoint& p) { return missAt(p, 2); }, nullptr, 2 },
+    // The slab model's (sim --slabs): what jemalloc's stats would say of the keyspace's arena.
+    { "allocated_bytes", "Allocated", "bytes", 0, true, kOut | kDb,
+        "jemalloc stats.allocated (INFO allocator_allocated) at the end of the trace: usable bytes handed out, "
+        "regions in the thread cache included (with the slab model)",
+        "", 0, 0, MetricStyle::Count,
+        [](const ThresholdPoint& p) { return arenaValue(p, &ArenaUsage::allocatedBytes); },
+        [](ThresholdPoint& p, double v) { arenaOf(p).allocatedBytes = static_cast<std::uint64_t>(v); }, -1, true },
+    { "active_bytes", "Active", "bytes", 0, true, kOut | kDb,
+        "jemalloc stats.active (INFO allocator_active) at the end of the trace: pages of slabs holding a live "
+        "region and of large extents (with the slab model)",
+        "active", 9, 13, MetricStyle::Bytes,
+        [](const ThresholdPoint& p) { return arenaValue(p, &ArenaUsage::activeBytes); },
+        [](ThresholdPoint& p, double v) { arenaOf(p).activeBytes = static_cast<std::uint64_t>(v); }, -1, true },
+    { "frag_ratio", "Active / allocated", "ratio", 3, false, kOut | kGui,
+        "active_bytes / allocated_bytes: 1 when every held page is full of live regions (with the slab model)", "frag",
+        6, 15, MetricStyle::Fixed,
+        [](const ThresholdPoint& p) -> Value { return p.arena ? Value(p.arena->fragRatio()) : std::nullopt; }, nullptr,
+        -1, true },
+    { "active_bytes_per_key", "Active bytes per key", "bytes/key", 2, false, kOut | kDb | kGui,
+        "active_bytes / keys: the pages the allocator holds, per live key (with the slab model)", "active/key", 10, 14,
+        MetricStyle::Fixed,
+        [](const ThresholdPoint& p) -> Value { return p.arena ? Value(p.activeBytesPerKey) : std::nullopt; },
+        [](ThresholdPoint& p, double v) {
+            arenaOf(p);
+            p.activeBytesPerKey = v;
+        },
+        -1, true },
+    { "peak_allocated_bytes", "Peak allocated", "bytes", 0, true, kOut | kDb,
+        "the most allocated_bytes reached during the trace (with the slab model)", "", 0, 0, MetricStyle::Count,
+        [](const ThresholdPoint& p) { return arenaValue(p, &ArenaUsage::peakAllocatedBytes); },
+        [](ThresholdPoint& p, double v) { arenaOf(p).peakAllocatedBytes = static_cast<std::uint64_t>(v); }, -1, true },
+    { "peak_active_bytes", "Peak active", "bytes", 0, true, kOut | kDb,
+        "the most active_bytes reached during the trace (with the slab model)", "", 0, 0, MetricStyle::Count,
+        [](const ThresholdPoint& p) { return arenaValue(p, &ArenaUsage::peakActiveBytes); },
+        [](ThresholdPoint& p, double v) { arenaOf(p).peakActiveBytes = static_cast<std::uint64_t>(v); }, -1, true },
 };
+
+bool arenaCarries(const PointMetric& m, std::optional<bool> withArena) {
+    return !withArena || !m.fromArena || *withArena;
+}
 
 bool levelCarries(int missLevel, std::size_t levels) {
     if (missLevel < 0)
@@ -145,18 +194,24 @@ std::span<const PointMetric> pointMetricTable() {
     return kTable;
 }
 
-std::vector<const PointMetric*> metricsWith(unsigned use, std::optional<std::size_t> cacheLevels) {
+std::vector<const PointMetric*> metricsWith(
+    unsigned use, std::optional<std::size_t> cacheLevels, std::optional<bool> withArena) {
     std::vector<const PointMetric*> out;
     for (const auto& m : kTable)
-        if ((m.uses & use) == use && (!cacheLevels || levelCarries(m.missLevel, *cacheLevels)))
+        if ((m.uses & use) == use && (!cacheLevels || levelCarries(m.missLevel, *cacheLevels))
+            && arenaCarries(m, withArena))
             out.push_back(&m);
     return out;
 }
 
-std::vector<const PointMetric*> tableColumns(std::size_t cacheLevels) {
+std::vector<const PointMetric*> metricsOf(unsigned use, const ThresholdPoint& point) {
+    return metricsWith(use, point.missesPerGet.size(), point.arena.has_value());
+}
+
+std::vector<const PointMetric*> tableColumns(std::size_t cacheLevels, bool withArena) {
     std::vector<const PointMetric*> out;
     for (const auto& m : kTable)
-        if (m.tableColumn > 0 && levelCarries(m.missLevel, cacheLevels))
+        if (m.tableColumn > 0 && levelCarries(m.missLevel, cacheLevels) && arenaCarries(m, withArena))
             out.push_back(&m);
     std::sort(out.begin(), out.end(), [](auto* a, auto* b) { return a->tableColumn < b->tableColumn; });
     return out;

@@ -5,6 +5,7 @@
 
 #include "cache_evaluation.h"
 #include "layoutlab/sim/keyspace_replay.h"
+#include "layoutlab/sim/slab_replay.h"
 #include "layoutlab/spec.h"
 
 #include <algorithm>
@@ -399,6 +400,24 @@ Expected<SimulationResult> simulate(
     KeyspaceReplay replay(policy, trace.keyIdLimit(), config.cache ? config.cacheSampleGets : 0,
         staleExpireRule(*config.layout, *config.allocator, thresholds),
         StringRewriteRule(*config.layout, *config.allocator, stringThreshold));
+    std::unique_ptr<SlabReplay> slabs;
+    if (config.slabs) {
+        // The slab model keeps handles per key id and threshold: checked like the replay's own state.
+        const std::uint64_t keyIds = std::min(trace.keyIdLimit(), KeyspaceReplay::kMaxKeyIds);
+        if (auto ok = checkMemory(keyIds * SlabReplay::kStateBytesPerKey * thresholds.size(),
+                fmt::format("the slab model of {} key ids at {} thresholds", keyIds, thresholds.size()));
+            !ok) {
+            Error e = ok.error();
+            e.file = trace.name();
+            return e;
+        }
+        auto made
+            = SlabReplay::create(*config.layout, *config.allocator, thresholds, replay, config.slabs->threadCache);
+        if (!made)
+            return made.error();
+        slabs = std::move(*made);
+        replay.setObserver(slabs.get());
+    }
     std::uint64_t done = 0;
     const std::uint64_t total = trace.totalRequests();
     auto replayed = forEachBatch(trace, kBatchRequests, stop, [&](std::span<const Request> batch) -> Status {
@@ -415,6 +434,8 @@ Expected<SimulationResult> simulate(
     if (!replayed)
         return replayed.error();
     replay.finish();
+    if (slabs)
+        slabs->settled();
 
     SimulationResult result;
     result.traceName = trace.name();
@@ -450,6 +471,19 @@ Expected<SimulationResult> simulate(
     if (!points)
         return points.error();
     result.points = std::move(*points);
+    if (slabs) {
+        const auto* jemalloc = dynamic_cast<const JemallocModel*>(config.allocator.get());
+        result.slabTable = jemalloc && jemalloc->isLinked() ? "linked" : "emulated";
+        result.slabThreadCache = config.slabs->threadCache;
+        for (ThresholdPoint& p : result.points) {
+            const auto at = std::find(thresholds.begin(), thresholds.end(), p.threshold);
+            if (at == thresholds.end())
+                continue;
+            const ArenaFigures f = slabs->figures(static_cast<std::size_t>(at - thresholds.begin()));
+            p.arena = ArenaUsage { f.allocatedBytes, f.activeBytes, f.peakAllocatedBytes, f.peakActiveBytes };
+            p.activeBytesPerKey = p.keys ? static_cast<double>(f.activeBytes) / static_cast<double>(p.keys) : 0.0;
+        }
+    }
     if (config.cache) {
         // Every live key's shape must be in the list the cache model places from.
         std::vector<ShapeHistogram::Entry> merged;

@@ -194,6 +194,8 @@ Expected<SimulationJobOutcome> runSimulationJob(
             if (!config.startRegions.empty())
                 parameters.startRegions = startRegionsText(config.startRegions);
         }
+        if (config.slabs)
+            parameters.slabThreadCache = config.slabs->threadCache;
         RunRecord record;
         record.kind = job.kind;
         record.traceId = *traceId;

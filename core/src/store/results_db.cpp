@@ -447,6 +447,8 @@ Status ResultsDb::completeRun(std::int64_t runId, const SimulationResult& result
             { "get_weights", summary["get_weights"] } };
         if (summary.contains("cache"))
             replay["cache"] = summary["cache"];
+        if (summary.contains("slab_model"))
+            replay["slab_model"] = summary["slab_model"];
         if (auto ok = markComplete(runId, replay.dump()); !ok)
             return ok;
         // A trace first seen by a run has no counts yet: take them from the replay.

@@ -132,6 +132,14 @@ ALTER TABLE runs_v4 RENAME TO runs;
 CREATE INDEX runs_by_trace ON runs(trace_id);
 CREATE INDEX runs_by_cell ON runs(batch_cell);
 )SQL",
+    // 4 -> 5: the slab model's figures per point (NULL: the run did not model the allocator's slabs).
+    R"SQL(
+ALTER TABLE points ADD COLUMN allocated_bytes INTEGER;
+ALTER TABLE points ADD COLUMN active_bytes INTEGER;
+ALTER TABLE points ADD COLUMN active_bytes_per_key REAL;
+ALTER TABLE points ADD COLUMN peak_allocated_bytes INTEGER;
+ALTER TABLE points ADD COLUMN peak_active_bytes INTEGER;
+)SQL",
 };
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kMigrationCount == kResultsSchemaVersion, "one migration per schema version");

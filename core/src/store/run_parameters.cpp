@@ -22,6 +22,8 @@ nlohmann::json RunParameters::toJson() const {
         j["cache_sample_gets"] = *cacheSampleGets;
     if (startRegions)
         j["start_regions"] = *startRegions;
+    if (slabThreadCache)
+        j["slab_model"] = { { "thread_cache", *slabThreadCache } };
     if (!batchCell.empty())
         j["batch_cell"] = batchCell;
     return j;
@@ -59,6 +61,8 @@ Expected<RunParameters> RunParameters::fromJson(std::string_view text) {
                 p.cacheGeometry = value.get<std::string>();
             else if (key == "cache_sample_gets")
                 p.cacheSampleGets = value.get<std::uint32_t>();
+            else if (key == "slab_model")
+                p.slabThreadCache = value.at("thread_cache").get<bool>();
             else if (key == "start_regions")
                 p.startRegions = value.get<std::string>();
             else if (key == "batch_cell")

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/store/simulation_request.h"
 
+#include "layoutlab/alloc/jemalloc_model.h"
 #include "layoutlab/layout/layout_registry.h"
 
 #include <fmt/format.h>
@@ -62,6 +63,13 @@ Expected<SimulationJob> buildSimulationJob(const SimulationRequest& request) {
                 return geometry.error();
             job.config.cache = *geometry;
         }
+    }
+    if (request.slabs) {
+        if (!dynamic_cast<const JemallocModel*>(job.config.allocator.get()))
+            return usageError(fmt::format("the slab model is jemalloc's; allocator '{}' has none of its slabs",
+                                  job.config.allocator->spec()),
+                field::kSlabs);
+        job.config.slabs = SimulationConfig::SlabModel { request.slabThreadCache };
     }
     if (!request.startRegions.empty()) {
         auto regions = parseStartRegions(request.startRegions, field::kStartRegions);

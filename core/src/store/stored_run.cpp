@@ -47,6 +47,7 @@ Expected<StoredRun> loadStoredRun(ResultsDb& db, std::int64_t runId) {
         r.trace.maxLiveKeys = u("max_live_keys");
         r.trace.ttlKeys = u("ttl_keys");
         r.trace.distinctShapes = u("distinct_shapes");
+        r.trace.unwrittenKeyDeletes = u("unwritten_key_deletes");
         if (t.contains("requests_by_op"))
             for (int op = 0; op < kOpCount; ++op)
                 if (t["requests_by_op"].contains(std::string(opName(static_cast<Op>(op)))))
@@ -57,6 +58,10 @@ Expected<StoredRun> loadStoredRun(ResultsDb& db, std::int64_t runId) {
         r.indexChildBuckets = index.value("child_buckets", 0.0);
         r.indexRehashing = index.value("rehashing", false);
         r.getWeightsFromTrace = replay.value("get_weights", std::string()) == "trace-gets";
+        if (replay.contains("slab_model")) {
+            r.slabTable = replay["slab_model"].value("size_classes", std::string());
+            r.slabThreadCache = replay["slab_model"].value("thread_cache", false);
+        }
         if (replay.contains("cache")) {
             r.cacheGeometry = replay["cache"].value("geometry", std::string());
             r.cacheStartRegions = replay["cache"].value("start_regions", std::string());

@@ -21,8 +21,8 @@ namespace {
 
 class PointMetricsTest : public ScratchDirTest {
 protected:
-    // A sweep with the cache model at `geometry` (empty: without it).
-    static SimulationResult sweep(const std::string& geometry) {
+    // A sweep with the cache model at `geometry` (empty: without it), and the slab model if `slabs`.
+    static SimulationResult sweep(const std::string& geometry, bool slabs = false) {
         auto cfg = makeGeneratorConfig(
             1500, 4000, "uniform:8:40", "lognormal:4:1:1:3000", 0.2, 0.05, 0.7, 0.05, "zipf:0.9", 5);
         SyntheticTrace trace(*cfg);
@@ -33,6 +33,8 @@ protected:
             EXPECT_TRUE(cache) << cache.error().describe();
             config.cache = *cache;
         }
+        if (slabs)
+            config.slabs = SimulationConfig::SlabModel {};
         auto result = simulate(config, trace);
         EXPECT_TRUE(result) << result.error().describe();
         return *result;
@@ -96,28 +98,30 @@ TEST_F(PointMetricsTest, EveryStoredMetricReadsBackByNameWithAndWithoutEachCache
 }
 
 TEST_F(PointMetricsTest, JsonAndCsvCarryExactlyTheOutputMetricsAPointHas) {
-    for (const std::string geometry : { "", "32K:8,1M:16", "32K:8,256K:8,2M:16" }) {
-        SCOPED_TRACE(geometry);
-        const auto result = sweep(geometry);
-        const std::size_t levels = result.points.front().missesPerGet.size();
-        std::set<std::string> expected { "threshold", "size_classes" };
-        std::string csvHeader = "threshold";
-        for (const auto* m : metricsWith(kMetricOutput, levels)) {
-            expected.insert(std::string(m->name));
-            csvHeader += "," + std::string(m->name);
+    for (const std::string geometry : { "", "32K:8,1M:16", "32K:8,256K:8,2M:16" })
+        for (const bool slabs : { false, true }) {
+            SCOPED_TRACE(geometry + (slabs ? " with the slab model" : ""));
+            const auto result = sweep(geometry, slabs);
+            const std::size_t levels = result.points.front().missesPerGet.size();
+            std::set<std::string> expected { "threshold", "size_classes" };
+            std::string csvHeader = "threshold";
+            for (const auto* m : metricsWith(kMetricOutput, levels, slabs)) {
+                expected.insert(std::string(m->name));
+                csvHeader += "," + std::string(m->name);
+            }
+            EXPECT_EQ(expected.count("l2_misses_per_get"), levels == 3 ? 1u : 0u);
+            EXPECT_EQ(expected.count("llc_misses_per_get"), levels ? 1u : 0u);
+            EXPECT_EQ(expected.count("active_bytes"), slabs ? 1u : 0u);
+            const auto json = toJson(result);
+            for (const auto& point : json["points"]) {
+                std::set<std::string> keys;
+                for (const auto& [key, value] : point.items())
+                    keys.insert(key);
+                EXPECT_EQ(keys, expected);
+            }
+            const auto csv = renderCsv(result);
+            EXPECT_EQ(csv.substr(0, csv.find('\n')), csvHeader);
         }
-        EXPECT_EQ(expected.count("l2_misses_per_get"), levels == 3 ? 1u : 0u);
-        EXPECT_EQ(expected.count("llc_misses_per_get"), levels ? 1u : 0u);
-        const auto json = toJson(result);
-        for (const auto& point : json["points"]) {
-            std::set<std::string> keys;
-            for (const auto& [key, value] : point.items())
-                keys.insert(key);
-            EXPECT_EQ(keys, expected);
-        }
-        const auto csv = renderCsv(result);
-        EXPECT_EQ(csv.substr(0, csv.find('\n')), csvHeader);
-    }
 }
 
 TEST_F(PointMetricsTest, TheHumanTableHasAColumnPerTableMetric) {

@@ -45,6 +45,11 @@ struct ProfilePoint {
     double measuredBytesPerKey = 0; // the arena's stats.allocated delta per key
     std::uint64_t predictedUsableBytes = 0;
     std::uint64_t measuredAllocatedBytes = 0;
+    // The slab model's stats.allocated and stats.active (no thread cache, as the reference engine
+    // allocates) beside the arena's own: what deletes and overwrites leave behind.
+    std::optional<std::uint64_t> predictedAllocatedBytes;
+    std::optional<std::uint64_t> predictedActiveBytes;
+    std::uint64_t measuredActiveBytes = 0;
     double predictedChildBuckets = 0; // Valkey: the simulator's estimate ...
     std::uint64_t measuredChildBuckets = 0; // ... and the real table's count
     double linesTouchedPerGet = 0;

@@ -56,6 +56,7 @@ struct ReferenceLoadReport {
     TraceSummary trace;
     ArenaStats after;
     std::uint64_t allocatedBytes = 0; // stats.allocated of the arena after the load minus before
+    std::uint64_t activeBytes = 0; // stats.active of the arena after the load minus before
     std::uint64_t keyBytes = 0; // usable bytes of the keys' own allocations
     std::uint64_t indexBytes = 0; // usable bytes of the index tables (arrays and child buckets)
     std::uint64_t indexChildBuckets = 0; // Valkey: child buckets the real table holds

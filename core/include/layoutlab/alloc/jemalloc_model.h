@@ -24,6 +24,11 @@ public:
     const SizeClassTable& table() const { return m_table; }
     const SizeClassParams& params() const { return m_params; }
     bool isLinked() const { return m_linked; }
+    // Whether a large extent gets one page more than its usable size (sz.c sz_boot: sz_large_pad is PAGE
+    // when opt_cache_oblivious). Linked: the library's opt.cache_oblivious. Emulated: off at quantum 8,
+    // the engines' bundled build (deps/Makefile configures --disable-cache-oblivious), on at quantum 16
+    // (jemalloc's default, as Debian's libjemalloc2 is built).
+    bool largePad() const { return m_largePad; }
 
 private:
     JemallocModel(SizeClassTable table, SizeClassParams params, bool linked);
@@ -31,6 +36,7 @@ private:
     SizeClassTable m_table;
     SizeClassParams m_params;
     bool m_linked = false;
+    bool m_largePad = true;
 };
 
 // Usable size straight from the linked library's nallocx(), or 0 when jemalloc is not linked.

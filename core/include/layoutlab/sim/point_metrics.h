@@ -52,6 +52,7 @@ struct PointMetric {
     // ThresholdPoint keeps as one vector: see setMissesFromLevels).
     void (*set)(ThresholdPoint&, double);
     int missLevel = -1; // 0: L1, 1: L2, 2: the last level; -1: not a cache-model metric
+    bool fromArena = false; // the slab model's (ThresholdPoint::arena): no value without it
 };
 
 // Every metric, in table order.
@@ -63,10 +64,15 @@ std::string bytesText(double bytes, int decimalsBelowTen = 1);
 // The metrics with a use, in table order. With `cacheLevels` given, only the miss metrics a point with
 // that many cache levels carries are included (two levels: L1 and LLC; three: L1, L2, LLC; other counts:
 // none); without it, all of them.
-std::vector<const PointMetric*> metricsWith(unsigned use, std::optional<std::size_t> cacheLevels = std::nullopt);
+// With `withArena` given, the slab model's metrics are included only when it is true.
+std::vector<const PointMetric*> metricsWith(unsigned use, std::optional<std::size_t> cacheLevels = std::nullopt,
+    std::optional<bool> withArena = std::nullopt);
+// The metrics a point carries: its cache levels' misses, the slab model's figures when it has them.
+std::vector<const PointMetric*> metricsOf(unsigned use, const ThresholdPoint& point);
 
-// The human table's columns in their order, of those a point with `cacheLevels` levels carries.
-std::vector<const PointMetric*> tableColumns(std::size_t cacheLevels);
+// The human table's columns in their order, of those a point with `cacheLevels` levels (and the slab
+// model's figures, `withArena`) carries.
+std::vector<const PointMetric*> tableColumns(std::size_t cacheLevels, bool withArena = false);
 
 // The metric of that name, or nullptr.
 const PointMetric* findPointMetric(std::string_view name);

@@ -26,6 +26,26 @@ struct SizeClassUsage {
     auto operator<=>(const SizeClassUsage&) const = default;
 };
 
+// What the allocator keeps for the keyspace, from the slab model (sim --slabs): jemalloc's stats.allocated
+// and stats.active (INFO's allocator_allocated and allocator_active), at the end of the trace and at the
+// trace's peak of each.
+struct ArenaUsage {
+    std::uint64_t allocatedBytes = 0;
+    std::uint64_t activeBytes = 0;
+    std::uint64_t peakAllocatedBytes = 0;
+    std::uint64_t peakActiveBytes = 0;
+
+    // active / allocated: 1 when every held page is full of live regions (0 when nothing is allocated).
+    double fragRatio() const {
+        return allocatedBytes ? static_cast<double>(activeBytes) / static_cast<double>(allocatedBytes) : 0.0;
+    }
+    double peakFragRatio() const {
+        return peakAllocatedBytes ? static_cast<double>(peakActiveBytes) / static_cast<double>(peakAllocatedBytes)
+                                  : 0.0;
+    }
+    auto operator<=>(const ArenaUsage&) const = default;
+};
+
 struct ThresholdPoint {
     std::uint32_t threshold = 0; // 0 when the layout has none
     std::uint64_t keys = 0;
@@ -48,6 +68,8 @@ struct ThresholdPoint {
     // Cache-model misses per GET, one per cache level from L1 outward (empty without --cache).
     std::vector<double> missesPerGet;
     std::vector<SizeClassUsage> sizeClasses; // sorted by class
+    std::optional<ArenaUsage> arena; // with the slab model only
+    double activeBytesPerKey = 0; // arena->activeBytes / keys (0 without the slab model)
 };
 
 struct TraceSummary {
@@ -64,6 +86,8 @@ struct TraceSummary {
     // APPEND, SETRANGE and INCR on keys the trace never wrote: modelled as absent (the command creates
     // them), which is wrong when the capture began with those keys already in the server.
     std::uint64_t unseenKeyRewrites = 0;
+    // DELETEs of key ids the trace never wrote before (a capture that began with them in the server).
+    std::uint64_t unwrittenKeyDeletes = 0;
 };
 
 struct SimulationResult {
@@ -80,6 +104,10 @@ struct SimulationResult {
     std::string cacheGeometry; // "48K:12,2M:16,300M:20" when the cache model ran
     std::string cacheStartRegions; // SimulationConfig::startRegions as "40:41", when given
     std::uint64_t cacheSampledGets = 0; // GETs replayed through the cache model per threshold (after warm-up)
+    // The slab model's size-class table: "linked" (read from this program's jemalloc by mallctl) or
+    // "emulated" (sc.c's construction); empty when the slab model did not run.
+    std::string slabTable;
+    bool slabThreadCache = false; // the slab model put a thread cache in front of the arena
     std::vector<ThresholdPoint> points;
 };
 

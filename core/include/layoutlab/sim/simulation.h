@@ -50,6 +50,12 @@ struct SimulationConfig {
     // which lines they share (docs/cache-model.md, "Where a class starts"). None by default: the model
     // cannot see a server's start-up objects in a trace.
     std::map<std::uint64_t, std::uint64_t> startRegions;
+    // The slab model (sim/slab_replay.h): when set, every change to the keyspace is also played into a
+    // jemalloc arena per threshold, and each point gets what the arena holds (ThresholdPoint::arena).
+    struct SlabModel {
+        bool threadCache = true; // a server's main thread allocates through its tcache
+    };
+    std::optional<SlabModel> slabs;
 };
 
 // Parses "40:41,24:7" (usable size : regions) into SimulationConfig::startRegions; the error names `field`.

@@ -37,6 +37,8 @@ struct RunParameters {
     std::optional<std::string> cacheGeometry;
     std::optional<std::uint32_t> cacheSampleGets;
     std::optional<std::string> startRegions; // SimulationConfig::startRegions, as "40:41"
+    // The slab model ran (SimulationConfig::slabs), with a thread cache in front of the arena or without.
+    std::optional<bool> slabThreadCache;
     std::string batchCell;
     nlohmann::json extra = nlohmann::json::object();
 

@@ -36,6 +36,8 @@ struct SimulationRequest {
     bool cache = false; // the cache model, with this machine's geometry unless `cacheGeometry` is given
     std::string cacheGeometry; // "32K:8,512K:8,32M:16"; implies `cache`
     std::string startRegions; // "40:41": SimulationConfig::startRegions, for the cache model
+    bool slabs = false; // the slab model: what the allocator keeps active (SimulationConfig::slabs)
+    bool slabThreadCache = true; // with `slabs`: a thread cache in front of the arena, as in a server
     std::string kind = "sweep"; // sim, sweep or advise, as stored with the run
     std::string toolVersion;
     std::string extraParametersJson = "{}";

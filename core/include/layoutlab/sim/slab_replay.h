@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The allocator's view of a replay: every change the replay makes to the keyspace is played, in the
+// engine's order, into a model of one jemalloc arena per threshold (JemallocArenaModel), so that what a
+// trace's deletes, overwrites and expiries leave behind (slabs kept whole by one live region) is known
+// at every threshold from one pass.
+//
+// The order of one write is the reference engine's (collectors/reference), which is the engines' own:
+// the command's transient allocations (argv), the key's new allocations in the order the engine makes
+// them, the transients freed (freeClientArgv), the key put into the index (a Valkey bucket may need a
+// child bucket), then the old allocations freed. A delete frees the key's allocations, then the index
+// shrinks if the replay's table model says so. The index tables are allocated where the replay's
+// IndexTableModel settles them; Valkey's child buckets follow the same hash of the key id as the
+// reference engine's index (SlabIndex).
+
+#include "layoutlab/alloc/jemalloc_arena_model.h"
+#include "layoutlab/alloc/jemalloc_model.h"
+#include "layoutlab/sim/keyspace_replay.h"
+#include "layoutlab/sim/slab_index.h"
+
+#include <memory>
+#include <unordered_map>
+
+namespace layoutlab {
+
+// What the arena holds at one moment of one threshold's replay.
+struct ArenaFigures {
+    std::uint64_t allocatedBytes = 0; // stats.allocated
+    std::uint64_t activeBytes = 0; // stats.active
+    std::uint64_t peakAllocatedBytes = 0;
+    std::uint64_t peakActiveBytes = 0;
+};
+
+class SlabReplay final : public KeyspaceObserver {
+public:
+    // Fails when the allocator is not jemalloc (memcached's slabs and glibc are other models).
+    // threadCache: a server's main thread allocates through its tcache; the reference engine does not.
+    static Expected<std::unique_ptr<SlabReplay>> create(const LayoutModel& layout, const AllocatorModel& allocator,
+        const std::vector<std::uint32_t>& thresholds, const KeyspaceReplay& replay, bool threadCache);
+
+    ~SlabReplay() override;
+    void stored(std::uint32_t keyId, const KeyState& key) override;
+    void removed(std::uint32_t keyId) override;
+    // After KeyspaceReplay::finish(): the index tables as the engine's cron leaves them (settled).
+    void settled();
+
+    std::size_t thresholdCount() const { return m_arenas.size(); }
+    ArenaFigures figures(std::size_t thresholdIndex) const;
+    // Allocations the allocator could not serve (a request beyond its largest class): left out.
+    std::uint64_t unservedAllocations() const { return m_unserved; }
+    // Bytes of model state per key id and threshold (for the memory check before a run).
+    static constexpr std::uint64_t kStateBytesPerKey = 4 * sizeof(JemallocArenaModel::Handle) + 1;
+
+private:
+    struct ThresholdArena;
+    SlabReplay(const LayoutModel& layout, const JemallocModel& allocator, const std::vector<std::uint32_t>& thresholds,
+        const KeyspaceReplay& replay, bool threadCache);
+    void store(ThresholdArena& t, std::uint32_t keyId, const KeyState& key);
+    void remove(ThresholdArena& t, std::uint32_t keyId);
+    void syncIndexes(ThresholdArena& t);
+    const KeyLayout& layoutFor(ThresholdArena& t, std::uint32_t keyId, const KeyState& key);
+
+    const LayoutModel* m_layout;
+    const JemallocModel* m_allocator;
+    const KeyspaceReplay* m_replay;
+    IndexPolicy m_policy;
+    std::vector<std::unique_ptr<ThresholdArena>> m_arenas;
+    std::uint64_t m_unserved = 0;
+};
+
+} // namespace layoutlab

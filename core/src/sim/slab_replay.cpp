@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: MIT
+#include "layoutlab/sim/slab_replay.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace layoutlab {
+
+namespace {
+constexpr JemallocArenaModel::Handle kNoHandle { UINT32_MAX, UINT32_MAX };
+constexpr std::uint8_t kInExpires = 0x80; // KeyRecord flag: the key is in the expires index
+constexpr std::uint8_t kCountMask = 0x7f;
+
+// The bucket count the replay's table model has settled on or is rehashing to; an empty table holds no
+// array (reference_engine.cpp targetBuckets).
+std::uint64_t targetBuckets(const IndexTableModel& model) {
+    if (model.entries() == 0)
+        return 0;
+    return model.targetBuckets() ? model.targetBuckets() : model.buckets();
+}
+} // namespace
+
+struct SlabReplay::ThresholdArena {
+    std::uint32_t threshold = 0;
+    JemallocArenaModel arena;
+    SlabIndex keys;
+    SlabIndex expires;
+    std::uint32_t stride = 2; // handles kept per key id
+    std::vector<JemallocArenaModel::Handle> handles; // stride per key id, in the layout's order
+    std::vector<std::uint8_t> records; // per key id: handle count | kInExpires
+    std::unordered_map<std::uint64_t, KeyLayout> layouts; // by packed shape
+    KeyLayout ownBuffer; // a RawString key's layout
+
+    ThresholdArena(
+        std::uint32_t t, const SizeClassTable& table, JemallocArenaModel::Options options, const IndexPolicy& policy)
+        : threshold(t)
+        , arena(table, options)
+        , keys(policy.kind, policy.params)
+        , expires(policy.kind, policy.params) { }
+
+    void reserve(std::uint32_t keyId, std::uint32_t needed) {
+        if (needed > stride) {
+            // Rare: a layout with more allocations than seen so far; every key's handles move once.
+            std::vector<JemallocArenaModel::Handle> wider(records.size() * needed, kNoHandle);
+            for (std::size_t k = 0; k < records.size(); ++k)
+                std::copy_n(handles.begin() + static_cast<std::ptrdiff_t>(k * stride), stride,
+                    wider.begin() + static_cast<std::ptrdiff_t>(k * needed));
+            handles = std::move(wider);
+            stride = needed;
+        }
+        if (keyId >= records.size()) {
+            const std::size_t size = std::max<std::size_t>(std::size_t { keyId } + 1, records.size() * 2);
+            records.resize(size, 0);
+            handles.resize(size * stride, kNoHandle);
+        }
+    }
+    JemallocArenaModel::Handle* of(std::uint32_t keyId) { return &handles[std::size_t { keyId } * stride]; }
+};
+
+Expected<std::unique_ptr<SlabReplay>> SlabReplay::create(const LayoutModel& layout, const AllocatorModel& allocator,
+    const std::vector<std::uint32_t>& thresholds, const KeyspaceReplay& replay, bool threadCache) {
+    const auto* jemalloc = dynamic_cast<const JemallocModel*>(&allocator);
+    if (!jemalloc)
+        return usageError(
+            fmt::format("the slab model is jemalloc's; allocator '{}' has no slabs of that kind", allocator.spec()),
+            "alloc");
+    return std::unique_ptr<SlabReplay>(new SlabReplay(layout, *jemalloc, thresholds, replay, threadCache));
+}
+
+SlabReplay::SlabReplay(const LayoutModel& layout, const JemallocModel& allocator,
+    const std::vector<std::uint32_t>& thresholds, const KeyspaceReplay& replay, bool threadCache)
+    : m_layout(&layout)
+    , m_allocator(&allocator)
+    , m_replay(&replay)
+    , m_policy(layout.indexPolicy()) {
+    JemallocArenaModel::Options options;
+    options.threadCache = threadCache;
+    options.largePad = allocator.largePad();
+    for (std::uint32_t t : thresholds)
+        m_arenas.push_back(std::make_unique<ThresholdArena>(t, allocator.table(), options, m_policy));
+}
+
+SlabReplay::~SlabReplay() = default;
+
+ArenaFigures SlabReplay::figures(std::size_t thresholdIndex) const {
+    const JemallocArenaModel& a = m_arenas[thresholdIndex]->arena;
+    return { a.allocatedBytes(), a.activeBytes(), a.peakAllocatedBytes(), a.peakActiveBytes() };
+}
+
+void SlabReplay::stored(std::uint32_t keyId, const KeyState& key) {
+    for (auto& t : m_arenas)
+        store(*t, keyId, key);
+}
+
+void SlabReplay::removed(std::uint32_t keyId) {
+    for (auto& t : m_arenas)
+        remove(*t, keyId);
+}
+
+void SlabReplay::settled() {
+    for (auto& t : m_arenas)
+        syncIndexes(*t);
+}
+
+const KeyLayout& SlabReplay::layoutFor(ThresholdArena& t, std::uint32_t keyId, const KeyState& key) {
+    const std::uint64_t packed = key.shapeAt(t.threshold);
+    if (key.kind() != ValueKind::RawString) {
+        auto it = t.layouts.find(packed);
+        if (it == t.layouts.end())
+            it = t.layouts.emplace(packed, m_layout->describe(unpackShape(packed), t.threshold, *m_allocator)).first;
+        return it->second;
+    }
+    KeyShape shape = unpackShape(packed);
+    shape.sdsBytes = m_replay->sdsBytesOf(keyId);
+    t.ownBuffer = m_layout->describe(shape, t.threshold, *m_allocator);
+    return t.ownBuffer;
+}
+
+void SlabReplay::syncIndexes(ThresholdArena& t) {
+    t.keys.resize(t.arena, targetBuckets(m_replay->keyspaceTable()));
+    if (const IndexTableModel* expires = m_replay->expiresTable())
+        t.expires.resize(t.arena, targetBuckets(*expires));
+}
+
+void SlabReplay::store(ThresholdArena& t, std::uint32_t keyId, const KeyState& key) {
+    syncIndexes(t);
+    const KeyLayout& layout = layoutFor(t, keyId, key);
+    if (!layout.stored)
+        return; // the engine refuses the write: what the key held stays
+    t.reserve(keyId, layout.allocationCount);
+    const std::uint8_t record = t.records[keyId];
+    const std::uint8_t oldCount = record & kCountMask;
+    std::array<JemallocArenaModel::Handle, KeyLayout::kMaxAllocations> old {};
+    std::copy_n(t.of(keyId), std::min<std::uint32_t>(oldCount, t.stride), old.begin());
+
+    // The command's transients first (the client's argv), freed when it ends.
+    std::array<JemallocArenaModel::Handle, KeyLayout::kMaxTransients> transients {};
+    for (std::uint8_t i = 0; i < layout.transientCount; ++i)
+        transients[i] = t.arena.allocate(layout.transients[i]);
+    JemallocArenaModel::Handle* made = t.of(keyId);
+    std::fill_n(made, t.stride, kNoHandle);
+    for (std::uint8_t n = 0; n < layout.allocationCount; ++n) {
+        const std::size_t i = layout.made(n);
+        const Allocation& a = layout.allocations[i];
+        if (m_allocator->usableSize(a.requestedBytes) == 0) {
+            ++m_unserved;
+            continue;
+        }
+        made[i] = t.arena.allocate(a.requestedBytes);
+    }
+    // freeClientArgv: the arguments in order, then the argv array.
+    for (std::uint8_t i = 1; i <= layout.transientCount; ++i)
+        t.arena.release(transients[i % layout.transientCount]);
+
+    const bool hadExpire = record & kInExpires;
+    const bool hasExpire = key.hasTtl() && m_policy.expiresTable;
+    if (oldCount == 0)
+        t.keys.insert(t.arena, keyId);
+    if (hasExpire && !hadExpire)
+        t.expires.insert(t.arena, keyId);
+    else if (hadExpire && !hasExpire)
+        t.expires.erase(t.arena, keyId);
+    t.records[keyId]
+        = static_cast<std::uint8_t>(std::max<std::uint8_t>(layout.allocationCount, 1) | (hasExpire ? kInExpires : 0));
+    for (std::uint8_t i = 0; i < oldCount; ++i)
+        if (old[i] != kNoHandle)
+            t.arena.release(old[i]);
+}
+
+void SlabReplay::remove(ThresholdArena& t, std::uint32_t keyId) {
+    if (keyId >= t.records.size() || t.records[keyId] == 0)
+        return;
+    const std::uint8_t record = t.records[keyId];
+    t.keys.erase(t.arena, keyId);
+    if (record & kInExpires)
+        t.expires.erase(t.arena, keyId);
+    JemallocArenaModel::Handle* held = t.of(keyId);
+    for (std::uint32_t i = 0; i < std::min<std::uint32_t>(record & kCountMask, t.stride); ++i)
+        if (held[i] != kNoHandle) {
+            t.arena.release(held[i]);
+            held[i] = kNoHandle;
+        }
+    t.records[keyId] = 0;
+    syncIndexes(t);
+}
+
+} // namespace layoutlab
