@@ -75,7 +75,8 @@ int runMigration(const SimOptions& o, bool sweep) {
         request.cache = o.cache;
         request.cacheGeometry = o.cacheGeometry;
         request.startRegions = o.startRegions;
-        request.slabs = o.slabs && one.layout.find("memcached") == std::string::npos;
+        request.slabs = o.slabs;
+        request.slabsWhereCovered = true; // memcached beside them keeps its own slabs
         request.slabThreadCache = !o.noThreadCache;
         request.kind = sweep ? "sweep" : "sim";
         if (sweep) {

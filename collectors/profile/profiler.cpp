@@ -3,8 +3,8 @@
 #include "layoutlab/enum_names.h"
 
 #include "collectors_config.h"
-#include "layoutlab/alloc/jemalloc_model.h"
 #include "layoutlab/collect/cachegrind.h"
+#include "layoutlab/sim/slab_replay.h"
 #include "layoutlab/collect/server_process.h"
 #if LAYOUTLAB_HAVE_PERF
 #include "layoutlab/collect/perf_counters.h"
@@ -211,7 +211,7 @@ Expected<ProfileResult> runProfile(const ProfileConfig& config, ProgressSink* pr
     SimulationConfig simConfig { config.layout, config.allocator, config.thresholds, geometry, config.sampleGets, {},
         std::nullopt };
     // The slab model as the reference engine allocates: from its own arena, without a thread cache.
-    if (dynamic_cast<const JemallocModel*>(config.allocator.get()))
+    if (slabModelCovers(*config.allocator))
         simConfig.slabs = SimulationConfig::SlabModel { false };
     auto prediction = simulate(simConfig, **trace, &bar, stop);
     if (!prediction)

@@ -7,7 +7,7 @@
 #include "layoutlab/alloc/jemalloc_model.h"
 #include "layoutlab/sim/keyspace_replay.h"
 #include "layoutlab/sim/simulation.h"
-#include "layoutlab/trace/random.h"
+#include "layoutlab/sim/slab_index.h"
 #include "reference_index.h"
 
 #include <algorithm>
@@ -45,9 +45,9 @@ template <class T> void storeAt(void* base, std::size_t offset, T value) {
     std::memcpy(static_cast<char*>(base) + offset, &value, sizeof(value));
 }
 
+// The one hash of a key id, shared with the slab model (its Valkey child buckets fall where these do).
 std::uint64_t hashKey(std::uint32_t keyId) {
-    std::uint64_t state = keyId;
-    return Random::splitmix64(state);
+    return SlabIndex::hashOf(keyId);
 }
 // Valkey's tables hold the object, whose tag is its key; Redis's hold dictEntries pointing at the key.
 std::uint64_t hashOfObject(void* object) {
@@ -110,17 +110,10 @@ struct ReferenceEngine::Impl final : KeyspaceObserver {
         return it->second;
     }
 
-    // The bucket count the simulator's model has settled on, or is rehashing to. An empty table holds
-    // no array, as the simulator counts it (simulate() leaves an empty expires table out).
-    static std::uint64_t targetBuckets(const IndexTableModel& model) {
-        if (model.entries() == 0)
-            return 0;
-        return model.targetBuckets() ? model.targetBuckets() : model.buckets();
-    }
     void syncIndexSizes() {
-        keys->resize(targetBuckets(replay->keyspaceTable()));
+        keys->resize(replay->keyspaceTable().heldBuckets());
         if (const IndexTableModel* model = replay->expiresTable())
-            expires->resize(targetBuckets(*model));
+            expires->resize(model->heldBuckets());
     }
 
     void stored(std::uint32_t keyId, const KeyState& state) override {

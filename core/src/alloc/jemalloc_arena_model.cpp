@@ -30,10 +30,8 @@ std::uint32_t smallCacheSlots(std::uint32_t regionsPerSlab) {
 
 JemallocArenaModel::JemallocArenaModel(const SizeClassTable& table, Options options)
     : m_table(table)
-    , m_options(options)
-    , m_classes(table.classes())
-    , m_lgPage(table.lgPage()) {
-    for (const SizeClass& c : m_classes) {
+    , m_options(options) {
+    for (const SizeClass& c : classes()) {
         if (!c.isSlab)
             break;
         Bin bin;
@@ -42,25 +40,25 @@ JemallocArenaModel::JemallocArenaModel(const SizeClassTable& table, Options opti
         bin.bitmapWords = (bin.regionsPerSlab + 63) / 64;
         m_bins.push_back(std::move(bin));
     }
-    for (const SizeClass& c : m_classes) {
-        if (c.size % (std::uint64_t { 1 } << m_lgPage) == 0)
+    for (const SizeClass& c : classes()) {
+        if (c.size % (std::uint64_t { 1 } << m_table.lgPage()) == 0)
             m_pageClasses.push_back(c.size);
         if (!c.isSlab && m_largeMinBytes == 0)
             m_largeMinBytes = c.size;
     }
-    m_cache.resize(m_classes.size());
+    m_cache.resize(classes().size());
     if (options.threadCache)
-        for (std::size_t i = 0; i < m_classes.size(); ++i) {
+        for (std::size_t i = 0; i < classes().size(); ++i) {
             if (i < m_bins.size())
                 m_cache[i].capacity = smallCacheSlots(m_bins[i].regionsPerSlab);
-            else if (m_classes[i].size <= kCacheMaxBytes)
+            else if (classes()[i].size <= kCacheMaxBytes)
                 m_cache[i].capacity = kCacheSlotsLarge;
         }
 }
 
 JemallocArenaModel::Handle JemallocArenaModel::allocate(std::uint64_t requested) {
     const auto index = static_cast<std::uint32_t>(m_table.classIndex(requested));
-    assert(index < m_classes.size());
+    assert(index < classes().size());
     CacheBin& cache = m_cache[index];
     if (cache.capacity != 0) {
         if (cache.stack.empty()) {
@@ -130,8 +128,7 @@ JemallocArenaModel::Handle JemallocArenaModel::binAllocate(std::uint32_t classIn
             break;
         }
     --s.nfree;
-    ++bin.liveRegions;
-    m_allocatedBytes += m_classes[classIndex].size;
+    m_allocatedBytes += classes()[classIndex].size;
     notePeak();
     return { classIndex, slab * bin.regionsPerSlab + region };
 }
@@ -145,8 +142,7 @@ void JemallocArenaModel::binRelease(Handle handle) {
     assert((word & (std::uint64_t { 1 } << (region % 64))) == 0 && "a region freed twice");
     word |= std::uint64_t { 1 } << (region % 64);
     ++s.nfree;
-    --bin.liveRegions;
-    m_allocatedBytes -= m_classes[handle.classIndex].size;
+    m_allocatedBytes -= classes()[handle.classIndex].size;
     const bool isCurrent = bin.current == static_cast<std::int64_t>(slab);
     if (s.nfree == bin.regionsPerSlab) {
         // arena_dalloc_bin_locked_handle_newly_empty: out of the bin (arena_dissociate_bin_slab), pages
@@ -156,8 +152,6 @@ void JemallocArenaModel::binRelease(Handle handle) {
         else if (s.inNonfull)
             bin.nonfull.erase({ s.firstPage, slab });
         s.inNonfull = false;
-        s.live = false;
-        --bin.liveSlabs;
         givePages(s.firstPage, bin.slabPages);
         bin.unusedSlabs.push_back(slab);
     } else if (s.nfree == 1 && !isCurrent) {
@@ -197,7 +191,6 @@ std::uint32_t JemallocArenaModel::newSlab(Bin& bin) {
     Slab& s = bin.slabs[slab];
     s.firstPage = takePages(bin.slabPages);
     s.nfree = bin.regionsPerSlab;
-    s.live = true;
     s.inNonfull = false;
     // bitmap_init(..., fill = false): every region free.
     std::uint64_t* words = &bin.freeBits[std::size_t { slab } * bin.bitmapWords];
@@ -205,13 +198,12 @@ std::uint32_t JemallocArenaModel::newSlab(Bin& bin) {
         const std::uint32_t bits = std::min<std::uint32_t>(64, bin.regionsPerSlab - w * 64);
         words[w] = bits == 64 ? ~std::uint64_t { 0 } : (std::uint64_t { 1 } << bits) - 1;
     }
-    ++bin.liveSlabs;
     return slab;
 }
 
 JemallocArenaModel::Handle JemallocArenaModel::largeAllocate(std::uint32_t classIndex) {
-    const std::uint64_t pageBytes = std::uint64_t { 1 } << m_lgPage;
-    const std::uint64_t usable = m_classes[classIndex].size;
+    const std::uint64_t pageBytes = std::uint64_t { 1 } << m_table.lgPage();
+    const std::uint64_t usable = classes()[classIndex].size;
     const std::uint64_t pages = (usable + pageBytes - 1) / pageBytes + (m_options.largePad ? 1 : 0);
     std::uint32_t extent;
     if (!m_unusedLarge.empty()) {
@@ -229,7 +221,7 @@ JemallocArenaModel::Handle JemallocArenaModel::largeAllocate(std::uint32_t class
 
 void JemallocArenaModel::largeRelease(Handle handle) {
     const Large large = m_large[handle.slot];
-    m_allocatedBytes -= m_classes[handle.classIndex].size;
+    m_allocatedBytes -= classes()[handle.classIndex].size;
     givePages(large.firstPage, large.pages);
     m_unusedLarge.push_back(handle.slot);
 }
@@ -237,9 +229,9 @@ void JemallocArenaModel::largeRelease(Handle handle) {
 // sz_psz_quantize_floor / _ceil, as the page-size class index (sz_psz2ind) of the result: an extent of
 // `pages` pages is kept in its floor class, and a request searches from its ceil class.
 std::uint32_t JemallocArenaModel::pageClassOf(std::uint64_t pages, bool ceil) const {
-    const std::uint64_t pageBytes = std::uint64_t { 1 } << m_lgPage;
+    const std::uint64_t pageBytes = std::uint64_t { 1 } << m_table.lgPage();
     const std::uint64_t pad = m_options.largePad ? pageBytes : 0;
-    const std::uint64_t size = pages << m_lgPage;
+    const std::uint64_t size = pages << m_table.lgPage();
     auto index = [this](std::uint64_t bytes) {
         return static_cast<std::uint32_t>(
             std::lower_bound(m_pageClasses.begin(), m_pageClasses.end(), bytes) - m_pageClasses.begin());
@@ -271,7 +263,7 @@ std::uint64_t JemallocArenaModel::takePages(std::uint64_t pages) {
     // eset_first_fit: the lowest extent of the classes from the request's ceil class, up to 64 times the
     // request (opt_lg_extent_max_active_fit); its first pages are used, the rest stays free.
     constexpr unsigned kLgMaxFit = 6;
-    const std::uint64_t size = pages << m_lgPage;
+    const std::uint64_t size = pages << m_table.lgPage();
     std::optional<std::uint64_t> best;
     for (auto it = m_freeByClass.lower_bound(pageClassOf(pages, true)); it != m_freeByClass.end(); ++it) {
         if (it->first < m_pageClasses.size() && (m_pageClasses[it->first] >> kLgMaxFit) > size)
@@ -294,7 +286,7 @@ std::uint64_t JemallocArenaModel::takePages(std::uint64_t pages) {
 void JemallocArenaModel::givePages(std::uint64_t firstPage, std::uint64_t pages) {
     m_activePages -= pages;
     // extent_record: only a large extent joins its free neighbours at once (extent_try_coalesce_large).
-    if ((pages << m_lgPage) >= m_largeMinBytes) {
+    if ((pages << m_table.lgPage()) >= m_largeMinBytes) {
         auto next = m_freePages.lower_bound(firstPage);
         if (next != m_freePages.end() && next->first == firstPage + pages) {
             const auto [at, length] = *next;
@@ -317,14 +309,6 @@ void JemallocArenaModel::givePages(std::uint64_t firstPage, std::uint64_t pages)
 void JemallocArenaModel::notePeak() {
     m_peakAllocatedBytes = std::max(m_peakAllocatedBytes, m_allocatedBytes);
     m_peakActivePages = std::max(m_peakActivePages, m_activePages);
-}
-
-std::uint64_t JemallocArenaModel::slabsOf(std::size_t classIndex) const {
-    return classIndex < m_bins.size() ? m_bins[classIndex].liveSlabs : 0;
-}
-
-std::uint64_t JemallocArenaModel::regionsOf(std::size_t classIndex) const {
-    return classIndex < m_bins.size() ? m_bins[classIndex].liveRegions : 0;
 }
 
 } // namespace layoutlab

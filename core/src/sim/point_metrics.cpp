@@ -30,14 +30,15 @@ Value missAt(const ThresholdPoint& p, int level) {
     return m.size() == 3 ? Value(m[1]) : std::nullopt;
 }
 
-Value arenaValue(const ThresholdPoint& p, std::uint64_t ArenaUsage::*field) {
-    return p.arena ? Value(static_cast<double>((*p.arena).*field)) : std::nullopt;
+// A slab-model figure of the point, and one stored figure read back (the point has the slab model's
+// figures from then on).
+template <std::uint64_t ArenaUsage::*Field> Value arenaGet(const ThresholdPoint& p) {
+    return p.arena ? Value(static_cast<double>((*p.arena).*Field)) : std::nullopt;
 }
-// A stored arena figure read back: the point has the slab model's figures from then on.
-ArenaUsage& arenaOf(ThresholdPoint& p) {
+template <std::uint64_t ArenaUsage::*Field> void arenaSet(ThresholdPoint& p, double v) {
     if (!p.arena)
         p.arena.emplace();
-    return *p.arena;
+    (*p.arena).*Field = static_cast<std::uint64_t>(v);
 }
 
 constexpr unsigned kOut = kMetricOutput;
@@ -128,16 +129,14 @@ const PointMetric kTable[] = {
     { "allocated_bytes", "Allocated", "bytes", 0, true, kOut | kDb,
         "jemalloc stats.allocated (INFO allocator_allocated) at the end of the trace: usable bytes handed out, "
         "regions in the thread cache included (with the slab model)",
-        "", 0, 0, MetricStyle::Count,
-        [](const ThresholdPoint& p) { return arenaValue(p, &ArenaUsage::allocatedBytes); },
-        [](ThresholdPoint& p, double v) { arenaOf(p).allocatedBytes = static_cast<std::uint64_t>(v); }, -1, true },
+        "", 0, 0, MetricStyle::Count, &arenaGet<&ArenaUsage::allocatedBytes>, &arenaSet<&ArenaUsage::allocatedBytes>,
+        -1, true },
     { "active_bytes", "Active", "bytes", 0, true, kOut | kDb,
         "jemalloc stats.active (INFO allocator_active) at the end of the trace: pages of slabs holding a live "
         "region and of large extents (with the slab model)",
-        "active", 9, 13, MetricStyle::Bytes,
-        [](const ThresholdPoint& p) { return arenaValue(p, &ArenaUsage::activeBytes); },
-        [](ThresholdPoint& p, double v) { arenaOf(p).activeBytes = static_cast<std::uint64_t>(v); }, -1, true },
-    { "frag_ratio", "Active / allocated", "ratio", 3, false, kOut | kGui,
+        "active", 9, 13, MetricStyle::Bytes, &arenaGet<&ArenaUsage::activeBytes>, &arenaSet<&ArenaUsage::activeBytes>,
+        -1, true },
+    { "frag_ratio", "Active / allocated", "ratio", 3, false, kOut | kDb | kGui,
         "active_bytes / allocated_bytes: 1 when every held page is full of live regions (with the slab model)", "frag",
         6, 15, MetricStyle::Fixed,
         [](const ThresholdPoint& p) -> Value { return p.arena ? Value(p.arena->fragRatio()) : std::nullopt; }, nullptr,
@@ -145,20 +144,16 @@ const PointMetric kTable[] = {
     { "active_bytes_per_key", "Active bytes per key", "bytes/key", 2, false, kOut | kDb | kGui,
         "active_bytes / keys: the pages the allocator holds, per live key (with the slab model)", "active/key", 10, 14,
         MetricStyle::Fixed,
-        [](const ThresholdPoint& p) -> Value { return p.arena ? Value(p.activeBytesPerKey) : std::nullopt; },
-        [](ThresholdPoint& p, double v) {
-            arenaOf(p);
-            p.activeBytesPerKey = v;
+        [](const ThresholdPoint& p) -> Value {
+            return p.arena ? Value(perKey(p.arena->activeBytes, p)) : std::nullopt;
         },
-        -1, true },
+        nullptr, -1, true },
     { "peak_allocated_bytes", "Peak allocated", "bytes", 0, true, kOut | kDb,
         "the most allocated_bytes reached during the trace (with the slab model)", "", 0, 0, MetricStyle::Count,
-        [](const ThresholdPoint& p) { return arenaValue(p, &ArenaUsage::peakAllocatedBytes); },
-        [](ThresholdPoint& p, double v) { arenaOf(p).peakAllocatedBytes = static_cast<std::uint64_t>(v); }, -1, true },
+        &arenaGet<&ArenaUsage::peakAllocatedBytes>, &arenaSet<&ArenaUsage::peakAllocatedBytes>, -1, true },
     { "peak_active_bytes", "Peak active", "bytes", 0, true, kOut | kDb,
         "the most active_bytes reached during the trace (with the slab model)", "", 0, 0, MetricStyle::Count,
-        [](const ThresholdPoint& p) { return arenaValue(p, &ArenaUsage::peakActiveBytes); },
-        [](ThresholdPoint& p, double v) { arenaOf(p).peakActiveBytes = static_cast<std::uint64_t>(v); }, -1, true },
+        &arenaGet<&ArenaUsage::peakActiveBytes>, &arenaSet<&ArenaUsage::peakActiveBytes>, -1, true },
 };
 
 bool arenaCarries(const PointMetric& m, std::optional<bool> withArena) {

@@ -388,10 +388,13 @@ Expected<SimulationResult> simulate(
     // own, or in a sweep the layout's.
     const std::uint32_t stringThreshold
         = thresholds.size() == 1 ? thresholds.front() : (thresholdParam ? thresholdParam->value : 0);
-    // Per-key state is allocated for every key id the trace may hold: a trace that claims billions of keys
-    // is refused here with the figures, not left to exhaust the memory.
-    if (auto ok = checkMemory(std::min(trace.keyIdLimit(), KeyspaceReplay::kMaxKeyIds) * sizeof(KeyState),
-            fmt::format("replaying {} key ids ({} bytes of state each)", trace.keyIdLimit(), sizeof(KeyState)));
+    // Per-key state is allocated for every key id the trace may hold (the slab model's too, per threshold):
+    // a trace that claims billions of keys is refused here with the figures, not left to exhaust the memory.
+    const std::uint64_t stateBytes
+        = sizeof(KeyState) + (config.slabs ? SlabReplay::kStateBytesPerKey * thresholds.size() : 0);
+    if (auto ok = checkMemory(std::min(trace.keyIdLimit(), KeyspaceReplay::kMaxKeyIds) * stateBytes,
+            fmt::format("replaying {} key ids ({} bytes of state each{})", trace.keyIdLimit(), stateBytes,
+                config.slabs ? fmt::format(", the slab model's at {} thresholds included", thresholds.size()) : ""));
         !ok) {
         Error e = ok.error();
         e.file = trace.name();
@@ -402,15 +405,6 @@ Expected<SimulationResult> simulate(
         StringRewriteRule(*config.layout, *config.allocator, stringThreshold));
     std::unique_ptr<SlabReplay> slabs;
     if (config.slabs) {
-        // The slab model keeps handles per key id and threshold: checked like the replay's own state.
-        const std::uint64_t keyIds = std::min(trace.keyIdLimit(), KeyspaceReplay::kMaxKeyIds);
-        if (auto ok = checkMemory(keyIds * SlabReplay::kStateBytesPerKey * thresholds.size(),
-                fmt::format("the slab model of {} key ids at {} thresholds", keyIds, thresholds.size()));
-            !ok) {
-            Error e = ok.error();
-            e.file = trace.name();
-            return e;
-        }
         auto made
             = SlabReplay::create(*config.layout, *config.allocator, thresholds, replay, config.slabs->threadCache);
         if (!made)
@@ -472,17 +466,10 @@ Expected<SimulationResult> simulate(
         return points.error();
     result.points = std::move(*points);
     if (slabs) {
-        const auto* jemalloc = dynamic_cast<const JemallocModel*>(config.allocator.get());
-        result.slabTable = jemalloc && jemalloc->isLinked() ? "linked" : "emulated";
+        result.slabTable = slabs->tableSource();
         result.slabThreadCache = config.slabs->threadCache;
-        for (ThresholdPoint& p : result.points) {
-            const auto at = std::find(thresholds.begin(), thresholds.end(), p.threshold);
-            if (at == thresholds.end())
-                continue;
-            const ArenaFigures f = slabs->figures(static_cast<std::size_t>(at - thresholds.begin()));
-            p.arena = ArenaUsage { f.allocatedBytes, f.activeBytes, f.peakAllocatedBytes, f.peakActiveBytes };
-            p.activeBytesPerKey = p.keys ? static_cast<double>(f.activeBytes) / static_cast<double>(p.keys) : 0.0;
-        }
+        for (ThresholdPoint& p : result.points)
+            p.arena = slabs->usageAt(p.threshold);
     }
     if (config.cache) {
         // Every live key's shape must be in the list the cache model places from.

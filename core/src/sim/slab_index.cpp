@@ -9,8 +9,7 @@ namespace layoutlab {
 
 SlabIndex::SlabIndex(IndexKind kind, const IndexParams& params)
     : m_kind(kind)
-    , m_params(params)
-    , m_childRequestBytes(params.bucketBytes) { }
+    , m_params(params) { }
 
 std::uint64_t SlabIndex::hashOf(std::uint32_t keyId) {
     std::uint64_t state = keyId;
@@ -75,21 +74,15 @@ void SlabIndex::insertInto(JemallocArenaModel& arena, std::uint32_t keyId) {
             continue;
         }
         // bucketConvertToChained: the last entry moves into the new child, the slot becomes its pointer.
-        const bool isTop = b == &m_top[hashOf(keyId) & (m_buckets - 1)];
-        const std::uint32_t child = newChild(arena); // may move m_children: a child b is found again
+        const std::uint32_t child = newChild(arena);
         const unsigned last = kEntriesPerBucket - 1;
-        Bucket* parent = &m_top[hashOf(keyId) & (m_buckets - 1)];
-        if (!isTop)
-            while (parent->chained)
-                parent = &at(parent->child);
         Bucket& c = at(child);
-        c = Bucket {};
         c.presence = 1;
-        c.entries[0] = parent->entries[last];
-        parent->presence = static_cast<std::uint8_t>(parent->presence & ~(1u << last));
-        parent->chained = true;
-        parent->child = child;
-        b = &at(child);
+        c.entries[0] = b->entries[last];
+        b->presence = static_cast<std::uint8_t>(b->presence & ~(1u << last));
+        b->chained = true;
+        b->child = child;
+        b = &c;
     }
 }
 
@@ -142,18 +135,15 @@ std::uint32_t SlabIndex::newChild(JemallocArenaModel& arena) {
     } else {
         child = static_cast<std::uint32_t>(m_children.size());
         m_children.emplace_back();
-        m_childHandles.emplace_back();
     }
-    m_childHandles[child] = arena.allocate(m_childRequestBytes);
-    ++m_liveChildren;
+    at(child).allocation = arena.allocate(m_params.bucketBytes); // a child is one bucket
     return child;
 }
 
 void SlabIndex::freeChild(JemallocArenaModel& arena, std::uint32_t child) {
-    arena.release(m_childHandles[child]);
-    m_children[child] = Bucket {};
+    arena.release(at(child).allocation);
+    at(child) = Bucket {};
     m_unusedChildren.push_back(child);
-    --m_liveChildren;
 }
 
 } // namespace layoutlab

@@ -10,14 +10,6 @@ namespace {
 constexpr JemallocArenaModel::Handle kNoHandle { UINT32_MAX, UINT32_MAX };
 constexpr std::uint8_t kInExpires = 0x80; // KeyRecord flag: the key is in the expires index
 constexpr std::uint8_t kCountMask = 0x7f;
-
-// The bucket count the replay's table model has settled on or is rehashing to; an empty table holds no
-// array (reference_engine.cpp targetBuckets).
-std::uint64_t targetBuckets(const IndexTableModel& model) {
-    if (model.entries() == 0)
-        return 0;
-    return model.targetBuckets() ? model.targetBuckets() : model.buckets();
-}
 } // namespace
 
 struct SlabReplay::ThresholdArena {
@@ -57,14 +49,20 @@ struct SlabReplay::ThresholdArena {
     JemallocArenaModel::Handle* of(std::uint32_t keyId) { return &handles[std::size_t { keyId } * stride]; }
 };
 
+Status slabModelCovers(const AllocatorModel& allocator) {
+    if (dynamic_cast<const JemallocModel*>(&allocator))
+        return Ok {};
+    return usageError(
+        fmt::format("it models jemalloc; allocator '{}' has none of its slabs", allocator.spec()),
+        field::kSlabs);
+}
+
 Expected<std::unique_ptr<SlabReplay>> SlabReplay::create(const LayoutModel& layout, const AllocatorModel& allocator,
     const std::vector<std::uint32_t>& thresholds, const KeyspaceReplay& replay, bool threadCache) {
-    const auto* jemalloc = dynamic_cast<const JemallocModel*>(&allocator);
-    if (!jemalloc)
-        return usageError(
-            fmt::format("the slab model is jemalloc's; allocator '{}' has no slabs of that kind", allocator.spec()),
-            "alloc");
-    return std::unique_ptr<SlabReplay>(new SlabReplay(layout, *jemalloc, thresholds, replay, threadCache));
+    if (auto ok = slabModelCovers(allocator); !ok)
+        return ok.error();
+    return std::unique_ptr<SlabReplay>(
+        new SlabReplay(layout, dynamic_cast<const JemallocModel&>(allocator), thresholds, replay, threadCache));
 }
 
 SlabReplay::SlabReplay(const LayoutModel& layout, const JemallocModel& allocator,
@@ -82,9 +80,13 @@ SlabReplay::SlabReplay(const LayoutModel& layout, const JemallocModel& allocator
 
 SlabReplay::~SlabReplay() = default;
 
-ArenaFigures SlabReplay::figures(std::size_t thresholdIndex) const {
-    const JemallocArenaModel& a = m_arenas[thresholdIndex]->arena;
-    return { a.allocatedBytes(), a.activeBytes(), a.peakAllocatedBytes(), a.peakActiveBytes() };
+std::optional<ArenaUsage> SlabReplay::usageAt(std::uint32_t threshold) const {
+    for (const auto& t : m_arenas)
+        if (t->threshold == threshold) {
+            const JemallocArenaModel& a = t->arena;
+            return ArenaUsage { a.allocatedBytes(), a.activeBytes(), a.peakAllocatedBytes(), a.peakActiveBytes() };
+        }
+    return std::nullopt;
 }
 
 void SlabReplay::stored(std::uint32_t keyId, const KeyState& key) {
@@ -117,9 +119,9 @@ const KeyLayout& SlabReplay::layoutFor(ThresholdArena& t, std::uint32_t keyId, c
 }
 
 void SlabReplay::syncIndexes(ThresholdArena& t) {
-    t.keys.resize(t.arena, targetBuckets(m_replay->keyspaceTable()));
+    t.keys.resize(t.arena, m_replay->keyspaceTable().heldBuckets());
     if (const IndexTableModel* expires = m_replay->expiresTable())
-        t.expires.resize(t.arena, targetBuckets(*expires));
+        t.expires.resize(t.arena, expires->heldBuckets());
 }
 
 void SlabReplay::store(ThresholdArena& t, std::uint32_t keyId, const KeyState& key) {
@@ -139,14 +141,10 @@ void SlabReplay::store(ThresholdArena& t, std::uint32_t keyId, const KeyState& k
         transients[i] = t.arena.allocate(layout.transients[i]);
     JemallocArenaModel::Handle* made = t.of(keyId);
     std::fill_n(made, t.stride, kNoHandle);
+    // Every request fits a class: a value is at most 4 GiB (32-bit lengths), jemalloc's classes reach 2^62.
     for (std::uint8_t n = 0; n < layout.allocationCount; ++n) {
         const std::size_t i = layout.made(n);
-        const Allocation& a = layout.allocations[i];
-        if (m_allocator->usableSize(a.requestedBytes) == 0) {
-            ++m_unserved;
-            continue;
-        }
-        made[i] = t.arena.allocate(a.requestedBytes);
+        made[i] = t.arena.allocate(layout.allocations[i].requestedBytes);
     }
     // freeClientArgv: the arguments in order, then the argv array.
     for (std::uint8_t i = 1; i <= layout.transientCount; ++i)

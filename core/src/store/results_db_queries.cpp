@@ -106,6 +106,8 @@ Expected<std::vector<ThresholdPoint>> ResultsDb::points(std::int64_t runId) {
         for (const auto* m : stored) {
             if (s.isNull(metricColumn)) {
                 // a metric the point did not carry
+            } else if (m->missLevel < 0 && !m->set) {
+                // derived from the point's other metrics (frag_ratio, active_bytes_per_key)
             } else if (m->missLevel >= 0)
                 misses[m->missLevel] = s.real(metricColumn);
             else if (m->integral)

@@ -136,6 +136,7 @@ CREATE INDEX runs_by_cell ON runs(batch_cell);
     R"SQL(
 ALTER TABLE points ADD COLUMN allocated_bytes INTEGER;
 ALTER TABLE points ADD COLUMN active_bytes INTEGER;
+ALTER TABLE points ADD COLUMN frag_ratio REAL;
 ALTER TABLE points ADD COLUMN active_bytes_per_key REAL;
 ALTER TABLE points ADD COLUMN peak_allocated_bytes INTEGER;
 ALTER TABLE points ADD COLUMN peak_active_bytes INTEGER;

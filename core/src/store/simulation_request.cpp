@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/store/simulation_request.h"
 
-#include "layoutlab/alloc/jemalloc_model.h"
 #include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/sim/slab_replay.h"
 
 #include <fmt/format.h>
 
@@ -65,11 +65,10 @@ Expected<SimulationJob> buildSimulationJob(const SimulationRequest& request) {
         }
     }
     if (request.slabs) {
-        if (!dynamic_cast<const JemallocModel*>(job.config.allocator.get()))
-            return usageError(fmt::format("the slab model is jemalloc's; allocator '{}' has none of its slabs",
-                                  job.config.allocator->spec()),
-                field::kSlabs);
-        job.config.slabs = SimulationConfig::SlabModel { request.slabThreadCache };
+        if (auto covered = slabModelCovers(*job.config.allocator); covered)
+            job.config.slabs = SimulationConfig::SlabModel { request.slabThreadCache };
+        else if (!request.slabsWhereCovered)
+            return covered.error();
     }
     if (!request.startRegions.empty()) {
         auto regions = parseStartRegions(request.startRegions, field::kStartRegions);

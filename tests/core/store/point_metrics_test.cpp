@@ -79,22 +79,24 @@ TEST_F(PointMetricsTest, TheStoredMetricsAreExactlyThePointsTablesColumns) {
 TEST_F(PointMetricsTest, EveryStoredMetricReadsBackByNameWithAndWithoutEachCacheLevel) {
     auto db = ResultsDb::open((m_dir / "results.db").string());
     ASSERT_TRUE(db);
-    for (const std::string geometry : { "", "32K:8,1M:16", "32K:8,256K:8,2M:16" }) {
-        SCOPED_TRACE(geometry);
-        const auto result = sweep(geometry);
-        const auto back = (*db)->points(store(**db, result));
-        ASSERT_TRUE(back);
-        ASSERT_EQ(back->size(), result.points.size());
-        for (std::size_t i = 0; i < back->size(); ++i) {
-            const auto& a = result.points[i];
-            const auto& b = (*back)[i];
-            EXPECT_EQ(a.missesPerGet, b.missesPerGet);
-            for (const auto* m : metricsWith(kMetricStored)) {
-                SCOPED_TRACE(std::string(m->name));
-                EXPECT_EQ(m->get(a), m->get(b));
+    for (const std::string geometry : { "", "32K:8,1M:16", "32K:8,256K:8,2M:16" })
+        for (const bool slabs : { false, true }) {
+            SCOPED_TRACE(geometry + (slabs ? " with the slab model" : ""));
+            const auto result = sweep(geometry, slabs);
+            const auto back = (*db)->points(store(**db, result));
+            ASSERT_TRUE(back);
+            ASSERT_EQ(back->size(), result.points.size());
+            for (std::size_t i = 0; i < back->size(); ++i) {
+                const auto& a = result.points[i];
+                const auto& b = (*back)[i];
+                EXPECT_EQ(a.missesPerGet, b.missesPerGet);
+                EXPECT_EQ(a.arena, b.arena);
+                for (const auto* m : metricsWith(kMetricStored)) {
+                    SCOPED_TRACE(std::string(m->name));
+                    EXPECT_EQ(m->get(a), m->get(b));
+                }
             }
         }
-    }
 }
 
 TEST_F(PointMetricsTest, JsonAndCsvCarryExactlyTheOutputMetricsAPointHas) {

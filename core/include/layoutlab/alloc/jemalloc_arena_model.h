@@ -79,21 +79,15 @@ public:
     // cache included, as jemalloc counts them).
     std::uint64_t allocatedBytes() const { return m_allocatedBytes; }
     // stats.active: pages of slabs with a live or cached region, and of large extents.
-    std::uint64_t activeBytes() const { return m_activePages << m_lgPage; }
+    std::uint64_t activeBytes() const { return m_activePages << m_table.lgPage(); }
     std::uint64_t peakAllocatedBytes() const { return m_peakAllocatedBytes; }
-    std::uint64_t peakActiveBytes() const { return m_peakActivePages << m_lgPage; }
-    // Slabs of one class now held (curslabs), and its live regions (curregs).
-    std::uint64_t slabsOf(std::size_t classIndex) const;
-    std::uint64_t regionsOf(std::size_t classIndex) const;
-    std::uint64_t usableOf(std::uint32_t classIndex) const { return m_classes[classIndex].size; }
-    const SizeClassTable& table() const { return m_table; }
+    std::uint64_t peakActiveBytes() const { return m_peakActivePages << m_table.lgPage(); }
 
 private:
     struct Slab {
         std::uint64_t firstPage = 0; // its address, in pages
         std::uint32_t nfree = 0;
         bool inNonfull = false;
-        bool live = false;
     };
     struct Bin {
         std::uint32_t regionsPerSlab = 0;
@@ -104,8 +98,6 @@ private:
         std::vector<std::uint32_t> unusedSlabs; // numbers of slabs given back, for the next new slab
         std::int64_t current = -1; // slabcur
         std::set<std::pair<std::uint64_t, std::uint32_t>> nonfull; // (first page, slab number)
-        std::uint64_t liveSlabs = 0;
-        std::uint64_t liveRegions = 0; // handed out of the bin (thread cache included)
     };
     struct Large {
         std::uint64_t firstPage = 0;
@@ -126,10 +118,10 @@ private:
     void givePages(std::uint64_t firstPage, std::uint64_t pages);
     void notePeak();
 
+    const std::vector<SizeClass>& classes() const { return m_table.classes(); }
+
     SizeClassTable m_table;
     Options m_options;
-    std::vector<SizeClass> m_classes;
-    int m_lgPage = 12;
     std::vector<Bin> m_bins; // one per small class
     std::vector<CacheBin> m_cache; // one per class (thread cache)
     std::vector<Large> m_large;

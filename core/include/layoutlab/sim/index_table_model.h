@@ -51,6 +51,14 @@ public:
     // Top-level buckets of the table in use, and of the table being rehashed into (0 when not rehashing).
     std::uint64_t buckets() const { return m_buckets; }
     std::uint64_t targetBuckets() const { return m_targetBuckets; }
+    // The one array a table rebuilt at once would hold: the size being rehashed to, else the size in use;
+    // none when the table is empty (simulate() leaves an empty table out). The reference engine and the
+    // slab model size their tables by it.
+    std::uint64_t heldBuckets() const {
+        if (m_used == 0)
+            return 0;
+        return m_targetBuckets ? m_targetBuckets : m_buckets;
+    }
     IndexFootprint footprint(const AllocatorModel& allocator) const;
 
     // Valkey hashtable.c: expected child buckets for `entries` spread over `buckets` top-level buckets of

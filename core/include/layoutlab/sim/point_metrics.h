@@ -49,7 +49,8 @@ struct PointMetric {
     // third level): then nothing.
     std::optional<double> (*get)(const ThresholdPoint&);
     // Writes a stored value back into a point (nullptr for derived metrics, and for the misses, which
-    // ThresholdPoint keeps as one vector: see setMissesFromLevels).
+    // ThresholdPoint keeps as one vector: see setMissesFromLevels). A stored metric without one is a
+    // column for the database's readers, recomputed from the others when a run is read back.
     void (*set)(ThresholdPoint&, double);
     int missLevel = -1; // 0: L1, 1: L2, 2: the last level; -1: not a cache-model metric
     bool fromArena = false; // the slab model's (ThresholdPoint::arena): no value without it

@@ -69,7 +69,6 @@ struct ThresholdPoint {
     std::vector<double> missesPerGet;
     std::vector<SizeClassUsage> sizeClasses; // sorted by class
     std::optional<ArenaUsage> arena; // with the slab model only
-    double activeBytesPerKey = 0; // arena->activeBytes / keys (0 without the slab model)
 };
 
 struct TraceSummary {

@@ -19,6 +19,7 @@
 #include "layoutlab/layout/layout_model.h"
 
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <vector>
 
@@ -31,10 +32,8 @@ public:
     void resize(JemallocArenaModel& arena, std::uint64_t buckets);
     void insert(JemallocArenaModel& arena, std::uint32_t keyId);
     void erase(JemallocArenaModel& arena, std::uint32_t keyId);
-    std::uint64_t buckets() const { return m_buckets; }
-    std::uint64_t childBuckets() const { return m_liveChildren; }
 
-    // reference_engine.cpp hashKey: the hash both the reference engine and this model give a key id.
+    // The hash of a key id, in this model and in the reference engine's index (splitmix64 of the id).
     static std::uint64_t hashOf(std::uint32_t keyId);
 
 private:
@@ -46,6 +45,7 @@ private:
         bool chained = false;
         std::uint32_t child = kNoChild; // index in m_children
         std::uint32_t entries[kEntriesPerBucket] {};
+        JemallocArenaModel::Handle allocation {}; // a child bucket's own allocation
         unsigned slots() const { return chained ? kEntriesPerBucket - 1 : kEntriesPerBucket; }
     };
     Bucket& at(std::uint32_t child) { return m_children[child]; }
@@ -59,11 +59,8 @@ private:
     std::uint64_t m_buckets = 0;
     std::optional<JemallocArenaModel::Handle> m_table;
     std::vector<Bucket> m_top; // Valkey: the top-level buckets
-    std::vector<Bucket> m_children;
-    std::vector<JemallocArenaModel::Handle> m_childHandles;
+    std::deque<Bucket> m_children; // a deque: a bucket stays where it is while children are added
     std::vector<std::uint32_t> m_unusedChildren;
-    std::uint64_t m_liveChildren = 0;
-    std::uint64_t m_childRequestBytes = 0;
 };
 
 } // namespace layoutlab

@@ -17,6 +17,7 @@
 #include "layoutlab/alloc/jemalloc_arena_model.h"
 #include "layoutlab/alloc/jemalloc_model.h"
 #include "layoutlab/sim/keyspace_replay.h"
+#include "layoutlab/sim/results.h"
 #include "layoutlab/sim/slab_index.h"
 
 #include <memory>
@@ -24,17 +25,12 @@
 
 namespace layoutlab {
 
-// What the arena holds at one moment of one threshold's replay.
-struct ArenaFigures {
-    std::uint64_t allocatedBytes = 0; // stats.allocated
-    std::uint64_t activeBytes = 0; // stats.active
-    std::uint64_t peakAllocatedBytes = 0;
-    std::uint64_t peakActiveBytes = 0;
-};
+// Whether the slab model covers `allocator`: jemalloc's only (memcached's slabs and glibc are other models).
+Status slabModelCovers(const AllocatorModel& allocator);
 
 class SlabReplay final : public KeyspaceObserver {
 public:
-    // Fails when the allocator is not jemalloc (memcached's slabs and glibc are other models).
+    // Fails when slabModelCovers(allocator) does.
     // threadCache: a server's main thread allocates through its tcache; the reference engine does not.
     static Expected<std::unique_ptr<SlabReplay>> create(const LayoutModel& layout, const AllocatorModel& allocator,
         const std::vector<std::uint32_t>& thresholds, const KeyspaceReplay& replay, bool threadCache);
@@ -45,12 +41,15 @@ public:
     // After KeyspaceReplay::finish(): the index tables as the engine's cron leaves them (settled).
     void settled();
 
-    std::size_t thresholdCount() const { return m_arenas.size(); }
-    ArenaFigures figures(std::size_t thresholdIndex) const;
-    // Allocations the allocator could not serve (a request beyond its largest class): left out.
-    std::uint64_t unservedAllocations() const { return m_unserved; }
-    // Bytes of model state per key id and threshold (for the memory check before a run).
-    static constexpr std::uint64_t kStateBytesPerKey = 4 * sizeof(JemallocArenaModel::Handle) + 1;
+    // What the arena of `threshold` holds now, with its peaks (nullopt: not one of the run's thresholds).
+    std::optional<ArenaUsage> usageAt(std::uint32_t threshold) const;
+    // Where the size classes came from: "linked" (mallctl of this program's jemalloc) or "emulated".
+    const char* tableSource() const { return m_allocator->isLinked() ? "linked" : "emulated"; }
+    // Bytes of model state per key id and threshold, at most (for the memory check before a run): a
+    // record byte and a handle per allocation the key has (two for Valkey 8.1 and later, up to five for
+    // Redis 7.0 with a TTL; KeyLayout's limit here).
+    static constexpr std::uint64_t kStateBytesPerKey
+        = 1 + KeyLayout::kMaxAllocations * sizeof(JemallocArenaModel::Handle);
 
 private:
     struct ThresholdArena;
@@ -66,7 +65,6 @@ private:
     const KeyspaceReplay* m_replay;
     IndexPolicy m_policy;
     std::vector<std::unique_ptr<ThresholdArena>> m_arenas;
-    std::uint64_t m_unserved = 0;
 };
 
 } // namespace layoutlab

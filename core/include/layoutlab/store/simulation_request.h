@@ -38,6 +38,9 @@ struct SimulationRequest {
     std::string startRegions; // "40:41": SimulationConfig::startRegions, for the cache model
     bool slabs = false; // the slab model: what the allocator keeps active (SimulationConfig::slabs)
     bool slabThreadCache = true; // with `slabs`: a thread cache in front of the arena, as in a server
+    // With `slabs` and an allocator the slab model does not cover (memcached's): a usage error (false), or
+    // the run without it (true: several layouts side by side, some of them memcached's).
+    bool slabsWhereCovered = false;
     std::string kind = "sweep"; // sim, sweep or advise, as stored with the run
     std::string toolVersion;
     std::string extraParametersJson = "{}";
