@@ -22,6 +22,7 @@ const char* flagFor(const std::string& field) {
         { field::kThresholds, "--thresholds" },
         { field::kCacheGeometry, "--cache-geometry" },
         { field::kStartRegions, "--start-regions" },
+        { field::kTimeline, "--timeline" },
         { field::kFormat, "--format" },
         { field::kKeys, "--keys" },
         { field::kOps, "--ops" },

@@ -42,7 +42,17 @@ struct SimOptions {
     bool latency = false;
     bool slabs = false;
     bool noThreadCache = false;
+    std::uint32_t automoveWindow = SlabModelOptions {}.pageMoverWindow;
+    std::uint32_t timeline = 0;
 };
+
+// The slab model's part of a request, as the options give it.
+void fillSlabModel(SimulationRequest& request, const SimOptions& o) {
+    request.slabs = o.slabs;
+    request.slabThreadCache = !o.noThreadCache;
+    request.pageMoverWindow = o.automoveWindow;
+    request.timeline = o.timeline;
+}
 
 // Several layouts: each at its shipped setting, one table (layoutlab/report/migration.h); a sweep also
 // evaluates each at the thresholds given, beside its shipped one, and names its leanest. Every layout's
@@ -75,9 +85,8 @@ int runMigration(const SimOptions& o, bool sweep) {
         request.cache = o.cache;
         request.cacheGeometry = o.cacheGeometry;
         request.startRegions = o.startRegions;
-        request.slabs = o.slabs;
-        request.slabsWhereCovered = true; // memcached beside them keeps its own slabs
-        request.slabThreadCache = !o.noThreadCache;
+        fillSlabModel(request, o);
+        request.slabsWhereCovered = true; // glibc beside them has no slab model
         request.kind = sweep ? "sweep" : "sim";
         if (sweep) {
             request.thresholds = o.thresholds;
@@ -121,8 +130,7 @@ int runSim(const SimOptions& o, bool sweep) {
     request.cache = o.cache;
     request.cacheGeometry = o.cacheGeometry;
     request.startRegions = o.startRegions;
-    request.slabs = o.slabs;
-    request.slabThreadCache = !o.noThreadCache;
+    fillSlabModel(request, o);
     request.kind = sweep ? "sweep" : "sim";
     request.toolVersion = LAYOUTLAB_VERSION;
     auto job = buildSimulationJob(request);
@@ -193,12 +201,19 @@ CLI::App* addCommon(CLI::App& app, const char* name, const char* help, SimOption
         "With --cache: measure this host's load latencies and predict each point's memory stall per GET, with its "
         "uncertainty");
     cmd->add_flag("--slabs", o.slabs,
-        "Model jemalloc's slabs through the trace: allocated and active bytes (what stats.allocated and "
-        "stats.active, INFO's allocator_allocated and allocator_active, would say) at the end and at the peak, "
-        "per threshold");
+        "Model the allocator's memory through the trace: allocated and active bytes at the end and at the peak, "
+        "per threshold (jemalloc: what stats.allocated and stats.active, INFO's allocator_allocated and "
+        "allocator_active, would say; memcached: slab-chunk bytes and total_malloced, pages per class)");
     cmd->add_flag("--no-thread-cache", o.noThreadCache,
         "With --slabs: allocate straight from the arena, without a thread cache in front (as the reference engine "
         "does)");
+    cmd->add_option("--automove-window", o.automoveWindow,
+           "With --slabs on memcached: the page mover's window in seconds of the trace's clock, as "
+           "-o slab_automove_window (0: no page moves, as -o slab_automove=0)")
+        ->capture_default_str();
+    cmd->add_option("--timeline", o.timeline,
+        "Sample the live keys and each threshold's allocated and active bytes at N even steps of the trace "
+        "(implies --slabs)");
     auto* json = cmd->add_flag("--json", o.json, "One JSON object with a `points` array");
     cmd->add_flag("--csv", o.csv, "CSV rows, one per threshold")->excludes(json);
     cmd->add_option("-o,--output", o.output, "Write the output to this file instead of stdout");

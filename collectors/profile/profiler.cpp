@@ -4,8 +4,8 @@
 
 #include "collectors_config.h"
 #include "layoutlab/collect/cachegrind.h"
-#include "layoutlab/sim/slab_replay.h"
 #include "layoutlab/collect/server_process.h"
+#include "layoutlab/sim/arena_replay.h"
 #if LAYOUTLAB_HAVE_PERF
 #include "layoutlab/collect/perf_counters.h"
 #endif
@@ -212,7 +212,7 @@ Expected<ProfileResult> runProfile(const ProfileConfig& config, ProgressSink* pr
         std::nullopt };
     // The slab model as the reference engine allocates: from its own arena, without a thread cache.
     if (slabModelCovers(*config.allocator))
-        simConfig.slabs = SimulationConfig::SlabModel { false };
+        simConfig.slabs = SlabModelOptions { false };
     auto prediction = simulate(simConfig, **trace, &bar, stop);
     if (!prediction)
         return prediction.error();

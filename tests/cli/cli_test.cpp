@@ -268,42 +268,6 @@ TEST_F(CliTest, CompareShowsTwoRunsPointByPoint) {
 
 // --slabs: what the allocator keeps after deletes, per threshold, in the JSON, the CSV and the table; a
 // random half of the keys deleted leaves nearly every slab in place.
-TEST_F(CliTest, SlabsGiveActiveBytesAfterDeletes) {
-    ASSERT_EQ(run({ "gen", "-o", path("del.lltrace"), "--keys", "20000", "--ops", "14000", "--get-fraction", "0",
-                      "--delete-fraction", "1", "--value-size", "96", "--seed", "3" })
-                  .exitCode,
-        0);
-    const auto r = run({ "sweep", path("del.lltrace"), "--layout", "valkey-9.1", "--alloc",
-        "jemalloc:quantum=8,page=4096", "--thresholds", "64,128", "--slabs", "--json", "--no-db" });
-    ASSERT_EQ(r.exitCode, 0) << r.err;
-    const auto j = nlohmann::json::parse(r.out);
-    EXPECT_EQ(j["slab_model"]["size_classes"], "emulated");
-    EXPECT_EQ(j["slab_model"]["thread_cache"], true);
-    ASSERT_EQ(j["points"].size(), 2u);
-    for (const auto& p : j["points"]) {
-        EXPECT_GE(p["allocated_bytes"].get<std::uint64_t>(), p["usable_bytes"].get<std::uint64_t>());
-        EXPECT_GT(p["frag_ratio"].get<double>(), 1.5) << "half the keys deleted at random: most slabs stay";
-        EXPECT_GE(p["peak_active_bytes"].get<std::uint64_t>(), p["active_bytes"].get<std::uint64_t>());
-        EXPECT_NEAR(
-            p["active_bytes_per_key"].get<double>(), p["active_bytes"].get<double>() / p["keys"].get<double>(), 0.01);
-    }
-    EXPECT_LT(j["points"][1]["active_bytes"].get<std::uint64_t>(), j["points"][0]["active_bytes"].get<std::uint64_t>());
-    const auto csv = run({ "sim", path("del.lltrace"), "--layout", "valkey-9.1", "--slabs", "--csv", "--no-db" });
-    ASSERT_EQ(csv.exitCode, 0) << csv.err;
-    EXPECT_NE(csv.out.find(",allocated_bytes,active_bytes,frag_ratio,active_bytes_per_key"), std::string::npos)
-        << csv.out;
-    const auto table = run({ "sim", path("del.lltrace"), "--layout", "valkey-9.1", "--slabs", "--no-db" });
-    EXPECT_NE(table.out.find("active/key"), std::string::npos) << table.out;
-    // Without --slabs, none of it.
-    const auto plain = run({ "sim", path("del.lltrace"), "--layout", "valkey-9.1", "--json", "--no-db" });
-    EXPECT_EQ(plain.out.find("active_bytes"), std::string::npos);
-    // The slab model is jemalloc's: refused with a clear line elsewhere.
-    const auto glibc
-        = run({ "sim", path("del.lltrace"), "--layout", "valkey-9.1", "--alloc", "glibc", "--slabs", "--no-db" });
-    EXPECT_EQ(glibc.exitCode, 2);
-    EXPECT_NE(glibc.err.find("slab model"), std::string::npos) << glibc.err;
-}
-
 TEST_F(CliTest, AdviseRecommendsAThresholdAndSaysWhy) {
     // The seed case: 128 has both the fewest bytes per key and the fewest misses per GET. The cache is given,
     // with a last level smaller than the keyspace: a host whose last level holds it misses at no threshold.

@@ -223,7 +223,7 @@ TEST_F(ReferenceEngineTest, ActiveBytesAfterChurnEqualTheSlabModel) {
                 SCOPED_TRACE(::testing::Message() << spec << " " << c.name << " at " << threshold);
                 auto trace = makeTrace(c);
                 SimulationConfig config { *layout, m_alloc, { threshold } };
-                config.slabs = SimulationConfig::SlabModel { false };
+                config.slabs = SlabModelOptions { false };
                 auto result = simulate(config, trace);
                 ASSERT_TRUE(result) << result.error().describe();
                 const auto& arena = result->points.at(0).arena;

@@ -44,6 +44,7 @@ inline constexpr const char* kThresholds = "thresholds";
 inline constexpr const char* kCacheGeometry = "cache geometry";
 inline constexpr const char* kStartRegions = "start regions";
 inline constexpr const char* kSlabs = "slab model";
+inline constexpr const char* kTimeline = "timeline";
 inline constexpr const char* kFormat = "format";
 inline constexpr const char* kKeys = "keys";
 inline constexpr const char* kOps = "ops";

@@ -20,6 +20,35 @@ nlohmann::json outputValue(const PointMetric& m, double v) {
     return m.integral ? nlohmann::json(static_cast<std::uint64_t>(v)) : nlohmann::json(rounded(v));
 }
 
+// The timeline as a table: per sample the requests, the trace's time and the live keys, then allocated and
+// active bytes at a few of the run's thresholds (all of them up to three; else the first, the layout's own
+// and the last).
+std::string renderTimeline(const SimulationResult& r) {
+    std::vector<std::size_t> shown;
+    for (std::size_t i = 0; i < r.points.size(); ++i) {
+        const bool own = !r.thresholdName.empty() && r.points[i].threshold == r.configuredThreshold;
+        if (r.points.size() <= 3 || i == 0 || i + 1 == r.points.size() || own)
+            shown.push_back(i);
+    }
+    std::string out
+        = fmt::format("\ntimeline: {} samples; allocated / active bytes per threshold\n", r.timeline.size());
+    out += fmt::format("{:>12} {:>10} {:>10}", "requests", "time s", "live keys");
+    for (std::size_t i : shown)
+        out += fmt::format(" {:>21}",
+            r.thresholdName.empty() ? std::string("allocated / active")
+                                    : fmt::format("{} = {}", r.thresholdName, r.points[i].threshold));
+    out += "\n";
+    for (const auto& s : r.timeline) {
+        out += fmt::format("{:>12} {:>10.1f} {:>10}", s.requests, static_cast<double>(s.timeMs) / 1000.0, s.liveKeys);
+        for (std::size_t i : shown)
+            out += fmt::format(" {:>21}",
+                fmt::format("{} / {}", bytesText(static_cast<double>(s.allocatedBytes[i])),
+                    bytesText(static_cast<double>(s.activeBytes[i]))));
+        out += "\n";
+    }
+    return out;
+}
+
 } // namespace
 
 SweepVerdict sweepVerdict(const SimulationResult& result) {
@@ -64,10 +93,14 @@ nlohmann::json toJson(const SimulationResult& r) {
             if (const auto v = m->get(p))
                 point[std::string(m->name)] = outputValue(*m, *v);
         auto& classes = point["size_classes"] = nlohmann::json::array();
-        for (const auto& c : p.sizeClasses)
-            classes.push_back({ { "class_bytes", c.classBytes }, { "allocations", c.allocations },
+        for (const auto& c : p.sizeClasses) {
+            nlohmann::json row { { "class_bytes", c.classBytes }, { "allocations", c.allocations },
                 { "requested_bytes", c.requestedBytes }, { "payload_bytes", c.payloadBytes },
-                { "usable_bytes", c.usableBytes }, { "regions_per_slab", c.regionsPerSlab }, { "slabs", c.slabs } });
+                { "usable_bytes", c.usableBytes }, { "regions_per_slab", c.regionsPerSlab }, { "slabs", c.slabs } };
+            if (p.arena)
+                row["held_slabs"] = c.heldSlabs;
+            classes.push_back(std::move(row));
+        }
         points.push_back(std::move(point));
     }
     const auto verdict = sweepVerdict(r);
@@ -79,6 +112,17 @@ nlohmann::json toJson(const SimulationResult& r) {
         j["cache"]["start_regions"] = r.cacheStartRegions;
     if (!r.slabTable.empty())
         j["slab_model"] = { { "size_classes", r.slabTable }, { "thread_cache", r.slabThreadCache } };
+    if (!r.timeline.empty()) {
+        auto& timeline = j["timeline"];
+        timeline["thresholds"] = nlohmann::json::array();
+        for (const auto& p : r.points)
+            timeline["thresholds"].push_back(
+                r.thresholdName.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.threshold));
+        auto& samples = timeline["samples"] = nlohmann::json::array();
+        for (const auto& s : r.timeline)
+            samples.push_back({ { "requests", s.requests }, { "time_ms", s.timeMs }, { "live_keys", s.liveKeys },
+                { "allocated_bytes", s.allocatedBytes }, { "active_bytes", s.activeBytes } });
+    }
     return j;
 }
 
@@ -88,7 +132,8 @@ std::string renderJson(const SimulationResult& result) {
 
 std::string renderCsv(const SimulationResult& r) {
     std::string out = "threshold";
-    const auto columns = r.points.empty() ? metricsWith(kMetricOutput, 0, false) : metricsOf(kMetricOutput, r.points.front());
+    const auto columns
+        = r.points.empty() ? metricsWith(kMetricOutput, 0, false) : metricsOf(kMetricOutput, r.points.front());
     for (const auto* m : columns)
         out += fmt::format(",{}", m->name);
     out += "\n";
@@ -119,6 +164,11 @@ std::string renderTable(const SimulationResult& r, bool withClasses) {
     if (!r.cacheStartRegions.empty())
         out += fmt::format(
             "           size classes start after the server's own regions: {} (size:regions)\n", r.cacheStartRegions);
+    if (r.slabTable == "memcached")
+        out += "slab model memcached's slab pages per class: active is total_malloced\n";
+    else if (!r.slabTable.empty())
+        out += fmt::format("slab model one jemalloc arena per threshold, {} size classes, {}\n", r.slabTable,
+            r.slabThreadCache ? "a thread cache in front" : "no thread cache");
     out += fmt::format("index      {} buckets{}{}\n\n", r.indexBuckets,
         r.indexChildBuckets > 0 ? fmt::format(" + {:.0f} child buckets", r.indexChildBuckets) : std::string(),
         r.indexRehashing ? " (rehashing: both tables held)" : "");
@@ -160,14 +210,19 @@ std::string renderTable(const SimulationResult& r, bool withClasses) {
         for (const auto& p : r.points) {
             out += fmt::format("\nsize classes{}:\n",
                 r.thresholdName.empty() ? std::string() : fmt::format(" at {} = {}", r.thresholdName, p.threshold));
-            out += fmt::format("{:>10} {:>12} {:>14} {:>14} {:>14} {:>12} {:>10}\n", "class", "allocations",
-                "requested", "payload", "usable", "waste", "slabs");
+            out += fmt::format("{:>10} {:>12} {:>14} {:>14} {:>14} {:>12} {:>10}{}\n", "class", "allocations",
+                "requested", "payload", "usable", "waste", "slabs", p.arena ? fmt::format(" {:>10}", "held") : "");
             for (const auto& c : p.sizeClasses)
-                out += fmt::format("{:>10} {:>12} {:>14} {:>14} {:>14} {:>12} {:>10}\n", c.classBytes, c.allocations,
+                out += fmt::format("{:>10} {:>12} {:>14} {:>14} {:>14} {:>12} {:>10}{}\n", c.classBytes, c.allocations,
                     c.requestedBytes, c.payloadBytes, c.usableBytes, c.usableBytes - c.requestedBytes,
-                    c.regionsPerSlab ? std::to_string(c.slabs) : std::string("-"));
+                    c.regionsPerSlab ? std::to_string(c.slabs) : std::string("-"),
+                    !p.arena               ? std::string()
+                        : c.regionsPerSlab ? fmt::format(" {:>10}", c.heldSlabs)
+                                           : fmt::format(" {:>10}", "-"));
         }
     }
+    if (!r.timeline.empty())
+        out += renderTimeline(r);
     return out;
 }
 

@@ -329,6 +329,11 @@ Status KeyspaceReplay::applyBatch(std::span<const Request> batch, std::uint64_t 
         if (r.keyBytes > kMaxShapeKeyBytes)
             return dataError(fmt::format(
                 "request {}: key of {} bytes exceeds the {}-byte limit", number, r.keyBytes, kMaxShapeKeyBytes));
+        if constexpr (Observed)
+            if (r.timeMs / 1000 != m_observedSecond) [[unlikely]] {
+                m_observedSecond = r.timeMs / 1000;
+                m_observer->clockAt(m_observedSecond);
+            }
         if (r.timeMs >= m_nextExpiryMs) [[unlikely]]
             expireDue<Observed>(r.timeMs / 1000);
         ++m_summary.requestsByOp[static_cast<std::size_t>(r.op)];

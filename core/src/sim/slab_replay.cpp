@@ -49,22 +49,6 @@ struct SlabReplay::ThresholdArena {
     JemallocArenaModel::Handle* of(std::uint32_t keyId) { return &handles[std::size_t { keyId } * stride]; }
 };
 
-Status slabModelCovers(const AllocatorModel& allocator) {
-    if (dynamic_cast<const JemallocModel*>(&allocator))
-        return Ok {};
-    return usageError(
-        fmt::format("it models jemalloc; allocator '{}' has none of its slabs", allocator.spec()),
-        field::kSlabs);
-}
-
-Expected<std::unique_ptr<SlabReplay>> SlabReplay::create(const LayoutModel& layout, const AllocatorModel& allocator,
-    const std::vector<std::uint32_t>& thresholds, const KeyspaceReplay& replay, bool threadCache) {
-    if (auto ok = slabModelCovers(allocator); !ok)
-        return ok.error();
-    return std::unique_ptr<SlabReplay>(
-        new SlabReplay(layout, dynamic_cast<const JemallocModel&>(allocator), thresholds, replay, threadCache));
-}
-
 SlabReplay::SlabReplay(const LayoutModel& layout, const JemallocModel& allocator,
     const std::vector<std::uint32_t>& thresholds, const KeyspaceReplay& replay, bool threadCache)
     : m_layout(&layout)
@@ -80,13 +64,28 @@ SlabReplay::SlabReplay(const LayoutModel& layout, const JemallocModel& allocator
 
 SlabReplay::~SlabReplay() = default;
 
-std::optional<ArenaUsage> SlabReplay::usageAt(std::uint32_t threshold) const {
+const SlabReplay::ThresholdArena* SlabReplay::arenaOf(std::uint32_t threshold) const {
     for (const auto& t : m_arenas)
-        if (t->threshold == threshold) {
-            const JemallocArenaModel& a = t->arena;
-            return ArenaUsage { a.allocatedBytes(), a.activeBytes(), a.peakAllocatedBytes(), a.peakActiveBytes() };
-        }
-    return std::nullopt;
+        if (t->threshold == threshold)
+            return t.get();
+    return nullptr;
+}
+
+std::optional<ArenaUsage> SlabReplay::usageAt(std::uint32_t threshold) const {
+    const ThresholdArena* t = arenaOf(threshold);
+    if (!t)
+        return std::nullopt;
+    const JemallocArenaModel& a = t->arena;
+    return ArenaUsage { a.allocatedBytes(), a.activeBytes(), a.peakAllocatedBytes(), a.peakActiveBytes() };
+}
+
+std::vector<HeldSlabs> SlabReplay::heldSlabsAt(std::uint32_t threshold) const {
+    std::vector<HeldSlabs> out;
+    if (const ThresholdArena* t = arenaOf(threshold))
+        for (std::uint32_t bin = 0; bin < t->arena.binCount(); ++bin)
+            if (const std::uint64_t slabs = t->arena.slabsHeld(bin))
+                out.push_back({ m_allocator->table().classes()[bin].size, slabs });
+    return out;
 }
 
 void SlabReplay::stored(std::uint32_t keyId, const KeyState& key) {

@@ -194,8 +194,10 @@ Expected<SimulationJobOutcome> runSimulationJob(
             if (!config.startRegions.empty())
                 parameters.startRegions = startRegionsText(config.startRegions);
         }
-        if (config.slabs)
-            parameters.slabThreadCache = config.slabs->threadCache;
+        if (config.slabs) {
+            parameters.slabModel = *config.slabs;
+            parameters.timelineSamples = config.timelineSamples;
+        }
         RunRecord record;
         record.kind = job.kind;
         record.traceId = *traceId;

@@ -409,8 +409,11 @@ Status ResultsDb::completeRun(std::int64_t runId, const SimulationResult& result
         Statement point(m_db, pointInsertSql(stored).c_str());
         Statement cls(m_db,
             "INSERT INTO size_classes (run_id, point_index, class_bytes, allocations, requested_bytes, usable_bytes, "
-            "regions_per_slab, slabs, payload_bytes) VALUES (?,?,?,?,?,?,?,?,?)");
-        if (!point.ok() || !cls.ok())
+            "regions_per_slab, slabs, payload_bytes, held_slabs) VALUES (?,?,?,?,?,?,?,?,?,?)");
+        Statement sample(m_db,
+            "INSERT INTO timeline (run_id, sample_index, point_index, requests, time_ms, live_keys, allocated_bytes, "
+            "active_bytes) VALUES (?,?,?,?,?,?,?,?)");
+        if (!point.ok() || !cls.ok() || !sample.ok())
             return rollbackWith("cannot prepare the result statements");
         for (std::size_t i = 0; i < result.points.size(); ++i) {
             const auto& p = result.points[i];
@@ -438,8 +441,23 @@ Status ResultsDb::completeRun(std::int64_t runId, const SimulationResult& result
                 cls.bind(1, runId).bind(2, static_cast<std::int64_t>(i)).bind(3, toInt(c.classBytes));
                 cls.bind(4, toInt(c.allocations)).bind(5, toInt(c.requestedBytes)).bind(6, toInt(c.usableBytes));
                 cls.bind(7, toInt(c.regionsPerSlab)).bind(8, toInt(c.slabs)).bind(9, toInt(c.payloadBytes));
+                if (p.arena)
+                    cls.bind(10, toInt(c.heldSlabs));
+                else
+                    cls.bindNull(10);
                 if (cls.step() != SQLITE_DONE)
                     return rollbackWith("cannot store a size class");
+            }
+        }
+        for (std::size_t k = 0; k < result.timeline.size(); ++k) {
+            const TimelineSample& t = result.timeline[k];
+            for (std::size_t i = 0; i < t.allocatedBytes.size() && i < t.activeBytes.size(); ++i) {
+                sample.reset();
+                sample.bind(1, runId).bind(2, static_cast<std::int64_t>(k)).bind(3, static_cast<std::int64_t>(i));
+                sample.bind(4, toInt(t.requests)).bind(5, toInt(t.timeMs)).bind(6, toInt(t.liveKeys));
+                sample.bind(7, toInt(t.allocatedBytes[i])).bind(8, toInt(t.activeBytes[i]));
+                if (sample.step() != SQLITE_DONE)
+                    return rollbackWith("cannot store a timeline sample");
             }
         }
         const auto summary = toJson(result);

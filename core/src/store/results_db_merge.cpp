@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Merging results databases (`layoutlab db merge`): the runs of another database, with their points,
-// size classes and measurements, are copied in under new ids, in one transaction. Traces are matched by
+// size classes, timelines and measurements, are copied in under new ids, in one transaction. Traces are matched by
 // content hash and format. A run already present (same trace, kind, models, parameters, start and end)
 // is not copied twice, so merging the same shard again changes nothing.
 #include "sqlite_statement.h"
@@ -84,11 +84,17 @@ Expected<std::uint64_t> ResultsDb::mergeFrom(const std::string& otherPath) {
                 "INSERT INTO main.size_classes (run_id, {0}) SELECT ?1, {0} FROM src.size_classes WHERE run_id = ?2",
                 classColumns)
                 .c_str());
+        const std::string timelineColumns = columnsExcept(m_db, "timeline", "run_id");
+        Statement timeline(m_db,
+            fmt::format("INSERT INTO main.timeline (run_id, {0}) SELECT ?1, {0} FROM src.timeline WHERE run_id = ?2",
+                timelineColumns)
+                .c_str());
         Statement measurements(m_db,
             fmt::format("INSERT INTO main.measurements ({}) SELECT {} FROM src.measurements WHERE run_id = ?2",
                 measurementColumns, measurementSelect)
                 .c_str());
-        if (!runs.ok() || !present.ok() || !insertRun.ok() || !points.ok() || !classes.ok() || !measurements.ok())
+        if (!runs.ok() || !present.ok() || !insertRun.ok() || !points.ok() || !classes.ok() || !timeline.ok()
+            || !measurements.ok())
             return fail("cannot prepare the merge");
         while (runs.step() == SQLITE_ROW) {
             const std::int64_t oldId = runs.integer(0);
@@ -103,7 +109,7 @@ Expected<std::uint64_t> ResultsDb::mergeFrom(const std::string& otherPath) {
             if (insertRun.step() != SQLITE_DONE)
                 return fail("cannot copy a run");
             const std::int64_t newId = sqlite3_last_insert_rowid(m_db);
-            for (Statement* s : { &points, &classes, &measurements }) {
+            for (Statement* s : { &points, &classes, &timeline, &measurements }) {
                 s->reset();
                 s->bind(1, newId).bind(2, oldId);
                 if (s->step() != SQLITE_DONE)

@@ -92,8 +92,8 @@ Expected<std::vector<ThresholdPoint>> ResultsDb::points(std::int64_t runId) {
         sql += fmt::format(", {}", m->name);
     Statement s(m_db, (sql + " FROM points WHERE run_id = ? ORDER BY point_index").c_str());
     Statement c(m_db,
-        "SELECT class_bytes, allocations, requested_bytes, usable_bytes, regions_per_slab, slabs, payload_bytes FROM "
-        "size_classes WHERE run_id = ? AND point_index = ? ORDER BY class_bytes");
+        "SELECT class_bytes, allocations, requested_bytes, usable_bytes, regions_per_slab, slabs, payload_bytes, "
+        "held_slabs FROM size_classes WHERE run_id = ? AND point_index = ? ORDER BY class_bytes");
     if (!s.ok() || !c.ok())
         return dbError(m_db, m_path, "cannot read the run's points");
     s.bind(1, runId);
@@ -129,9 +129,32 @@ Expected<std::vector<ThresholdPoint>> ResultsDb::points(std::int64_t runId) {
             usage.regionsPerSlab = column(4);
             usage.slabs = column(5);
             usage.payloadBytes = column(6);
+            usage.heldSlabs = c.isNull(7) ? 0 : column(7);
             p.sizeClasses.push_back(usage);
         }
         out.push_back(std::move(p));
+    }
+    return out;
+}
+
+Expected<std::vector<TimelineSample>> ResultsDb::timeline(std::int64_t runId) {
+    Statement s(m_db,
+        "SELECT sample_index, requests, time_ms, live_keys, allocated_bytes, active_bytes FROM timeline WHERE run_id = "
+        "? "
+        "ORDER BY sample_index, point_index");
+    if (!s.ok())
+        return dbError(m_db, m_path, "cannot read the run's timeline");
+    s.bind(1, runId);
+    std::vector<TimelineSample> out;
+    std::int64_t current = -1;
+    while (s.step() == SQLITE_ROW) {
+        auto column = [&s](int i) { return static_cast<std::uint64_t>(s.integer(i)); };
+        if (s.integer(0) != current) {
+            current = s.integer(0);
+            out.push_back({ column(1), column(2), column(3), {}, {} });
+        }
+        out.back().allocatedBytes.push_back(column(4));
+        out.back().activeBytes.push_back(column(5));
     }
     return out;
 }

@@ -141,6 +141,22 @@ ALTER TABLE points ADD COLUMN active_bytes_per_key REAL;
 ALTER TABLE points ADD COLUMN peak_allocated_bytes INTEGER;
 ALTER TABLE points ADD COLUMN peak_active_bytes INTEGER;
 )SQL",
+    // 5 -> 6: the slabs (memcached: pages) the slab model holds per class (NULL: no slab model), and the
+    // timeline of a run made with one (`--timeline N`): per sample and point, the allocator's bytes.
+    R"SQL(
+ALTER TABLE size_classes ADD COLUMN held_slabs INTEGER;
+CREATE TABLE timeline (
+  run_id          INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  sample_index    INTEGER NOT NULL,
+  point_index     INTEGER NOT NULL,
+  requests        INTEGER NOT NULL,
+  time_ms         INTEGER NOT NULL,
+  live_keys       INTEGER NOT NULL,
+  allocated_bytes INTEGER NOT NULL,
+  active_bytes    INTEGER NOT NULL,
+  PRIMARY KEY (run_id, sample_index, point_index)
+);
+)SQL",
 };
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kMigrationCount == kResultsSchemaVersion, "one migration per schema version");

@@ -22,8 +22,12 @@ nlohmann::json RunParameters::toJson() const {
         j["cache_sample_gets"] = *cacheSampleGets;
     if (startRegions)
         j["start_regions"] = *startRegions;
-    if (slabThreadCache)
-        j["slab_model"] = { { "thread_cache", *slabThreadCache } };
+    if (slabModel) {
+        j["slab_model"]
+            = { { "thread_cache", slabModel->threadCache }, { "page_mover_window", slabModel->pageMoverWindow } };
+        if (timelineSamples)
+            j["slab_model"]["timeline_samples"] = timelineSamples;
+    }
     if (!batchCell.empty())
         j["batch_cell"] = batchCell;
     return j;
@@ -61,9 +65,13 @@ Expected<RunParameters> RunParameters::fromJson(std::string_view text) {
                 p.cacheGeometry = value.get<std::string>();
             else if (key == "cache_sample_gets")
                 p.cacheSampleGets = value.get<std::uint32_t>();
-            else if (key == "slab_model")
-                p.slabThreadCache = value.at("thread_cache").get<bool>();
-            else if (key == "start_regions")
+            else if (key == "slab_model") {
+                SlabModelOptions options;
+                options.threadCache = value.at("thread_cache").get<bool>();
+                options.pageMoverWindow = value.value("page_mover_window", options.pageMoverWindow);
+                p.slabModel = options;
+                p.timelineSamples = value.value("timeline_samples", std::uint32_t { 0 });
+            } else if (key == "start_regions")
                 p.startRegions = value.get<std::string>();
             else if (key == "batch_cell")
                 p.batchCell = value.get<std::string>();

@@ -2,7 +2,7 @@
 #include "layoutlab/store/simulation_request.h"
 
 #include "layoutlab/layout/layout_registry.h"
-#include "layoutlab/sim/slab_replay.h"
+#include "layoutlab/sim/arena_replay.h"
 
 #include <fmt/format.h>
 
@@ -64,11 +64,18 @@ Expected<SimulationJob> buildSimulationJob(const SimulationRequest& request) {
             job.config.cache = *geometry;
         }
     }
-    if (request.slabs) {
-        if (auto covered = slabModelCovers(*job.config.allocator); covered)
-            job.config.slabs = SimulationConfig::SlabModel { request.slabThreadCache };
-        else if (!request.slabsWhereCovered)
-            return covered.error();
+    if (request.timeline > kMaxTimelineSamples)
+        return usageError(fmt::format("a timeline takes at most {} samples", kMaxTimelineSamples), field::kTimeline);
+    if (request.slabs || request.timeline > 0) {
+        if (auto covered = slabModelCovers(*job.config.allocator); covered) {
+            job.config.slabs = SlabModelOptions { request.slabThreadCache, request.pageMoverWindow };
+            job.config.timelineSamples = request.timeline;
+        } else if (!request.slabsWhereCovered) {
+            Error e = covered.error();
+            if (!request.slabs) // the timeline asked for the slab model
+                e.field = field::kTimeline;
+            return e;
+        }
     }
     if (!request.startRegions.empty()) {
         auto regions = parseStartRegions(request.startRegions, field::kStartRegions);

@@ -19,6 +19,9 @@ Expected<StoredRun> loadStoredRun(ResultsDb& db, std::int64_t runId) {
     auto measurements = db.measurements(runId);
     if (!measurements)
         return measurements.error();
+    auto timeline = db.timeline(runId);
+    if (!timeline)
+        return timeline.error();
     SimulationResult r;
     r.traceName = run->traceSource;
     r.layoutSpec = run->layout;
@@ -33,6 +36,7 @@ Expected<StoredRun> loadStoredRun(ResultsDb& db, std::int64_t runId) {
     if (auto layout = parseLayout(run->layout); layout && (*layout)->threshold())
         r.configuredThreshold = (*layout)->threshold()->value; // the setting its engine ships with
     r.points = std::move(*points);
+    r.timeline = std::move(*timeline);
     // The replay summary, as the run reported it.
     const auto replay = nlohmann::json::parse(run->replayJson, nullptr, false);
     if (replay.is_object() && replay.contains("replay")) {

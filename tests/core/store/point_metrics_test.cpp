@@ -34,7 +34,7 @@ protected:
             config.cache = *cache;
         }
         if (slabs)
-            config.slabs = SimulationConfig::SlabModel {};
+            config.slabs = SlabModelOptions {};
         auto result = simulate(config, trace);
         EXPECT_TRUE(result) << result.error().describe();
         return *result;

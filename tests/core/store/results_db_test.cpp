@@ -20,13 +20,39 @@ class ResultsDbTest : public ScratchDirTest {
 protected:
     std::string path(const std::string& name = "results.db") const { return (m_dir / name).string(); }
 
-    static SimulationResult sweep() {
+    // With `timeline` samples, the slab model runs and takes them.
+    static SimulationResult sweep(std::uint32_t timeline = 0) {
         auto cfg = makeGeneratorConfig(
             2000, 6000, "uniform:8:40", "lognormal:4:1:1:3000", 0.2, 0.05, 0.7, 0.05, "zipf:0.9", 3);
         SyntheticTrace trace(*cfg);
         auto models = parseLayoutAndAllocator("valkey-9.1", "");
-        auto result = simulate({ models->layout, models->allocator, { 32, 64, 128, 256 } }, trace);
+        SimulationConfig config { models->layout, models->allocator, { 32, 64, 128, 256 } };
+        if (timeline) {
+            config.slabs = SlabModelOptions {};
+            config.timelineSamples = timeline;
+        }
+        auto result = simulate(config, trace);
         return *result;
+    }
+
+    // Stores `result` as a complete run of a trace in the database at `file`; returns its id.
+    std::int64_t store(const SimulationResult& result, const std::string& file = "results.db") const {
+        auto db = ResultsDb::open(path(file));
+        EXPECT_TRUE(db);
+        TraceRecord t;
+        t.source = "mixed.lltrace";
+        t.format = "layoutlab";
+        t.contentHash = "0123456789abcdef";
+        RunRecord r;
+        r.kind = "sweep";
+        r.traceId = *(*db)->upsertTrace(t);
+        r.layout = result.layoutSpec;
+        r.allocator = result.allocatorSpec;
+        r.parametersJson = R"({"thresholds":[32,64,128,256]})";
+        r.toolVersion = "test";
+        auto id = (*db)->beginRun(r);
+        EXPECT_TRUE(id && (*db)->completeRun(*id, result));
+        return *id;
     }
 };
 
@@ -82,6 +108,41 @@ TEST_F(ResultsDbTest, StoredRunsReadBackExactly) {
     auto traces = (*db)->listTraces();
     ASSERT_EQ(traces->size(), 1u);
     EXPECT_EQ(traces->front().requests, result.trace.requests); // filled in from the run
+}
+
+TEST_F(ResultsDbTest, SlabModelFiguresAndTimelinesReadBackAndMerge) {
+    const auto result = sweep(6);
+    ASSERT_EQ(result.timeline.size(), 6u);
+    const std::int64_t runId = store(result);
+    auto db = ResultsDb::open(path());
+    ASSERT_TRUE(db);
+    auto points = (*db)->points(runId);
+    ASSERT_TRUE(points);
+    ASSERT_EQ(points->size(), result.points.size());
+    for (std::size_t i = 0; i < points->size(); ++i) {
+        SCOPED_TRACE(i);
+        test::expectSamePoint((*points)[i], result.points[i]); // held slabs per class included
+        EXPECT_EQ((*points)[i].arena, result.points[i].arena);
+    }
+    bool anyHeld = false;
+    for (const auto& c : result.points[0].sizeClasses)
+        anyHeld = anyHeld || c.heldSlabs > 0;
+    EXPECT_TRUE(anyHeld);
+    auto timeline = (*db)->timeline(runId);
+    ASSERT_TRUE(timeline) << timeline.error().describe();
+    EXPECT_EQ(*timeline, result.timeline);
+    // A run without one has none; a merged database has the timeline too.
+    EXPECT_TRUE((*db)->timeline(store(sweep()))->empty());
+    const std::int64_t otherId = store(result, "other.db");
+    auto merged = ResultsDb::open(path("merged.db"));
+    ASSERT_TRUE(merged);
+    ASSERT_TRUE((*merged)->mergeFrom(path("other.db")));
+    auto copied = (*merged)->timeline(otherId);
+    ASSERT_TRUE(copied);
+    EXPECT_EQ(*copied, result.timeline);
+    // Deleting the run deletes its timeline.
+    ASSERT_TRUE((*db)->deleteRuns({ runId }));
+    EXPECT_TRUE((*db)->timeline(runId)->empty());
 }
 
 TEST_F(ResultsDbTest, FailedAndInterruptedRunsAreNeverComplete) {

@@ -22,6 +22,8 @@ TEST(RunParameters, RoundTripKeepsEveryFieldAndTheExtras) {
     p.cacheGeometry = "32K:8,1M:16";
     p.cacheSampleGets = 100000;
     p.batchCell = "cell";
+    p.slabModel = SlabModelOptions { false, 3 };
+    p.timelineSamples = 50;
     p.extra = { { "weight_memory", 1.0 }, { "engine", "redis" } };
     const auto text = p.toJson().dump();
     auto back = RunParameters::fromJson(text);
@@ -30,6 +32,15 @@ TEST(RunParameters, RoundTripKeepsEveryFieldAndTheExtras) {
     EXPECT_EQ(back->thresholds, p.thresholds);
     EXPECT_EQ(back->layoutFile->path, "w.toml");
     EXPECT_EQ(back->extra["engine"], "redis");
+    ASSERT_TRUE(back->slabModel);
+    EXPECT_FALSE(back->slabModel->threadCache);
+    EXPECT_EQ(back->slabModel->pageMoverWindow, 3u);
+    EXPECT_EQ(back->timelineSamples, 50u);
+    // A run stored before the page mover and the timeline: their defaults.
+    auto older = RunParameters::fromJson(R"({"slab_model": {"thread_cache": true}})");
+    ASSERT_TRUE(older);
+    EXPECT_EQ(older->slabModel->pageMoverWindow, SlabModelOptions {}.pageMoverWindow);
+    EXPECT_EQ(older->timelineSamples, 0u);
 }
 
 TEST(RunParameters, AValueOfTheWrongTypeIsAnError) {

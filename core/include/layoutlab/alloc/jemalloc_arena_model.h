@@ -82,6 +82,11 @@ public:
     std::uint64_t activeBytes() const { return m_activePages << m_table.lgPage(); }
     std::uint64_t peakAllocatedBytes() const { return m_peakAllocatedBytes; }
     std::uint64_t peakActiveBytes() const { return m_peakActivePages << m_table.lgPage(); }
+    // The small classes (bins), and the slabs bin `bin` holds now (with a live or cached region).
+    std::uint32_t binCount() const { return static_cast<std::uint32_t>(m_bins.size()); }
+    std::uint64_t slabsHeld(std::uint32_t bin) const {
+        return m_bins[bin].slabs.size() - m_bins[bin].unusedSlabs.size();
+    }
 
 private:
     struct Slab {

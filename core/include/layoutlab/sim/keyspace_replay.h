@@ -78,6 +78,9 @@ public:
     virtual void stored(std::uint32_t keyId, const KeyState& key) = 0;
     // The key was deleted or expired.
     virtual void removed(std::uint32_t keyId) = 0;
+    // The trace's clock reached `nowSeconds` since its start, before the request of that second is
+    // applied (told once per second the trace's requests pass through).
+    virtual void clockAt(std::uint64_t /*nowSeconds*/) { }
 };
 
 // For layouts whose objects keep a removed TTL's expire field (LayoutModel::tracksStaleExpire): up to
@@ -206,6 +209,7 @@ private:
     std::uint64_t m_getRingNext = 0;
     TraceSummary m_summary;
     KeyspaceObserver* m_observer = nullptr;
+    std::uint64_t m_observedSecond = 0; // the last second the observer was told of
     std::optional<StaleExpireRule> m_staleExpire;
     std::optional<StringRewriteRule> m_strings;
     std::unordered_map<std::uint32_t, sds::Buffer> m_buffers; // RawString keys' sds buffers by key id

@@ -22,6 +22,9 @@ struct SizeClassUsage {
     std::uint64_t payloadBytes = 0; // key and value bytes in these allocations (requested - payload: headers)
     std::uint64_t regionsPerSlab = 0; // 0 for page-multiple extents and unslabbed allocators
     std::uint64_t slabs = 0; // slabs (pages for memcached) needed at minimum for these allocations
+    // Slabs (memcached: pages) the slab model holds in this class at the end of the trace, live regions or
+    // not (with the slab model only; 0 without it, and for large extents).
+    std::uint64_t heldSlabs = 0;
 
     auto operator<=>(const SizeClassUsage&) const = default;
 };
@@ -89,6 +92,19 @@ struct TraceSummary {
     std::uint64_t unwrittenKeyDeletes = 0;
 };
 
+// The keyspace and the allocator's memory at one point of the trace (sim --timeline, with the slab
+// model): after `requests` requests, the last at `timeMs`.
+struct TimelineSample {
+    std::uint64_t requests = 0;
+    std::uint64_t timeMs = 0;
+    std::uint64_t liveKeys = 0;
+    // Per threshold, in the order of SimulationResult::points.
+    std::vector<std::uint64_t> allocatedBytes;
+    std::vector<std::uint64_t> activeBytes;
+
+    auto operator<=>(const TimelineSample&) const = default;
+};
+
 struct SimulationResult {
     std::string traceName;
     std::string layoutSpec;
@@ -108,6 +124,8 @@ struct SimulationResult {
     std::string slabTable;
     bool slabThreadCache = false; // the slab model put a thread cache in front of the arena
     std::vector<ThresholdPoint> points;
+    // With a timeline asked for: samples at even steps of the trace's requests, the last at its end.
+    std::vector<TimelineSample> timeline;
 };
 
 // The index of the point that uses the least memory (usable bytes); ties go to fewer lines touched per

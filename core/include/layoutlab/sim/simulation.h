@@ -9,6 +9,7 @@
 #include "layoutlab/alloc/allocator_model.h"
 #include "layoutlab/layout/layout_model.h"
 #include "layoutlab/progress.h"
+#include "layoutlab/sim/arena_replay.h"
 #include "layoutlab/sim/cache_model.h"
 #include "layoutlab/sim/keyspace_replay.h"
 #include "layoutlab/sim/results.h"
@@ -50,13 +51,17 @@ struct SimulationConfig {
     // which lines they share (docs/cache-model.md, "Where a class starts"). None by default: the model
     // cannot see a server's start-up objects in a trace.
     std::map<std::uint64_t, std::uint64_t> startRegions;
-    // The slab model (sim/slab_replay.h): when set, every change to the keyspace is also played into a
-    // jemalloc arena per threshold, and each point gets what the arena holds (ThresholdPoint::arena).
-    struct SlabModel {
-        bool threadCache = true; // a server's main thread allocates through its tcache
-    };
-    std::optional<SlabModel> slabs;
+    // The slab model (sim/arena_replay.h): when set, every change to the keyspace is also played into a
+    // model of the allocator's memory per threshold (a jemalloc arena, memcached's slab pages), and each
+    // point gets what it holds (ThresholdPoint::arena, SizeClassUsage::heldSlabs).
+    std::optional<SlabModelOptions> slabs;
+    // With the slab model: how many times to sample the live keys and each threshold's allocated and
+    // active bytes along the trace (SimulationResult::timeline; 0: none).
+    std::uint32_t timelineSamples = 0;
 };
+
+// The most samples a timeline takes.
+inline constexpr std::uint32_t kMaxTimelineSamples = 10000;
 
 // Parses "40:41,24:7" (usable size : regions) into SimulationConfig::startRegions; the error names `field`.
 Expected<std::map<std::uint64_t, std::uint64_t>> parseStartRegions(std::string_view text, const std::string& field);

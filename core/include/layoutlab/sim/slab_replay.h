@@ -16,8 +16,7 @@
 
 #include "layoutlab/alloc/jemalloc_arena_model.h"
 #include "layoutlab/alloc/jemalloc_model.h"
-#include "layoutlab/sim/keyspace_replay.h"
-#include "layoutlab/sim/results.h"
+#include "layoutlab/sim/arena_replay.h"
 #include "layoutlab/sim/slab_index.h"
 
 #include <memory>
@@ -25,26 +24,21 @@
 
 namespace layoutlab {
 
-// Whether the slab model covers `allocator`: jemalloc's only (memcached's slabs and glibc are other models).
-Status slabModelCovers(const AllocatorModel& allocator);
-
-class SlabReplay final : public KeyspaceObserver {
+class SlabReplay final : public ArenaReplay {
 public:
-    // Fails when slabModelCovers(allocator) does.
     // threadCache: a server's main thread allocates through its tcache; the reference engine does not.
-    static Expected<std::unique_ptr<SlabReplay>> create(const LayoutModel& layout, const AllocatorModel& allocator,
-        const std::vector<std::uint32_t>& thresholds, const KeyspaceReplay& replay, bool threadCache);
-
+    SlabReplay(const LayoutModel& layout, const JemallocModel& allocator, const std::vector<std::uint32_t>& thresholds,
+        const KeyspaceReplay& replay, bool threadCache);
     ~SlabReplay() override;
+
     void stored(std::uint32_t keyId, const KeyState& key) override;
     void removed(std::uint32_t keyId) override;
-    // After KeyspaceReplay::finish(): the index tables as the engine's cron leaves them (settled).
-    void settled();
-
-    // What the arena of `threshold` holds now, with its peaks (nullopt: not one of the run's thresholds).
-    std::optional<ArenaUsage> usageAt(std::uint32_t threshold) const;
+    // The index tables as the engine's cron leaves them (settled).
+    void settled() override;
+    std::optional<ArenaUsage> usageAt(std::uint32_t threshold) const override;
+    std::vector<HeldSlabs> heldSlabsAt(std::uint32_t threshold) const override;
     // Where the size classes came from: "linked" (mallctl of this program's jemalloc) or "emulated".
-    const char* tableSource() const { return m_allocator->isLinked() ? "linked" : "emulated"; }
+    std::string tableSource() const override { return m_allocator->isLinked() ? "linked" : "emulated"; }
     // Bytes of model state per key id and threshold, at most (for the memory check before a run): a
     // record byte and a handle per allocation the key has (two for Valkey 8.1 and later, up to five for
     // Redis 7.0 with a TTL; KeyLayout's limit here).
@@ -53,8 +47,7 @@ public:
 
 private:
     struct ThresholdArena;
-    SlabReplay(const LayoutModel& layout, const JemallocModel& allocator, const std::vector<std::uint32_t>& thresholds,
-        const KeyspaceReplay& replay, bool threadCache);
+    const ThresholdArena* arenaOf(std::uint32_t threshold) const;
     void store(ThresholdArena& t, std::uint32_t keyId, const KeyState& key);
     void remove(ThresholdArena& t, std::uint32_t keyId);
     void syncIndexes(ThresholdArena& t);

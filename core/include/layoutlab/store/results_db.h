@@ -31,7 +31,7 @@ struct sqlite3;
 
 namespace layoutlab {
 
-inline constexpr int kResultsSchemaVersion = 5;
+inline constexpr int kResultsSchemaVersion = 6;
 
 struct TraceRecord {
     std::int64_t id = 0;
@@ -140,6 +140,8 @@ public:
     Expected<std::vector<TraceRecord>> listTraces();
     // The run's points with their size classes, as sim/sweep produced them.
     Expected<std::vector<ThresholdPoint>> points(std::int64_t runId);
+    // The run's timeline (empty: it has none), the bytes per point in point order.
+    Expected<std::vector<TimelineSample>> timeline(std::int64_t runId);
     Expected<std::vector<Measurement>> measurements(std::int64_t runId);
     Expected<std::uint64_t> deleteRuns(const std::vector<std::int64_t>& runIds);
     // Deletes the failed and interrupted runs, and the running ones whose owner is gone; live runs stay.

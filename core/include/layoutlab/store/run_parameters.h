@@ -8,6 +8,8 @@
 
 #include "layoutlab/expected.h"
 
+#include "layoutlab/sim/arena_replay.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -37,8 +39,10 @@ struct RunParameters {
     std::optional<std::string> cacheGeometry;
     std::optional<std::uint32_t> cacheSampleGets;
     std::optional<std::string> startRegions; // SimulationConfig::startRegions, as "40:41"
-    // The slab model ran (SimulationConfig::slabs), with a thread cache in front of the arena or without.
-    std::optional<bool> slabThreadCache;
+    // The slab model ran (SimulationConfig::slabs) with these options, and took a timeline of this many
+    // samples (0: none).
+    std::optional<SlabModelOptions> slabModel;
+    std::uint32_t timelineSamples = 0;
     std::string batchCell;
     nlohmann::json extra = nlohmann::json::object();
 

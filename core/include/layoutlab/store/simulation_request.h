@@ -38,6 +38,10 @@ struct SimulationRequest {
     std::string startRegions; // "40:41": SimulationConfig::startRegions, for the cache model
     bool slabs = false; // the slab model: what the allocator keeps active (SimulationConfig::slabs)
     bool slabThreadCache = true; // with `slabs`: a thread cache in front of the arena, as in a server
+    // With `slabs` on memcached: the page mover's window (SlabModelOptions::pageMoverWindow; 0: no moves).
+    std::uint32_t pageMoverWindow = SlabModelOptions {}.pageMoverWindow;
+    // Samples of a timeline along the trace (SimulationConfig::timelineSamples; 0: none). Implies `slabs`.
+    std::uint32_t timeline = 0;
     // With `slabs` and an allocator the slab model does not cover (memcached's): a usage error (false), or
     // the run without it (true: several layouts side by side, some of them memcached's).
     bool slabsWhereCovered = false;

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// memcached 1.6's slab pages as they live through a trace: which 1 MiB pages each slab class holds, how
+// many it has malloc'ed in all, and the pages its mover hands back to the global pool.
+//
+//     class 1:  [page][page][page]   used chunks + free chunks (a free list, any chunk of any page)
+//     class 2:  [page]
+//     ...
+//     global page pool: [page]       pages the mover took from a class, for the next class that grows
+//     total_malloced = pages ever malloc'ed (never given back to the OS)
+//
+// Rules, each from memcached 1.6 (slabs.c, slab_automove.c, items.c):
+//  - a chunk: do_slabs_alloc takes one off the class's free list; with the list empty do_slabs_newslab
+//    first gives the class a page, from the global pool (get_page_from_global_pool) or else malloc'ed
+//    (memory_allocate; mem_malloced grows by the page), and splits it into free chunks
+//    (split_slab_page_into_freelist). Which chunk is taken never changes a page count, so the model keeps
+//    counts per class, not chunks;
+//  - a free: do_slabs_free puts the chunk back on its class's free list; a page is never given back;
+//  - an overwrite allocates the new item before the old one is unlinked and freed (items.c do_item_alloc,
+//    then item_replace), as the replay's order of stored-then-freed has it;
+//  - the page mover (slab_automove=1, the default): once a second the LRU maintainer thread runs
+//    slab_automove_run (items.c lru_maintainer_thread; a run that gave a page to the global pool is followed
+//    by the next at once, "be more aggressive"), which walks the classes from the smallest and, at the first
+//    class holding more free
+//    chunks than MIN_PAGES_FOR_RECLAIM (2.5) pages' worth whose last slab_automove_window (30) runs saw no
+//    page added, moves one page of it to the global pool (slabs_reassign(src, 0)). The rebalancer copies
+//    the page's live items into free chunks of the same class (slab_rebalance_move, slab_rebalance_alloc),
+//    so the class keeps its used chunks and loses a page's worth of free ones. A run first marks a class's
+//    window slot dirty when its total_pages grew since the run before, then sums the window: a class that
+//    grew at run d gives nothing before run d + window (measured on Debian's 1.6.18: with a window of 3, a
+//    class grown at the first run gave its page at the fourth). Classes after the one that moved a page are
+//    not visited that run (the loop breaks): their window slots keep what they held;
+//  - not modelled yet: the second automove rule (a page from the class with the oldest items to one that
+//    evicts), which needs evictions, and so a memory limit (-m) that the replay does not enforce.
+
+#include "layoutlab/alloc/memcached_slabs.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace layoutlab {
+
+class MemcachedPageModel {
+public:
+    struct Options {
+        // settings.slab_automove_window (memcached.c: 30; -o slab_automove_window=N); 0: no page mover
+        // (-o slab_automove=0, or a trace whose clock is not the server's).
+        std::uint32_t moverWindow = 30;
+    };
+
+    MemcachedPageModel(const MemcachedSlabModel& slabs, Options options);
+
+    // A chunk of class `classId` (1-based, as slabs_clsid gives it), `count` times.
+    void allocate(std::uint32_t classId, std::uint32_t count = 1);
+    void release(std::uint32_t classId, std::uint32_t count = 1);
+    // The trace's clock reached `nowSeconds` since the server started: the mover's runs of the seconds up to
+    // it happen now (the first at second 0, when the server starts; then one a second, and a burst of them
+    // while they move pages).
+    void advanceTo(std::uint64_t nowSeconds);
+    // The mover's runs until it moves nothing more, as a server left idle does (the server measured
+    // a while after the load).
+    void settle();
+
+    // Used chunks times their size (memcached's slab-chunk bytes), and total_malloced (pages malloc'ed).
+    std::uint64_t allocatedBytes() const { return m_allocatedBytes; }
+    std::uint64_t activeBytes() const { return m_mallocedPages * m_pageBytes; }
+    std::uint64_t peakAllocatedBytes() const { return m_peakAllocatedBytes; }
+    std::uint64_t peakActiveBytes() const { return m_mallocedPages * m_pageBytes; } // it never shrinks
+    std::uint64_t pagesOf(std::uint32_t classId) const { return m_classes.at(classId - 1).pages; }
+    std::uint64_t usedChunksOf(std::uint32_t classId) const { return m_classes.at(classId - 1).used; }
+    std::uint64_t globalPoolPages() const { return m_poolPages; }
+    std::uint64_t mallocedPages() const { return m_mallocedPages; }
+    std::uint64_t pagesMoved() const { return m_pagesMoved; } // the `slabs_moved` stat
+    std::size_t classCount() const { return m_classes.size(); }
+
+private:
+    struct SlabClass {
+        std::uint64_t chunkBytes = 0;
+        std::uint64_t perPage = 0;
+        std::uint64_t pages = 0;
+        std::uint64_t used = 0;
+        std::uint64_t pagesAtLastRun = 0; // sam_before[n].total_pages
+        std::uint64_t free() const { return pages * perPage - used; }
+        // free_chunks > chunks_per_page * MIN_PAGES_FOR_RECLAIM, in integers (2.5 = 5 / 2).
+        bool overReclaimLine() const { return 2 * free() > 5 * perPage; }
+    };
+    // One slab_automove_run; returns whether it moved a page.
+    bool runMover();
+    // The runs of the next second.
+    void runSecond();
+
+    std::vector<SlabClass> m_classes;
+    std::uint64_t m_pageBytes;
+    Options m_options;
+    std::vector<std::uint64_t> m_pagesAtRunStart; // a run's scratch
+    std::vector<std::uint8_t> m_dirty; // window_data[class * window + slot].dirty
+    std::uint64_t m_runs = 0; // window_cur: runs so far
+    std::uint64_t m_seconds = 0; // the seconds whose runs have happened
+    std::uint64_t m_poolPages = 0;
+    std::uint64_t m_mallocedPages = 0;
+    std::uint64_t m_pagesMoved = 0;
+    std::uint64_t m_allocatedBytes = 0;
+    std::uint64_t m_peakAllocatedBytes = 0;
+};
+
+} // namespace layoutlab

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The per-threshold half of simulate(): every threshold's point from the final keyspace's shape
+// histograms, at a cost that does not grow with the number of thresholds.
+
+#include "layoutlab/sim/index_table_model.h"
+#include "layoutlab/sim/shape_histogram.h"
+#include "layoutlab/sim/simulation.h"
+
+#include <stop_token>
+
+namespace layoutlab {
+
+Expected<std::vector<ThresholdPoint>> evaluateThresholds(const SimulationConfig& config,
+    const std::vector<std::uint32_t>& thresholds, const std::vector<ShapeHistogram::Entry>& keyspace,
+    const std::vector<ShapeHistogram::Entry>& gets,
+    const std::vector<ThresholdShapeHistogram::Entry>& thresholdKeyspace,
+    const std::vector<ThresholdShapeHistogram::Entry>& thresholdGets, const std::vector<IndexFootprint>& indexes,
+    std::stop_token stop);
+
+} // namespace layoutlab

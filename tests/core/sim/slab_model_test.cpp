@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: MIT
+// The slab model through simulate(): memcached's pages per class, and the timeline.
+#include "layoutlab/alloc/allocator_registry.h"
+#include "layoutlab/alloc/memcached_slabs.h"
+#include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/sim/simulation.h"
+#include "layoutlab/trace/generator.h"
+#include "layoutlab/trace/memory_trace.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+using namespace layoutlab;
+
+namespace {
+
+SimulationConfig slabConfig(const char* layout, const char* alloc, std::vector<std::uint32_t> thresholds,
+    std::uint32_t moverWindow = 0, std::uint32_t timeline = 0) {
+    auto l = parseLayout(layout);
+    auto a = parseAllocator(alloc);
+    EXPECT_TRUE(l && a);
+    SimulationConfig config { *l, *a, std::move(thresholds) };
+    config.slabs = SlabModelOptions { true, moverWindow };
+    config.timelineSamples = timeline;
+    return config;
+}
+
+// A churn: keys written with log-normal sizes, overwritten, deleted, expired.
+std::vector<Request> churn(std::uint64_t seed) {
+    auto c = makeGeneratorConfig(
+        20000, 80000, "lognormal:3:0.5:4:200", "lognormal:5:1.2:1:20000", 0.2, 0.0, 0.25, 0.2, "zipf:0.8", seed);
+    EXPECT_TRUE(c);
+    SyntheticTrace trace(*c);
+    std::vector<Request> all(trace.totalRequests());
+    auto n = trace.read(all);
+    EXPECT_TRUE(n);
+    all.resize(*n);
+    return all;
+}
+
+Expected<SimulationResult> simulateFirst(
+    const SimulationConfig& config, const std::vector<Request>& requests, std::size_t count) {
+    MemoryTrace trace(std::vector<Request>(requests.begin(), requests.begin() + static_cast<std::ptrdiff_t>(count)));
+    return simulate(config, trace);
+}
+
+TEST(SlabModel, MemcachedPagesPerClassFollowTheMostChunksEachClassHeld) {
+    // Without the page mover, a class holds pages for the most chunks it ever had in use at once: counted
+    // here from the items, request by request, by class.
+    const auto requests = churn(5);
+    const auto config = slabConfig("memcached-1.6", "memcached", {});
+    MemoryTrace trace(requests);
+    auto result = simulate(config, trace);
+    ASSERT_TRUE(result) << result.error().describe();
+    const auto& point = result->points.front();
+    ASSERT_TRUE(point.arena);
+    // Replay the items by hand: the class of each key's item, live or not.
+    const auto& layout = *config.layout;
+    const auto& slabs = dynamic_cast<const MemcachedSlabModel&>(*config.allocator);
+    std::map<std::uint32_t, std::uint32_t> itemClass; // key id -> class id of its item
+    std::map<std::uint32_t, std::int64_t> used, peak;
+    for (const Request& r : requests) {
+        auto drop = [&] {
+            if (auto it = itemClass.find(r.keyId); it != itemClass.end()) {
+                --used[it->second];
+                itemClass.erase(it);
+            }
+        };
+        if (r.op == Op::Set) {
+            const KeyLayout kl = layout.describe({ r.keyBytes, r.valueBytes }, 0, slabs);
+            ASSERT_EQ(kl.allocationCount, 1) << "the churn's items are not chunked";
+            const std::uint32_t id = slabs.classId(kl.allocations[0].requestedBytes);
+            peak[id] = std::max(peak[id], ++used[id]); // the new item before the old one is freed
+            drop();
+            itemClass[r.keyId] = id;
+        } else if (r.op == Op::Delete) {
+            drop();
+        }
+    }
+    ASSERT_EQ(result->trace.expiredKeys, 0u) << "the churn has no TTLs to expire within its seconds";
+    std::uint64_t pages = 0;
+    for (const auto& c : point.sizeClasses) {
+        const std::uint32_t id = slabs.classId(c.classBytes);
+        const auto perPage = static_cast<std::uint64_t>(slabs.slabClasses()[id - 1].perSlab);
+        EXPECT_EQ(c.heldSlabs, (static_cast<std::uint64_t>(peak[id]) + perPage - 1) / perPage) << "class " << id;
+        EXPECT_EQ(c.allocations, static_cast<std::uint64_t>(used[id])) << "class " << id;
+        pages += c.heldSlabs;
+    }
+    EXPECT_EQ(point.arena->activeBytes, pages << 20);
+    EXPECT_EQ(point.arena->allocatedBytes, point.usableBytes - point.indexBytes);
+}
+
+TEST(SlabModel, TimelineSamplesEqualTheTraceCutShortThere) {
+    // Each sample is what the slab model holds after that many requests: the same as a run of the trace cut
+    // there, for memcached (no index tables to settle at the end).
+    const auto requests = churn(7);
+    const auto config = slabConfig("memcached-1.6", "memcached", {}, 0, 5);
+    MemoryTrace trace(requests);
+    auto result = simulate(config, trace);
+    ASSERT_TRUE(result) << result.error().describe();
+    ASSERT_EQ(result->timeline.size(), 5u);
+    EXPECT_EQ(result->timeline.back().requests, requests.size());
+    for (std::size_t k = 0; k < result->timeline.size(); ++k) {
+        const auto& sample = result->timeline[k];
+        EXPECT_EQ(sample.requests, (k + 1) * requests.size() / 5);
+        auto cut = simulateFirst(config, requests, sample.requests);
+        ASSERT_TRUE(cut) << cut.error().describe();
+        SCOPED_TRACE(sample.requests);
+        EXPECT_EQ(sample.liveKeys, cut->trace.liveKeys);
+        EXPECT_EQ(sample.timeMs, requests[sample.requests - 1].timeMs);
+        ASSERT_EQ(sample.allocatedBytes.size(), 1u);
+        EXPECT_EQ(sample.allocatedBytes[0], cut->points[0].arena->allocatedBytes);
+        EXPECT_EQ(sample.activeBytes[0], cut->points[0].arena->activeBytes);
+    }
+}
+
+TEST(SlabModel, TimelineEndsWithEveryThresholdsFigures) {
+    const auto requests = churn(9);
+    MemoryTrace trace(requests);
+    auto result = simulate(slabConfig("valkey-9.1", "jemalloc:quantum=8,page=4096", { 48, 64, 128 }, 0, 7), trace);
+    ASSERT_TRUE(result) << result.error().describe();
+    ASSERT_EQ(result->timeline.size(), 7u);
+    for (std::size_t i = 0; i < result->points.size(); ++i) {
+        EXPECT_EQ(result->timeline.back().allocatedBytes[i], result->points[i].arena->allocatedBytes);
+        EXPECT_EQ(result->timeline.back().activeBytes[i], result->points[i].arena->activeBytes);
+        std::uint64_t most = 0;
+        for (const auto& s : result->timeline)
+            most = std::max(most, s.activeBytes[i]);
+        EXPECT_LE(most, result->points[i].arena->peakActiveBytes);
+    }
+    for (std::size_t k = 1; k < result->timeline.size(); ++k)
+        EXPECT_GT(result->timeline[k].requests, result->timeline[k - 1].requests);
+}
+
+TEST(SlabModel, TimelineOfAStreamOfUnknownLengthStaysEven) {
+    // A reader that does not know its length: the sampler halves its samples as the trace goes on.
+    class Stream final : public TraceReader {
+    public:
+        explicit Stream(std::vector<Request> r)
+            : m_trace(std::move(r)) { }
+        Expected<std::size_t> read(std::span<Request> out) override { return m_trace.read(out); }
+        std::uint64_t totalRequests() const override { return 0; }
+        std::uint64_t keyIdLimit() const override { return m_trace.keyIdLimit(); }
+        std::string name() const override { return "stream"; }
+
+    private:
+        MemoryTrace m_trace;
+    };
+    const auto requests = churn(11);
+    Stream stream(requests);
+    auto result = simulate(slabConfig("memcached-1.6", "memcached", {}, 0, 10), stream);
+    ASSERT_TRUE(result) << result.error().describe();
+    ASSERT_GE(result->timeline.size(), 5u);
+    ASSERT_LE(result->timeline.size(), 10u);
+    EXPECT_EQ(result->timeline.back().requests, requests.size());
+    const std::uint64_t step = result->timeline[1].requests - result->timeline[0].requests;
+    for (std::size_t k = 1; k + 1 < result->timeline.size(); ++k)
+        EXPECT_EQ(result->timeline[k].requests - result->timeline[k - 1].requests, step);
+}
+
+TEST(SlabModel, MemcachedPageMoverRunsOnTheTracesClock) {
+    // 30000 items of class 1 in the first second, 28000 deleted; with a 30-second window the mover gives a
+    // page to the global pool only once the trace's clock passes it, and a class that grows later takes
+    // that page instead of a new one.
+    std::vector<Request> requests;
+    auto at = [&](Op op, std::uint32_t key, std::uint32_t value, std::uint64_t ms) {
+        Request r;
+        r.op = op;
+        r.keyId = key;
+        r.keyBytes = 16;
+        r.valueBytes = value;
+        r.timeMs = ms;
+        requests.push_back(r);
+    };
+    for (std::uint32_t k = 0; k < 30000; ++k)
+        at(Op::Set, k, 16, 100);
+    for (std::uint32_t k = 0; k < 28000; ++k)
+        at(Op::Delete, k, 0, 200);
+    at(Op::Set, 40000, 1000, 20000); // class 12 at 20 s: before the window has passed
+    at(Op::Set, 40001, 2000, 60000); // class 15 at 60 s: after
+    auto early = [&](std::size_t count, std::uint32_t window) {
+        MemoryTrace trace(
+            std::vector<Request>(requests.begin(), requests.begin() + static_cast<std::ptrdiff_t>(count)));
+        return simulate(slabConfig("memcached-1.6", "memcached", {}, window), trace);
+    };
+    auto all = early(requests.size(), 30);
+    ASSERT_TRUE(all) << all.error().describe();
+    // Pages: class 1 kept 2 of its 3, class 12 got a new one at 20 s, class 15 took the pooled one at 60 s.
+    EXPECT_EQ(all->points[0].arena->activeBytes, 4u << 20);
+    auto off = early(requests.size(), 0);
+    ASSERT_TRUE(off);
+    EXPECT_EQ(off->points[0].arena->activeBytes, 5u << 20);
+    for (const auto& c : all->points[0].sizeClasses)
+        if (c.classBytes == 96)
+            EXPECT_EQ(c.heldSlabs, 2u);
+    auto before = early(requests.size() - 1, 30);
+    ASSERT_TRUE(before);
+    for (const auto& c : before->points[0].sizeClasses)
+        if (c.classBytes == 96)
+            EXPECT_EQ(c.heldSlabs, 3u) << "the trace ends at 20 s: the window has not passed";
+}
+
+} // namespace
