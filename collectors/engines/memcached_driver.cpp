@@ -78,13 +78,21 @@ Expected<MemcachedSlabs> readSlabs(MemcachedClient& client) {
         const auto colon = name.find(':');
         if (colon == std::string::npos || name.substr(colon + 1) != "used_chunks")
             continue;
-        auto chunk = number(*slabs, name.substr(0, colon) + ":chunk_size");
+        const std::string id = name.substr(0, colon);
+        auto chunk = number(*slabs, id + ":chunk_size");
         auto used = number(*slabs, name);
-        if (!chunk || !used)
-            return dataError(fmt::format("memcached `stats slabs` has a damaged class {}", name.substr(0, colon)));
+        auto pages = number(*slabs, id + ":total_pages");
+        if (!chunk || !used || !pages)
+            return dataError(fmt::format("memcached `stats slabs` has a damaged class {}", id));
         if (*used > 0)
             out.usedChunksByChunkBytes[*chunk] += *used;
+        if (*pages > 0)
+            out.pagesByChunkBytes[*chunk] += *pages;
     }
+    auto malloced = number(*slabs, "total_malloced");
+    if (!malloced)
+        return malloced.error();
+    out.totalMalloced = *malloced;
     // Items per class (items:<id>:number); a class's chunk size comes from `stats slabs`. Items larger
     // than slab_chunk_max are counted in the class of their header chunk.
     auto itemStats = client.stats("items");

@@ -101,14 +101,28 @@ Status warmUpCommands(RespClient& client) {
     return client.pipeline(commands);
 }
 
-Expected<std::uint64_t> usedMemory(RespClient& client) {
+Expected<MemoryFigures> memoryFigures(RespClient& client) {
     auto memory = client.info("memory");
     if (!memory)
         return memory.error();
-    const auto it = memory->find("used_memory");
-    if (it == memory->end())
+    auto number = [&memory](const char* name) -> std::optional<std::uint64_t> {
+        const auto it = memory->find(name);
+        if (it == memory->end() || it->second.empty()
+            || it->second.find_first_not_of("0123456789") != std::string::npos)
+            return std::nullopt;
+        return std::stoull(it->second);
+    };
+    const auto used = number("used_memory");
+    if (!used)
         return dataError("INFO memory has no used_memory");
-    return std::stoull(it->second);
+    return MemoryFigures { *used, number("allocator_allocated"), number("allocator_active") };
+}
+
+Expected<std::uint64_t> usedMemory(RespClient& client) {
+    auto figures = memoryFigures(client);
+    if (!figures)
+        return figures.error();
+    return figures->usedMemory;
 }
 
 Expected<std::uint64_t> keyCount(RespClient& client) {

@@ -2,7 +2,9 @@
 // Waiting for a Valkey or Redis server to settle before its memory is read. A keyspace that has just
 // crossed a power of two holds two tables while it rehashes incrementally (dict.c / hashtable.c): the
 // server's cron finishes the work within a few hundred milliseconds of the load, and only then does
-// used_memory show what the keyspace will keep.
+// used_memory show what the keyspace will keep. The allocator's figures (allocator_allocated and
+// allocator_active) must hold still too: they move for a while after used_memory stops (the thread cache
+// and the client's buffers, which used_memory does not count the same way).
 
 #include "layoutlab/collect/resp_driver.h"
 
@@ -49,10 +51,11 @@ Rehash rehashState(RespClient& client, bool& debugRefused) {
 
 std::string SettleReport::describe() const {
     if (settled)
-        return fmt::format("settled after {:.1f} s ({}; used_memory steady)", seconds,
-            rehashKnown ? "no table rehashing" : "the server does not tell whether it rehashes");
+        return fmt::format("settled after {:.1f} s ({}; used_memory{} steady)", seconds,
+            rehashKnown ? "no table rehashing" : "the server does not tell whether it rehashes",
+            memory.allocatorActive ? " and the allocator's figures" : "");
     return fmt::format("gave up waiting after {:.1f} s: {}; measured as it stood", seconds,
-        stillRehashing ? "a table was still rehashing" : "used_memory kept changing");
+        stillRehashing ? "a table was still rehashing" : "its memory figures kept changing");
 }
 
 Expected<SettleReport> waitUntilSettled(RespClient& client, const SettleOptions& options) {
@@ -61,17 +64,18 @@ Expected<SettleReport> waitUntilSettled(RespClient& client, const SettleOptions&
     SettleReport report;
     bool debugRefused = false;
     std::uint32_t steady = 0;
-    std::optional<std::uint64_t> last;
+    std::optional<MemoryFigures> last;
     while (true) {
         const Rehash rehash = rehashState(client, debugRefused);
         report.rehashKnown = rehash != Rehash::Unknown;
         report.stillRehashing = rehash == Rehash::Yes;
-        auto used = usedMemory(client);
-        if (!used)
-            return used.error();
-        steady = (last && *last == *used) ? steady + 1 : 0;
-        last = *used;
-        report.usedMemory = *used;
+        auto figures = memoryFigures(client);
+        if (!figures)
+            return figures.error();
+        steady = (last && *last == *figures) ? steady + 1 : 0;
+        last = *figures;
+        report.memory = *figures;
+        report.usedMemory = figures->usedMemory;
         report.seconds = std::chrono::duration<double>(Clock::now() - start).count();
         if (rehash != Rehash::Yes && steady + 1 >= options.stablePolls) {
             report.settled = true;

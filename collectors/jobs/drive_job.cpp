@@ -6,6 +6,7 @@
 #include "drive_steps.h"
 
 #include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/sim/arena_replay.h"
 #include "layoutlab/sim/simulation.h"
 
 #include <fmt/format.h>
@@ -116,6 +117,11 @@ Status finish(const DriveRequest& r, const LayoutAndAllocator& models, DriveRepo
     predictionConfig.layout = models.layout;
     predictionConfig.allocator = models.allocator;
     predictionConfig.cache = r.cache;
+    // The slab model as the server allocates: a thread cache in front of jemalloc's arena; memcached's page
+    // mover off, since the load runs far faster than the trace's clock (the server's mover has not run by
+    // the time its pages are read).
+    if (slabModelCovers(*models.allocator))
+        predictionConfig.slabs = SlabModelOptions { true, 0 };
     auto prediction = simulate(predictionConfig, **trace, progress, stop);
     if (!prediction)
         return prediction.error();
@@ -130,6 +136,11 @@ Status finish(const DriveRequest& r, const LayoutAndAllocator& models, DriveRepo
 
 void completePrediction(DriveReport& report) {
     const auto& point = report.prediction.points.at(0);
+    if (point.arena) {
+        report.allocator.predicted = true;
+        report.allocator.predictedAllocated = point.arena->allocatedBytes;
+        report.allocator.predictedActive = point.arena->activeBytes;
+    }
     if (!report.isMemcached()) {
         report.predictedBytesPerKey = point.usableBytesPerKey;
         return;
@@ -151,6 +162,11 @@ void completePrediction(DriveReport& report) {
         classes[chunk].chunkBytes = chunk;
         classes[chunk].predictedChunks = count;
     }
+    for (const auto& c : point.sizeClasses)
+        if (c.heldSlabs) {
+            classes[c.classBytes].chunkBytes = c.classBytes;
+            classes[c.classBytes].predictedPages = c.heldSlabs;
+        }
     report.classes.clear();
     for (const auto& [chunk, c] : classes)
         report.classes.push_back(c);
@@ -285,6 +301,9 @@ Status driveResp(const DriveRequest& r, drive::DriveTarget& target, DriveReport&
     if (!before)
         return before.error();
     report.usedBefore = before->usedMemory;
+    report.allocator.measured = before->memory.allocatorActive.has_value();
+    report.allocator.allocatedBefore = before->memory.allocatorAllocated.value_or(0);
+    report.allocator.activeBefore = before->memory.allocatorActive.value_or(0);
     if (progress)
         progress->phase("load");
     auto load = loadTrace(
@@ -305,6 +324,8 @@ Status driveResp(const DriveRequest& r, drive::DriveTarget& target, DriveReport&
         r.notice(fmt::format("warning: the server did not settle: {}", after->describe()));
     report.settled = *after;
     report.usedAfter = after->usedMemory;
+    report.allocator.allocatedAfter = after->memory.allocatorAllocated.value_or(0);
+    report.allocator.activeAfter = after->memory.allocatorActive.value_or(0);
     auto count = keyCount(*client);
     if (!count)
         return count.error();

@@ -5,6 +5,7 @@
 #include "drive_steps.h"
 
 #include <fmt/format.h>
+#include <map>
 #include <nlohmann/json.hpp>
 
 namespace layoutlab::drive {
@@ -73,13 +74,22 @@ Status driveMemcached(const DriveRequest& r, DriveTarget& target, DriveReport& r
     report.serverKeys = slabs->items;
     report.measuredBytesPerKey
         = slabs->items ? static_cast<double>(slabs->chunkBytes()) / static_cast<double>(slabs->items) : 0;
-    for (const auto& [chunk, used] : slabs->usedChunksByChunkBytes) {
-        DriveSlabClass c;
+    // Every class with chunks in use or pages held (a class whose items were all deleted keeps its pages).
+    std::map<std::uint64_t, DriveSlabClass> classes;
+    for (const auto& [chunk, used] : slabs->usedChunksByChunkBytes)
+        classes[chunk].measuredChunks = used;
+    for (const auto& [chunk, pages] : slabs->pagesByChunkBytes)
+        classes[chunk].measuredPages = pages;
+    for (auto& [chunk, c] : classes) {
         c.chunkBytes = chunk;
-        c.measuredChunks = used;
         c.measuredItems = slabs->itemsByChunkBytes.count(chunk) ? slabs->itemsByChunkBytes.at(chunk) : 0;
         report.classes.push_back(c);
     }
+    report.allocator.measured = true;
+    report.allocator.allocatedBefore = empty->chunkBytes();
+    report.allocator.allocatedAfter = slabs->chunkBytes();
+    report.allocator.activeBefore = empty->totalMalloced;
+    report.allocator.activeAfter = slabs->totalMalloced;
     if (progress)
         progress->phase("run");
     auto run = runPhase(

@@ -61,6 +61,28 @@ double commandsPerSecond(const LoadReport& load) {
     return load.seconds > 0 ? static_cast<double>(load.commands) / load.seconds : 0.0;
 }
 
+// The allocator's growth over the load beside the slab model's, as rows of the measured/predicted table.
+std::string allocatorRows(const DriveReport& r) {
+    const auto& a = r.allocator;
+    if (!a.measured)
+        return {};
+    const bool mc = r.isMemcached();
+    auto row
+        = [&](const char* name, std::int64_t measured, bool withPrediction, std::uint64_t predicted, bool withError) {
+              std::string line = fmt::format("{:<26}{:>14}", name, measured);
+              if (withPrediction)
+                  line += fmt::format("{:>14}", predicted);
+              if (withError)
+                  line += fmt::format("   error {:+.2f}%", 100 * a.activeRelativeError());
+              return line + "\n";
+          };
+    std::string out = row(mc ? "slab chunk bytes" : "allocator_allocated, +", a.measuredAllocated(), a.predicted,
+        a.predictedAllocated, false);
+    out += row(mc ? "total_malloced" : "allocator_active, +", a.measuredActive(), a.predicted, a.predictedActive,
+        a.comparable());
+    return out;
+}
+
 } // namespace
 
 nlohmann::json layoutChoiceJson(const DriveReport& r) {
@@ -95,12 +117,21 @@ nlohmann::json toJson(const DriveReport& r) {
                 { "key_names_repeat", r.load.namesRepeat } } },
         { "run", runJson(r.run) },
         { "ops_per_sec", r.run ? nlohmann::json(r.run->requestsPerSecond) : nlohmann::json(nullptr) } };
+    // The allocator's figures: null where the server does not report them or the slab model does not cover it.
+    const auto& a = r.allocator;
+    auto orNull = [](bool known, auto value) { return known ? nlohmann::json(value) : nlohmann::json(nullptr); };
+    out.update({ { "measured_allocated_bytes", orNull(a.measured, a.measuredAllocated()) },
+        { "measured_active_bytes", orNull(a.measured, a.measuredActive()) },
+        { "predicted_allocated_bytes", orNull(a.predicted, a.predictedAllocated) },
+        { "predicted_active_bytes", orNull(a.predicted, a.predictedActive) },
+        { "active_relative_error", orNull(a.comparable(), a.activeRelativeError()) } });
     if (r.isMemcached()) {
         out["framing"] = r.framing;
         nlohmann::json classes = nlohmann::json::array();
         for (const auto& c : r.classes)
             classes.push_back({ { "chunk_bytes", c.chunkBytes }, { "measured_chunks", c.measuredChunks },
-                { "predicted_chunks", c.predictedChunks }, { "measured_items", c.measuredItems } });
+                { "predicted_chunks", c.predictedChunks }, { "measured_items", c.measuredItems },
+                { "measured_pages", c.measuredPages }, { "predicted_pages", c.predictedPages } });
         out["classes"] = classes;
     } else {
         nlohmann::json samples = nlohmann::json::array();
@@ -138,12 +169,16 @@ std::string renderDriveTable(const DriveReport& r) {
     out += fmt::format("{:<26}{:>14.2f}{:>14.2f}   error {:+.2f}%\n",
         r.isMemcached() ? "chunk bytes per item" : "bytes per key", r.measuredBytesPerKey, r.predictedBytesPerKey,
         100 * r.relativeError());
+    out += allocatorRows(r);
     if (r.isMemcached()) {
-        out += fmt::format(
-            "\nper slab class:\n  {:>11} {:>12} {:>12} {:>12}\n", "chunk", "items", "chunks", "predicted");
+        out += fmt::format("\nper slab class:\n  {:>11} {:>12} {:>12} {:>12} {:>8} {:>10}\n", "chunk", "items",
+            "chunks", "predicted", "pages", "predicted");
         for (const auto& c : r.classes)
-            out += fmt::format("  {:>9} B {:>12} {:>12} {:>12}{}\n", c.chunkBytes, c.measuredItems, c.measuredChunks,
-                c.predictedChunks, c.measuredChunks == c.predictedChunks ? "" : "   differs");
+            out += fmt::format("  {:>9} B {:>12} {:>12} {:>12} {:>8} {:>10}{}\n", c.chunkBytes, c.measuredItems,
+                c.measuredChunks, c.predictedChunks, c.measuredPages, c.predictedPages,
+                c.measuredChunks == c.predictedChunks && (!r.allocator.predicted || c.measuredPages == c.predictedPages)
+                    ? ""
+                    : "   differs");
     } else {
         out += fmt::format("{:<26}{:>14}\n", "used_memory before", r.usedBefore);
         out += fmt::format("{:<26}{:>14}\n", "used_memory after", r.usedAfter);
@@ -174,15 +209,25 @@ std::vector<Measurement> driveMeasurements(const DriveReport& r) {
     if (r.isMemcached()) {
         add("bytes_per_key", r.measuredBytesPerKey, "bytes", { { "what", "slab chunk bytes per item" } });
         add("keys", static_cast<double>(r.serverKeys), "items");
-        for (const auto& c : r.classes)
+        for (const auto& c : r.classes) {
             if (c.measuredChunks)
                 add("used_chunks", static_cast<double>(c.measuredChunks), "chunks",
                     { { "chunk_bytes", c.chunkBytes } });
+            if (c.measuredPages)
+                add("total_pages", static_cast<double>(c.measuredPages), "pages", { { "chunk_bytes", c.chunkBytes } });
+        }
     } else {
         add("bytes_per_key", r.measuredBytesPerKey, "bytes");
         add("used_memory_before", static_cast<double>(r.usedBefore), "bytes");
         add("used_memory_after", static_cast<double>(r.usedAfter), "bytes");
         add("keys", static_cast<double>(r.serverKeys), "keys");
+    }
+    if (r.allocator.measured) {
+        // What the allocator holds for the trace: the growth over the load (memcached: from its empty start).
+        add("allocated_bytes", static_cast<double>(r.allocator.measuredAllocated()), "bytes",
+            { { "what", r.isMemcached() ? "slab chunk bytes" : "allocator_allocated after less before" } });
+        add("active_bytes", static_cast<double>(r.allocator.measuredActive()), "bytes",
+            { { "what", r.isMemcached() ? "total_malloced" : "allocator_active after less before" } });
     }
     add("load_seconds", r.load.seconds, "s");
     add("load_commands", static_cast<double>(r.load.commands), "commands");

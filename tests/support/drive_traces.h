@@ -4,6 +4,7 @@
 // Traces every Valkey and Redis build is driven with (`layoutlab gen` arguments): keyspaces just past a
 // power of two, keys and values across every limit, and overwrites that add and drop TTLs.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,57 @@ inline std::vector<DriveTrace> respDriveTraces() {
             { "--keys", "30000", "--ops", "90000", "--key-size", "uniform:4:40", "--value-size", "uniform:1:140",
                 "--ttl-fraction", "0.5", "--get-fraction", "0" } },
     };
+}
+
+// Traces whose deletes and overwrites leave the allocator's slabs partly empty (the slab model's cases,
+// docs/validation.md "Fragmentation"). The gen ones by their arguments; the others as MONITOR logs.
+inline std::vector<DriveTrace> churnDriveTraces() {
+    return {
+        // About a third of 200,000 keys deleted at random: most slabs keep a live region.
+        { "half-deleted",
+            { "--keys", "200000", "--ops", "100000", "--key-size", "16", "--value-size", "96", "--get-fraction", "0",
+                "--delete-fraction", "1" } },
+        // A cache: reads, writes over live keys with other sizes, deletes.
+        { "cache-mix",
+            { "--keys", "250000", "--ops", "500000", "--key-size", "uniform:8:40", "--value-size",
+                "lognormal:4.5:0.8:1:4000", "--get-fraction", "0.5", "--delete-fraction", "0.1", "--popularity",
+                "zipf:0.9" } },
+    };
+}
+
+// A MONITOR line of `args`, the `n`th of its log.
+inline std::string monitorLine(std::uint64_t n, const std::vector<std::string>& args) {
+    std::string out = "1700000000." + std::to_string(1000000 + n).substr(1) + " [0 127.0.0.1:50000]";
+    for (const auto& a : args)
+        out += " \"" + a + "\"";
+    return out + "\n";
+}
+
+// 150,000 keys, every other one deleted, then 75,000 new keys of larger sizes: the freed regions are in
+// classes the new keys do not use.
+inline std::string refillMonitorLog() {
+    std::string out = "OK\n";
+    std::uint64_t n = 0;
+    for (std::uint32_t i = 0; i < 150000; ++i)
+        out += monitorLine(++n, { "SET", "key:" + std::to_string(100000 + i), std::string(1 + (i * 37) % 150, 'v') });
+    for (std::uint32_t i = 0; i < 150000; i += 2)
+        out += monitorLine(++n, { "DEL", "key:" + std::to_string(100000 + i) });
+    for (std::uint32_t i = 0; i < 75000; ++i)
+        out += monitorLine(++n, { "SET", "new:" + std::to_string(100000 + i), std::string(160 + (i * 53) % 400, 'w') });
+    return out;
+}
+
+// 100,000 keys overwritten three times, each round's values 40 bytes longer than the last: every round
+// leaves the previous classes' slabs to empty out as it goes.
+inline std::string driftMonitorLog() {
+    std::string out = "OK\n";
+    std::uint64_t n = 0;
+    for (std::uint32_t round = 0; round < 4; ++round)
+        for (std::uint32_t i = 0; i < 100000; ++i)
+            out += monitorLine(++n,
+                { "SET", "key:" + std::to_string(100000 + (i * 7919) % 100000),
+                    std::string(20 + round * 40 + (i * 13) % 40, 'v') });
+    return out;
 }
 
 } // namespace layoutlab::test

@@ -18,7 +18,7 @@ constexpr unsigned kLgCacheSlotsMul = 1;
 constexpr std::uint32_t kCacheSlotsLarge = 20;
 constexpr std::uint64_t kCacheMaxBytes = 32768;
 constexpr unsigned kLgFlushDiv = 1;
-constexpr unsigned kLgFillDiv = 1;
+constexpr std::uint64_t kGcIncrementBytes = 65536; // tcache.c opt_tcache_gc_incr_bytes
 
 // tcache_ncached_max_compute(): twice the slab's regions, within [min, max], even.
 std::uint32_t smallCacheSlots(std::uint32_t regionsPerSlab) {
@@ -53,52 +53,95 @@ JemallocArenaModel::JemallocArenaModel(const SizeClassTable& table, Options opti
                 m_cache[i].capacity = smallCacheSlots(m_bins[i].regionsPerSlab);
             else if (classes()[i].size <= kCacheMaxBytes)
                 m_cache[i].capacity = kCacheSlotsLarge;
+            if (classes()[i].size <= kCacheMaxBytes)
+                m_cachedClasses = static_cast<std::uint32_t>(i + 1); // nhbins = sz_size2index(tcache_maxclass) + 1
         }
+}
+
+void JemallocArenaModel::countForGc(std::uint64_t& sinceEvent, std::uint64_t bytes) {
+    if (m_cachedClasses == 0)
+        return;
+    sinceEvent += bytes;
+    if (sinceEvent >= kGcIncrementBytes) {
+        sinceEvent = 0; // the next event's wait counts from this one
+        gcEvent();
+    }
+}
+
+void JemallocArenaModel::gcEvent() {
+    // tcache.c tcache_event: one bin, in turn.
+    const std::uint32_t index = m_nextGcBin;
+    CacheBin& cache = m_cache[index];
+    const bool small = index < m_bins.size();
+    if (cache.capacity != 0) {
+        if (cache.lowWater > 0) {
+            // tcache_gc_small / tcache_gc_large: flush 3/4 of the regions below the low-water mark.
+            flushOldest(index, cache.lowWater - (cache.lowWater >> 2));
+            if (small && (cache.capacity >> (cache.lgFillDiv + 1)) >= 1)
+                ++cache.lgFillDiv;
+        } else if (small && cache.refilled) {
+            if (cache.lgFillDiv > 1)
+                --cache.lgFillDiv;
+            cache.refilled = false;
+        }
+        cache.lowWater = cache.stack.size(); // cache_bin_low_water_set
+    }
+    m_nextGcBin = (m_nextGcBin + 1) % m_cachedClasses;
+}
+
+void JemallocArenaModel::flushOldest(std::uint32_t classIndex, std::size_t count) {
+    CacheBin& cache = m_cache[classIndex];
+    count = std::min(count, cache.stack.size());
+    for (std::size_t n = 0; n < count; ++n) {
+        if (classIndex < m_bins.size())
+            binRelease(cache.stack[n]);
+        else
+            largeRelease(cache.stack[n]);
+    }
+    cache.stack.erase(cache.stack.begin(), cache.stack.begin() + static_cast<std::ptrdiff_t>(count));
 }
 
 JemallocArenaModel::Handle JemallocArenaModel::allocate(std::uint64_t requested) {
     const auto index = static_cast<std::uint32_t>(m_table.classIndex(requested));
     assert(index < classes().size());
     CacheBin& cache = m_cache[index];
-    if (cache.capacity != 0) {
+    Handle h;
+    if (cache.capacity == 0) {
+        h = index < m_bins.size() ? binAllocate(index) : largeAllocate(index);
+    } else if (cache.stack.empty() && index >= m_bins.size()) {
+        h = largeAllocate(index); // tcache_alloc_large: a miss goes to the arena, one extent
+        cache.lowWater = 0;
+    } else {
         if (cache.stack.empty()) {
-            if (index >= m_bins.size()) // tcache_alloc_large: a miss goes to the arena, one extent
-                return largeAllocate(index);
             // tcache_alloc_small_hard -> arena_cache_bin_fill_small: a batch, popped in the order filled.
-            const std::uint32_t fill = std::max<std::uint32_t>(cache.capacity >> kLgFillDiv, 1);
+            const std::uint32_t fill = std::max<std::uint32_t>(cache.capacity >> cache.lgFillDiv, 1);
             for (std::uint32_t n = 0; n < fill; ++n)
                 cache.stack.push_back(binAllocate(index));
             std::reverse(cache.stack.begin(), cache.stack.end());
+            cache.refilled = true;
+            cache.lowWater = 0; // it ran empty
         }
-        const Handle h = cache.stack.back();
+        h = cache.stack.back();
         cache.stack.pop_back();
-        return h;
+        cache.lowWater = std::min(cache.lowWater, cache.stack.size());
     }
-    return index < m_bins.size() ? binAllocate(index) : largeAllocate(index);
+    countForGc(m_allocatedSinceGc, classes()[index].size);
+    return h;
 }
 
 void JemallocArenaModel::release(Handle handle) {
     CacheBin& cache = m_cache[handle.classIndex];
     if (cache.capacity != 0) {
-        if (cache.stack.size() >= cache.capacity) {
-            // tcache_bin_flush_small/large: down to ncached_max >> flush_div, the longest cached first.
-            const std::size_t keep = cache.capacity >> kLgFlushDiv;
-            const std::size_t flush = cache.stack.size() - keep;
-            for (std::size_t n = 0; n < flush; ++n) {
-                if (handle.classIndex < m_bins.size())
-                    binRelease(cache.stack[n]);
-                else
-                    largeRelease(cache.stack[n]);
-            }
-            cache.stack.erase(cache.stack.begin(), cache.stack.begin() + static_cast<std::ptrdiff_t>(flush));
-        }
+        // tcache_bin_flush_small/large: down to ncached_max >> flush_div, the longest cached first.
+        if (cache.stack.size() >= cache.capacity)
+            flushOldest(handle.classIndex, cache.stack.size() - (cache.capacity >> kLgFlushDiv));
         cache.stack.push_back(handle);
-        return;
-    }
-    if (handle.classIndex < m_bins.size())
+    } else if (handle.classIndex < m_bins.size()) {
         binRelease(handle);
-    else
+    } else {
         largeRelease(handle);
+    }
+    countForGc(m_deallocatedSinceGc, classes()[handle.classIndex].size);
 }
 
 JemallocArenaModel::Handle JemallocArenaModel::binAllocate(std::uint32_t classIndex) {

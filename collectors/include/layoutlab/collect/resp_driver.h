@@ -45,14 +45,26 @@ Status warmUpCommands(RespClient& client);
 
 // Waits until the server is settled, the state in which its memory is measured: no table rehashing
 // (MEMORY STATS db.dict.rehashing.count where the server has it, else the "rehashing target" of DEBUG
-// HTSTATS) and used_memory unchanged over `stablePolls` polls `pollInterval` apart. Gives up after
+// HTSTATS) and used_memory, allocator_allocated and allocator_active unchanged over `stablePolls` polls
+// `pollInterval` apart. Gives up after
 // `limit` and says so in the report rather than failing: the caller still measures.
+// INFO memory's figures: used_memory, and what jemalloc holds (allocator_allocated and allocator_active,
+// jemalloc's stats.allocated and stats.active; absent on a libc build).
+struct MemoryFigures {
+    std::uint64_t usedMemory = 0;
+    std::optional<std::uint64_t> allocatorAllocated;
+    std::optional<std::uint64_t> allocatorActive;
+    bool operator==(const MemoryFigures&) const = default;
+};
+Expected<MemoryFigures> memoryFigures(RespClient& client);
+
 struct SettleReport {
     bool settled = false;
     bool rehashKnown = false; // the server told whether it rehashes (else only memory was watched)
     bool stillRehashing = false; // at give-up
     double seconds = 0;
     std::uint64_t usedMemory = 0; // the last used_memory read
+    MemoryFigures memory; // the last figures read (used_memory and the allocator's), all steady when settled
     std::string describe() const;
 };
 struct SettleOptions {

@@ -73,12 +73,42 @@ struct DriveKeySample {
     std::uint64_t memoryUsage = 0;
 };
 
-// One memcached slab class: chunks used as measured and as predicted.
+// One memcached slab class: chunks used and pages held, as measured and as predicted.
 struct DriveSlabClass {
     std::uint64_t chunkBytes = 0;
     std::uint64_t measuredChunks = 0;
     std::uint64_t predictedChunks = 0;
     std::uint64_t measuredItems = 0;
+    std::uint64_t measuredPages = 0; // `stats slabs` total_pages
+    std::uint64_t predictedPages = 0; // the slab model's pages of the class
+};
+
+// What the allocator holds for the trace, measured and predicted by the slab model: Valkey/Redis INFO
+// memory's allocator_allocated and allocator_active (jemalloc's stats.allocated and stats.active), after
+// the load less before it; memcached's slab-chunk bytes and total_malloced (its pages).
+struct DriveAllocatorFigures {
+    bool measured = false; // the server reports them (a libc build does not)
+    bool predicted = false; // the slab model covers the server's allocator
+    std::uint64_t allocatedBefore = 0;
+    std::uint64_t allocatedAfter = 0;
+    std::uint64_t activeBefore = 0;
+    std::uint64_t activeAfter = 0;
+    std::uint64_t predictedAllocated = 0;
+    std::uint64_t predictedActive = 0;
+
+    std::int64_t measuredAllocated() const {
+        return static_cast<std::int64_t>(allocatedAfter) - static_cast<std::int64_t>(allocatedBefore);
+    }
+    std::int64_t measuredActive() const {
+        return static_cast<std::int64_t>(activeAfter) - static_cast<std::int64_t>(activeBefore);
+    }
+    bool comparable() const { return measured && predicted && measuredActive() > 0; }
+    // The prediction's error relative to the measured growth of the active bytes.
+    double activeRelativeError() const {
+        return comparable() ? (static_cast<double>(predictedActive) - static_cast<double>(measuredActive()))
+                / static_cast<double>(measuredActive())
+                            : 0.0;
+    }
 };
 
 struct DriveReport {
@@ -100,6 +130,7 @@ struct DriveReport {
     LoadReport load;
     std::vector<DriveKeySample> samples; // valkey, redis
     std::vector<DriveSlabClass> classes; // memcached
+    DriveAllocatorFigures allocator;
     std::optional<RunPhaseResult> run;
     SimulationResult prediction;
     // Measured: used_memory's growth per key (memcached: slab-chunk bytes per item). Predicted: the

@@ -41,9 +41,14 @@
 //    opt_tcache_max 32 KiB: opt_tcache_nslots_large 20), tcache_alloc_small_hard fills
 //    ncached_max >> lg_fill_div (1) regions, tcache_dalloc_small/large flush down to
 //    ncached_max >> opt_lg_tcache_flush_{small,large}_div (1) when full, the flush taking the entries
-//    cached longest (cache_bin_init_ptr_array_for_flush). Not modelled: the periodic GC
-//    (tcache_gc_small every opt_tcache_gc_incr_bytes 64 KiB of the thread's allocations), which depends
-//    on every allocation the server makes, the trace's and its own.
+//    cached longest (cache_bin_init_ptr_array_for_flush);
+//  - the thread cache's GC: every opt_tcache_gc_incr_bytes (64 KiB) of the thread's allocations, and again of
+//    its deallocations (thread_event.c, the tcache_gc and tcache_gc_dalloc events), tcache_event visits the
+//    next bin in turn (next_gc_bin, over every class up to tcache_max): with a low-water mark above 0 (the
+//    fewest regions the bin held since its last visit) it flushes 3/4 of those, the longest cached first,
+//    and halves the bin's fill (tcache_gc_small: lg_fill_div++; tcache_gc_large); a bin that was refilled
+//    and ran empty doubles it back (lg_fill_div--, not below 1). The events count this model's allocations
+//    only: the server's own (buffers, replies) shift them a little.
 
 #include "layoutlab/alloc/size_class_table.h"
 
@@ -111,8 +116,16 @@ private:
     struct CacheBin {
         std::uint32_t capacity = 0; // ncached_max (0: not cached)
         std::vector<Handle> stack; // back = the most recently cached
+        std::size_t lowWater = 0; // the fewest regions held since the GC last visited
+        unsigned lgFillDiv = 1; // tcache_slow->lg_fill_div: a fill takes capacity >> lgFillDiv
+        bool refilled = false; // tcache_slow->bin_refilled
     };
 
+    // The thread's allocated or deallocated bytes grew by `bytes`: the GC's event when they pass its wait.
+    void countForGc(std::uint64_t& sinceEvent, std::uint64_t bytes);
+    void gcEvent();
+    // Gives the `count` longest-cached regions of `bin` back to the arena.
+    void flushOldest(std::uint32_t classIndex, std::size_t count);
     Handle binAllocate(std::uint32_t classIndex);
     void binRelease(Handle handle);
     Handle largeAllocate(std::uint32_t classIndex);
@@ -129,6 +142,10 @@ private:
     Options m_options;
     std::vector<Bin> m_bins; // one per small class
     std::vector<CacheBin> m_cache; // one per class (thread cache)
+    std::uint32_t m_cachedClasses = 0; // nhbins: the classes up to tcache_max
+    std::uint32_t m_nextGcBin = 0;
+    std::uint64_t m_allocatedSinceGc = 0;
+    std::uint64_t m_deallocatedSinceGc = 0;
     std::vector<Large> m_large;
     std::vector<std::uint32_t> m_unusedLarge;
     std::uint32_t pageClassOf(std::uint64_t pages, bool ceil) const;
