@@ -71,6 +71,8 @@ struct KeyRecord {
     std::uint8_t count = 0;
     std::uint8_t head = kNone; // what the keyspace index holds
     std::uint8_t expiresHead = kNone; // what the expires index holds
+    std::uint32_t sdsBytes = 0; // a RawString key's sds buffer: with `shape`, what its layout was made of
+    std::uint64_t shape = 0; // packed, at the engine's threshold
 };
 
 } // namespace
@@ -116,18 +118,28 @@ struct ReferenceEngine::Impl final : KeyspaceObserver {
             expires->resize(model->heldBuckets());
     }
 
-    void stored(std::uint32_t keyId, const KeyState& state) override {
+    void stored(std::uint32_t keyId, const KeyState& state, Op op) override {
         if (failure)
             return;
         if (keyId >= records.size())
             records.resize(std::max<std::size_t>(std::size_t { keyId } + 1, records.size() * 2));
         syncIndexSizes();
+        const KeyLayout written = layoutFor(keyId, state);
+        // What the engine keeps in place of a live key (LayoutModel::keptOnRewrite): those regions stay.
+        KeptAllocations kept;
+        if (records[keyId].count != 0) {
+            KeyShape before = unpackShape(records[keyId].shape);
+            before.sdsBytes = records[keyId].sdsBytes;
+            KeyShape after = unpackShape(state.shapeAt(threshold));
+            after.sdsBytes = state.kind() == ValueKind::RawString ? replay->sdsBytesOf(keyId) : 0;
+            kept = config.layout->keptOnRewrite(config.layout->describe(before, threshold, *config.allocator), written,
+                after, op, threshold, *config.allocator);
+        }
         // The command's own allocations (the client's argv) come first and are freed when it ends.
-        const KeyLayout& written = layoutFor(keyId, state);
         std::array<void*, KeyLayout::kMaxTransients> transients {};
         for (std::uint8_t t = 0; t < written.transientCount; ++t)
             transients[t] = arena->allocate(written.transients[t]);
-        auto built = build(keyId, state);
+        auto built = build(keyId, state, records[keyId], kept);
         // freeClientArgv: the arguments in order, then the argv array.
         for (std::uint8_t i = 1; i <= written.transientCount; ++i)
             arena->release(transients[i % written.transientCount]);
@@ -155,7 +167,7 @@ struct ReferenceEngine::Impl final : KeyspaceObserver {
             expires->insert(hash, at(record, record.expiresHead));
         if (old.count == 0)
             ++liveKeys;
-        freeAllocations(old);
+        freeAllocations(old, record);
     }
 
     // Allocates and fills a key's allocations as the layout describes them for its current shape.
@@ -169,11 +181,15 @@ struct ReferenceEngine::Impl final : KeyspaceObserver {
         return ownBuffer;
     }
 
-    Expected<KeyRecord> build(std::uint32_t keyId, const KeyState& state) {
+    // `old`'s allocations that `kept` names stay (only their contents are written again).
+    Expected<KeyRecord> build(
+        std::uint32_t keyId, const KeyState& state, const KeyRecord& old = {}, const KeptAllocations& kept = {}) {
         const KeyLayout& layout = layoutFor(keyId, state);
         if (!layout.stored)
             return usageError(fmt::format("key id {} cannot be stored by layout '{}'", keyId, config.layout->spec()));
         KeyRecord record;
+        record.shape = state.shapeAt(threshold);
+        record.sdsBytes = state.kind() == ValueKind::RawString ? replay->sdsBytesOf(keyId) : 0;
         std::uint8_t keyCarrier = kNone, object = kNone, value = kNone, entry = kNone, expireEntry = kNone;
         // In the order the engine makes them; record.allocation[] keeps the layout's order.
         for (std::uint8_t made = 0; made < layout.allocationCount; ++made) {
@@ -182,16 +198,19 @@ struct ReferenceEngine::Impl final : KeyspaceObserver {
             const bool supported = a.count == 1 && a.purpose != Purpose::Item && a.purpose != Purpose::ItemHeader
                 && a.purpose != Purpose::ItemChunk;
             if (!supported) {
-                freeAllocations(record);
+                freeAllocations(record, old);
                 return usageError(fmt::format("the reference engine does not build {} allocations (memcached)",
                                       purposeName(a.purpose)),
                     "layout");
             }
-            void* p = arena->allocate(a.requestedBytes);
+            void* p = kept.from[i] != KeptAllocations::kMade ? old.allocation[kept.from[i]] : nullptr;
+            if (!p) {
+                p = arena->allocate(a.requestedBytes);
+                keyBytes += arena->usableSize(p);
+                std::memset(p, static_cast<int>('a' + keyId % 26), a.requestedBytes); // the key's and value's bytes
+            } // a kept one holds them already, and an entry its place in the index's chain
             record.allocation[i] = p;
             ++record.count;
-            keyBytes += arena->usableSize(p);
-            std::memset(p, static_cast<int>('a' + keyId % 26), a.requestedBytes); // the key's and value's bytes
             std::uint8_t* role = a.purpose == Purpose::Entry ? &entry
                 : a.purpose == Purpose::ExpireEntry          ? &expireEntry
                 : a.purpose == Purpose::Key                  ? &keyCarrier
@@ -206,7 +225,7 @@ struct ReferenceEngine::Impl final : KeyspaceObserver {
         if (keyCarrier == kNone)
             keyCarrier = object; // Valkey 8.1 and later embed the key in the object
         if ((keyCarrier == entry) != keyInEntry) {
-            freeAllocations(record);
+            freeAllocations(record, old);
             return usageError("the layout puts some keys in their dictEntry and others not", "layout");
         }
         auto at = [&](std::uint8_t i) { return i == kNone ? nullptr : record.allocation[i]; };
@@ -230,7 +249,7 @@ struct ReferenceEngine::Impl final : KeyspaceObserver {
             }
         record.head = entry != kNone ? entry : object;
         if (record.head == kNone || keyCarrier == kNone) {
-            freeAllocations(record);
+            freeAllocations(record, old);
             return usageError("the layout gave a key neither a dictEntry nor an object to hold its key", "layout");
         }
         if (state.hasTtl() && policy.expiresTable)
@@ -238,9 +257,12 @@ struct ReferenceEngine::Impl final : KeyspaceObserver {
         return record;
     }
 
-    void freeAllocations(const KeyRecord& record) {
+    // Frees `record`'s allocations, but those `keeping` holds too.
+    void freeAllocations(const KeyRecord& record, const KeyRecord& keeping = {}) {
         for (void* allocation : record.allocation) // made out of order: a failed build leaves gaps
-            if (allocation) {
+            if (allocation
+                && std::find(std::begin(keeping.allocation), std::end(keeping.allocation), allocation)
+                    == std::end(keeping.allocation)) {
                 keyBytes -= arena->usableSize(allocation);
                 arena->release(allocation);
             }

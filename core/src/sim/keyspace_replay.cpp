@@ -131,7 +131,7 @@ void KeyspaceReplay::write(KeyState& key, const Request& r, std::uint32_t valueB
     key.setKeyBytes(r.keyBytes);
     key.valueBytes = valueBytes;
     key.setKind(kind);
-    notifyStored<Observed>(key);
+    notifyStored<Observed>(key, r.op);
 }
 
 template <bool Observed>
@@ -142,7 +142,7 @@ void KeyspaceReplay::storeRaw(KeyState& key, const Request& r, std::uint64_t len
     key.valueBytes = bytes;
     key.setKind(ValueKind::RawString);
     m_buffers[idOf(key)] = buffer;
-    notifyStored<Observed>(key);
+    notifyStored<Observed>(key, r.op);
 }
 
 template <bool Observed> void KeyspaceReplay::storeString(KeyState& key, const Request& r, std::uint64_t len) {
@@ -151,7 +151,7 @@ template <bool Observed> void KeyspaceReplay::storeString(KeyState& key, const R
         rewriteStaleExpire(key, r, bytes, ValueKind::String);
     key.valueBytes = bytes;
     key.setKind(ValueKind::String);
-    notifyStored<Observed>(key);
+    notifyStored<Observed>(key, r.op);
 }
 
 template <bool Observed> void KeyspaceReplay::append(KeyState& key, const Request& r) {
@@ -248,7 +248,7 @@ void KeyspaceReplay::setTtl(KeyState& key, std::uint32_t keyId, std::uint64_t no
     key.expireAtSeconds = static_cast<std::uint32_t>(at);
     m_expiryHeap.emplace(key.expireAtSeconds, keyId);
     m_nextExpiryMs = std::min(m_nextExpiryMs, std::uint64_t { key.expireAtSeconds } * 1000);
-    notifyStored<Observed>(key);
+    notifyStored<Observed>(key, Op::Expire);
 }
 
 template <bool Observed> void KeyspaceReplay::clearTtl(KeyState& key) {
@@ -263,7 +263,7 @@ template <bool Observed> void KeyspaceReplay::clearTtl(KeyState& key) {
     if (m_hasExpiresTable)
         m_expires.erase();
     if (key.live())
-        notifyStored<Observed>(key);
+        notifyStored<Observed>(key, Op::Persist);
 }
 
 template <bool Observed> void KeyspaceReplay::remove(KeyState& key) {

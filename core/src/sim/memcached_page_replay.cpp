@@ -50,7 +50,7 @@ MemcachedPageReplay::MemcachedPageReplay(const LayoutModel& layout, const Memcac
 
 MemcachedPageReplay::~MemcachedPageReplay() = default;
 
-void MemcachedPageReplay::stored(std::uint32_t keyId, const KeyState& key) {
+void MemcachedPageReplay::stored(std::uint32_t keyId, const KeyState& key, Op) {
     for (auto& t : m_thresholds) {
         const std::uint64_t packed = key.shapeAt(t->threshold);
         const bool raw = key.kind() == ValueKind::RawString;

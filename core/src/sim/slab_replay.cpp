@@ -2,14 +2,16 @@
 #include "layoutlab/sim/slab_replay.h"
 
 #include <algorithm>
+#include <deque>
 #include <fmt/format.h>
+#include <map>
 
 namespace layoutlab {
 
 namespace {
 constexpr JemallocArenaModel::Handle kNoHandle { UINT32_MAX, UINT32_MAX };
-constexpr std::uint8_t kInExpires = 0x80; // KeyRecord flag: the key is in the expires index
-constexpr std::uint8_t kCountMask = 0x7f;
+constexpr std::uint32_t kInExpires = 1u << 31; // record flag: the key is in the expires index
+constexpr std::uint32_t kLayoutMask = kInExpires - 1; // record: the id of the key's layout (0: none)
 } // namespace
 
 struct SlabReplay::ThresholdArena {
@@ -19,9 +21,12 @@ struct SlabReplay::ThresholdArena {
     SlabIndex expires;
     std::uint32_t stride = 2; // handles kept per key id
     std::vector<JemallocArenaModel::Handle> handles; // stride per key id, in the layout's order
-    std::vector<std::uint8_t> records; // per key id: handle count | kInExpires
-    std::unordered_map<std::uint64_t, KeyLayout> layouts; // by packed shape
-    KeyLayout ownBuffer; // a RawString key's layout
+    std::vector<std::uint32_t> records; // per key id: layout id | kInExpires
+    // The layouts keys have, by id (0: none); ids by packed shape, and for RawString keys by shape and
+    // sds buffer.
+    std::deque<KeyLayout> layouts { KeyLayout {} };
+    std::unordered_map<std::uint64_t, std::uint32_t> byShape;
+    std::map<std::pair<std::uint64_t, std::uint32_t>, std::uint32_t> byRawShape;
 
     ThresholdArena(
         std::uint32_t t, const SizeClassTable& table, JemallocArenaModel::Options options, const IndexPolicy& policy)
@@ -88,9 +93,9 @@ std::vector<HeldSlabs> SlabReplay::heldSlabsAt(std::uint32_t threshold) const {
     return out;
 }
 
-void SlabReplay::stored(std::uint32_t keyId, const KeyState& key) {
+void SlabReplay::stored(std::uint32_t keyId, const KeyState& key, Op op) {
     for (auto& t : m_arenas)
-        store(*t, keyId, key);
+        store(*t, keyId, key, op);
 }
 
 void SlabReplay::removed(std::uint32_t keyId) {
@@ -103,18 +108,19 @@ void SlabReplay::settled() {
         syncIndexes(*t);
 }
 
-const KeyLayout& SlabReplay::layoutFor(ThresholdArena& t, std::uint32_t keyId, const KeyState& key) {
+std::uint32_t SlabReplay::layoutIdFor(ThresholdArena& t, std::uint32_t keyId, const KeyState& key) {
     const std::uint64_t packed = key.shapeAt(t.threshold);
-    if (key.kind() != ValueKind::RawString) {
-        auto it = t.layouts.find(packed);
-        if (it == t.layouts.end())
-            it = t.layouts.emplace(packed, m_layout->describe(unpackShape(packed), t.threshold, *m_allocator)).first;
-        return it->second;
+    const bool raw = key.kind() == ValueKind::RawString;
+    const std::uint32_t sdsBytes = raw ? m_replay->sdsBytesOf(keyId) : 0;
+    std::uint32_t& id = raw ? t.byRawShape.try_emplace({ packed, sdsBytes }, 0).first->second
+                            : t.byShape.try_emplace(packed, 0).first->second;
+    if (id == 0) {
+        KeyShape shape = unpackShape(packed);
+        shape.sdsBytes = sdsBytes;
+        id = static_cast<std::uint32_t>(t.layouts.size());
+        t.layouts.push_back(m_layout->describe(shape, t.threshold, *m_allocator));
     }
-    KeyShape shape = unpackShape(packed);
-    shape.sdsBytes = m_replay->sdsBytesOf(keyId);
-    t.ownBuffer = m_layout->describe(shape, t.threshold, *m_allocator);
-    return t.ownBuffer;
+    return id;
 }
 
 void SlabReplay::syncIndexes(ThresholdArena& t) {
@@ -123,16 +129,24 @@ void SlabReplay::syncIndexes(ThresholdArena& t) {
         t.expires.resize(t.arena, expires->heldBuckets());
 }
 
-void SlabReplay::store(ThresholdArena& t, std::uint32_t keyId, const KeyState& key) {
+void SlabReplay::store(ThresholdArena& t, std::uint32_t keyId, const KeyState& key, Op op) {
     syncIndexes(t);
-    const KeyLayout& layout = layoutFor(t, keyId, key);
+    const std::uint32_t id = layoutIdFor(t, keyId, key);
+    const KeyLayout& layout = t.layouts[id];
     if (!layout.stored)
         return; // the engine refuses the write: what the key held stays
     t.reserve(keyId, layout.allocationCount);
-    const std::uint8_t record = t.records[keyId];
-    const std::uint8_t oldCount = record & kCountMask;
+    const std::uint32_t record = t.records[keyId];
+    const KeyLayout& before = t.layouts[record & kLayoutMask];
     std::array<JemallocArenaModel::Handle, KeyLayout::kMaxAllocations> old {};
-    std::copy_n(t.of(keyId), std::min<std::uint32_t>(oldCount, t.stride), old.begin());
+    std::copy_n(t.of(keyId), std::min<std::uint32_t>(before.allocationCount, t.stride), old.begin());
+    // What the engine keeps in place of a live key (LayoutModel::keptOnRewrite): those regions stay.
+    KeptAllocations kept;
+    if ((record & kLayoutMask) != 0) {
+        KeyShape shape = unpackShape(key.shapeAt(t.threshold));
+        shape.sdsBytes = key.kind() == ValueKind::RawString ? m_replay->sdsBytesOf(keyId) : 0;
+        kept = m_layout->keptOnRewrite(before, layout, shape, op, t.threshold, *m_allocator);
+    }
 
     // The command's transients first (the client's argv), freed when it ends.
     std::array<JemallocArenaModel::Handle, KeyLayout::kMaxTransients> transients {};
@@ -140,10 +154,16 @@ void SlabReplay::store(ThresholdArena& t, std::uint32_t keyId, const KeyState& k
         transients[i] = t.arena.allocate(layout.transients[i]);
     JemallocArenaModel::Handle* made = t.of(keyId);
     std::fill_n(made, t.stride, kNoHandle);
+    std::uint32_t keptOld = 0; // bit j: old allocation j stays
     // Every request fits a class: a value is at most 4 GiB (32-bit lengths), jemalloc's classes reach 2^62.
     for (std::uint8_t n = 0; n < layout.allocationCount; ++n) {
         const std::size_t i = layout.made(n);
-        made[i] = t.arena.allocate(layout.allocations[i].requestedBytes);
+        if (const std::uint8_t from = kept.from[i]; from != KeptAllocations::kMade) {
+            made[i] = old[from];
+            keptOld |= 1u << from;
+        } else {
+            made[i] = t.arena.allocate(layout.allocations[i].requestedBytes);
+        }
     }
     // freeClientArgv: the arguments in order, then the argv array.
     for (std::uint8_t i = 1; i <= layout.transientCount; ++i)
@@ -151,28 +171,28 @@ void SlabReplay::store(ThresholdArena& t, std::uint32_t keyId, const KeyState& k
 
     const bool hadExpire = record & kInExpires;
     const bool hasExpire = key.hasTtl() && m_policy.expiresTable;
-    if (oldCount == 0)
+    if ((record & kLayoutMask) == 0)
         t.keys.insert(t.arena, keyId);
     if (hasExpire && !hadExpire)
         t.expires.insert(t.arena, keyId);
     else if (hadExpire && !hasExpire)
         t.expires.erase(t.arena, keyId);
-    t.records[keyId]
-        = static_cast<std::uint8_t>(std::max<std::uint8_t>(layout.allocationCount, 1) | (hasExpire ? kInExpires : 0));
-    for (std::uint8_t i = 0; i < oldCount; ++i)
-        if (old[i] != kNoHandle)
-            t.arena.release(old[i]);
+    t.records[keyId] = id | (hasExpire ? kInExpires : 0);
+    for (std::uint8_t j = 0; j < before.allocationCount; ++j)
+        if (old[j] != kNoHandle && !(keptOld & (1u << j)))
+            t.arena.release(old[j]);
 }
 
 void SlabReplay::remove(ThresholdArena& t, std::uint32_t keyId) {
     if (keyId >= t.records.size() || t.records[keyId] == 0)
         return;
-    const std::uint8_t record = t.records[keyId];
+    const std::uint32_t record = t.records[keyId];
     t.keys.erase(t.arena, keyId);
     if (record & kInExpires)
         t.expires.erase(t.arena, keyId);
     JemallocArenaModel::Handle* held = t.of(keyId);
-    for (std::uint32_t i = 0; i < std::min<std::uint32_t>(record & kCountMask, t.stride); ++i)
+    const std::uint32_t count = t.layouts[record & kLayoutMask].allocationCount;
+    for (std::uint32_t i = 0; i < std::min(count, t.stride); ++i)
         if (held[i] != kNoHandle) {
             t.arena.release(held[i]);
             held[i] = kNoHandle;

@@ -98,6 +98,20 @@ struct StringRules {
     bool trimsRawValues = false;
 };
 
+// The allocations a rewrite keeps (LayoutModel::keptOnRewrite): from[i] is the index in the old layout of
+// the region the new layout's allocation i keeps, kMade when it is made anew.
+struct KeptAllocations {
+    static constexpr std::uint8_t kMade = 0xff;
+    std::array<std::uint8_t, KeyLayout::kMaxAllocations> from;
+    KeptAllocations() { from.fill(kMade); }
+    bool any() const {
+        for (auto f : from)
+            if (f != kMade)
+                return true;
+        return false;
+    }
+};
+
 class LayoutModel {
 public:
     virtual ~LayoutModel() = default;
@@ -137,6 +151,31 @@ public:
 
     // How the engine rewrites strings in place (APPEND, SETRANGE, INCR).
     virtual StringRules stringRules() const { return {}; }
+
+    // Which allocations of a live key stay where they are when `op` rewrites it from `before` to `after`
+    // (a TTL change comes as Op::Expire or Op::Persist): the slab model keeps those regions and makes only
+    // the others. An allocation can stay only where `after` has one of the same purpose and size class.
+    // The default is the dict engines' (Redis 7.0, Valkey 8.0: db.c dbSetValue, setExpire):
+    //  - a TTL change touches no allocation of the key's own (the expires dict gains or loses an entry);
+    //  - a SET keeps the keyspace entry, its key and its expires entry; the object and value are the
+    //    client's (the old ones freed);
+    //  - APPEND and SETRANGE on a RAW value change it in place (sdsMakeRoomFor: the region stays when its
+    //    size class does); on another encoding dbUnshareStringValue makes a new object;
+    //  - INCR on an INT changes the pointer field in place; otherwise the result is a new object.
+    virtual KeptAllocations keptOnRewrite(const KeyLayout& before, const KeyLayout& after, const KeyShape& afterShape,
+        Op op, std::uint32_t threshold, const AllocatorModel& allocator) const;
+
+protected:
+    // `after`'s allocations of the purposes in `purposes` (bit per Purpose) that find one in `before` of
+    // the same purpose and size class, each of `before`'s used once.
+    static KeptAllocations keepMatching(
+        const KeyLayout& before, const KeyLayout& after, std::uint32_t purposes, const AllocatorModel& allocator);
+    static constexpr std::uint32_t purposeBit(Purpose p) { return 1u << static_cast<unsigned>(p); }
+    // The rules where the key's object is its keyspace entry (Valkey 8.1 and later): a SET keeps the old
+    // object where neither it embeds its value nor the new value (`newValueUnembedded`) arrives embedded;
+    // a TTL change keeps what keeps its size class; APPEND and INCR as the dict engines, swapping.
+    static KeptAllocations keptWhereTheObjectIsTheEntry(const KeyLayout& before, const KeyLayout& after, Op op,
+        bool newValueUnembedded, const AllocatorModel& allocator);
 };
 
 using LayoutPtr = std::shared_ptr<const LayoutModel>;

@@ -74,8 +74,9 @@ static_assert(sizeof(KeyState) == 16, "per-key state stays at 16 bytes");
 class KeyspaceObserver {
 public:
     virtual ~KeyspaceObserver() = default;
-    // The key was created, or its shape (lengths, TTL, kind) or content changed: `key` is its new state.
-    virtual void stored(std::uint32_t keyId, const KeyState& key) = 0;
+    // The key was created, or its shape (lengths, TTL, kind) or content changed: `key` is its new state, `op`
+    // what changed it (a TTL set or cleared, whatever the command: Op::Expire or Op::Persist).
+    virtual void stored(std::uint32_t keyId, const KeyState& key, Op op) = 0;
     // The key was deleted or expired.
     virtual void removed(std::uint32_t keyId) = 0;
     // The trace's clock reached `nowSeconds` since its start, before the request of that second is
@@ -188,9 +189,9 @@ private:
     template <bool Observed> void storeRaw(KeyState& key, const Request& r, std::uint64_t len, sds::Buffer buffer);
     std::uint32_t idOf(const KeyState& key) const { return static_cast<std::uint32_t>(&key - m_keys.data()); }
     void compactExpiryHeap();
-    template <bool Observed> void notifyStored(const KeyState& key) {
+    template <bool Observed> void notifyStored(const KeyState& key, Op op) {
         if constexpr (Observed)
-            m_observer->stored(static_cast<std::uint32_t>(&key - m_keys.data()), key);
+            m_observer->stored(static_cast<std::uint32_t>(&key - m_keys.data()), key, op);
     }
 
     using Expiry = std::pair<std::uint32_t, std::uint32_t>; // (expire-at seconds, key id)

@@ -19,7 +19,7 @@ public:
         const std::vector<std::uint32_t>& thresholds, const KeyspaceReplay& replay, const SlabModelOptions& options);
     ~MemcachedPageReplay() override;
 
-    void stored(std::uint32_t keyId, const KeyState& key) override;
+    void stored(std::uint32_t keyId, const KeyState& key, Op op) override;
     void removed(std::uint32_t keyId) override;
     void clockAt(std::uint64_t nowSeconds) override;
     void settled() override { }

@@ -31,7 +31,7 @@ public:
         const KeyspaceReplay& replay, bool threadCache);
     ~SlabReplay() override;
 
-    void stored(std::uint32_t keyId, const KeyState& key) override;
+    void stored(std::uint32_t keyId, const KeyState& key, Op op) override;
     void removed(std::uint32_t keyId) override;
     // The index tables as the engine's cron leaves them (settled).
     void settled() override;
@@ -40,18 +40,19 @@ public:
     // Where the size classes came from: "linked" (mallctl of this program's jemalloc) or "emulated".
     std::string tableSource() const override { return m_allocator->isLinked() ? "linked" : "emulated"; }
     // Bytes of model state per key id and threshold, at most (for the memory check before a run): a
-    // record byte and a handle per allocation the key has (two for Valkey 8.1 and later, up to five for
-    // Redis 7.0 with a TTL; KeyLayout's limit here).
+    // record (the key's layout id) and a handle per allocation the key has (two for Valkey 8.1 and later,
+    // up to five for Redis 7.0 with a TTL; KeyLayout's limit here).
     static constexpr std::uint64_t kStateBytesPerKey
-        = 1 + KeyLayout::kMaxAllocations * sizeof(JemallocArenaModel::Handle);
+        = sizeof(std::uint32_t) + KeyLayout::kMaxAllocations * sizeof(JemallocArenaModel::Handle);
 
 private:
     struct ThresholdArena;
     const ThresholdArena* arenaOf(std::uint32_t threshold) const;
-    void store(ThresholdArena& t, std::uint32_t keyId, const KeyState& key);
+    void store(ThresholdArena& t, std::uint32_t keyId, const KeyState& key, Op op);
     void remove(ThresholdArena& t, std::uint32_t keyId);
     void syncIndexes(ThresholdArena& t);
-    const KeyLayout& layoutFor(ThresholdArena& t, std::uint32_t keyId, const KeyState& key);
+    // The id of the key's layout in `t` now (described once per shape).
+    std::uint32_t layoutIdFor(ThresholdArena& t, std::uint32_t keyId, const KeyState& key);
 
     const LayoutModel* m_layout;
     const JemallocModel* m_allocator;
