@@ -197,6 +197,12 @@ EngineSweepPoint pointOf(const Setting& s, const DriveReport& d, const std::stri
     p.keys = d.serverKeys;
     if (d.run)
         p.getsPerSecond = d.run->requestsPerSecond;
+    if (d.allocator.comparable() && d.serverKeys && d.prediction.trace.liveKeys) {
+        p.measuredActiveBytesPerKey
+            = static_cast<double>(d.allocator.measuredActive()) / static_cast<double>(d.serverKeys);
+        p.predictedActiveBytesPerKey
+            = static_cast<double>(d.allocator.predictedActive) / static_cast<double>(d.prediction.trace.liveKeys);
+    }
     return p;
 }
 

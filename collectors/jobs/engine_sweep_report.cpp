@@ -46,6 +46,9 @@ nlohmann::json toJson(const EngineSweepReport& r) {
             j["build"] = p.build;
         if (p.getsPerSecond)
             j["gets_per_sec"] = *p.getsPerSecond;
+        if (const auto error = p.activeRelativeError())
+            j.update({ { "measured_active_bytes_per_key", *p.measuredActiveBytesPerKey },
+                { "predicted_active_bytes_per_key", *p.predictedActiveBytesPerKey }, { "active_error", *error } });
         points.push_back(std::move(j));
     }
     nlohmann::json out { { "trace", r.trace }, { "engine", r.engine }, { "measures", r.measures }, { "points", points },
@@ -80,16 +83,24 @@ std::string renderEngineSweepTable(const EngineSweepReport& r) {
         out += fmt::format("values framed as {}\n", r.framing);
     out += fmt::format("bytes per key: {}\n\n", r.measures);
     bool anyRun = false;
-    for (const auto& p : r.points)
+    bool anyActive = false;
+    for (const auto& p : r.points) {
         anyRun = anyRun || p.getsPerSecond.has_value();
+        anyActive = anyActive || p.activeRelativeError().has_value();
+    }
     std::size_t width = 7;
     for (const auto& p : r.points)
         width = std::max(width, p.setting.size());
-    out += fmt::format("{:<{}}  {:>10}  {:>10}  {:>10}  {:>8}{}\n", "setting", width, "keys", "measured", "predicted",
-        "error", anyRun ? "      GETs/s" : "");
+    out += fmt::format("{:<{}}  {:>10}  {:>10}  {:>10}  {:>8}{}{}\n", "setting", width, "keys", "measured", "predicted",
+        "error", anyActive ? "  active/key measured  predicted    error" : "", anyRun ? "      GETs/s" : "");
     for (const auto& p : r.points) {
         out += fmt::format("{:<{}}  {:>10}  {:>10.2f}  {:>10.2f}  {:>+7.2f}%", p.setting, width, p.keys,
             p.measuredBytesPerKey, p.predictedBytesPerKey, 100.0 * p.relativeError());
+        if (const auto error = p.activeRelativeError())
+            out += fmt::format("  {:>19.2f}  {:>9.2f}  {:>+7.2f}%", *p.measuredActiveBytesPerKey,
+                *p.predictedActiveBytesPerKey, 100.0 * *error);
+        else if (anyActive)
+            out += fmt::format("  {:>19}  {:>9}  {:>8}", "-", "-", "-");
         if (p.getsPerSecond)
             out += fmt::format("  {:>10.0f}", *p.getsPerSecond);
         out += "\n";

@@ -19,6 +19,9 @@ std::vector<Measurement> engineSweepMeasurements(const std::vector<EngineSweepPo
             { "predicted_bytes_per_key", p.predictedBytesPerKey }, { "error", p.relativeError() }, { "keys", p.keys } };
         if (!p.build.empty())
             details["build"] = p.build;
+        if (p.measuredActiveBytesPerKey && p.predictedActiveBytesPerKey)
+            details.update({ { "measured_active_bytes_per_key", *p.measuredActiveBytesPerKey },
+                { "predicted_active_bytes_per_key", *p.predictedActiveBytesPerKey } });
         out.push_back(
             { p.threshold, p.engine, p.version, kBytesPerKey, p.measuredBytesPerKey, "bytes", details.dump() });
         if (p.getsPerSecond)
@@ -54,6 +57,10 @@ std::vector<EngineSweepPoint> engineSweepPoints(const std::vector<Measurement>& 
         p.measuredBytesPerKey = m.value;
         p.predictedBytesPerKey = details.value("predicted_bytes_per_key", 0.0);
         p.keys = details.value("keys", std::uint64_t { 0 });
+        if (details.contains("measured_active_bytes_per_key") && details.contains("predicted_active_bytes_per_key")) {
+            p.measuredActiveBytesPerKey = details["measured_active_bytes_per_key"].get<double>();
+            p.predictedActiveBytesPerKey = details["predicted_active_bytes_per_key"].get<double>();
+        }
         out.push_back(std::move(p));
     }
     return out;

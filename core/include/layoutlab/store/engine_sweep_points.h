@@ -28,10 +28,19 @@ struct EngineSweepPoint {
     double predictedBytesPerKey = 0;
     std::uint64_t keys = 0;
     std::optional<double> getsPerSecond; // when the run phase ran
+    // The allocator's active bytes per key (Valkey: Δallocator_active; memcached: total_malloced), measured
+    // and by the slab model, where the server reports them.
+    std::optional<double> measuredActiveBytesPerKey;
+    std::optional<double> predictedActiveBytesPerKey;
 
     // The prediction's error relative to the measurement.
     double relativeError() const {
         return measuredBytesPerKey != 0 ? (predictedBytesPerKey - measuredBytesPerKey) / measuredBytesPerKey : 0;
+    }
+    std::optional<double> activeRelativeError() const {
+        if (!measuredActiveBytesPerKey || !predictedActiveBytesPerKey || *measuredActiveBytesPerKey == 0)
+            return std::nullopt;
+        return (*predictedActiveBytesPerKey - *measuredActiveBytesPerKey) / *measuredActiveBytesPerKey;
     }
 };
 
