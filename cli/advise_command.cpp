@@ -33,6 +33,8 @@ struct AdviseOptions {
     bool noCache = false;
     std::string cacheGeometry;
     bool latency = false;
+    bool slabs = false;
+    bool noThreadCache = false;
     bool json = false;
     std::string output;
     TraceSourceOptions source;
@@ -46,10 +48,28 @@ const AdvicePoint* at(const Advice& a, std::uint32_t threshold) {
     return nullptr;
 }
 
+// The memory axis in words.
+std::string memoryWords(const Advice& a) {
+    return a.memoryMetric == "active_bytes_per_key" ? "active bytes per key" : "bytes per key";
+}
+
+// When the slab model ran and the leanest threshold by what the allocator keeps is not the leanest by what
+// its size classes hand out: one sentence saying so (empty otherwise).
+std::string leanestDiffers(const Advice& a) {
+    if (a.leanest == a.leanestByUsable)
+        return {};
+    const auto &active = a.points[a.leanest], &usable = a.points[a.leanestByUsable];
+    return fmt::format("the leanest threshold by allocated bytes, {} ({:.2f} B/key allocated, {:.2f} active), is "
+                       "not the leanest by active bytes, {} ({:.2f} allocated, {:.2f} active): the pages the "
+                       "allocator keeps after deletes and overwrites decide it",
+        usable.threshold, usable.usableBytesPerKey, usable.bytesPerKey, active.threshold, active.usableBytesPerKey,
+        active.bytesPerKey);
+}
+
 // The uncertainty ties are judged by, in words.
 std::string uncertaintyText(const Advice& a) {
     const bool lines = a.accessMetric == "lines_touched_per_get";
-    return fmt::format("{:g}% of bytes per key, {}", 100 * a.uncertainty.bytesPerKey,
+    return fmt::format("{:g}% of {}, {}", 100 * a.uncertainty.bytesPerKey, memoryWords(a),
         lines ? std::string("and lines per GET exactly")
               : fmt::format("{:g}% of {} or {:g}, the larger", 100 * a.uncertainty.missesPerGet, a.accessMetric,
                   a.uncertainty.missesPerGetFloor));
@@ -93,7 +113,8 @@ std::string why(const Advice& a) {
 }
 
 nlohmann::json pointJson(const AdvicePoint& p) {
-    return { { "threshold", p.threshold }, { "bytes_per_key", p.bytesPerKey }, { "misses_per_get", p.missesPerGet },
+    return { { "threshold", p.threshold }, { "bytes_per_key", p.bytesPerKey },
+        { "usable_bytes_per_key", p.usableBytesPerKey }, { "misses_per_get", p.missesPerGet },
         { "memory_cost", p.memoryCost }, { "miss_cost", p.missCost }, { "cost", p.cost },
         { "ties_with_advised", p.tiesWithAdvised } };
 }
@@ -108,10 +129,11 @@ nlohmann::json distanceJson(const Advice& a, std::uint32_t threshold) {
 }
 
 std::string renderAdvice(const Advice& a, const SimulationResult& r, const AdviceWeights& w) {
-    std::string out = fmt::format("advice for {}\n  layout {} under {}; weights: memory {}, misses {} ({})\n\n",
-        r.traceName, r.layoutSpec, r.allocatorSpec, w.memory, w.misses, a.accessMetric);
-    out += fmt::format("{:>10} {:>11} {:>16} {:>12} {:>10} {:>8}\n", "threshold", "bytes/key", "misses/GET",
-        "memory cost", "miss cost", "cost");
+    std::string out = fmt::format("advice for {}\n  layout {} under {}; weights: memory {} ({}), misses {} ({})\n\n",
+        r.traceName, r.layoutSpec, r.allocatorSpec, w.memory, a.memoryMetric, w.misses, a.accessMetric);
+    out += fmt::format("{:>10} {:>11} {:>16} {:>12} {:>10} {:>8}\n", "threshold",
+        a.memoryMetric == "active_bytes_per_key" ? "active/key" : "bytes/key", "misses/GET", "memory cost", "miss cost",
+        "cost");
     for (std::size_t i = 0; i < a.points.size(); ++i) {
         const auto& p = a.points[i];
         out += fmt::format("{:>10} {:>11.2f} {:>16.4f} {:>11.1f}% {:>9.1f}% {:>8.4f}{}\n", p.threshold, p.bytesPerKey,
@@ -121,8 +143,10 @@ std::string renderAdvice(const Advice& a, const SimulationResult& r, const Advic
                                     : "");
     }
     const auto& c = a.points[a.chosen];
-    out += fmt::format("\nadvised threshold: {} ({:.2f} bytes per key, {:.4f} {})\n  because {}\n", c.threshold,
-        c.bytesPerKey, c.missesPerGet, a.accessMetric, why(a));
+    out += fmt::format("\nadvised threshold: {} ({:.2f} {}, {:.4f} {})\n  because {}\n", c.threshold, c.bytesPerKey,
+        memoryWords(a), c.missesPerGet, a.accessMetric, why(a));
+    if (const auto differs = leanestDiffers(a); !differs.empty())
+        out += "  note: " + differs + "\n";
     if (a.ties() > 1)
         out += fmt::format("  ties: {} differ from the advice by less than the model's uncertainty ({}): it cannot "
                            "tell them apart\n",
@@ -134,8 +158,8 @@ std::string renderAdvice(const Advice& a, const SimulationResult& r, const Advic
         else if (p == &c)
             out += fmt::format("  {:>3}: the advised threshold\n", t);
         else
-            out += fmt::format("  {:>3}: {:+.2f} bytes per key ({:+.1f}%), {:+.4f} {} against the advice\n", t,
-                p->bytesPerKey - c.bytesPerKey, 100 * (p->bytesPerKey / c.bytesPerKey - 1),
+            out += fmt::format("  {:>3}: {:+.2f} {} ({:+.1f}%), {:+.4f} {} against the advice\n", t,
+                p->bytesPerKey - c.bytesPerKey, memoryWords(a), 100 * (p->bytesPerKey / c.bytesPerKey - 1),
                 p->missesPerGet - c.missesPerGet, a.accessMetric);
     }
     return out;
@@ -160,6 +184,8 @@ int runAdvise(const AdviseOptions& o) {
     request.thresholds = o.thresholds;
     request.cache = !o.noCache;
     request.cacheGeometry = o.cacheGeometry;
+    request.slabs = o.slabs;
+    request.slabThreadCache = !o.noThreadCache;
     request.kind = "advise";
     request.toolVersion = LAYOUTLAB_VERSION;
     request.extraParametersJson = nlohmann::json {
@@ -197,16 +223,20 @@ int runAdvise(const AdviseOptions& o) {
         const auto& chosen = advice->points[advice->chosen];
         nlohmann::json out { { "trace", r.traceName }, { "layout", r.layoutSpec }, { "allocator", r.allocatorSpec },
             { "weights", { { "memory", weights.memory }, { "misses", weights.misses } } },
-            { "access_metric", advice->accessMetric }, { "points", points },
+            { "access_metric", advice->accessMetric }, { "memory_metric", advice->memoryMetric }, { "points", points },
             { "advised",
                 { { "threshold", chosen.threshold }, { "bytes_per_key", chosen.bytesPerKey },
                     { "misses_per_get", chosen.missesPerGet }, { "why", why(*advice) } } },
             { "leanest", advice->points[advice->leanest].threshold },
+            { "leanest_by_allocated", advice->points[advice->leanestByUsable].threshold },
+            { "leanest_differs",
+                leanestDiffers(*advice).empty() ? nlohmann::json(nullptr) : nlohmann::json(leanestDiffers(*advice)) },
             { "cheapest", advice->points[advice->cheapest].threshold }, { "ties", tiedThresholds(*advice) },
             { "shipped_threshold",
                 advice->shippedThreshold ? nlohmann::json(*advice->shippedThreshold) : nlohmann::json(nullptr) },
             { "uncertainty",
                 { { "bytes_per_key_fraction", advice->uncertainty.bytesPerKey },
+                    { "active_bytes_per_key_fraction", advice->uncertainty.activeBytesPerKey },
                     { "misses_per_get_fraction", advice->uncertainty.missesPerGet },
                     { "misses_per_get_floor", advice->uncertainty.missesPerGetFloor },
                     { "lines_per_get_fraction", advice->uncertainty.linesPerGet } } },
@@ -243,6 +273,10 @@ void addAdviseCommand(CLI::App& app, int& status) {
     cmd->add_option("--miss-level", o->missLevel, "The cache level whose misses count: l1, l2 or llc")
         ->capture_default_str();
     cmd->add_flag("--no-cache", o->noCache, "Skip the cache model: lines touched per GET stand in for misses");
+    cmd->add_flag("--slabs", o->slabs,
+        "Weigh the memory the allocator keeps (the slab model's active bytes per key: what deletes and overwrites "
+        "leave behind) instead of what its size classes hand out");
+    cmd->add_flag("--no-thread-cache", o->noThreadCache, "With --slabs: no thread cache in front of the arena");
     cmd->add_flag("--latency", o->latency,
         "Measure this host's load latencies and predict each threshold's memory stall per GET, with its uncertainty");
     cmd->add_option("--cache-geometry", o->cacheGeometry, "Cache levels, SIZE:WAYS from L1 outward (default: sysfs)");

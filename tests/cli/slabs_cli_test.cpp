@@ -4,8 +4,12 @@
 
 #include "cli_runner.h"
 
+#include <algorithm>
+#include <fstream>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -106,6 +110,83 @@ TEST_F(CliTest, TimelineSamplesTheTraceAndIsStoredWithTheRun) {
     const auto shown = run({ "db", "show", "1", "--json", "--db", path("runs.db") });
     ASSERT_EQ(shown.exitCode, 0) << shown.err;
     EXPECT_EQ(nlohmann::json::parse(shown.out)["result"]["timeline"], j["timeline"]);
+}
+
+TEST_F(CliTest, AdviseWithSlabsWeighsActiveBytesAndSaysWhenTheLeanestDiffers) {
+    ASSERT_EQ(run({ "gen", "-o", path("cache.lltrace"), "--keys", "30000", "--ops", "90000", "--key-size",
+                      "uniform:8:40", "--value-size", "lognormal:4.5:0.8:1:4000", "--get-fraction", "0.5",
+                      "--delete-fraction", "0.1", "--popularity", "zipf:0.9", "--seed", "1" })
+                  .exitCode,
+        0);
+    const std::vector<std::string> common { path("cache.lltrace"), "--layout", "redis-7.0", "--thresholds", "16:256:16",
+        "--json", "--no-db" };
+    auto with = [&](std::vector<std::string> head, std::vector<std::string> tail) {
+        head.insert(head.end(), common.begin(), common.end());
+        head.insert(head.end(), tail.begin(), tail.end());
+        const auto r = run(head);
+        EXPECT_EQ(r.exitCode, 0) << r.err;
+        return nlohmann::json::parse(r.out);
+    };
+    const auto advice = with({ "advise" }, { "--slabs", "--no-cache" });
+    const auto sweep = with({ "sweep" }, { "--slabs" });
+    EXPECT_EQ(advice["memory_metric"], "active_bytes_per_key");
+    // The leanest by allocated bytes is the sweep's best threshold; by active bytes, its fewest active per key.
+    EXPECT_EQ(advice["leanest_by_allocated"], sweep["best_threshold"]);
+    double fewest = 1e300, atLeanest = 0;
+    for (const auto& p : sweep["points"]) {
+        fewest = std::min(fewest, p["active_bytes_per_key"].get<double>());
+        if (p["threshold"] == advice["leanest"])
+            atLeanest = p["active_bytes_per_key"].get<double>();
+    }
+    EXPECT_NEAR(atLeanest, fewest, 1e-3) << "the JSON rounds to 4 decimals";
+    for (std::size_t i = 0; i < advice["points"].size(); ++i)
+        EXPECT_NEAR(advice["points"][i]["bytes_per_key"].get<double>(),
+            sweep["points"][i]["active_bytes_per_key"].get<double>(), 0.01);
+    // This trace's deletes and overwrites make them differ, and the advice says so.
+    ASSERT_NE(advice["leanest"], advice["leanest_by_allocated"]);
+    const auto said = advice["leanest_differs"].get<std::string>();
+    EXPECT_NE(said.find("not the leanest by active bytes"), std::string::npos) << said;
+    const auto table = run({ "advise", path("cache.lltrace"), "--layout", "redis-7.0", "--thresholds", "16:256:16",
+        "--slabs", "--no-cache", "--no-db" });
+    EXPECT_NE(table.out.find("note: the leanest threshold by allocated bytes"), std::string::npos) << table.out;
+    EXPECT_NE(table.out.find("active/key"), std::string::npos) << table.out;
+    // Without --slabs: bytes per key as the size classes hand them out, and nothing about active bytes.
+    const auto plain = with({ "advise" }, { "--no-cache" });
+    EXPECT_EQ(plain["memory_metric"], "usable_bytes_per_key");
+    EXPECT_EQ(plain["leanest"], plain["leanest_by_allocated"]);
+    EXPECT_TRUE(plain["leanest_differs"].is_null());
+}
+
+TEST_F(CliTest, ABatchPlanWithSlabsGivesActiveBytesPerCell) {
+    ASSERT_EQ(run({ "gen", "-o", path("del.lltrace"), "--keys", "20000", "--ops", "14000", "--get-fraction", "0",
+                      "--delete-fraction", "1", "--value-size", "96", "--seed", "3" })
+                  .exitCode,
+        0);
+    std::ofstream(path("plan.json")) << R"({"traces": ["del.lltrace"], "layouts": ["valkey-9.1", "memcached-1.6"],
+        "allocators": [""], "thresholds": "64,128", "slabs": true})";
+    const auto r = run({ "batch", path("plan.json"), "--json", "--db", path("runs.db") });
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["cells"].size(), 2u);
+    for (const auto& cell : j["cells"]) {
+        EXPECT_EQ(cell["status"], "complete") << cell.dump();
+        ASSERT_TRUE(cell["best_active_bytes_per_key"].is_number()) << cell.dump();
+        EXPECT_GT(cell["best_active_bytes_per_key"].get<double>(), cell["best_bytes_per_key"].get<double>())
+            << "a random 40% deleted: their slabs stay";
+    }
+    // The same figures as a sweep with --slabs at the leanest threshold.
+    const auto sweep = nlohmann::json::parse(run({ "sweep", path("del.lltrace"), "--layout", "valkey-9.1",
+                                                     "--thresholds", "64,128", "--slabs", "--json", "--no-db" })
+                                                 .out);
+    for (const auto& p : sweep["points"])
+        if (p["threshold"] == j["cells"][0]["best_threshold"])
+            EXPECT_NEAR(p["active_bytes_per_key"].get<double>(),
+                j["cells"][0]["best_active_bytes_per_key"].get<double>(), 1e-3);
+    // Run again: every cell is complete already, and its summary comes from the stored run, slabs and all.
+    const auto again
+        = nlohmann::json::parse(run({ "batch", path("plan.json"), "--json", "--db", path("runs.db") }).out);
+    EXPECT_EQ(again["skipped"], 2);
+    EXPECT_EQ(again["cells"][1]["best_active_bytes_per_key"], j["cells"][1]["best_active_bytes_per_key"]);
 }
 
 TEST_F(CliTest, ATimelineThatCannotBeTakenSaysWhy) {

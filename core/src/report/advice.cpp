@@ -79,17 +79,37 @@ Expected<Advice> advise(
     } else {
         advice.accessMetric = "lines_touched_per_get";
     }
+    // With the slab model the memory axis is what the allocator keeps: every point has it, or none.
+    const bool active = std::all_of(
+        result.points.begin(), result.points.end(), [](const ThresholdPoint& p) { return p.arena.has_value(); });
+    if (active) {
+        advice.memoryMetric = "active_bytes_per_key";
+        advice.uncertainty.bytesPerKey = uncertainty.activeBytesPerKey;
+    }
     for (const auto& p : result.points) {
         AdvicePoint a;
         a.threshold = p.threshold;
-        a.bytesPerKey = p.usableBytesPerKey;
+        a.usableBytesPerKey = p.usableBytesPerKey;
+        a.bytesPerKey = active && p.keys ? static_cast<double>(p.arena->activeBytes) / static_cast<double>(p.keys)
+                                         : p.usableBytesPerKey;
         a.missesPerGet = level ? p.missesPerGet[*level] : p.linesTouchedPerGet;
         const auto& points = advice.points;
         if (!points.empty() && a.missesPerGet < points[advice.fewestMisses].missesPerGet)
             advice.fewestMisses = points.size();
         advice.points.push_back(a);
     }
-    advice.leanest = leanestPoint(result.points); // the sweep's own best threshold
+    advice.leanestByUsable = leanestPoint(result.points); // the sweep's own best threshold
+    advice.leanest = advice.leanestByUsable;
+    if (active) // the fewest active bytes per key; ties as leanestPoint's: fewer lines per GET, the lower threshold
+        for (std::size_t i = 0; i < advice.points.size(); ++i) {
+            const auto &a = advice.points[i], &l = advice.points[advice.leanest];
+            const double lines = result.points[i].linesTouchedPerGet,
+                         leanLines = result.points[advice.leanest].linesTouchedPerGet;
+            if (a.bytesPerKey < l.bytesPerKey
+                || (a.bytesPerKey == l.bytesPerKey
+                    && (lines < leanLines || (lines == leanLines && a.threshold < l.threshold))))
+                advice.leanest = i;
+        }
     const double fewestBytes = advice.points[advice.leanest].bytesPerKey;
     const double fewestMisses = advice.points[advice.fewestMisses].missesPerGet;
     for (std::size_t i = 0; i < advice.points.size(); ++i) {

@@ -65,10 +65,10 @@ void keyCells(BatchPlan& plan, const BatchShard& shard) {
             layoutKey = "file#" + (hash.empty() ? file : hash);
         }
         // "+shipped": the layout's own threshold is evaluated beside the plan's (cells of older batches lack it).
-        cell.key = fmt::format("{}|{}|{}|{}+shipped|{}|{}|{}|{}",
+        cell.key = fmt::format("{}|{}|{}|{}+shipped|{}|{}|{}|{}{}",
             cell.contentHash.empty() ? cell.trace : cell.contentHash, layoutKey, cell.allocator, plan.thresholds,
             plan.cache ? (plan.cacheGeometry.empty() ? "cache" : plan.cacheGeometry) : "", source.format,
-            source.onError == OnError::Skip ? "skip" : "fail", source.oracleKeyBytes);
+            source.onError == OnError::Skip ? "skip" : "fail", source.oracleKeyBytes, plan.slabs ? "|slabs" : "");
     }
 }
 
@@ -83,10 +83,17 @@ void summarize(BatchCellResult& result, const SimulationResult& sim, std::string
     if (hasThreshold)
         result.bestThreshold = best.threshold;
     result.bestBytesPerKey = best.usableBytesPerKey;
+    auto activePerKey = [](const ThresholdPoint& p) -> std::optional<double> {
+        if (!p.arena || p.keys == 0)
+            return std::nullopt;
+        return static_cast<double>(p.arena->activeBytes) / static_cast<double>(p.keys);
+    };
+    result.bestActiveBytesPerKey = activePerKey(best);
     if (const ThresholdPoint* shipped = shippedPoint(sim)) {
         if (hasThreshold)
             result.shippedThreshold = shipped->threshold;
         result.shippedBytesPerKey = shipped->usableBytesPerKey;
+        result.shippedActiveBytesPerKey = activePerKey(*shipped);
     }
 }
 
@@ -117,6 +124,8 @@ BatchCellResult runCell(const BatchCell& cell, const BatchRequest& batch, std::s
         = SimulationRequest::Shipped::Always; // the summary shows the shipped setting beside the leanest
     request.cache = plan.cache;
     request.cacheGeometry = plan.cacheGeometry;
+    request.slabs = plan.slabs;
+    request.slabsWhereCovered = true; // a glibc cell beside them runs without it
     request.extraParametersJson = nlohmann::json { { "batch_cell", cell.key } }.dump();
     request.batchCell = cell.key; // claimed in the database: a concurrent batch of the same plan skips it
     auto job = buildSimulationJob(request);
@@ -240,6 +249,10 @@ nlohmann::json toJson(const BatchOutcome& outcome, const BatchRequest& request) 
             { "shipped_bytes_per_key", complete ? nlohmann::json(r.shippedBytesPerKey) : nlohmann::json(nullptr) },
             { "best_threshold", thresholdJson(r.bestThreshold) },
             { "best_bytes_per_key", complete ? nlohmann::json(r.bestBytesPerKey) : nlohmann::json(nullptr) },
+            { "shipped_active_bytes_per_key",
+                r.shippedActiveBytesPerKey ? nlohmann::json(*r.shippedActiveBytesPerKey) : nlohmann::json(nullptr) },
+            { "best_active_bytes_per_key",
+                r.bestActiveBytesPerKey ? nlohmann::json(*r.bestActiveBytesPerKey) : nlohmann::json(nullptr) },
             { "seconds", r.seconds }, { "error", r.error } });
     }
     return { { "plan", request.plan.path }, { "shard", fmt::format("{}/{}", request.shard.index, request.shard.count) },
@@ -256,19 +269,25 @@ std::string renderBatchTable(const BatchOutcome& outcome, const BatchRequest& re
             return std::string("-");
         return fmt::format("{:>5} {:>8.2f}", t ? std::to_string(*t) : std::string("-"), bytesPerKey);
     };
-    std::string text = fmt::format("{:>4}  {:<9} {:>5}  {:<32} {:<{}} {:<24} {:>14}  {:>14} {:>8}\n", "cell", "status",
-        "run", "trace", "layout", layoutWidth, "allocator", "shipped  B/key", "leanest  B/key", "seconds");
+    const bool slabs = request.plan.slabs;
+    auto active
+        = [](const std::optional<double>& v) { return v ? fmt::format("{:>8.2f}", *v) : fmt::format("{:>8}", "-"); };
+    std::string text = fmt::format("{:>4}  {:<9} {:>5}  {:<32} {:<{}} {:<24} {:>14}{}  {:>14}{} {:>8}\n", "cell",
+        "status", "run", "trace", "layout", layoutWidth, "allocator", "shipped  B/key", slabs ? "  active" : "",
+        "leanest  B/key", slabs ? "  active" : "", "seconds");
     for (const auto& r : outcome.results) {
-        text += fmt::format("{:>4}  {:<9} {:>5}  {:<32} {:<{}} {:<24} {:>14}  {:>14} {:>8.2f}\n", r.cell->index,
+        text += fmt::format("{:>4}  {:<9} {:>5}  {:<32} {:<{}} {:<24} {:>14}{}  {:>14}{} {:>8.2f}\n", r.cell->index,
             r.status, r.runId ? std::to_string(r.runId) : "-", std::filesystem::path(r.cell->trace).filename().string(),
             shownLayout(r), layoutWidth, r.cell->allocator.empty() ? "(engine default)" : r.cell->allocator,
-            setting(r, r.shippedThreshold, r.shippedBytesPerKey), setting(r, r.bestThreshold, r.bestBytesPerKey),
-            r.seconds);
+            setting(r, r.shippedThreshold, r.shippedBytesPerKey), slabs ? active(r.shippedActiveBytesPerKey) : "",
+            setting(r, r.bestThreshold, r.bestBytesPerKey), slabs ? active(r.bestActiveBytesPerKey) : "", r.seconds);
         if (!r.error.empty())
             text += fmt::format("      why: {}\n", r.error);
     }
     text += "\nshipped: the threshold the layout's engine ships with; leanest: of the plan's thresholds and the "
             "shipped one, the one with the fewest bytes per key (B/key: usable bytes per key, hash index included)\n";
+    if (slabs)
+        text += "active: the slab model's active bytes per key, the pages the allocator keeps\n";
     text += fmt::format("{} cells: {} ran, {} already complete (skipped), {} failed; {} workers, {:.1f} s; runs in "
                         "{}\n",
         outcome.results.size(), outcome.ran, outcome.skipped, outcome.failed, outcome.workers, outcome.seconds,

@@ -73,7 +73,7 @@ Expected<BatchPlan> readBatchPlan(const std::string& path) {
     if (!j.is_object())
         return planError(path, "a plan is a JSON object or a TOML document (see datasets/plans/)");
     static const std::set<std::string> known { "traces", "layouts", "layout_files", "allocators", "thresholds", "cache",
-        "cache_geometry", "format", "on_error", "key_size", "comment" };
+        "cache_geometry", "slabs", "format", "on_error", "key_size", "comment" };
     for (const auto& [name, value] : j.items())
         if (!known.contains(name))
             return planError(path, fmt::format("unknown field '{}'", name));
@@ -92,6 +92,7 @@ Expected<BatchPlan> readBatchPlan(const std::string& path) {
         plan.thresholds = j.value("thresholds", std::string("16:512:16"));
         plan.cache = j.value("cache", false);
         plan.cacheGeometry = j.value("cache_geometry", std::string());
+        plan.slabs = j.value("slabs", false);
         auto importOptions = importOptionsFrom(
             j.value("format", std::string("auto")), j.value("on_error", std::string("fail")), j.value("key_size", 16u));
         if (!importOptions)

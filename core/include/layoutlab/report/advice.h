@@ -4,7 +4,7 @@
 // `layoutlab advise`: which threshold to run a trace at, weighing memory against cache misses.
 //
 // Each point of a sweep costs
-//     weightMemory × (bytes per key / fewest bytes per key − 1)
+//     weightMemory × (bytes per key / fewest bytes per key − 1)       (active bytes with the slab model)
 //   + weightMisses × (misses per GET / fewest misses per GET − 1)
 // i.e. the fraction by which it exceeds the best point on each axis. The cheapest point is advised;
 // equal costs go to fewer bytes per key, then to the lower threshold. The misses are those of one cache
@@ -39,6 +39,10 @@ struct ModelUncertainty {
     // memcached setting exactly (docs/validation.md, "Measured curves"): a difference between two points
     // is known to about twice that.
     double bytesPerKey = 0.002; // a fraction of the larger value
+    // Active bytes per key (the slab model): it equals the reference engine's arena to the byte, and runs
+    // 0.6-1.3% over real servers' Δallocator_active, by an offset each server starts with rather than one
+    // of the threshold (docs/validation.md, "Fragmentation"): a difference between two points to 0.5%.
+    double activeBytesPerKey = 0.005;
     // Misses per GET of a cache level: kMissesPerGetUncertainty.
     double missesPerGet = kMissesPerGetUncertainty; // a fraction of the larger value
     // ... and never finer than this many per GET: where the last level holds the keyspace, both sides
@@ -51,7 +55,8 @@ struct ModelUncertainty {
 
 struct AdvicePoint {
     std::uint32_t threshold = 0;
-    double bytesPerKey = 0;
+    double bytesPerKey = 0; // the memory axis: Advice::memoryMetric
+    double usableBytesPerKey = 0; // what the size classes hand out (used_memory), whatever the axis
     double missesPerGet = 0; // or lines touched per GET without the cache model
     double memoryCost = 0; // bytesPerKey / fewest - 1
     double missCost = 0; // missesPerGet / fewest - 1
@@ -62,7 +67,11 @@ struct AdvicePoint {
 struct Advice {
     std::vector<AdvicePoint> points; // in the sweep's order
     std::size_t chosen = 0; // index into points
-    std::size_t leanest = 0; // the fewest bytes per key: leanestPoint(), the sweep's best threshold
+    // The memory axis: "usable_bytes_per_key", or with the slab model "active_bytes_per_key" (the pages the
+    // allocator keeps: what the machine pays after deletes and overwrites).
+    std::string memoryMetric = "usable_bytes_per_key";
+    std::size_t leanest = 0; // the fewest bytes per key on the memory axis (usable: the sweep's best threshold)
+    std::size_t leanestByUsable = 0; // the sweep's best threshold, leanestPoint(): it may differ by active bytes
     std::size_t fewestMisses = 0; // the first point with the fewest misses (or lines) per GET
     std::string accessMetric; // "llc_misses_per_get", "l1_misses_per_get", ... or "lines_touched_per_get"
     ModelUncertainty uncertainty;

@@ -41,6 +41,7 @@ struct BatchPlan {
     std::string thresholds = "16:512:16";
     bool cache = false;
     std::string cacheGeometry;
+    bool slabs = false; // the slab model in every cell (memcached's too; glibc cells run without it)
     ImportOptions importOptions;
 };
 
@@ -70,6 +71,9 @@ struct BatchCellResult {
     // bytes per key: what a store gets without tuning, beside what the leanest threshold would save.
     std::optional<std::uint32_t> shippedThreshold;
     double shippedBytesPerKey = 0;
+    // With the slab model: the active bytes per key at both settings.
+    std::optional<double> bestActiveBytesPerKey;
+    std::optional<double> shippedActiveBytesPerKey;
 };
 
 struct BatchRequest {
