@@ -27,6 +27,7 @@
 #include <QtCharts/QLineSeries>
 #include <QtCharts/QValueAxis>
 
+#include <algorithm>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -241,8 +242,14 @@ void EnginePage::showCurve(const EngineSweepReport& report) {
     m_report = {};
     m_curve = report;
     m_comparison.clear();
-    m_comparison.setHorizontalHeaderLabels(
-        { tr("Setting"), tr("Measured bytes/key"), tr("Predicted bytes/key"), tr("Relative error"), tr("GETs/s") });
+    // The allocator's active bytes per key beside them, where the servers report them (the slab model's).
+    const bool active = std::any_of(report.points.begin(), report.points.end(),
+        [](const EngineSweepPoint& p) { return p.activeRelativeError().has_value(); });
+    QStringList headers { tr("Setting"), tr("Measured bytes/key"), tr("Predicted bytes/key"), tr("Relative error"),
+        tr("GETs/s") };
+    if (active)
+        headers << tr("Measured active/key") << tr("Predicted active/key") << tr("Active error");
+    m_comparison.setHorizontalHeaderLabels(headers);
     for (const auto& p : report.points) {
         auto* error = cellItem(relativeErrorText(p.relativeError()), true);
         error->setForeground(std::abs(p.relativeError()) <= 0.01 ? QColor(0x2e, 0x8b, 0x57) : QColor(0xb0, 0x30, 0x30));
@@ -250,8 +257,14 @@ void EnginePage::showCurve(const EngineSweepReport& report) {
         setting->setToolTip(tr("%1 %2 started from %3%4")
                                 .arg(qt(p.engine), qt(p.version), qt(p.server),
                                     p.build.empty() ? QString() : tr(", built with %1").arg(qt(p.build))));
-        m_comparison.appendRow({ setting, valueItem(p.measuredBytesPerKey, 2), valueItem(p.predictedBytesPerKey, 2),
-            error, p.getsPerSecond ? valueItem(*p.getsPerSecond, 0) : cellItem(QString()) });
+        QList<QStandardItem*> row { setting, valueItem(p.measuredBytesPerKey, 2), valueItem(p.predictedBytesPerKey, 2),
+            error, p.getsPerSecond ? valueItem(*p.getsPerSecond, 0) : cellItem(QString()) };
+        if (const auto activeError = p.activeRelativeError())
+            row << valueItem(*p.measuredActiveBytesPerKey, 2) << valueItem(*p.predictedActiveBytesPerKey, 2)
+                << cellItem(relativeErrorText(*activeError), true);
+        else if (active)
+            row << cellItem(QString()) << cellItem(QString()) << cellItem(QString());
+        m_comparison.appendRow(row);
     }
     const bool memcached = report.engine == "memcached";
     QString text = tr("<b>%1 at %2 settings</b>: bytes per key is %3. Worst error %4.")
@@ -276,10 +289,18 @@ void EnginePage::showCurve(const EngineSweepReport& report) {
     // Memory: the predicted curve through the settings with the measured rings on it (Valkey), or measured
     // and predicted bars per slab setting (memcached, whose settings are not a threshold).
     m_memoryData.clear();
-    m_memoryData.setHorizontalHeaderLabels({ tr("Setting"), tr("Measured"), tr("Predicted") });
-    for (const auto& p : report.points)
-        m_memoryData.appendRow(
-            { cellItem(qt(p.setting)), valueItem(p.measuredBytesPerKey, 2), valueItem(p.predictedBytesPerKey, 2) });
+    QStringList memoryHeaders { tr("Setting"), tr("Measured"), tr("Predicted") };
+    if (active)
+        memoryHeaders << tr("Measured active") << tr("Predicted active");
+    m_memoryData.setHorizontalHeaderLabels(memoryHeaders);
+    for (const auto& p : report.points) {
+        QList<QStandardItem*> row { cellItem(qt(p.setting)), valueItem(p.measuredBytesPerKey, 2),
+            valueItem(p.predictedBytesPerKey, 2) };
+        if (active)
+            row << valueItem(p.measuredActiveBytesPerKey.value_or(0), 2)
+                << valueItem(p.predictedActiveBytesPerKey.value_or(0), 2);
+        m_memoryData.appendRow(row);
+    }
     QChart* chart = m_memoryChart->freshChart();
     double largest = 0;
     for (const auto& p : report.points)
@@ -287,16 +308,23 @@ void EnginePage::showCurve(const EngineSweepReport& report) {
     const DisplayUnit unit = byteUnit(largest); // KiB for values of 100 kB and more
     if (memcached) {
         QStringList categories;
-        QList<double> measured, predicted;
+        QList<double> measured, predicted, measuredPages, predictedPages;
         for (const auto& p : report.points) {
             categories << qt(p.setting);
             measured << p.measuredBytesPerKey / unit.divisor;
             predicted << p.predictedBytesPerKey / unit.divisor;
+            measuredPages << p.measuredActiveBytesPerKey.value_or(0) / unit.divisor;
+            predictedPages << p.predictedActiveBytesPerKey.value_or(0) / unit.divisor;
         }
-        drawBarChart(chart, categories, { { tr("measured"), measured }, { tr("predicted"), predicted } },
-            tr("slab settings"), tr("chunk %1 per item").arg(unit.name), true);
-        chart->setTitle(tr("Chunk bytes per item by slab setting (hash index not included); worst error %1")
-                            .arg(relativeErrorText(worstError(report.points))));
+        std::vector<std::pair<QString, QList<double>>> sets { { tr("measured chunks"), measured },
+            { tr("predicted chunks"), predicted } };
+        if (active) // the pages memcached has malloc'ed (total_malloced), per item
+            sets.insert(
+                sets.end(), { { tr("measured pages"), measuredPages }, { tr("predicted pages"), predictedPages } });
+        drawBarChart(chart, categories, sets, tr("slab settings"), tr("%1 per item").arg(unit.name), true);
+        chart->setTitle(
+            tr("Chunk bytes%1 per item by slab setting (hash index not included); worst error %2")
+                .arg(active ? tr(" and page bytes") : QString(), relativeErrorText(worstError(report.points))));
     } else {
         auto* x = new QValueAxis(chart);
         x->setTitleText(tr("threshold (bytes)"));
@@ -329,7 +357,43 @@ void EnginePage::showCurve(const EngineSweepReport& report) {
         const double halfStep = report.points.size() > 1 ? (last - first) / double(report.points.size() - 1) / 2 : 8;
         setThresholdRange(x, first - halfStep, last + halfStep);
         addMeasuredPoints(m_memoryChart, x, y, marks, tr("measured (real servers)"), QColor(0xc0, 0x39, 0x2b));
-        chart->setTitle(tr("Bytes per key by threshold: real servers against the prediction (hash index included)"));
+        if (active) {
+            // The allocator's active bytes per key on an axis of their own, fitted to them: the predicted line
+            // dashed, the measured rings beside it.
+            auto* right = new QValueAxis(chart);
+            right->setTitleText(tr("active %1/key").arg(unit.name));
+            chart->addAxis(right, Qt::AlignRight);
+            auto* line = new QLineSeries(chart);
+            line->setName(tr("predicted active"));
+            line->setPointsVisible(true);
+            QPen pen = line->pen();
+            pen.setStyle(Qt::DashLine);
+            line->setPen(pen);
+            std::vector<MeasuredMark> activeMarks;
+            double activeLow = std::numeric_limits<double>::max(), activeHigh = 0;
+            for (const auto& p : report.points)
+                if (const auto error = p.activeRelativeError()) {
+                    const double t = p.threshold.value_or(0);
+                    const double at = *p.predictedActiveBytesPerKey / unit.divisor;
+                    const double measured = *p.measuredActiveBytesPerKey / unit.divisor;
+                    line->append(t, at);
+                    activeMarks.push_back({ t, measured, *error });
+                    activeLow = std::min({ activeLow, at, measured });
+                    activeHigh = std::max({ activeHigh, at, measured });
+                }
+            chart->addSeries(line);
+            line->attachAxis(x);
+            line->attachAxis(right);
+            const double activePad = std::max((activeHigh - activeLow) * 0.1, std::max(activeHigh * 0.002, 0.5));
+            right->setRange(std::max(0.0, activeLow - activePad), activeHigh + activePad);
+            right->applyNiceNumbers();
+            addMeasuredPoints(
+                m_memoryChart, x, right, activeMarks, tr("measured active (real servers)"), QColor(0x8e, 0x44, 0xad));
+        }
+        chart->setTitle(active ? tr("Bytes per key by threshold, allocated and the allocator's active pages: real "
+                                    "servers against the prediction")
+                               : tr("Bytes per key by threshold: real servers against the prediction (hash index "
+                                    "included)"));
     }
 
     // Throughput per setting when the run phase ran.

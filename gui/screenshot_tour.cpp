@@ -135,6 +135,24 @@ bool renderScreenshots(
     }
     if (!engineSource.isEmpty() && !measureValkeyCurve(window, engineSource, directory, error))
         return false;
+    // The slab model on the bundled mixed trace (its deletes and overwrites leave slabs partly empty): active
+    // beside allocated bytes per key, and the timeline at the cursor's threshold.
+    window.openTrace(QStringLiteral(LAYOUTLAB_DATASETS_DIR "/traces/mixed-sizes.lltrace"));
+    if (!window.runner().waitForIdle(120000) || !window.lastError().isEmpty())
+        return fail(window.lastError().isEmpty() ? QObject::tr("reading the trace timed out") : window.lastError());
+    window.sweepPage()->layoutBox()->setCurrentText(QStringLiteral("valkey-9.1"));
+    window.sweepPage()->stallBox()->setChecked(false);
+    window.sweepPage()->slabsBox()->setChecked(true);
+    if (QString slabError; !window.sweepPage()->startSweep(&slabError))
+        return fail(slabError);
+    if (!window.runner().waitForIdle(300000) || !window.lastError().isEmpty())
+        return fail(window.lastError().isEmpty() ? QObject::tr("the sweep timed out") : window.lastError());
+    window.sweepPage()->setCursorThreshold(128);
+    window.tabs()->setCurrentWidget(window.sweepPage());
+    QApplication::processEvents();
+    if (const QString slabs = directory + QStringLiteral("/sweep-slabs.png"); !window.grab().save(slabs, "PNG"))
+        return fail(QObject::tr("cannot write %1").arg(slabs));
+    window.sweepPage()->slabsBox()->setChecked(false);
     // Last, the sweep of a bundled what-if layout file (the views above show the built-in models).
     window.sweepPage()->setLayoutFile(QStringLiteral(LAYOUTLAB_DATASETS_DIR "/layouts/valkey-no-value-pointer.toml"));
     QString sweepError;

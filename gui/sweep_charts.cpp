@@ -51,14 +51,30 @@ std::pair<double, double> paddedRange(double low, double high) {
 
 void SweepPage::redraw() {
     // One quantity per axis: the two memory figures share bytes per key; lines and dependent loads, two
-    // different counts, get an axis each.
-    drawChart(m_charts[0],
-        { { QStringLiteral("usable_bytes_per_key"), tr("bytes per key") },
-            { QStringLiteral("overhead_bytes_per_key"), tr("overhead per key") } },
-        QString(), QString(), true);
+    // different counts, get an axis each. With the slab model, the memory chart puts what the allocator
+    // keeps (active bytes per key, right, dashed) beside what it hands out, each axis fitted to its line,
+    // so that a difference of a fraction of a byte between thresholds shows; overhead moves beside the
+    // internal fragmentation.
+    const bool active = m_model.columnOf(QStringLiteral("active_bytes_per_key")) >= 0;
+    if (active) {
+        drawChart(m_charts[0],
+            { { QStringLiteral("usable_bytes_per_key"), tr("allocated per key") },
+                { QStringLiteral("active_bytes_per_key"), tr("active per key"), true } },
+            QString(), tr("active bytes/key"), true, true);
+        drawChart(m_charts[1],
+            { { QStringLiteral("overhead_bytes_per_key"), tr("overhead per key") },
+                { QStringLiteral("internal_fragmentation_bytes_per_key"), tr("internal fragmentation") } },
+            QString(), QString(), true);
+    } else {
+        drawChart(m_charts[0],
+            { { QStringLiteral("usable_bytes_per_key"), tr("bytes per key") },
+                { QStringLiteral("overhead_bytes_per_key"), tr("overhead per key") } },
+            QString(), QString(), true);
+        drawChart(m_charts[1],
+            { { QStringLiteral("internal_fragmentation_bytes_per_key"), tr("internal fragmentation") } }, QString(),
+            QString(), true);
+    }
     drawMeasured();
-    drawChart(m_charts[1], { { QStringLiteral("internal_fragmentation_bytes_per_key"), tr("internal fragmentation") } },
-        QString(), QString(), true);
     drawChart(m_charts[2],
         { { QStringLiteral("lines_touched_per_get"), tr("lines touched") },
             { QStringLiteral("dependent_loads_per_get"), tr("dependent loads"), true } },
@@ -67,13 +83,17 @@ void SweepPage::redraw() {
         { { QStringLiteral("l1_misses_per_get"), tr("L1") }, { QStringLiteral("l2_misses_per_get"), tr("L2") },
             { QStringLiteral("llc_misses_per_get"), tr("LLC") } },
         tr("misses/GET"));
-    const QStringList titles { tr("Memory per key (hash index included)"),
-        tr("Internal fragmentation per key (hash index included)"), tr("GET access path (index lines included)"),
+    const QStringList titles { active ? tr("Memory per key: allocated and the allocator's active pages")
+                                      : tr("Memory per key (hash index included)"),
+        active ? tr("Overhead and internal fragmentation per key")
+               : tr("Internal fragmentation per key (hash index included)"),
+        tr("GET access path (index lines included)"),
         m_model.hasCacheModel() ? tr("Cache-model misses per GET")
                                 : tr("Cache-model misses per GET (cache model off)") };
     for (std::size_t i = 0; i < m_charts.size(); ++i)
         m_charts[i]->chart()->setTitle(titles[int(i)]);
     drawCursor();
+    drawTimeline();
 }
 
 void SweepPage::setMeasuredPoints(
@@ -155,6 +175,7 @@ void SweepPage::setCursorThreshold(double threshold) {
                 locale.toString(100.0 * p.embeddedFraction, 'f', 1), locale.toString(p.linesTouchedPerGet, 'f', 3),
                 locale.toString(p.dependentLoadsPerGet, 'f', 3)));
     drawCursor();
+    drawTimeline();
     emit cursorMoved(at);
 }
 
@@ -194,7 +215,7 @@ void SweepPage::drawCursor() {
 }
 
 void SweepPage::drawChart(ChartPanel* panel, const std::vector<ChartLine>& lines, const QString& yTitle,
-    const QString& rightTitle, bool perKeyBytes) {
+    const QString& rightTitle, bool perKeyBytes, bool rightFitted) {
     QChart* chart = panel->freshChart();
     const int rows = m_model.rowCount();
     auto* x = new QValueAxis(chart);
@@ -219,6 +240,8 @@ void SweepPage::drawChart(ChartPanel* panel, const std::vector<ChartLine>& lines
                     largest = std::max(largest, m_model.value(r, column));
         unit = byteUnit(largest);
         y->setTitleText(tr("%1/key").arg(unit.name));
+        if (right && rightFitted)
+            right->setTitleText(tr("active %1/key").arg(unit.name));
         if (panel == m_charts[0])
             m_memoryDivisor = unit.divisor;
     }
@@ -261,8 +284,8 @@ void SweepPage::drawChart(ChartPanel* panel, const std::vector<ChartLine>& lines
         if (!axis || range.low > range.high)
             continue;
         // The right axis (a second quantity) starts at zero, so that its line does not retrace the left
-        // one's when the two change at the same thresholds.
-        const auto [paddedLow, paddedHigh] = paddedRange(axis == right ? 0.0 : range.low, range.high);
+        // one's when the two change at the same thresholds; a second figure of the same unit is fitted.
+        const auto [paddedLow, paddedHigh] = paddedRange(axis == right && !rightFitted ? 0.0 : range.low, range.high);
         axis->setRange(paddedLow, paddedHigh);
         axis->applyNiceNumbers();
     }

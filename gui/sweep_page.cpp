@@ -116,6 +116,7 @@ SweepPage::SweepPage(TaskRunner& runner, std::function<QString()> databasePath, 
     , m_thresholds(new QLineEdit(QStringLiteral("16:512:16"), this))
     , m_cache(new QCheckBox(tr("Cache model (misses per GET)"), this))
     , m_stall(new QCheckBox(tr("Predict the memory stall per GET"), this))
+    , m_slabs(new QCheckBox(tr("Allocator's pages (slab model, timeline)"), this))
     , m_layoutFileButton(new QToolButton(this))
     , m_rerunOnChange(new QCheckBox(tr("Re-run when the layout file changes"), this))
     , m_watcher(new QFileSystemWatcher(this))
@@ -124,7 +125,8 @@ SweepPage::SweepPage(TaskRunner& runner, std::function<QString()> databasePath, 
     , m_summary(new QLabel(this))
     , m_table(new QTableView(this))
     , m_cursorLine(new QLabel(this))
-    , m_measuredLine(new QLabel(this)) {
+    , m_measuredLine(new QLabel(this))
+    , m_timelineChart(nullptr) {
     m_layout->setEditable(true);
     for (const auto& l : listLayouts()) {
         m_layout->addItem(qt(l.name), qt(l.spec));
@@ -155,6 +157,9 @@ SweepPage::SweepPage(TaskRunner& runner, std::function<QString()> databasePath, 
                            "chase of a few seconds) before the sweep, and predict each threshold's memory stall per "
                            "GET from the cache model's misses, with its uncertainty (needs the cache model)"));
     m_stall->setEnabled(m_cache->isChecked());
+    m_slabs->setToolTip(tr("Play the trace into a model of the allocator's memory at every threshold (jemalloc's "
+                           "slabs, memcached's pages): the active bytes it keeps after deletes and overwrites, and a "
+                           "timeline of them over the trace"));
     connect(m_cache, &QCheckBox::toggled, m_stall, &QWidget::setEnabled);
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -172,6 +177,7 @@ SweepPage::SweepPage(TaskRunner& runner, std::function<QString()> databasePath, 
     form2->addRow(tr("&Thresholds:"), m_thresholds);
     form2->addRow(QString(), m_cache);
     form2->addRow(QString(), m_stall);
+    form2->addRow(QString(), m_slabs);
     form2->addRow(QString(), m_rerunOnChange);
     controls->addLayout(form, 2);
     controls->addLayout(form2, 1);
@@ -190,6 +196,11 @@ SweepPage::SweepPage(TaskRunner& runner, std::function<QString()> databasePath, 
         grid->addWidget(chart, i / 2, i % 2);
         m_charts.push_back(chart);
     }
+    m_timelineChart = new ChartPanel(QStringLiteral("allocator-over-the-trace"), chartGrid);
+    m_timelineChart->setDataModel(&m_timelineData);
+    // A third column beside the four charts, when the result has a timeline: the window keeps its height.
+    grid->addWidget(m_timelineChart, 0, 2, 2, 1);
+    m_timelineChart->hide();
     m_table->setModel(&m_model);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->verticalHeader()->hide();
@@ -328,6 +339,9 @@ bool SweepPage::startSweep(QString* error) {
     request.withShippedThreshold
         = SimulationRequest::Shipped::WithinRange; // in range: Compare meets layouts at their shipped settings
     request.cache = m_cache->isChecked();
+    request.slabs = m_slabs->isChecked();
+    request.slabsWhereCovered = true; // glibc has no slab model: the sweep runs without it
+    request.timeline = m_slabs->isChecked() ? kTimelineSamples : 0;
     request.toolVersion = LAYOUTLAB_VERSION;
     auto built = buildSimulationJob(request);
     if (!built)
@@ -404,6 +418,20 @@ void SweepPage::showResult(const SimulationResult& result, const std::optional<L
                                 .arg(locale.toString(p.usableBytesPerKey - best.usableBytesPerKey, 'f', 2));
     }
     text += tr(" Bytes per key include the hash index tables.");
+    if (!result.slabTable.empty() && !result.points.empty()) {
+        // What the allocator keeps: the leanest by active bytes, when it is another threshold.
+        std::size_t leanestActive = 0;
+        for (std::size_t i = 1; i < result.points.size(); ++i)
+            if (result.points[i].arena && result.points[leanestActive].arena
+                && result.points[i].arena->activeBytes < result.points[leanestActive].arena->activeBytes)
+                leanestActive = i;
+        const ThresholdPoint& a = result.points[leanestActive];
+        if (a.arena && a.keys)
+            text += tr(" Allocator's pages: %1 active bytes per key at %2 (%3× what is allocated).")
+                        .arg(locale.toString(double(a.arena->activeBytes) / double(a.keys), 'f', 2))
+                        .arg(result.thresholdName.empty() ? tr("its one setting") : QString::number(a.threshold))
+                        .arg(locale.toString(a.arena->fragRatio(), 'f', 3));
+    }
     if (!result.cacheGeometry.empty())
         text += tr(" Cache model: %1, %2 GETs sampled.")
                     .arg(qt(result.cacheGeometry))
@@ -424,6 +452,7 @@ void SweepPage::showStoredRun(const StoredRun& stored) {
         m_allocator->setCurrentText(qt(parameters->allocator));
         m_thresholds->setText(thresholdsText(parameters->thresholds));
         m_cache->setChecked(parameters->cacheGeometry.has_value());
+        m_slabs->setChecked(parameters->slabModel.has_value());
         if (QFileInfo::exists(qt(parameters->trace)))
             m_tracePath = qt(parameters->trace);
         if (parameters->extra.contains("load_latencies")) {
@@ -446,6 +475,7 @@ void SweepPage::saveSettings() const {
     s.setValue(QStringLiteral("sweep/thresholds"), m_thresholds->text());
     s.setValue(QStringLiteral("sweep/cache"), m_cache->isChecked());
     s.setValue(QStringLiteral("sweep/stall"), m_stall->isChecked());
+    s.setValue(QStringLiteral("sweep/slabs"), m_slabs->isChecked());
     s.setValue(QStringLiteral("sweep/rerunOnChange"), m_rerunOnChange->isChecked());
 }
 
@@ -461,6 +491,7 @@ void SweepPage::restoreSettings() {
     m_thresholds->setText(s.value(QStringLiteral("sweep/thresholds"), m_thresholds->text()).toString());
     m_cache->setChecked(s.value(QStringLiteral("sweep/cache"), m_cache->isChecked()).toBool());
     m_stall->setChecked(s.value(QStringLiteral("sweep/stall"), false).toBool());
+    m_slabs->setChecked(s.value(QStringLiteral("sweep/slabs"), false).toBool());
 }
 
 } // namespace layoutlab::gui

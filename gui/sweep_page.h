@@ -10,6 +10,7 @@
 #include "layoutlab/store/engine_sweep_points.h"
 #include "layoutlab/store/stored_run.h"
 
+#include <QStandardItemModel>
 #include <QWidget>
 
 #include <functional>
@@ -73,6 +74,12 @@ public:
     QComboBox* allocatorBox() const { return m_allocator; }
     QLineEdit* thresholdsEdit() const { return m_thresholds; }
     QCheckBox* cacheBox() const { return m_cache; }
+    // The slab model (what the allocator keeps after deletes and overwrites), with a timeline of the trace.
+    QCheckBox* slabsBox() const { return m_slabs; }
+    // The timeline chart: allocated beside active bytes over the trace at the cursor's threshold (hidden
+    // when the result has no timeline).
+    ChartPanel* timelineChart() const { return m_timelineChart; }
+    static constexpr std::uint32_t kTimelineSamples = 200;
 
     void saveSettings() const;
     void restoreSettings();
@@ -95,6 +102,7 @@ private:
     static constexpr int kSpecRole = Qt::UserRole + 1; // a layout file item's spec
     void redraw();
     void drawMeasured();
+    void drawTimeline(); // sweep_timeline.cpp
     void watchLayoutFile();
     void layoutFileChanged();
     // One line of a chart: the metric (by its CLI name), its legend name, and whether it is read on the
@@ -106,8 +114,9 @@ private:
     };
     // Draws `lines` against the threshold. With `perKeyBytes` the left axis is in B, KiB or MiB per key,
     // by the largest value, and `yTitle` is ignored.
+    // `rightFitted`: the right axis fitted to its lines (a second figure in the same unit), else from zero.
     void drawChart(ChartPanel* chart, const std::vector<ChartLine>& lines, const QString& yTitle,
-        const QString& rightTitle = {}, bool perKeyBytes = false);
+        const QString& rightTitle = {}, bool perKeyBytes = false, bool rightFitted = false);
 
     TaskRunner& m_runner;
     std::function<QString()> m_databasePath;
@@ -118,6 +127,7 @@ private:
     QLineEdit* m_thresholds;
     QCheckBox* m_cache;
     QCheckBox* m_stall; // measure this host's load latencies and predict the memory stall per GET
+    QCheckBox* m_slabs;
     QToolButton* m_layoutFileButton;
     QCheckBox* m_rerunOnChange;
     QFileSystemWatcher* m_watcher;
@@ -139,6 +149,8 @@ private:
     std::optional<std::uint32_t> m_cursor;
     void drawCursor();
     std::vector<ChartPanel*> m_charts;
+    ChartPanel* m_timelineChart;
+    QStandardItemModel m_timelineData; // the timeline chart's data, for its CSV
 };
 
 } // namespace layoutlab::gui
