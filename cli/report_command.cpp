@@ -74,10 +74,33 @@ std::optional<SvgSeries> measuredSeries(const std::vector<EngineSweepPoint>& poi
     return s;
 }
 
+// A run's timeline at one of its thresholds (the setting its engine ships with, else the first):
+// allocated beside active bytes over the trace, in MiB.
+std::optional<Figure> timelineFigure(const SimulationResult& r, const std::string& base) {
+    if (r.timeline.empty() || r.points.empty())
+        return std::nullopt;
+    std::size_t at = 0;
+    if (const ThresholdPoint* shipped = shippedPoint(r))
+        at = static_cast<std::size_t>(shipped - r.points.data());
+    SvgSeries allocated { "allocated", {}, false, {} }, active { "active", {}, false, {} };
+    for (const auto& s : r.timeline) {
+        allocated.points.emplace_back(
+            static_cast<double>(s.requests), static_cast<double>(s.allocatedBytes[at]) / 1048576.0);
+        active.points.emplace_back(static_cast<double>(s.requests), static_cast<double>(s.activeBytes[at]) / 1048576.0);
+    }
+    const std::string where = r.thresholdName.empty() ? std::string("its one setting")
+                                                      : fmt::format("threshold {}", r.points[at].threshold);
+    return Figure { base + "-timeline.svg",
+        renderSvg({ fmt::format("The allocator over the trace at {}: allocated and active", where), "requests replayed",
+            "MiB", { std::move(allocated), std::move(active) }, {} }) };
+}
+
 std::vector<Figure> figuresOf(const StoredRun& stored) {
     const auto& r = stored.result;
     const std::string base = fmt::format("run-{}", stored.run.id);
     std::vector<Figure> out;
+    if (auto timeline = timelineFigure(r, base))
+        out.push_back(std::move(*timeline));
     const auto measured = engineSweepPoints(stored.measurements);
     if (auto series = measuredSeries(measured, "measured (real servers)")) {
         SvgSeries predicted { "predicted", {}, false, {} };
@@ -96,6 +119,13 @@ std::vector<Figure> figuresOf(const StoredRun& stored) {
             seriesOf(
                 r, { { "usable_bytes_per_key", "bytes per key" }, { "overhead_bytes_per_key", "overhead per key" } }),
             markers }) });
+    if (r.points.front().arena)
+        out.push_back({ base + "-active.svg",
+            renderSvg({ "What the allocator keeps: active bytes per key beside allocated", "threshold (bytes)",
+                "bytes per key",
+                seriesOf(r,
+                    { { "usable_bytes_per_key", "allocated per key" }, { "active_bytes_per_key", "active per key" } }),
+                markers }) });
     out.push_back({ base + "-access.svg",
         renderSvg({ "GET access path", "threshold (bytes)", "per GET",
             seriesOf(
@@ -120,13 +150,17 @@ std::string engineSweepTable(const std::vector<EngineSweepPoint>& points) {
     std::string html = fmt::format(
         "<h3>Measured against predicted</h3>\n<p>Bytes per key: {}. Worst error {:+.2f}%.</p>\n"
         "<table class=\"points\">\n<tr><th>setting</th><th>keys</th><th>measured</th>"
-        "<th>predicted</th><th>error</th><th>GETs/s</th><th>server</th><th>model</th></tr>\n",
+        "<th>predicted</th><th>error</th><th>active/key measured</th><th>predicted</th><th>error</th>"
+        "<th>GETs/s</th><th>server</th><th>model</th></tr>\n",
         memcached ? "slab chunk bytes per item, hash index not included" : "used_memory per key, hash index included",
         100.0 * worstError(points));
     for (const auto& p : points)
         html += "<tr>" + cell(p.setting) + cell(std::to_string(p.keys))
             + fmt::format("<td>{:.2f}</td><td>{:.2f}</td><td>{:+.2f}%</td>", p.measuredBytesPerKey,
                 p.predictedBytesPerKey, 100.0 * p.relativeError())
+            + (p.activeRelativeError() ? fmt::format("<td>{:.2f}</td><td>{:.2f}</td><td>{:+.2f}%</td>",
+                   *p.measuredActiveBytesPerKey, *p.predictedActiveBytesPerKey, 100.0 * *p.activeRelativeError())
+                                       : std::string("<td></td><td></td><td></td>"))
             + cell(p.getsPerSecond ? fmt::format("{:.0f}", *p.getsPerSecond) : std::string())
             + cell(fmt::format("{} {}{}", p.engine, p.version, p.build.empty() ? "" : " built with " + p.build))
             + cell(p.model) + "</tr>\n";

@@ -110,6 +110,13 @@ TEST_F(CliTest, TimelineSamplesTheTraceAndIsStoredWithTheRun) {
     const auto shown = run({ "db", "show", "1", "--json", "--db", path("runs.db") });
     ASSERT_EQ(shown.exitCode, 0) << shown.err;
     EXPECT_EQ(nlohmann::json::parse(shown.out)["result"]["timeline"], j["timeline"]);
+    // The report draws it, and active bytes per key beside allocated.
+    const auto report = run({ "report", "1", "-o", path("report"), "--db", path("runs.db") });
+    ASSERT_EQ(report.exitCode, 0) << report.err;
+    const auto html = layoutlab::test::slurp(path("report") + "/index.html");
+    EXPECT_NE(html.find("The allocator over the trace at threshold 128"), std::string::npos);
+    EXPECT_NE(html.find("active bytes per key beside allocated"), std::string::npos);
+    EXPECT_NE(html.find("active_bytes_per_key"), std::string::npos) << "the points table has the column";
 }
 
 TEST_F(CliTest, AdviseWithSlabsWeighsActiveBytesAndSaysWhenTheLeanestDiffers) {
