@@ -48,6 +48,7 @@ const char* flagFor(const std::string& field) {
         { field::kConnections, "--connections" },
         { field::kRunPipeline, "--run-pipeline" },
         { field::kRunSeconds, "--run-seconds" },
+        { field::kExpireWait, "--expire-wait" },
         { field::kEngineSource, "--source" },
         { field::kBuildThresholds, "--at-thresholds" },
         { field::kEngineBuilds, "--builds" },

@@ -131,6 +131,9 @@ void addDriveCommand(CLI::App& app, int& status) {
            "Run phase: GETs to send, the trace's reads in order (0 with no --run-seconds: no run phase)")
         ->capture_default_str();
     cmd->add_option("--run-seconds", r.run.seconds, "Run phase: run for this long instead of a number of GETs");
+    cmd->add_option("--expire-wait", r.expireWaitSeconds,
+        "After the load, wait this many seconds before measuring, for the trace's TTLs to pass on the server's "
+        "clock as they did on the trace's (the server expires its keys then; the replay already has)");
     cmd->add_option("--run-set-fraction", r.run.setFraction,
            "Run phase: this share of the requests are SETs of the key's value size instead of GETs")
         ->capture_default_str()

@@ -28,6 +28,8 @@ Status checkDriveRequest(const DriveRequest& r) {
         return usageError("the run phase's pipeline must be at least 1", field::kRunPipeline);
     if (r.run.seconds < 0)
         return usageError("the run phase's duration cannot be negative", field::kRunSeconds);
+    if (r.expireWaitSeconds < 0 || r.expireWaitSeconds > 3600)
+        return usageError("the wait for TTLs to pass must be between 0 and 3600 seconds", field::kExpireWait);
     if (r.engine != Engine::Memcached && r.framing != "raw")
         return usageError(
             "a framing applies to memcached (Dalli and Rails store framed values there)", field::kFraming);
@@ -131,6 +133,20 @@ Status finish(const DriveRequest& r, const LayoutAndAllocator& models, DriveRepo
         return ok;
     report.predictionRun = runs.prediction();
     report.measuredRun = runs.measured();
+    return Ok {};
+}
+
+Status waitForExpiry(const DriveRequest& r, ProgressSink* progress, std::stop_token stop) {
+    if (r.expireWaitSeconds <= 0)
+        return Ok {};
+    if (progress)
+        progress->phase("expire");
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(r.expireWaitSeconds);
+    while (std::chrono::steady_clock::now() < until) {
+        if (stop.stop_requested())
+            return cancelledError();
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
     return Ok {};
 }
 
@@ -331,6 +347,8 @@ Status driveResp(const DriveRequest& r, drive::DriveTarget& target, DriveReport&
     if (!load)
         return load.error();
     report.load = std::move(*load);
+    if (auto ok = drive::waitForExpiry(r, progress, stop); !ok)
+        return ok;
     // Measured once the server has finished rehashing and its memory holds still: a keyspace that just
     // crossed a power of two keeps two tables until the cron has moved every entry.
     if (progress)

@@ -68,6 +68,8 @@ Status driveMemcached(const DriveRequest& r, DriveTarget& target, DriveReport& r
     if (!load)
         return load.error();
     report.load = std::move(*load);
+    if (auto ok = waitForExpiry(r, progress, stop); !ok)
+        return ok;
     auto slabs = readSlabs(*client);
     if (!slabs)
         return slabs.error();

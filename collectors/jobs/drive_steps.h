@@ -39,6 +39,9 @@ inline std::function<void(std::uint64_t)> loadProgress(ProgressSink* progress, s
 Expected<std::optional<RunPhaseResult>> runPhase(const DriveRequest& request, const std::vector<RunKey>& readKeys,
     const std::function<Expected<std::unique_ptr<GetConnection>>()>& connect, std::stop_token stop);
 
+// After the load: the request's wait for the trace's TTLs to pass on the server's clock (none by default).
+Status waitForExpiry(const DriveRequest& request, ProgressSink* progress, std::stop_token stop);
+
 // The predicted figures of the report from its prediction (memcached: the slab classes beside the
 // measured ones).
 void completePrediction(DriveReport& report);

@@ -81,4 +81,19 @@ inline std::string driftMonitorLog() {
     return out;
 }
 
+// 200,000 keys, every other one with a 2-second TTL, and a last request 30 s on: the replay expires half
+// the keys on the trace's clock; a server does on its own once it has run that long (drive --expire-wait).
+inline std::string expireMonitorLog() {
+    std::string out = "OK\n";
+    std::uint64_t n = 0;
+    for (std::uint32_t i = 0; i < 200000; ++i) {
+        std::vector<std::string> args { "SET", "key:" + std::to_string(100000 + i),
+            std::string(40 + (i * 37) % 120, 'v') };
+        if (i % 2 == 0)
+            args.insert(args.end(), { "EX", "2" });
+        out += monitorLine(++n, args);
+    }
+    return out + "1700000030.000000 [0 127.0.0.1:50000] \"GET\" \"key:100001\"\n";
+}
+
 } // namespace layoutlab::test

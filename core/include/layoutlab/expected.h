@@ -69,6 +69,7 @@ inline constexpr const char* kPipeline = "pipeline";
 inline constexpr const char* kConnections = "connections";
 inline constexpr const char* kRunPipeline = "run pipeline";
 inline constexpr const char* kRunSeconds = "run seconds";
+inline constexpr const char* kExpireWait = "expire wait";
 // An engine sweep's (layoutlab/jobs/engine_sweep_job.h).
 inline constexpr const char* kEngineSource = "engine source";
 inline constexpr const char* kBuildThresholds = "build thresholds";

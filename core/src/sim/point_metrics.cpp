@@ -125,15 +125,15 @@ const PointMetric kTable[] = {
     { "llc_misses_per_get", "LLC misses per GET", "misses/GET", 3, false, kOut | kDb | kGui,
         "cache-model last-level misses per sampled GET hit (with the cache model)", "LLC miss", 8, 12,
         MetricStyle::Fixed, [](const ThresholdPoint& p) { return missAt(p, 2); }, nullptr, 2 },
-    // The slab model's (sim --slabs): what jemalloc's stats would say of the keyspace's arena.
+    // The slab model's (sim --slabs): what jemalloc's stats (memcached's `stats slabs`) would say.
     { "allocated_bytes", "Allocated", "bytes", 0, true, kOut | kDb,
         "jemalloc stats.allocated (INFO allocator_allocated) at the end of the trace: usable bytes handed out, "
-        "regions in the thread cache included (with the slab model)",
+        "regions in the thread cache included; memcached: its used chunks' bytes (with the slab model)",
         "", 0, 0, MetricStyle::Count, &arenaGet<&ArenaUsage::allocatedBytes>, &arenaSet<&ArenaUsage::allocatedBytes>,
         -1, true },
     { "active_bytes", "Active", "bytes", 0, true, kOut | kDb,
         "jemalloc stats.active (INFO allocator_active) at the end of the trace: pages of slabs holding a live "
-        "region and of large extents (with the slab model)",
+        "region and of large extents; memcached: total_malloced, its slab pages (with the slab model)",
         "active", 9, 13, MetricStyle::Bytes, &arenaGet<&ArenaUsage::activeBytes>, &arenaSet<&ArenaUsage::activeBytes>,
         -1, true },
     { "frag_ratio", "Active / allocated", "ratio", 3, false, kOut | kDb | kGui,

@@ -52,6 +52,9 @@ struct DriveRequest {
     bool calibrate = false; // valkey, redis: tell the layout from calibration keys even when the version could
     std::uint32_t pipeline = 256; // load phase: commands per round trip
     std::uint32_t sampleKeys = 5; // keys sampled for OBJECT ENCODING and MEMORY USAGE
+    // After the load, wait this long before the server is measured, for the trace's TTLs to pass on the
+    // server's clock too (the replay expires keys on the trace's; the load runs faster than it).
+    double expireWaitSeconds = 0;
     RunPhaseSettings run;
     // valkey, redis: run the cache model with the prediction (its misses per GET), as an engine sweep's
     // predicted GET throughput change needs (EngineSweepRequest::latencies).
