@@ -286,8 +286,33 @@ void EnginePage::showCurve(const EngineSweepReport& report) {
         text += tr(" The Sweep view draws these points on its memory chart when it shows this trace and layout.");
     m_summary->setText(text);
 
-    // Memory: the predicted curve through the settings with the measured rings on it (Valkey), or measured
-    // and predicted bars per slab setting (memcached, whose settings are not a threshold).
+    drawCurveMemory(report, active);
+
+    // Throughput per setting when the run phase ran.
+    m_latencyData.clear();
+    m_latencyData.setHorizontalHeaderLabels({ tr("Setting"), tr("GETs/s") });
+    QChart* throughput = m_latencyChart->freshChart();
+    QStringList categories;
+    QList<double> rates;
+    for (const auto& p : report.points)
+        if (p.getsPerSecond) {
+            categories << qt(p.setting);
+            rates << *p.getsPerSecond;
+            m_latencyData.appendRow({ cellItem(qt(p.setting)), valueItem(*p.getsPerSecond, 0) });
+        }
+    if (rates.isEmpty()) {
+        throughput->setTitle(tr("Run-phase throughput per setting (no run phase: Requests was 0)"));
+        return;
+    }
+    drawBarChart(throughput, categories, { { tr("GETs/s"), rates } }, tr("setting"), tr("GETs per second"), true);
+    throughput->setTitle(tr("Run phase: GETs per second at each setting"));
+}
+
+// The measured curve's memory chart and its data: the predicted curve through the settings with the
+// measured rings on it (Valkey), or measured and predicted bars per slab setting (memcached); with
+// `active`, the allocator's active bytes per key beside them.
+void EnginePage::drawCurveMemory(const EngineSweepReport& report, bool active) {
+    const bool memcached = report.engine == "memcached";
     m_memoryData.clear();
     QStringList memoryHeaders { tr("Setting"), tr("Measured"), tr("Predicted") };
     if (active)
@@ -395,25 +420,6 @@ void EnginePage::showCurve(const EngineSweepReport& report) {
                                : tr("Bytes per key by threshold: real servers against the prediction (hash index "
                                     "included)"));
     }
-
-    // Throughput per setting when the run phase ran.
-    m_latencyData.clear();
-    m_latencyData.setHorizontalHeaderLabels({ tr("Setting"), tr("GETs/s") });
-    QChart* throughput = m_latencyChart->freshChart();
-    QStringList categories;
-    QList<double> rates;
-    for (const auto& p : report.points)
-        if (p.getsPerSecond) {
-            categories << qt(p.setting);
-            rates << *p.getsPerSecond;
-            m_latencyData.appendRow({ cellItem(qt(p.setting)), valueItem(*p.getsPerSecond, 0) });
-        }
-    if (rates.isEmpty()) {
-        throughput->setTitle(tr("Run-phase throughput per setting (no run phase: Requests was 0)"));
-        return;
-    }
-    drawBarChart(throughput, categories, { { tr("GETs/s"), rates } }, tr("setting"), tr("GETs per second"), true);
-    throughput->setTitle(tr("Run phase: GETs per second at each setting"));
 }
 
 void EnginePage::saveCurveSettings() const {

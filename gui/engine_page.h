@@ -95,6 +95,7 @@ private:
     void updateControls();
     QStringList m_notes; // the last drive's notes (the model chosen, a calibration)
     void drawMemory();
+    void drawCurveMemory(const EngineSweepReport& report, bool active);
     void drawLatency();
 
     TaskRunner& m_runner;

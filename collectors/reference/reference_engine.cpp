@@ -128,12 +128,12 @@ struct ReferenceEngine::Impl final : KeyspaceObserver {
         // What the engine keeps in place of a live key (LayoutModel::keptOnRewrite): those regions stay.
         KeptAllocations kept;
         if (records[keyId].count != 0) {
-            KeyShape before = unpackShape(records[keyId].shape);
-            before.sdsBytes = records[keyId].sdsBytes;
-            KeyShape after = unpackShape(state.shapeAt(threshold));
-            after.sdsBytes = state.kind() == ValueKind::RawString ? replay->sdsBytesOf(keyId) : 0;
-            kept = config.layout->keptOnRewrite(config.layout->describe(before, threshold, *config.allocator), written,
-                after, op, threshold, *config.allocator);
+            KeyShape oldShape = unpackShape(records[keyId].shape);
+            oldShape.sdsBytes = records[keyId].sdsBytes;
+            KeyShape newShape = unpackShape(state.shapeAt(threshold));
+            newShape.sdsBytes = state.kind() == ValueKind::RawString ? replay->sdsBytesOf(keyId) : 0;
+            kept = config.layout->keptOnRewrite(config.layout->describe(oldShape, threshold, *config.allocator),
+                written, newShape, op, threshold, *config.allocator);
         }
         // The command's own allocations (the client's argv) come first and are freed when it ends.
         std::array<void*, KeyLayout::kMaxTransients> transients {};

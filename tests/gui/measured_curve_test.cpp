@@ -180,8 +180,9 @@ private slots:
         QVERIFY2(window.lastError().isEmpty(), qPrintable(window.lastError()));
         QCOMPARE(page->comparison().rowCount(), 4);
         verifyRowsWithinOnePercent(page);
-        QCOMPARE(seriesNamed(page->charts()[0], QStringLiteral("measured")).size(), 1);
-        QCOMPARE(seriesNamed(page->charts()[0], QStringLiteral("measured-label")).size(), 4);
+        // Rings of the measured bytes per key and of the allocator's active bytes per key, each labelled.
+        QCOMPARE(seriesNamed(page->charts()[0], QStringLiteral("measured")).size(), 2);
+        QCOMPARE(seriesNamed(page->charts()[0], QStringLiteral("measured-label")).size(), 8);
 
         SweepPage* sweep = window.sweepPage();
         sweep->layoutBox()->setCurrentText(QStringLiteral("valkey-8.1"));

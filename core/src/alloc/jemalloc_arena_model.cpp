@@ -101,8 +101,7 @@ void JemallocArenaModel::flushOldest(std::uint32_t classIndex, std::size_t count
     cache.stack.erase(cache.stack.begin(), cache.stack.begin() + static_cast<std::ptrdiff_t>(count));
 }
 
-JemallocArenaModel::Handle JemallocArenaModel::allocate(std::uint64_t requested) {
-    const auto index = static_cast<std::uint32_t>(m_table.classIndex(requested));
+JemallocArenaModel::Handle JemallocArenaModel::allocateClass(std::uint32_t index) {
     assert(index < classes().size());
     CacheBin& cache = m_cache[index];
     Handle h;

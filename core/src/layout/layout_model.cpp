@@ -30,78 +30,81 @@ std::uint32_t LayoutModel::staleExpireKeptBelow(
 }
 
 KeptAllocations LayoutModel::keepMatching(
-    const KeyLayout& before, const KeyLayout& after, std::uint32_t purposes, const AllocatorModel& allocator) {
+    std::span<const AllocationIdentity> before, std::span<const AllocationIdentity> after, std::uint32_t purposes) {
     KeptAllocations kept;
-    std::uint32_t taken = 0; // bit i: before's allocation i is kept already
-    for (std::size_t i = 0; i < after.allocationCount; ++i) {
-        const Allocation& a = after.allocations[i];
-        if (!(purposes & purposeBit(a.purpose)) || a.count != 1)
+    std::uint32_t taken = 0; // bit j: before's allocation j is kept already
+    for (std::size_t i = 0; i < after.size(); ++i) {
+        const AllocationIdentity& a = after[i];
+        if (!(purposes & purposeBit(a.purpose)) || a.sizeClass == kUnmatchable)
             continue;
-        for (std::size_t j = 0; j < before.allocationCount; ++j) {
-            const Allocation& b = before.allocations[j];
-            if (!(taken & (1u << j)) && b.purpose == a.purpose && b.count == 1
-                && allocator.usableSize(b.requestedBytes) == allocator.usableSize(a.requestedBytes)) {
+        for (std::size_t j = 0; j < before.size(); ++j)
+            if (!(taken & (1u << j)) && before[j].purpose == a.purpose && before[j].sizeClass == a.sizeClass) {
                 kept.from[i] = static_cast<std::uint8_t>(j);
                 taken |= 1u << j;
                 break;
             }
-        }
     }
     return kept;
 }
 
-KeptAllocations LayoutModel::keptOnRewrite(const KeyLayout& before, const KeyLayout& after, const KeyShape&, Op op,
-    std::uint32_t, const AllocatorModel& allocator) const {
+KeptAllocations LayoutModel::keepMatching(
+    const KeyLayout& before, const KeyLayout& after, std::uint32_t purposes, const AllocatorModel& allocator) {
+    auto identities = [&allocator](const KeyLayout& layout) {
+        std::array<AllocationIdentity, KeyLayout::kMaxAllocations> out {};
+        for (std::size_t i = 0; i < layout.allocationCount; ++i) {
+            const Allocation& a = layout.allocations[i];
+            out[i] = { a.purpose, a.count == 1 ? allocator.usableSize(a.requestedBytes) : kUnmatchable };
+        }
+        return out;
+    };
+    const auto b = identities(before), a = identities(after);
+    return keepMatching(
+        std::span(b.data(), before.allocationCount), std::span(a.data(), after.allocationCount), purposes);
+}
+
+std::uint32_t LayoutModel::keptPurposes(Encoding before, Encoding after, Op op, bool) const {
     const std::uint32_t all = ~0u;
     const std::uint32_t entries
         = purposeBit(Purpose::Entry) | purposeBit(Purpose::Key) | purposeBit(Purpose::ExpireEntry);
     switch (op) {
     case Op::Expire:
     case Op::Persist:
-        return keepMatching(before, after, all, allocator);
+        return all;
     case Op::Append:
     case Op::Prepend:
     case Op::SetRange:
-        return keepMatching(before, after, before.encoding == Encoding::Raw ? all : entries, allocator);
+        return before == Encoding::Raw ? all : entries;
     case Op::Incr:
     case Op::Decr:
-        return keepMatching(before, after,
-            before.encoding == Encoding::Integer && after.encoding == Encoding::Integer ? all : entries, allocator);
+        return before == Encoding::Integer && after == Encoding::Integer ? all : entries;
     default:
-        return keepMatching(before, after, entries, allocator);
+        return entries;
     }
 }
 
-KeptAllocations LayoutModel::keptWhereTheObjectIsTheEntry(
-    const KeyLayout& before, const KeyLayout& after, Op op, bool newValueUnembedded, const AllocatorModel& allocator) {
+std::uint32_t LayoutModel::objectEntryKeptPurposes(Encoding before, Encoding after, Op op, bool newValueUnembedded) {
     const std::uint32_t all = ~0u;
     // db.c dbSetValue keeps the old object, the new value swapped in, where the old object does not embed
     // its value and the new value arrives unembedded and unshared.
-    auto swapped = [&] {
-        return before.encoding != Encoding::Embedded && newValueUnembedded
-            ? keepMatching(before, after, purposeBit(Purpose::Object), allocator)
-            : KeptAllocations {};
-    };
+    const std::uint32_t swapped = before != Encoding::Embedded && newValueUnembedded ? purposeBit(Purpose::Object) : 0;
     switch (op) {
     case Op::Expire:
     case Op::Persist:
         // object.c objectSetExpire: a field already there is written in place; without one,
         // objectSetKeyAndExpire makes a new object around the same value (a RAW value's sds is reused).
-        return keepMatching(before, after, all, allocator);
+        return all;
     case Op::Append:
     case Op::Prepend:
     case Op::SetRange:
         // A RAW value grows in place (sdsMakeRoomFor); an INT is unshared into a new RAW value that
         // dbReplaceValue swaps into the object; an embedded one gets a new object (objectSetKeyAndExpire).
-        return before.encoding == Encoding::Raw ? keepMatching(before, after, all, allocator) : swapped();
+        return before == Encoding::Raw ? all : swapped;
     case Op::Incr:
     case Op::Decr:
         // t_string.c incrDecrCommand: an unshared INT changes in place; otherwise a new INT value is swapped in.
-        return before.encoding == Encoding::Integer && after.encoding == Encoding::Integer
-            ? keepMatching(before, after, all, allocator)
-            : swapped();
+        return before == Encoding::Integer && after == Encoding::Integer ? all : swapped;
     default:
-        return swapped();
+        return swapped;
     }
 }
 

@@ -227,10 +227,4 @@ std::uint32_t ValkeyLayout::staleExpireNewValueBound(const KeyShape& after, Op o
         : static_cast<std::uint32_t>(after.valueBytes + m_params.headerBytes + kEmbeddedValueSdsOverhead);
 }
 
-KeptAllocations ValkeyLayout::keptOnRewrite(const KeyLayout& before, const KeyLayout& after, const KeyShape& afterShape,
-    Op op, std::uint32_t threshold, const AllocatorModel& allocator) const {
-    return keptWhereTheObjectIsTheEntry(
-        before, after, op, threshold < staleExpireNewValueBound(afterShape, op), allocator);
-}
-
 } // namespace layoutlab

@@ -323,8 +323,12 @@ Status KeyspaceReplay::applyBatch(std::span<const Request> batch, std::uint64_t 
     KeyState* const keys = m_keys.data();
     for (std::size_t i = 0; i < batch.size(); ++i) {
         const Request& r = batch[i];
-        if (i + kPrefetchDistance < batch.size())
+        if (i + kPrefetchDistance < batch.size()) {
             __builtin_prefetch(&keys[batch[i + kPrefetchDistance].keyId], 1);
+            if constexpr (Observed)
+                if (batch[i + kPrefetchDistance].op != Op::Get)
+                    m_observer->prefetch(batch[i + kPrefetchDistance]);
+        }
         ++number;
         if (r.keyBytes > kMaxShapeKeyBytes)
             return dataError(fmt::format(

@@ -2,9 +2,7 @@
 #include "layoutlab/sim/slab_replay.h"
 
 #include <algorithm>
-#include <deque>
 #include <fmt/format.h>
-#include <map>
 
 namespace layoutlab {
 
@@ -12,21 +10,38 @@ namespace {
 constexpr JemallocArenaModel::Handle kNoHandle { UINT32_MAX, UINT32_MAX };
 constexpr std::uint32_t kInExpires = 1u << 31; // record flag: the key is in the expires index
 constexpr std::uint32_t kLayoutMask = kInExpires - 1; // record: the id of the key's layout (0: none)
+constexpr std::uint8_t kUnmade = 0xff; // ArenaLayout::count of a layout not made yet
 } // namespace
+
+// What the arena needs of a key's layout, in a few cache lines: its allocations' classes (in the layout's
+// order) and the order they are made in, and the command's transients' classes.
+// With what the engine's rewrite rules ask of it (LayoutModel::keptPurposes): its encoding, its allocations'
+// purposes and classes, and whether each kind of rewrite brings its value unembedded.
+struct ArenaLayout {
+    bool stored = true;
+    std::uint8_t count = 0;
+    std::uint8_t transientCount = 0;
+    Encoding encoding = Encoding::Raw;
+    std::uint8_t unembeddedByRule = 0; // bit ruleIndex(op): the new value arrives unembedded
+    std::array<std::uint8_t, KeyLayout::kMaxAllocations> made {};
+    std::array<std::uint32_t, KeyLayout::kMaxAllocations> classes {};
+    std::array<LayoutModel::AllocationIdentity, KeyLayout::kMaxAllocations> identities {};
+    std::array<std::uint32_t, KeyLayout::kMaxTransients> transients {};
+};
 
 struct SlabReplay::ThresholdArena {
     std::uint32_t threshold = 0;
     JemallocArenaModel arena;
     SlabIndex keys;
     SlabIndex expires;
-    std::uint32_t stride = 2; // handles kept per key id
-    std::vector<JemallocArenaModel::Handle> handles; // stride per key id, in the layout's order
-    std::vector<std::uint32_t> records; // per key id: layout id | kInExpires
-    // The layouts keys have, by id (0: none); ids by packed shape, and for RawString keys by shape and
-    // sds buffer.
-    std::deque<KeyLayout> layouts { KeyLayout {} };
-    std::unordered_map<std::uint64_t, std::uint32_t> byShape;
-    std::map<std::pair<std::uint64_t, std::uint32_t>, std::uint32_t> byRawShape;
+    // Per key id, side by side so that a write touches one place: its record (the id of its layout |
+    // kInExpires, in the first slot's classIndex) and `stride` handles, in its layout's order.
+    std::uint32_t stride = 2;
+    std::vector<JemallocArenaModel::Handle> slots;
+    std::size_t keyIds = 0;
+    // The layouts keys have at this threshold, as the arena needs them, by the replay's shape id
+    // (SlabReplay::shapeIdOf; 0: none), made when first asked for (`count` 0xff: not yet).
+    std::vector<ArenaLayout> layouts { ArenaLayout {} };
 
     ThresholdArena(
         std::uint32_t t, const SizeClassTable& table, JemallocArenaModel::Options options, const IndexPolicy& policy)
@@ -37,22 +52,53 @@ struct SlabReplay::ThresholdArena {
 
     void reserve(std::uint32_t keyId, std::uint32_t needed) {
         if (needed > stride) {
-            // Rare: a layout with more allocations than seen so far; every key's handles move once.
-            std::vector<JemallocArenaModel::Handle> wider(records.size() * needed, kNoHandle);
-            for (std::size_t k = 0; k < records.size(); ++k)
-                std::copy_n(handles.begin() + static_cast<std::ptrdiff_t>(k * stride), stride,
-                    wider.begin() + static_cast<std::ptrdiff_t>(k * needed));
-            handles = std::move(wider);
+            // Rare: a layout with more allocations than seen so far; every key's slots move once.
+            std::vector<JemallocArenaModel::Handle> wider(keyIds * (needed + 1), kNoHandle);
+            for (std::size_t k = 0; k < keyIds; ++k)
+                std::copy_n(slots.begin() + static_cast<std::ptrdiff_t>(k * (stride + 1)), stride + 1,
+                    wider.begin() + static_cast<std::ptrdiff_t>(k * (needed + 1)));
+            slots = std::move(wider);
             stride = needed;
         }
-        if (keyId >= records.size()) {
-            const std::size_t size = std::max<std::size_t>(std::size_t { keyId } + 1, records.size() * 2);
-            records.resize(size, 0);
-            handles.resize(size * stride, kNoHandle);
+        if (keyId >= keyIds) {
+            const std::size_t size = std::max<std::size_t>(std::size_t { keyId } + 1, keyIds * 2);
+            slots.resize(size * (stride + 1), kNoHandle);
+            for (std::size_t k = keyIds; k < size; ++k)
+                slots[k * (stride + 1)].classIndex = 0;
+            keyIds = size;
         }
     }
-    JemallocArenaModel::Handle* of(std::uint32_t keyId) { return &handles[std::size_t { keyId } * stride]; }
+    std::uint32_t& record(std::uint32_t keyId) { return slots[std::size_t { keyId } * (stride + 1)].classIndex; }
+    std::uint32_t recordOf(std::uint32_t keyId) const {
+        return keyId < keyIds ? slots[std::size_t { keyId } * (stride + 1)].classIndex : 0;
+    }
+    JemallocArenaModel::Handle* of(std::uint32_t keyId) { return &slots[std::size_t { keyId } * (stride + 1) + 1]; }
+    void prefetch(std::uint32_t keyId) const {
+        if (keyId < keyIds)
+            __builtin_prefetch(&slots[std::size_t { keyId } * (stride + 1)], 1);
+    }
 };
+
+namespace {
+// The ops whose rewrite rules are the same (LayoutModel::keptPurposes): one representative each.
+constexpr Op kRuleOps[] = { Op::Set, Op::Expire, Op::Append, Op::Incr };
+std::size_t ruleIndex(Op op) {
+    switch (op) {
+    case Op::Expire:
+    case Op::Persist:
+        return 1;
+    case Op::Append:
+    case Op::Prepend:
+    case Op::SetRange:
+        return 2;
+    case Op::Incr:
+    case Op::Decr:
+        return 3;
+    default:
+        return 0;
+    }
+}
+} // namespace
 
 SlabReplay::SlabReplay(const LayoutModel& layout, const JemallocModel& allocator,
     const std::vector<std::uint32_t>& thresholds, const KeyspaceReplay& replay, bool threadCache)
@@ -94,8 +140,20 @@ std::vector<HeldSlabs> SlabReplay::heldSlabsAt(std::uint32_t threshold) const {
 }
 
 void SlabReplay::stored(std::uint32_t keyId, const KeyState& key, Op op) {
+    // The key's shape is the same at every threshold unless it keeps a stale expire field below some.
+    const std::uint32_t sdsBytes = key.kind() == ValueKind::RawString ? m_replay->sdsBytesOf(keyId) : 0;
+    const std::uint32_t common = key.thresholdFree() ? shapeIdOf(key.shape(), sdsBytes) : 0;
     for (auto& t : m_arenas)
-        store(*t, keyId, key, op);
+        store(*t, keyId, key, op, common != 0 ? common : shapeIdOf(key.shapeAt(t->threshold), sdsBytes));
+}
+
+void SlabReplay::prefetch(const Request& ahead) {
+    for (const auto& t : m_arenas)
+        t->prefetch(ahead.keyId);
+    // The shape a SET makes, as near as the request tells it (a TTL kept, an APPEND's length: a miss).
+    if (ahead.op == Op::Set || ahead.op == Op::Add || ahead.op == Op::Replace)
+        m_idByShape.prefetch(packShape(
+            ahead.keyBytes, ahead.valueBytes, ahead.ttlSeconds != 0 && ahead.ttlSeconds != kKeepTtl, ahead.kind));
 }
 
 void SlabReplay::removed(std::uint32_t keyId) {
@@ -108,19 +166,46 @@ void SlabReplay::settled() {
         syncIndexes(*t);
 }
 
-std::uint32_t SlabReplay::layoutIdFor(ThresholdArena& t, std::uint32_t keyId, const KeyState& key) {
-    const std::uint64_t packed = key.shapeAt(t.threshold);
-    const bool raw = key.kind() == ValueKind::RawString;
-    const std::uint32_t sdsBytes = raw ? m_replay->sdsBytesOf(keyId) : 0;
-    std::uint32_t& id = raw ? t.byRawShape.try_emplace({ packed, sdsBytes }, 0).first->second
-                            : t.byShape.try_emplace(packed, 0).first->second;
+std::uint32_t SlabReplay::shapeIdOf(std::uint64_t packed, std::uint32_t sdsBytes) {
+    // Ids by packed shape, and for RawString keys by shape and sds buffer: one table for every threshold.
+    std::uint64_t& id = sdsBytes != 0 ? m_idByRawShape.at({ packed, sdsBytes, 0 }) : m_idByShape.at(packed);
     if (id == 0) {
-        KeyShape shape = unpackShape(packed);
-        shape.sdsBytes = sdsBytes;
-        id = static_cast<std::uint32_t>(t.layouts.size());
-        t.layouts.push_back(m_layout->describe(shape, t.threshold, *m_allocator));
+        m_shapes.push_back({ packed, sdsBytes, 0 });
+        id = m_shapes.size(); // 1-based: 0 is no layout
     }
-    return id;
+    return static_cast<std::uint32_t>(id);
+}
+
+std::uint32_t SlabReplay::layoutIdFor(ThresholdArena& t, std::uint32_t shapeId) {
+    if (shapeId >= t.layouts.size()) {
+        ArenaLayout unmade;
+        unmade.count = kUnmade;
+        t.layouts.resize(std::max<std::size_t>(shapeId + 1, t.layouts.size() * 2), unmade);
+    }
+    ArenaLayout& a = t.layouts[shapeId];
+    if (a.count != kUnmade)
+        return shapeId;
+    const ShapeBound& bound = m_shapes[shapeId - 1];
+    KeyShape shape = unpackShape(bound.shape);
+    shape.sdsBytes = bound.sdsBytes;
+    const KeyLayout layout = m_layout->describe(shape, t.threshold, *m_allocator);
+    a = ArenaLayout {};
+    a.stored = layout.stored;
+    a.count = layout.allocationCount;
+    a.transientCount = layout.transientCount;
+    a.encoding = layout.encoding;
+    for (std::uint8_t n = 0; n < layout.allocationCount; ++n) {
+        const Allocation& allocation = layout.allocations[n];
+        a.made[n] = static_cast<std::uint8_t>(layout.made(n));
+        a.classes[n] = t.arena.classOf(allocation.requestedBytes);
+        a.identities[n] = { allocation.purpose, allocation.count == 1 ? a.classes[n] : LayoutModel::kUnmatchable };
+    }
+    for (std::uint8_t i = 0; i < layout.transientCount; ++i)
+        a.transients[i] = t.arena.classOf(layout.transients[i]);
+    for (std::size_t r = 0; r < std::size(kRuleOps); ++r)
+        if (m_layout->newValueArrivesUnembedded(shape, kRuleOps[r], t.threshold))
+            a.unembeddedByRule |= static_cast<std::uint8_t>(1u << r);
+    return shapeId;
 }
 
 void SlabReplay::syncIndexes(ThresholdArena& t) {
@@ -129,40 +214,44 @@ void SlabReplay::syncIndexes(ThresholdArena& t) {
         t.expires.resize(t.arena, expires->heldBuckets());
 }
 
-void SlabReplay::store(ThresholdArena& t, std::uint32_t keyId, const KeyState& key, Op op) {
+void SlabReplay::store(ThresholdArena& t, std::uint32_t keyId, const KeyState& key, Op op, std::uint32_t shapeId) {
     syncIndexes(t);
-    const std::uint32_t id = layoutIdFor(t, keyId, key);
-    const KeyLayout& layout = t.layouts[id];
+    const std::uint32_t id = layoutIdFor(t, shapeId);
+    const ArenaLayout& layout = t.layouts[id];
     if (!layout.stored)
         return; // the engine refuses the write: what the key held stays
-    t.reserve(keyId, layout.allocationCount);
-    const std::uint32_t record = t.records[keyId];
-    const KeyLayout& before = t.layouts[record & kLayoutMask];
+    t.reserve(keyId, layout.count);
+    const std::uint32_t record = t.record(keyId);
+    const std::uint32_t oldId = record & kLayoutMask;
+    const ArenaLayout& before = t.layouts[oldId];
+    const std::uint8_t oldCount = before.count;
     std::array<JemallocArenaModel::Handle, KeyLayout::kMaxAllocations> old {};
-    std::copy_n(t.of(keyId), std::min<std::uint32_t>(before.allocationCount, t.stride), old.begin());
+    std::copy_n(t.of(keyId), std::min<std::uint32_t>(oldCount, t.stride), old.begin());
     // What the engine keeps in place of a live key (LayoutModel::keptOnRewrite): those regions stay.
     KeptAllocations kept;
-    if ((record & kLayoutMask) != 0) {
-        KeyShape shape = unpackShape(key.shapeAt(t.threshold));
-        shape.sdsBytes = key.kind() == ValueKind::RawString ? m_replay->sdsBytesOf(keyId) : 0;
-        kept = m_layout->keptOnRewrite(before, layout, shape, op, t.threshold, *m_allocator);
+    if (oldId != 0) {
+        const std::size_t rule = ruleIndex(op);
+        const std::uint32_t purposes
+            = m_layout->keptPurposes(before.encoding, layout.encoding, op, (layout.unembeddedByRule >> rule) & 1u);
+        if (purposes != 0)
+            kept = LayoutModel::keepMatching(std::span(before.identities.data(), before.count),
+                std::span(layout.identities.data(), layout.count), purposes);
     }
 
     // The command's transients first (the client's argv), freed when it ends.
     std::array<JemallocArenaModel::Handle, KeyLayout::kMaxTransients> transients {};
     for (std::uint8_t i = 0; i < layout.transientCount; ++i)
-        transients[i] = t.arena.allocate(layout.transients[i]);
+        transients[i] = t.arena.allocateClass(layout.transients[i]);
     JemallocArenaModel::Handle* made = t.of(keyId);
     std::fill_n(made, t.stride, kNoHandle);
     std::uint32_t keptOld = 0; // bit j: old allocation j stays
-    // Every request fits a class: a value is at most 4 GiB (32-bit lengths), jemalloc's classes reach 2^62.
-    for (std::uint8_t n = 0; n < layout.allocationCount; ++n) {
-        const std::size_t i = layout.made(n);
+    for (std::uint8_t n = 0; n < layout.count; ++n) {
+        const std::size_t i = layout.made[n];
         if (const std::uint8_t from = kept.from[i]; from != KeptAllocations::kMade) {
             made[i] = old[from];
             keptOld |= 1u << from;
         } else {
-            made[i] = t.arena.allocate(layout.allocations[i].requestedBytes);
+            made[i] = t.arena.allocateClass(layout.classes[i]);
         }
     }
     // freeClientArgv: the arguments in order, then the argv array.
@@ -171,33 +260,33 @@ void SlabReplay::store(ThresholdArena& t, std::uint32_t keyId, const KeyState& k
 
     const bool hadExpire = record & kInExpires;
     const bool hasExpire = key.hasTtl() && m_policy.expiresTable;
-    if ((record & kLayoutMask) == 0)
+    if (oldId == 0)
         t.keys.insert(t.arena, keyId);
     if (hasExpire && !hadExpire)
         t.expires.insert(t.arena, keyId);
     else if (hadExpire && !hasExpire)
         t.expires.erase(t.arena, keyId);
-    t.records[keyId] = id | (hasExpire ? kInExpires : 0);
-    for (std::uint8_t j = 0; j < before.allocationCount; ++j)
+    t.record(keyId) = id | (hasExpire ? kInExpires : 0);
+    for (std::uint8_t j = 0; j < oldCount; ++j)
         if (old[j] != kNoHandle && !(keptOld & (1u << j)))
             t.arena.release(old[j]);
 }
 
 void SlabReplay::remove(ThresholdArena& t, std::uint32_t keyId) {
-    if (keyId >= t.records.size() || t.records[keyId] == 0)
+    const std::uint32_t record = t.recordOf(keyId);
+    if (record == 0)
         return;
-    const std::uint32_t record = t.records[keyId];
     t.keys.erase(t.arena, keyId);
     if (record & kInExpires)
         t.expires.erase(t.arena, keyId);
     JemallocArenaModel::Handle* held = t.of(keyId);
-    const std::uint32_t count = t.layouts[record & kLayoutMask].allocationCount;
+    const std::uint32_t count = t.layouts[record & kLayoutMask].count;
     for (std::uint32_t i = 0; i < std::min(count, t.stride); ++i)
         if (held[i] != kNoHandle) {
             t.arena.release(held[i]);
             held[i] = kNoHandle;
         }
-    t.records[keyId] = 0;
+    t.record(keyId) = 0;
     syncIndexes(t);
 }
 

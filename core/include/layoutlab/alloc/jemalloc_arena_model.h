@@ -77,7 +77,12 @@ public:
     JemallocArenaModel(const SizeClassTable& table, Options options);
 
     // Fails only when the request is beyond every class (the caller checks that with usableSize first).
-    Handle allocate(std::uint64_t requested);
+    Handle allocate(std::uint64_t requested) { return allocateClass(classOf(requested)); }
+    // The same, by the class's index in the table (classOf), for callers that keep it.
+    Handle allocateClass(std::uint32_t classIndex);
+    std::uint32_t classOf(std::uint64_t requested) const {
+        return static_cast<std::uint32_t>(m_table.classIndex(requested));
+    }
     void release(Handle handle);
 
     // stats.allocated: usable bytes handed out of the bins and large extents (regions in the thread

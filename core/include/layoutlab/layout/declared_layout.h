@@ -144,13 +144,10 @@ public:
     bool tracksStaleExpire() const override { return m_def.keepsStaleExpire; }
     std::uint32_t staleExpireNewValueBound(const KeyShape& after, Op op) const override;
     // A layout whose object keeps its expire field is taken to be its keyspace entry, as Valkey's is
-    // (keptWhereTheObjectIsTheEntry); the others rewrite as the dict engines do.
-    KeptAllocations keptOnRewrite(const KeyLayout& before, const KeyLayout& after, const KeyShape& afterShape, Op op,
-        std::uint32_t threshold, const AllocatorModel& allocator) const override {
-        if (!tracksStaleExpire())
-            return LayoutModel::keptOnRewrite(before, after, afterShape, op, threshold, allocator);
-        return keptWhereTheObjectIsTheEntry(
-            before, after, op, threshold < staleExpireNewValueBound(afterShape, op), allocator);
+    // (objectEntryKeptPurposes); the others rewrite as the dict engines do.
+    std::uint32_t keptPurposes(Encoding before, Encoding after, Op op, bool newValueUnembedded) const override {
+        return tracksStaleExpire() ? objectEntryKeptPurposes(before, after, op, newValueUnembedded)
+                                   : LayoutModel::keptPurposes(before, after, op, newValueUnembedded);
     }
 
     const LayoutDefinition& definition() const { return m_def; }

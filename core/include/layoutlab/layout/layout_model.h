@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -154,28 +155,51 @@ public:
 
     // Which allocations of a live key stay where they are when `op` rewrites it from `before` to `after`
     // (a TTL change comes as Op::Expire or Op::Persist): the slab model keeps those regions and makes only
-    // the others. An allocation can stay only where `after` has one of the same purpose and size class.
-    // The default is the dict engines' (Redis 7.0, Valkey 8.0: db.c dbSetValue, setExpire):
+    // the others. An allocation can stay only where `after` has one of the same purpose and size class; the
+    // engine's rules say which purposes do (keptPurposes).
+    KeptAllocations keptOnRewrite(const KeyLayout& before, const KeyLayout& after, const KeyShape& afterShape, Op op,
+        std::uint32_t threshold, const AllocatorModel& allocator) const {
+        return keepMatching(before, after,
+            keptPurposes(before.encoding, after.encoding, op, newValueArrivesUnembedded(afterShape, op, threshold)),
+            allocator);
+    }
+    // The purposes (bit per Purpose, purposeBit) of a key's allocations the engine keeps in place when `op`
+    // rewrites a key of `before`'s encoding into `after`'s; `newValueUnembedded` is
+    // newValueArrivesUnembedded. The default is the dict engines' (Redis 7.0, Valkey 8.0: db.c dbSetValue,
+    // setExpire):
     //  - a TTL change touches no allocation of the key's own (the expires dict gains or loses an entry);
     //  - a SET keeps the keyspace entry, its key and its expires entry; the object and value are the
     //    client's (the old ones freed);
     //  - APPEND and SETRANGE on a RAW value change it in place (sdsMakeRoomFor: the region stays when its
     //    size class does); on another encoding dbUnshareStringValue makes a new object;
     //  - INCR on an INT changes the pointer field in place; otherwise the result is a new object.
-    virtual KeptAllocations keptOnRewrite(const KeyLayout& before, const KeyLayout& after, const KeyShape& afterShape,
-        Op op, std::uint32_t threshold, const AllocatorModel& allocator) const;
+    virtual std::uint32_t keptPurposes(Encoding before, Encoding after, Op op, bool newValueUnembedded) const;
+    // Whether the value `op` brings for `after` arrives unembedded and unshared at `threshold` (below
+    // staleExpireNewValueBound): the condition of Valkey's swap into the old object.
+    bool newValueArrivesUnembedded(const KeyShape& after, Op op, std::uint32_t threshold) const {
+        return threshold < staleExpireNewValueBound(after, op);
+    }
+    static constexpr std::uint32_t purposeBit(Purpose p) { return 1u << static_cast<unsigned>(p); }
 
-protected:
+    // An allocation as the matching rule sees it: its purpose and its size class (any number that is equal
+    // for equal classes; kUnmatchable for one that never stays, a memcached chunk run).
+    struct AllocationIdentity {
+        Purpose purpose = Purpose::Object;
+        std::uint64_t sizeClass = 0;
+    };
+    static constexpr std::uint64_t kUnmatchable = ~std::uint64_t { 0 };
     // `after`'s allocations of the purposes in `purposes` (bit per Purpose) that find one in `before` of
     // the same purpose and size class, each of `before`'s used once.
     static KeptAllocations keepMatching(
+        std::span<const AllocationIdentity> before, std::span<const AllocationIdentity> after, std::uint32_t purposes);
+
+protected:
+    static KeptAllocations keepMatching(
         const KeyLayout& before, const KeyLayout& after, std::uint32_t purposes, const AllocatorModel& allocator);
-    static constexpr std::uint32_t purposeBit(Purpose p) { return 1u << static_cast<unsigned>(p); }
     // The rules where the key's object is its keyspace entry (Valkey 8.1 and later): a SET keeps the old
-    // object where neither it embeds its value nor the new value (`newValueUnembedded`) arrives embedded;
-    // a TTL change keeps what keeps its size class; APPEND and INCR as the dict engines, swapping.
-    static KeptAllocations keptWhereTheObjectIsTheEntry(const KeyLayout& before, const KeyLayout& after, Op op,
-        bool newValueUnembedded, const AllocatorModel& allocator);
+    // object where it does not embed its value and the new value arrives unembedded; a TTL change keeps what
+    // keeps its size class; APPEND and INCR as the dict engines, swapping.
+    static std::uint32_t objectEntryKeptPurposes(Encoding before, Encoding after, Op op, bool newValueUnembedded);
 };
 
 using LayoutPtr = std::shared_ptr<const LayoutModel>;

@@ -48,10 +48,10 @@ public:
     KeyLayout describe(const KeyShape& shape, std::uint32_t threshold, const AllocatorModel& allocator) const override;
     bool tracksStaleExpire() const override { return m_params.keepsExpireField; }
     std::uint32_t staleExpireNewValueBound(const KeyShape& after, Op op) const override;
-    // The object is the keyspace entry (keptWhereTheObjectIsTheEntry), the new value arriving unembedded
-    // below staleExpireNewValueBound.
-    KeptAllocations keptOnRewrite(const KeyLayout& before, const KeyLayout& after, const KeyShape& afterShape, Op op,
-        std::uint32_t threshold, const AllocatorModel& allocator) const override;
+    // The object is the keyspace entry (objectEntryKeptPurposes).
+    std::uint32_t keptPurposes(Encoding before, Encoding after, Op op, bool newValueUnembedded) const override {
+        return objectEntryKeptPurposes(before, after, op, newValueUnembedded);
+    }
     // Valkey sds.c; object.c trimStringObjectIfNeeded trims only arguments of 32 KiB or more.
     StringRules stringRules() const override { return { StringRules::Mode::Sds, sds::Flavor::Valkey, false }; }
 

@@ -82,6 +82,8 @@ public:
     // The trace's clock reached `nowSeconds` since its start, before the request of that second is
     // applied (told once per second the trace's requests pass through).
     virtual void clockAt(std::uint64_t /*nowSeconds*/) { }
+    // A write a few requests ahead: fetch what it will read (a hint; the default: none).
+    virtual void prefetch(const Request& /*ahead*/) { }
 };
 
 // For layouts whose objects keep a removed TTL's expire field (LayoutModel::tracksStaleExpire): up to

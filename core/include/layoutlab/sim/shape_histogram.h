@@ -84,6 +84,17 @@ public:
         }
     }
 
+    // The count of `shape`, made 0 when it had none (a table of values by shape: ids, indexes).
+    std::uint64_t& at(const Key& shape) {
+        if (const std::uint64_t* found = find(shape))
+            return const_cast<std::uint64_t&>(*found);
+        add(shape, 0);
+        return const_cast<std::uint64_t&>(*find(shape));
+    }
+
+    // Fetches the slot `shape` starts its probe at (a hint for a lookup to come).
+    void prefetch(const Key& shape) const { __builtin_prefetch(&m_slots[slotOf(shape)]); }
+
     // The count of `shape`, or nullptr when it has none.
     const std::uint64_t* find(const Key& shape) const {
         for (std::size_t i = slotOf(shape);; i = (i + 1) & (m_slots.size() - 1)) {

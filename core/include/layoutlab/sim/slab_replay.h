@@ -17,6 +17,7 @@
 #include "layoutlab/alloc/jemalloc_arena_model.h"
 #include "layoutlab/alloc/jemalloc_model.h"
 #include "layoutlab/sim/arena_replay.h"
+#include "layoutlab/sim/shape_histogram.h"
 #include "layoutlab/sim/slab_index.h"
 
 #include <memory>
@@ -33,6 +34,7 @@ public:
 
     void stored(std::uint32_t keyId, const KeyState& key, Op op) override;
     void removed(std::uint32_t keyId) override;
+    void prefetch(const Request& ahead) override;
     // The index tables as the engine's cron leaves them (settled).
     void settled() override;
     std::optional<ArenaUsage> usageAt(std::uint32_t threshold) const override;
@@ -43,22 +45,27 @@ public:
     // record (the key's layout id) and a handle per allocation the key has (two for Valkey 8.1 and later,
     // up to five for Redis 7.0 with a TTL; KeyLayout's limit here).
     static constexpr std::uint64_t kStateBytesPerKey
-        = sizeof(std::uint32_t) + KeyLayout::kMaxAllocations * sizeof(JemallocArenaModel::Handle);
+        = (KeyLayout::kMaxAllocations + 1) * sizeof(JemallocArenaModel::Handle);
 
 private:
     struct ThresholdArena;
     const ThresholdArena* arenaOf(std::uint32_t threshold) const;
-    void store(ThresholdArena& t, std::uint32_t keyId, const KeyState& key, Op op);
+    void store(ThresholdArena& t, std::uint32_t keyId, const KeyState& key, Op op, std::uint32_t shapeId);
     void remove(ThresholdArena& t, std::uint32_t keyId);
     void syncIndexes(ThresholdArena& t);
-    // The id of the key's layout in `t` now (described once per shape).
-    std::uint32_t layoutIdFor(ThresholdArena& t, std::uint32_t keyId, const KeyState& key);
+    // The id of a shape (with a RawString key's sds buffer), the same at every threshold.
+    std::uint32_t shapeIdOf(std::uint64_t packed, std::uint32_t sdsBytes);
+    // The shape's layout in `t`, described the first time `t` meets it; returns its id (`shapeId`).
+    std::uint32_t layoutIdFor(ThresholdArena& t, std::uint32_t shapeId);
 
     const LayoutModel* m_layout;
     const JemallocModel* m_allocator;
     const KeyspaceReplay* m_replay;
     IndexPolicy m_policy;
     std::vector<std::unique_ptr<ThresholdArena>> m_arenas;
+    ShapeHistogram m_idByShape;
+    ThresholdShapeHistogram m_idByRawShape;
+    std::vector<ShapeBound> m_shapes; // by shape id - 1
 };
 
 } // namespace layoutlab
