@@ -62,10 +62,16 @@ KeptAllocations LayoutModel::keepMatching(
         std::span(b.data(), before.allocationCount), std::span(a.data(), after.allocationCount), purposes);
 }
 
-std::uint32_t LayoutModel::keptPurposes(Encoding before, Encoding after, Op op, bool) const {
+namespace {
+// What a rewrite keeps, where `replaced` is what stays when the value is replaced outright (a SET, or an
+// APPEND or INCR that cannot work in place):
+//  - a TTL change: everything that keeps its size class (the dict engines touch none of the key's own
+//    allocations; object.c objectSetExpire writes a field in place, or objectSetKeyAndExpire makes a new
+//    object around the same value, a RAW value's sds reused);
+//  - APPEND, SETRANGE on a RAW value: in place (sdsMakeRoomFor: the region stays while its class does);
+//  - INCR on an unshared INT: the pointer field changes in place (t_string.c incrDecrCommand).
+std::uint32_t rewritePurposes(Encoding before, Encoding after, Op op, std::uint32_t replaced) {
     const std::uint32_t all = ~0u;
-    const std::uint32_t entries
-        = purposeBit(Purpose::Entry) | purposeBit(Purpose::Key) | purposeBit(Purpose::ExpireEntry);
     switch (op) {
     case Op::Expire:
     case Op::Persist:
@@ -73,39 +79,28 @@ std::uint32_t LayoutModel::keptPurposes(Encoding before, Encoding after, Op op, 
     case Op::Append:
     case Op::Prepend:
     case Op::SetRange:
-        return before == Encoding::Raw ? all : entries;
+        return before == Encoding::Raw ? all : replaced;
     case Op::Incr:
     case Op::Decr:
-        return before == Encoding::Integer && after == Encoding::Integer ? all : entries;
+        return before == Encoding::Integer && after == Encoding::Integer ? all : replaced;
     default:
-        return entries;
+        return replaced;
     }
+}
+} // namespace
+
+std::uint32_t LayoutModel::keptPurposes(Encoding before, Encoding after, Op op, bool) const {
+    // db.c dbSetValue: the keyspace entry, its key and its expires entry stay; the object is the client's.
+    return rewritePurposes(
+        before, after, op, purposeBit(Purpose::Entry) | purposeBit(Purpose::Key) | purposeBit(Purpose::ExpireEntry));
 }
 
 std::uint32_t LayoutModel::objectEntryKeptPurposes(Encoding before, Encoding after, Op op, bool newValueUnembedded) {
-    const std::uint32_t all = ~0u;
     // db.c dbSetValue keeps the old object, the new value swapped in, where the old object does not embed
-    // its value and the new value arrives unembedded and unshared.
-    const std::uint32_t swapped = before != Encoding::Embedded && newValueUnembedded ? purposeBit(Purpose::Object) : 0;
-    switch (op) {
-    case Op::Expire:
-    case Op::Persist:
-        // object.c objectSetExpire: a field already there is written in place; without one,
-        // objectSetKeyAndExpire makes a new object around the same value (a RAW value's sds is reused).
-        return all;
-    case Op::Append:
-    case Op::Prepend:
-    case Op::SetRange:
-        // A RAW value grows in place (sdsMakeRoomFor); an INT is unshared into a new RAW value that
-        // dbReplaceValue swaps into the object; an embedded one gets a new object (objectSetKeyAndExpire).
-        return before == Encoding::Raw ? all : swapped;
-    case Op::Incr:
-    case Op::Decr:
-        // t_string.c incrDecrCommand: an unshared INT changes in place; otherwise a new INT value is swapped in.
-        return before == Encoding::Integer && after == Encoding::Integer ? all : swapped;
-    default:
-        return swapped;
-    }
+    // its value and the new value arrives unembedded and unshared (an INT unshared into a RAW by APPEND,
+    // a new INT of INCR, included); else objectSetKeyAndExpire makes a new object.
+    return rewritePurposes(
+        before, after, op, before != Encoding::Embedded && newValueUnembedded ? purposeBit(Purpose::Object) : 0u);
 }
 
 } // namespace layoutlab
