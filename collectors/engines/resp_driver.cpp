@@ -32,6 +32,43 @@ std::vector<std::uint64_t> parseJemallocBins(const std::string& mallocStats) {
     return sizes;
 }
 
+std::vector<JemallocArenaModel::StartBin> parseJemallocStartBins(const std::string& mallocStats) {
+    std::vector<JemallocArenaModel::StartBin> out;
+    std::istringstream lines(mallocStats);
+    std::string line;
+    std::size_t regs = 0, slabs = 0; // data columns: the header's, less its "bins:"
+    bool inBins = false;
+    while (std::getline(lines, line)) {
+        std::istringstream fields(line);
+        std::vector<std::string> words;
+        for (std::string w; fields >> w;)
+            words.push_back(w);
+        if (!inBins) {
+            if (words.empty() || words.front() != "bins:")
+                continue;
+            inBins = true;
+            for (std::size_t i = 1; i < words.size(); ++i) {
+                if (words[i] == "curregs")
+                    regs = i - 1;
+                if (words[i] == "curslabs")
+                    slabs = i - 1;
+            }
+            if (regs == 0 || slabs == 0)
+                return out; // not the table this build prints
+            continue;
+        }
+        if (words.empty() || words.front() == "---")
+            continue;
+        if (words.front().find_first_not_of("0123456789") != std::string::npos || words.size() <= std::max(regs, slabs))
+            break; // the table ended
+        const JemallocArenaModel::StartBin bin { std::stoull(words.front()), std::stoull(words[regs]),
+            std::stoull(words[slabs]) };
+        if (bin.slabs > 0)
+            out.push_back(bin);
+    }
+    return out;
+}
+
 std::string layoutForEngine(const std::string& engine, const std::string& version) {
     unsigned major = 0, minor = 0;
     if (std::sscanf(version.c_str(), "%u.%u", &major, &minor) != 2)
@@ -99,6 +136,26 @@ Status warmUpCommands(RespClient& client) {
         { "SET", key, "2", "KEEPTTL" }, { "SET", key, "3", "NX" }, { "SET", key, "4", "XX" }, { "APPEND", key, "5" },
         { "EXPIRE", key, "1000" }, { "PERSIST", key }, { "DEL", key } };
     return client.pipeline(commands);
+}
+
+Status drainThreadCache(RespClient& client) {
+    constexpr int kRounds = 600;
+    constexpr std::size_t kValueBytes = 65536; // tcache.c opt_tcache_gc_incr_bytes
+    const std::string key = "layoutlab:drain";
+    const std::string value(kValueBytes, 'd');
+    std::vector<std::vector<std::string>> commands;
+    for (int i = 0; i < kRounds; ++i) {
+        commands.push_back({ "SET", key, value });
+        commands.push_back({ "DEL", key });
+    }
+    return client.pipeline(commands);
+}
+
+Expected<std::vector<JemallocArenaModel::StartBin>> readStartBins(RespClient& client) {
+    auto stats = client.command({ "MEMORY", "MALLOC-STATS" });
+    if (!stats)
+        return stats.error();
+    return parseJemallocStartBins(*stats);
 }
 
 Expected<MemoryFigures> memoryFigures(RespClient& client) {

@@ -123,7 +123,7 @@ Status finish(const DriveRequest& r, const LayoutAndAllocator& models, DriveRepo
     // mover off, since the load runs far faster than the trace's clock (the server's mover has not run by
     // the time its pages are read).
     if (slabModelCovers(*models.allocator))
-        predictionConfig.slabs = SlabModelOptions { true, 0 };
+        predictionConfig.slabs = SlabModelOptions { true, 0, report.startBins };
     auto prediction = simulate(predictionConfig, **trace, progress, stop);
     if (!prediction)
         return prediction.error();
@@ -333,9 +333,19 @@ Status driveResp(const DriveRequest& r, drive::DriveTarget& target, DriveReport&
         return ok;
     if (auto warm = warmUpCommands(*client); !warm)
         return warm;
+    const bool jemalloc = info->memAllocator.rfind("jemalloc", 0) == 0;
+    if (jemalloc)
+        if (auto drained = drainThreadCache(*client); !drained)
+            return drained;
     auto before = waitUntilSettled(*client, SettleOptions { .stop = stop });
     if (!before)
         return before.error();
+    if (jemalloc) {
+        auto bins = readStartBins(*client);
+        if (!bins)
+            return bins.error();
+        report.startBins = std::move(*bins);
+    }
     report.usedBefore = before->usedMemory;
     report.allocator.measured = before->memory.allocatorActive.has_value();
     report.allocator.allocatedBefore = before->memory.allocatorAllocated.value_or(0);

@@ -67,6 +67,24 @@ TEST(RespDriver, JemallocBinsTellTheQuantum) {
     EXPECT_TRUE(parseJemallocBins("no table here\n").empty());
 }
 
+TEST(RespDriver, JemallocStartBinsAreTheirCurregsAndCurslabs) {
+    // As Debian's Redis 7.0.15 prints them (columns cut after pgs), with a run of unused bins.
+    const std::string stats
+        = "bins:           size ind    allocated      nmalloc (#/sec)      ndalloc (#/sec)    nrequests   (#/sec)  "
+          "nshards      curregs     curslabs  nonfull_slabs regs pgs\n"
+          "                   8   0         5600          700     700            0       0         1845      1845 "
+          "       1          700            2              0  512   1\n"
+          "                  16   1       190400        11900   11900            0       0        13005     13005 "
+          "       1        11900           47              0  256   1\n"
+          "                     ---\n"
+          "                  64   4            0            0       0            0       0            0         0 "
+          "       1            0            0              0   64   1\n"
+          "large:          size ind    allocated\n";
+    EXPECT_EQ(parseJemallocStartBins(stats),
+        (std::vector<JemallocArenaModel::StartBin> { { 8, 700, 2 }, { 16, 11900, 47 } }));
+    EXPECT_TRUE(parseJemallocStartBins("bins: size ind\n 8 0\n").empty()) << "a table without curregs";
+}
+
 TEST(RespDriver, LayoutFollowsEngineAndVersion) {
     EXPECT_EQ(layoutForEngine("redis", "7.0.15"), "redis-7.0");
     EXPECT_EQ(layoutForEngine("redis", "7.2.4"), "redis-7.0");

@@ -56,6 +56,39 @@ JemallocArenaModel::JemallocArenaModel(const SizeClassTable& table, Options opti
             if (classes()[i].size <= kCacheMaxBytes)
                 m_cachedClasses = static_cast<std::uint32_t>(i + 1); // nhbins = sz_size2index(tcache_maxclass) + 1
         }
+    for (const StartBin& start : options.startBins)
+        seed(start);
+    m_startAllocatedBytes = m_allocatedBytes;
+    m_startActivePages = m_activePages;
+    m_peakAllocatedBytes = m_allocatedBytes;
+    m_peakActivePages = m_activePages;
+}
+
+void JemallocArenaModel::seed(const StartBin& start) {
+    // The bin of that region size, if this table has one (another build's bins are left out).
+    std::uint32_t index = 0;
+    while (index < m_bins.size() && classes()[index].size != start.regionBytes)
+        ++index;
+    if (index == m_bins.size() || start.slabs == 0)
+        return;
+    Bin& bin = m_bins[index];
+    // Its slabs made, the regions spread evenly over them (a slab holds one at least: an empty one would have
+    // left the bin); the last one is slabcur, the others non-full where they have room. Where the free
+    // regions lie does not change how many new slabs the trace needs (every free region of a bin is taken
+    // before a fresh slab, arena_bin_malloc_no_fresh_slab), and the start's regions are never freed.
+    const std::uint64_t regions
+        = std::clamp<std::uint64_t>(start.regions, start.slabs, start.slabs * bin.regionsPerSlab);
+    for (std::uint64_t n = 0; n < start.slabs; ++n) {
+        const std::uint32_t slab = newSlab(bin);
+        const std::uint64_t here = regions / start.slabs + (n < regions % start.slabs ? 1 : 0);
+        bin.current = slab;
+        for (std::uint64_t r = 0; r < here; ++r)
+            binAllocate(index);
+        if (bin.slabs[slab].nfree > 0 && n + 1 < start.slabs) {
+            bin.nonfull.insert({ bin.slabs[slab].firstPage, slab });
+            bin.slabs[slab].inNonfull = true;
+        }
+    }
 }
 
 void JemallocArenaModel::countForGc(std::uint64_t& sinceEvent, std::uint64_t bytes) {

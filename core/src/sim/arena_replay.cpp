@@ -20,7 +20,7 @@ Expected<std::unique_ptr<ArenaReplay>> makeArenaReplay(const LayoutModel& layout
     const std::vector<std::uint32_t>& thresholds, KeyspaceReplay& replay, const SlabModelOptions& options) {
     std::unique_ptr<ArenaReplay> made;
     if (const auto* jemalloc = dynamic_cast<const JemallocModel*>(&allocator))
-        made = std::make_unique<SlabReplay>(layout, *jemalloc, thresholds, replay, options.threadCache);
+        made = std::make_unique<SlabReplay>(layout, *jemalloc, thresholds, replay, options);
     else if (const auto* slabs = dynamic_cast<const MemcachedSlabModel*>(&allocator))
         made = std::make_unique<MemcachedPageReplay>(layout, *slabs, thresholds, replay, options);
     else

@@ -101,14 +101,15 @@ std::size_t ruleIndex(Op op) {
 } // namespace
 
 SlabReplay::SlabReplay(const LayoutModel& layout, const JemallocModel& allocator,
-    const std::vector<std::uint32_t>& thresholds, const KeyspaceReplay& replay, bool threadCache)
+    const std::vector<std::uint32_t>& thresholds, const KeyspaceReplay& replay, const SlabModelOptions& slabOptions)
     : m_layout(&layout)
     , m_allocator(&allocator)
     , m_replay(&replay)
     , m_policy(layout.indexPolicy()) {
     JemallocArenaModel::Options options;
-    options.threadCache = threadCache;
+    options.threadCache = slabOptions.threadCache;
     options.largePad = allocator.largePad();
+    options.startBins = slabOptions.startBins;
     for (std::uint32_t t : thresholds)
         m_arenas.push_back(std::make_unique<ThresholdArena>(t, allocator.table(), options, m_policy));
 }

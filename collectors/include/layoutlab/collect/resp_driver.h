@@ -5,6 +5,7 @@
 // classes of its jemalloc build), its memory before and after, and the load phase, which applies the
 // trace's writes pipelined.
 
+#include "layoutlab/alloc/jemalloc_arena_model.h"
 #include "layoutlab/collect/resp_client.h"
 #include "layoutlab/collect/trace_keys.h"
 #include "layoutlab/collect/trace_loader.h"
@@ -32,11 +33,24 @@ struct RespServerInfo {
 
 // The bin sizes of the first `bins:` table of jemalloc's malloc_stats_print output.
 std::vector<std::uint64_t> parseJemallocBins(const std::string& mallocStats);
+// The bins of that table as a server holds them: each bin's region size, curregs and curslabs (bins
+// without slabs left out).
+std::vector<JemallocArenaModel::StartBin> parseJemallocStartBins(const std::string& mallocStats);
+
 // The layout preset for an engine and version ("redis", "7.0.15" -> "redis-7.0"); empty when the
 // version cannot decide it (a development build, an unknown release).
 std::string layoutForEngine(const std::string& engine, const std::string& version);
 
 Expected<RespServerInfo> describeRespServer(RespClient& client);
+
+// Empties a jemalloc server's thread cache before it is measured, so that its bins say what it holds
+// (MEMORY MALLOC-STATS curregs counts cached regions as held): 600 SETs and DELs of a 64 KiB value on a
+// scratch key, each allocation and free past jemalloc's opt_tcache_gc_incr_bytes (64 KiB), so that the
+// thread cache's GC (tcache.c tcache_event) visits every bin many times, each visit giving back 3/4 of
+// what the bin has not used since the last.
+Status drainThreadCache(RespClient& client);
+// The server's bins now (MEMORY MALLOC-STATS), for the slab model to start from.
+Expected<std::vector<JemallocArenaModel::StartBin>> readStartBins(RespClient& client);
 
 // Runs once each command the load phase may send (SET with its options, APPEND, EXPIRE, PERSIST, DEL) on
 // a scratch key that is gone afterwards: a server allocates some things the first time a command runs

@@ -134,6 +134,9 @@ struct DriveReport {
     std::vector<DriveKeySample> samples; // valkey, redis
     std::vector<DriveSlabClass> classes; // memcached
     DriveAllocatorFigures allocator;
+    // valkey, redis on jemalloc: the bins the server held before the load, its thread cache drained; the slab
+    // model starts from them.
+    std::vector<JemallocArenaModel::StartBin> startBins;
     std::optional<RunPhaseResult> run;
     SimulationResult prediction;
     // Measured: used_memory's growth per key (memcached: slab-chunk bytes per item). Predicted: the

@@ -61,9 +61,20 @@ namespace layoutlab {
 
 class JemallocArenaModel {
 public:
+    // A bin as a server holds it before the trace: `slabs` slabs (curslabs) holding `regions` live regions
+    // (curregs) of `regionBytes` each, as MEMORY MALLOC-STATS lists them.
+    struct StartBin {
+        std::uint64_t regionBytes = 0;
+        std::uint64_t regions = 0;
+        std::uint64_t slabs = 0;
+        bool operator==(const StartBin&) const = default;
+    };
     struct Options {
         bool threadCache = false; // a server's main thread: yes; the reference engine's MALLOCX_TCACHE_NONE: no
         bool largePad = true; // opt_cache_oblivious: a large extent gets one more page
+        // What the arena holds before the trace (none: empty). Its regions stay; their slabs' free regions
+        // take the trace's first allocations of their class. The figures below count from it.
+        std::vector<StartBin> startBins;
     };
     // What one allocation got: its class and, for a small class, the slab and region; for a large
     // one, the extent. Valid until released.
@@ -86,12 +97,13 @@ public:
     void release(Handle handle);
 
     // stats.allocated: usable bytes handed out of the bins and large extents (regions in the thread
-    // cache included, as jemalloc counts them).
-    std::uint64_t allocatedBytes() const { return m_allocatedBytes; }
-    // stats.active: pages of slabs with a live or cached region, and of large extents.
-    std::uint64_t activeBytes() const { return m_activePages << m_table.lgPage(); }
-    std::uint64_t peakAllocatedBytes() const { return m_peakAllocatedBytes; }
-    std::uint64_t peakActiveBytes() const { return m_peakActivePages << m_table.lgPage(); }
+    // cache included, as jemalloc counts them), beyond the start bins'.
+    std::uint64_t allocatedBytes() const { return m_allocatedBytes - m_startAllocatedBytes; }
+    // stats.active: pages of slabs with a live or cached region, and of large extents, beyond the start
+    // bins' slabs.
+    std::uint64_t activeBytes() const { return (m_activePages - m_startActivePages) << m_table.lgPage(); }
+    std::uint64_t peakAllocatedBytes() const { return m_peakAllocatedBytes - m_startAllocatedBytes; }
+    std::uint64_t peakActiveBytes() const { return (m_peakActivePages - m_startActivePages) << m_table.lgPage(); }
     // The small classes (bins), and the slabs bin `bin` holds now (with a live or cached region).
     std::uint32_t binCount() const { return static_cast<std::uint32_t>(m_bins.size()); }
     std::uint64_t slabsHeld(std::uint32_t bin) const {
@@ -166,6 +178,9 @@ private:
     std::uint64_t m_activePages = 0;
     std::uint64_t m_peakAllocatedBytes = 0;
     std::uint64_t m_peakActivePages = 0;
+    std::uint64_t m_startAllocatedBytes = 0; // the start bins'
+    std::uint64_t m_startActivePages = 0;
+    void seed(const StartBin& start);
 };
 
 } // namespace layoutlab

@@ -11,6 +11,7 @@
 //     given back, and the page mover.
 
 #include "layoutlab/alloc/allocator_model.h"
+#include "layoutlab/alloc/jemalloc_arena_model.h"
 #include "layoutlab/layout/layout_model.h"
 #include "layoutlab/sim/keyspace_replay.h"
 #include "layoutlab/sim/results.h"
@@ -28,6 +29,9 @@ struct SlabModelOptions {
     // trace's clock; 0: no page moves (a server loaded faster than its clock runs the mover, as `drive`
     // loads one).
     std::uint32_t pageMoverWindow = 30;
+    // jemalloc: the bins a server holds before the trace (`drive` reads them from MEMORY MALLOC-STATS once it
+    // has drained the server's thread cache); none: the arena starts empty.
+    std::vector<JemallocArenaModel::StartBin> startBins;
 };
 
 // One slab class's slabs (memcached: pages) the model holds.

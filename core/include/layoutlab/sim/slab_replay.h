@@ -27,9 +27,9 @@ namespace layoutlab {
 
 class SlabReplay final : public ArenaReplay {
 public:
-    // threadCache: a server's main thread allocates through its tcache; the reference engine does not.
+    // options.threadCache: a server's main thread allocates through its tcache; the reference engine does not.
     SlabReplay(const LayoutModel& layout, const JemallocModel& allocator, const std::vector<std::uint32_t>& thresholds,
-        const KeyspaceReplay& replay, bool threadCache);
+        const KeyspaceReplay& replay, const SlabModelOptions& options);
     ~SlabReplay() override;
 
     void stored(std::uint32_t keyId, const KeyState& key, Op op) override;
