@@ -263,6 +263,25 @@ void EnginePage::showReport(const QJsonObject& report) {
     m_comparison.appendRow(
         { textItem(tr("Live keys")), numberItem(report.value(QStringLiteral("server_keys")).toDouble(), 0),
             numberItem(report.value(QStringLiteral("predicted_keys")).toDouble(), 0), textItem(QString()) });
+    // What the allocator keeps, beside the slab model's prediction (null where either has none).
+    const bool memcached = report.value(QStringLiteral("engine")).toString() == QLatin1String("memcached");
+    if (report.value(QStringLiteral("measured_active_bytes")).isDouble()
+        && report.value(QStringLiteral("predicted_active_bytes")).isDouble()) {
+        const double activeError = report.value(QStringLiteral("active_relative_error")).toDouble();
+        auto* activeErrorItem = textItem(QStringLiteral("%1%2 %").arg(
+            activeError >= 0 ? QStringLiteral("+") : QString(), locale.toString(100 * activeError, 'f', 2)));
+        activeErrorItem->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        activeErrorItem->setForeground(
+            std::abs(activeError) <= 0.02 ? QColor(0x2e, 0x8b, 0x57) : QColor(0xb0, 0x30, 0x30));
+        m_comparison.appendRow({ textItem(memcached ? tr("Slab chunk bytes in use")
+                                                    : tr("Allocated bytes (allocator_allocated, growth)")),
+            numberItem(report.value(QStringLiteral("measured_allocated_bytes")).toDouble(), 0),
+            numberItem(report.value(QStringLiteral("predicted_allocated_bytes")).toDouble(), 0), textItem(QString()) });
+        m_comparison.appendRow({ textItem(memcached ? tr("Pages malloc'ed (total_malloced)")
+                                                    : tr("Active bytes (allocator_active, growth)")),
+            numberItem(report.value(QStringLiteral("measured_active_bytes")).toDouble(), 0),
+            numberItem(report.value(QStringLiteral("predicted_active_bytes")).toDouble(), 0), activeErrorItem });
+    }
     const QJsonObject run = report.value(QStringLiteral("run")).toObject();
     if (!run.isEmpty()) {
         m_comparison.appendRow({ textItem(tr("Requests per second (run phase)")),

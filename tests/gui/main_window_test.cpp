@@ -256,6 +256,14 @@ private slots:
         QVERIFY2(std::abs(predicted - measured) <= 0.01 * measured,
             qPrintable(QStringLiteral("measured %1, predicted %2").arg(measured).arg(predicted)));
         QVERIFY(report.value(QStringLiteral("run")).toObject().value(QStringLiteral("ops_per_sec")).toDouble() > 0);
+        // The allocator's figures beside them: rows 2 and 3 (allocated, then active), as the report has them.
+        QCOMPARE(table.item(3, 1)->data(Qt::UserRole).toDouble(),
+            report.value(QStringLiteral("measured_active_bytes")).toDouble());
+        QCOMPARE(table.item(3, 2)->data(Qt::UserRole).toDouble(),
+            report.value(QStringLiteral("predicted_active_bytes")).toDouble());
+        QVERIFY(table.item(3, 0)->text().contains(engine == QLatin1String("memcached")
+                ? QStringLiteral("total_malloced")
+                : QStringLiteral("allocator_active")));
         for (ChartPanel* chart : page->charts())
             QVERIFY(!chart->chart()->series().isEmpty());
         // Both runs are stored, and the library shows them.
