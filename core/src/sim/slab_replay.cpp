@@ -2,6 +2,7 @@
 #include "layoutlab/sim/slab_replay.h"
 
 #include <algorithm>
+#include <cassert>
 #include <fmt/format.h>
 
 namespace layoutlab {
@@ -11,23 +12,40 @@ constexpr JemallocArenaModel::Handle kNoHandle { UINT32_MAX, UINT32_MAX };
 constexpr std::uint32_t kInExpires = 1u << 31; // record flag: the key is in the expires index
 constexpr std::uint32_t kLayoutMask = kInExpires - 1; // record: the id of the key's layout (0: none)
 constexpr std::uint8_t kUnmade = 0xff; // ArenaLayout::count of a layout not made yet
+// A class index in an ArenaLayout: 16 bits, as in SizeClassTable's own lookup (jemalloc has about 230).
+std::uint16_t narrowClass(std::uint32_t classIndex) {
+    assert(classIndex <= UINT16_MAX);
+    return static_cast<std::uint16_t>(classIndex);
+}
 } // namespace
 
-// What the arena needs of a key's layout, in a few cache lines: its allocations' classes (in the layout's
-// order) and the order they are made in, and the command's transients' classes.
-// With what the engine's rewrite rules ask of it (LayoutModel::keptPurposes): its encoding, its allocations'
-// purposes and classes, and whether each kind of rewrite brings its value unembedded.
-struct ArenaLayout {
+// What the arena needs of a key's layout, in one cache line (a write reads its old and its new one): its
+// allocations' classes (in the layout's order) and the order they are made in, and the command's
+// transients' classes. With what the engine's rewrite rules ask of it (LayoutModel::keptPurposes): its
+// encoding, its allocations' purposes (and which never stay: `unmatchable`, LayoutModel::kUnmatchable),
+// and whether each kind of rewrite brings its value unembedded.
+struct alignas(64) ArenaLayout {
     bool stored = true;
     std::uint8_t count = 0;
     std::uint8_t transientCount = 0;
     Encoding encoding = Encoding::Raw;
     std::uint8_t unembeddedByRule = 0; // bit ruleIndex(op): the new value arrives unembedded
+    std::uint8_t unmatchable = 0; // bit n: allocation n is never kept (a run of chunks)
     std::array<std::uint8_t, KeyLayout::kMaxAllocations> made {};
-    std::array<std::uint32_t, KeyLayout::kMaxAllocations> classes {};
-    std::array<LayoutModel::AllocationIdentity, KeyLayout::kMaxAllocations> identities {};
-    std::array<std::uint32_t, KeyLayout::kMaxTransients> transients {};
+    std::array<Purpose, KeyLayout::kMaxAllocations> purposes {};
+    std::array<std::uint16_t, KeyLayout::kMaxAllocations> classes {};
+    std::array<std::uint16_t, KeyLayout::kMaxTransients> transients {};
+
+    // The identities LayoutModel::keepMatching compares.
+    std::array<LayoutModel::AllocationIdentity, KeyLayout::kMaxAllocations> identities() const {
+        std::array<LayoutModel::AllocationIdentity, KeyLayout::kMaxAllocations> out {};
+        for (std::uint8_t n = 0; n < count; ++n)
+            out[n] = { purposes[n], (unmatchable >> n) & 1u ? LayoutModel::kUnmatchable : classes[n] };
+        return out;
+    }
 };
+static_assert(sizeof(ArenaLayout) == 64, "a layout stays in one cache line");
+static_assert(KeyLayout::kMaxAllocations <= 8, "ArenaLayout::unmatchable has a bit per allocation");
 
 struct SlabReplay::ThresholdArena {
     std::uint32_t threshold = 0;
@@ -198,11 +216,13 @@ std::uint32_t SlabReplay::layoutIdFor(ThresholdArena& t, std::uint32_t shapeId) 
     for (std::uint8_t n = 0; n < layout.allocationCount; ++n) {
         const Allocation& allocation = layout.allocations[n];
         a.made[n] = static_cast<std::uint8_t>(layout.made(n));
-        a.classes[n] = t.arena.classOf(allocation.requestedBytes);
-        a.identities[n] = { allocation.purpose, allocation.count == 1 ? a.classes[n] : LayoutModel::kUnmatchable };
+        a.classes[n] = narrowClass(t.arena.classOf(allocation.requestedBytes));
+        a.purposes[n] = allocation.purpose;
+        if (allocation.count != 1)
+            a.unmatchable |= static_cast<std::uint8_t>(1u << n);
     }
     for (std::uint8_t i = 0; i < layout.transientCount; ++i)
-        a.transients[i] = t.arena.classOf(layout.transients[i]);
+        a.transients[i] = narrowClass(t.arena.classOf(layout.transients[i]));
     for (std::size_t r = 0; r < std::size(kRuleOps); ++r)
         if (m_layout->newValueArrivesUnembedded(shape, kRuleOps[r], t.threshold))
             a.unembeddedByRule |= static_cast<std::uint8_t>(1u << r);
@@ -234,9 +254,11 @@ void SlabReplay::store(ThresholdArena& t, std::uint32_t keyId, const KeyState& k
         const std::size_t rule = ruleIndex(op);
         const std::uint32_t purposes
             = m_layout->keptPurposes(before.encoding, layout.encoding, op, (layout.unembeddedByRule >> rule) & 1u);
-        if (purposes != 0)
-            kept = LayoutModel::keepMatching(std::span(before.identities.data(), before.count),
-                std::span(layout.identities.data(), layout.count), purposes);
+        if (purposes != 0) {
+            const auto was = before.identities(), will = layout.identities();
+            kept = LayoutModel::keepMatching(
+                std::span(was.data(), before.count), std::span(will.data(), layout.count), purposes);
+        }
     }
 
     // The command's transients first (the client's argv), freed when it ends.
