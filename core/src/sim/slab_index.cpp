@@ -51,8 +51,13 @@ void SlabIndex::resize(JemallocArenaModel& arena, std::uint64_t buckets) {
     m_table = table;
     m_buckets = buckets;
     m_top.assign(buckets, Bucket {});
-    for (std::uint32_t keyId : moved)
-        insertInto(arena, keyId);
+    // Each insert lands in a random bucket of a table far larger than the caches: fetch a few ahead.
+    constexpr std::size_t kPrefetchDistance = 16;
+    for (std::size_t i = 0; i < moved.size(); ++i) {
+        if (i + kPrefetchDistance < moved.size())
+            prefetch(moved[i + kPrefetchDistance]);
+        insertInto(arena, moved[i]);
+    }
 }
 
 void SlabIndex::insert(JemallocArenaModel& arena, std::uint32_t keyId) {

@@ -166,13 +166,51 @@ void SlabReplay::stored(std::uint32_t keyId, const KeyState& key, Op op) {
         store(*t, keyId, key, op, common != 0 ? common : shapeIdOf(key.shapeAt(t->threshold), sdsBytes));
 }
 
+namespace {
+bool isSet(Op op) { return op == Op::Set || op == Op::Add || op == Op::Replace; }
+} // namespace
+
 void SlabReplay::prefetch(const Request& ahead) {
     for (const auto& t : m_arenas)
         t->prefetch(ahead.keyId);
-    // The shape a SET makes, as near as the request tells it (a TTL kept, an APPEND's length: a miss).
-    if (ahead.op == Op::Set || ahead.op == Op::Add || ahead.op == Op::Replace)
-        m_idByShape.prefetch(packShape(
-            ahead.keyBytes, ahead.valueBytes, ahead.ttlSeconds != 0 && ahead.ttlSeconds != kKeepTtl, ahead.kind));
+    // The shapes a SET makes: the new value with the key's TTL as it was (KeyspaceReplay::write), then
+    // with the request's (setTtl or clearTtl). Which TTL the key has is not known yet: both.
+    if (isSet(ahead.op)) {
+        m_idByShape.prefetch(packShape(ahead.keyBytes, ahead.valueBytes, false, ahead.kind));
+        m_idByShape.prefetch(packShape(ahead.keyBytes, ahead.valueBytes, true, ahead.kind));
+    }
+}
+
+void SlabReplay::prefetchNear(const Request& ahead, const KeyState& key) {
+    // The slots prefetch(ahead) asked for are here: the layouts the write will read, old and new (the
+    // shapes it passes through, as prefetch(ahead) has them), and the index bucket a new key or a delete
+    // will change.
+    std::array<std::uint32_t, 2> newIds {};
+    auto idOf = [&](std::uint64_t shape) {
+        const std::uint64_t* found = m_idByShape.find(shape);
+        return found ? static_cast<std::uint32_t>(*found) : 0u;
+    };
+    if (isSet(ahead.op)) {
+        const bool ttl = ahead.ttlSeconds == kKeepTtl ? key.hasTtl() : ahead.ttlSeconds != 0;
+        newIds[0] = idOf(packShape(ahead.keyBytes, ahead.valueBytes, key.hasTtl(), ahead.kind));
+        if (ttl != key.hasTtl())
+            newIds[1] = idOf(packShape(ahead.keyBytes, ahead.valueBytes, ttl, ahead.kind));
+    } else if (ahead.op == Op::Expire && key.live() && key.plainShape()) {
+        newIds[0] = idOf(packShape(key.keyBytes(), key.valueBytes, true, key.kind()));
+    }
+    for (const auto& t : m_arenas) {
+        const std::uint32_t record = t->recordOf(ahead.keyId);
+        const std::uint32_t oldId = record & kLayoutMask;
+        if (oldId != 0)
+            __builtin_prefetch(&t->layouts[oldId]);
+        if (oldId == 0 || ahead.op == Op::Delete)
+            t->keys.prefetch(ahead.keyId);
+        for (const std::uint32_t id : newIds)
+            if (id != 0 && id < t->layouts.size())
+                __builtin_prefetch(&t->layouts[id]);
+        if ((record & kInExpires) || ahead.ttlSeconds != 0) // leaves or joins the expires index
+            t->expires.prefetch(ahead.keyId);
+    }
 }
 
 void SlabReplay::removed(std::uint32_t keyId) {

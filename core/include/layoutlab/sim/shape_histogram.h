@@ -92,8 +92,9 @@ public:
         return const_cast<std::uint64_t&>(*find(shape));
     }
 
-    // Fetches the slot `shape` starts its probe at (a hint for a lookup to come).
-    void prefetch(const Key& shape) const { __builtin_prefetch(&m_slots[slotOf(shape)]); }
+    // Fetches the slot `shape` starts its probe at (a hint for a lookup to come). Always inlined, as
+    // CacheHierarchy::prefetch is: GCC 12 drops a call whose only effect is a prefetch, prefetch and all.
+    [[gnu::always_inline]] void prefetch(const Key& shape) const { __builtin_prefetch(&m_slots[slotOf(shape)]); }
 
     // The count of `shape`, or nullptr when it has none.
     const std::uint64_t* find(const Key& shape) const {

@@ -35,6 +35,7 @@ public:
     void stored(std::uint32_t keyId, const KeyState& key, Op op) override;
     void removed(std::uint32_t keyId) override;
     void prefetch(const Request& ahead) override;
+    void prefetchNear(const Request& ahead, const KeyState& key) override;
     // The index tables as the engine's cron leaves them (settled).
     void settled() override;
     std::optional<ArenaUsage> usageAt(std::uint32_t threshold) const override;
