@@ -211,8 +211,11 @@ Expected<ProfileResult> runProfile(const ProfileConfig& config, ProgressSink* pr
     SimulationConfig simConfig { config.layout, config.allocator, config.thresholds, geometry, config.sampleGets, {},
         std::nullopt };
     // The slab model as the reference engine allocates: from its own arena, without a thread cache.
-    if (slabModelCovers(*config.allocator))
-        simConfig.slabs = SlabModelOptions { false };
+    if (slabModelCovers(*config.allocator)) {
+        SlabModelOptions slabs;
+        slabs.threadCache = false;
+        simConfig.slabs = std::move(slabs);
+    }
     auto prediction = simulate(simConfig, **trace, &bar, stop);
     if (!prediction)
         return prediction.error();

@@ -68,7 +68,10 @@ Expected<SimulationJob> buildSimulationJob(const SimulationRequest& request) {
         return usageError(fmt::format("a timeline takes at most {} samples", kMaxTimelineSamples), field::kTimeline);
     if (request.slabs || request.timeline > 0) {
         if (auto covered = slabModelCovers(*job.config.allocator); covered) {
-            job.config.slabs = SlabModelOptions { request.slabThreadCache, request.pageMoverWindow };
+            SlabModelOptions slabs;
+            slabs.threadCache = request.slabThreadCache;
+            slabs.pageMoverWindow = request.pageMoverWindow;
+            job.config.slabs = std::move(slabs);
             job.config.timelineSamples = request.timeline;
         } else if (!request.slabsWhereCovered) {
             Error e = covered.error();
