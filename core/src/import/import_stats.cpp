@@ -336,6 +336,7 @@ nlohmann::json toJson(const TraceStats& s) {
     j["refused"] = s.rejects.refusedTotal;
     j["refused_by_reason"] = s.rejects.refused;
     j["refused_examples"] = s.rejects.refusedExamples;
+    j["truncated_records"] = s.rejects.truncatedRecords;
     j["not_modelled"] = s.rejects.notModelled;
     j["unseen_keys"] = s.rejects.unseenKeys;
     j["key_size"] = histogram(s.keySize);
@@ -345,6 +346,10 @@ nlohmann::json toJson(const TraceStats& s) {
 
 std::string renderCaptureNotes(const RejectReport& r) {
     std::string out;
+    if (r.truncatedRecords)
+        out += fmt::format("the last line is cut short (no line break, and it does not parse: a capture stopped "
+                           "mid-write), left out:\n  {}\n",
+            r.truncatedExample);
     if (!r.notModelled.empty()) {
         out += "not modelled (their effect on memory is missing from every figure):\n";
         for (const auto& [name, n] : r.notModelled)

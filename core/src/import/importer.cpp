@@ -148,6 +148,11 @@ void Importer::noteRefused(const std::string& reason, std::uint64_t line, const 
         m_rejects.refusedExamples.push_back(printable(fmt::format("{}: line {}: {}", m_path, line, detail)));
 }
 
+void Importer::noteTruncated(std::uint64_t line, const std::string& detail) {
+    ++m_rejects.truncatedRecords;
+    m_rejects.truncatedExample = printable(fmt::format("{}: line {}: {}", m_path, line, detail));
+}
+
 void Importer::noteCommand(std::map<std::string, std::uint64_t>& counts, const std::string& rawName) {
     // Counted once per request: a name seen before is found as it is, without escaping it again.
     if (auto it = counts.find(rawName); it != counts.end()) {

@@ -119,6 +119,12 @@ bool LineImporter::parseBatch(ParsedBatch& batch) {
             batch.requests.resize(lineStart);
             batch.pending.resize(lineStart);
             batch.keys.resize(lineKeys);
+            if (!m_lines.lineTerminated()) {
+                // The input ends inside this line: a record cut short, not a bad one (a bad line in the
+                // middle still follows --on-error).
+                noteTruncated(m_lines.lineNumber(), problem->detail);
+                continue;
+            }
             if (auto error = reject(problem->reason, m_lines.lineNumber(), true, problem->detail))
                 stopWith(*error);
         }

@@ -3,6 +3,7 @@
 // INCRBYFLOAT), conditions it decides (MSETNX, EXPIRE NX/XX/GT/LT), commands the server refused, and
 // commands it does not model, each counted where `import --stats` shows it.
 
+#include "layoutlab/import/import_stats.h"
 #include "layoutlab/import/importer.h"
 #include "scratch_dir.h"
 
@@ -26,15 +27,23 @@ protected:
                 text += " \"" + a + "\"";
             text += "\n";
         }
+        auto all = importText(text);
+        EXPECT_TRUE(all) << all.error().describe();
+        return all ? *all : std::vector<Request> {};
+    }
+    // Imports a capture's text as it is (under --on-error fail).
+    Expected<std::vector<Request>> importText(const std::string& text) {
         const auto path = (m_dir / "capture.monitor").string();
-        std::ofstream(path) << text;
-        auto importer = openImporter(path, { "", OnError::Fail, 16 });
-        EXPECT_TRUE(importer) << importer.error().describe();
+        std::ofstream(path, std::ios::binary) << text;
+        auto importer = openImporter(path, { "monitor", OnError::Fail, 16 });
+        if (!importer)
+            return importer.error();
         std::vector<Request> all, batch(64);
         for (;;) {
             auto n = (*importer)->read(batch);
-            EXPECT_TRUE(n) << n.error().describe();
-            if (!n || *n == 0)
+            if (!n)
+                return n.error();
+            if (*n == 0)
                 break;
             all.insert(all.end(), batch.begin(), batch.begin() + static_cast<std::ptrdiff_t>(*n));
         }
@@ -130,3 +139,32 @@ TEST_F(MonitorCommandsTest, AWatchCaptureStartingWithOkIsDetected) {
 }
 
 } // namespace
+
+// `redis-cli monitor > file` stopped with Ctrl-C, or a killed capture, leaves its last line cut wherever
+// the write stopped: a record cut short, counted and said once, never an error; the same line in the
+// middle of a capture is still a bad line.
+TEST_F(MonitorCommandsTest, ACaptureCutShortKeepsEveryWholeLine) {
+    const std::string whole = "OK\n1700000000.000000 [0 127.0.0.1:5000] \"SET\" \"a\" \"xyz\"\n"
+                              "1700000001.000000 [0 127.0.0.1:5000] \"GET\" \"a\"\n";
+    const std::string cut = "1700000002.000000 [0 127.0.0.1:5000] \"SET\" \"b\" \"a long val";
+    for (const std::string& tail : { cut, cut.substr(0, 30), std::string("1700000002.0") }) {
+        auto r = importText(whole + tail);
+        ASSERT_TRUE(r) << r.error().describe();
+        EXPECT_EQ(r->size(), 2u) << tail;
+        EXPECT_EQ(m_rejects.truncatedRecords, 1u) << tail;
+        EXPECT_EQ(m_rejects.total, 0u) << tail;
+        EXPECT_NE(m_rejects.truncatedExample.find("line 4"), std::string::npos) << m_rejects.truncatedExample;
+        EXPECT_NE(renderCaptureNotes(m_rejects).find("cut short"), std::string::npos);
+    }
+
+    // A whole last line without its line break is a line like any other.
+    auto r = importText(whole + "1700000002.000000 [0 127.0.0.1:5000] \"SET\" \"b\" \"v\"");
+    ASSERT_TRUE(r) << r.error().describe();
+    EXPECT_EQ(r->size(), 3u);
+    EXPECT_EQ(m_rejects.truncatedRecords, 0u);
+
+    // Cut in the middle: a bad line, which --on-error fail stops at.
+    auto bad = importText(whole + cut + "\n" + "1700000003.000000 [0 127.0.0.1:5000] \"GET\" \"a\"\n");
+    ASSERT_FALSE(bad);
+    EXPECT_NE(bad.error().describe().find("line 4"), std::string::npos) << bad.error().describe();
+}

@@ -57,6 +57,10 @@ struct RejectReport {
     std::uint64_t refusedTotal = 0;
     std::map<std::string, std::uint64_t> refused;
     std::vector<std::string> refusedExamples; // file:line: detail, at most kMaxExamples
+    // The input's last line when it has no line break and does not parse: a record cut short (a capture
+    // stopped with Ctrl-C, or killed, mid-write). Left out and said once, whatever --on-error says.
+    std::uint64_t truncatedRecords = 0;
+    std::string truncatedExample; // file:line: detail
     // Commands that change the keyspace in a way the simulator does not model (hashes, lists, RENAME,
     // FLUSHALL...), by name: every figure misses their effect.
     std::map<std::string, std::uint64_t> notModelled;
@@ -169,6 +173,8 @@ protected:
     void noteSkipped(const std::string& reason);
     // A command the server refused (RejectReport::refused) at `line`.
     void noteRefused(const std::string& reason, std::uint64_t line, const std::string& detail);
+    // The input's unterminated last line did not parse (RejectReport::truncatedRecords).
+    void noteTruncated(std::uint64_t line, const std::string& detail);
     // Counts `name` in one of the RejectReport's per-command maps.
     void noteCommand(std::map<std::string, std::uint64_t>& counts, const std::string& name);
 

@@ -85,6 +85,8 @@ public:
     }
     std::uint64_t lineNumber() const { return m_lineNumber; } // of the line just returned, from 1
     std::uint64_t lineOffset() const { return m_lineOffset; } // its byte offset in the uncompressed stream
+    // Whether the line just returned ended with a line break (only the input's last line can lack one).
+    bool lineTerminated() const { return m_lineTerminated; }
 
     // The bytes read ahead and not returned yet, from the next line's start: a format's fast path parses
     // the whole lines among them itself, then skips them. Past them, kReadSlack more bytes (of no
@@ -157,6 +159,7 @@ private:
     // The line of `length` bytes at `start` (= m_pos), read past its "\n" when `terminated`, without a "\r".
     std::string_view takeLine(const char* start, std::size_t length, bool terminated) {
         m_pos += length + (terminated ? 1 : 0);
+        m_lineTerminated = terminated;
         if (length > 0 && start[length - 1] == '\r')
             --length;
         return { start, length };
@@ -171,6 +174,7 @@ private:
     std::uint64_t m_consumed = 0; // bytes before m_buffer[0]
     std::uint64_t m_lineNumber = 0;
     std::uint64_t m_lineOffset = 0;
+    bool m_lineTerminated = true;
     bool m_eof = false;
     bool m_skipping = false; // passing over the rest of a line reported too long
     std::uint64_t m_skipped = 0;
