@@ -55,7 +55,7 @@ TEST_P(DriveActiveTest, ActiveBytesWithinTwoPercentOfTheSlabModel) {
         if (server.binary.empty())
             args.insert(args.end(), { "--engine", "redis" });
         else
-            args.insert(args.end(), { "--engine", "valkey", "--server-binary", server.binary });
+            args.insert(args.end(), { "--engine", server.engine, "--server-binary", server.binary });
         const auto r = run(args);
         ASSERT_EQ(r.exitCode, 0) << server.label << ", " << name << ": " << r.err;
         const auto j = nlohmann::json::parse(r.out);
@@ -71,7 +71,7 @@ TEST_P(DriveActiveTest, ActiveBytesWithinTwoPercentOfTheSlabModel) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Servers, DriveActiveTest, testing::Range<std::size_t>(0, 7),
+INSTANTIATE_TEST_SUITE_P(Servers, DriveActiveTest, testing::Range<std::size_t>(0, 12),
     [](const testing::TestParamInfo<std::size_t>& info) { return "server" + std::to_string(info.param); });
 
 class DriveMemcachedPagesTest : public DriveActiveTest { };

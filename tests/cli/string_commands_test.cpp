@@ -480,7 +480,7 @@ TEST_P(StringCommands, EveryCommandWithinOnePercentOfTheServer) {
     removeTree(*dir);
 }
 
-INSTANTIATE_TEST_SUITE_P(Servers, StringCommands, ::testing::Range<std::size_t>(0, 6),
+INSTANTIATE_TEST_SUITE_P(Servers, StringCommands, ::testing::Range<std::size_t>(0, 12),
     [](const auto& info) { return "server" + std::to_string(info.param); });
 
 } // namespace

@@ -32,7 +32,7 @@ expect_refusal() { # name, expected text, command...
 mkdir -p "$work/not-valkey/readme"
 echo hello >"$work/not-valkey/readme/README"
 tar -cJf "$work/not-valkey.tar.xz" -C "$work" not-valkey
-expect_refusal not-valkey "not a Valkey source tree" "$build_engine" "$work/not-valkey.tar.xz"
+expect_refusal not-valkey "not a Valkey or Redis source tree" "$build_engine" "$work/not-valkey.tar.xz"
 
 # A tree whose make fails.
 mkdir -p "$work/broken/src"

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The Valkey builds the integration tests drive: every archive in ARCHIVE_DIR, plus the what-if builds
-# engines.tsv lists, built once (unoptimized: half the build time, the same memory layout) into the
-# cache outside the clone (scripts/build-engine), and a valkey-server on PATH if there is one. Writes
-# MANIFEST: one line per server, "binary<TAB>layout<TAB>label", where layout is what the build is known
-# to be (empty when engines.tsv does not know the archive). No archives and no valkey-server: an empty
-# manifest, and the Valkey tests skip.
+# The Valkey and Redis builds the integration tests drive: every archive in ARCHIVE_DIR and its more/,
+# plus the what-if builds engines.tsv lists, built once (unoptimized: half the build time, the same
+# memory layout) into the cache outside the clone (scripts/build-engine), and a valkey-server on PATH if
+# there is one. Writes MANIFEST: one line per server, "binary<TAB>layout<TAB>label<TAB>engine", where
+# layout is what the build is known to be (empty when engines.tsv does not know the archive) and engine
+# is valkey or redis. No archives and no valkey-server: an empty manifest, and the tests skip.
 set -euo pipefail
 archive_dir=$1
 manifest=$2
@@ -15,18 +15,20 @@ table=$here/engines.tsv
 tmp=$manifest.tmp
 : >"$tmp"
 
+engine_of() { [[ $(basename "$1") == redis-server ]] && echo redis || echo valkey; }
 if [[ -d $archive_dir ]]; then
-  for archive in "$archive_dir"/*.tar.xz "$archive_dir"/*.tar.gz; do
+  for archive in "$archive_dir"/*.tar.xz "$archive_dir"/*.tar.gz "$archive_dir"/more/*.tar.xz "$archive_dir"/more/*.tar.gz; do
     [[ -f $archive ]] || continue
+    dir=$(dirname "$archive")
     name=$(basename "$archive")
     name=${name%.tar.*}
     sha=$(sha256sum "$archive" | cut -c1-16)
-    if [[ -f $archive_dir/SHA256SUMS ]] && grep -q "$(basename "$archive")" "$archive_dir/SHA256SUMS"; then
-      (cd "$archive_dir" && grep " $(basename "$archive")\$" SHA256SUMS | sha256sum --check --status) ||
+    if [[ -f $dir/SHA256SUMS ]] && grep -q "$(basename "$archive")" "$dir/SHA256SUMS"; then
+      (cd "$dir" && grep " $(basename "$archive")\$" SHA256SUMS | sha256sum --check --status) ||
         { echo "build-test-engines: $(basename "$archive") does not match SHA256SUMS" >&2; exit 1; }
     fi
     known=0
-    while read -r prefix settings layout; do
+    while read -r prefix settings layout from; do
       [[ -z $prefix || $prefix == \#* || $prefix != "$sha" ]] && continue
       known=1
       args=()
@@ -36,18 +38,20 @@ if [[ -d $archive_dir ]]; then
         for s in "${sets[@]}"; do args+=(--set "$s"); done
         label="$name+$settings"
       fi
+      # A neighbouring commit starts from its neighbour's build, when that archive is here.
+      [[ ${from:--} == - || ! -f $dir/$from ]] || args+=(--from "$dir/$from")
       binary=$("$build_engine" "$archive" --unoptimized "${args[@]}")
-      printf '%s\t%s\t%s\n' "$binary" "$layout" "$label" >>"$tmp"
+      printf '%s\t%s\t%s\t%s\n' "$binary" "$layout" "$label" "$(engine_of "$binary")" >>"$tmp"
     done <"$table"
     if [[ $known -eq 0 ]]; then
       binary=$("$build_engine" "$archive" --unoptimized)
-      printf '%s\t\t%s\n' "$binary" "$name" >>"$tmp"
+      printf '%s\t\t%s\t%s\n' "$binary" "$name" "$(engine_of "$binary")" >>"$tmp"
     fi
   done
 fi
 if path=$(command -v valkey-server); then
-  printf '%s\t\t%s\n' "$path" "valkey-server on PATH" >>"$tmp"
+  printf '%s\t\t%s\tvalkey\n' "$path" "valkey-server on PATH" >>"$tmp"
 fi
 mv "$tmp" "$manifest"
-echo "build-test-engines: $(wc -l <"$manifest") Valkey server(s) for the tests:"
+echo "build-test-engines: $(wc -l <"$manifest") server build(s) for the tests:"
 cut -f3 "$manifest" | sed 's/^/  /'

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The Valkey builds the engines.build test fixture made (tests/engines/build-test-engines.sh): one line
-// per build, "binary<TAB>layout<TAB>label", the layout being what the build is, read from its source.
+// The Valkey and Redis builds the engines.build test fixture made (tests/engines/build-test-engines.sh):
+// one line per build, "binary<TAB>layout<TAB>label<TAB>engine", the layout being what the build is, read
+// from its source, and the engine `drive --engine` takes for it.
 
 #include <fstream>
 #include <sstream>
@@ -15,6 +16,7 @@ struct EngineBuild {
     std::string binary;
     std::string layout; // empty when not known
     std::string label;
+    std::string engine = "valkey";
 };
 
 inline std::vector<EngineBuild> readEngineManifest(const std::string& path) {
@@ -26,6 +28,8 @@ inline std::vector<EngineBuild> readEngineManifest(const std::string& path) {
         std::getline(fields, b.binary, '\t');
         std::getline(fields, b.layout, '\t');
         std::getline(fields, b.label, '\t');
+        if (std::string engine; std::getline(fields, engine, '\t') && !engine.empty())
+            b.engine = engine;
         if (!b.binary.empty())
             out.push_back(std::move(b));
     }
