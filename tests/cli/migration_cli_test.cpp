@@ -20,7 +20,7 @@ using CliTest = layoutlab::test::CliTestBase;
 TEST_F(CliTest, SeveralLayoutsSideBySideAreEachLayoutsOwnSim) {
     const std::string trace = LAYOUTLAB_DATASETS_DIR "/traces/mixed-sizes.lltrace";
     const std::vector<std::string> layouts { "redis-7.0", "valkey-8.1", "valkey-9.1",
-        "memcached-1.6:framing=rails-7.1" };
+        "memcached-1.6:framing=rails-7.1", "valkey-9.1:threshold=96" };
     std::vector<std::string> args { "sim", trace, "--keys-at", "20M", "--json" };
     for (const auto& l : layouts)
         args.insert(args.end(), { "--layout", l });
@@ -42,7 +42,8 @@ TEST_F(CliTest, SeveralLayoutsSideBySideAreEachLayoutsOwnSim) {
         EXPECT_NEAR(row["saving_bytes"].get<double>(), first - row["scaled_bytes"].get<double>(), 1.0);
     }
     EXPECT_TRUE(table["rows"][0]["measured"].get<bool>()); // redis-7.0 was driven on Debian's build
-    EXPECT_FALSE(table["rows"][2]["measured"].get<bool>()); // no 9.1 build here
+    EXPECT_TRUE(table["rows"][2]["measured"].get<bool>()); // 9.1.0 built from source
+    EXPECT_FALSE(table["rows"][4]["measured"].get<bool>()); // no build at 96 was measured
     const auto list = run({ "db", "list", "--json" });
     EXPECT_EQ(nlohmann::json::parse(list.out).size(), layouts.size()); // one sim run per layout
     // Refusals: a key count that is not one, --keys-at for one layout, a threshold out of one layout's range
