@@ -3,6 +3,9 @@
 PRESET ?= dev
 BUILD_DIR := build
 JOBS ?= $(shell nproc)
+# Tests at a time: twice the cores. The integration tests spend most of their time waiting for servers
+# to load and settle; the CPU-bound ones (engine builds, valgrind) count their cores (PROCESSORS).
+TEST_JOBS ?= $(shell echo $$(( $(JOBS) * 2 )))
 
 .PHONY: all deps configure build demo test bench fuzz fuzz-ci clean
 
@@ -24,7 +27,7 @@ demo: build
 	@scripts/demo $(BUILD_DIR)
 
 test: build
-	@ctest --preset $(PRESET) -j $(JOBS)
+	@ctest --preset $(PRESET) -j $(TEST_JOBS)
 
 bench: build
 	@bench/run-benchmarks.sh $(BUILD_DIR)

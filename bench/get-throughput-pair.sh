@@ -16,6 +16,9 @@
 # usage: bench/get-throughput-pair.sh [BUILD_DIR]
 #   BINARY_A / BINARY_B   the two servers      LAYOUT   the model of both (default: valkey-8.1 with the
 #   ROUNDS=3 KEYS=950000 VALUE=80 GETS=3000000 CLIENTS=50 PIPELINE=16      b build's embstr-limit=108)
+#   IO_THREADS=1          the servers' --io-threads (Valkey: 1 is the main thread alone)
+#   BENCH_THREADS=1       redis-benchmark's own --threads
+#   THRESHOLDS=64,128     the thresholds of A and B, as the model sweeps them
 set -euo pipefail
 cd "$(dirname "$0")/.."
 layoutlab=$(realpath "${1:-build}/cli/layoutlab")
@@ -32,6 +35,9 @@ value=${VALUE:-80}
 gets=${GETS:-3000000}
 clients=${CLIENTS:-50}
 pipeline=${PIPELINE:-16}
+io_threads=${IO_THREADS:-1}
+bench_threads=${BENCH_THREADS:-1}
+thresholds=${THRESHOLDS:-64,128}
 
 work=$(mktemp -d)
 server=""
@@ -41,7 +47,9 @@ trap '[[ -n $server ]] && kill "$server" 2>/dev/null; wait 2>/dev/null; rm -rf "
 gets_per_second() {
   local port
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  "$1" --port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$work" >"$work/server.log" 2>&1 &
+  local threads=()
+  [[ $io_threads -le 1 ]] || threads=(--io-threads "$io_threads")
+  "$1" --port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$work" "${threads[@]}" >"$work/server.log" 2>&1 &
   server=$!
   for _ in $(seq 100); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
   python3 - "$keys" "$value" <<'PY' | redis-cli -p "$port" --pipe >/dev/null
@@ -53,7 +61,7 @@ for i in range(n):
     key = "key:%012d" % i
     out.write("*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n" % (len(key), key, v, value))
 PY
-  redis-benchmark -p "$port" -t get -n "$gets" -r "$keys" -c "$clients" -P "$pipeline" -q --csv 2>/dev/null |
+  redis-benchmark -p "$port" -t get -n "$gets" -r "$keys" -c "$clients" -P "$pipeline" --threads "$bench_threads" -q --csv 2>/dev/null |
     python3 -c 'import csv, sys; rows = [r for r in csv.reader(sys.stdin) if r and r[0] == "GET"]; print(rows[0][1])'
   redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true
   wait "$server" 2>/dev/null || true
@@ -79,7 +87,7 @@ done
 # The model: the same keyspace and uniform GETs.
 "$layoutlab" gen -o "$work/pair.lltrace" --keys "$keys" --ops "$((keys / 2))" --key-size 16 --value-size "$value" \
   --get-fraction 1 --seed 25 >/dev/null
-"$layoutlab" sweep "$work/pair.lltrace" --layout "$layout" --thresholds 64,128 --cache --latency --json --no-db \
+"$layoutlab" sweep "$work/pair.lltrace" --layout "$layout" --thresholds "$thresholds" --cache --latency --json --no-db \
   2>/dev/null >"$work/model.json"
 python3 - "$work/model.json" "${ratios[*]}" "${a_rates[*]}" <<'PY'
 import json, statistics, sys
@@ -88,8 +96,17 @@ ratios = [float(x) for x in sys.argv[2].split()]
 a = statistics.median(float(x) for x in sys.argv[3].split())
 change = model.get("stall_change")
 print()
+def spread(xs):
+    # The middle half of the rounds' ratios, and the mean's 95% interval (Student's t, small samples).
+    xs = sorted(xs)
+    q = statistics.quantiles(xs, n=4) if len(xs) >= 2 else [xs[0]] * 3
+    t = {1: 12.71, 2: 4.30, 3: 3.18, 4: 2.78, 5: 2.57, 6: 2.45, 7: 2.36, 8: 2.31, 9: 2.26}.get(len(xs) - 1, 2.0)
+    half = t * statistics.stdev(xs) / len(xs) ** 0.5 if len(xs) >= 2 else float("inf")
+    return q[0], q[2], statistics.mean(xs), half
+q1, q3, mean, half = spread(ratios)
 print("measured B/A: median %.3f of %d rounds (%s)" % (statistics.median(ratios), len(ratios),
       ", ".join("%.3f" % r for r in ratios)))
+print("spread: middle half %.3f to %.3f; mean %.3f ± %.3f (95%%)" % (q1, q3, mean, half))
 if not change:
     sys.exit("the model gave no stall change (no cache model or latencies)")
 t_a = 1e9 / a  # ns per GET of A, from its median throughput (one thread serves every GET)
