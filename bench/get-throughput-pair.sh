@@ -19,6 +19,7 @@
 #   IO_THREADS=1          the servers' --io-threads (Valkey: 1 is the main thread alone)
 #   BENCH_THREADS=1       redis-benchmark's own --threads
 #   THRESHOLDS=64,128     the thresholds of A and B, as the model sweeps them
+#   SERVER_ARGS=""        more arguments for both servers (say "--prefetch-batch-max-size 0")
 set -euo pipefail
 cd "$(dirname "$0")/.."
 layoutlab=$(realpath "${1:-build}/cli/layoutlab")
@@ -49,7 +50,10 @@ gets_per_second() {
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   local threads=()
   [[ $io_threads -le 1 ]] || threads=(--io-threads "$io_threads")
-  "$1" --port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$work" "${threads[@]}" >"$work/server.log" 2>&1 &
+  local extra=()
+  read -ra extra <<<"${SERVER_ARGS:-}"
+  "$1" --port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$work" "${threads[@]}" "${extra[@]}" \
+    >"$work/server.log" 2>&1 &
   server=$!
   for _ in $(seq 100); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
   python3 - "$keys" "$value" <<'PY' | redis-cli -p "$port" --pipe >/dev/null
