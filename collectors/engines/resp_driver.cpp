@@ -7,38 +7,15 @@
 
 namespace layoutlab {
 
-namespace { } // namespace
-
-std::vector<std::uint64_t> parseJemallocBins(const std::string& mallocStats) {
-    std::vector<std::uint64_t> sizes;
+namespace {
+// Calls `row(words)` for each row of the first `bins:` table of jemalloc's malloc_stats_print output, after
+// `header(words)` with the table's header less its "bins:" (so that the header's column i is a row's
+// word i); a row starts with its bin's size, "---" marks a run of unused bins, and the first line that is
+// not a row ends the table. `header` returning false passes over the table.
+template <class Header, class Row> void forEachBinRow(const std::string& mallocStats, Header&& header, Row&& row) {
     std::istringstream lines(mallocStats);
-    std::string line;
     bool inBins = false;
-    while (std::getline(lines, line)) {
-        if (!inBins) {
-            inBins = line.rfind("bins:", 0) == 0;
-            continue;
-        }
-        std::istringstream fields(line);
-        std::string first;
-        fields >> first;
-        if (first.empty() || first.find_first_not_of("0123456789") != std::string::npos) {
-            if (first == "---")
-                continue; // a run of unused bins
-            break; // the table ended
-        }
-        sizes.push_back(std::stoull(first));
-    }
-    return sizes;
-}
-
-std::vector<JemallocArenaModel::StartBin> parseJemallocStartBins(const std::string& mallocStats) {
-    std::vector<JemallocArenaModel::StartBin> out;
-    std::istringstream lines(mallocStats);
-    std::string line;
-    std::size_t regs = 0, slabs = 0; // data columns: the header's, less its "bins:"
-    bool inBins = false;
-    while (std::getline(lines, line)) {
+    for (std::string line; std::getline(lines, line);) {
         std::istringstream fields(line);
         std::vector<std::string> words;
         for (std::string w; fields >> w;)
@@ -46,26 +23,49 @@ std::vector<JemallocArenaModel::StartBin> parseJemallocStartBins(const std::stri
         if (!inBins) {
             if (words.empty() || words.front() != "bins:")
                 continue;
+            words.erase(words.begin());
+            if (!header(words))
+                return;
             inBins = true;
-            for (std::size_t i = 1; i < words.size(); ++i) {
-                if (words[i] == "curregs")
-                    regs = i - 1;
-                if (words[i] == "curslabs")
-                    slabs = i - 1;
-            }
-            if (regs == 0 || slabs == 0)
-                return out; // not the table this build prints
             continue;
         }
-        if (words.empty() || words.front() == "---")
+        if (!words.empty() && words.front() == "---")
             continue;
-        if (words.front().find_first_not_of("0123456789") != std::string::npos || words.size() <= std::max(regs, slabs))
-            break; // the table ended
+        if (words.empty() || words.front().find_first_not_of("0123456789") != std::string::npos)
+            return;
+        row(words);
+    }
+}
+} // namespace
+
+std::vector<std::uint64_t> parseJemallocBins(const std::string& mallocStats) {
+    std::vector<std::uint64_t> sizes;
+    forEachBinRow(
+        mallocStats, [](const std::vector<std::string>&) { return true; },
+        [&](const std::vector<std::string>& words) { sizes.push_back(std::stoull(words.front())); });
+    return sizes;
+}
+
+std::vector<JemallocArenaModel::StartBin> parseJemallocStartBins(const std::string& mallocStats) {
+    std::vector<JemallocArenaModel::StartBin> out;
+    std::size_t regs = 0, slabs = 0; // the curregs and curslabs columns
+    auto header = [&](const std::vector<std::string>& columns) {
+        for (std::size_t i = 0; i < columns.size(); ++i) {
+            if (columns[i] == "curregs")
+                regs = i;
+            if (columns[i] == "curslabs")
+                slabs = i;
+        }
+        return regs != 0 && slabs != 0; // else not the table this build prints
+    };
+    forEachBinRow(mallocStats, header, [&](const std::vector<std::string>& words) {
+        if (words.size() <= std::max(regs, slabs))
+            return;
         const JemallocArenaModel::StartBin bin { std::stoull(words.front()), std::stoull(words[regs]),
             std::stoull(words[slabs]) };
         if (bin.slabs > 0)
             out.push_back(bin);
-    }
+    });
     return out;
 }
 
