@@ -46,6 +46,13 @@ QStandardItem* numberItem(double value, int decimals) {
     item->setEditable(false);
     return item;
 }
+// A relative error, green within `tolerance` (the target the tests hold it to), red beyond.
+QStandardItem* errorItem(double error, double tolerance) {
+    auto* item = textItem(relativeErrorText(error));
+    item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    item->setForeground(std::abs(error) <= tolerance ? QColor(0x2e, 0x8b, 0x57) : QColor(0xb0, 0x30, 0x30));
+    return item;
+}
 
 } // namespace
 
@@ -249,17 +256,13 @@ void EnginePage::showReport(const QJsonObject& report) {
     QLocale locale;
     const double measured = report.value(QStringLiteral("measured_bytes_per_key")).toDouble();
     const double predicted = report.value(QStringLiteral("predicted_bytes_per_key")).toDouble();
-    const double error = report.value(QStringLiteral("relative_error")).toDouble();
-    auto* errorItem = textItem(QStringLiteral("%1%2 %").arg(
-        error >= 0 ? QStringLiteral("+") : QString(), locale.toString(100 * error, 'f', 2)));
-    errorItem->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    errorItem->setForeground(std::abs(error) <= 0.01 ? QColor(0x2e, 0x8b, 0x57) : QColor(0xb0, 0x30, 0x30));
     m_comparison.appendRow(
         { textItem(report.value(QStringLiteral("engine")).toString() == QLatin1String("memcached")
                   // memcached's slab chunks hold the items; its hash table is allocated apart from them.
                   ? tr("Chunk bytes per item (hash index not included)")
                   : tr("Bytes per key (used_memory, hash index included)")),
-            numberItem(measured, 2), numberItem(predicted, 2), errorItem });
+            numberItem(measured, 2), numberItem(predicted, 2),
+            errorItem(report.value(QStringLiteral("relative_error")).toDouble(), 0.01) });
     m_comparison.appendRow(
         { textItem(tr("Live keys")), numberItem(report.value(QStringLiteral("server_keys")).toDouble(), 0),
             numberItem(report.value(QStringLiteral("predicted_keys")).toDouble(), 0), textItem(QString()) });
@@ -267,12 +270,6 @@ void EnginePage::showReport(const QJsonObject& report) {
     const bool memcached = report.value(QStringLiteral("engine")).toString() == QLatin1String("memcached");
     if (report.value(QStringLiteral("measured_active_bytes")).isDouble()
         && report.value(QStringLiteral("predicted_active_bytes")).isDouble()) {
-        const double activeError = report.value(QStringLiteral("active_relative_error")).toDouble();
-        auto* activeErrorItem = textItem(QStringLiteral("%1%2 %").arg(
-            activeError >= 0 ? QStringLiteral("+") : QString(), locale.toString(100 * activeError, 'f', 2)));
-        activeErrorItem->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-        activeErrorItem->setForeground(
-            std::abs(activeError) <= 0.02 ? QColor(0x2e, 0x8b, 0x57) : QColor(0xb0, 0x30, 0x30));
         m_comparison.appendRow({ textItem(memcached ? tr("Slab chunk bytes in use")
                                                     : tr("Allocated bytes (allocator_allocated, growth)")),
             numberItem(report.value(QStringLiteral("measured_allocated_bytes")).toDouble(), 0),
@@ -280,7 +277,8 @@ void EnginePage::showReport(const QJsonObject& report) {
         m_comparison.appendRow({ textItem(memcached ? tr("Pages malloc'ed (total_malloced)")
                                                     : tr("Active bytes (allocator_active, growth)")),
             numberItem(report.value(QStringLiteral("measured_active_bytes")).toDouble(), 0),
-            numberItem(report.value(QStringLiteral("predicted_active_bytes")).toDouble(), 0), activeErrorItem });
+            numberItem(report.value(QStringLiteral("predicted_active_bytes")).toDouble(), 0),
+            errorItem(report.value(QStringLiteral("active_relative_error")).toDouble(), 0.02) });
     }
     const QJsonObject run = report.value(QStringLiteral("run")).toObject();
     if (!run.isEmpty()) {
