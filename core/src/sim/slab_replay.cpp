@@ -168,6 +168,8 @@ void SlabReplay::stored(std::uint32_t keyId, const KeyState& key, Op op) {
 
 namespace {
 bool isSet(Op op) { return op == Op::Set || op == Op::Add || op == Op::Replace; }
+// The shape a SET request gives its key with a TTL or without.
+std::uint64_t setShape(const Request& r, bool ttl) { return packShape(r.keyBytes, r.valueBytes, ttl, r.kind); }
 } // namespace
 
 void SlabReplay::prefetch(const Request& ahead) {
@@ -176,8 +178,8 @@ void SlabReplay::prefetch(const Request& ahead) {
     // The shapes a SET makes: the new value with the key's TTL as it was (KeyspaceReplay::write), then
     // with the request's (setTtl or clearTtl). Which TTL the key has is not known yet: both.
     if (isSet(ahead.op)) {
-        m_idByShape.prefetch(packShape(ahead.keyBytes, ahead.valueBytes, false, ahead.kind));
-        m_idByShape.prefetch(packShape(ahead.keyBytes, ahead.valueBytes, true, ahead.kind));
+        m_idByShape.prefetch(setShape(ahead, false));
+        m_idByShape.prefetch(setShape(ahead, true));
     }
 }
 
@@ -192,9 +194,9 @@ void SlabReplay::prefetchNear(const Request& ahead, const KeyState& key) {
     };
     if (isSet(ahead.op)) {
         const bool ttl = ahead.ttlSeconds == kKeepTtl ? key.hasTtl() : ahead.ttlSeconds != 0;
-        newIds[0] = idOf(packShape(ahead.keyBytes, ahead.valueBytes, key.hasTtl(), ahead.kind));
+        newIds[0] = idOf(setShape(ahead, key.hasTtl()));
         if (ttl != key.hasTtl())
-            newIds[1] = idOf(packShape(ahead.keyBytes, ahead.valueBytes, ttl, ahead.kind));
+            newIds[1] = idOf(setShape(ahead, ttl));
     } else if (ahead.op == Op::Expire && key.live() && key.plainShape()) {
         newIds[0] = idOf(packShape(key.keyBytes(), key.valueBytes, true, key.kind()));
     }
