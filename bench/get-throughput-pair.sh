@@ -9,8 +9,9 @@
 # runs redis-benchmark's GETs over them (CLIENTS connections, PIPELINE GETs per round trip). The measured
 # change is the median of the rounds' B/A ratios.
 #
-# The prediction: `layoutlab sweep --cache --latency` of the same keyspace under LAYOUT (thresholds 64 and
-# 128) gives the memory stall per GET that B saves (this host's load latencies, measured first), and A's
+# The prediction: `layoutlab sweep --cache --latency --get-pipeline PIPELINE` of the same keyspace under
+# LAYOUT (thresholds 64 and 128) gives the memory stall per GET that B saves (this host's load latencies,
+# measured first; a Valkey 9 layout overlaps a pipeline's lookups, as the server prefetches them), and A's
 # measured time per GET (1 / its median GETs/s) the base: B/A = t_A / (t_A + stall change).
 #
 # usage: bench/get-throughput-pair.sh [BUILD_DIR]
@@ -91,14 +92,21 @@ done
 # The model: the same keyspace and uniform GETs.
 "$layoutlab" gen -o "$work/pair.lltrace" --keys "$keys" --ops "$((keys / 2))" --key-size 16 --value-size "$value" \
   --get-fraction 1 --seed 25 >/dev/null
-"$layoutlab" sweep "$work/pair.lltrace" --layout "$layout" --thresholds "$thresholds" --cache --latency --json --no-db \
-  2>/dev/null >"$work/model.json"
+# The server's prefetch batch as SERVER_ARGS sets it, else the layout's engine's own; the pipeline's GETs are
+# looked up together up to it (Valkey 9: networking.c prefetchCommandQueueKeys).
+batch=()
+if [[ ${SERVER_ARGS:-} =~ --prefetch-batch-max-size[[:space:]]+([0-9]+) ]]; then
+  batch=(--prefetch-batch "${BASH_REMATCH[1]}")
+fi
+"$layoutlab" sweep "$work/pair.lltrace" --layout "$layout" --thresholds "$thresholds" --cache --latency \
+  --get-pipeline "$pipeline" "${batch[@]}" --json --no-db 2>/dev/null >"$work/model.json"
 python3 - "$work/model.json" "${ratios[*]}" "${a_rates[*]}" <<'PY'
 import json, statistics, sys
 model = json.load(open(sys.argv[1]))
 ratios = [float(x) for x in sys.argv[2].split()]
 a = statistics.median(float(x) for x in sys.argv[3].split())
 change = model.get("stall_change")
+overlapped = model.get("load_latencies", {}).get("overlapped_lookups", 1)
 print()
 def spread(xs):
     # The middle half of the rounds' ratios, and the mean's 95% interval (Student's t, small samples).
@@ -118,5 +126,6 @@ d, u = change["ns_per_get"], change["uncertainty_ns"]
 predicted = t_a / (t_a + d)
 low, high = t_a / (t_a + d + u), t_a / (t_a + d - u) if t_a + d - u > 0 else float("inf")
 print("predicted B/A: %.3f (%.3f to %.3f): a stall change of %+.0f ± %.0f ns per GET from threshold %d to %d, "
-      "on A's %.0f ns per GET" % (predicted, low, high, d, u, change["from_threshold"], change["to_threshold"], t_a))
+      "on A's %.0f ns per GET; %s" % (predicted, low, high, d, u, change["from_threshold"], change["to_threshold"], t_a,
+      "%d GETs' lookups overlapped" % overlapped if overlapped > 1 else "one lookup at a time"))
 PY

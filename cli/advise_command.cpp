@@ -32,7 +32,7 @@ struct AdviseOptions {
     std::string missLevel = "llc";
     bool noCache = false;
     std::string cacheGeometry;
-    bool latency = false;
+    StallOptions stall;
     bool slabs = false;
     bool noThreadCache = false;
     bool json = false;
@@ -175,7 +175,7 @@ int runAdvise(const AdviseOptions& o) {
         return reportError(usageError("--miss-level must be l1, l2 or llc, got '" + o.missLevel + "'", "--miss-level"));
     if (o.noCache && !o.cacheGeometry.empty())
         return reportError(usageError("--no-cache and --cache-geometry contradict each other", "--no-cache"));
-    if (o.noCache && o.latency)
+    if (o.noCache && o.stall.latency)
         return reportError(
             usageError("the stall is predicted from the cache model's misses, which --no-cache skips", "--latency"));
     SimulationRequest request;
@@ -186,6 +186,7 @@ int runAdvise(const AdviseOptions& o) {
     request.cacheGeometry = o.cacheGeometry;
     request.slabs = o.slabs;
     request.slabThreadCache = !o.noThreadCache;
+    o.stall.fill(request);
     request.kind = "advise";
     request.toolVersion = LAYOUTLAB_VERSION;
     request.extraParametersJson = nlohmann::json {
@@ -198,7 +199,7 @@ int runAdvise(const AdviseOptions& o) {
     if (auto ok = checkWeights(weights); !ok) // before the sweep, not after it
         return reportError(ok.error());
     // Measured before the run, so that the run keeps them (`report` shows the stall from them).
-    auto kept = latenciesIfAsked(o.latency, *job);
+    auto kept = latenciesIfAsked(o.stall.latency, *job);
     if (!kept)
         return reportError(kept.error());
     const std::optional<LoadLatencies> latencies = *kept;
@@ -277,7 +278,7 @@ void addAdviseCommand(CLI::App& app, int& status) {
         "Weigh the memory the allocator keeps (the slab model's active bytes per key: what deletes and overwrites "
         "leave behind) instead of what its size classes hand out");
     cmd->add_flag("--no-thread-cache", o->noThreadCache, "With --slabs: no thread cache in front of the arena");
-    cmd->add_flag("--latency", o->latency,
+    o->stall.addTo(*cmd,
         "Measure this host's load latencies and predict each threshold's memory stall per GET, with its uncertainty");
     cmd->add_option("--cache-geometry", o->cacheGeometry, "Cache levels, SIZE:WAYS from L1 outward (default: sysfs)");
     addJsonAndOutput(

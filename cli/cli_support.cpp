@@ -23,6 +23,8 @@ const char* flagFor(const std::string& field) {
         { field::kCacheGeometry, "--cache-geometry" },
         { field::kStartRegions, "--start-regions" },
         { field::kTimeline, "--timeline" },
+        { field::kGetPipeline, "--get-pipeline" },
+        { field::kPrefetchBatch, "--prefetch-batch" },
         { field::kFormat, "--format" },
         { field::kKeys, "--keys" },
         { field::kOps, "--ops" },
@@ -95,6 +97,19 @@ int printOutput(const std::string& text, const std::string& path) {
     if (auto ok = writeOutput(text, path); !ok)
         return reportError(ok.error());
     return kExitOk;
+}
+
+void StallOptions::addTo(CLI::App& cmd, const std::string& latencyHelp) {
+    auto* flag = cmd.add_flag("--latency", latency, latencyHelp);
+    cmd.add_option("--get-pipeline", getPipeline,
+           "With --latency: GETs each client sends per round trip (redis-benchmark -P). A server that looks up a "
+           "pipeline's keys together (Valkey 9.0 and later) overlaps their misses")
+        ->capture_default_str()
+        ->needs(flag);
+    cmd.add_option("--prefetch-batch", prefetchBatch,
+           "With --latency: the server's prefetch-batch-max-size, the most keys of a pipeline it looks up together "
+           "(default: the layout's engine's, 16 on Valkey 9.0 and later, none before; 0: none)")
+        ->needs(flag);
 }
 
 // This host's load latencies for the cache geometry the run used (`layoutlab latency`), as the stall

@@ -78,6 +78,18 @@ template <class Request, class Options> Status fillTraceAndModels(Request& reque
 // stderr), as the stall prediction takes them (layoutlab/report/get_time.h), kept in the job's run
 // parameters (`load_latencies`) for `report`.
 Expected<LoadLatencies> keepLatenciesWith(SimulationJob& job);
+// The GET-stall prediction's options, beside --latency (which they need): what GETs a client pipelines, and
+// the server's prefetch batch (SimulationRequest::getPipeline, ::prefetchBatch).
+struct StallOptions {
+    bool latency = false;
+    std::uint32_t getPipeline = 1;
+    std::optional<std::uint32_t> prefetchBatch;
+    void addTo(CLI::App& cmd, const std::string& latencyHelp);
+    template <class Request> void fill(Request& request) const {
+        request.getPipeline = getPipeline;
+        request.prefetchBatch = prefetchBatch;
+    }
+};
 // keepLatenciesWith when `asked` (--latency), else nothing.
 Expected<std::optional<LoadLatencies>> latenciesIfAsked(bool asked, SimulationJob& job);
 // JSON output whose `points` follow `result`'s (a sweep's, advise's), each with its predicted stall, and

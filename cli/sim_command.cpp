@@ -39,7 +39,7 @@ struct SimOptions {
     bool cache = false;
     std::string cacheGeometry;
     std::string startRegions;
-    bool latency = false;
+    StallOptions stall;
     bool slabs = false;
     bool noThreadCache = false;
     std::uint32_t automoveWindow = SlabModelOptions {}.pageMoverWindow;
@@ -117,10 +117,10 @@ int runSim(const SimOptions& o, bool sweep) {
         return runMigration(o, sweep);
     if (!o.keysAt.empty())
         return reportError(usageError("--keys-at scales the totals of several layouts side by side", "--keys-at"));
-    if (o.latency && !o.cache && o.cacheGeometry.empty())
+    if (o.stall.latency && !o.cache && o.cacheGeometry.empty())
         return reportError(
             usageError("the stall is predicted from the cache model's misses: add --cache", "--latency"));
-    if (o.latency && o.csv)
+    if (o.stall.latency && o.csv)
         return reportError(usageError("--latency adds to the table or the JSON, not the CSV", "--latency"));
     SimulationRequest request;
     if (auto ok = fillTraceAndModels(request, o); !ok)
@@ -130,6 +130,7 @@ int runSim(const SimOptions& o, bool sweep) {
     request.cache = o.cache;
     request.cacheGeometry = o.cacheGeometry;
     request.startRegions = o.startRegions;
+    o.stall.fill(request);
     fillSlabModel(request, o);
     request.kind = sweep ? "sweep" : "sim";
     request.toolVersion = LAYOUTLAB_VERSION;
@@ -137,7 +138,7 @@ int runSim(const SimOptions& o, bool sweep) {
     if (!job)
         return reportError(job.error());
     // Measured before the run, so that the run keeps them (`report` shows the stall from them).
-    auto kept = latenciesIfAsked(o.latency, *job);
+    auto kept = latenciesIfAsked(o.stall.latency, *job);
     if (!kept)
         return reportError(kept.error());
     const std::optional<LoadLatencies> latencies = *kept;
@@ -197,7 +198,7 @@ CLI::App* addCommon(CLI::App& app, const char* name, const char* help, SimOption
         ->each([&o](const std::string& value) { o.allocs.push_back(value); });
     cmd->add_option("--keys-at", o.keysAt,
         "With several layouts: scale each total to this many keys (e.g. 20M), as a store of that size would hold");
-    cmd->add_flag("--latency", o.latency,
+    o.stall.addTo(*cmd,
         "With --cache: measure this host's load latencies and predict each point's memory stall per GET, with its "
         "uncertainty");
     cmd->add_flag("--slabs", o.slabs,

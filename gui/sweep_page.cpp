@@ -29,6 +29,7 @@
 #include <QLocale>
 #include <QPushButton>
 #include <QSettings>
+#include <QSpinBox>
 #include <QTableView>
 #include <QTimer>
 #include <QToolButton>
@@ -116,6 +117,7 @@ SweepPage::SweepPage(TaskRunner& runner, std::function<QString()> databasePath, 
     , m_thresholds(new QLineEdit(QStringLiteral("16:512:16"), this))
     , m_cache(new QCheckBox(tr("Cache model (misses per GET)"), this))
     , m_stall(new QCheckBox(tr("Predict the memory stall per GET"), this))
+    , m_getPipeline(new QSpinBox(this))
     , m_slabs(new QCheckBox(tr("Allocator's pages (slab model, timeline)"), this))
     , m_layoutFileButton(new QToolButton(this))
     , m_rerunOnChange(new QCheckBox(tr("Re-run when the layout file changes"), this))
@@ -157,6 +159,12 @@ SweepPage::SweepPage(TaskRunner& runner, std::function<QString()> databasePath, 
                            "chase of a few seconds) before the sweep, and predict each threshold's memory stall per "
                            "GET from the cache model's misses, with its uncertainty (needs the cache model)"));
     m_stall->setEnabled(m_cache->isChecked());
+    m_getPipeline->setRange(1, static_cast<int>(kMaxGetPipeline));
+    m_getPipeline->setPrefix(tr("pipeline "));
+    m_getPipeline->setToolTip(tr("GETs each client sends per round trip. Valkey 9.0 and later look up a pipeline's "
+                                 "keys together (up to 16), which overlaps their misses"));
+    m_getPipeline->setEnabled(false);
+    connect(m_stall, &QCheckBox::toggled, m_getPipeline, &QWidget::setEnabled);
     m_slabs->setToolTip(tr("Play the trace into a model of the allocator's memory at every threshold (jemalloc's "
                            "slabs, memcached's pages): the active bytes it keeps after deletes and overwrites, and a "
                            "timeline of them over the trace"));
@@ -176,7 +184,10 @@ SweepPage::SweepPage(TaskRunner& runner, std::function<QString()> databasePath, 
     auto* form2 = new QFormLayout;
     form2->addRow(tr("&Thresholds:"), m_thresholds);
     form2->addRow(QString(), m_cache);
-    form2->addRow(QString(), m_stall);
+    auto* stallRow = new QHBoxLayout;
+    stallRow->addWidget(m_stall, 1);
+    stallRow->addWidget(m_getPipeline);
+    form2->addRow(QString(), stallRow);
     form2->addRow(QString(), m_slabs);
     form2->addRow(QString(), m_rerunOnChange);
     controls->addLayout(form, 2);
@@ -339,6 +350,7 @@ bool SweepPage::startSweep(QString* error) {
     request.withShippedThreshold
         = SimulationRequest::Shipped::WithinRange; // in range: Compare meets layouts at their shipped settings
     request.cache = m_cache->isChecked();
+    request.getPipeline = static_cast<std::uint32_t>(m_getPipeline->value());
     request.slabs = m_slabs->isChecked();
     request.slabsWhereCovered = true; // glibc has no slab model: the sweep runs without it
     request.timeline = m_slabs->isChecked() ? kTimelineSamples : 0;
@@ -458,6 +470,8 @@ void SweepPage::showStoredRun(const StoredRun& stored) {
         if (parameters->extra.contains("load_latencies")) {
             const auto latencies = loadLatenciesFromJson(parameters->extra["load_latencies"]);
             m_stall->setChecked(latencies.has_value());
+            if (latencies)
+                m_getPipeline->setValue(static_cast<int>(latencies->overlappedLookups));
             return showResult(stored.result, latencies);
         }
     }
@@ -475,6 +489,7 @@ void SweepPage::saveSettings() const {
     s.setValue(QStringLiteral("sweep/thresholds"), m_thresholds->text());
     s.setValue(QStringLiteral("sweep/cache"), m_cache->isChecked());
     s.setValue(QStringLiteral("sweep/stall"), m_stall->isChecked());
+    s.setValue(QStringLiteral("sweep/getPipeline"), m_getPipeline->value());
     s.setValue(QStringLiteral("sweep/slabs"), m_slabs->isChecked());
     s.setValue(QStringLiteral("sweep/rerunOnChange"), m_rerunOnChange->isChecked());
 }
@@ -491,6 +506,7 @@ void SweepPage::restoreSettings() {
     m_thresholds->setText(s.value(QStringLiteral("sweep/thresholds"), m_thresholds->text()).toString());
     m_cache->setChecked(s.value(QStringLiteral("sweep/cache"), m_cache->isChecked()).toBool());
     m_stall->setChecked(s.value(QStringLiteral("sweep/stall"), false).toBool());
+    m_getPipeline->setValue(s.value(QStringLiteral("sweep/getPipeline"), 1).toInt());
     m_slabs->setChecked(s.value(QStringLiteral("sweep/slabs"), false).toBool());
 }
 

@@ -24,6 +24,7 @@ class QToolButton;
 class QLabel;
 class QLineEdit;
 class QPushButton;
+class QSpinBox;
 class QTableView;
 
 namespace layoutlab::gui {
@@ -56,6 +57,7 @@ public:
     QString currentLayoutSpec() const;
     QCheckBox* rerunOnChangeBox() const { return m_rerunOnChange; }
     QCheckBox* stallBox() const { return m_stall; }
+    QSpinBox* getPipelineBox() const { return m_getPipeline; }
 
     const SweepTableModel& model() const { return m_model; }
     std::vector<ChartPanel*> charts() const { return m_charts; }
@@ -127,6 +129,7 @@ private:
     QLineEdit* m_thresholds;
     QCheckBox* m_cache;
     QCheckBox* m_stall; // measure this host's load latencies and predict the memory stall per GET
+    QSpinBox* m_getPipeline; // SimulationRequest::getPipeline
     QCheckBox* m_slabs;
     QToolButton* m_layoutFileButton;
     QCheckBox* m_rerunOnChange;

@@ -7,6 +7,7 @@
 #include "engine_build.h"
 
 #include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/report/get_time.h"
 #include "layoutlab/spec.h"
 #include "layoutlab/store/measured_runs.h"
 
@@ -367,6 +368,11 @@ Expected<EngineSweepReport> runEngineSweepJob(
     EngineSweepReport report;
     report.trace = r.drive.tracePath;
     report.latencies = r.latencies;
+    if (report.latencies && r.drive.engine != Engine::Memcached)
+        if (auto base = parseLayout(baseLayout(r)))
+            // The run phase's GETs per round trip, batched as the base layout's engine batches them.
+            report.latencies->overlappedLookups
+                = overlappedLookups(r.drive.run.pipeline, (*base)->queuedKeyPrefetchBatch());
     report.framing = r.drive.engine == Engine::Memcached ? r.drive.framing : std::string();
     const auto [baseSpec, baseThreshold] = canonicalBase(r);
     report.layout = r.drive.engine == Engine::Memcached ? std::string() : baseSpec;

@@ -168,7 +168,8 @@ Expected<LoadLatencies> measureAndKeepLoadLatencies(SimulationJob& job, std::sto
     auto measured = measureLoadLatencies(*job.config.cache, stop);
     if (!measured)
         return measured.error();
-    const LoadLatencies& l = *measured;
+    LoadLatencies& l = *measured;
+    l.overlappedLookups = job.overlappedLookups;
     auto extra = nlohmann::json::parse(job.extraParametersJson, nullptr, false);
     if (!extra.is_object())
         extra = nlohmann::json::object();

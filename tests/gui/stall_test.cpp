@@ -17,6 +17,7 @@
 
 #include <QCheckBox>
 #include <QLabel>
+#include <QSpinBox>
 #include <QTest>
 
 #include <nlohmann/json.hpp>
@@ -39,13 +40,18 @@ private slots:
         QVERIFY(!sweep->stallBox()->isEnabled()); // the stall comes from the cache model's misses
         sweep->cacheBox()->setChecked(true);
         QVERIFY(sweep->stallBox()->isEnabled());
+        QVERIFY(!sweep->getPipelineBox()->isEnabled());
         sweep->stallBox()->setChecked(true);
+        // Ten pipelined GETs, which Valkey 9.1 (the page's layout) looks up together.
+        QVERIFY(sweep->getPipelineBox()->isEnabled());
+        sweep->getPipelineBox()->setValue(10);
         test::sweepSeed(window, QStringLiteral("64,128"), true);
 
         const auto& model = sweep->model();
         const int stall = model.columnOf(QStringLiteral("stall_ns"));
         QVERIFY2(stall > 0, "the sweep shows a stall column");
         QVERIFY(model.latencies().has_value());
+        QCOMPARE(model.latencies()->overlappedLookups, 10u);
         for (int r = 0; r < model.rowCount(); ++r)
             QCOMPARE(
                 model.value(r, stall), predictStall(model.result().points[std::size_t(r)], *model.latencies())->ns);
@@ -63,8 +69,10 @@ private slots:
         QVERIFY(parameters.hasValue() && parameters->extra.contains("load_latencies"));
         const double shown = model.value(0, stall);
         sweep->stallBox()->setChecked(false);
+        sweep->getPipelineBox()->setValue(1);
         sweep->showStoredRun(*stored);
         QVERIFY(sweep->stallBox()->isChecked());
+        QCOMPARE(sweep->getPipelineBox()->value(), 10);
         QCOMPARE(sweep->model().value(0, sweep->model().columnOf(QStringLiteral("stall_ns"))), shown);
     }
 

@@ -34,6 +34,11 @@ double stepShare(const ThresholdPoint& p) {
     return lines > 0 ? std::min(1.0, (1.0 + p.dependentLoadsPerGet) / lines) : 1.0;
 }
 
+// The share of a GET's serialized stall it pays when `lookups` GETs overlap their step-starting misses.
+double paidShare(const ThresholdPoint& p, std::uint32_t lookups) {
+    return stepShare(p) / std::max<std::uint32_t>(lookups, 1) + (1 - stepShare(p));
+}
+
 bool usable(const ThresholdPoint& p, const LoadLatencies& l) {
     return !p.missesPerGet.empty() && l.levelNs.size() == p.missesPerGet.size()
         && l.levelUncertaintyNs.size() == l.levelNs.size();
@@ -41,15 +46,23 @@ bool usable(const ThresholdPoint& p, const LoadLatencies& l) {
 
 } // namespace
 
+std::uint32_t overlappedLookups(std::uint32_t pipeline, std::uint32_t prefetchBatch) {
+    return pipeline < 2 || prefetchBatch < 2 ? 1 : std::min(pipeline, prefetchBatch);
+}
+
 std::optional<StallEstimate> predictStall(const ThresholdPoint& point, const LoadLatencies& latencies) {
     if (!usable(point, latencies))
         return std::nullopt;
     const auto s = serialized(point.missesPerGet, latencies);
+    // The misses that start a step, shared by the batch's lookups; the rest, each lookup's own.
+    const double starting = s.ns * stepShare(point) / std::max<std::uint32_t>(latencies.overlappedLookups, 1);
+    const double following = s.ns * (1 - stepShare(point));
     StallEstimate e;
-    e.serializedNs = s.ns;
-    e.overlappedNs = s.ns * stepShare(point);
+    e.serializedNs = starting + following;
+    e.overlappedNs = starting;
     e.ns = (e.serializedNs + e.overlappedNs) / 2;
-    e.uncertaintyNs = (e.serializedNs - e.overlappedNs) / 2 + s.latencyUncertaintyNs + kMissesPerGetUncertainty * e.ns;
+    e.uncertaintyNs = (e.serializedNs - e.overlappedNs) / 2
+        + s.latencyUncertaintyNs * paidShare(point, latencies.overlappedLookups) + kMissesPerGetUncertainty * e.ns;
     return e;
 }
 
@@ -68,7 +81,8 @@ std::optional<StallEstimate> predictStallChange(
     std::vector<double> changed(from.missesPerGet.size());
     for (std::size_t i = 0; i < changed.size(); ++i)
         changed[i] = std::abs(to.missesPerGet[i] - from.missesPerGet[i]);
-    const auto latencyPart = serialized(changed, latencies).latencyUncertaintyNs;
+    const auto latencyPart = serialized(changed, latencies).latencyUncertaintyNs
+        * std::max(paidShare(from, latencies.overlappedLookups), paidShare(to, latencies.overlappedLookups));
     d.uncertaintyNs = std::abs(d.serializedNs - d.overlappedNs) / 2 + latencyPart
         + kMissesPerGetUncertainty * std::max(std::abs(a->ns), std::abs(b->ns));
     return d;
@@ -81,8 +95,12 @@ std::string renderStallTable(const SimulationResult& r, const LoadLatencies& l) 
     for (std::size_t i = 1; i < l.levelNs.size(); ++i)
         out += fmt::format(
             "{} {:.1f} ns, ", i + 1 == l.levelNs.size() ? std::string("LLC") : fmt::format("L{}", i + 1), l.levelNs[i]);
-    out += fmt::format("memory {:.1f} ns)\n\n{:>10} {:>14} {:>10} {:>22}\n", l.memoryNs, "threshold", "stall ns/GET",
-        "±", "overlapped..serialized");
+    out += fmt::format("memory {:.1f} ns){}\n\n{:>10} {:>14} {:>10} {:>22}\n", l.memoryNs,
+        l.overlappedLookups > 1
+            ? fmt::format(",\nwith the lookups of {} pipelined GETs overlapped (the server prefetches them together)",
+                l.overlappedLookups)
+            : std::string(),
+        "threshold", "stall ns/GET", "±", "overlapped..serialized");
     for (const auto& p : r.points) {
         const auto e = predictStall(p, l);
         out += fmt::format("{:>10} {:>14.1f} {:>10.1f} {:>22}\n", p.threshold, e->ns, e->uncertaintyNs,
@@ -118,7 +136,7 @@ std::optional<StallChangeSpan> stallChangeToLeanest(const SimulationResult& r, c
 
 nlohmann::json toJson(const LoadLatencies& l) {
     return { { "level_ns", l.levelNs }, { "level_uncertainty_ns", l.levelUncertaintyNs }, { "memory_ns", l.memoryNs },
-        { "memory_uncertainty_ns", l.memoryUncertaintyNs } };
+        { "memory_uncertainty_ns", l.memoryUncertaintyNs }, { "overlapped_lookups", l.overlappedLookups } };
 }
 
 std::optional<LoadLatencies> loadLatenciesFromJson(const nlohmann::json& j) {
@@ -130,6 +148,7 @@ std::optional<LoadLatencies> loadLatenciesFromJson(const nlohmann::json& j) {
         l.levelUncertaintyNs = j.value("level_uncertainty_ns", std::vector<double>(l.levelNs.size(), 0.0));
         l.memoryNs = j.at("memory_ns").get<double>();
         l.memoryUncertaintyNs = j.value("memory_uncertainty_ns", 0.0);
+        l.overlappedLookups = std::max<std::uint32_t>(j.value("overlapped_lookups", 1u), 1);
         if (l.levelUncertaintyNs.size() != l.levelNs.size())
             return std::nullopt;
         return l;

@@ -2,6 +2,7 @@
 #include "layoutlab/store/simulation_request.h"
 
 #include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/report/get_time.h"
 #include "layoutlab/sim/arena_replay.h"
 
 #include <fmt/format.h>
@@ -86,6 +87,16 @@ Expected<SimulationJob> buildSimulationJob(const SimulationRequest& request) {
             return regions.error();
         job.config.startRegions = *regions;
     }
+    if (request.getPipeline == 0 || request.getPipeline > kMaxGetPipeline)
+        return usageError(fmt::format("a pipeline holds 1 to {} GETs, got {}", kMaxGetPipeline, request.getPipeline),
+            field::kGetPipeline);
+    // config.c: prefetch-batch-max-size takes 0 to 128.
+    if (request.prefetchBatch && *request.prefetchBatch > 128)
+        return usageError(fmt::format("a prefetch batch holds 0 to 128 keys (prefetch-batch-max-size), got {}",
+                              *request.prefetchBatch),
+            field::kPrefetchBatch);
+    job.overlappedLookups = overlappedLookups(
+        request.getPipeline, request.prefetchBatch.value_or(job.config.layout->queuedKeyPrefetchBatch()));
     return job;
 }
 

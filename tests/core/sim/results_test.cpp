@@ -7,6 +7,7 @@
 #include "layoutlab/sim/results.h"
 
 #include <algorithm>
+#include <cmath>
 #include <gtest/gtest.h>
 #include <tuple>
 
@@ -194,6 +195,8 @@ TEST(SvgChart, EscapesEveryMarkupCharacter) {
 
 #include "layoutlab/report/get_time.h"
 
+#include <nlohmann/json.hpp>
+
 namespace layoutlab {
 namespace {
 
@@ -224,6 +227,38 @@ TEST(PredictStall, CountsEachMissAtTheLatencyOfWhereItHits) {
     none.missesPerGet.clear();
     EXPECT_FALSE(predictStall(none, l));
     EXPECT_FALSE(predictStall(p, LoadLatencies { { 1, 5 }, 100, { 0, 0 }, 0 }));
+}
+
+// Ten pipelined GETs looked up together (Valkey 9's command-queue prefetch): the misses that start a step
+// cost a tenth each, the other lines of a step as before.
+TEST(PredictStall, ABatchSharesTheMissesThatStartAStep) {
+    ThresholdPoint p;
+    p.missesPerGet = { 3, 2, 1 };
+    p.linesTouchedPerGet = 5;
+    p.dependentLoadsPerGet = 2;
+    LoadLatencies l { { 1, 5, 40 }, 100, { 0, 0, 0 }, 0 };
+    l.overlappedLookups = 10;
+    const auto e = predictStall(p, l);
+    ASSERT_TRUE(e);
+    EXPECT_DOUBLE_EQ(e->overlappedNs, 145 * 3.0 / 5 / 10);
+    EXPECT_DOUBLE_EQ(e->serializedNs, 145 * 3.0 / 5 / 10 + 145 * 2.0 / 5);
+    // A layout with one dependent step fewer and the same lines gains a tenth of what it gains alone.
+    ThresholdPoint q = p;
+    q.dependentLoadsPerGet = 1;
+    q.missesPerGet = { 2, 1, 0 };
+    l.overlappedLookups = 1;
+    const auto alone = predictStallChange(p, q, l);
+    l.overlappedLookups = 10;
+    const auto batched = predictStallChange(p, q, l);
+    ASSERT_TRUE(alone && batched);
+    EXPECT_LT(std::abs(batched->overlappedNs), std::abs(alone->overlappedNs) / 5);
+    // Kept with the latencies, and read back.
+    EXPECT_EQ(loadLatenciesFromJson(toJson(l))->overlappedLookups, 10u);
+    // The batch: the smaller of the pipeline and the server's prefetch batch, none below two.
+    EXPECT_EQ(overlappedLookups(10, 16), 10u);
+    EXPECT_EQ(overlappedLookups(32, 16), 16u);
+    EXPECT_EQ(overlappedLookups(10, 0), 1u);
+    EXPECT_EQ(overlappedLookups(1, 16), 1u);
 }
 
 } // namespace

@@ -153,6 +153,11 @@ public:
     // How the engine rewrites strings in place (APPEND, SETRANGE, INCR).
     virtual StringRules stringRules() const { return {}; }
 
+    // The most keys of a client's pipelined commands the engine looks up together before running them (its
+    // prefetch-batch-max-size default), 0 for an engine that runs each command's lookup alone. Not a byte
+    // rule: the GET-stall prediction's, and no part of spec().
+    virtual std::uint32_t queuedKeyPrefetchBatch() const { return 0; }
+
     // Which allocations of a live key stay where they are when `op` rewrites it from `before` to `after`
     // (a TTL change comes as Op::Expire or Op::Persist): the slab model keeps those regions and makes only
     // the others. An allocation can stay only where `after` has one of the same purpose and size class; the

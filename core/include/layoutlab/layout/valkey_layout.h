@@ -33,6 +33,10 @@ struct ValkeyParams {
     // objectSetExpire(val, -1)), until an overwrite makes a new object (every 8.1 tree here);
     // "dropped": the object is sized as if it never had one (as a TTL-less key is in the tables).
     bool keepsExpireField = true;
+    // Keys of a client's queued commands looked up together: networking.c prefetchCommandQueueKeys (9.0 and
+    // later; the 2025 development trees have no command queue) batches up to prefetch-batch-max-size of
+    // them, 16 by default (config.c). 0: no such batch. An execution trait, not printed in spec().
+    std::uint32_t queuedKeyPrefetch = 0;
 };
 
 class ValkeyLayout final : public LayoutModel {
@@ -54,6 +58,7 @@ public:
     }
     // Valkey sds.c; object.c trimStringObjectIfNeeded trims only arguments of 32 KiB or more.
     StringRules stringRules() const override { return { StringRules::Mode::Sds, sds::Flavor::Valkey, false }; }
+    std::uint32_t queuedKeyPrefetchBatch() const override { return m_params.queuedKeyPrefetch; }
 
     const ValkeyParams& params() const { return m_params; }
     std::uint32_t effectiveEmbstrLimit(std::uint32_t threshold) const;

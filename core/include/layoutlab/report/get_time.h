@@ -11,12 +11,21 @@
 // while its first is, so the lower end counts only the share of the misses that start a step. The
 // prediction is the middle of that range; its uncertainty is half the range, plus the latencies' own
 // (half the spread of their passes) and the cache model's stated 3% on the misses.
+//
+// A server that looks up several GETs' keys together overlaps their chases: Valkey 9.0 and later, given a
+// client's pipelined commands, walk all their keys' lookups a step at a time, prefetching each step's line
+// for every key before taking the next step (networking.c prefetchCommandQueueKeys, through
+// hashtable.c hashtableIncrementalFindStep, then the RAW values' first lines). The misses that start a
+// step are then paid once per step for the whole batch: with `overlappedLookups` = k they cost 1/k of
+// their latency each. The lines after a step's first are not prefetched: they cost nothing at the lower
+// end (fetched with the first) and their whole latency at the upper.
 
 #include "layoutlab/sim/results.h"
 #include "layoutlab/sim/simulation.h"
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,7 +39,16 @@ struct LoadLatencies {
     double memoryNs = 0;
     std::vector<double> levelUncertaintyNs; // beside levelNs
     double memoryUncertaintyNs = 0;
+    // GETs whose lookups the server overlaps (see above); 1: one at a time. Not a latency, but kept with
+    // them because a stall is predicted from both and a stored run must give the same prediction again.
+    std::uint32_t overlappedLookups = 1;
 };
+
+// The GETs whose lookups overlap, from the workload's pipeline depth (GETs a client sends per round trip,
+// redis-benchmark -P) and the server's batch (prefetch-batch-max-size on a build that prefetches a client's
+// queued commands; 0 on one that does not): min of the two, or 1 when either is below 2
+// (prefetchCommandQueueKeys returns when `max_keys <= 1` or `num_keys <= 1`).
+std::uint32_t overlappedLookups(std::uint32_t pipeline, std::uint32_t prefetchBatch);
 
 struct StallEstimate {
     double ns = 0; // the middle of the range

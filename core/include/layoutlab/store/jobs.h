@@ -66,6 +66,8 @@ struct SimulationJob {
     // A batch cell's key: the run is begun only if no complete run has the cell and no live run computes
     // it (ResultsDb::claimCell); otherwise the job does nothing and says who has it.
     std::string batchCell;
+    // GETs whose lookups the server overlaps (LoadLatencies::overlappedLookups), for the stall prediction.
+    std::uint32_t overlappedLookups = 1;
 };
 
 struct SimulationJobOutcome {

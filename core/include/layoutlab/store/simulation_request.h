@@ -14,6 +14,10 @@
 
 namespace layoutlab {
 
+// The deepest GET pipeline a stall prediction takes (redis-benchmark's -P goes higher; no server batches more
+// than prefetch-batch-max-size's 128).
+inline constexpr std::uint32_t kMaxGetPipeline = 1024;
+
 struct SimulationRequest {
     std::string tracePath;
     ImportOptions importOptions;
@@ -36,6 +40,10 @@ struct SimulationRequest {
     bool cache = false; // the cache model, with this machine's geometry unless `cacheGeometry` is given
     std::string cacheGeometry; // "32K:8,512K:8,32M:16"; implies `cache`
     std::string startRegions; // "40:41": SimulationConfig::startRegions, for the cache model
+    // For the GET-stall prediction: the GETs a client sends per round trip, and the server's prefetch batch
+    // (prefetch-batch-max-size; unset: the layout's engine's own, LayoutModel::queuedKeyPrefetchBatch).
+    std::uint32_t getPipeline = 1;
+    std::optional<std::uint32_t> prefetchBatch;
     bool slabs = false; // the slab model: what the allocator keeps active (SimulationConfig::slabs)
     bool slabThreadCache = true; // with `slabs`: a thread cache in front of the arena, as in a server
     // With `slabs` on memcached: the page mover's window (SlabModelOptions::pageMoverWindow; 0: no moves).
