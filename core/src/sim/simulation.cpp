@@ -42,8 +42,9 @@ void addHeldSlabs(
 }
 
 // What the slab model holds at every threshold now, with the replay's live keys.
-TimelineSample timelineSample(const KeyspaceReplay& replay, const ArenaReplay& slabs,
+TimelineSample timelineSample(const KeyspaceReplay& replay, ArenaReplay& slabs,
     const std::vector<std::uint32_t>& thresholds, std::uint64_t requests, std::uint64_t timeMs) {
+    slabs.catchUp();
     TimelineSample s { requests, timeMs, replay.summary().liveKeys, {}, {} };
     for (std::uint32_t t : thresholds) {
         const auto usage = slabs.usageAt(t);
@@ -55,7 +56,7 @@ TimelineSample timelineSample(const KeyspaceReplay& replay, const ArenaReplay& s
 
 // Replays the whole trace into `replay` (and the slab model observing it), counting the requests in `done`;
 // with `timelineSamples` (and a slab model), a batch is split where a sample falls inside it.
-Status replayTrace(TraceReader& trace, KeyspaceReplay& replay, const ArenaReplay* slabs,
+Status replayTrace(TraceReader& trace, KeyspaceReplay& replay, ArenaReplay* slabs,
     const std::vector<std::uint32_t>& thresholds, std::uint32_t timelineSamples, ProgressSink* progress,
     std::stop_token stop, std::uint64_t& done, std::vector<TimelineSample>& timeline) {
     const std::uint64_t total = trace.totalRequests();

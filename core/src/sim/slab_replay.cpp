@@ -2,8 +2,12 @@
 #include "layoutlab/sim/slab_replay.h"
 
 #include <algorithm>
+#include <atomic>
+#include <bit>
 #include <cassert>
 #include <fmt/format.h>
+#include <future>
+#include <thread>
 
 namespace layoutlab {
 
@@ -91,13 +95,38 @@ struct SlabReplay::ThresholdArena {
         return keyId < keyIds ? slots[std::size_t { keyId } * (stride + 1)].classIndex : 0;
     }
     JemallocArenaModel::Handle* of(std::uint32_t keyId) { return &slots[std::size_t { keyId } * (stride + 1) + 1]; }
+    // The key's record and handles: two lines when they straddle one's end.
     void prefetch(std::uint32_t keyId) const {
-        if (keyId < keyIds)
-            __builtin_prefetch(&slots[std::size_t { keyId } * (stride + 1)], 1);
+        if (keyId < keyIds) {
+            const JemallocArenaModel::Handle* first = &slots[std::size_t { keyId } * (stride + 1)];
+            __builtin_prefetch(first, 1);
+        }
     }
 };
 
+// One call of the replay's, as the arenas play it.
+struct SlabReplay::Event {
+    static constexpr std::uint8_t kRemove = 1; // removed(): else stored()
+    static constexpr std::uint8_t kHasTtl = 2;
+    static constexpr std::uint8_t kDependent = 4; // `shape` is the first of Log::dependentShapes' ids for it
+    std::uint32_t keyId = 0;
+    std::uint32_t shape = 0; // the shape id at every threshold (stored())
+    std::uint32_t indexSizes = 0; // into Log::indexSizes
+    Op op = Op::Set;
+    std::uint8_t flags = 0;
+};
+
 namespace {
+// Events logged before the arenas play them: 4 MiB of log, a few milliseconds of each arena's work between
+// the stop checks of the replay.
+constexpr std::size_t kLogEvents = std::size_t { 1 } << 18;
+// Arenas played at once (a sweep's): each is a thread's working set of host memory.
+constexpr std::size_t kMaxPlayers = 4;
+// How far ahead an arena's play fetches an event's record (and handles), and the layouts and index bucket
+// the record points to.
+constexpr std::size_t kFarEvents = 16;
+constexpr std::size_t kNearEvents = 4;
+
 // The ops whose rewrite rules are the same (LayoutModel::keptPurposes): one representative each.
 constexpr Op kRuleOps[] = { Op::Set, Op::Expire, Op::Append, Op::Incr };
 std::size_t ruleIndex(Op op) {
@@ -132,7 +161,10 @@ SlabReplay::SlabReplay(const LayoutModel& layout, const JemallocModel& allocator
         m_arenas.push_back(std::make_unique<ThresholdArena>(t, allocator.table(), options, m_policy));
 }
 
-SlabReplay::~SlabReplay() = default;
+SlabReplay::~SlabReplay() {
+    if (m_playing.valid())
+        m_playing.wait();
+}
 
 const SlabReplay::ThresholdArena* SlabReplay::arenaOf(std::uint32_t threshold) const {
     for (const auto& t : m_arenas)
@@ -142,6 +174,7 @@ const SlabReplay::ThresholdArena* SlabReplay::arenaOf(std::uint32_t threshold) c
 }
 
 std::optional<ArenaUsage> SlabReplay::usageAt(std::uint32_t threshold) const {
+    assert(m_filling.events.empty() && !m_playing.valid() && "catchUp() first");
     const ThresholdArena* t = arenaOf(threshold);
     if (!t)
         return std::nullopt;
@@ -158,12 +191,47 @@ std::vector<HeldSlabs> SlabReplay::heldSlabsAt(std::uint32_t threshold) const {
     return out;
 }
 
+std::uint32_t SlabReplay::indexSizesNow() {
+    const IndexSizes now { m_replay->keyspaceTable().heldBuckets(),
+        m_replay->expiresTable() ? m_replay->expiresTable()->heldBuckets() : kNoTable };
+    auto& sizes = m_filling.indexSizes;
+    if (sizes.empty() || sizes.back() != now)
+        sizes.push_back(now);
+    return static_cast<std::uint32_t>(sizes.size() - 1);
+}
+
+void SlabReplay::log(const Event& event) {
+    static_assert(sizeof(Event) <= 16, "a log of events stays small");
+    m_filling.events.push_back(event);
+    if (m_filling.events.size() >= kLogEvents)
+        flush();
+}
+
+void SlabReplay::Log::clear() {
+    events.clear();
+    dependentShapes.clear();
+    newShapes.clear();
+    if (!indexSizes.empty()) // the sizes now stay, as index 0
+        indexSizes.erase(indexSizes.begin(), indexSizes.end() - 1);
+}
+
 void SlabReplay::stored(std::uint32_t keyId, const KeyState& key, Op op) {
     // The key's shape is the same at every threshold unless it keeps a stale expire field below some.
     const std::uint32_t sdsBytes = key.kind() == ValueKind::RawString ? m_replay->sdsBytesOf(keyId) : 0;
-    const std::uint32_t common = key.thresholdFree() ? shapeIdOf(key.shape(), sdsBytes) : 0;
-    for (auto& t : m_arenas)
-        store(*t, keyId, key, op, common != 0 ? common : shapeIdOf(key.shapeAt(t->threshold), sdsBytes));
+    Event e { keyId, 0, indexSizesNow(), op, key.hasTtl() ? Event::kHasTtl : std::uint8_t { 0 } };
+    if (key.thresholdFree()) {
+        e.shape = shapeIdOf(key.shape(), sdsBytes);
+    } else {
+        e.flags |= Event::kDependent;
+        e.shape = static_cast<std::uint32_t>(m_filling.dependentShapes.size());
+        for (const auto& t : m_arenas)
+            m_filling.dependentShapes.push_back(shapeIdOf(key.shapeAt(t->threshold), sdsBytes));
+    }
+    log(e);
+}
+
+void SlabReplay::removed(std::uint32_t keyId) {
+    log({ keyId, 0, indexSizesNow(), Op::Delete, Event::kRemove });
 }
 
 namespace {
@@ -173,8 +241,6 @@ std::uint64_t setShape(const Request& r, bool ttl) { return packShape(r.keyBytes
 } // namespace
 
 void SlabReplay::prefetch(const Request& ahead) {
-    for (const auto& t : m_arenas)
-        t->prefetch(ahead.keyId);
     // The shapes a SET makes: the new value with the key's TTL as it was (KeyspaceReplay::write), then
     // with the request's (setTtl or clearTtl). Which TTL the key has is not known yet: both.
     if (isSet(ahead.op)) {
@@ -183,59 +249,98 @@ void SlabReplay::prefetch(const Request& ahead) {
     }
 }
 
-void SlabReplay::prefetchNear(const Request& ahead, const KeyState& key) {
-    // The slots prefetch(ahead) asked for are here: the layouts the write will read, old and new (the
-    // shapes it passes through, as prefetch(ahead) has them), and the index bucket a new key or a delete
-    // will change.
-    std::array<std::uint32_t, 2> newIds {};
-    auto idOf = [&](std::uint64_t shape) {
-        const std::uint64_t* found = m_idByShape.find(shape);
-        return found ? static_cast<std::uint32_t>(*found) : 0u;
-    };
-    if (isSet(ahead.op)) {
-        const bool ttl = ahead.ttlSeconds == kKeepTtl ? key.hasTtl() : ahead.ttlSeconds != 0;
-        newIds[0] = idOf(setShape(ahead, key.hasTtl()));
-        if (ttl != key.hasTtl())
-            newIds[1] = idOf(setShape(ahead, ttl));
-    } else if (ahead.op == Op::Expire && key.live() && key.plainShape()) {
-        newIds[0] = idOf(packShape(key.keyBytes(), key.valueBytes, true, key.kind()));
-    }
-    for (const auto& t : m_arenas) {
-        const std::uint32_t record = t->recordOf(ahead.keyId);
-        const std::uint32_t oldId = record & kLayoutMask;
-        if (oldId != 0)
-            __builtin_prefetch(&t->layouts[oldId]);
-        if (oldId == 0 || ahead.op == Op::Delete)
-            t->keys.prefetch(ahead.keyId);
-        for (const std::uint32_t id : newIds)
-            if (id != 0 && id < t->layouts.size())
-                __builtin_prefetch(&t->layouts[id]);
-        if ((record & kInExpires) || ahead.ttlSeconds != 0) // leaves or joins the expires index
-            t->expires.prefetch(ahead.keyId);
-    }
-}
-
-void SlabReplay::removed(std::uint32_t keyId) {
-    for (auto& t : m_arenas)
-        remove(*t, keyId);
-}
-
 void SlabReplay::settled() {
+    catchUp();
+    const IndexSizes now { m_replay->keyspaceTable().heldBuckets(),
+        m_replay->expiresTable() ? m_replay->expiresTable()->heldBuckets() : kNoTable };
     for (auto& t : m_arenas)
-        syncIndexes(*t);
+        syncIndexes(*t, now);
+}
+
+void SlabReplay::catchUp() {
+    flush();
+    waitForPlayers();
+}
+
+void SlabReplay::waitForPlayers() {
+    if (m_playing.valid())
+        m_playing.get();
+}
+
+void SlabReplay::flush() {
+    if (m_filling.events.empty())
+        return;
+    waitForPlayers();
+    std::swap(m_filling, m_played);
+    m_filling.clear();
+    m_filling.indexSizes.assign(1, m_played.indexSizes.back()); // where the next log starts
+    m_playing = std::async(std::launch::async, [this] { playAll(); });
+}
+
+void SlabReplay::playAll() {
+    m_shapes.insert(m_shapes.end(), m_played.newShapes.begin(), m_played.newShapes.end());
+    // Each arena plays the whole log on its own; a sweep's arenas are shared among the cores.
+    const std::size_t players = std::clamp<std::size_t>(
+        std::thread::hardware_concurrency(), 1, std::min(kMaxPlayers, m_arenas.size()));
+    std::atomic<std::size_t> next { 0 };
+    auto player = [&] {
+        for (std::size_t k = next++; k < m_arenas.size(); k = next++)
+            play(*m_arenas[k], k);
+    };
+    std::vector<std::jthread> helpers;
+    for (std::size_t i = 1; i < players; ++i)
+        helpers.emplace_back(player);
+    player();
+}
+
+std::uint32_t SlabReplay::shapeIdAt(const Event& e, std::size_t arenaIndex) const {
+    return (e.flags & Event::kDependent) ? m_played.dependentShapes[e.shape + arenaIndex] : e.shape;
+}
+
+void SlabReplay::prefetchFor(const ThresholdArena& t, const Event& e, std::uint32_t shapeId) const {
+    // The record prefetched kFarEvents ahead is here: the layouts it and the event point to, and the index
+    // bucket a new key or a delete changes.
+    const std::uint32_t record = t.recordOf(e.keyId);
+    const std::uint32_t oldId = record & kLayoutMask;
+    if (oldId != 0)
+        __builtin_prefetch(&t.layouts[oldId]);
+    const bool removes = e.flags & Event::kRemove;
+    if (oldId == 0 || removes)
+        t.keys.prefetch(e.keyId);
+    if (!removes && shapeId < t.layouts.size())
+        __builtin_prefetch(&t.layouts[shapeId]);
+    if ((record & kInExpires) || (e.flags & Event::kHasTtl)) // leaves or joins the expires index
+        t.expires.prefetch(e.keyId);
+}
+
+void SlabReplay::play(ThresholdArena& t, std::size_t arenaIndex) const {
+    const Event* events = m_played.events.data();
+    const std::size_t n = m_played.events.size();
+    const IndexSizes* sizes = m_played.indexSizes.data();
+    for (std::size_t i = 0; i < n; ++i) {
+        if (i + kFarEvents < n)
+            t.prefetch(events[i + kFarEvents].keyId);
+        if (i + kNearEvents < n)
+            prefetchFor(t, events[i + kNearEvents], shapeIdAt(events[i + kNearEvents], arenaIndex));
+        const Event& e = events[i];
+        if (e.flags & Event::kRemove)
+            remove(t, e.keyId, sizes[e.indexSizes]);
+        else
+            store(t, e.keyId, e.flags & Event::kHasTtl, e.op, shapeIdAt(e, arenaIndex), sizes[e.indexSizes]);
+    }
 }
 
 std::uint32_t SlabReplay::shapeIdOf(std::uint64_t packed, std::uint32_t sdsBytes) {
     // Ids by packed shape, and for RawString keys by shape and sds buffer: one table for every threshold.
     std::uint64_t& id = sdsBytes != 0 ? m_idByRawShape.at({ packed, sdsBytes, 0 }) : m_idByShape.at(packed);
     if (id == 0) {
-        m_shapes.push_back({ packed, sdsBytes, 0 });
-        id = m_shapes.size(); // 1-based: 0 is no layout
+        m_filling.newShapes.push_back({ packed, sdsBytes, 0 });
+        id = ++m_shapeCount; // 1-based: 0 is no layout
     }
     return static_cast<std::uint32_t>(id);
 }
 
-std::uint32_t SlabReplay::layoutIdFor(ThresholdArena& t, std::uint32_t shapeId) {
+std::uint32_t SlabReplay::layoutIdFor(ThresholdArena& t, std::uint32_t shapeId) const {
     if (shapeId >= t.layouts.size()) {
         ArenaLayout unmade;
         unmade.count = kUnmade;
@@ -269,14 +374,15 @@ std::uint32_t SlabReplay::layoutIdFor(ThresholdArena& t, std::uint32_t shapeId) 
     return shapeId;
 }
 
-void SlabReplay::syncIndexes(ThresholdArena& t) {
-    t.keys.resize(t.arena, m_replay->keyspaceTable().heldBuckets());
-    if (const IndexTableModel* expires = m_replay->expiresTable())
-        t.expires.resize(t.arena, expires->heldBuckets());
+void SlabReplay::syncIndexes(ThresholdArena& t, const IndexSizes& sizes) {
+    t.keys.resize(t.arena, sizes.first);
+    if (sizes.second != kNoTable)
+        t.expires.resize(t.arena, sizes.second);
 }
 
-void SlabReplay::store(ThresholdArena& t, std::uint32_t keyId, const KeyState& key, Op op, std::uint32_t shapeId) {
-    syncIndexes(t);
+void SlabReplay::store(ThresholdArena& t, std::uint32_t keyId, bool hasTtl, Op op, std::uint32_t shapeId,
+    const IndexSizes& indexSizes) const {
+    syncIndexes(t, indexSizes);
     const std::uint32_t id = layoutIdFor(t, shapeId);
     const ArenaLayout& layout = t.layouts[id];
     if (!layout.stored)
@@ -286,8 +392,13 @@ void SlabReplay::store(ThresholdArena& t, std::uint32_t keyId, const KeyState& k
     const std::uint32_t oldId = record & kLayoutMask;
     const ArenaLayout& before = t.layouts[oldId];
     const std::uint8_t oldCount = before.count;
-    std::array<JemallocArenaModel::Handle, KeyLayout::kMaxAllocations> old {};
-    std::copy_n(t.of(keyId), std::min<std::uint32_t>(oldCount, t.stride), old.begin());
+    // Plain words, not Handles: a Handle array is zeroed first (its members' initializers), which GCC does
+    // with `rep stos`, a fifth of this function's time. Only the first oldHeld are read.
+    std::uint64_t old[KeyLayout::kMaxAllocations];
+    const std::uint32_t oldHeld = std::min<std::uint32_t>(oldCount, t.stride);
+    const JemallocArenaModel::Handle* held = t.of(keyId);
+    for (std::uint32_t j = 0; j < oldHeld; ++j)
+        old[j] = std::bit_cast<std::uint64_t>(held[j]);
     // What the engine keeps in place of a live key (LayoutModel::keptOnRewrite): those regions stay.
     KeptAllocations kept;
     if (oldId != 0) {
@@ -302,16 +413,16 @@ void SlabReplay::store(ThresholdArena& t, std::uint32_t keyId, const KeyState& k
     }
 
     // The command's transients first (the client's argv), freed when it ends.
-    std::array<JemallocArenaModel::Handle, KeyLayout::kMaxTransients> transients {};
+    std::uint64_t transients[KeyLayout::kMaxTransients]; // the first transientCount, as `old`
     for (std::uint8_t i = 0; i < layout.transientCount; ++i)
-        transients[i] = t.arena.allocateClass(layout.transients[i]);
+        transients[i] = std::bit_cast<std::uint64_t>(t.arena.allocateClass(layout.transients[i]));
     JemallocArenaModel::Handle* made = t.of(keyId);
     std::fill_n(made, t.stride, kNoHandle);
     std::uint32_t keptOld = 0; // bit j: old allocation j stays
     for (std::uint8_t n = 0; n < layout.count; ++n) {
         const std::size_t i = layout.made[n];
         if (const std::uint8_t from = kept.from[i]; from != KeptAllocations::kMade) {
-            made[i] = old[from];
+            made[i] = std::bit_cast<JemallocArenaModel::Handle>(old[from]);
             keptOld |= 1u << from;
         } else {
             made[i] = t.arena.allocateClass(layout.classes[i]);
@@ -319,10 +430,10 @@ void SlabReplay::store(ThresholdArena& t, std::uint32_t keyId, const KeyState& k
     }
     // freeClientArgv: the arguments in order, then the argv array.
     for (std::uint8_t i = 1; i <= layout.transientCount; ++i)
-        t.arena.release(transients[i % layout.transientCount]);
+        t.arena.release(std::bit_cast<JemallocArenaModel::Handle>(transients[i % layout.transientCount]));
 
     const bool hadExpire = record & kInExpires;
-    const bool hasExpire = key.hasTtl() && m_policy.expiresTable;
+    const bool hasExpire = hasTtl && m_policy.expiresTable;
     if (oldId == 0)
         t.keys.insert(t.arena, keyId);
     if (hasExpire && !hadExpire)
@@ -330,12 +441,12 @@ void SlabReplay::store(ThresholdArena& t, std::uint32_t keyId, const KeyState& k
     else if (hadExpire && !hasExpire)
         t.expires.erase(t.arena, keyId);
     t.record(keyId) = id | (hasExpire ? kInExpires : 0);
-    for (std::uint8_t j = 0; j < oldCount; ++j)
-        if (old[j] != kNoHandle && !(keptOld & (1u << j)))
-            t.arena.release(old[j]);
+    for (std::uint32_t j = 0; j < oldHeld; ++j)
+        if (old[j] != std::bit_cast<std::uint64_t>(kNoHandle) && !(keptOld & (1u << j)))
+            t.arena.release(std::bit_cast<JemallocArenaModel::Handle>(old[j]));
 }
 
-void SlabReplay::remove(ThresholdArena& t, std::uint32_t keyId) {
+void SlabReplay::remove(ThresholdArena& t, std::uint32_t keyId, const IndexSizes& indexSizes) const {
     const std::uint32_t record = t.recordOf(keyId);
     if (record == 0)
         return;
@@ -350,7 +461,7 @@ void SlabReplay::remove(ThresholdArena& t, std::uint32_t keyId) {
             held[i] = kNoHandle;
         }
     t.record(keyId) = 0;
-    syncIndexes(t);
+    syncIndexes(t, indexSizes);
 }
 
 } // namespace layoutlab

@@ -44,6 +44,9 @@ class ArenaReplay : public KeyspaceObserver {
 public:
     // After KeyspaceReplay::finish(): what the engine's cron leaves (the index tables settled).
     virtual void settled() = 0;
+    // Brings the models up to the replay (a model may defer its work): before usageAt or heldSlabsAt in the
+    // middle of a trace.
+    virtual void catchUp() { }
     // What the model of `threshold` holds now, with its peaks (nullopt: not one of the run's thresholds).
     virtual std::optional<ArenaUsage> usageAt(std::uint32_t threshold) const = 0;
     // The slabs (pages) each class holds now, classes holding none left out, by class.

@@ -13,6 +13,11 @@
 // shrinks if the replay's table model says so. The index tables are allocated where the replay's
 // IndexTableModel settles them; Valkey's child buckets follow the same hash of the key id as the
 // reference engine's index (SlabIndex).
+//
+// The replay's calls are logged (an event of 16 bytes each) and played into the arenas a log at a time,
+// each arena on its own, so that one arena's state is what the caches hold while its events are played.
+// A full log is played on other threads (a sweep's arenas shared among the cores) while the replay fills
+// the next one. The arenas are up to date after catchUp() or settled().
 
 #include "layoutlab/alloc/jemalloc_arena_model.h"
 #include "layoutlab/alloc/jemalloc_model.h"
@@ -20,7 +25,9 @@
 #include "layoutlab/sim/shape_histogram.h"
 #include "layoutlab/sim/slab_index.h"
 
+#include <future>
 #include <memory>
+#include <utility>
 #include <unordered_map>
 
 namespace layoutlab {
@@ -31,13 +38,15 @@ public:
     SlabReplay(const LayoutModel& layout, const JemallocModel& allocator, const std::vector<std::uint32_t>& thresholds,
         const KeyspaceReplay& replay, const SlabModelOptions& options);
     ~SlabReplay() override;
+    SlabReplay(const SlabReplay&) = delete;
+    SlabReplay& operator=(const SlabReplay&) = delete;
 
     void stored(std::uint32_t keyId, const KeyState& key, Op op) override;
     void removed(std::uint32_t keyId) override;
     void prefetch(const Request& ahead) override;
-    void prefetchNear(const Request& ahead, const KeyState& key) override;
     // The index tables as the engine's cron leaves them (settled).
     void settled() override;
+    void catchUp() override;
     std::optional<ArenaUsage> usageAt(std::uint32_t threshold) const override;
     std::vector<HeldSlabs> heldSlabsAt(std::uint32_t threshold) const override;
     // Where the size classes came from: "linked" (mallctl of this program's jemalloc) or "emulated".
@@ -50,23 +59,54 @@ public:
 
 private:
     struct ThresholdArena;
+    struct Event;
+    // (keyspace, expires) held buckets (IndexTableModel::heldBuckets); expires kNoTable when there is none.
+    using IndexSizes = std::pair<std::uint64_t, std::uint64_t>;
+    static constexpr std::uint64_t kNoTable = UINT64_MAX;
+    // Events and what they refer to, filled by the replay's thread, then played.
+    struct Log {
+        std::vector<Event> events;
+        // A key whose shape depends on the threshold (a stale expire field): its shape id at each threshold.
+        std::vector<std::uint32_t> dependentShapes;
+        std::vector<IndexSizes> indexSizes; // each the sizes from one event on
+        std::vector<ShapeBound> newShapes; // the shapes given ids while it filled, in id order
+        void clear();
+    };
     const ThresholdArena* arenaOf(std::uint32_t threshold) const;
-    void store(ThresholdArena& t, std::uint32_t keyId, const KeyState& key, Op op, std::uint32_t shapeId);
-    void remove(ThresholdArena& t, std::uint32_t keyId);
-    void syncIndexes(ThresholdArena& t);
+    // The index tables' sizes now, as an index into m_filling.indexSizes.
+    std::uint32_t indexSizesNow();
+    void log(const Event& event);
+    // Hands the filled log to the players (after the one they play now) and starts a new one.
+    void flush();
+    void waitForPlayers();
+    // Plays m_played into every arena (on the players' threads).
+    void playAll();
+    void play(ThresholdArena& t, std::size_t arenaIndex) const;
+    void prefetchFor(const ThresholdArena& t, const Event& e, std::uint32_t shapeId) const;
+    std::uint32_t shapeIdAt(const Event& e, std::size_t arenaIndex) const;
+    void store(ThresholdArena& t, std::uint32_t keyId, bool hasTtl, Op op, std::uint32_t shapeId,
+        const IndexSizes& sizes) const;
+    void remove(ThresholdArena& t, std::uint32_t keyId, const IndexSizes& sizes) const;
+    static void syncIndexes(ThresholdArena& t, const IndexSizes& sizes);
     // The id of a shape (with a RawString key's sds buffer), the same at every threshold.
     std::uint32_t shapeIdOf(std::uint64_t packed, std::uint32_t sdsBytes);
     // The shape's layout in `t`, described the first time `t` meets it; returns its id (`shapeId`).
-    std::uint32_t layoutIdFor(ThresholdArena& t, std::uint32_t shapeId);
+    std::uint32_t layoutIdFor(ThresholdArena& t, std::uint32_t shapeId) const;
 
     const LayoutModel* m_layout;
     const JemallocModel* m_allocator;
     const KeyspaceReplay* m_replay;
     IndexPolicy m_policy;
     std::vector<std::unique_ptr<ThresholdArena>> m_arenas;
+    // The replay's thread: shape ids, and the log it fills.
     ShapeHistogram m_idByShape;
     ThresholdShapeHistogram m_idByRawShape;
-    std::vector<ShapeBound> m_shapes; // by shape id - 1
+    std::uint32_t m_shapeCount = 0;
+    Log m_filling;
+    // The players': the log they play, and every shape by id - 1 (Log::newShapes appended as they start).
+    Log m_played;
+    std::vector<ShapeBound> m_shapes;
+    std::future<void> m_playing; // the play of m_played; last, so that it ends first
 };
 
 } // namespace layoutlab
