@@ -133,6 +133,47 @@ TEST(SlabModel, TimelineEndsWithEveryThresholdsFigures) {
         EXPECT_GT(result->timeline[k].requests, result->timeline[k - 1].requests);
 }
 
+// More writes than one log of the slab replay holds (SlabReplay plays its arenas a log at a time, on other
+// threads, while the next log fills): a sweep's arenas end where each threshold's own run ends, whether a
+// timeline made them catch up in the middle of a log or not.
+TEST(SlabModel, ASweepsArenasEqualEachThresholdsOwnRunOverSeveralLogs) {
+    auto c = makeGeneratorConfig(
+        150000, 350000, "lognormal:3:0.5:4:200", "lognormal:4.5:1:1:5000", 0.2, 0.0, 0.2, 0.1, "zipf:0.8", 11);
+    ASSERT_TRUE(c);
+    SyntheticTrace generated(*c);
+    std::vector<Request> requests(generated.totalRequests());
+    auto n = generated.read(requests);
+    ASSERT_TRUE(n);
+    requests.resize(*n);
+    std::size_t writes = 0;
+    for (const Request& r : requests)
+        writes += r.op != Op::Get;
+    ASSERT_GT(writes, std::size_t { 1 } << 18) << "the trace fills more than one log";
+    const std::vector<std::uint32_t> thresholds { 48, 64, 128 };
+    for (const std::uint32_t timeline : { 0u, 5u }) {
+        MemoryTrace trace(requests);
+        auto sweep = simulate(slabConfig("valkey-9.1", "jemalloc:quantum=8,page=4096", thresholds, 0, timeline), trace);
+        ASSERT_TRUE(sweep) << sweep.error().describe();
+        for (std::size_t i = 0; i < thresholds.size(); ++i) {
+            SCOPED_TRACE(testing::Message() << "threshold " << thresholds[i] << ", timeline " << timeline);
+            MemoryTrace again(requests);
+            auto own = simulate(slabConfig("valkey-9.1", "jemalloc:quantum=8,page=4096", { thresholds[i] }), again);
+            ASSERT_TRUE(own) << own.error().describe();
+            const auto& a = *sweep->points[i].arena;
+            const auto& b = *own->points[0].arena;
+            EXPECT_EQ(a.allocatedBytes, b.allocatedBytes);
+            EXPECT_EQ(a.activeBytes, b.activeBytes);
+            EXPECT_EQ(a.peakAllocatedBytes, b.peakAllocatedBytes);
+            EXPECT_EQ(a.peakActiveBytes, b.peakActiveBytes);
+            ASSERT_EQ(sweep->points[i].sizeClasses.size(), own->points[0].sizeClasses.size());
+            for (std::size_t k = 0; k < own->points[0].sizeClasses.size(); ++k)
+                EXPECT_EQ(sweep->points[i].sizeClasses[k].heldSlabs, own->points[0].sizeClasses[k].heldSlabs);
+        }
+        if (timeline)
+            EXPECT_EQ(sweep->timeline.size(), timeline);
+    }
+}
+
 TEST(SlabModel, TimelineOfAStreamOfUnknownLengthStaysEven) {
     // A reader that does not know its length: the sampler halves its samples as the trace goes on.
     class Stream final : public TraceReader {
