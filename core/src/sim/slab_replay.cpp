@@ -191,9 +191,13 @@ std::vector<HeldSlabs> SlabReplay::heldSlabsAt(std::uint32_t threshold) const {
     return out;
 }
 
-std::uint32_t SlabReplay::indexSizesNow() {
-    const IndexSizes now { m_replay->keyspaceTable().heldBuckets(),
+SlabReplay::IndexSizes SlabReplay::replayIndexSizes() const {
+    return { m_replay->keyspaceTable().heldBuckets(),
         m_replay->expiresTable() ? m_replay->expiresTable()->heldBuckets() : kNoTable };
+}
+
+std::uint32_t SlabReplay::indexSizesNow() {
+    const IndexSizes now = replayIndexSizes();
     auto& sizes = m_filling.indexSizes;
     if (sizes.empty() || sizes.back() != now)
         sizes.push_back(now);
@@ -211,8 +215,7 @@ void SlabReplay::Log::clear() {
     events.clear();
     dependentShapes.clear();
     newShapes.clear();
-    if (!indexSizes.empty()) // the sizes now stay, as index 0
-        indexSizes.erase(indexSizes.begin(), indexSizes.end() - 1);
+    indexSizes.clear();
 }
 
 void SlabReplay::stored(std::uint32_t keyId, const KeyState& key, Op op) {
@@ -251,10 +254,8 @@ void SlabReplay::prefetch(const Request& ahead) {
 
 void SlabReplay::settled() {
     catchUp();
-    const IndexSizes now { m_replay->keyspaceTable().heldBuckets(),
-        m_replay->expiresTable() ? m_replay->expiresTable()->heldBuckets() : kNoTable };
     for (auto& t : m_arenas)
-        syncIndexes(*t, now);
+        syncIndexes(*t, replayIndexSizes());
 }
 
 void SlabReplay::catchUp() {

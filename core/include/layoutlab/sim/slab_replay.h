@@ -73,7 +73,8 @@ private:
         void clear();
     };
     const ThresholdArena* arenaOf(std::uint32_t threshold) const;
-    // The index tables' sizes now, as an index into m_filling.indexSizes.
+    // The index tables' sizes the replay holds now, and the same as an index into m_filling.indexSizes.
+    IndexSizes replayIndexSizes() const;
     std::uint32_t indexSizesNow();
     void log(const Event& event);
     // Hands the filled log to the players (after the one they play now) and starts a new one.
