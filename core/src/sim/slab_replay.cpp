@@ -61,16 +61,21 @@ struct SlabReplay::ThresholdArena {
     std::uint32_t stride = 2;
     std::vector<JemallocArenaModel::Handle> slots;
     std::size_t keyIds = 0;
+    // The key ids the trace says it has (its keyIdLimit, as the replay's key array holds them): the slots'
+    // first growth takes them all, so that they are not doubled and copied (twice the memory at once, in
+    // every player) as keys arrive.
+    std::size_t keyIdHint = 0;
     // The layouts keys have at this threshold, as the arena needs them, by the replay's shape id
     // (SlabReplay::shapeIdOf; 0: none), made when first asked for (`count` 0xff: not yet).
     std::vector<ArenaLayout> layouts { ArenaLayout {} };
 
-    ThresholdArena(
-        std::uint32_t t, const SizeClassTable& table, JemallocArenaModel::Options options, const IndexPolicy& policy)
+    ThresholdArena(std::uint32_t t, const SizeClassTable& table, JemallocArenaModel::Options options,
+        const IndexPolicy& policy, std::size_t hint)
         : threshold(t)
         , arena(table, options)
         , keys(policy.kind, policy.params)
-        , expires(policy.kind, policy.params) { }
+        , expires(policy.kind, policy.params)
+        , keyIdHint(hint) { }
 
     void reserve(std::uint32_t keyId, std::uint32_t needed) {
         if (needed > stride) {
@@ -83,7 +88,7 @@ struct SlabReplay::ThresholdArena {
             stride = needed;
         }
         if (keyId >= keyIds) {
-            const std::size_t size = std::max<std::size_t>(std::size_t { keyId } + 1, keyIds * 2);
+            const std::size_t size = std::max({ std::size_t { keyId } + 1, keyIds * 2, keyIdHint });
             slots.resize(size * (stride + 1), kNoHandle);
             for (std::size_t k = keyIds; k < size; ++k)
                 slots[k * (stride + 1)].classIndex = 0;
@@ -158,7 +163,8 @@ SlabReplay::SlabReplay(const LayoutModel& layout, const JemallocModel& allocator
     options.largePad = allocator.largePad();
     options.startBins = slabOptions.startBins;
     for (std::uint32_t t : thresholds)
-        m_arenas.push_back(std::make_unique<ThresholdArena>(t, allocator.table(), options, m_policy));
+        m_arenas.push_back(
+            std::make_unique<ThresholdArena>(t, allocator.table(), options, m_policy, replay.keys().size()));
 }
 
 SlabReplay::~SlabReplay() {
