@@ -244,9 +244,13 @@ void SlabReplay::removed(std::uint32_t keyId) {
 }
 
 namespace {
-bool isSet(Op op) { return op == Op::Set || op == Op::Add || op == Op::Replace; }
+bool isSet(Op op) {
+    return op == Op::Set || op == Op::Add || op == Op::Replace;
+}
 // The shape a SET request gives its key with a TTL or without.
-std::uint64_t setShape(const Request& r, bool ttl) { return packShape(r.keyBytes, r.valueBytes, ttl, r.kind); }
+std::uint64_t setShape(const Request& r, bool ttl) {
+    return packShape(r.keyBytes, r.valueBytes, ttl, r.kind);
+}
 } // namespace
 
 void SlabReplay::prefetch(const Request& ahead) {
@@ -287,8 +291,8 @@ void SlabReplay::flush() {
 void SlabReplay::playAll() {
     m_shapes.insert(m_shapes.end(), m_played.newShapes.begin(), m_played.newShapes.end());
     // Each arena plays the whole log on its own; a sweep's arenas are shared among the cores.
-    const std::size_t players = std::clamp<std::size_t>(
-        std::thread::hardware_concurrency(), 1, std::min(kMaxPlayers, m_arenas.size()));
+    const std::size_t players
+        = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, std::min(kMaxPlayers, m_arenas.size()));
     std::atomic<std::size_t> next { 0 };
     auto player = [&] {
         for (std::size_t k = next++; k < m_arenas.size(); k = next++)

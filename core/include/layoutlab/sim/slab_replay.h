@@ -27,8 +27,8 @@
 
 #include <future>
 #include <memory>
-#include <utility>
 #include <unordered_map>
+#include <utility>
 
 namespace layoutlab {
 
