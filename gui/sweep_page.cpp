@@ -470,7 +470,7 @@ void SweepPage::showStoredRun(const StoredRun& stored) {
         if (parameters->extra.contains("load_latencies")) {
             const auto latencies = loadLatenciesFromJson(parameters->extra["load_latencies"]);
             m_stall->setChecked(latencies.has_value());
-            if (latencies)
+            if (latencies) // the run keeps the lookups it overlapped: a pipeline that gives the same figures
                 m_getPipeline->setValue(static_cast<int>(latencies->overlappedLookups));
             return showResult(stored.result, latencies);
         }

@@ -59,13 +59,19 @@ std::string baseLayout(const EngineSweepRequest& r) {
     return r.layout.empty() ? std::string(kDefaultValkeyLayout) : r.layout;
 }
 
-// The base layout's canonical spec and its own threshold, as a sweep of it stores them.
-std::pair<std::string, std::uint32_t> canonicalBase(const EngineSweepRequest& r) {
+// The base layout as a sweep of it stores and predicts it: its canonical spec, its own threshold, and its
+// engine's batch of a pipeline's lookups (LayoutModel::queuedKeyPrefetchBatch).
+struct BaseLayout {
+    std::string spec;
+    std::uint32_t threshold = 0;
+    std::uint32_t prefetchBatch = 0;
+};
+BaseLayout canonicalBase(const EngineSweepRequest& r) {
     auto layout = parseLayout(baseLayout(r)); // parsed before by settingsOf
     if (!layout)
-        return { baseLayout(r), 0 };
+        return { baseLayout(r) };
     const auto param = (*layout)->threshold();
-    return { (*layout)->spec(), param ? param->value : 0 };
+    return { (*layout)->spec(), param ? param->value : 0, (*layout)->queuedKeyPrefetchBatch() };
 }
 
 // One server of the sweep: how it is made and started, and the layout to predict it with.
@@ -367,15 +373,12 @@ Expected<EngineSweepReport> runEngineSweepJob(
         return settings.error();
     EngineSweepReport report;
     report.trace = r.drive.tracePath;
+    const BaseLayout base = canonicalBase(r);
     report.latencies = r.latencies;
-    if (report.latencies && r.drive.engine != Engine::Memcached)
-        if (auto base = parseLayout(baseLayout(r)))
-            // The run phase's GETs per round trip, batched as the base layout's engine batches them.
-            report.latencies->overlappedLookups
-                = overlappedLookups(r.drive.run.pipeline, (*base)->queuedKeyPrefetchBatch());
+    if (report.latencies) // the run phase's GETs per round trip, batched as the base layout's engine does
+        report.latencies->overlappedLookups = overlappedLookups(r.drive.run.pipeline, base.prefetchBatch);
     report.framing = r.drive.engine == Engine::Memcached ? r.drive.framing : std::string();
-    const auto [baseSpec, baseThreshold] = canonicalBase(r);
-    report.layout = r.drive.engine == Engine::Memcached ? std::string() : baseSpec;
+    report.layout = r.drive.engine == Engine::Memcached ? std::string() : base.spec;
     report.measures = r.drive.engine == Engine::Memcached ? "slab chunk bytes per item (hash index not included)"
                                                           : "used_memory per key (hash index included)";
     MeasuredRuns runs(db);
@@ -391,14 +394,14 @@ Expected<EngineSweepReport> runEngineSweepJob(
             // The runs begin once the first server has told what it is (its allocator, its version).
             if (auto ok = runs.begin(r.drive.tracePath, r.drive.importOptions,
                     r.drive.engine == Engine::Memcached ? std::string() : std::string("sweep"), kEngineSweepKind,
-                    sweepParameters(r, driven, baseSpec), r.drive.toolVersion);
+                    sweepParameters(r, driven, base.spec), r.drive.toolVersion);
                 !ok)
                 return ok.error();
             report.prediction = driven.prediction;
             report.prediction.points.clear();
             if (!report.layout.empty()) { // a sweep of the base layout over the thresholds measured
                 report.prediction.layoutSpec = report.layout;
-                report.prediction.configuredThreshold = baseThreshold;
+                report.prediction.configuredThreshold = base.threshold;
             }
         }
         if (r.drive.engine != Engine::Memcached)

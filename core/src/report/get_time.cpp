@@ -34,9 +34,16 @@ double stepShare(const ThresholdPoint& p) {
     return lines > 0 ? std::min(1.0, (1.0 + p.dependentLoadsPerGet) / lines) : 1.0;
 }
 
-// The share of a GET's serialized stall it pays when `lookups` GETs overlap their step-starting misses.
-double paidShare(const ThresholdPoint& p, std::uint32_t lookups) {
-    return stepShare(p) / std::max<std::uint32_t>(lookups, 1) + (1 - stepShare(p));
+// The shares of a GET's serialized stall it pays when `lookups` GETs overlap their step-starting misses:
+// those misses, shared by the batch (the overlapped end), and all it pays (with every other miss its own).
+struct PaidShares {
+    double starting = 0;
+    double all = 0;
+};
+PaidShares paidShares(const ThresholdPoint& p, std::uint32_t lookups) {
+    const double step = stepShare(p);
+    const double starting = step / std::max<std::uint32_t>(lookups, 1);
+    return { starting, starting + (1 - step) };
 }
 
 bool usable(const ThresholdPoint& p, const LoadLatencies& l) {
@@ -54,15 +61,13 @@ std::optional<StallEstimate> predictStall(const ThresholdPoint& point, const Loa
     if (!usable(point, latencies))
         return std::nullopt;
     const auto s = serialized(point.missesPerGet, latencies);
-    // The misses that start a step, shared by the batch's lookups; the rest, each lookup's own.
-    const double starting = s.ns * stepShare(point) / std::max<std::uint32_t>(latencies.overlappedLookups, 1);
-    const double following = s.ns * (1 - stepShare(point));
+    const PaidShares paid = paidShares(point, latencies.overlappedLookups);
     StallEstimate e;
-    e.serializedNs = starting + following;
-    e.overlappedNs = starting;
+    e.serializedNs = s.ns * paid.all;
+    e.overlappedNs = s.ns * paid.starting;
     e.ns = (e.serializedNs + e.overlappedNs) / 2;
-    e.uncertaintyNs = (e.serializedNs - e.overlappedNs) / 2
-        + s.latencyUncertaintyNs * paidShare(point, latencies.overlappedLookups) + kMissesPerGetUncertainty * e.ns;
+    e.uncertaintyNs
+        = (e.serializedNs - e.overlappedNs) / 2 + s.latencyUncertaintyNs * paid.all + kMissesPerGetUncertainty * e.ns;
     return e;
 }
 
@@ -82,7 +87,7 @@ std::optional<StallEstimate> predictStallChange(
     for (std::size_t i = 0; i < changed.size(); ++i)
         changed[i] = std::abs(to.missesPerGet[i] - from.missesPerGet[i]);
     const auto latencyPart = serialized(changed, latencies).latencyUncertaintyNs
-        * std::max(paidShare(from, latencies.overlappedLookups), paidShare(to, latencies.overlappedLookups));
+        * std::max(paidShares(from, latencies.overlappedLookups).all, paidShares(to, latencies.overlappedLookups).all);
     d.uncertaintyNs = std::abs(d.serializedNs - d.overlappedNs) / 2 + latencyPart
         + kMissesPerGetUncertainty * std::max(std::abs(a->ns), std::abs(b->ns));
     return d;

@@ -90,10 +90,9 @@ Expected<SimulationJob> buildSimulationJob(const SimulationRequest& request) {
     if (request.getPipeline == 0 || request.getPipeline > kMaxGetPipeline)
         return usageError(fmt::format("a pipeline holds 1 to {} GETs, got {}", kMaxGetPipeline, request.getPipeline),
             field::kGetPipeline);
-    // config.c: prefetch-batch-max-size takes 0 to 128.
-    if (request.prefetchBatch && *request.prefetchBatch > 128)
-        return usageError(fmt::format("a prefetch batch holds 0 to 128 keys (prefetch-batch-max-size), got {}",
-                              *request.prefetchBatch),
+    if (request.prefetchBatch && *request.prefetchBatch > kMaxPrefetchBatch)
+        return usageError(fmt::format("a prefetch batch holds 0 to {} keys (prefetch-batch-max-size), got {}",
+                              kMaxPrefetchBatch, *request.prefetchBatch),
             field::kPrefetchBatch);
     job.overlappedLookups = overlappedLookups(
         request.getPipeline, request.prefetchBatch.value_or(job.config.layout->queuedKeyPrefetchBatch()));

@@ -17,6 +17,9 @@ namespace layoutlab {
 // The deepest GET pipeline a stall prediction takes (redis-benchmark's -P goes higher; no server batches more
 // than prefetch-batch-max-size's 128).
 inline constexpr std::uint32_t kMaxGetPipeline = 1024;
+// The most keys a server's prefetch batch takes: config.c createIntConfig("prefetch-batch-max-size", ...,
+// 0, 128, ...).
+inline constexpr std::uint32_t kMaxPrefetchBatch = 128;
 
 struct SimulationRequest {
     std::string tracePath;
