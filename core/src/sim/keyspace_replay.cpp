@@ -314,8 +314,8 @@ Status KeyspaceReplay::applyBatch(std::span<const Request> batch, std::uint64_t 
     // The key array is far larger than the caches: fetch the state of a request a few ahead while this
     // one is applied.
     constexpr std::size_t kPrefetchDistance = 32;
-    // Nearer, a write's state is at hand: what it points to (its shape's slot in the GET histogram, the
-    // observer's records) is fetched in turn.
+    // Nearer, a write's state is at hand: what it points to (its shape's slot in the GET histogram) is
+    // fetched in turn.
     constexpr std::size_t kNearDistance = 8;
     // Make room for the batch's largest key id once, so the loop indexes a plain array.
     std::uint32_t maxKeyId = 0;
@@ -337,8 +337,6 @@ Status KeyspaceReplay::applyBatch(std::span<const Request> batch, std::uint64_t 
                 const KeyState& k = keys[near.keyId];
                 if (k.pendingGets != 0 && k.plainShape())
                     m_getShapes.prefetch(k.shape());
-                if constexpr (Observed)
-                    m_observer->prefetchNear(near, k);
             }
         ++number;
         if (r.keyBytes > kMaxShapeKeyBytes)

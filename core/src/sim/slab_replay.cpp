@@ -100,12 +100,9 @@ struct SlabReplay::ThresholdArena {
         return keyId < keyIds ? slots[std::size_t { keyId } * (stride + 1)].classIndex : 0;
     }
     JemallocArenaModel::Handle* of(std::uint32_t keyId) { return &slots[std::size_t { keyId } * (stride + 1) + 1]; }
-    // The key's record and handles: two lines when they straddle one's end.
     void prefetch(std::uint32_t keyId) const {
-        if (keyId < keyIds) {
-            const JemallocArenaModel::Handle* first = &slots[std::size_t { keyId } * (stride + 1)];
-            __builtin_prefetch(first, 1);
-        }
+        if (keyId < keyIds)
+            __builtin_prefetch(&slots[std::size_t { keyId } * (stride + 1)], 1);
     }
 };
 

@@ -84,9 +84,6 @@ public:
     virtual void clockAt(std::uint64_t /*nowSeconds*/) { }
     // A write a few requests ahead: fetch what it will read (a hint; the default: none).
     virtual void prefetch(const Request& /*ahead*/) { }
-    // The same write, nearer: what prefetch(ahead) fetched is at hand, and the key's state as it is before
-    // the write, so what they point to can be fetched.
-    virtual void prefetchNear(const Request& /*ahead*/, const KeyState& /*key*/) { }
 };
 
 // For layouts whose objects keep a removed TTL's expire field (LayoutModel::tracksStaleExpire): up to
