@@ -26,17 +26,21 @@ SimulationConfig slabConfig(const char* layout, const char* alloc, std::vector<s
     return config;
 }
 
-// A churn: keys written with log-normal sizes, overwritten, deleted, expired.
-std::vector<Request> churn(std::uint64_t seed) {
-    auto c = makeGeneratorConfig(
-        20000, 80000, "lognormal:3:0.5:4:200", "lognormal:5:1.2:1:20000", 0.2, 0.0, 0.25, 0.2, "zipf:0.8", seed);
-    EXPECT_TRUE(c);
-    SyntheticTrace trace(*c);
+// Every request `gen` makes of `config`.
+std::vector<Request> generated(const Expected<GeneratorConfig>& config) {
+    EXPECT_TRUE(config);
+    SyntheticTrace trace(*config);
     std::vector<Request> all(trace.totalRequests());
     auto n = trace.read(all);
     EXPECT_TRUE(n);
     all.resize(*n);
     return all;
+}
+
+// A churn: keys written with log-normal sizes, overwritten, deleted, expired.
+std::vector<Request> churn(std::uint64_t seed) {
+    return generated(makeGeneratorConfig(
+        20000, 80000, "lognormal:3:0.5:4:200", "lognormal:5:1.2:1:20000", 0.2, 0.0, 0.25, 0.2, "zipf:0.8", seed));
 }
 
 Expected<SimulationResult> simulateFirst(
@@ -137,14 +141,8 @@ TEST(SlabModel, TimelineEndsWithEveryThresholdsFigures) {
 // threads, while the next log fills): a sweep's arenas end where each threshold's own run ends, whether a
 // timeline made them catch up in the middle of a log or not.
 TEST(SlabModel, ASweepsArenasEqualEachThresholdsOwnRunOverSeveralLogs) {
-    auto c = makeGeneratorConfig(
-        150000, 350000, "lognormal:3:0.5:4:200", "lognormal:4.5:1:1:5000", 0.2, 0.0, 0.2, 0.1, "zipf:0.8", 11);
-    ASSERT_TRUE(c);
-    SyntheticTrace generated(*c);
-    std::vector<Request> requests(generated.totalRequests());
-    auto n = generated.read(requests);
-    ASSERT_TRUE(n);
-    requests.resize(*n);
+    const auto requests = generated(makeGeneratorConfig(
+        150000, 350000, "lognormal:3:0.5:4:200", "lognormal:4.5:1:1:5000", 0.2, 0.0, 0.2, 0.1, "zipf:0.8", 11));
     std::size_t writes = 0;
     for (const Request& r : requests)
         writes += r.op != Op::Get;
