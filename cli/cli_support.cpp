@@ -112,6 +112,54 @@ void StallOptions::addTo(CLI::App& cmd, const std::string& latencyHelp) {
         ->needs(flag);
 }
 
+void BudgetOptions::addTo(CLI::App& cmd) {
+    auto* group = cmd.add_option_group("memory budget",
+        "A cache under maxmemory (Valkey, Redis): each threshold keeps its keyspace within the budget as the server "
+        "does (evict.c), and reports its hit ratio and evictions");
+    auto* budget = group->add_option(
+        "--maxmemory", maxmemory, "The server's maxmemory, as it reads it: 100mb (MiB), 1gb, 100m (10^6 bytes), bytes");
+    group->add_option("--policy", policy, fmt::format("maxmemory-policy: {}", evictionPolicyList()))
+        ->capture_default_str()
+        ->needs(budget);
+    group->add_option("--maxmemory-samples", samples, "Keys sampled per eviction (maxmemory-samples, 1..64)")
+        ->capture_default_str()
+        ->needs(budget);
+    group->add_option("--lfu-log-factor", lfuLogFactor, "LFU policies: lfu-log-factor")
+        ->capture_default_str()
+        ->needs(budget);
+    group->add_option("--lfu-decay-time", lfuDecayTime, "LFU policies: lfu-decay-time, in minutes")
+        ->capture_default_str()
+        ->needs(budget);
+    group
+        ->add_option("--base-memory", baseMemory,
+            "used_memory of the server before the trace, counted against maxmemory with the keys (a `drive` "
+            "measures it; default: none)")
+        ->needs(budget);
+    group->add_option("--eviction-seed", seed, "Seed of the sampling's and the LFU counter's random numbers")
+        ->capture_default_str()
+        ->needs(budget);
+    auto* fill = group->add_flag("--fill-on-miss", fillOnMiss,
+        "Look-aside cache: a GET that misses is followed by a SET of the key (the GET's value size when the trace "
+        "gives one, else the key's last)");
+    group
+        ->add_option("--fill-batch", fillBatch,
+            "With --fill-on-miss: fill the misses of each N requests after them, as a client pipelining N GETs does")
+        ->capture_default_str()
+        ->needs(fill);
+}
+
+void BudgetOptions::fill(SimulationRequest& request) const {
+    request.maxmemory = maxmemory;
+    request.evictionPolicy = policy;
+    request.maxmemorySamples = samples;
+    request.lfuLogFactor = lfuLogFactor;
+    request.lfuDecayTime = lfuDecayTime;
+    request.baseMemory = baseMemory;
+    request.evictionSeed = seed;
+    request.fillOnMiss = fillOnMiss;
+    request.fillBatch = fillBatch;
+}
+
 // This host's load latencies for the cache geometry the run used (`layoutlab latency`), as the stall
 // prediction takes them.
 Expected<std::optional<LoadLatencies>> latenciesIfAsked(bool asked, SimulationJob& job) {

@@ -11,6 +11,7 @@
 #include "layoutlab/layout/layout_model.h"
 #include "layoutlab/report/get_time.h"
 #include "layoutlab/sim/cache_model.h"
+#include "layoutlab/store/simulation_request.h"
 
 #include <CLI/CLI.hpp>
 #include <optional>
@@ -89,6 +90,21 @@ struct StallOptions {
         request.getPipeline = getPipeline;
         request.prefetchBatch = prefetchBatch;
     }
+};
+// A memory budget's options (SimulationRequest::maxmemory and the rest): the server's maxmemory settings
+// and look-aside filling.
+struct BudgetOptions {
+    std::string maxmemory;
+    std::string policy = "noeviction";
+    std::uint32_t samples = 5;
+    std::uint32_t lfuLogFactor = 10;
+    std::uint32_t lfuDecayTime = 1;
+    std::string baseMemory;
+    std::uint64_t seed = 1;
+    bool fillOnMiss = false;
+    std::uint32_t fillBatch = 1;
+    void addTo(CLI::App& cmd);
+    void fill(SimulationRequest& request) const;
 };
 // keepLatenciesWith when `asked` (--latency), else nothing.
 Expected<std::optional<LoadLatencies>> latenciesIfAsked(bool asked, SimulationJob& job);

@@ -27,8 +27,18 @@ struct SweepOptions {
     bool asked() const { return !thresholds.empty() || !builds.empty() || !slabSettings.empty() || !source.empty(); }
 };
 
+// A cache drive's settings (DriveRequest::budget).
+struct DriveBudgetOptions {
+    std::string maxmemory;
+    std::string policy = "allkeys-lru";
+    std::uint32_t samples = 5;
+    std::uint32_t lfuLogFactor = 10;
+    std::uint32_t lfuDecayTime = 1;
+};
+
 struct DriveOptions {
     DriveRequest request;
+    DriveBudgetOptions budget;
     SweepOptions sweep;
     std::string engine;
     bool json = false;
@@ -92,6 +102,17 @@ int runDrive(DriveOptions o) {
     request.importOptions = *importOptions;
     request.toolVersion = LAYOUTLAB_VERSION;
     request.notice = [](const std::string& text) { fmt::print(stderr, "{}\n", text); };
+    if (!o.budget.maxmemory.empty()) {
+        if (o.sweep.asked() || o.latency)
+            return reportError(usageError("a cache drive (--maxmemory) measures one server: no engine sweep or "
+                                          "--latency with it",
+                "--maxmemory"));
+        auto budget = makeEvictionOptions(
+            o.budget.maxmemory, o.budget.policy, o.budget.samples, o.budget.lfuLogFactor, o.budget.lfuDecayTime);
+        if (!budget)
+            return reportError(budget.error());
+        request.budget = std::move(*budget);
+    }
     if (o.sweep.asked())
         return runEngineSweep(o);
     if (o.latency)
@@ -162,10 +183,28 @@ void addDriveCommand(CLI::App& app, int& status) {
     sweep->add_option("--slab-settings", o->sweep.slabSettings,
         fmt::format("memcached: slab settings to start the server with, as FACTOR:MIN_CHUNK,... (-f and -n), e.g. {}",
             kDefaultSlabSettings));
+    auto* cache = cmd->add_option_group("cache drive",
+        "valkey, redis: run the server under maxmemory and send the trace as a look-aside cache's client does (GET, "
+        "and a SET of each miss after each --pipeline batch); its hit ratio and evictions beside the predicted");
+    auto* maxmemory = cache->add_option("--maxmemory", o->budget.maxmemory,
+        "The server's maxmemory, as it reads it: 100mb (MiB), 1gb, 100m (10^6 bytes), bytes");
+    cache->add_option("--policy", o->budget.policy, fmt::format("maxmemory-policy: {}", evictionPolicyList()))
+        ->capture_default_str()
+        ->needs(maxmemory);
+    cache->add_option("--maxmemory-samples", o->budget.samples, "maxmemory-samples")
+        ->capture_default_str()
+        ->needs(maxmemory);
+    cache->add_option("--lfu-log-factor", o->budget.lfuLogFactor, "lfu-log-factor")
+        ->capture_default_str()
+        ->needs(maxmemory);
+    cache->add_option("--lfu-decay-time", o->budget.lfuDecayTime, "lfu-decay-time, in minutes")
+        ->capture_default_str()
+        ->needs(maxmemory);
     o->source.addTo(*cmd);
     o->db.addTo(*cmd);
     addJsonAndOutput(*cmd, o->json, o->output,
-        "One JSON object (measured_bytes_per_key, predicted_bytes_per_key, relative_error, load, samples)");
+        "One JSON object (measured_bytes_per_key, predicted_bytes_per_key, relative_error, load, samples; a cache "
+        "drive: measured_hit_ratio, predicted_hit_ratio, evictions)");
     cmd->callback([o, &status] { status = runDrive(*o); });
 }
 

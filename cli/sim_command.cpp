@@ -44,6 +44,7 @@ struct SimOptions {
     bool noThreadCache = false;
     std::uint32_t automoveWindow = SlabModelOptions {}.pageMoverWindow;
     std::uint32_t timeline = 0;
+    BudgetOptions budget;
 };
 
 // The slab model's part of a request, as the options give it.
@@ -52,6 +53,7 @@ void fillSlabModel(SimulationRequest& request, const SimOptions& o) {
     request.slabThreadCache = !o.noThreadCache;
     request.pageMoverWindow = o.automoveWindow;
     request.timeline = o.timeline;
+    o.budget.fill(request);
 }
 
 // Several layouts: each at its shipped setting, one table (layoutlab/report/migration.h); a sweep also
@@ -215,6 +217,7 @@ CLI::App* addCommon(CLI::App& app, const char* name, const char* help, SimOption
     cmd->add_option("--timeline", o.timeline,
         "Sample the live keys and each threshold's allocated and active bytes at N even steps of the trace "
         "(implies --slabs)");
+    o.budget.addTo(*cmd);
     auto* json = cmd->add_flag("--json", o.json, "One JSON object with a `points` array");
     cmd->add_flag("--csv", o.csv, "CSV rows, one per threshold")->excludes(json);
     cmd->add_option("-o,--output", o.output, "Write the output to this file instead of stdout");

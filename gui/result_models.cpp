@@ -8,11 +8,11 @@
 
 namespace layoutlab::gui {
 
-std::vector<SweepMetric> sweepMetrics(std::size_t cacheLevels, bool withArena) {
+std::vector<SweepMetric> sweepMetrics(std::size_t cacheLevels, bool withArena, bool withBudget) {
     std::vector<SweepMetric> m { { QAbstractTableModel::tr("Threshold (bytes)"), QStringLiteral("threshold"), nullptr,
         [](const ThresholdPoint& p) { return double(p.threshold); }, 0 } };
     // The rest from the metric table, as the CLI's --json/--csv name them; a percentage is shown as one.
-    for (const PointMetric* metric : metricsWith(kMetricShown, cacheLevels, withArena)) {
+    for (const PointMetric* metric : metricsWith(kMetricShown, cacheLevels, withArena, withBudget)) {
         const bool percent = metric->style == MetricStyle::Percent;
         const QString heading = QCoreApplication::translate("metrics", std::string(metric->heading).c_str());
         // The unit where the heading does not say it: "Overhead per key (bytes)", "Embedded keys (%)".
@@ -37,7 +37,7 @@ void SweepTableModel::setResult(const SimulationResult& result, const std::optio
     m_result = result;
     m_latencies = latencies;
     m_metrics = sweepMetrics(result.points.empty() ? 0 : result.points.front().missesPerGet.size(),
-        !result.points.empty() && result.points.front().arena);
+        !result.points.empty() && result.points.front().arena, !result.points.empty() && result.points.front().budget);
     m_stall.clear();
     if (latencies) {
         for (const auto& p : result.points)

@@ -31,7 +31,7 @@ struct SweepMetric {
 };
 
 // The sweep metrics shown for points with `cacheLevels` cache-model levels (0: no cache model).
-std::vector<SweepMetric> sweepMetrics(std::size_t cacheLevels, bool withArena = false);
+std::vector<SweepMetric> sweepMetrics(std::size_t cacheLevels, bool withArena = false, bool withBudget = false);
 
 class SweepTableModel final : public QAbstractTableModel {
     Q_OBJECT

@@ -105,7 +105,7 @@ Status RespClient::sendRequests(std::span<const KeyRequest> requests) {
     std::string& out = m_getBuffer;
     out.clear();
     for (const auto& r : requests) {
-        out += r.set ? "*3\r\n$3\r\nSET\r\n$" : "*2\r\n$3\r\nGET\r\n$";
+        out += r.set ? "*3\r\n$3\r\nSET\r\n$" : r.del ? "*2\r\n$3\r\nDEL\r\n$" : "*2\r\n$3\r\nGET\r\n$";
         out += std::to_string(r.key.size());
         out += "\r\n";
         out += r.key;
@@ -140,6 +140,34 @@ Expected<std::uint64_t> RespClient::receiveRequests(std::span<const KeyRequest> 
         hits += type == REDIS_REPLY_STRING ? 1 : 0; // a SET answers with a status
     }
     return hits;
+}
+
+Expected<std::vector<RespClient::Outcome>> RespClient::receiveOutcomes(std::span<const KeyRequest> requests) {
+    std::vector<Outcome> out;
+    out.reserve(requests.size());
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+        void* raw = nullptr;
+        if (redisGetReply(m_context, &raw) != REDIS_OK || !raw)
+            return ioError(fmt::format("connection error: {}", m_context->errstr));
+        auto* reply = static_cast<redisReply*>(raw);
+        const int type = reply->type;
+        std::string text = type == REDIS_REPLY_ERROR ? replyText(reply) : std::string();
+        freeReplyObject(reply);
+        if (type == REDIS_REPLY_ERROR) {
+            // server.c processCommand: "-OOM command not allowed when used memory > 'maxmemory'."
+            if (text.rfind("OOM", 0) == 0) {
+                out.push_back(Outcome::OutOfMemory);
+                continue;
+            }
+            return dataError(fmt::format("{} failed: {}",
+                requests[i].set       ? "SET"
+                    : requests[i].del ? "DEL"
+                                      : "GET",
+                text));
+        }
+        out.push_back(type == REDIS_REPLY_NIL ? Outcome::Nil : Outcome::Done);
+    }
+    return out;
 }
 
 Expected<std::map<std::string, std::string>> RespClient::info(const std::string& section) {

@@ -49,6 +49,13 @@ Rehash rehashState(RespClient& client, bool& debugRefused) {
 
 } // namespace
 
+Expected<std::optional<std::uint64_t>> memoryStatsField(RespClient& client, std::string_view name) {
+    auto stats = client.command({ "MEMORY", "STATS" });
+    if (!stats)
+        return stats.error();
+    return statsField(*stats, name);
+}
+
 std::string SettleReport::describe() const {
     if (settled)
         return fmt::format("settled after {:.1f} s ({}; used_memory{} steady)", seconds,

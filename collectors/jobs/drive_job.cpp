@@ -35,6 +35,12 @@ Status checkDriveRequest(const DriveRequest& r) {
             "a framing applies to memcached (Dalli and Rails store framed values there)", field::kFraming);
     if (r.engine == Engine::Memcached && (!r.layout.empty() || r.calibrate))
         return usageError("a layout to predict with, or calibration, applies to valkey and redis", field::kLayout);
+    if (r.budget && r.engine == Engine::Memcached)
+        return usageError(
+            "--maxmemory is Valkey's and Redis's budget; memcached's -m is not driven yet", field::kMaxmemory);
+    if (r.budget && !r.connect.empty())
+        return usageError(
+            "a cache drive sets maxmemory on a server it starts, not on one attached to", field::kMaxmemory);
     return Ok {};
 }
 
@@ -108,23 +114,14 @@ Expected<std::optional<RunPhaseResult>> runPhase(const DriveRequest& r, const st
     return std::optional<RunPhaseResult>(*result);
 }
 
-Status finish(const DriveRequest& r, const LayoutAndAllocator& models, DriveReport& report, MeasuredRuns& runs,
-    ProgressSink* progress, std::stop_token stop) {
+Status predictAndComplete(const DriveRequest& r, const SimulationConfig& config, DriveReport& report,
+    MeasuredRuns& runs, ProgressSink* progress, std::stop_token stop) {
     auto trace = openTrace(r.tracePath, r.importOptions);
     if (!trace)
         return trace.error();
     if (progress)
         progress->phase("predict");
-    SimulationConfig predictionConfig;
-    predictionConfig.layout = models.layout;
-    predictionConfig.allocator = models.allocator;
-    predictionConfig.cache = r.cache;
-    // The slab model as the server allocates: a thread cache in front of jemalloc's arena; memcached's page
-    // mover off, since the load runs far faster than the trace's clock (the server's mover has not run by
-    // the time its pages are read).
-    if (slabModelCovers(*models.allocator))
-        predictionConfig.slabs = SlabModelOptions { true, 0, report.startBins };
-    auto prediction = simulate(predictionConfig, **trace, progress, stop);
+    auto prediction = simulate(config, **trace, progress, stop);
     if (!prediction)
         return prediction.error();
     report.prediction = std::move(*prediction);
@@ -134,6 +131,20 @@ Status finish(const DriveRequest& r, const LayoutAndAllocator& models, DriveRepo
     report.predictionRun = runs.prediction();
     report.measuredRun = runs.measured();
     return Ok {};
+}
+
+Status finish(const DriveRequest& r, const LayoutAndAllocator& models, DriveReport& report, MeasuredRuns& runs,
+    ProgressSink* progress, std::stop_token stop) {
+    SimulationConfig predictionConfig;
+    predictionConfig.layout = models.layout;
+    predictionConfig.allocator = models.allocator;
+    predictionConfig.cache = r.cache;
+    // The slab model as the server allocates: a thread cache in front of jemalloc's arena; memcached's page
+    // mover off, since the load runs far faster than the trace's clock (the server's mover has not run by
+    // the time its pages are read).
+    if (slabModelCovers(*models.allocator))
+        predictionConfig.slabs = SlabModelOptions { true, 0, report.startBins };
+    return predictAndComplete(r, predictionConfig, report, runs, progress, stop);
 }
 
 Status waitForExpiry(const DriveRequest& r, ProgressSink* progress, std::stop_token stop) {
@@ -333,6 +344,8 @@ Status driveResp(const DriveRequest& r, drive::DriveTarget& target, DriveReport&
         return ok;
     if (auto warm = warmUpCommands(*client); !warm)
         return warm;
+    if (r.budget)
+        return drive::driveBudget(r, *client, *models, report, runs, trace, progress, stop);
     const bool jemalloc = info->memAllocator.rfind("jemalloc", 0) == 0;
     if (jemalloc)
         if (auto drained = drainThreadCache(*client); !drained)

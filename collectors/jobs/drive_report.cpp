@@ -145,15 +145,61 @@ nlohmann::json toJson(const DriveReport& r) {
             { "threshold", r.prediction.points.empty() ? 0u : r.prediction.points.front().threshold },
             { "used_memory_before", r.usedBefore }, { "used_memory_after", r.usedAfter }, { "samples", samples } });
     }
+    if (const auto& b = r.budget) {
+        const auto& point = r.prediction.points.empty() ? ThresholdPoint {} : r.prediction.points.front();
+        const BudgetUsage predicted = point.budget.value_or(BudgetUsage {});
+        out.update({ { "maxmemory_bytes", b->maxmemoryBytes }, { "policy", b->policy }, { "base_bytes", b->baseBytes },
+            { "measured_hit_ratio", b->measuredHitRatio() }, { "predicted_hit_ratio", r.predictedHitRatio() },
+            { "hit_ratio_error_points", 100 * (r.predictedHitRatio() - b->measuredHitRatio()) },
+            { "evictions", { { "measured", b->evictedKeys }, { "predicted", predicted.evictedKeys } } },
+            { "look_aside",
+                { { "requests", b->sent.requests }, { "gets", b->sent.gets }, { "hits", b->sent.hits },
+                    { "sets", b->sent.sets }, { "deletes", b->sent.deletes }, { "fills", b->sent.fills },
+                    { "refused_writes", b->sent.refusedWrites }, { "seconds", b->sent.seconds },
+                    { "predicted_fills", predicted.fills }, { "predicted_refused_writes", predicted.refusedWrites } } },
+            { "keyspace_hits", b->keyspaceHits }, { "keyspace_misses", b->keyspaceMisses },
+            { "clients_memory", { { "before", b->clientsBefore }, { "after", b->clientsAfter } } },
+            { "predicted_used_memory", predicted.usedBytes } });
+    }
     if (r.predictionRun || r.measuredRun)
         out["runs"] = { { "prediction", r.predictionRun }, { "measured", r.measuredRun } };
     return out;
 }
 
+namespace {
+
+// A cache drive's table: what was sent, and the cache's figures measured beside predicted.
+std::string budgetTable(const DriveReport& r) {
+    const auto& b = *r.budget;
+    const BudgetUsage predicted = r.prediction.points.empty() || !r.prediction.points.front().budget
+        ? BudgetUsage {}
+        : *r.prediction.points.front().budget;
+    std::string out = fmt::format(
+        "budget     maxmemory {} bytes, {}; the empty server used {} bytes\n", b.maxmemoryBytes, b.policy, b.baseBytes);
+    out += fmt::format("look-aside {} requests ({} GETs, {} SETs, {} DELs) and {} fills in {:.2f} s, batches of {}\n\n",
+        b.sent.requests, b.sent.gets, b.sent.sets, b.sent.deletes, b.sent.fills, b.sent.seconds,
+        r.prediction.fillBatch);
+    out += fmt::format("{:<26}{:>14}{:>14}\n", "", "measured", "predicted");
+    out += fmt::format("{:<26}{:>13.2f}%{:>13.2f}%   error {:+.2f} points\n", "hit ratio", 100 * b.measuredHitRatio(),
+        100 * r.predictedHitRatio(), 100 * (r.predictedHitRatio() - b.measuredHitRatio()));
+    out += fmt::format("{:<26}{:>14}{:>14}\n", "GET hits", b.keyspaceHits, predicted.getHits);
+    out += fmt::format("{:<26}{:>14}{:>14}\n", "evicted keys", b.evictedKeys, predicted.evictedKeys);
+    out += fmt::format("{:<26}{:>14}{:>14}\n", "writes refused (OOM)", b.sent.refusedWrites, predicted.refusedWrites);
+    out += fmt::format("{:<26}{:>14}{:>14}\n", "keys held", r.serverKeys,
+        r.prediction.points.empty() ? 0 : r.prediction.points.front().keys);
+    out += fmt::format("{:<26}{:>14}{:>14}\n", "used_memory at the end", r.usedAfter, predicted.usedBytes);
+    out += fmt::format("{:<26}{:>14}\n", "  clients' buffers", b.clientsAfter);
+    return out;
+}
+
+} // namespace
+
 std::string renderDriveTable(const DriveReport& r) {
     std::string out = fmt::format("trace      {}\nserver     {} {} at {} ({}){}\nmodel      {} under {}\n", r.trace,
         r.engine, r.version, r.endpoint, r.started ? "started for this run" : "attached",
         r.isMemcached() ? std::string() : ", " + r.memAllocator, r.prediction.layoutSpec, r.prediction.allocatorSpec);
+    if (r.budget)
+        return out + fmt::format("           chosen because: {}\n", r.layoutReason) + budgetTable(r);
     if (!r.isMemcached()) {
         out += fmt::format("           chosen because: {}\n", r.layoutReason);
         if (r.calibration)
@@ -228,6 +274,16 @@ std::vector<Measurement> driveMeasurements(const DriveReport& r) {
             { { "what", r.isMemcached() ? "slab chunk bytes" : "allocator_allocated after less before" } });
         add("active_bytes", static_cast<double>(r.allocator.measuredActive()), "bytes",
             { { "what", r.isMemcached() ? "total_malloced" : "allocator_active after less before" } });
+    }
+    if (const auto& b = r.budget) {
+        const nlohmann::json details { { "maxmemory_bytes", b->maxmemoryBytes }, { "policy", b->policy },
+            { "base_bytes", b->baseBytes }, { "fill_batch", r.prediction.fillBatch } };
+        add("hit_ratio", b->measuredHitRatio(), "fraction", details);
+        add("keyspace_hits", static_cast<double>(b->keyspaceHits), "count", details);
+        add("keyspace_misses", static_cast<double>(b->keyspaceMisses), "count", details);
+        add("evicted_keys", static_cast<double>(b->evictedKeys), "keys", details);
+        add("refused_writes", static_cast<double>(b->sent.refusedWrites), "commands", details);
+        return out;
     }
     add("load_seconds", r.load.seconds, "s");
     add("load_commands", static_cast<double>(r.load.commands), "commands");

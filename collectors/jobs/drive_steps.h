@@ -5,6 +5,7 @@
 
 #include "layoutlab/jobs/drive_job.h"
 #include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/sim/simulation.h"
 #include "layoutlab/store/measured_runs.h"
 
 #include <memory>
@@ -46,9 +47,18 @@ Status waitForExpiry(const DriveRequest& request, ProgressSink* progress, std::s
 // measured ones).
 void completePrediction(DriveReport& report);
 
+// The prediction made with `config` on the request's trace, then both runs completed.
+Status predictAndComplete(const DriveRequest& request, const SimulationConfig& config, DriveReport& report,
+    MeasuredRuns& runs, ProgressSink* progress, std::stop_token stop);
+
 // The end of every drive once the server is measured: the prediction, then both runs completed.
 Status finish(const DriveRequest& request, const LayoutAndAllocator& models, DriveReport& report, MeasuredRuns& runs,
     ProgressSink* progress, std::stop_token stop);
+
+// A cache drive once the server is up, empty and measured (`client` connected, `models` chosen): the budget
+// set, the trace sent as a look-aside client sends it, the server's counters read, the prediction made.
+Status driveBudget(const DriveRequest& request, RespClient& client, const LayoutAndAllocator& models,
+    DriveReport& report, MeasuredRuns& runs, TraceReader& trace, ProgressSink* progress, std::stop_token stop);
 
 // The memcached drive once the server is up and the trace open.
 Status driveMemcached(const DriveRequest& request, DriveTarget& target, DriveReport& report, MeasuredRuns& runs,

@@ -3,6 +3,7 @@
 
 #include "layoutlab/printable.h"
 
+#include <cctype>
 #include <charconv>
 #include <fmt/format.h>
 
@@ -28,6 +29,37 @@ Expected<std::uint64_t> parseUnsigned(std::string_view text, std::string_view fi
     if (text.empty() || ec != std::errc() || ptr != end)
         return usageError(fmt::format("'{}' is not a non-negative integer", text), std::string(field));
     return value;
+}
+
+Expected<std::uint64_t> parseMemorySize(std::string_view text, std::string_view field) {
+    struct Unit {
+        std::string_view suffix;
+        std::uint64_t multiplier;
+    };
+    // util.c memtoll's units, longest first so that "kb" is not read as "b".
+    constexpr Unit kUnits[] = { { "kb", 1024 }, { "mb", 1024 * 1024 }, { "gb", 1024ull * 1024 * 1024 }, { "k", 1000 },
+        { "m", 1000 * 1000 }, { "g", 1000ull * 1000 * 1000 }, { "b", 1 } };
+    std::string lower(text);
+    for (char& c : lower)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::uint64_t multiplier = 1;
+    std::string_view digits = lower;
+    for (const auto& unit : kUnits)
+        if (digits.size() > unit.suffix.size() && digits.ends_with(unit.suffix)) {
+            multiplier = unit.multiplier;
+            digits.remove_suffix(unit.suffix.size());
+            break;
+        }
+    std::uint64_t value = 0;
+    const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    if (digits.empty() || ec != std::errc() || ptr != digits.data() + digits.size())
+        return usageError(fmt::format("'{}' is not a memory size (a whole number with an optional unit: b, k, kb, m, "
+                                      "mb, g, gb, as the server reads maxmemory)",
+                              text),
+            std::string(field));
+    if (value > UINT64_MAX / multiplier)
+        return usageError(fmt::format("'{}' is too large", text), std::string(field));
+    return value * multiplier;
 }
 
 Expected<double> parseReal(std::string_view text, std::string_view field) {

@@ -39,6 +39,9 @@ private:
 
 Expected<std::uint64_t> parseUnsigned(std::string_view text, std::string_view field);
 Expected<double> parseReal(std::string_view text, std::string_view field);
+// A memory size as Valkey and Redis read maxmemory (util.c memtoll): a whole number with an optional unit,
+// case-insensitive: b, k (1000), kb (1024), m (10^6), mb (2^20), g (10^9), gb (2^30).
+Expected<std::uint64_t> parseMemorySize(std::string_view text, std::string_view field);
 std::vector<std::string_view> splitString(std::string_view text, char separator);
 
 } // namespace layoutlab

@@ -83,6 +83,12 @@ nlohmann::json toJson(const SimulationResult& r) {
         { "distinct_shapes", r.trace.distinctShapes } });
     if (r.trace.unwrittenKeyDeletes)
         t["unwritten_key_deletes"] = r.trace.unwrittenKeyDeletes;
+    if (r.trace.fills || r.trace.unfillableMisses)
+        t.update({ { "fills", r.trace.fills }, { "unfillable_misses", r.trace.unfillableMisses } });
+    if (!r.budgetPolicy.empty())
+        j["budget"] = { { "policy", r.budgetPolicy }, { "base_bytes", r.budgetBaseBytes } };
+    if (r.fillBatch)
+        j["fill_batch"] = r.fillBatch;
     j["index"] = { { "buckets", r.indexBuckets }, { "child_buckets", rounded(r.indexChildBuckets) },
         { "rehashing", r.indexRehashing } };
     auto& points = j["points"] = nlohmann::json::array();
@@ -133,7 +139,7 @@ std::string renderJson(const SimulationResult& result) {
 std::string renderCsv(const SimulationResult& r) {
     std::string out = "threshold";
     const auto columns
-        = r.points.empty() ? metricsWith(kMetricOutput, 0, false) : metricsOf(kMetricOutput, r.points.front());
+        = r.points.empty() ? metricsWith(kMetricOutput, 0, false, false) : metricsOf(kMetricOutput, r.points.front());
     for (const auto* m : columns)
         out += fmt::format(",{}", m->name);
     out += "\n";
@@ -169,12 +175,23 @@ std::string renderTable(const SimulationResult& r, bool withClasses) {
     else if (!r.slabTable.empty())
         out += fmt::format("slab model one jemalloc arena per threshold, {} size classes, {}\n", r.slabTable,
             r.slabThreadCache ? "a thread cache in front" : "no thread cache");
+    if (!r.budgetPolicy.empty())
+        out += fmt::format("budget     maxmemory {} ({}), {} of it the server's own before the trace; each threshold "
+                           "replayed on its own\n",
+            r.points.empty() || !r.points.front().budget ? std::string("-")
+                                                         : bytesText(double(r.points.front().budget->maxmemoryBytes)),
+            r.budgetPolicy, bytesText(double(r.budgetBaseBytes)));
+    if (r.fillBatch)
+        out += fmt::format("fills      a GET miss is followed by a SET of the key{}: {} fills, {} misses of keys never "
+                           "written\n",
+            r.fillBatch > 1 ? fmt::format(" after each {} requests", r.fillBatch) : std::string(), r.trace.fills,
+            r.trace.unfillableMisses);
     out += fmt::format("index      {} buckets{}{}\n\n", r.indexBuckets,
         r.indexChildBuckets > 0 ? fmt::format(" + {:.0f} child buckets", r.indexChildBuckets) : std::string(),
         r.indexRehashing ? " (rehashing: both tables held)" : "");
     const std::string thresholdHeader = r.thresholdName.empty() ? "-" : r.thresholdName;
-    const auto columns = tableColumns(
-        r.points.empty() ? 0 : r.points.front().missesPerGet.size(), !r.points.empty() && r.points.front().arena);
+    const auto columns = tableColumns(r.points.empty() ? 0 : r.points.front().missesPerGet.size(),
+        !r.points.empty() && r.points.front().arena, !r.points.empty() && r.points.front().budget);
     out += fmt::format("{:>12}", thresholdHeader);
     for (const auto* m : columns) // a percentage's header covers its % sign too
         out += fmt::format(" {:>{}}", m->tableHeader, m->tableWidth + (m->style == MetricStyle::Percent ? 1 : 0));

@@ -15,12 +15,16 @@ constexpr std::uint32_t kValkeyBucketFactor = 5; // BUCKET_FACTOR
 constexpr std::uint32_t kValkeyBucketDivisor = 32; // BUCKET_DIVISOR
 constexpr std::uint32_t kValkeyMaxFillPercentSoft = 100; // MAX_FILL_PERCENT_SOFT
 constexpr std::uint32_t kValkeyMinFillPermilleSoft = 130; // MIN_FILL_PERCENT_SOFT 13
+// hashtable.c resize(): a growth the resizeAllowed callback refuses happens anyway at this fill.
+constexpr std::uint32_t kValkeyMaxFillPercentHard = 500; // MAX_FILL_PERCENT_HARD
 // Redis 7.0 src/dict.c / dict.h.
 constexpr std::uint32_t kRedisSlotBytes = 8; // dictEntry *table[]
 constexpr std::uint64_t kRedisInitialSize = 4; // DICT_HT_INITIAL_SIZE
 constexpr std::uint32_t kRedisMaxFillPercent = 100; // _dictExpandIfNeeded: grow when used >= size
 constexpr std::uint32_t kRedisMinFillPermille = 100; // server.h HASHTABLE_MIN_FILL 10 (tryResizeHashTables)
 constexpr double kRedisEmptyVisits = 10; // dictRehash(d, n): empty_visits = n * 10
+// server.h HASHTABLE_MAX_LOAD_FACTOR: dictExpandAllowed lets a table past this load grow whatever the memory.
+constexpr double kRedisMaxLoadFactor = 1.618;
 // Valkey 8.0 src/dict.c / dict.h: the dict of Redis 7.0 (slots, DICT_HT_INITIAL_SIZE, growth at 1:1),
 // shrinking at 1/8 fill on delete.
 constexpr std::uint32_t kValkeyDictMinFillPermille = 125; // dict.h HASHTABLE_MIN_FILL 8: used * 8 <= size
@@ -86,9 +90,36 @@ std::uint64_t IndexTableModel::bucketsFor(std::uint64_t minCapacity) const {
     return std::max(m_params.initialBuckets, std::bit_ceil(minCapacity));
 }
 
+bool IndexTableModel::gateAllows(std::uint64_t buckets, std::uint64_t minCapacity) const {
+    if (!m_gate || m_buckets == 0) // the first table is not asked about (dictExpand, an absent old table)
+        return true;
+    const std::uint64_t bytes = buckets * m_params.bucketBytes;
+    switch (m_kind) {
+    case IndexKind::ValkeyHashtable:
+        // hashtable.c resize(): only growth is asked about, and only below the hard fill limit.
+        if (buckets < m_buckets)
+            return true;
+        return static_cast<double>(minCapacity) * 100
+            >= static_cast<double>(m_buckets * m_params.entriesPerBucket) * kValkeyMaxFillPercentHard
+            || m_gate->allowsAllocation(bytes);
+    case IndexKind::RedisDict:
+        // dict.c dictTypeExpandAllowed: growth only (Redis 7.0 shrinks from serverCron, unasked).
+        if (buckets < m_buckets)
+            return true;
+        [[fallthrough]];
+    case IndexKind::ValkeyDict:
+        // Valkey 8.0 dict.c dictTypeResizeAllowed: growth and shrinking alike; allowed past the load factor.
+        return static_cast<double>(m_used) / static_cast<double>(m_buckets) > kRedisMaxLoadFactor
+            || m_gate->allowsAllocation(bytes);
+    case IndexKind::MemcachedAssoc:
+        return true;
+    }
+    return true;
+}
+
 void IndexTableModel::resize(std::uint64_t minCapacity) {
     const std::uint64_t buckets = bucketsFor(std::max<std::uint64_t>(minCapacity, 1));
-    if (buckets == m_buckets)
+    if (buckets == m_buckets || !gateAllows(buckets, minCapacity))
         return;
     if (m_used == 0) {
         m_buckets = buckets; // an empty table is replaced at once (rehashingCompleted / _dictExpand)

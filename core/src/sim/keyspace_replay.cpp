@@ -304,6 +304,118 @@ void KeyspaceReplay::compactExpiryHeap() {
     m_nextExpiryMs = m_expiryHeap.empty() ? UINT64_MAX : std::uint64_t { m_expiryHeap.top().first } * 1000;
 }
 
+template <bool Observed> void KeyspaceReplay::applyOne(KeyState& key, const Request& r) {
+    if constexpr (Observed)
+        if (m_writesRefused && deniedOnOom(r.op)) [[unlikely]] {
+            m_table.lookup();
+            ++m_summary.refusedWrites;
+            return;
+        }
+    switch (r.op) {
+    case Op::Get:
+        m_table.lookup();
+        if (key.live()) {
+            ++m_summary.getHits;
+            if (++key.pendingGets == UINT32_MAX)
+                flushGets(key);
+            if (m_getRingSize != 0) {
+                if (m_getRing.size() < m_getRingSize)
+                    m_getRing.push_back(r.keyId);
+                else
+                    m_getRing[static_cast<std::size_t>(m_getRingNext % m_getRingSize)] = r.keyId;
+                ++m_getRingNext;
+            }
+            if constexpr (Observed)
+                if (m_budget)
+                    m_budget->read(r.keyId);
+        } else {
+            ++m_summary.getMisses;
+            if (m_fillBatch != 0) [[unlikely]]
+                queueFill<Observed>(key, r);
+        }
+        break;
+    case Op::Add:
+    case Op::Replace:
+    case Op::Set:
+        if ((r.op == Op::Add && key.live()) || (r.op == Op::Replace && !key.live())) {
+            m_table.lookup();
+            break;
+        }
+        write<Observed>(key, r, r.valueBytes, r.kind);
+        if (r.ttlSeconds == kKeepTtl)
+            break; // SET ... KEEPTTL
+        if (r.ttlSeconds)
+            setTtl<Observed>(key, r.keyId, r.timeMs / 1000, r.ttlSeconds);
+        else
+            clearTtl<Observed>(key); // SET without KEEPTTL / memcached exptime 0
+        break;
+    case Op::Append:
+    case Op::Prepend:
+        append<Observed>(key, r);
+        break;
+    case Op::SetRange:
+        setRange<Observed>(key, r);
+        break;
+    case Op::Incr:
+    case Op::Decr:
+        increment<Observed>(key, r);
+        break;
+    case Op::Delete:
+        m_table.lookup();
+        m_summary.unwrittenKeyDeletes += key.written() ? 0 : 1;
+        if (key.live())
+            remove<Observed>(key);
+        break;
+    case Op::Expire:
+        m_table.lookup();
+        if (key.live() && r.ttlSeconds)
+            setTtl<Observed>(key, r.keyId, r.timeMs / 1000, r.ttlSeconds);
+        break;
+    case Op::Persist:
+        m_table.lookup();
+        if (key.live())
+            clearTtl<Observed>(key);
+        break;
+    case Op::Other:
+        break;
+    }
+}
+
+template <bool Observed> void KeyspaceReplay::queueFill(const KeyState& key, const Request& r) {
+    Request fill = r;
+    fill.op = Op::Set;
+    if (fill.valueBytes == 0) { // the trace gives no size with its GETs: the key's last value
+        if (!key.written()) {
+            ++m_summary.unfillableMisses;
+            return;
+        }
+        fill.valueBytes = key.valueBytes;
+        fill.kind = key.kind() == ValueKind::RawString ? ValueKind::String : key.kind();
+    }
+    m_pendingFills.push_back(fill);
+}
+
+template <bool Observed> void KeyspaceReplay::applyFills(std::uint64_t requestNumber) {
+    // Each fill is a command of its own: the budget is asked before it, as before any request.
+    for (const Request& fill : m_pendingFills) {
+        if constexpr (Observed)
+            if (m_budget)
+                m_writesRefused = !m_budget->makeRoom(*this, requestNumber, fill.timeMs);
+        ++m_summary.fills;
+        // A key missed twice in one batch is filled twice: the second SET overwrites the first.
+        applyOne<Observed>(m_keys[fill.keyId], fill);
+    }
+    m_pendingFills.clear();
+}
+
+void KeyspaceReplay::evict(std::uint32_t keyId) {
+    KeyState& key = m_keys[keyId];
+    if (!key.live())
+        return;
+    remove<true>(key);
+    ++m_summary.evictedKeys;
+}
+
 Status KeyspaceReplay::apply(std::span<const Request> batch, std::uint64_t firstRequestNumber) {
     return m_observer ? applyBatch<true>(batch, firstRequestNumber) : applyBatch<false>(batch, firstRequestNumber);
 }
@@ -349,71 +461,13 @@ Status KeyspaceReplay::applyBatch(std::span<const Request> batch, std::uint64_t 
             }
         if (r.timeMs >= m_nextExpiryMs) [[unlikely]]
             expireDue<Observed>(r.timeMs / 1000);
+        if constexpr (Observed)
+            if (m_budget) [[unlikely]]
+                m_writesRefused = !m_budget->makeRoom(*this, number, r.timeMs);
         ++m_summary.requestsByOp[static_cast<std::size_t>(r.op)];
-        KeyState& key = keys[r.keyId];
-        switch (r.op) {
-        case Op::Get:
-            m_table.lookup();
-            if (key.live()) {
-                ++m_summary.getHits;
-                if (++key.pendingGets == UINT32_MAX)
-                    flushGets(key);
-                if (m_getRingSize != 0) {
-                    if (m_getRing.size() < m_getRingSize)
-                        m_getRing.push_back(r.keyId);
-                    else
-                        m_getRing[static_cast<std::size_t>(m_getRingNext % m_getRingSize)] = r.keyId;
-                    ++m_getRingNext;
-                }
-            } else {
-                ++m_summary.getMisses;
-            }
-            break;
-        case Op::Add:
-        case Op::Replace:
-        case Op::Set:
-            if ((r.op == Op::Add && key.live()) || (r.op == Op::Replace && !key.live())) {
-                m_table.lookup();
-                break;
-            }
-            write<Observed>(key, r, r.valueBytes, r.kind);
-            if (r.ttlSeconds == kKeepTtl)
-                break; // SET ... KEEPTTL
-            if (r.ttlSeconds)
-                setTtl<Observed>(key, r.keyId, r.timeMs / 1000, r.ttlSeconds);
-            else
-                clearTtl<Observed>(key); // SET without KEEPTTL / memcached exptime 0
-            break;
-        case Op::Append:
-        case Op::Prepend:
-            append<Observed>(key, r);
-            break;
-        case Op::SetRange:
-            setRange<Observed>(key, r);
-            break;
-        case Op::Incr:
-        case Op::Decr:
-            increment<Observed>(key, r);
-            break;
-        case Op::Delete:
-            m_table.lookup();
-            m_summary.unwrittenKeyDeletes += key.written() ? 0 : 1;
-            if (key.live())
-                remove<Observed>(key);
-            break;
-        case Op::Expire:
-            m_table.lookup();
-            if (key.live() && r.ttlSeconds)
-                setTtl<Observed>(key, r.keyId, r.timeMs / 1000, r.ttlSeconds);
-            break;
-        case Op::Persist:
-            m_table.lookup();
-            if (key.live())
-                clearTtl<Observed>(key);
-            break;
-        case Op::Other:
-            break;
-        }
+        applyOne<Observed>(keys[r.keyId], r);
+        if (m_fillBatch != 0 && number % m_fillBatch == 0 && !m_pendingFills.empty()) [[unlikely]]
+            applyFills<Observed>(number);
     }
     m_summary.requests = number;
     if (m_expiryHeap.size() > 2 * m_summary.liveKeys + 65536)
@@ -422,6 +476,12 @@ Status KeyspaceReplay::applyBatch(std::span<const Request> batch, std::uint64_t 
 }
 
 void KeyspaceReplay::finish() {
+    if (!m_pendingFills.empty()) {
+        if (m_observer)
+            applyFills<true>(m_summary.requests);
+        else
+            applyFills<false>(m_summary.requests);
+    }
     m_table.settle();
     m_expires.settle();
     std::uint64_t distinct = 0;

@@ -41,6 +41,16 @@ template <std::uint64_t ArenaUsage::*Field> void arenaSet(ThresholdPoint& p, dou
     (*p.arena).*Field = static_cast<std::uint64_t>(v);
 }
 
+// A memory budget's figure of the point, and one stored figure read back.
+template <std::uint64_t BudgetUsage::*Field> Value budgetGet(const ThresholdPoint& p) {
+    return p.budget ? Value(static_cast<double>((*p.budget).*Field)) : std::nullopt;
+}
+template <std::uint64_t BudgetUsage::*Field> void budgetSet(ThresholdPoint& p, double v) {
+    if (!p.budget)
+        p.budget.emplace();
+    (*p.budget).*Field = static_cast<std::uint64_t>(v);
+}
+
 constexpr unsigned kOut = kMetricOutput;
 constexpr unsigned kDb = kMetricStored;
 constexpr unsigned kGui = kMetricShown;
@@ -154,10 +164,40 @@ const PointMetric kTable[] = {
     { "peak_active_bytes", "Peak active", "bytes", 0, true, kOut | kDb,
         "the most active_bytes reached during the trace (with the slab model)", "", 0, 0, MetricStyle::Count,
         &arenaGet<&ArenaUsage::peakActiveBytes>, &arenaSet<&ArenaUsage::peakActiveBytes>, -1, true },
+    // A memory budget's (sim --maxmemory): the cache the server would be at that threshold.
+    { "maxmemory_bytes", "maxmemory", "bytes", 0, true, kOut | kDb, "the memory budget (with --maxmemory)", "", 0, 0,
+        MetricStyle::Count, &budgetGet<&BudgetUsage::maxmemoryBytes>, &budgetSet<&BudgetUsage::maxmemoryBytes>, -1,
+        false, true },
+    { "hit_ratio", "Hit ratio", "fraction", 2, false, kOut | kDb | kGui,
+        "GET hits / GETs over the trace under the memory budget (with --maxmemory)", "hit ratio", 9, 16,
+        MetricStyle::Percent,
+        [](const ThresholdPoint& p) -> Value { return p.budget ? Value(p.budget->hitRatio()) : std::nullopt; }, nullptr,
+        -1, false, true },
+    { "get_hits", "GET hits", "count", 0, true, kOut | kDb, "GETs that found their key (with --maxmemory)", "", 0, 0,
+        MetricStyle::Count, &budgetGet<&BudgetUsage::getHits>, &budgetSet<&BudgetUsage::getHits>, -1, false, true },
+    { "get_misses", "GET misses", "count", 0, true, kOut | kDb, "GETs that did not (with --maxmemory)", "", 0, 0,
+        MetricStyle::Count, &budgetGet<&BudgetUsage::getMisses>, &budgetSet<&BudgetUsage::getMisses>, -1, false, true },
+    { "fills", "Fills", "count", 0, true, kOut | kDb, "SETs sent after GET misses (with --fill-on-miss)", "", 0, 0,
+        MetricStyle::Count, &budgetGet<&BudgetUsage::fills>, &budgetSet<&BudgetUsage::fills>, -1, false, true },
+    { "evicted_keys", "Evicted keys", "count", 0, true, kOut | kDb | kGui,
+        "keys the server evicted to stay within maxmemory (INFO evicted_keys; with --maxmemory)", "evicted", 10, 17,
+        MetricStyle::Count, &budgetGet<&BudgetUsage::evictedKeys>, &budgetSet<&BudgetUsage::evictedKeys>, -1, false,
+        true },
+    { "refused_writes", "Refused writes", "count", 0, true, kOut | kDb,
+        "write commands answered OOM: noeviction, or nothing left to evict (with --maxmemory)", "", 0, 0,
+        MetricStyle::Count, &budgetGet<&BudgetUsage::refusedWrites>, &budgetSet<&BudgetUsage::refusedWrites>, -1, false,
+        true },
+    { "used_memory_bytes", "used_memory", "bytes", 0, true, kOut | kDb,
+        "used_memory at the end of the trace, the server's own memory before the trace included (with --maxmemory)", "",
+        0, 0, MetricStyle::Count, &budgetGet<&BudgetUsage::usedBytes>, &budgetSet<&BudgetUsage::usedBytes>, -1, false,
+        true },
 };
 
 bool arenaCarries(const PointMetric& m, std::optional<bool> withArena) {
     return !withArena || !m.fromArena || *withArena;
+}
+bool budgetCarries(const PointMetric& m, std::optional<bool> withBudget) {
+    return !withBudget || !m.fromBudget || *withBudget;
 }
 
 bool levelCarries(int missLevel, std::size_t levels) {
@@ -189,24 +229,25 @@ std::span<const PointMetric> pointMetricTable() {
     return kTable;
 }
 
-std::vector<const PointMetric*> metricsWith(
-    unsigned use, std::optional<std::size_t> cacheLevels, std::optional<bool> withArena) {
+std::vector<const PointMetric*> metricsWith(unsigned use, std::optional<std::size_t> cacheLevels,
+    std::optional<bool> withArena, std::optional<bool> withBudget) {
     std::vector<const PointMetric*> out;
     for (const auto& m : kTable)
         if ((m.uses & use) == use && (!cacheLevels || levelCarries(m.missLevel, *cacheLevels))
-            && arenaCarries(m, withArena))
+            && arenaCarries(m, withArena) && budgetCarries(m, withBudget))
             out.push_back(&m);
     return out;
 }
 
 std::vector<const PointMetric*> metricsOf(unsigned use, const ThresholdPoint& point) {
-    return metricsWith(use, point.missesPerGet.size(), point.arena.has_value());
+    return metricsWith(use, point.missesPerGet.size(), point.arena.has_value(), point.budget.has_value());
 }
 
-std::vector<const PointMetric*> tableColumns(std::size_t cacheLevels, bool withArena) {
+std::vector<const PointMetric*> tableColumns(std::size_t cacheLevels, bool withArena, bool withBudget) {
     std::vector<const PointMetric*> out;
     for (const auto& m : kTable)
-        if (m.tableColumn > 0 && levelCarries(m.missLevel, cacheLevels) && arenaCarries(m, withArena))
+        if (m.tableColumn > 0 && levelCarries(m.missLevel, cacheLevels) && arenaCarries(m, withArena)
+            && budgetCarries(m, withBudget))
             out.push_back(&m);
     std::sort(out.begin(), out.end(), [](auto* a, auto* b) { return a->tableColumn < b->tableColumn; });
     return out;

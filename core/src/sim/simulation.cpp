@@ -96,6 +96,131 @@ Status replayTrace(TraceReader& trace, KeyspaceReplay& replay, ArenaReplay* slab
         timeline = sampler->finish(timelineSample(replay, *slabs, thresholds, done, lastTimeMs));
     return Ok {};
 }
+// The points of `thresholds` from a finished replay's keyspace and GETs; notes the index tables and the
+// trace's shapes in `result`.
+Expected<std::vector<ThresholdPoint>> evaluateReplay(const SimulationConfig& config,
+    const std::vector<std::uint32_t>& thresholds, const KeyspaceReplay& replay, SimulationResult& result,
+    std::stop_token stop) {
+    const auto keyspace = replay.keyspaceShapes().sorted();
+    auto gets = replay.getShapes().sorted();
+    const auto thresholdKeyspace = replay.thresholdKeyspaceShapes().sorted();
+    auto thresholdGets = replay.thresholdGetShapes().sorted();
+    result.getWeightsFromTrace = !gets.empty() || !thresholdGets.empty();
+    if (!result.getWeightsFromTrace) { // no GETs in the trace: every live key read once
+        gets = keyspace;
+        thresholdGets = thresholdKeyspace;
+    }
+    result.trace.distinctShapes = keyspace.size() + thresholdKeyspace.size();
+
+    std::vector<IndexFootprint> indexes;
+    indexes.push_back(replay.keyspaceTable().footprint(*config.allocator));
+    if (const auto* expires = replay.expiresTable(); expires && expires->entries() > 0)
+        indexes.push_back(expires->footprint(*config.allocator));
+    for (const auto& index : indexes) {
+        result.indexRehashing = result.indexRehashing || index.rehashing;
+        result.indexBuckets += index.buckets;
+        result.indexChildBuckets += static_cast<double>(index.childBuckets);
+    }
+    return evaluateThresholds(config, thresholds, keyspace, gets, thresholdKeyspace, thresholdGets, indexes, stop);
+}
+
+// The run's description, whatever the replays.
+SimulationResult resultHeader(const SimulationConfig& config, const TraceReader& trace) {
+    SimulationResult result;
+    result.traceName = trace.name();
+    result.layoutSpec = config.layout->spec();
+    result.allocatorSpec = config.allocator->spec();
+    if (const auto param = config.layout->threshold()) {
+        result.thresholdName = param->name;
+        result.configuredThreshold = param->value;
+    }
+    result.fillBatch = config.fillOnMiss;
+    return result;
+}
+
+// simulate() under a memory budget: one replay per threshold, since what each keeps depends on what its
+// keys cost, all fed from one pass over the trace.
+Expected<SimulationResult> simulateWithBudget(const SimulationConfig& config,
+    const std::vector<std::uint32_t>& thresholds, TraceReader& trace, ProgressSink* progress, std::stop_token stop) {
+    const EvictionOptions& budget = *config.eviction;
+    if (config.slabs || config.cache || config.timelineSamples)
+        return usageError("a memory budget is not modelled together with the slab model, the cache model or a "
+                          "timeline (yet): run them separately",
+            field::kMaxmemory);
+    const IndexPolicy policy = config.layout->indexPolicy();
+    if (policy.kind == IndexKind::MemcachedAssoc)
+        return usageError(fmt::format("--maxmemory is Valkey's and Redis's budget; layout '{}' is memcached's, "
+                                      "whose -m budget is not modelled yet",
+                              config.layout->spec()),
+            field::kMaxmemory);
+    const std::uint64_t stateBytes = (sizeof(KeyState) + 16) * thresholds.size();
+    if (auto ok = checkMemory(std::min(trace.keyIdLimit(), KeyspaceReplay::kMaxKeyIds) * stateBytes,
+            fmt::format("replaying {} key ids under a memory budget at {} thresholds ({} bytes of state each)",
+                trace.keyIdLimit(), thresholds.size(), stateBytes));
+        !ok) {
+        Error e = ok.error();
+        e.file = trace.name();
+        return e;
+    }
+    std::vector<std::unique_ptr<KeyspaceReplay>> replays;
+    std::vector<std::unique_ptr<ServerEviction>> budgets;
+    for (std::uint32_t t : thresholds) {
+        replays.push_back(std::make_unique<KeyspaceReplay>(policy, trace.keyIdLimit(), 0,
+            staleExpireRule(*config.layout, *config.allocator, { t }),
+            StringRewriteRule(*config.layout, *config.allocator, t)));
+        budgets.push_back(
+            std::make_unique<ServerEviction>(budget, *config.layout, *config.allocator, t, *replays.back()));
+        replays.back()->setBudget(budgets.back().get());
+        replays.back()->setFillOnMiss(config.fillOnMiss);
+    }
+    const std::uint64_t total = trace.totalRequests();
+    std::uint64_t done = 0;
+    auto replayed = forEachBatch(trace, kBatchRequests, stop, [&](std::span<const Request> batch) -> Status {
+        for (auto& replay : replays)
+            if (auto ok = replay->apply(batch, done); !ok) {
+                Error e = ok.error();
+                e.file = trace.name();
+                return e;
+            }
+        done += batch.size();
+        if (progress && (done / kBatchRequests) % 16 == 0)
+            progress->progress(total ? static_cast<double>(done) / static_cast<double>(total) : -1.0, done);
+        return Ok {};
+    });
+    if (!replayed)
+        return replayed.error();
+
+    SimulationResult result = resultHeader(config, trace);
+    result.budgetPolicy = fmt::format("{}, {} samples", evictionPolicyName(budget.policy), budget.samples);
+    if (budget.policy == EvictionPolicy::AllKeysLfu || budget.policy == EvictionPolicy::VolatileLfu)
+        result.budgetPolicy
+            += fmt::format(", lfu-log-factor {}, lfu-decay-time {}", budget.lfuLogFactor, budget.lfuDecayMinutes);
+    result.budgetBaseBytes = budget.baseBytes;
+    for (std::size_t i = 0; i < thresholds.size(); ++i) {
+        KeyspaceReplay& replay = *replays[i];
+        replay.finish(); // fills still pending at the end are made first
+        BudgetUsage usage;
+        usage.maxmemoryBytes = budget.maxmemoryBytes;
+        usage.getHits = replay.summary().getHits;
+        usage.getMisses = replay.summary().getMisses;
+        usage.fills = replay.summary().fills;
+        usage.evictedKeys = replay.summary().evictedKeys;
+        usage.refusedWrites = replay.summary().refusedWrites;
+        usage.usedBytes = budgets[i]->usedBytes();
+        // The first threshold's replay describes the trace and the index tables in the result.
+        SimulationResult scratch;
+        SimulationResult& described = i == 0 ? result : scratch;
+        described.trace = replay.summary();
+        auto points = evaluateReplay(config, { thresholds[i] }, replay, described, stop);
+        if (!points)
+            return points.error();
+        points->front().budget = usage;
+        result.points.push_back(std::move(points->front()));
+    }
+    if (progress)
+        progress->progress(1.0, done);
+    return result;
+}
 } // namespace
 
 ShapeCost costOf(
@@ -188,6 +313,8 @@ Expected<SimulationResult> simulate(
             fmt::format("layout '{}' has no embed threshold to vary", config.layout->spec()), field::kThresholds);
     if (thresholds.empty())
         thresholds.push_back(thresholdParam ? thresholdParam->value : 0);
+    if (config.eviction)
+        return simulateWithBudget(config, thresholds, trace, progress, stop);
 
     const IndexPolicy policy = config.layout->indexPolicy();
     // The buffer a value is first unshared into is decided at one threshold (StringRewriteRule): the run's
@@ -209,6 +336,7 @@ Expected<SimulationResult> simulate(
     KeyspaceReplay replay(policy, trace.keyIdLimit(), config.cache ? config.cacheSampleGets : 0,
         staleExpireRule(*config.layout, *config.allocator, thresholds),
         StringRewriteRule(*config.layout, *config.allocator, stringThreshold));
+    replay.setFillOnMiss(config.fillOnMiss);
     std::unique_ptr<ArenaReplay> slabs;
     if (config.slabs) {
         auto made = makeArenaReplay(*config.layout, *config.allocator, thresholds, replay, *config.slabs);
@@ -226,37 +354,9 @@ Expected<SimulationResult> simulate(
     if (slabs)
         slabs->settled();
 
-    SimulationResult result;
-    result.traceName = trace.name();
-    result.layoutSpec = config.layout->spec();
-    result.allocatorSpec = config.allocator->spec();
-    if (thresholdParam) {
-        result.thresholdName = thresholdParam->name;
-        result.configuredThreshold = thresholdParam->value;
-    }
+    SimulationResult result = resultHeader(config, trace);
     result.trace = replay.summary();
-    const auto keyspace = replay.keyspaceShapes().sorted();
-    auto gets = replay.getShapes().sorted();
-    const auto thresholdKeyspace = replay.thresholdKeyspaceShapes().sorted();
-    auto thresholdGets = replay.thresholdGetShapes().sorted();
-    result.getWeightsFromTrace = !gets.empty() || !thresholdGets.empty();
-    if (!result.getWeightsFromTrace) { // no GETs in the trace: every live key read once
-        gets = keyspace;
-        thresholdGets = thresholdKeyspace;
-    }
-    result.trace.distinctShapes = keyspace.size() + thresholdKeyspace.size();
-
-    std::vector<IndexFootprint> indexes;
-    indexes.push_back(replay.keyspaceTable().footprint(*config.allocator));
-    if (const auto* expires = replay.expiresTable(); expires && expires->entries() > 0)
-        indexes.push_back(expires->footprint(*config.allocator));
-    for (const auto& index : indexes) {
-        result.indexRehashing = result.indexRehashing || index.rehashing;
-        result.indexBuckets += index.buckets;
-        result.indexChildBuckets += static_cast<double>(index.childBuckets);
-    }
-    auto points
-        = evaluateThresholds(config, thresholds, keyspace, gets, thresholdKeyspace, thresholdGets, indexes, stop);
+    auto points = evaluateReplay(config, thresholds, replay, result, stop);
     if (!points)
         return points.error();
     result.points = std::move(*points);
@@ -273,6 +373,8 @@ Expected<SimulationResult> simulate(
         }
     }
     if (config.cache) {
+        const auto keyspace = replay.keyspaceShapes().sorted();
+        const auto thresholdKeyspace = replay.thresholdKeyspaceShapes().sorted();
         // Every live key's shape must be in the list the cache model places from.
         std::vector<ShapeHistogram::Entry> merged;
         if (!thresholdKeyspace.empty()) {

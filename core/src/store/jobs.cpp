@@ -198,6 +198,15 @@ Expected<SimulationJobOutcome> runSimulationJob(
             parameters.slabModel = *config.slabs;
             parameters.timelineSamples = config.timelineSamples;
         }
+        if (config.eviction) {
+            const EvictionOptions& e = *config.eviction;
+            parameters.extra["budget"]
+                = { { "maxmemory_bytes", e.maxmemoryBytes }, { "policy", evictionPolicyName(e.policy) },
+                      { "maxmemory_samples", e.samples }, { "lfu_log_factor", e.lfuLogFactor },
+                      { "lfu_decay_time", e.lfuDecayMinutes }, { "base_bytes", e.baseBytes }, { "seed", e.seed } };
+        }
+        if (config.fillOnMiss)
+            parameters.extra["fill_batch"] = config.fillOnMiss;
         RunRecord record;
         record.kind = job.kind;
         record.traceId = *traceId;

@@ -467,6 +467,9 @@ Status ResultsDb::completeRun(std::int64_t runId, const SimulationResult& result
             replay["cache"] = summary["cache"];
         if (summary.contains("slab_model"))
             replay["slab_model"] = summary["slab_model"];
+        for (const char* key : { "budget", "fill_batch" })
+            if (summary.contains(key))
+                replay[key] = summary[key];
         if (auto ok = markComplete(runId, replay.dump()); !ok)
             return ok;
         // A trace first seen by a run has no counts yet: take them from the replay.

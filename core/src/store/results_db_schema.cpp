@@ -157,6 +157,17 @@ CREATE TABLE timeline (
   PRIMARY KEY (run_id, sample_index, point_index)
 );
 )SQL",
+    // 6 -> 7: a memory budget's figures per point (NULL: the run had no --maxmemory).
+    R"SQL(
+ALTER TABLE points ADD COLUMN maxmemory_bytes INTEGER;
+ALTER TABLE points ADD COLUMN hit_ratio REAL;
+ALTER TABLE points ADD COLUMN get_hits INTEGER;
+ALTER TABLE points ADD COLUMN get_misses INTEGER;
+ALTER TABLE points ADD COLUMN fills INTEGER;
+ALTER TABLE points ADD COLUMN evicted_keys INTEGER;
+ALTER TABLE points ADD COLUMN refused_writes INTEGER;
+ALTER TABLE points ADD COLUMN used_memory_bytes INTEGER;
+)SQL",
 };
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kMigrationCount == kResultsSchemaVersion, "one migration per schema version");

@@ -4,12 +4,57 @@
 #include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/report/get_time.h"
 #include "layoutlab/sim/arena_replay.h"
+#include "layoutlab/spec.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
 namespace layoutlab {
+
+namespace {
+
+// The request's memory budget and look-aside filling into the job's configuration.
+Status addBudget(const SimulationRequest& request, SimulationJob& job) {
+    if (request.fillBatch == 0)
+        return usageError("a fill batch holds at least one request", field::kFillOnMiss);
+    if (request.fillOnMiss.value_or(false))
+        job.config.fillOnMiss = request.fillBatch;
+    const bool budgetAsked = request.evictionPolicy != "noeviction" || request.maxmemorySamples != 5
+        || request.lfuLogFactor != 10 || request.lfuDecayTime != 1 || !request.baseMemory.empty();
+    if (request.maxmemory.empty()) {
+        if (budgetAsked)
+            return usageError(
+                "an eviction policy, its settings and the base memory need a budget (--maxmemory)", field::kMaxmemory);
+        return Ok {};
+    }
+    auto made = makeEvictionOptions(request.maxmemory, request.evictionPolicy, request.maxmemorySamples,
+        request.lfuLogFactor, request.lfuDecayTime);
+    if (!made)
+        return made.error();
+    EvictionOptions budget = std::move(*made);
+    budget.seed = request.evictionSeed;
+    if (!request.baseMemory.empty()) {
+        auto base = parseMemorySize(request.baseMemory, field::kMaxmemory);
+        if (!base)
+            return base.error();
+        budget.baseBytes = *base;
+    }
+    if (budget.baseBytes >= budget.maxmemoryBytes)
+        return usageError(fmt::format("maxmemory {} bytes leaves nothing for keys: the server holds {} bytes before "
+                                      "the trace",
+                              budget.maxmemoryBytes, budget.baseBytes),
+            field::kMaxmemory);
+    if (job.config.layout->indexPolicy().kind == IndexKind::MemcachedAssoc)
+        return usageError(fmt::format("--maxmemory is Valkey's and Redis's budget; layout '{}' is memcached's, whose "
+                                      "-m budget is not modelled yet",
+                              job.config.layout->spec()),
+            field::kMaxmemory);
+    job.config.eviction = std::move(budget);
+    return Ok {};
+}
+
+} // namespace
 
 Expected<SimulationJob> buildSimulationJob(const SimulationRequest& request) {
     auto models = parseLayoutAndAllocator(request.layout, request.allocator);
@@ -94,6 +139,8 @@ Expected<SimulationJob> buildSimulationJob(const SimulationRequest& request) {
         return usageError(fmt::format("a prefetch batch holds 0 to {} keys (prefetch-batch-max-size), got {}",
                               kMaxPrefetchBatch, *request.prefetchBatch),
             field::kPrefetchBatch);
+    if (auto ok = addBudget(request, job); !ok)
+        return ok.error();
     job.overlappedLookups = overlappedLookups(
         request.getPipeline, request.prefetchBatch.value_or(job.config.layout->queuedKeyPrefetchBatch()));
     return job;

@@ -52,6 +52,8 @@ Expected<StoredRun> loadStoredRun(ResultsDb& db, std::int64_t runId) {
         r.trace.ttlKeys = u("ttl_keys");
         r.trace.distinctShapes = u("distinct_shapes");
         r.trace.unwrittenKeyDeletes = u("unwritten_key_deletes");
+        r.trace.fills = u("fills");
+        r.trace.unfillableMisses = u("unfillable_misses");
         if (t.contains("requests_by_op"))
             for (int op = 0; op < kOpCount; ++op)
                 if (t["requests_by_op"].contains(std::string(opName(static_cast<Op>(op)))))
@@ -66,6 +68,11 @@ Expected<StoredRun> loadStoredRun(ResultsDb& db, std::int64_t runId) {
             r.slabTable = replay["slab_model"].value("size_classes", std::string());
             r.slabThreadCache = replay["slab_model"].value("thread_cache", false);
         }
+        if (replay.contains("budget")) {
+            r.budgetPolicy = replay["budget"].value("policy", std::string());
+            r.budgetBaseBytes = replay["budget"].value("base_bytes", std::uint64_t { 0 });
+        }
+        r.fillBatch = replay.value("fill_batch", std::uint32_t { 0 });
         if (replay.contains("cache")) {
             r.cacheGeometry = replay["cache"].value("geometry", std::string());
             r.cacheStartRegions = replay["cache"].value("start_regions", std::string());

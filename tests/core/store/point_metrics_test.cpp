@@ -107,7 +107,7 @@ TEST_F(PointMetricsTest, JsonAndCsvCarryExactlyTheOutputMetricsAPointHas) {
             const std::size_t levels = result.points.front().missesPerGet.size();
             std::set<std::string> expected { "threshold", "size_classes" };
             std::string csvHeader = "threshold";
-            for (const auto* m : metricsWith(kMetricOutput, levels, slabs)) {
+            for (const auto* m : metricsWith(kMetricOutput, levels, slabs, false)) {
                 expected.insert(std::string(m->name));
                 csvHeader += "," + std::string(m->name);
             }

@@ -89,6 +89,8 @@ struct SettleOptions {
 };
 Expected<SettleReport> waitUntilSettled(RespClient& client, const SettleOptions& options = {});
 Expected<std::uint64_t> usedMemory(RespClient& client);
+// One figure of MEMORY STATS (clients.normal, overhead.hashtable.main, ...); nothing when the server has none.
+Expected<std::optional<std::uint64_t>> memoryStatsField(RespClient& client, std::string_view name);
 Expected<std::uint64_t> keyCount(RespClient& client);
 
 // Applies the trace's writes in order: SET (NX for add, XX for replace, EX for a TTL, KEEPTTL where the

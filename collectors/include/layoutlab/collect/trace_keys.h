@@ -49,6 +49,7 @@ struct KeyRequest {
     std::string_view key;
     std::uint32_t valueBytes = 0;
     bool set = false;
+    bool del = false; // a DEL instead (a look-aside cache drive's trace may hold them)
 };
 
 } // namespace layoutlab

@@ -10,12 +10,14 @@
 
 #include "layoutlab/collect/engine_server.h"
 #include "layoutlab/collect/layout_calibration.h"
+#include "layoutlab/collect/look_aside.h"
 #include "layoutlab/collect/memcached_driver.h"
 #include "layoutlab/collect/resp_driver.h"
 #include "layoutlab/collect/run_phase.h"
 #include "layoutlab/import/importer.h"
 #include "layoutlab/progress.h"
 #include "layoutlab/sim/cache_model.h"
+#include "layoutlab/sim/eviction.h"
 #include "layoutlab/sim/results.h"
 #include "layoutlab/store/results_db.h"
 
@@ -59,6 +61,11 @@ struct DriveRequest {
     // valkey, redis: run the cache model with the prediction (its misses per GET), as an engine sweep's
     // predicted GET throughput change needs (EngineSweepRequest::latencies).
     std::optional<CacheGeometry> cache;
+    // valkey, redis: a cache drive. The server runs under this budget (maxmemory and its policy, set with
+    // CONFIG SET) and the trace is sent as a look-aside cache's client sends it, in batches of `pipeline`
+    // requests (layoutlab/collect/look_aside.h); its hit ratio and evictions go beside the predicted, which
+    // starts from the server's own used_memory and reads the clock the drive ran on.
+    std::optional<EvictionOptions> budget;
     std::string toolVersion;
     // Notes and warnings on the way (the model chosen, a calibration, a server that did not settle).
     std::function<void(const std::string&)> notice;
@@ -114,6 +121,26 @@ struct DriveAllocatorFigures {
     }
 };
 
+// A cache drive's figures (DriveRequest::budget): what the client sent and saw, the server's counters
+// after it (INFO stats keyspace_hits, keyspace_misses, evicted_keys; DBSIZE; used_memory), and the budget.
+struct DriveBudgetFigures {
+    std::uint64_t maxmemoryBytes = 0;
+    std::string policy;
+    std::uint64_t baseBytes = 0; // used_memory before the trace, counted by the prediction
+    LookAsideReport sent;
+    std::uint64_t keyspaceHits = 0;
+    std::uint64_t keyspaceMisses = 0;
+    std::uint64_t evictedKeys = 0;
+    // MEMORY STATS clients.normal before and after the drive: the clients' buffers, part of used_memory.
+    std::uint64_t clientsBefore = 0;
+    std::uint64_t clientsAfter = 0;
+
+    double measuredHitRatio() const {
+        const std::uint64_t gets = keyspaceHits + keyspaceMisses;
+        return gets ? static_cast<double>(keyspaceHits) / static_cast<double>(gets) : 0.0;
+    }
+};
+
 struct DriveReport {
     std::string trace;
     std::string engine; // valkey, redis, memcached (as the server says)
@@ -138,6 +165,7 @@ struct DriveReport {
     // model starts from them.
     std::vector<JemallocArenaModel::StartBin> startBins;
     std::optional<RunPhaseResult> run;
+    std::optional<DriveBudgetFigures> budget; // a cache drive's
     SimulationResult prediction;
     // Measured: used_memory's growth per key (memcached: slab-chunk bytes per item). Predicted: the
     // model's bytes per key (memcached: chunk bytes per item, without the hash index, as measured).
@@ -151,6 +179,12 @@ struct DriveReport {
         return measuredBytesPerKey != 0 ? (predictedBytesPerKey - measuredBytesPerKey) / measuredBytesPerKey : 0;
     }
     bool isMemcached() const { return engine == "memcached"; }
+    // A cache drive's predicted hit ratio (0 without one).
+    double predictedHitRatio() const {
+        return !prediction.points.empty() && prediction.points.front().budget
+            ? prediction.points.front().budget->hitRatio()
+            : 0.0;
+    }
 };
 
 // Runs the drive, storing a prediction run and a measured run in `db` when not null. A stop request

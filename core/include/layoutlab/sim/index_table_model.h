@@ -31,11 +31,23 @@ struct IndexFootprint {
     std::vector<IndexAllocation> parts;
 };
 
+// Asked before a table takes a new array: a server under maxmemory refuses one that would take it over
+// the limit, unless the table is already too full (Valkey hashtable.c resize -> type->resizeAllowed,
+// server.c hashtableResizeAllowed; Redis 7.0 dict.c dictTypeExpandAllowed -> server.c dictExpandAllowed).
+class IndexGrowthGate {
+public:
+    virtual ~IndexGrowthGate() = default;
+    // Whether `moreBytes` more stay within the budget (evict.c overMaxmemoryAfterAlloc, negated).
+    virtual bool allowsAllocation(std::uint64_t moreBytes) = 0;
+};
+
 class IndexTableModel {
 public:
     explicit IndexTableModel(IndexKind kind); // the engine's own geometry
     IndexTableModel(IndexKind kind, const IndexParams& params);
 
+    // Consulted before every resize from now on (nullptr: none, as without maxmemory).
+    void setGrowthGate(IndexGrowthGate* gate) { m_gate = gate; }
     void insert(); // a new entry (the engine looks the key up first, which may advance rehashing)
     void erase();
     // A read access: findBucket -> rehashStepOnReadIfNeeded / dictFind -> _dictRehashStep.
@@ -69,6 +81,8 @@ private:
     void rehashStep();
     void resize(std::uint64_t minCapacity);
     bool shrinkIfNeeded();
+    // Whether the gate lets the table move to `buckets` top-level buckets for `minCapacity` entries.
+    bool gateAllows(std::uint64_t buckets, std::uint64_t minCapacity) const;
     std::uint64_t bucketsFor(std::uint64_t minCapacity) const;
 
     IndexKind m_kind;
@@ -77,6 +91,7 @@ private:
     std::uint64_t m_buckets = 0; // table 0
     std::uint64_t m_targetBuckets = 0; // table 1 while rehashing, else 0
     double m_rehashIndex = 0; // buckets of table 0 already moved
+    IndexGrowthGate* m_gate = nullptr;
 };
 
 } // namespace layoutlab

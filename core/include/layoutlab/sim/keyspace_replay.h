@@ -86,6 +86,21 @@ public:
     virtual void prefetch(const Request& /*ahead*/) { }
 };
 
+class KeyspaceReplay;
+
+// A memory budget the replay keeps to (sim/eviction.h): told of every change as an observer is, of every
+// GET hit, and asked before every request to make room, as a server with maxmemory asks before every
+// command (server.c processCommand -> evict.c performEvictions).
+class KeyspaceBudget : public KeyspaceObserver, public IndexGrowthGate {
+public:
+    // A GET found `keyId` (db.c lookupKey: the key's LRU/LFU field is touched).
+    virtual void read(std::uint32_t keyId) = 0;
+    // Before request `requestNumber` (from 1; at `timeMs` on the trace's clock): evicts keys through
+    // KeyspaceReplay::evict until the keyspace is within the budget. False when it is not and cannot be:
+    // the replay then refuses the write commands (EVICT_FAIL: OOM for commands flagged denyoom).
+    virtual bool makeRoom(KeyspaceReplay& replay, std::uint64_t requestNumber, std::uint64_t timeMs) = 0;
+};
+
 // For layouts whose objects keep a removed TTL's expire field (LayoutModel::tracksStaleExpire): up to
 // which threshold a key's stale field survives an overwrite (LayoutModel::staleExpireKeptBelow), as the
 // run's thresholds see it. A bound between two of them acts as the higher one, so the bound is kept as
@@ -166,11 +181,34 @@ public:
     std::vector<std::uint32_t> getSample() const;
     // Receives every change from now on (nullptr: none). The observer must outlive the replay.
     void setObserver(KeyspaceObserver* observer) { m_observer = observer; }
+    // Keeps the keyspace within `budget` from now on; the budget is also the observer (it replaces one),
+    // and is asked before the index tables grow.
+    void setBudget(KeyspaceBudget* budget) {
+        m_budget = budget;
+        m_observer = budget;
+        m_table.setGrowthGate(budget);
+        m_expires.setGrowthGate(budget);
+    }
+    // Look-aside filling: a GET that misses is followed by a SET of the key, as a cache's client does
+    // (the GET's value size when the trace gives one, else the key's last). With `batch` above 1 the
+    // misses of each `batch` requests are filled after them, as a client that pipelines its GETs does.
+    // 0: no filling.
+    void setFillOnMiss(std::uint32_t batch) { m_fillBatch = batch; }
+    // Removes a live key for the budget (an eviction).
+    void evict(std::uint32_t keyId);
 
 private:
     // The simulator's replay is compiled without observer calls (Observed = false): the reference
     // engine's observer costs the hot loop nothing when absent.
     template <bool Observed> Status applyBatch(std::span<const Request> batch, std::uint64_t firstRequestNumber);
+    // One request, after the clock and the budget have been seen to.
+    template <bool Observed> void applyOne(KeyState& key, const Request& r);
+    // Whether the budget refuses a write now (`r` is one of the commands a server flags denyoom).
+    static bool deniedOnOom(Op op) {
+        return op != Op::Get && op != Op::Delete && op != Op::Expire && op != Op::Persist && op != Op::Other;
+    }
+    template <bool Observed> void queueFill(const KeyState& key, const Request& r);
+    template <bool Observed> void applyFills(std::uint64_t requestNumber);
     template <bool Observed> void write(KeyState& key, const Request& r, std::uint32_t valueBytes, ValueKind kind);
     template <bool Observed>
     void setTtl(KeyState& key, std::uint32_t keyId, std::uint64_t nowSeconds, std::uint32_t ttlSeconds);
@@ -212,6 +250,10 @@ private:
     std::uint64_t m_getRingNext = 0;
     TraceSummary m_summary;
     KeyspaceObserver* m_observer = nullptr;
+    KeyspaceBudget* m_budget = nullptr;
+    bool m_writesRefused = false; // the budget's answer before the current request
+    std::uint32_t m_fillBatch = 0;
+    std::vector<Request> m_pendingFills;
     std::uint64_t m_observedSecond = 0; // the last second the observer was told of
     std::optional<StaleExpireRule> m_staleExpire;
     std::optional<StringRewriteRule> m_strings;

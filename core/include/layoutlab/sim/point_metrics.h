@@ -54,6 +54,7 @@ struct PointMetric {
     void (*set)(ThresholdPoint&, double);
     int missLevel = -1; // 0: L1, 1: L2, 2: the last level; -1: not a cache-model metric
     bool fromArena = false; // the slab model's (ThresholdPoint::arena): no value without it
+    bool fromBudget = false; // a memory budget's (ThresholdPoint::budget): no value without it
 };
 
 // Every metric, in table order.
@@ -66,14 +67,15 @@ std::string bytesText(double bytes, int decimalsBelowTen = 1);
 // that many cache levels carries are included (two levels: L1 and LLC; three: L1, L2, LLC; other counts:
 // none); without it, all of them.
 // With `withArena` given, the slab model's metrics are included only when it is true.
+// With `withBudget` given, a memory budget's metrics are included only when it is true.
 std::vector<const PointMetric*> metricsWith(unsigned use, std::optional<std::size_t> cacheLevels = std::nullopt,
-    std::optional<bool> withArena = std::nullopt);
+    std::optional<bool> withArena = std::nullopt, std::optional<bool> withBudget = std::nullopt);
 // The metrics a point carries: its cache levels' misses, the slab model's figures when it has them.
 std::vector<const PointMetric*> metricsOf(unsigned use, const ThresholdPoint& point);
 
 // The human table's columns in their order, of those a point with `cacheLevels` levels (and the slab
 // model's figures, `withArena`) carries.
-std::vector<const PointMetric*> tableColumns(std::size_t cacheLevels, bool withArena = false);
+std::vector<const PointMetric*> tableColumns(std::size_t cacheLevels, bool withArena = false, bool withBudget = false);
 
 // The metric of that name, or nullptr.
 const PointMetric* findPointMetric(std::string_view name);

@@ -49,6 +49,24 @@ struct ArenaUsage {
     auto operator<=>(const ArenaUsage&) const = default;
 };
 
+// What a memory budget did at one threshold (sim --maxmemory): the cache's figures over the trace, the
+// keys it held at the end being the point's keys.
+struct BudgetUsage {
+    std::uint64_t maxmemoryBytes = 0;
+    std::uint64_t getHits = 0;
+    std::uint64_t getMisses = 0;
+    std::uint64_t fills = 0; // SETs after GET misses (look-aside filling)
+    std::uint64_t evictedKeys = 0;
+    std::uint64_t refusedWrites = 0; // write commands answered OOM (noeviction, or nothing left to evict)
+    std::uint64_t usedBytes = 0; // used_memory at the end of the trace, the server's base included
+
+    double hitRatio() const {
+        const std::uint64_t gets = getHits + getMisses;
+        return gets ? static_cast<double>(getHits) / static_cast<double>(gets) : 0.0;
+    }
+    auto operator<=>(const BudgetUsage&) const = default;
+};
+
 struct ThresholdPoint {
     std::uint32_t threshold = 0; // 0 when the layout has none
     std::uint64_t keys = 0;
@@ -72,6 +90,7 @@ struct ThresholdPoint {
     std::vector<double> missesPerGet;
     std::vector<SizeClassUsage> sizeClasses; // sorted by class
     std::optional<ArenaUsage> arena; // with the slab model only
+    std::optional<BudgetUsage> budget; // with a memory budget only
 };
 
 struct TraceSummary {
@@ -90,6 +109,12 @@ struct TraceSummary {
     std::uint64_t unseenKeyRewrites = 0;
     // DELETEs of key ids the trace never wrote before (a capture that began with them in the server).
     std::uint64_t unwrittenKeyDeletes = 0;
+    // With look-aside filling: SETs made after GET misses; misses of keys never written (nothing to fill).
+    std::uint64_t fills = 0;
+    std::uint64_t unfillableMisses = 0;
+    // With a memory budget: keys evicted, and write commands refused (OOM).
+    std::uint64_t evictedKeys = 0;
+    std::uint64_t refusedWrites = 0;
 };
 
 // The keyspace and the allocator's memory at one point of the trace (sim --timeline, with the slab
@@ -123,6 +148,11 @@ struct SimulationResult {
     // "emulated" (sc.c's construction); empty when the slab model did not run.
     std::string slabTable;
     bool slabThreadCache = false; // the slab model put a thread cache in front of the arena
+    // With a memory budget: the policy, its settings and the server's own memory, as "allkeys-lru, 5 samples"
+    // (empty without one); and the fill batch of look-aside filling (0: none).
+    std::string budgetPolicy;
+    std::uint64_t budgetBaseBytes = 0;
+    std::uint32_t fillBatch = 0;
     std::vector<ThresholdPoint> points;
     // With a timeline asked for: samples at even steps of the trace's requests, the last at its end.
     std::vector<TimelineSample> timeline;

@@ -11,6 +11,7 @@
 #include "layoutlab/progress.h"
 #include "layoutlab/sim/arena_replay.h"
 #include "layoutlab/sim/cache_model.h"
+#include "layoutlab/sim/eviction.h"
 #include "layoutlab/sim/keyspace_replay.h"
 #include "layoutlab/sim/results.h"
 #include "layoutlab/trace/trace_reader.h"
@@ -58,6 +59,12 @@ struct SimulationConfig {
     // With the slab model: how many times to sample the live keys and each threshold's allocated and
     // active bytes along the trace (SimulationResult::timeline; 0: none).
     std::uint32_t timelineSamples = 0;
+    // A memory budget (sim/eviction.h): each threshold's keyspace is kept within it by its own replay,
+    // evicting as the server would; each point gets what the cache achieved (ThresholdPoint::budget).
+    std::optional<EvictionOptions> eviction;
+    // Look-aside filling (KeyspaceReplay::setFillOnMiss): GET misses are followed by SETs, in batches of
+    // this many requests (0: none; 1: right after each miss).
+    std::uint32_t fillOnMiss = 0;
 };
 
 // The most samples a timeline takes.

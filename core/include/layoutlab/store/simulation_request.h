@@ -56,6 +56,20 @@ struct SimulationRequest {
     // With `slabs` and an allocator the slab model does not cover (memcached's): a usage error (false), or
     // the run without it (true: several layouts side by side, some of them memcached's).
     bool slabsWhereCovered = false;
+    // A memory budget (SimulationConfig::eviction): maxmemory as the server reads it ("64mb"; empty: none),
+    // the policy (the server's default: noeviction), its settings, and the server's own used_memory before
+    // the trace (`baseMemory`, as typed; empty: none counted).
+    std::string maxmemory;
+    std::string evictionPolicy = "noeviction";
+    std::uint32_t maxmemorySamples = 5;
+    std::uint32_t lfuLogFactor = 10;
+    std::uint32_t lfuDecayTime = 1;
+    std::string baseMemory;
+    std::uint64_t evictionSeed = 1;
+    // Look-aside filling (unset: off); `fillBatch` requests' misses are filled after them (1: each right
+    // after its miss).
+    std::optional<bool> fillOnMiss;
+    std::uint32_t fillBatch = 1;
     std::string kind = "sweep"; // sim, sweep or advise, as stored with the run
     std::string toolVersion;
     std::string extraParametersJson = "{}";

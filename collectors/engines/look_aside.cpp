@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: MIT
+#include "layoutlab/collect/look_aside.h"
+
+#include "layoutlab/collect/trace_keys.h"
+
+#include <chrono>
+#include <fmt/format.h>
+
+namespace layoutlab {
+
+namespace {
+
+std::uint64_t unixSecondNow() {
+    return static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+}
+
+// The wall clock as the simulator takes it: which request each new second began at.
+class ClockRecord {
+public:
+    explicit ClockRecord(LookAsideReport& report)
+        : m_report(report) { }
+    void sendingFrom(std::uint64_t requestNumber) {
+        const std::uint64_t now = unixSecondNow();
+        if (!m_started) {
+            m_started = true;
+            m_report.clockStartSecond = m_second = now;
+            return;
+        }
+        for (; m_second < now; ++m_second)
+            m_report.secondStarts.push_back(requestNumber);
+    }
+
+private:
+    LookAsideReport& m_report;
+    bool m_started = false;
+    std::uint64_t m_second = 0;
+};
+
+} // namespace
+
+Expected<LookAsideReport> driveLookAside(RespClient& client, TraceReader& trace, std::size_t batch,
+    const std::function<void(std::uint64_t)>& progress, std::stop_token stop) {
+    if (batch == 0)
+        return usageError("a look-aside drive needs batches of at least one request");
+    LookAsideReport report;
+    ClockRecord clock(report);
+    std::vector<std::uint32_t> lastSize; // by key id: the value size last written (0: never)
+    std::vector<std::string> names;
+    std::vector<KeyRequest> requests;
+    std::vector<std::uint32_t> ids;
+    std::vector<std::string> fillNames;
+    std::vector<KeyRequest> fills;
+    const auto started = std::chrono::steady_clock::now();
+    std::vector<Request> chunk(batch);
+    while (true) {
+        if (stop.stop_requested())
+            return cancelledError();
+        // A whole batch, whatever pieces the reader hands out: the simulator fills after every `batch` requests.
+        std::size_t got = 0;
+        while (got < batch) {
+            auto part = trace.read(std::span<Request>(chunk).subspan(got));
+            if (!part)
+                return part.error();
+            if (*part == 0)
+                break;
+            got += *part;
+        }
+        const std::size_t n = got;
+        if (got == 0)
+            break;
+        names.clear();
+        requests.clear();
+        ids.clear();
+        for (std::size_t i = 0; i < n; ++i) {
+            const Request& r = chunk[i];
+            const std::uint64_t number = report.requests + i + 1;
+            if (r.op != Op::Get && r.op != Op::Set && r.op != Op::Delete)
+                return dataError(fmt::format(
+                    "request {}: a look-aside drive sends GETs, SETs and DELs, not {}", number, opName(r.op)));
+            if (r.op == Op::Set && (r.ttlSeconds != 0 || r.kind != ValueKind::String))
+                return dataError(
+                    fmt::format("request {}: a look-aside drive sends plain string SETs without a TTL", number));
+            if (r.keyId >= lastSize.size())
+                lastSize.resize(std::max<std::size_t>(std::size_t { r.keyId } + 1, lastSize.size() * 2));
+            if (r.op == Op::Set || (r.op == Op::Get && r.valueBytes != 0))
+                lastSize[r.keyId] = r.valueBytes;
+            names.push_back(traceKeyName(r.keyId, r.keyBytes));
+            ids.push_back(r.keyId);
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+            const Request& r = chunk[i];
+            KeyRequest k { names[i], r.valueBytes, r.op == Op::Set, r.op == Op::Delete };
+            requests.push_back(k);
+            report.gets += r.op == Op::Get ? 1 : 0;
+            report.sets += r.op == Op::Set ? 1 : 0;
+            report.deletes += r.op == Op::Delete ? 1 : 0;
+        }
+        clock.sendingFrom(report.requests + 1);
+        if (auto ok = client.sendRequests(requests); !ok)
+            return ok.error();
+        auto outcomes = client.receiveOutcomes(requests);
+        if (!outcomes)
+            return outcomes.error();
+        fillNames.clear();
+        fills.clear();
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto outcome = (*outcomes)[i];
+            if (outcome == RespClient::Outcome::OutOfMemory)
+                ++report.refusedWrites;
+            if (!requests[i].set && !requests[i].del) {
+                if (outcome == RespClient::Outcome::Done) {
+                    ++report.hits;
+                } else if (lastSize[ids[i]] == 0 && chunk[i].valueBytes == 0) {
+                    ++report.unfillableMisses;
+                } else {
+                    fillNames.push_back(names[i]);
+                    fills.push_back({ {}, chunk[i].valueBytes ? chunk[i].valueBytes : lastSize[ids[i]], true, false });
+                }
+            }
+        }
+        for (std::size_t i = 0; i < fills.size(); ++i) // names settle once the vector stops growing
+            fills[i].key = fillNames[i];
+        report.requests += n;
+        if (!fills.empty()) {
+            if (auto ok = client.sendRequests(fills); !ok)
+                return ok.error();
+            auto filled = client.receiveOutcomes(fills);
+            if (!filled)
+                return filled.error();
+            for (const auto outcome : *filled)
+                report.refusedWrites += outcome == RespClient::Outcome::OutOfMemory ? 1 : 0;
+            report.fills += fills.size();
+        }
+        if (progress)
+            progress(report.requests);
+    }
+    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return report;
+}
+
+} // namespace layoutlab

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// A trace sent to a Valkey or Redis server as a look-aside cache's client sends it: GETs, and for each GET
+// that misses a SET of the key; the trace's own SETs and DELs as they are. Batches of `batch` requests are
+// pipelined, then the batch's misses are filled, pipelined too: the order the simulator's look-aside
+// filling replays (SimulationConfig::fillOnMiss = batch). The wall clock the server read is recorded,
+// for the simulator's LRU and LFU clock (EvictionOptions::secondStarts).
+
+#include "layoutlab/collect/resp_client.h"
+#include "layoutlab/trace/trace_reader.h"
+
+#include <functional>
+#include <stop_token>
+#include <vector>
+
+namespace layoutlab {
+
+struct LookAsideReport {
+    std::uint64_t requests = 0; // the trace's
+    std::uint64_t gets = 0;
+    std::uint64_t hits = 0; // GETs answered with a value (as the client saw them)
+    std::uint64_t sets = 0; // the trace's own SETs
+    std::uint64_t deletes = 0;
+    std::uint64_t fills = 0; // SETs after misses
+    std::uint64_t unfillableMisses = 0; // misses of keys the trace never gave a size
+    std::uint64_t refusedWrites = 0; // SETs answered OOM
+    double seconds = 0;
+    // The wall clock: the first request was sent in second `clockStartSecond` (Unix time); each entry of
+    // `secondStarts` is the request number (from 1) of the first batch sent in the next second.
+    std::uint64_t clockStartSecond = 0;
+    std::vector<std::uint64_t> secondStarts;
+};
+
+// Sends the trace (GET, SET without TTL, DELETE only: anything else is refused with the request's number).
+// `progress` gets the requests sent so far.
+Expected<LookAsideReport> driveLookAside(RespClient& client, TraceReader& trace, std::size_t batch,
+    const std::function<void(std::uint64_t)>& progress = {}, std::stop_token stop = {});
+
+} // namespace layoutlab

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT
+// A cache drive (DriveRequest::budget): a Valkey or Redis server under maxmemory, sent the trace as a
+// look-aside cache's client sends it, its hit ratio and evictions beside the simulator's for the same
+// budget, clock and fill order.
+
+#include "drive_steps.h"
+
+#include <fmt/format.h>
+
+namespace layoutlab::drive {
+
+namespace {
+
+Expected<std::uint64_t> infoNumber(const std::map<std::string, std::string>& info, const std::string& field) {
+    const auto it = info.find(field);
+    if (it == info.end())
+        return dataError(fmt::format("the server's INFO has no {}", field));
+    return std::stoull(it->second);
+}
+
+} // namespace
+
+Status driveBudget(const DriveRequest& r, RespClient& client, const LayoutAndAllocator& models, DriveReport& report,
+    MeasuredRuns& runs, TraceReader& trace, ProgressSink* progress, std::stop_token stop) {
+    const EvictionOptions& budget = *r.budget;
+    DriveBudgetFigures figures;
+    figures.maxmemoryBytes = budget.maxmemoryBytes;
+    figures.policy = std::string(evictionPolicyName(budget.policy));
+    // The policy's settings first, then the empty server's memory (what the budget holds besides the keys),
+    // then the limit, and the counters from zero.
+    const std::vector<std::vector<std::string>> settings { { "CONFIG", "SET", "maxmemory-policy", figures.policy },
+        { "CONFIG", "SET", "maxmemory-samples", std::to_string(budget.samples) },
+        { "CONFIG", "SET", "lfu-log-factor", std::to_string(budget.lfuLogFactor) },
+        { "CONFIG", "SET", "lfu-decay-time", std::to_string(budget.lfuDecayMinutes) } };
+    for (const auto& command : settings)
+        if (auto ok = client.command(command); !ok)
+            return ok.error();
+    auto base = waitUntilSettled(client, SettleOptions { .stop = stop });
+    if (!base)
+        return base.error();
+    figures.baseBytes = base->usedMemory;
+    auto clients = memoryStatsField(client, "clients.normal");
+    if (!clients)
+        return clients.error();
+    figures.clientsBefore = clients->value_or(0);
+    report.usedBefore = base->usedMemory;
+    if (figures.baseBytes >= budget.maxmemoryBytes)
+        return usageError(fmt::format("maxmemory {} bytes is below what the empty server already uses ({} bytes)",
+                              budget.maxmemoryBytes, figures.baseBytes),
+            field::kMaxmemory);
+    for (const std::vector<std::string>& command :
+        { std::vector<std::string> { "CONFIG", "SET", "maxmemory", std::to_string(budget.maxmemoryBytes) },
+            std::vector<std::string> { "CONFIG", "RESETSTAT" } })
+        if (auto ok = client.command(command); !ok)
+            return ok.error();
+    if (progress)
+        progress->phase("look-aside");
+    auto sent = driveLookAside(client, trace, r.pipeline, loadProgress(progress, trace.totalRequests()), stop);
+    if (!sent)
+        return sent.error();
+    figures.sent = std::move(*sent);
+    auto stats = client.info("stats");
+    if (!stats)
+        return stats.error();
+    auto hits = infoNumber(*stats, "keyspace_hits");
+    auto misses = infoNumber(*stats, "keyspace_misses");
+    auto evicted = infoNumber(*stats, "evicted_keys");
+    if (!hits || !misses || !evicted)
+        return !hits ? hits.error() : !misses ? misses.error() : evicted.error();
+    figures.keyspaceHits = *hits;
+    figures.keyspaceMisses = *misses;
+    figures.evictedKeys = *evicted;
+    auto clientsAfter = memoryStatsField(client, "clients.normal");
+    if (!clientsAfter)
+        return clientsAfter.error();
+    figures.clientsAfter = clientsAfter->value_or(0);
+    // What the server held besides the keys while the trace ran: its memory before, and the growth of the
+    // drive's client buffers over it (the query buffer a pipelined batch of fills needs stays allocated).
+    const std::uint64_t clientsGrowth
+        = figures.clientsAfter > figures.clientsBefore ? figures.clientsAfter - figures.clientsBefore : 0;
+    auto used = usedMemory(client);
+    if (!used)
+        return used.error();
+    report.usedAfter = *used;
+    auto count = keyCount(client);
+    if (!count)
+        return count.error();
+    report.serverKeys = *count;
+    report.measuredBytesPerKey = report.serverKeys
+        ? (static_cast<double>(report.usedAfter) - static_cast<double>(report.usedBefore))
+            / static_cast<double>(report.serverKeys)
+        : 0;
+
+    // The prediction: the same budget from the same base, on the clock the drive ran on, filling as it did.
+    SimulationConfig config;
+    config.layout = models.layout;
+    config.allocator = models.allocator;
+    config.eviction = budget;
+    config.eviction->baseBytes = figures.baseBytes + clientsGrowth;
+    config.eviction->clockStartSecond = figures.sent.clockStartSecond;
+    config.eviction->secondStarts = figures.sent.secondStarts;
+    config.fillOnMiss = r.pipeline;
+    report.budget = std::move(figures);
+    return predictAndComplete(r, config, report, runs, progress, stop);
+}
+
+} // namespace layoutlab::drive

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// A memory budget beside the replay: Valkey's and Redis's `maxmemory`, as evict.c enforces it. The
+// replay asks the budget before every request whether the server would be over its limit; the budget
+// then evicts keys through the replay the way performEvictions does (sampled LRU or LFU through the
+// eviction pool, random keys, nearest TTL), or refuses the write commands (noeviction, or nothing left
+// to evict). It keeps 16 bytes per key id: the bytes the key holds at the run's threshold, its LRU/LFU
+// field, and its places in the arrays keys are sampled from.
+
+#include "layoutlab/alloc/allocator_model.h"
+#include "layoutlab/layout/layout_model.h"
+#include "layoutlab/sim/keyspace_replay.h"
+#include "layoutlab/sim/shape_histogram.h"
+#include "layoutlab/trace/random.h"
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace layoutlab {
+
+// server.h MAXMEMORY_* (evict.c performEvictions reads them).
+enum class EvictionPolicy {
+    NoEviction,
+    AllKeysLru,
+    VolatileLru,
+    AllKeysLfu,
+    VolatileLfu,
+    AllKeysRandom,
+    VolatileRandom,
+    VolatileTtl
+};
+
+std::optional<EvictionPolicy> parseEvictionPolicy(std::string_view name);
+std::string_view evictionPolicyName(EvictionPolicy policy);
+// "noeviction, allkeys-lru, ...": for error messages and help.
+std::string evictionPolicyList();
+
+// The server's settings for maxmemory and what the keyspace does not account for.
+struct EvictionOptions {
+    std::uint64_t maxmemoryBytes = 0;
+    EvictionPolicy policy = EvictionPolicy::NoEviction; // config.c: maxmemory-policy's default
+    std::uint32_t samples = 5; // config.c maxmemory-samples (default 5, range 1..64)
+    std::uint32_t lfuLogFactor = 10; // config.c lfu-log-factor (default 10)
+    std::uint32_t lfuDecayMinutes = 1; // config.c lfu-decay-time (default 1)
+    // used_memory of the server before the trace: what it holds besides the keyspace (its own structures,
+    // the clients' buffers). The budget counts it against maxmemory as zmalloc_used_memory() does.
+    std::uint64_t baseBytes = 0;
+    std::uint64_t seed = 1; // the sampling's and LFU counter's random numbers
+    // The server's clock, from which its LRU seconds and LFU minutes come: the trace's timestamps (empty),
+    // or, for a trace sent to a real server faster than it was recorded, the wall clock it was sent on:
+    // the request numbers at which each following second began (a drive records them), the first request
+    // falling in second `clockStartSecond`.
+    std::vector<std::uint64_t> secondStarts;
+    std::uint64_t clockStartSecond = 0;
+};
+
+// The smallest and largest maxmemory-samples (config.c createIntConfig "maxmemory-samples", 1, 64).
+inline constexpr std::uint32_t kMinEvictionSamples = 1;
+inline constexpr std::uint32_t kMaxEvictionSamples = 64;
+
+// A budget from its settings as a front end takes them: maxmemory as the server reads it (parseMemorySize),
+// the policy's name, maxmemory-samples, lfu-log-factor and lfu-decay-time. Errors name the field.
+Expected<EvictionOptions> makeEvictionOptions(std::string_view maxmemory, std::string_view policy,
+    std::uint32_t samples, std::uint32_t lfuLogFactor, std::uint32_t lfuDecayTime);
+
+// What a budget did over the trace, per threshold.
+struct EvictionCounts {
+    std::uint64_t evictedKeys = 0;
+    std::uint64_t refusedWrites = 0; // write commands answered with OOM (EVICT_FAIL)
+    std::uint64_t peakUsedBytes = 0; // the most used_memory seen before an eviction round
+};
+
+class ServerEviction final : public KeyspaceBudget {
+public:
+    ServerEviction(EvictionOptions options, const LayoutModel& layout, const AllocatorModel& allocator,
+        std::uint32_t threshold, const KeyspaceReplay& replay);
+
+    void stored(std::uint32_t keyId, const KeyState& key, Op op) override;
+    void removed(std::uint32_t keyId) override;
+    void read(std::uint32_t keyId) override;
+    bool makeRoom(KeyspaceReplay& replay, std::uint64_t requestNumber, std::uint64_t timeMs) override;
+    bool allowsAllocation(std::uint64_t moreBytes) override;
+
+    // used_memory as the server would report it now: its base, the keys' allocations, the index tables.
+    std::uint64_t usedBytes();
+    const EvictionCounts& counts() const { return m_counts; }
+
+private:
+    struct KeyEntry {
+        std::uint32_t bytes = 0; // usable bytes of the key's allocations at the threshold
+        std::uint32_t lru = 0; // object.c robj.lru: LRU seconds, or LFU minutes << 8 | counter
+        std::uint32_t livePos = kAbsent; // in m_live
+        std::uint32_t volatilePos = kAbsent; // in m_volatile
+    };
+    static constexpr std::uint32_t kAbsent = UINT32_MAX;
+    // evict.c struct evictionPoolEntry: a candidate and the score it had when sampled.
+    struct PoolEntry {
+        std::uint32_t keyId = kAbsent;
+        std::uint64_t idle = 0;
+    };
+    static constexpr std::size_t kPoolSize = 16; // evict.c EVPOOL_SIZE
+
+    std::uint32_t bytesOf(std::uint32_t keyId, const KeyState& key);
+    void setClock(std::uint64_t requestNumber, std::uint64_t timeMs);
+    std::uint32_t lruNow() const;
+    std::uint32_t touched(std::uint32_t lru);
+    std::uint32_t lfuDecayed(std::uint32_t lru) const;
+    std::uint64_t idleOf(std::uint32_t keyId);
+    void populatePool(const std::vector<std::uint32_t>& from);
+    std::optional<std::uint32_t> bestKey();
+    bool exists(std::uint32_t keyId) const;
+    std::uint64_t tableBytes();
+    static void place(std::vector<std::uint32_t>& ids, std::uint32_t& pos, std::uint32_t keyId);
+    void displace(std::vector<std::uint32_t>& ids, std::uint32_t& pos, std::uint32_t KeyEntry::*field);
+
+    EvictionOptions m_options;
+    const LayoutModel* m_layout;
+    const AllocatorModel* m_allocator;
+    std::uint32_t m_threshold;
+    const KeyspaceReplay* m_replay;
+    bool m_lfu;
+    bool m_volatilePolicy;
+    std::vector<KeyEntry> m_keys;
+    std::vector<std::uint32_t> m_live; // sampled by allkeys-* policies
+    std::vector<std::uint32_t> m_volatile; // keys with a TTL: sampled by volatile-* policies
+    std::array<PoolEntry, kPoolSize> m_pool {};
+    ShapeHistogram m_bytesByShape; // usable bytes + 1 by packed shape, for keys whose shape says it all
+    std::uint64_t m_keyBytes = 0;
+    // The index tables' bytes, kept until their geometry changes (the hashtable's child buckets, an
+    // estimate, are refreshed every kTableRefreshEntries changes).
+    std::uint64_t m_tableBytes = 0;
+    std::array<std::uint64_t, 6> m_tableShape {};
+    bool m_tableKnown = false;
+    std::uint64_t m_clockMs = 0;
+    // Commands seen (one makeRoom each), and the key the current one has touched: a command touches its
+    // key once, however many changes it makes (a SET with a TTL is two).
+    std::uint64_t m_command = 0;
+    std::uint32_t m_touchedKey = kAbsent;
+    std::uint64_t m_touchedCommand = 0;
+    std::size_t m_nextSecond = 0; // into m_options.secondStarts
+    Random m_random;
+    EvictionCounts m_counts;
+};
+
+} // namespace layoutlab

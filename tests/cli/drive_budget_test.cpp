@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: MIT
+// A cache under maxmemory, measured on real servers beside the eviction model: `drive --maxmemory` runs
+// the server as a look-aside cache (GETs of a Zipf keyspace, a SET of each miss) and puts its hit ratio
+// (keyspace_hits / GETs) beside the predicted, at budgets of 10%, 30% and 60% of the working set, for
+// allkeys-lru and allkeys-lfu, on Debian's Redis 7.0 and the Valkey 9.1.0 build of the engines fixture.
+// The policies sample keys at random (and LFU counts with random increments): each point is the median of
+// three drives.
+
+#include "cli_runner.h"
+#include "engine_manifest.h"
+#include "layoutlab/collect/server_process.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+using layoutlab::test::EngineBuild;
+
+// The largest error a median may show, in percentage points of hit ratio. The target is 1 point;
+// the model meets it at 60% of the working set and for LFU, and over-predicts LRU by up to 1.7 points at
+// 10% (docs/validation.md, "Hit ratio under maxmemory"): the bound keeps what is measured from regressing.
+constexpr double kMaxErrorPoints = 2.0;
+// What an empty server holds before the trace, roughly (used_memory of Redis 7.0 and Valkey 9.1 at start):
+// the budgets are this plus a share of the working set, so that the keys get that share.
+constexpr double kEmptyServerBytes = 950000;
+
+std::vector<EngineBuild> servers() {
+    std::vector<EngineBuild> out;
+    if (layoutlab::findExecutable("redis-server"))
+        out.push_back({ "", "redis-7.0", "redis-server (Debian)", "redis" });
+    for (const auto& b : layoutlab::test::readEngineManifest(LAYOUTLAB_ENGINE_MANIFEST))
+        if (b.label == "valkey-9.1.0")
+            out.push_back(b);
+    return out;
+}
+
+class DriveBudgetTest : public layoutlab::test::CliTestBase { };
+
+TEST_F(DriveBudgetTest, HitRatioWithinTwoPointsOfTheRealServer) {
+    const auto all = servers();
+    if (all.empty())
+        GTEST_SKIP() << "neither Debian's redis-server nor the Valkey 9.1.0 build is here";
+    const auto trace = gen(
+        "zipf.lltrace", { "--keys", "30000", "--ops", "300000", "--get-fraction", "1", "--popularity", "zipf:0.99" });
+    for (const auto& server : all) {
+        const auto sim = run({ "sim", trace, "--layout", server.layout, "--no-db", "--json" });
+        ASSERT_EQ(sim.exitCode, 0) << sim.err;
+        const double workingSet = nlohmann::json::parse(sim.out)["points"][0]["usable_bytes"];
+        for (const char* policy : { "allkeys-lru", "allkeys-lfu" })
+            for (const double share : { 0.1, 0.3, 0.6 }) {
+                const auto maxmemory
+                    = std::to_string(static_cast<std::uint64_t>(kEmptyServerBytes + share * workingSet));
+                std::vector<double> errors;
+                double measured = 0, predicted = 0;
+                for (int round = 0; round < 3; ++round) {
+                    std::vector<std::string> args { "drive", trace, "--json", "--no-db", "--maxmemory", maxmemory,
+                        "--policy", policy, "--pipeline", "64" };
+                    if (server.binary.empty())
+                        args.insert(args.end(), { "--engine", "redis" });
+                    else
+                        args.insert(args.end(), { "--engine", server.engine, "--server-binary", server.binary });
+                    const auto r = run(args);
+                    ASSERT_EQ(r.exitCode, 0) << server.label << ": " << r.err;
+                    const auto j = nlohmann::json::parse(r.out);
+                    errors.push_back(j["hit_ratio_error_points"]);
+                    measured = j["measured_hit_ratio"];
+                    predicted = j["predicted_hit_ratio"];
+                    EXPECT_GT(j["evictions"]["measured"].get<std::uint64_t>(), 0u) << server.label << " " << policy;
+                    EXPECT_EQ(j["look_aside"]["refused_writes"].get<std::uint64_t>(), 0u);
+                }
+                std::sort(errors.begin(), errors.end());
+                const double median = errors[1];
+                EXPECT_LT(std::abs(median), kMaxErrorPoints) << server.label << " " << policy << " at " << share;
+                std::printf("hit ratio %-24s %-12s %3.0f%% of the working set: measured %.4f predicted %.4f, median "
+                            "error %+.2f points\n",
+                    server.label.c_str(), policy, 100 * share, measured, predicted, median);
+            }
+    }
+}
+
+TEST_F(DriveBudgetTest, RefusesWhatItCannotDrive) {
+    const auto trace = gen("small.lltrace", { "--keys", "100" });
+    if (layoutlab::findExecutable("redis-server")) {
+        const auto tiny = run({ "drive", trace, "--engine", "redis", "--no-db", "--maxmemory", "1000" });
+        EXPECT_EQ(tiny.exitCode, 2) << tiny.err;
+        EXPECT_NE(tiny.err.find("below what the empty server already uses"), std::string::npos) << tiny.err;
+    }
+    const auto unknown
+        = run({ "drive", trace, "--engine", "redis", "--no-db", "--maxmemory", "64mb", "--policy", "lru" });
+    EXPECT_EQ(unknown.exitCode, 2);
+    EXPECT_NE(unknown.err.find("allkeys-lru"), std::string::npos) << "the known policies are listed: " << unknown.err;
+    const auto memcached = run({ "drive", trace, "--engine", "memcached", "--no-db", "--maxmemory", "64mb" });
+    EXPECT_EQ(memcached.exitCode, 2);
+    EXPECT_NE(memcached.err.find("memcached"), std::string::npos) << memcached.err;
+}
+
+} // namespace

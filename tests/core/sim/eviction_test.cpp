@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: MIT
+// The memory budget beside the replay (sim/eviction.h): which keys evict.c's rules take, when writes are
+// refused, what the budget counts, look-aside filling, and a budgeted sweep through simulate().
+#include "layoutlab/alloc/allocator_registry.h"
+#include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/sim/eviction.h"
+#include "layoutlab/sim/simulation.h"
+#include "layoutlab/spec.h"
+#include "layoutlab/trace/generator.h"
+#include "layoutlab/trace/memory_trace.h"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+
+using namespace layoutlab;
+
+namespace {
+
+Request set(std::uint32_t key, std::uint64_t second, std::uint32_t ttl = 0) {
+    Request r;
+    r.op = Op::Set;
+    r.keyId = key;
+    r.keyBytes = 16;
+    r.valueBytes = 96;
+    r.timeMs = second * 1000;
+    r.ttlSeconds = ttl;
+    return r;
+}
+
+Request get(std::uint32_t key, std::uint64_t second) {
+    Request r = set(key, second);
+    r.op = Op::Get;
+    r.valueBytes = 0;
+    return r;
+}
+
+// A replay of valkey-9.1 under a budget, as simulate() makes one for a threshold.
+struct BudgetedReplay {
+    LayoutPtr layout = *parseLayout("valkey-9.1");
+    AllocatorPtr allocator = *parseAllocator("jemalloc:quantum=8,page=4096");
+    KeyspaceReplay replay;
+    ServerEviction budget;
+
+    explicit BudgetedReplay(EvictionOptions options, std::uint32_t fillBatch = 0)
+        : replay(layout->indexPolicy(), 64)
+        , budget(std::move(options), *layout, *allocator, layout->threshold()->value, replay) {
+        replay.setBudget(&budget);
+        replay.setFillOnMiss(fillBatch);
+    }
+    void apply(const std::vector<Request>& requests) {
+        auto ok = replay.apply(requests, replay.summary().requests);
+        ASSERT_TRUE(ok) << ok.error().describe();
+    }
+    bool live(std::uint32_t key) const { return replay.keys().at(key).live(); }
+};
+
+EvictionOptions unbounded(EvictionPolicy policy = EvictionPolicy::AllKeysLru) {
+    EvictionOptions o;
+    o.maxmemoryBytes = std::numeric_limits<std::uint64_t>::max() / 2;
+    o.policy = policy;
+    o.samples = kMaxEvictionSamples; // every key of these small keyspaces is sampled
+    return o;
+}
+
+// used_memory after `requests` with no limit.
+std::uint64_t usedAfter(const std::vector<Request>& requests) {
+    BudgetedReplay r(unbounded());
+    r.apply(requests);
+    return r.budget.usedBytes();
+}
+
+// A budget that holds the keys of `fits` but not those of `overflows`.
+EvictionOptions between(
+    const std::vector<Request>& fits, const std::vector<Request>& overflows, EvictionPolicy policy) {
+    EvictionOptions o = unbounded(policy);
+    o.maxmemoryBytes = (usedAfter(fits) + usedAfter(overflows)) / 2;
+    return o;
+}
+
+TEST(Eviction, PolicyNamesAreTheServersAndUnknownOnesListThem) {
+    for (const char* name : { "noeviction", "allkeys-lru", "volatile-lru", "allkeys-lfu", "volatile-lfu",
+             "allkeys-random", "volatile-random", "volatile-ttl" }) {
+        const auto policy = parseEvictionPolicy(name);
+        ASSERT_TRUE(policy) << name;
+        EXPECT_EQ(evictionPolicyName(*policy), name);
+    }
+    EXPECT_FALSE(parseEvictionPolicy("lru"));
+    const auto unknown = makeEvictionOptions("64mb", "lru", 5, 10, 1);
+    ASSERT_FALSE(unknown);
+    EXPECT_NE(unknown.error().message.find("allkeys-lfu"), std::string::npos) << unknown.error().message;
+    EXPECT_EQ(unknown.error().field, field::kEvictionPolicy);
+    EXPECT_FALSE(makeEvictionOptions("0", "allkeys-lru", 5, 10, 1)); // maxmemory 0: no limit, not a budget
+    EXPECT_FALSE(makeEvictionOptions("64mb", "allkeys-lru", 0, 10, 1));
+    EXPECT_FALSE(makeEvictionOptions("64mb", "allkeys-lru", 65, 10, 1));
+    const auto made = makeEvictionOptions("64mb", "allkeys-lfu", 10, 100, 5);
+    ASSERT_TRUE(made);
+    EXPECT_EQ(made->maxmemoryBytes, 64u << 20);
+    EXPECT_EQ(made->samples, 10u);
+}
+
+TEST(Eviction, MemorySizesReadAsTheServerReadsMaxmemory) {
+    // util.c memtoll: k and m are powers of ten, kb and mb powers of two.
+    EXPECT_EQ(*parseMemorySize("100", "f"), 100u);
+    EXPECT_EQ(*parseMemorySize("100b", "f"), 100u);
+    EXPECT_EQ(*parseMemorySize("1k", "f"), 1000u);
+    EXPECT_EQ(*parseMemorySize("1kb", "f"), 1024u);
+    EXPECT_EQ(*parseMemorySize("100m", "f"), 100000000u);
+    EXPECT_EQ(*parseMemorySize("100MB", "f"), 100u << 20);
+    EXPECT_EQ(*parseMemorySize("2gb", "f"), 2ull << 30);
+    EXPECT_EQ(*parseMemorySize("3G", "f"), 3000000000u);
+    for (const char* bad : { "", "mb", "12x", "-5", "1.5gb", "99999999999999999999gb" })
+        EXPECT_FALSE(parseMemorySize(bad, "f")) << bad;
+}
+
+TEST(Eviction, LruTakesTheKeyLeastRecentlyUsed) {
+    // 20 keys written a second apart; key 0 is read before key 20 arrives: key 1 is then the least
+    // recently used, and the one a pool that sees every key evicts.
+    std::vector<Request> twenty;
+    for (std::uint32_t k = 0; k < 20; ++k)
+        twenty.push_back(set(k, k));
+    auto overflow = twenty;
+    overflow.push_back(set(20, 21));
+    auto requests = twenty;
+    requests.push_back(get(0, 20));
+    requests.push_back(set(20, 21));
+    requests.push_back(get(5, 22)); // a command after the write: the server evicts before it
+    BudgetedReplay r(between(twenty, overflow, EvictionPolicy::AllKeysLru));
+    r.apply(requests);
+    EXPECT_TRUE(r.live(0));
+    EXPECT_FALSE(r.live(1));
+    for (std::uint32_t k = 2; k <= 20; ++k)
+        EXPECT_TRUE(r.live(k)) << k;
+    EXPECT_EQ(r.budget.counts().evictedKeys, 1u);
+    EXPECT_EQ(r.replay.summary().evictedKeys, 1u);
+    EXPECT_LE(r.budget.usedBytes(), between(twenty, overflow, EvictionPolicy::AllKeysLru).maxmemoryBytes);
+}
+
+TEST(Eviction, LfuKeepsTheKeysReadOften) {
+    // Keys 0-9 read 50 times each, keys 10-19 never: with lfu-log-factor 0 every read counts, so the
+    // evicted keys are all among the unread.
+    std::vector<Request> twenty;
+    for (std::uint32_t k = 0; k < 20; ++k)
+        twenty.push_back(set(k, 0));
+    auto overflow = twenty;
+    for (std::uint32_t k = 20; k < 25; ++k)
+        overflow.push_back(set(k, 1));
+    auto requests = twenty;
+    for (int round = 0; round < 50; ++round)
+        for (std::uint32_t k = 0; k < 10; ++k)
+            requests.push_back(get(k, 0));
+    for (std::uint32_t k = 20; k < 25; ++k) {
+        requests.push_back(set(k, 1));
+        requests.push_back(get(k, 1)); // read once: more than the unread keys have
+    }
+    requests.push_back(get(0, 1));
+    auto options = between(twenty, overflow, EvictionPolicy::AllKeysLfu);
+    options.lfuLogFactor = 0;
+    BudgetedReplay r(options);
+    r.apply(requests);
+    EXPECT_GT(r.budget.counts().evictedKeys, 0u);
+    for (std::uint32_t k = 0; k < 10; ++k)
+        EXPECT_TRUE(r.live(k)) << k;
+}
+
+TEST(Eviction, NoevictionAndVolatileWithoutTtlsRefuseWrites) {
+    std::vector<Request> ten;
+    for (std::uint32_t k = 0; k < 10; ++k)
+        ten.push_back(set(k, 0));
+    auto more = ten;
+    for (std::uint32_t k = 10; k < 20; ++k)
+        more.push_back(set(k, 1));
+    for (const auto policy : { EvictionPolicy::NoEviction, EvictionPolicy::VolatileLru, EvictionPolicy::VolatileTtl }) {
+        BudgetedReplay r(between(ten, more, policy));
+        auto requests = more;
+        requests.push_back(get(3, 2));
+        r.apply(requests);
+        EXPECT_EQ(r.budget.counts().evictedKeys, 0u) << evictionPolicyName(policy);
+        EXPECT_GT(r.replay.summary().refusedWrites, 0u) << evictionPolicyName(policy);
+        EXPECT_LT(r.replay.summary().liveKeys, 20u);
+        EXPECT_EQ(r.replay.summary().getHits, 1u); // reads still answer
+    }
+}
+
+TEST(Eviction, VolatileTtlTakesTheKeyExpiringFirst) {
+    // Ten keys without a TTL and three with: the one expiring soonest goes, the others stay.
+    std::vector<Request> keys;
+    for (std::uint32_t k = 0; k < 10; ++k)
+        keys.push_back(set(k, 0));
+    keys.push_back(set(10, 0, 500));
+    keys.push_back(set(11, 0, 100));
+    keys.push_back(set(12, 0, 900));
+    auto overflow = keys;
+    overflow.push_back(set(13, 1));
+    auto requests = overflow;
+    requests.push_back(get(0, 1));
+    BudgetedReplay r(between(keys, overflow, EvictionPolicy::VolatileTtl));
+    r.apply(requests);
+    EXPECT_FALSE(r.live(11));
+    EXPECT_TRUE(r.live(10));
+    EXPECT_TRUE(r.live(12));
+    EXPECT_TRUE(r.live(13));
+}
+
+TEST(Eviction, RandomEvictionKeepsUsedMemoryWithinTheBudget) {
+    std::vector<Request> requests;
+    for (std::uint32_t k = 0; k < 2000; ++k)
+        requests.push_back(set(k, k / 100));
+    EvictionOptions options = unbounded(EvictionPolicy::AllKeysRandom);
+    options.maxmemoryBytes = usedAfter(std::vector<Request>(requests.begin(), requests.begin() + 500));
+    BudgetedReplay r(options);
+    for (const auto& request : requests) {
+        r.apply({ request });
+        // After each write the server may be over by that write; the next command brings it back.
+        EXPECT_LE(r.budget.usedBytes(), options.maxmemoryBytes + 256);
+    }
+    EXPECT_GT(r.budget.counts().evictedKeys, 1000u);
+    EXPECT_EQ(r.replay.summary().liveKeys + r.budget.counts().evictedKeys, 2000u);
+}
+
+TEST(Eviction, TheBaseCountsAgainstTheBudget) {
+    std::vector<Request> requests;
+    for (std::uint32_t k = 0; k < 200; ++k)
+        requests.push_back(set(k, 0));
+    requests.push_back(get(0, 1));
+    EvictionOptions options = unbounded();
+    options.maxmemoryBytes = usedAfter(requests);
+    BudgetedReplay all(options);
+    all.apply(requests);
+    EXPECT_EQ(all.budget.counts().evictedKeys, 0u);
+    options.baseBytes = 10000; // the server's own memory: some 70 keys' worth less room
+    BudgetedReplay based(options);
+    based.apply(requests);
+    EXPECT_GT(based.budget.counts().evictedKeys, 50u);
+    EXPECT_LE(based.budget.usedBytes(), options.maxmemoryBytes);
+}
+
+TEST(Eviction, MissesAreFilledAfterEachBatch) {
+    // Key 7 is read twice in one batch of four while absent: both reads miss and two SETs fill it, after
+    // the batch (a client pipelining its GETs); the read in the next batch hits.
+    std::vector<Request> requests { set(1, 0), get(7, 0), get(7, 0), get(1, 0), get(7, 1) };
+    requests[1].valueBytes = 40; // the trace gives the size with the read
+    requests[2].valueBytes = 40;
+    BudgetedReplay r(unbounded(), 4);
+    r.apply(requests);
+    EXPECT_EQ(r.replay.summary().fills, 2u);
+    EXPECT_EQ(r.replay.summary().getMisses, 2u);
+    EXPECT_EQ(r.replay.summary().getHits, 2u);
+    EXPECT_TRUE(r.live(7));
+    EXPECT_EQ(r.replay.keys()[7].valueBytes, 40u);
+    // A key never written, read without a size, cannot be filled: counted.
+    BudgetedReplay unsized(unbounded(), 1);
+    unsized.apply({ get(3, 0) });
+    EXPECT_EQ(unsized.replay.summary().fills, 0u);
+    EXPECT_EQ(unsized.replay.summary().unfillableMisses, 1u);
+}
+
+class RefusingGate final : public IndexGrowthGate {
+public:
+    bool allowsAllocation(std::uint64_t) override { return false; }
+};
+
+TEST(Eviction, AServerAtItsLimitDoesNotGrowItsTables) {
+    // Valkey hashtable.c resize(): a refused growth waits until the table is 500% full.
+    RefusingGate gate;
+    IndexTableModel valkey(IndexKind::ValkeyHashtable);
+    for (int i = 0; i < 100; ++i)
+        valkey.insert();
+    valkey.settle();
+    const auto buckets = valkey.buckets();
+    valkey.setGrowthGate(&gate);
+    while ((valkey.entries() + 1) * 100 < buckets * 7 * 500) // the insert that reaches 500% grows it
+        valkey.insert();
+    EXPECT_EQ(valkey.buckets(), buckets);
+    EXPECT_EQ(valkey.targetBuckets(), 0u);
+    valkey.insert();
+    EXPECT_GT(valkey.targetBuckets(), buckets);
+    // Redis dict.c dictExpandAllowed: until the load passes 1.618.
+    IndexTableModel redis(IndexKind::RedisDict);
+    for (int i = 0; i < 64; ++i)
+        redis.insert();
+    redis.settle();
+    const auto slots = redis.buckets();
+    redis.setGrowthGate(&gate);
+    while (static_cast<double>(redis.entries()) / static_cast<double>(slots) <= 1.618)
+        redis.insert();
+    EXPECT_EQ(redis.buckets(), slots);
+    EXPECT_EQ(redis.targetBuckets(), 0u);
+    redis.insert();
+    EXPECT_GT(redis.targetBuckets(), slots);
+}
+
+TEST(Eviction, ASweepKeepsEachThresholdWithinTheBudgetOnItsOwn) {
+    // 96-byte values embed at 128 and not at 64: each key costs less at 128, so the same budget holds
+    // more keys there and hits more.
+    auto generated = makeGeneratorConfig(20000, 200000, "16", "96", 0, 0, 1.0, 0, "zipf:0.99", 3);
+    ASSERT_TRUE(generated);
+    SyntheticTrace probe(*generated);
+    SimulationConfig config { *parseLayout("valkey-9.1"), *parseAllocator("jemalloc:quantum=8,page=4096"),
+        { 64, 128 } };
+    config.eviction = *makeEvictionOptions("1mb", "allkeys-lru", 5, 10, 1);
+    config.fillOnMiss = 1;
+    auto result = simulate(config, probe);
+    ASSERT_TRUE(result) << result.error().describe();
+    ASSERT_EQ(result->points.size(), 2u);
+    const auto& at64 = result->points[0];
+    const auto& at128 = result->points[1];
+    ASSERT_TRUE(at64.budget && at128.budget);
+    EXPECT_LT(at64.keys, at128.keys);
+    EXPECT_LT(at64.budget->hitRatio(), at128.budget->hitRatio());
+    EXPECT_GT(at64.budget->evictedKeys, at128.budget->evictedKeys);
+    for (const auto& p : result->points) {
+        EXPECT_EQ(p.budget->getHits + p.budget->getMisses, 200000u);
+        EXPECT_EQ(p.budget->fills, p.budget->getMisses);
+        EXPECT_LE(p.budget->usedBytes, (1u << 20) + 256);
+    }
+    EXPECT_EQ(result->budgetPolicy, "allkeys-lru, 5 samples");
+    // With the slab model beside it: refused, with the reason.
+    config.slabs = SlabModelOptions {};
+    SyntheticTrace again(*generated);
+    auto refused = simulate(config, again);
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().field, field::kMaxmemory);
+}
+
+} // namespace
