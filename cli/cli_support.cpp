@@ -138,6 +138,11 @@ void BudgetOptions::addTo(CLI::App& cmd) {
     group->add_option("--eviction-seed", seed, "Seed of the sampling's and the LFU counter's random numbers")
         ->capture_default_str()
         ->needs(budget);
+    group
+        ->add_flag("--raw-sizes", rawSizes,
+            "Count each key as its key and value bytes only, as a cache simulator given object sizes does (with "
+            "--policy exact-lru: libCacheSim's LRU), to see what the layout costs the hit ratio")
+        ->needs(budget);
     auto* fill = group->add_flag("--fill-on-miss", fillOnMiss,
         "Look-aside cache: a GET that misses is followed by a SET of the key (the GET's value size when the trace "
         "gives one, else the key's last)");
@@ -156,6 +161,7 @@ void BudgetOptions::fill(SimulationRequest& request) const {
     request.lfuDecayTime = lfuDecayTime;
     request.baseMemory = baseMemory;
     request.evictionSeed = seed;
+    request.rawSizes = rawSizes;
     request.fillOnMiss = fillOnMiss;
     request.fillBatch = fillBatch;
 }

@@ -101,6 +101,7 @@ struct BudgetOptions {
     std::uint32_t lfuDecayTime = 1;
     std::string baseMemory;
     std::uint64_t seed = 1;
+    bool rawSizes = false;
     bool fillOnMiss = false;
     std::uint32_t fillBatch = 1;
     void addTo(CLI::App& cmd);

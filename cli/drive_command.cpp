@@ -111,6 +111,11 @@ int runDrive(DriveOptions o) {
             o.budget.maxmemory, o.budget.policy, o.budget.samples, o.budget.lfuLogFactor, o.budget.lfuDecayTime);
         if (!budget)
             return reportError(budget.error());
+        if (!serverHasPolicy(budget->policy))
+            return reportError(usageError(fmt::format("{} is layoutlab's reference policy; {} has none like it (its "
+                                                      "policies: the others of {})",
+                                              evictionPolicyName(budget->policy), o.engine, evictionPolicyList()),
+                "--policy"));
         request.budget = std::move(*budget);
     }
     if (o.sweep.asked())

@@ -504,4 +504,44 @@ TEST_F(CliTest, TwoProcessesWritingOneDatabaseBothSucceed) {
     }
 }
 
+TEST_F(CliTest, AMemoryBudgetGivesHitRatiosAndRefusesWhatItCannotModel) {
+    const auto trace = gen(
+        "zipf.lltrace", { "--keys", "5000", "--ops", "50000", "--get-fraction", "1", "--popularity", "zipf:0.9" });
+    const auto r = run({ "sweep", trace, "--layout", "valkey-9.1", "--thresholds", "64,128", "--maxmemory",
+        "300kb,600kb", "--base-memory", "100kb", "--policy", "allkeys-lfu", "--fill-on-miss", "--json", "--no-db" });
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["points"].size(), 4u);
+    for (const auto& p : j["points"]) {
+        for (const char* field : { "maxmemory_bytes", "hit_ratio", "get_hits", "get_misses", "fills", "evicted_keys",
+                 "refused_writes", "used_memory_bytes" })
+            EXPECT_TRUE(p.contains(field)) << field;
+        EXPECT_GT(p["evicted_keys"].get<std::uint64_t>(), 0u);
+        EXPECT_LE(p["used_memory_bytes"].get<std::uint64_t>(), p["maxmemory_bytes"].get<std::uint64_t>() + 256);
+    }
+    EXPECT_EQ(j["budget"]["policy"], "allkeys-lfu, 5 samples, lfu-log-factor 10, lfu-decay-time 1");
+    EXPECT_EQ(j["budget"]["base_bytes"], 102400);
+    const auto table
+        = run({ "sim", trace, "--layout", "valkey-9.1", "--maxmemory", "400kb", "--policy", "allkeys-lru", "--no-db" });
+    ASSERT_EQ(table.exitCode, 0) << table.err;
+    EXPECT_NE(table.out.find("hit ratio"), std::string::npos) << table.out;
+    EXPECT_NE(table.out.find("budget     maxmemory 400.0 KiB (allkeys-lru, 5 samples)"), std::string::npos)
+        << table.out;
+
+    // Bad input: one line naming what is wrong, nothing run.
+    const auto unknown = run({ "sim", trace, "--layout", "valkey-9.1", "--maxmemory", "1mb", "--policy", "lru" });
+    EXPECT_EQ(unknown.exitCode, 2);
+    EXPECT_NE(unknown.err.find("known: volatile-lru"), std::string::npos) << unknown.err;
+    const auto small = run({ "sim", trace, "--layout", "valkey-9.1", "--maxmemory", "1kb", "--base-memory", "1mb" });
+    EXPECT_EQ(small.exitCode, 2);
+    EXPECT_NE(small.err.find("leaves nothing for keys"), std::string::npos) << small.err;
+    const auto memcached = run({ "sim", trace, "--layout", "memcached-1.6", "--maxmemory", "1mb" });
+    EXPECT_EQ(memcached.exitCode, 2);
+    EXPECT_NE(memcached.err.find("memcached"), std::string::npos) << memcached.err;
+    const auto withSlabs = run({ "sim", trace, "--layout", "valkey-9.1", "--maxmemory", "1mb", "--slabs" });
+    EXPECT_EQ(withSlabs.exitCode, 2);
+    const auto policyAlone = run({ "sim", trace, "--layout", "valkey-9.1", "--policy", "allkeys-lru" });
+    EXPECT_NE(policyAlone.exitCode, 0);
+}
+
 } // namespace

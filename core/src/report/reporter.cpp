@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <fmt/format.h>
+#include <map>
 #include <nlohmann/json.hpp>
 
 namespace layoutlab {
@@ -203,7 +204,22 @@ std::string renderTable(const SimulationResult& r, bool withClasses) {
                 out += " " + formatForTable(*m, *v);
         out += "\n";
     }
-    if (r.points.size() > 1) {
+    if (!r.points.empty() && r.points.front().budget) {
+        // Under a budget the question is the hit ratio: the best threshold at each budget.
+        std::map<std::uint64_t, const ThresholdPoint*> best;
+        for (const auto& p : r.points) {
+            auto& b = best[p.budget->maxmemoryBytes];
+            if (!b || p.budget->hitRatio() > b->budget->hitRatio())
+                b = &p;
+        }
+        if (r.points.size() > best.size()) {
+            out += "\nbest hit ratio at each budget:\n";
+            for (const auto& [bytes, p] : best)
+                out += fmt::format("  {:>10}: {} = {} ({:.2f}%, {} keys held)\n", bytesText(double(bytes)),
+                    r.thresholdName.empty() ? std::string("-") : r.thresholdName, p->threshold,
+                    100 * p->budget->hitRatio(), p->keys);
+        }
+    } else if (r.points.size() > 1) {
         const auto v = sweepVerdict(r);
         out += fmt::format("\nfewest bytes per key: {} = {} ({:.2f} B/key, {:.3f} lines/GET)\n", r.thresholdName,
             v.best->threshold, v.best->usableBytesPerKey, v.best->linesTouchedPerGet);

@@ -5,6 +5,7 @@
 #include "layoutlab/spec.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <fmt/format.h>
 
@@ -26,6 +27,7 @@ constexpr PolicyName kPolicies[] = {
     { EvictionPolicy::AllKeysLfu, "allkeys-lfu" },
     { EvictionPolicy::AllKeysRandom, "allkeys-random" },
     { EvictionPolicy::NoEviction, "noeviction" },
+    { EvictionPolicy::ExactLru, "exact-lru" },
 };
 
 // lrulfu.c LRULFU_BITS: the object's 24-bit lru field; LRU seconds wrap at it (LRU_CLOCK_MAX in Redis 7.0).
@@ -50,6 +52,10 @@ bool isRandom(EvictionPolicy p) {
 }
 
 } // namespace
+
+bool serverHasPolicy(EvictionPolicy policy) {
+    return policy != EvictionPolicy::ExactLru;
+}
 
 std::optional<EvictionPolicy> parseEvictionPolicy(std::string_view name) {
     for (const auto& p : kPolicies)
@@ -96,6 +102,43 @@ Expected<EvictionOptions> makeEvictionOptions(std::string_view maxmemory, std::s
     return budget;
 }
 
+Expected<std::vector<std::uint64_t>> parseBudgets(std::string_view text) {
+    std::vector<std::uint64_t> out;
+    if (text.find(':') != std::string_view::npos) {
+        const auto parts = splitString(text, ':');
+        if (parts.size() != 3)
+            return usageError(fmt::format("'{}' is not FIRST:LAST:COUNT", text), field::kMaxmemory);
+        auto first = parseMemorySize(parts[0], field::kMaxmemory);
+        auto last = parseMemorySize(parts[1], field::kMaxmemory);
+        auto count = parseUnsigned(parts[2], field::kMaxmemory);
+        if (!first || !last || !count)
+            return !first ? first.error() : !last ? last.error() : count.error();
+        if (*first == 0 || *last < *first || *count < 2 || *count > kMaxBudgets)
+            return usageError(
+                fmt::format("'{}' needs 0 < FIRST <= LAST and 2 to {} budgets", text, kMaxBudgets), field::kMaxmemory);
+        const double ratio
+            = std::pow(static_cast<double>(*last) / static_cast<double>(*first), 1.0 / double(*count - 1));
+        for (std::uint64_t i = 0; i < *count; ++i)
+            out.push_back(i + 1 == *count
+                    ? *last
+                    : static_cast<std::uint64_t>(std::llround(double(*first) * std::pow(ratio, double(i)))));
+    } else {
+        for (auto part : splitString(text, ',')) {
+            auto size = parseMemorySize(part, field::kMaxmemory);
+            if (!size)
+                return size.error();
+            out.push_back(*size);
+        }
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    if (out.empty() || out.size() > kMaxBudgets)
+        return usageError(fmt::format("give 1 to {} budgets", kMaxBudgets), field::kMaxmemory);
+    if (out.front() == 0) // config.c: maxmemory 0 means no limit
+        return usageError("maxmemory 0 is no budget at all (the server's 'no limit'): give a size", field::kMaxmemory);
+    return out;
+}
+
 ServerEviction::ServerEviction(EvictionOptions options, const LayoutModel& layout, const AllocatorModel& allocator,
     std::uint32_t threshold, const KeyspaceReplay& replay)
     : m_options(std::move(options))
@@ -109,7 +152,33 @@ ServerEviction::ServerEviction(EvictionOptions options, const LayoutModel& layou
     m_keys.resize(replay.keys().size());
 }
 
+void ServerEviction::unlink(std::uint32_t keyId) {
+    RecencyLinks& links = m_recency[keyId];
+    if (links.newer != kAbsent)
+        m_recency[links.newer].older = links.older;
+    else
+        m_newest = links.older;
+    if (links.older != kAbsent)
+        m_recency[links.older].newer = links.newer;
+    else
+        m_oldest = links.newer;
+    links = {};
+}
+
+void ServerEviction::pushNewest(std::uint32_t keyId) {
+    if (keyId >= m_recency.size())
+        m_recency.resize(std::max<std::size_t>(std::size_t { keyId } + 1, m_recency.size() * 2));
+    m_recency[keyId] = { kAbsent, m_newest };
+    if (m_newest != kAbsent)
+        m_recency[m_newest].newer = keyId;
+    m_newest = keyId;
+    if (m_oldest == kAbsent)
+        m_oldest = keyId;
+}
+
 std::uint32_t ServerEviction::bytesOf(std::uint32_t keyId, const KeyState& key) {
+    if (m_options.rawSizes) // libCacheSim's obj_size: the key and the value
+        return key.keyBytes() + key.valueBytes;
     auto measure = [&](const KeyShape& shape) -> std::uint32_t {
         const ShapeCost cost = costOf(*m_layout, *m_allocator, shape, m_threshold);
         return cost.layout.stored
@@ -150,8 +219,11 @@ void ServerEviction::stored(std::uint32_t keyId, const KeyState& key, Op) {
     const std::uint32_t bytes = bytesOf(keyId, key);
     m_keyBytes = m_keyBytes - e.bytes + bytes;
     e.bytes = bytes;
+    const bool exact = m_options.policy == EvictionPolicy::ExactLru;
     if (e.livePos == kAbsent) {
         place(m_live, e.livePos, keyId);
+        if (exact)
+            pushNewest(keyId);
         // object.c createObject -> lrulfu_init: LRU now, or LFU_INIT_VAL at this minute.
         e.lru = m_lfu ? static_cast<std::uint32_t>(((m_clockMs / 60000) & 0xFFFF) << 8) | kLfuInitValue : lruNow();
         m_touchedKey = keyId;
@@ -162,6 +234,10 @@ void ServerEviction::stored(std::uint32_t keyId, const KeyState& key, Op) {
         e.lru = touched(e.lru);
         m_touchedKey = keyId;
         m_touchedCommand = m_command;
+        if (exact) {
+            unlink(keyId);
+            pushNewest(keyId);
+        }
     }
     if (key.hasTtl()) {
         if (e.volatilePos == kAbsent)
@@ -175,8 +251,11 @@ void ServerEviction::removed(std::uint32_t keyId) {
     KeyEntry& e = m_keys[keyId];
     m_keyBytes -= e.bytes;
     e.bytes = 0;
-    if (e.livePos != kAbsent)
+    if (e.livePos != kAbsent) {
         displace(m_live, e.livePos, &KeyEntry::livePos);
+        if (m_options.policy == EvictionPolicy::ExactLru)
+            unlink(keyId);
+    }
     if (e.volatilePos != kAbsent)
         displace(m_volatile, e.volatilePos, &KeyEntry::volatilePos);
 }
@@ -188,6 +267,10 @@ void ServerEviction::read(std::uint32_t keyId) {
     e.lru = touched(e.lru); // db.c lookupKey: val->lru = lrulfu_touch(val->lru)
     m_touchedKey = keyId;
     m_touchedCommand = m_command;
+    if (m_options.policy == EvictionPolicy::ExactLru) {
+        unlink(keyId);
+        pushNewest(keyId);
+    }
 }
 
 std::uint32_t ServerEviction::lruNow() const {
@@ -283,6 +366,8 @@ std::optional<std::uint32_t> ServerEviction::bestKey() {
         return std::nullopt; // evict.c performEvictions: no keys to evict (total_keys == 0, or no random key)
     if (isRandom(m_options.policy)) // kvstoreHashtableRandomEntry
         return from[m_random.below(from.size())];
+    if (m_options.policy == EvictionPolicy::ExactLru)
+        return m_oldest;
     // evict.c performEvictions: populate the pool, then take the best entry from the right whose key
     // still exists; entries of deleted keys ("ghosts") are dropped on the way.
     while (true) {
@@ -299,6 +384,8 @@ std::optional<std::uint32_t> ServerEviction::bestKey() {
 }
 
 std::uint64_t ServerEviction::tableBytes() {
+    if (m_options.rawSizes) // object sizes only: no index
+        return 0;
     const IndexTableModel& keys = m_replay->keyspaceTable();
     const IndexTableModel* expires = m_replay->expiresTable();
     const std::array<std::uint64_t, 6> shape { keys.buckets(), keys.targetBuckets(),
@@ -315,6 +402,8 @@ std::uint64_t ServerEviction::tableBytes() {
 }
 
 bool ServerEviction::allowsAllocation(std::uint64_t moreBytes) {
+    if (m_options.rawSizes) // the tables are not counted
+        return true;
     return usedBytes() + moreBytes <= m_options.maxmemoryBytes; // evict.c overMaxmemoryAfterAlloc, negated
 }
 

@@ -13,6 +13,7 @@
 #include <cassert>
 #include <cmath>
 #include <fmt/format.h>
+#include <future>
 #include <map>
 
 namespace layoutlab {
@@ -153,35 +154,63 @@ Expected<SimulationResult> simulateWithBudget(const SimulationConfig& config,
                                       "whose -m budget is not modelled yet",
                               config.layout->spec()),
             field::kMaxmemory);
-    const std::uint64_t stateBytes = (sizeof(KeyState) + 16) * thresholds.size();
+    const std::vector<std::uint64_t> budgets
+        = config.budgets.empty() ? std::vector<std::uint64_t> { budget.maxmemoryBytes } : config.budgets;
+    // One replay per threshold and budget, in the points' order.
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> cells;
+    for (std::uint32_t t : thresholds)
+        for (std::uint64_t b : budgets)
+            cells.emplace_back(t, b);
+    const std::uint64_t stateBytes = (sizeof(KeyState) + 16) * cells.size();
     if (auto ok = checkMemory(std::min(trace.keyIdLimit(), KeyspaceReplay::kMaxKeyIds) * stateBytes,
-            fmt::format("replaying {} key ids under a memory budget at {} thresholds ({} bytes of state each)",
-                trace.keyIdLimit(), thresholds.size(), stateBytes));
+            fmt::format("replaying {} key ids under {} budgets at {} thresholds ({} bytes of state each)",
+                trace.keyIdLimit(), budgets.size(), thresholds.size(), stateBytes));
         !ok) {
         Error e = ok.error();
         e.file = trace.name();
         return e;
     }
     std::vector<std::unique_ptr<KeyspaceReplay>> replays;
-    std::vector<std::unique_ptr<ServerEviction>> budgets;
-    for (std::uint32_t t : thresholds) {
+    std::vector<std::unique_ptr<ServerEviction>> evictors;
+    for (const auto& [t, bytes] : cells) {
+        if (budget.baseBytes >= bytes)
+            return usageError(fmt::format("maxmemory {} bytes leaves nothing for keys: the server holds {} bytes "
+                                          "before the trace",
+                                  bytes, budget.baseBytes),
+                field::kMaxmemory);
         replays.push_back(std::make_unique<KeyspaceReplay>(policy, trace.keyIdLimit(), 0,
             staleExpireRule(*config.layout, *config.allocator, { t }),
             StringRewriteRule(*config.layout, *config.allocator, t)));
-        budgets.push_back(
-            std::make_unique<ServerEviction>(budget, *config.layout, *config.allocator, t, *replays.back()));
-        replays.back()->setBudget(budgets.back().get());
+        EvictionOptions options = budget;
+        options.maxmemoryBytes = bytes;
+        evictors.push_back(
+            std::make_unique<ServerEviction>(options, *config.layout, *config.allocator, t, *replays.back()));
+        replays.back()->setBudget(evictors.back().get());
         replays.back()->setFillOnMiss(config.fillOnMiss);
     }
     const std::uint64_t total = trace.totalRequests();
     std::uint64_t done = 0;
-    auto replayed = forEachBatch(trace, kBatchRequests, stop, [&](std::span<const Request> batch) -> Status {
-        for (auto& replay : replays)
-            if (auto ok = replay->apply(batch, done); !ok) {
+    // The replays share nothing they change: with several, half of them take each batch on a second core.
+    auto applyTo = [&](std::span<const Request> batch, std::size_t from, std::size_t to) -> Status {
+        for (std::size_t i = from; i < to; ++i)
+            if (auto ok = replays[i]->apply(batch, done); !ok) {
                 Error e = ok.error();
                 e.file = trace.name();
                 return e;
             }
+        return Ok {};
+    };
+    auto replayed = forEachBatch(trace, kBatchRequests, stop, [&](std::span<const Request> batch) -> Status {
+        const std::size_t half = replays.size() / 2;
+        std::future<Status> other;
+        if (half > 0)
+            other = std::async(std::launch::async, applyTo, batch, half, replays.size());
+        Status mine = applyTo(batch, 0, half > 0 ? half : replays.size());
+        Status theirs = half > 0 ? other.get() : Status(Ok {});
+        if (!mine)
+            return mine;
+        if (!theirs)
+            return theirs;
         done += batch.size();
         if (progress && (done / kBatchRequests) % 16 == 0)
             progress->progress(total ? static_cast<double>(done) / static_cast<double>(total) : -1.0, done);
@@ -191,27 +220,31 @@ Expected<SimulationResult> simulateWithBudget(const SimulationConfig& config,
         return replayed.error();
 
     SimulationResult result = resultHeader(config, trace);
-    result.budgetPolicy = fmt::format("{}, {} samples", evictionPolicyName(budget.policy), budget.samples);
+    result.budgetPolicy = budget.policy == EvictionPolicy::ExactLru
+        ? std::string("exact-lru")
+        : fmt::format("{}, {} samples", evictionPolicyName(budget.policy), budget.samples);
     if (budget.policy == EvictionPolicy::AllKeysLfu || budget.policy == EvictionPolicy::VolatileLfu)
         result.budgetPolicy
             += fmt::format(", lfu-log-factor {}, lfu-decay-time {}", budget.lfuLogFactor, budget.lfuDecayMinutes);
+    if (budget.rawSizes)
+        result.budgetPolicy += ", raw object sizes";
     result.budgetBaseBytes = budget.baseBytes;
-    for (std::size_t i = 0; i < thresholds.size(); ++i) {
+    for (std::size_t i = 0; i < cells.size(); ++i) {
         KeyspaceReplay& replay = *replays[i];
         replay.finish(); // fills still pending at the end are made first
         BudgetUsage usage;
-        usage.maxmemoryBytes = budget.maxmemoryBytes;
+        usage.maxmemoryBytes = cells[i].second;
         usage.getHits = replay.summary().getHits;
         usage.getMisses = replay.summary().getMisses;
         usage.fills = replay.summary().fills;
         usage.evictedKeys = replay.summary().evictedKeys;
         usage.refusedWrites = replay.summary().refusedWrites;
-        usage.usedBytes = budgets[i]->usedBytes();
+        usage.usedBytes = evictors[i]->usedBytes();
         // The first threshold's replay describes the trace and the index tables in the result.
         SimulationResult scratch;
         SimulationResult& described = i == 0 ? result : scratch;
         described.trace = replay.summary();
-        auto points = evaluateReplay(config, { thresholds[i] }, replay, described, stop);
+        auto points = evaluateReplay(config, { cells[i].first }, replay, described, stop);
         if (!points)
             return points.error();
         points->front().budget = usage;

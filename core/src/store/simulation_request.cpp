@@ -21,19 +21,23 @@ Status addBudget(const SimulationRequest& request, SimulationJob& job) {
     if (request.fillOnMiss.value_or(false))
         job.config.fillOnMiss = request.fillBatch;
     const bool budgetAsked = request.evictionPolicy != "noeviction" || request.maxmemorySamples != 5
-        || request.lfuLogFactor != 10 || request.lfuDecayTime != 1 || !request.baseMemory.empty();
+        || request.lfuLogFactor != 10 || request.lfuDecayTime != 1 || !request.baseMemory.empty() || request.rawSizes;
     if (request.maxmemory.empty()) {
         if (budgetAsked)
             return usageError(
                 "an eviction policy, its settings and the base memory need a budget (--maxmemory)", field::kMaxmemory);
         return Ok {};
     }
-    auto made = makeEvictionOptions(request.maxmemory, request.evictionPolicy, request.maxmemorySamples,
+    auto budgets = parseBudgets(request.maxmemory);
+    if (!budgets)
+        return budgets.error();
+    auto made = makeEvictionOptions(std::to_string(budgets->front()), request.evictionPolicy, request.maxmemorySamples,
         request.lfuLogFactor, request.lfuDecayTime);
     if (!made)
         return made.error();
     EvictionOptions budget = std::move(*made);
     budget.seed = request.evictionSeed;
+    budget.rawSizes = request.rawSizes;
     if (!request.baseMemory.empty()) {
         auto base = parseMemorySize(request.baseMemory, field::kMaxmemory);
         if (!base)
@@ -45,6 +49,8 @@ Status addBudget(const SimulationRequest& request, SimulationJob& job) {
                                       "the trace",
                               budget.maxmemoryBytes, budget.baseBytes),
             field::kMaxmemory);
+    if (budgets->size() > 1)
+        job.config.budgets = std::move(*budgets);
     if (job.config.layout->indexPolicy().kind == IndexKind::MemcachedAssoc)
         return usageError(fmt::format("--maxmemory is Valkey's and Redis's budget; layout '{}' is memcached's, whose "
                                       "-m budget is not modelled yet",

@@ -113,6 +113,20 @@ TEST(Eviction, MemorySizesReadAsTheServerReadsMaxmemory) {
         EXPECT_FALSE(parseMemorySize(bad, "f")) << bad;
 }
 
+TEST(Eviction, BudgetsReadAsAListOrALogSpacedRange) {
+    const auto list = parseBudgets("128mb,64mb,128mb");
+    ASSERT_TRUE(list);
+    EXPECT_EQ(*list, (std::vector<std::uint64_t> { 64u << 20, 128u << 20 }));
+    const auto range = parseBudgets("16mb:1gb:7");
+    ASSERT_TRUE(range);
+    ASSERT_EQ(range->size(), 7u);
+    EXPECT_EQ(range->front(), 16u << 20);
+    EXPECT_EQ(range->back(), 1u << 30);
+    EXPECT_EQ((*range)[3], 128u << 20); // 16 MiB x 2^3: doubling at each step
+    for (const char* bad : { "0", "1gb:16mb:4", "16mb:1gb:1", "16mb:1gb", "x", "16mb:1gb:1000" })
+        EXPECT_FALSE(parseBudgets(bad)) << bad;
+}
+
 TEST(Eviction, LruTakesTheKeyLeastRecentlyUsed) {
     // 20 keys written a second apart; key 0 is read before key 20 arrives: key 1 is then the least
     // recently used, and the one a pool that sees every key evicts.
@@ -255,6 +269,29 @@ TEST(Eviction, MissesAreFilledAfterEachBatch) {
     EXPECT_EQ(unsized.replay.summary().unfillableMisses, 1u);
 }
 
+TEST(Eviction, ExactLruWithRawSizesIsACacheSimulatorsLru) {
+    // Raw sizes: each key is 16 + 96 bytes, nothing else counts; a budget of five keys holds the five
+    // most recently used, whatever the order they were written in.
+    EvictionOptions options = unbounded(EvictionPolicy::ExactLru);
+    options.rawSizes = true;
+    options.maxmemoryBytes = 5 * 112;
+    BudgetedReplay r(options);
+    std::vector<Request> requests;
+    for (std::uint32_t k = 0; k < 8; ++k)
+        requests.push_back(set(k, 0));
+    requests.push_back(get(4, 0)); // 4 is recent again: 3, 5, 6, 7 and 4 are the five most recent
+    requests.push_back(set(8, 0));
+    requests.push_back(get(0, 0));
+    r.apply(requests);
+    for (std::uint32_t k : { 4u, 5u, 6u, 7u, 8u })
+        EXPECT_TRUE(r.live(k)) << k;
+    for (std::uint32_t k : { 0u, 1u, 2u, 3u })
+        EXPECT_FALSE(r.live(k)) << k;
+    EXPECT_EQ(r.budget.usedBytes(), 5u * 112);
+    EXPECT_FALSE(serverHasPolicy(EvictionPolicy::ExactLru));
+    EXPECT_TRUE(serverHasPolicy(EvictionPolicy::AllKeysLru));
+}
+
 class RefusingGate final : public IndexGrowthGate {
 public:
     bool allowsAllocation(std::uint64_t) override { return false; }
@@ -315,6 +352,20 @@ TEST(Eviction, ASweepKeepsEachThresholdWithinTheBudgetOnItsOwn) {
         EXPECT_LE(p.budget->usedBytes, (1u << 20) + 256);
     }
     EXPECT_EQ(result->budgetPolicy, "allkeys-lru, 5 samples");
+    // A curve: each threshold at each budget, by threshold then budget; more memory, more hits.
+    config.budgets = { 512u << 10, 1u << 20, 2u << 20 };
+    SyntheticTrace curveTrace(*generated);
+    auto curve = simulate(config, curveTrace);
+    ASSERT_TRUE(curve) << curve.error().describe();
+    ASSERT_EQ(curve->points.size(), 6u);
+    for (std::size_t i = 0; i < 6; ++i) {
+        EXPECT_EQ(curve->points[i].threshold, i < 3 ? 64u : 128u);
+        EXPECT_EQ(curve->points[i].budget->maxmemoryBytes, config.budgets[i % 3]);
+        if (i % 3)
+            EXPECT_GT(curve->points[i].budget->hitRatio(), curve->points[i - 1].budget->hitRatio());
+    }
+    EXPECT_EQ(curve->points[1].budget->getHits, at64.budget->getHits); // the same replay as the single budget's
+    config.budgets.clear();
     // With the slab model beside it: refused, with the reason.
     config.slabs = SlabModelOptions {};
     SyntheticTrace again(*generated);

@@ -23,6 +23,8 @@
 namespace layoutlab {
 
 // server.h MAXMEMORY_* (evict.c performEvictions reads them).
+// ExactLru is no server's: the least recently used key exactly, the reference a cache simulator such as
+// libCacheSim computes, to show what the servers' sampling costs.
 enum class EvictionPolicy {
     NoEviction,
     AllKeysLru,
@@ -31,13 +33,16 @@ enum class EvictionPolicy {
     VolatileLfu,
     AllKeysRandom,
     VolatileRandom,
-    VolatileTtl
+    VolatileTtl,
+    ExactLru
 };
 
 std::optional<EvictionPolicy> parseEvictionPolicy(std::string_view name);
 std::string_view evictionPolicyName(EvictionPolicy policy);
 // "noeviction, allkeys-lru, ...": for error messages and help.
 std::string evictionPolicyList();
+// Whether Valkey and Redis have the policy (exact-lru is layoutlab's reference only).
+bool serverHasPolicy(EvictionPolicy policy);
 
 // The server's settings for maxmemory and what the keyspace does not account for.
 struct EvictionOptions {
@@ -50,6 +55,9 @@ struct EvictionOptions {
     // the clients' buffers). The budget counts it against maxmemory as zmalloc_used_memory() does.
     std::uint64_t baseBytes = 0;
     std::uint64_t seed = 1; // the sampling's and LFU counter's random numbers
+    // Count each key as its key and value bytes only, without the layout, the allocator or the index
+    // tables, as a cache simulator given raw object sizes does (libCacheSim's obj_size).
+    bool rawSizes = false;
     // The server's clock, from which its LRU seconds and LFU minutes come: the trace's timestamps (empty),
     // or, for a trace sent to a real server faster than it was recorded, the wall clock it was sent on:
     // the request numbers at which each following second began (a drive records them), the first request
@@ -66,6 +74,13 @@ inline constexpr std::uint32_t kMaxEvictionSamples = 64;
 // the policy's name, maxmemory-samples, lfu-log-factor and lfu-decay-time. Errors name the field.
 Expected<EvictionOptions> makeEvictionOptions(std::string_view maxmemory, std::string_view policy,
     std::uint32_t samples, std::uint32_t lfuLogFactor, std::uint32_t lfuDecayTime);
+
+// The most budgets one run takes (each is a replay per threshold).
+inline constexpr std::size_t kMaxBudgets = 256;
+// Budgets as typed: one size, a list ("64mb,128mb,256mb"), or FIRST:LAST:COUNT, COUNT sizes from FIRST to
+// LAST spaced evenly on a log scale (a miss-ratio curve's x axis), each read as parseMemorySize reads it.
+// Sorted, without repeats.
+Expected<std::vector<std::uint64_t>> parseBudgets(std::string_view text);
 
 // What a budget did over the trace, per threshold.
 struct EvictionCounts {
@@ -96,6 +111,11 @@ private:
         std::uint32_t livePos = kAbsent; // in m_live
         std::uint32_t volatilePos = kAbsent; // in m_volatile
     };
+    // exact-lru's recency list, by key id (kAbsent ends it): the most recent at m_newest.
+    struct RecencyLinks {
+        std::uint32_t newer = kAbsent;
+        std::uint32_t older = kAbsent;
+    };
     static constexpr std::uint32_t kAbsent = UINT32_MAX;
     // evict.c struct evictionPoolEntry: a candidate and the score it had when sampled.
     struct PoolEntry {
@@ -125,6 +145,12 @@ private:
     bool m_lfu;
     bool m_volatilePolicy;
     std::vector<KeyEntry> m_keys;
+    void unlink(std::uint32_t keyId);
+    void pushNewest(std::uint32_t keyId);
+
+    std::vector<RecencyLinks> m_recency; // exact-lru only
+    std::uint32_t m_newest = kAbsent;
+    std::uint32_t m_oldest = kAbsent;
     std::vector<std::uint32_t> m_live; // sampled by allkeys-* policies
     std::vector<std::uint32_t> m_volatile; // keys with a TTL: sampled by volatile-* policies
     std::array<PoolEntry, kPoolSize> m_pool {};

@@ -62,6 +62,9 @@ struct SimulationConfig {
     // A memory budget (sim/eviction.h): each threshold's keyspace is kept within it by its own replay,
     // evicting as the server would; each point gets what the cache achieved (ThresholdPoint::budget).
     std::optional<EvictionOptions> eviction;
+    // With a budget: several maxmemory sizes, each threshold replayed at each (a miss-ratio curve); the
+    // points are then by threshold, then by budget. Empty: the budget's own maxmemory only.
+    std::vector<std::uint64_t> budgets;
     // Look-aside filling (KeyspaceReplay::setFillOnMiss): GET misses are followed by SETs, in batches of
     // this many requests (0: none; 1: right after each miss).
     std::uint32_t fillOnMiss = 0;

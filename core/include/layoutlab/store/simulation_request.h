@@ -56,7 +56,8 @@ struct SimulationRequest {
     // With `slabs` and an allocator the slab model does not cover (memcached's): a usage error (false), or
     // the run without it (true: several layouts side by side, some of them memcached's).
     bool slabsWhereCovered = false;
-    // A memory budget (SimulationConfig::eviction): maxmemory as the server reads it ("64mb"; empty: none),
+    // A memory budget (SimulationConfig::eviction): maxmemory as the server reads it ("64mb"; empty: none;
+    // several as parseBudgets reads them, "16mb:1gb:32" or "64mb,128mb": SimulationConfig::budgets),
     // the policy (the server's default: noeviction), its settings, and the server's own used_memory before
     // the trace (`baseMemory`, as typed; empty: none counted).
     std::string maxmemory;
@@ -66,6 +67,7 @@ struct SimulationRequest {
     std::uint32_t lfuDecayTime = 1;
     std::string baseMemory;
     std::uint64_t evictionSeed = 1;
+    bool rawSizes = false; // EvictionOptions::rawSizes
     // Look-aside filling (unset: off); `fillBatch` requests' misses are filled after them (1: each right
     // after its miss).
     std::optional<bool> fillOnMiss;
