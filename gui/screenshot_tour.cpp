@@ -153,6 +153,20 @@ bool renderScreenshots(
     if (const QString slabs = directory + QStringLiteral("/sweep-slabs.png"); !window.grab().save(slabs, "PNG"))
         return fail(QObject::tr("cannot write %1").arg(slabs));
     window.sweepPage()->slabsBox()->setChecked(false);
+    // The same trace as a cache under a budget of about a third of its keyspace: the hit ratio and the
+    // evictions at every threshold.
+    window.sweepPage()->maxmemoryEdit()->setText(QStringLiteral("4mb"));
+    window.sweepPage()->policyBox()->setCurrentText(QStringLiteral("allkeys-lru"));
+    window.sweepPage()->fillOnMissBox()->setChecked(true);
+    if (QString budgetError; !window.sweepPage()->startSweep(&budgetError))
+        return fail(budgetError);
+    if (!window.runner().waitForIdle(300000) || !window.lastError().isEmpty())
+        return fail(window.lastError().isEmpty() ? QObject::tr("the sweep timed out") : window.lastError());
+    window.sweepPage()->setCursorThreshold(128);
+    QApplication::processEvents();
+    if (const QString budget = directory + QStringLiteral("/sweep-budget.png"); !window.grab().save(budget, "PNG"))
+        return fail(QObject::tr("cannot write %1").arg(budget));
+    window.sweepPage()->maxmemoryEdit()->clear();
     // Last, the sweep of a bundled what-if layout file (the views above show the built-in models).
     window.sweepPage()->setLayoutFile(QStringLiteral(LAYOUTLAB_DATASETS_DIR "/layouts/valkey-no-value-pointer.toml"));
     QString sweepError;

@@ -79,17 +79,26 @@ void SweepPage::redraw() {
         { { QStringLiteral("lines_touched_per_get"), tr("lines touched") },
             { QStringLiteral("dependent_loads_per_get"), tr("dependent loads"), true } },
         tr("lines/GET"), tr("loads/GET"));
-    drawChart(m_charts[3],
-        { { QStringLiteral("l1_misses_per_get"), tr("L1") }, { QStringLiteral("l2_misses_per_get"), tr("L2") },
-            { QStringLiteral("llc_misses_per_get"), tr("LLC") } },
-        tr("misses/GET"));
+    // Under a memory budget the cache model does not run: the last chart is the cache's own figures.
+    const bool budget = m_model.columnOf(QStringLiteral("hit_ratio")) >= 0;
+    if (budget)
+        drawChart(m_charts[3],
+            { { QStringLiteral("hit_ratio"), tr("hit ratio") },
+                { QStringLiteral("evicted_keys"), tr("evicted keys"), true } },
+            tr("hit ratio (%)"), tr("evicted keys"), false, true);
+    else
+        drawChart(m_charts[3],
+            { { QStringLiteral("l1_misses_per_get"), tr("L1") }, { QStringLiteral("l2_misses_per_get"), tr("L2") },
+                { QStringLiteral("llc_misses_per_get"), tr("LLC") } },
+            tr("misses/GET"));
     const QStringList titles { active ? tr("Memory per key: allocated and the allocator's active pages")
                                       : tr("Memory per key (hash index included)"),
         active ? tr("Overhead and internal fragmentation per key")
                : tr("Internal fragmentation per key (hash index included)"),
         tr("GET access path (index lines included)"),
-        m_model.hasCacheModel() ? tr("Cache-model misses per GET")
-                                : tr("Cache-model misses per GET (cache model off)") };
+        budget ? tr("Hit ratio and evictions under maxmemory (%1)").arg(qt(m_model.result().budgetPolicy))
+            : m_model.hasCacheModel() ? tr("Cache-model misses per GET")
+                                      : tr("Cache-model misses per GET (cache model off)") };
     for (std::size_t i = 0; i < m_charts.size(); ++i)
         m_charts[i]->chart()->setTitle(titles[int(i)]);
     drawCursor();

@@ -29,6 +29,7 @@
 #include <QLocale>
 #include <QPushButton>
 #include <QSettings>
+
 #include <QSpinBox>
 #include <QTableView>
 #include <QTimer>
@@ -38,6 +39,7 @@
 #include <QtCharts/QLineSeries>
 #include <QtCharts/QScatterSeries>
 #include <QtCharts/QValueAxis>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -119,6 +121,9 @@ SweepPage::SweepPage(TaskRunner& runner, std::function<QString()> databasePath, 
     , m_stall(new QCheckBox(tr("Predict the memory stall per GET"), this))
     , m_getPipeline(new QSpinBox(this))
     , m_slabs(new QCheckBox(tr("Allocator's pages (slab model, timeline)"), this))
+    , m_maxmemory(new QLineEdit(this))
+    , m_policy(new QComboBox(this))
+    , m_fillOnMiss(new QCheckBox(tr("fill misses"), this))
     , m_layoutFileButton(new QToolButton(this))
     , m_rerunOnChange(new QCheckBox(tr("Re-run when the layout file changes"), this))
     , m_watcher(new QFileSystemWatcher(this))
@@ -169,6 +174,28 @@ SweepPage::SweepPage(TaskRunner& runner, std::function<QString()> databasePath, 
                            "slabs, memcached's pages): the active bytes it keeps after deletes and overwrites, and a "
                            "timeline of them over the trace"));
     connect(m_cache, &QCheckBox::toggled, m_stall, &QWidget::setEnabled);
+    m_maxmemory->setPlaceholderText(tr("no budget (e.g. 64mb)"));
+    m_maxmemory->setToolTip(tr("A cache under maxmemory: each threshold keeps the keyspace within this budget as "
+                               "the server does, evicting by the policy, and reports its hit ratio and evictions. "
+                               "As the server reads it: 64mb is 64 MiB, 64m is 64,000,000 bytes. Not together "
+                               "with the cache model or the slab model"));
+    for (const char* policy : { "allkeys-lru", "allkeys-lfu", "allkeys-random", "volatile-lru", "volatile-lfu",
+             "volatile-random", "volatile-ttl", "noeviction", "exact-lru" })
+        m_policy->addItem(QString::fromLatin1(policy));
+    m_policy->setToolTip(tr("maxmemory-policy (exact-lru: the least recently used key exactly, no server's)"));
+    m_fillOnMiss->setChecked(true);
+    m_fillOnMiss->setToolTip(tr("Look-aside cache: a GET that misses is followed by a SET of the key"));
+    auto budgetSet = [this] {
+        // The cache and slab models do not run under a budget: their boxes say so by being off.
+        const bool budget = !m_maxmemory->text().trimmed().isEmpty();
+        m_policy->setEnabled(budget);
+        m_fillOnMiss->setEnabled(budget);
+        m_cache->setEnabled(!budget);
+        m_stall->setEnabled(!budget && m_cache->isChecked());
+        m_slabs->setEnabled(!budget);
+    };
+    connect(m_maxmemory, &QLineEdit::textChanged, this, budgetSet);
+    budgetSet();
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
@@ -189,6 +216,13 @@ SweepPage::SweepPage(TaskRunner& runner, std::function<QString()> databasePath, 
     stallRow->addWidget(m_getPipeline);
     form2->addRow(QString(), stallRow);
     form2->addRow(QString(), m_slabs);
+    auto* budgetRow = new QHBoxLayout;
+    budgetRow->addWidget(m_maxmemory, 1);
+    budgetRow->addWidget(m_policy);
+    budgetRow->addWidget(m_fillOnMiss);
+    auto* budgetLabel = new QLabel(tr("&maxmemory:"), this);
+    budgetLabel->setBuddy(m_maxmemory);
+    form->addRow(budgetLabel, budgetRow);
     form2->addRow(QString(), m_rerunOnChange);
     controls->addLayout(form, 2);
     controls->addLayout(form2, 1);
@@ -354,6 +388,18 @@ bool SweepPage::startSweep(QString* error) {
     request.slabs = m_slabs->isChecked();
     request.slabsWhereCovered = true; // glibc has no slab model: the sweep runs without it
     request.timeline = m_slabs->isChecked() ? kTimelineSamples : 0;
+    if (const QString budget = m_maxmemory->text().trimmed(); !budget.isEmpty()) {
+        if (budget.contains(QLatin1Char(':')) || budget.contains(QLatin1Char(',')))
+            return fail(tr("The Sweep view takes one budget; for a miss-ratio curve over several, run `layoutlab "
+                           "sweep --maxmemory FIRST:LAST:COUNT`"));
+        // The budget is replayed threshold by threshold: without the cache and slab models.
+        request.maxmemory = budget.toStdString();
+        request.evictionPolicy = m_policy->currentText().toStdString();
+        request.fillOnMiss = m_fillOnMiss->isChecked();
+        request.cache = false;
+        request.slabs = false;
+        request.timeline = 0;
+    }
     request.toolVersion = LAYOUTLAB_VERSION;
     auto built = buildSimulationJob(request);
     if (!built)
@@ -430,6 +476,25 @@ void SweepPage::showResult(const SimulationResult& result, const std::optional<L
                                 .arg(locale.toString(p.usableBytesPerKey - best.usableBytesPerKey, 'f', 2));
     }
     text += tr(" Bytes per key include the hash index tables.");
+    if (!result.points.empty() && result.points.front().budget) {
+        // A cache: what decides is the hit ratio the budget gives each threshold.
+        const ThresholdPoint* best = &result.points.front();
+        for (const auto& p : result.points)
+            if (p.budget->hitRatio() > best->budget->hitRatio())
+                best = &p;
+        text += tr(" Under maxmemory %1 (%2): best hit ratio <b>%3%</b> at %4, %5 keys held.")
+                    .arg(qt(bytesText(double(best->budget->maxmemoryBytes))), qt(result.budgetPolicy).toHtmlEscaped())
+                    .arg(locale.toString(100 * best->budget->hitRatio(), 'f', 2))
+                    .arg(result.thresholdName.empty() ? tr("its one setting") : QString::number(best->threshold))
+                    .arg(locale.toString(qulonglong(best->keys)));
+        for (const std::uint32_t mark : { 64u, 128u })
+            for (const auto& p : result.points)
+                if (p.threshold == mark && &p != best)
+                    text += tr(" At %1: %2%, %3 keys.")
+                                .arg(mark)
+                                .arg(locale.toString(100 * p.budget->hitRatio(), 'f', 2))
+                                .arg(locale.toString(qulonglong(p.keys)));
+    }
     if (!result.slabTable.empty() && !result.points.empty()) {
         // What the allocator keeps: the leanest by active bytes, when it is another threshold.
         std::size_t leanestActive = 0;
@@ -465,6 +530,13 @@ void SweepPage::showStoredRun(const StoredRun& stored) {
         m_thresholds->setText(thresholdsText(parameters->thresholds));
         m_cache->setChecked(parameters->cacheGeometry.has_value());
         m_slabs->setChecked(parameters->slabModel.has_value());
+        const auto& budget = parameters->extra.value("budget", nlohmann::json::object());
+        m_maxmemory->setText(budget.contains("maxmemory_bytes")
+                ? QString::number(budget["maxmemory_bytes"].get<std::uint64_t>())
+                : QString());
+        if (budget.contains("policy"))
+            m_policy->setCurrentText(qt(budget["policy"].get<std::string>()));
+        m_fillOnMiss->setChecked(parameters->extra.contains("fill_batch"));
         if (QFileInfo::exists(qt(parameters->trace)))
             m_tracePath = qt(parameters->trace);
         if (parameters->extra.contains("load_latencies")) {
@@ -491,6 +563,9 @@ void SweepPage::saveSettings() const {
     s.setValue(QStringLiteral("sweep/stall"), m_stall->isChecked());
     s.setValue(QStringLiteral("sweep/getPipeline"), m_getPipeline->value());
     s.setValue(QStringLiteral("sweep/slabs"), m_slabs->isChecked());
+    s.setValue(QStringLiteral("sweep/maxmemory"), m_maxmemory->text());
+    s.setValue(QStringLiteral("sweep/policy"), m_policy->currentText());
+    s.setValue(QStringLiteral("sweep/fillOnMiss"), m_fillOnMiss->isChecked());
     s.setValue(QStringLiteral("sweep/rerunOnChange"), m_rerunOnChange->isChecked());
 }
 
@@ -508,6 +583,9 @@ void SweepPage::restoreSettings() {
     m_stall->setChecked(s.value(QStringLiteral("sweep/stall"), false).toBool());
     m_getPipeline->setValue(s.value(QStringLiteral("sweep/getPipeline"), 1).toInt());
     m_slabs->setChecked(s.value(QStringLiteral("sweep/slabs"), false).toBool());
+    m_maxmemory->setText(s.value(QStringLiteral("sweep/maxmemory"), QString()).toString());
+    m_policy->setCurrentText(s.value(QStringLiteral("sweep/policy"), m_policy->currentText()).toString());
+    m_fillOnMiss->setChecked(s.value(QStringLiteral("sweep/fillOnMiss"), true).toBool());
 }
 
 } // namespace layoutlab::gui

@@ -78,6 +78,12 @@ public:
     QCheckBox* cacheBox() const { return m_cache; }
     // The slab model (what the allocator keeps after deletes and overwrites), with a timeline of the trace.
     QCheckBox* slabsBox() const { return m_slabs; }
+    // A cache budget (SimulationRequest::maxmemory): one size as the server reads it, the eviction policy
+    // and look-aside filling. With a budget the sweep replays each threshold under it: the last chart shows
+    // the hit ratio and evictions, in place of the cache model's misses (not modelled together).
+    QLineEdit* maxmemoryEdit() const { return m_maxmemory; }
+    QComboBox* policyBox() const { return m_policy; }
+    QCheckBox* fillOnMissBox() const { return m_fillOnMiss; }
     // The timeline chart: allocated beside active bytes over the trace at the cursor's threshold (hidden
     // when the result has no timeline).
     ChartPanel* timelineChart() const { return m_timelineChart; }
@@ -131,6 +137,9 @@ private:
     QCheckBox* m_stall; // measure this host's load latencies and predict the memory stall per GET
     QSpinBox* m_getPipeline; // SimulationRequest::getPipeline
     QCheckBox* m_slabs;
+    QLineEdit* m_maxmemory;
+    QComboBox* m_policy;
+    QCheckBox* m_fillOnMiss;
     QToolButton* m_layoutFileButton;
     QCheckBox* m_rerunOnChange;
     QFileSystemWatcher* m_watcher;
