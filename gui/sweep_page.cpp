@@ -174,28 +174,6 @@ SweepPage::SweepPage(TaskRunner& runner, std::function<QString()> databasePath, 
                            "slabs, memcached's pages): the active bytes it keeps after deletes and overwrites, and a "
                            "timeline of them over the trace"));
     connect(m_cache, &QCheckBox::toggled, m_stall, &QWidget::setEnabled);
-    m_maxmemory->setPlaceholderText(tr("no budget (e.g. 64mb)"));
-    m_maxmemory->setToolTip(tr("A cache under maxmemory: each threshold keeps the keyspace within this budget as "
-                               "the server does, evicting by the policy, and reports its hit ratio and evictions. "
-                               "As the server reads it: 64mb is 64 MiB, 64m is 64,000,000 bytes. Not together "
-                               "with the cache model or the slab model"));
-    for (const char* policy : { "allkeys-lru", "allkeys-lfu", "allkeys-random", "volatile-lru", "volatile-lfu",
-             "volatile-random", "volatile-ttl", "noeviction", "exact-lru" })
-        m_policy->addItem(QString::fromLatin1(policy));
-    m_policy->setToolTip(tr("maxmemory-policy (exact-lru: the least recently used key exactly, no server's)"));
-    m_fillOnMiss->setChecked(true);
-    m_fillOnMiss->setToolTip(tr("Look-aside cache: a GET that misses is followed by a SET of the key"));
-    auto budgetSet = [this] {
-        // The cache and slab models do not run under a budget: their boxes say so by being off.
-        const bool budget = !m_maxmemory->text().trimmed().isEmpty();
-        m_policy->setEnabled(budget);
-        m_fillOnMiss->setEnabled(budget);
-        m_cache->setEnabled(!budget);
-        m_stall->setEnabled(!budget && m_cache->isChecked());
-        m_slabs->setEnabled(!budget);
-    };
-    connect(m_maxmemory, &QLineEdit::textChanged, this, budgetSet);
-    budgetSet();
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
@@ -216,13 +194,9 @@ SweepPage::SweepPage(TaskRunner& runner, std::function<QString()> databasePath, 
     stallRow->addWidget(m_getPipeline);
     form2->addRow(QString(), stallRow);
     form2->addRow(QString(), m_slabs);
-    auto* budgetRow = new QHBoxLayout;
-    budgetRow->addWidget(m_maxmemory, 1);
-    budgetRow->addWidget(m_policy);
-    budgetRow->addWidget(m_fillOnMiss);
     auto* budgetLabel = new QLabel(tr("&maxmemory:"), this);
     budgetLabel->setBuddy(m_maxmemory);
-    form->addRow(budgetLabel, budgetRow);
+    form->addRow(budgetLabel, budgetRow());
     form2->addRow(QString(), m_rerunOnChange);
     controls->addLayout(form, 2);
     controls->addLayout(form2, 1);
@@ -291,6 +265,36 @@ SweepPage::SweepPage(TaskRunner& runner, std::function<QString()> databasePath, 
     });
     connect(m_reloadDelay, &QTimer::timeout, this, &SweepPage::layoutFileChanged);
     redraw();
+}
+
+QHBoxLayout* SweepPage::budgetRow() {
+    m_maxmemory->setPlaceholderText(tr("no budget (e.g. 64mb)"));
+    m_maxmemory->setToolTip(tr("A cache under maxmemory: each threshold keeps the keyspace within this budget as "
+                               "the server does, evicting by the policy, and reports its hit ratio and evictions. "
+                               "As the server reads it: 64mb is 64 MiB, 64m is 64,000,000 bytes. Not together "
+                               "with the cache model or the slab model"));
+    for (const char* policy : { "allkeys-lru", "allkeys-lfu", "allkeys-random", "volatile-lru", "volatile-lfu",
+             "volatile-random", "volatile-ttl", "noeviction", "exact-lru" })
+        m_policy->addItem(QString::fromLatin1(policy));
+    m_policy->setToolTip(tr("maxmemory-policy (exact-lru: the least recently used key exactly, no server's)"));
+    m_fillOnMiss->setChecked(true);
+    m_fillOnMiss->setToolTip(tr("Look-aside cache: a GET that misses is followed by a SET of the key"));
+    auto budgetSet = [this] {
+        // The cache and slab models do not run under a budget: their boxes say so by being off.
+        const bool budget = !m_maxmemory->text().trimmed().isEmpty();
+        m_policy->setEnabled(budget);
+        m_fillOnMiss->setEnabled(budget);
+        m_cache->setEnabled(!budget);
+        m_stall->setEnabled(!budget && m_cache->isChecked());
+        m_slabs->setEnabled(!budget);
+    };
+    connect(m_maxmemory, &QLineEdit::textChanged, this, budgetSet);
+    budgetSet();
+    auto* row = new QHBoxLayout;
+    row->addWidget(m_maxmemory, 1);
+    row->addWidget(m_policy);
+    row->addWidget(m_fillOnMiss);
+    return row;
 }
 
 QString SweepPage::currentLayoutSpec() const {

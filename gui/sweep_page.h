@@ -10,6 +10,7 @@
 #include "layoutlab/store/engine_sweep_points.h"
 #include "layoutlab/store/stored_run.h"
 
+#include <QHBoxLayout>
 #include <QStandardItemModel>
 #include <QWidget>
 
@@ -109,6 +110,8 @@ signals:
 private:
     static constexpr int kSpecRole = Qt::UserRole + 1; // a layout file item's spec
     void redraw();
+    // The budget's widgets set up, in a row for the form.
+    QHBoxLayout* budgetRow();
     void drawMeasured();
     void drawTimeline(); // sweep_timeline.cpp
     void watchLayoutFile();
