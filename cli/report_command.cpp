@@ -95,10 +95,50 @@ std::optional<Figure> timelineFigure(const SimulationResult& r, const std::strin
             "MiB", { std::move(allocated), std::move(active) }, {} }) };
 }
 
+// A run under a memory budget: the hit ratio against the threshold, or, with several budgets, against the
+// budget (a miss-ratio curve), a line per threshold.
+std::optional<Figure> budgetFigure(const SimulationResult& r, const std::string& base) {
+    if (r.points.empty() || !r.points.front().budget)
+        return std::nullopt;
+    std::map<std::uint32_t, SvgSeries> byThreshold;
+    SvgSeries overThresholds { "hit ratio", {}, false, {} };
+    std::set<std::uint64_t> budgets;
+    for (const auto& p : r.points) {
+        budgets.insert(p.budget->maxmemoryBytes);
+        auto& line = byThreshold[p.threshold];
+        line.name = r.thresholdName.empty() ? std::string("hit ratio") : fmt::format("threshold {}", p.threshold);
+        line.points.emplace_back(static_cast<double>(p.budget->maxmemoryBytes) / 1048576.0, 100 * p.budget->hitRatio());
+        overThresholds.points.emplace_back(p.threshold, 100 * p.budget->hitRatio());
+    }
+    if (budgets.size() > 1) {
+        std::vector<SvgSeries> lines;
+        for (auto& [threshold, line] : byThreshold)
+            lines.push_back(std::move(line));
+        return Figure { base + "-hit-ratio.svg",
+            renderSvg({ fmt::format("Hit ratio against the budget ({})", r.budgetPolicy), "maxmemory (MiB)",
+                "hit ratio (%)", std::move(lines), {} }) };
+    }
+    if (r.points.size() < 2)
+        return std::nullopt;
+    return Figure { base + "-hit-ratio.svg",
+        renderSvg({ fmt::format("Hit ratio under maxmemory {} ({})", bytesText(static_cast<double>(*budgets.begin())),
+                        r.budgetPolicy),
+            "threshold (bytes)", "hit ratio (%)", { std::move(overThresholds) }, markersOf(r) }) };
+}
+
 std::vector<Figure> figuresOf(const StoredRun& stored) {
     const auto& r = stored.result;
     const std::string base = fmt::format("run-{}", stored.run.id);
     std::vector<Figure> out;
+    if (auto budget = budgetFigure(r, base)) {
+        out.push_back(std::move(*budget));
+        // Points of several budgets at each threshold: the charts against the threshold would fold over them.
+        std::set<std::uint64_t> budgets;
+        for (const auto& p : r.points)
+            budgets.insert(p.budget->maxmemoryBytes);
+        if (budgets.size() > 1)
+            return out;
+    }
     if (auto timeline = timelineFigure(r, base))
         out.push_back(std::move(*timeline));
     const auto measured = engineSweepPoints(stored.measurements);

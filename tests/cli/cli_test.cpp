@@ -542,6 +542,19 @@ TEST_F(CliTest, AMemoryBudgetGivesHitRatiosAndRefusesWhatItCannotModel) {
     EXPECT_EQ(withSlabs.exitCode, 2);
     const auto policyAlone = run({ "sim", trace, "--layout", "valkey-9.1", "--policy", "allkeys-lru" });
     EXPECT_NE(policyAlone.exitCode, 0);
+
+    // Stored, a curve comes back from the database with its budgets, and `report` charts it.
+    const auto db = path("budget.db");
+    const auto stored = run({ "sweep", trace, "--layout", "valkey-9.1", "--thresholds", "64,128", "--maxmemory",
+        "300kb:1200kb:3", "--policy", "allkeys-lru", "--fill-on-miss", "--db", db });
+    ASSERT_EQ(stored.exitCode, 0) << stored.err;
+    const auto shown = run({ "db", "show", "1", "--db", db, "--json" });
+    ASSERT_EQ(shown.exitCode, 0) << shown.err;
+    const auto back = nlohmann::json::parse(shown.out);
+    EXPECT_NE(back.dump().find("\"maxmemory_bytes\":307200"), std::string::npos) << shown.out.substr(0, 400);
+    const auto report = run({ "report", "1", "--db", db, "-o", path("report") });
+    ASSERT_EQ(report.exitCode, 0) << report.err;
+    EXPECT_TRUE(std::filesystem::exists(path("report") + "/run-1-hit-ratio.svg"));
 }
 
 } // namespace

@@ -161,7 +161,9 @@ Expected<SimulationResult> simulateWithBudget(const SimulationConfig& config,
     for (std::uint32_t t : thresholds)
         for (std::uint64_t b : budgets)
             cells.emplace_back(t, b);
-    const std::uint64_t stateBytes = (sizeof(KeyState) + 16) * cells.size();
+    // The budget's 16 bytes per key id (24 with exact-lru's recency list) beside the replay's.
+    const std::uint64_t budgetBytes = budget.policy == EvictionPolicy::ExactLru ? 24 : 16;
+    const std::uint64_t stateBytes = (sizeof(KeyState) + budgetBytes) * cells.size();
     if (auto ok = checkMemory(std::min(trace.keyIdLimit(), KeyspaceReplay::kMaxKeyIds) * stateBytes,
             fmt::format("replaying {} key ids under {} budgets at {} thresholds ({} bytes of state each)",
                 trace.keyIdLimit(), budgets.size(), thresholds.size(), stateBytes));
