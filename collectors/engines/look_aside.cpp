@@ -78,9 +78,10 @@ Expected<LookAsideReport> driveLookAside(RespClient& client, TraceReader& trace,
             if (r.op != Op::Get && r.op != Op::Set && r.op != Op::Delete)
                 return dataError(fmt::format(
                     "request {}: a look-aside drive sends GETs, SETs and DELs, not {}", number, opName(r.op)));
-            if (r.op == Op::Set && (r.ttlSeconds != 0 || r.kind != ValueKind::String))
-                return dataError(
-                    fmt::format("request {}: a look-aside drive sends plain string SETs without a TTL", number));
+            if (r.op == Op::Set && (r.ttlSeconds == kKeepTtl || r.kind != ValueKind::String))
+                return dataError(fmt::format(
+                    "request {}: a look-aside drive sends string SETs (with or without a TTL), not KEEPTTL or integers",
+                    number));
             if (r.keyId >= lastSize.size())
                 lastSize.resize(std::max<std::size_t>(std::size_t { r.keyId } + 1, lastSize.size() * 2));
             if (r.op == Op::Set || (r.op == Op::Get && r.valueBytes != 0))
@@ -90,7 +91,8 @@ Expected<LookAsideReport> driveLookAside(RespClient& client, TraceReader& trace,
         }
         for (std::size_t i = 0; i < n; ++i) {
             const Request& r = chunk[i];
-            KeyRequest k { names[i], r.valueBytes, r.op == Op::Set, r.op == Op::Delete };
+            KeyRequest k { names[i], r.valueBytes, r.op == Op::Set, r.op == Op::Delete,
+                r.op == Op::Set ? r.ttlSeconds : 0 };
             requests.push_back(k);
             report.gets += r.op == Op::Get ? 1 : 0;
             report.sets += r.op == Op::Set ? 1 : 0;

@@ -105,7 +105,11 @@ Status RespClient::sendRequests(std::span<const KeyRequest> requests) {
     std::string& out = m_getBuffer;
     out.clear();
     for (const auto& r : requests) {
-        out += r.set ? "*3\r\n$3\r\nSET\r\n$" : r.del ? "*2\r\n$3\r\nDEL\r\n$" : "*2\r\n$3\r\nGET\r\n$";
+        const bool expiring = r.set && r.ttlSeconds != 0;
+        out += expiring ? "*5\r\n$3\r\nSET\r\n$"
+            : r.set     ? "*3\r\n$3\r\nSET\r\n$"
+            : r.del     ? "*2\r\n$3\r\nDEL\r\n$"
+                        : "*2\r\n$3\r\nGET\r\n$";
         out += std::to_string(r.key.size());
         out += "\r\n";
         out += r.key;
@@ -116,6 +120,10 @@ Status RespClient::sendRequests(std::span<const KeyRequest> requests) {
             out += "\r\n";
             out.append(r.valueBytes, 'a');
             out += "\r\n";
+            if (expiring) {
+                const std::string ttl = std::to_string(r.ttlSeconds);
+                out += "$2\r\nEX\r\n$" + std::to_string(ttl.size()) + "\r\n" + ttl + "\r\n";
+            }
         }
     }
     redisAppendFormattedCommand(m_context, out.data(), out.size());

@@ -32,7 +32,8 @@ struct LookAsideReport {
     std::vector<std::uint64_t> secondStarts;
 };
 
-// Sends the trace (GET, SET without TTL, DELETE only: anything else is refused with the request's number).
+// Sends the trace (GET, string SETs with or without a TTL, DELETE only: anything else is refused with the
+// request's number). A TTL runs on the server's clock, which the drive passes faster than the trace's.
 // `progress` gets the requests sent so far.
 Expected<LookAsideReport> driveLookAside(RespClient& client, TraceReader& trace, std::size_t batch,
     const std::function<void(std::uint64_t)>& progress = {}, std::stop_token stop = {});

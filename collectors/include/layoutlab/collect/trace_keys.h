@@ -50,6 +50,7 @@ struct KeyRequest {
     std::uint32_t valueBytes = 0;
     bool set = false;
     bool del = false; // a DEL instead (a look-aside cache drive's trace may hold them)
+    std::uint32_t ttlSeconds = 0; // a SET's EX (0: none)
 };
 
 } // namespace layoutlab
