@@ -20,8 +20,9 @@ Expected<std::uint64_t> infoNumber(const std::map<std::string, std::string>& inf
 
 } // namespace
 
-Status driveBudget(const DriveRequest& r, RespClient& client, const LayoutAndAllocator& models, DriveReport& report,
-    MeasuredRuns& runs, TraceReader& trace, ProgressSink* progress, std::stop_token stop) {
+Status driveBudget(const DriveRequest& r, RespClient& client, const LayoutAndAllocator& models,
+    const RunParameters& parameters, DriveReport& report, MeasuredRuns& runs, TraceReader& trace,
+    ProgressSink* progress, std::stop_token stop) {
     const EvictionOptions& budget = *r.budget;
     DriveBudgetFigures figures;
     figures.maxmemoryBytes = budget.maxmemoryBytes;
@@ -32,6 +33,8 @@ Status driveBudget(const DriveRequest& r, RespClient& client, const LayoutAndAll
         { "CONFIG", "SET", "maxmemory-samples", std::to_string(budget.samples) },
         { "CONFIG", "SET", "lfu-log-factor", std::to_string(budget.lfuLogFactor) },
         { "CONFIG", "SET", "lfu-decay-time", std::to_string(budget.lfuDecayMinutes) } };
+    if (auto warm = warmUpCommands(client); !warm)
+        return warm;
     for (const auto& command : settings)
         if (auto ok = client.command(command); !ok)
             return ok.error();
@@ -48,6 +51,13 @@ Status driveBudget(const DriveRequest& r, RespClient& client, const LayoutAndAll
         return usageError(fmt::format("maxmemory {} bytes is below what the empty server already uses ({} bytes)",
                               budget.maxmemoryBytes, figures.baseBytes),
             field::kMaxmemory);
+    RunParameters withBudget = parameters;
+    withBudget.extra["budget"] = { { "maxmemory_bytes", budget.maxmemoryBytes }, { "policy", figures.policy },
+        { "maxmemory_samples", budget.samples }, { "lfu_log_factor", budget.lfuLogFactor },
+        { "lfu_decay_time", budget.lfuDecayMinutes }, { "base_bytes", figures.baseBytes } };
+    withBudget.extra["fill_batch"] = r.pipeline;
+    if (auto ok = runs.begin(r.tracePath, r.importOptions, "sim", "drive", withBudget, r.toolVersion); !ok)
+        return ok;
     for (const std::vector<std::string>& command :
         { std::vector<std::string> { "CONFIG", "SET", "maxmemory", std::to_string(budget.maxmemoryBytes) },
             std::vector<std::string> { "CONFIG", "RESETSTAT" } })

@@ -340,12 +340,12 @@ Status driveResp(const DriveRequest& r, drive::DriveTarget& target, DriveReport&
         return models.error();
     auto parameters = drive::driveParameters(r, *models, report, target);
     parameters.extra["layout_choice"] = layoutChoiceJson(report);
+    if (r.budget) // begins the runs itself, once it knows the budget leaves room for keys
+        return drive::driveBudget(r, *client, *models, parameters, report, runs, trace, progress, stop);
     if (auto ok = runs.begin(r.tracePath, r.importOptions, "sim", "drive", parameters, r.toolVersion); !ok)
         return ok;
     if (auto warm = warmUpCommands(*client); !warm)
         return warm;
-    if (r.budget)
-        return drive::driveBudget(r, *client, *models, report, runs, trace, progress, stop);
     const bool jemalloc = info->memAllocator.rfind("jemalloc", 0) == 0;
     if (jemalloc)
         if (auto drained = drainThreadCache(*client); !drained)

@@ -55,10 +55,12 @@ Status predictAndComplete(const DriveRequest& request, const SimulationConfig& c
 Status finish(const DriveRequest& request, const LayoutAndAllocator& models, DriveReport& report, MeasuredRuns& runs,
     ProgressSink* progress, std::stop_token stop);
 
-// A cache drive once the server is up, empty and measured (`client` connected, `models` chosen): the budget
-// set, the trace sent as a look-aside client sends it, the server's counters read, the prediction made.
+// A cache drive once the server is up and empty (`client` connected, `models` chosen): the budget set, the
+// runs begun with `parameters` (not before: a budget below what the empty server uses stores nothing), the
+// trace sent as a look-aside client sends it, the server's counters read, the prediction made.
 Status driveBudget(const DriveRequest& request, RespClient& client, const LayoutAndAllocator& models,
-    DriveReport& report, MeasuredRuns& runs, TraceReader& trace, ProgressSink* progress, std::stop_token stop);
+    const RunParameters& parameters, DriveReport& report, MeasuredRuns& runs, TraceReader& trace,
+    ProgressSink* progress, std::stop_token stop);
 
 // The memcached drive once the server is up and the trace open.
 Status driveMemcached(const DriveRequest& request, DriveTarget& target, DriveReport& report, MeasuredRuns& runs,

@@ -82,9 +82,13 @@ TEST_F(DriveBudgetTest, HitRatioWithinTwoPointsOfTheRealServer) {
 TEST_F(DriveBudgetTest, RefusesWhatItCannotDrive) {
     const auto trace = gen("small.lltrace", { "--keys", "100" });
     if (layoutlab::findExecutable("redis-server")) {
-        const auto tiny = run({ "drive", trace, "--engine", "redis", "--no-db", "--maxmemory", "1000" });
+        const auto db = path("refused.db");
+        const auto tiny = run({ "drive", trace, "--engine", "redis", "--db", db, "--maxmemory", "1000" });
         EXPECT_EQ(tiny.exitCode, 2) << tiny.err;
         EXPECT_NE(tiny.err.find("below what the empty server already uses"), std::string::npos) << tiny.err;
+        // Nothing stored: the runs begin once the budget is known to leave room for keys.
+        const auto listed = run({ "db", "list", "--db", db });
+        EXPECT_EQ(listed.out.find("drive"), std::string::npos) << listed.out;
     }
     const auto unknown
         = run({ "drive", trace, "--engine", "redis", "--no-db", "--maxmemory", "64mb", "--policy", "lru" });
