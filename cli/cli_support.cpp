@@ -145,12 +145,15 @@ void BudgetOptions::addTo(CLI::App& cmd) {
         ->needs(budget);
     auto* fill = group->add_flag("--fill-on-miss", fillOnMiss,
         "Look-aside cache: a GET that misses is followed by a SET of the key (the GET's value size when the trace "
-        "gives one, else the key's last)");
+        "gives one, else the key's last). On by default for traces of reads only (oracleGeneral)");
+    group
+        ->add_flag("--no-fill-on-miss", noFillOnMiss,
+            "Read a trace of reads only as imported: each object set before its first read, none filled")
+        ->excludes(fill);
     group
         ->add_option("--fill-batch", fillBatch,
-            "With --fill-on-miss: fill the misses of each N requests after them, as a client pipelining N GETs does")
-        ->capture_default_str()
-        ->needs(fill);
+            "Fill the misses of each N requests after them, as a client pipelining N GETs does")
+        ->capture_default_str();
 }
 
 void BudgetOptions::fill(SimulationRequest& request) const {
@@ -162,7 +165,8 @@ void BudgetOptions::fill(SimulationRequest& request) const {
     request.baseMemory = baseMemory;
     request.evictionSeed = seed;
     request.rawSizes = rawSizes;
-    request.fillOnMiss = fillOnMiss;
+    if (fillOnMiss || noFillOnMiss) // neither: the trace decides (on for reads only)
+        request.fillOnMiss = fillOnMiss;
     request.fillBatch = fillBatch;
 }
 

@@ -103,6 +103,7 @@ struct BudgetOptions {
     std::uint64_t seed = 1;
     bool rawSizes = false;
     bool fillOnMiss = false;
+    bool noFillOnMiss = false;
     std::uint32_t fillBatch = 1;
     void addTo(CLI::App& cmd);
     void fill(SimulationRequest& request) const;

@@ -65,7 +65,19 @@ Status driveBudget(const DriveRequest& r, RespClient& client, const LayoutAndAll
             return ok.error();
     if (progress)
         progress->phase("look-aside");
-    auto sent = driveLookAside(client, trace, r.pipeline, loadProgress(progress, trace.totalRequests()), stop);
+    // A trace of reads only (oracleGeneral) is sent as its reads: the drive fills the misses, not the importer.
+    DriveRequest sentRequest = r;
+    TraceReader* toSend = &trace;
+    std::unique_ptr<TraceReader> readsOnly;
+    if (const auto* importer = dynamic_cast<const Importer*>(&trace); importer && importer->formatName() == "oracle") {
+        sentRequest.importOptions.oracleFills = false;
+        auto reopened = openTrace(r.tracePath, sentRequest.importOptions);
+        if (!reopened)
+            return reopened.error();
+        readsOnly = std::move(*reopened);
+        toSend = readsOnly.get();
+    }
+    auto sent = driveLookAside(client, *toSend, r.pipeline, loadProgress(progress, toSend->totalRequests()), stop);
     if (!sent)
         return sent.error();
     figures.sent = std::move(*sent);
@@ -111,7 +123,7 @@ Status driveBudget(const DriveRequest& r, RespClient& client, const LayoutAndAll
     config.eviction->secondStarts = figures.sent.secondStarts;
     config.fillOnMiss = r.pipeline;
     report.budget = std::move(figures);
-    return predictAndComplete(r, config, report, runs, progress, stop);
+    return predictAndComplete(sentRequest, config, report, runs, progress, stop);
 }
 
 } // namespace layoutlab::drive

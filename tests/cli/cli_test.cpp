@@ -543,6 +543,32 @@ TEST_F(CliTest, AMemoryBudgetGivesHitRatiosAndRefusesWhatItCannotModel) {
     const auto policyAlone = run({ "sim", trace, "--layout", "valkey-9.1", "--policy", "allkeys-lru" });
     EXPECT_NE(policyAlone.exitCode, 0);
 
+    // A trace of reads only (oracleGeneral) is a cache's by default: its first reads miss and are filled.
+    std::string oracle;
+    auto record = [&oracle](std::uint32_t t, std::uint64_t id, std::uint32_t size) {
+        for (int i = 0; i < 4; ++i)
+            oracle.push_back(static_cast<char>(t >> (8 * i)));
+        for (int i = 0; i < 8; ++i)
+            oracle.push_back(static_cast<char>(id >> (8 * i)));
+        for (int i = 0; i < 4; ++i)
+            oracle.push_back(static_cast<char>(size >> (8 * i)));
+        oracle.append(8, '\xff');
+    };
+    for (std::uint32_t i = 0; i < 30; ++i)
+        record(i, i % 10, 116); // ten objects read three times each
+    std::ofstream(path("reads.oracleGeneral.bin"), std::ios::binary) << oracle;
+    const auto filled = run({ "sim", path("reads.oracleGeneral.bin"), "--format", "oracle", "--layout", "valkey-9.1",
+        "--json", "--no-db" });
+    ASSERT_EQ(filled.exitCode, 0) << filled.err;
+    const auto fj = nlohmann::json::parse(filled.out);
+    EXPECT_EQ(fj["replay"]["get_misses"], 10);
+    EXPECT_EQ(fj["replay"]["fills"], 10);
+    EXPECT_EQ(fj["replay"]["get_hits"], 20);
+    const auto ahead = run({ "sim", path("reads.oracleGeneral.bin"), "--format", "oracle", "--layout", "valkey-9.1",
+        "--no-fill-on-miss", "--json", "--no-db" });
+    ASSERT_EQ(ahead.exitCode, 0) << ahead.err;
+    EXPECT_EQ(nlohmann::json::parse(ahead.out)["replay"]["get_misses"], 0); // the importer's SETs came first
+
     // Stored, a curve comes back from the database with its budgets, and `report` charts it.
     const auto db = path("budget.db");
     const auto stored = run({ "sweep", trace, "--layout", "valkey-9.1", "--thresholds", "64,128", "--maxmemory",

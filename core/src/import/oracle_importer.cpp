@@ -4,7 +4,8 @@
 // often zstd-compressed as a whole. There is one size per object and no operation:
 //   - the size is split into --key-size bytes of key (default 16) and the rest as value;
 //   - every record is a GET; a GET of an object not seen before, or whose size changed, is preceded by
-//     a SET of it (the cache fill), so the keyspace holds every object the trace requested;
+//     a SET of it (the cache fill), so the keyspace holds every object the trace requested, unless
+//     ImportOptions::oracleFills is off (a simulation that fills on its own misses: its default here);
 //   - records of size 0 are skipped, as libCacheSim does by default (counted as rejects).
 
 #include "import_formats.h"
@@ -92,9 +93,11 @@ public:
             r.valueBytes = size - r.keyBytes;
             if (m_lastSize[id] != size) {
                 m_lastSize[id] = size;
-                Request fill = r;
-                fill.op = Op::Set;
-                m_pending.push_back(fill);
+                if (m_options.oracleFills) {
+                    Request fill = r;
+                    fill.op = Op::Set;
+                    m_pending.push_back(fill);
+                }
             }
             r.op = Op::Get;
             m_pending.push_back(r);

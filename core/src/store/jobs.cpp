@@ -170,13 +170,23 @@ Error keepUnstoredResults(
 
 Expected<SimulationJobOutcome> runSimulationJob(
     const SimulationJob& job, ResultsDb* db, ProgressSink* progress, std::stop_token stop) {
-    const SimulationConfig& config = job.config;
+    SimulationConfig config = job.config;
     if (!config.layout || !config.allocator)
         return usageError("a simulation needs a layout and an allocator");
     auto trace = openTrace(job.tracePath, job.importOptions);
     if (!trace)
         return trace.error();
     const auto* importer = dynamic_cast<const Importer*>(trace->get());
+    if (job.fillReadOnlyTraces && importer && importer->formatName() == "oracle") {
+        // A trace of reads only: a cache's misses are filled by its client, not ahead by the importer.
+        ImportOptions gets = job.importOptions;
+        gets.oracleFills = false;
+        trace = openTrace(job.tracePath, gets);
+        if (!trace)
+            return trace.error();
+        importer = dynamic_cast<const Importer*>(trace->get());
+        config.fillOnMiss = job.fillBatch;
+    }
     SimulationJobOutcome outcome;
     if (db) {
         auto traceId = recordTrace(

@@ -20,6 +20,8 @@ Status addBudget(const SimulationRequest& request, SimulationJob& job) {
         return usageError("a fill batch holds at least one request", field::kFillOnMiss);
     if (request.fillOnMiss.value_or(false))
         job.config.fillOnMiss = request.fillBatch;
+    job.fillReadOnlyTraces = !request.fillOnMiss.has_value();
+    job.fillBatch = request.fillBatch;
     const bool budgetAsked = request.evictionPolicy != "noeviction" || request.maxmemorySamples != 5
         || request.lfuLogFactor != 10 || request.lfuDecayTime != 1 || !request.baseMemory.empty() || request.rawSizes;
     if (request.maxmemory.empty()) {

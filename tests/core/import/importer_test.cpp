@@ -181,6 +181,17 @@ TEST_F(ImporterTest, OracleRecordsSplitTheSizeAndFillOnFirstAccess) {
     EXPECT_EQ(requests[4].timeMs, 3000u);
     EXPECT_EQ((*importer)->rejects().skipped.at("zero-size record"), 1u);
     EXPECT_EQ((*importer)->rejects().byReason.at("truncated record"), 1u);
+    // Without the importer's fills (a replay that fills its own misses): the reads alone, each with its size.
+    ImportOptions readsOnly { "oracle", OnError::Skip, 16 };
+    readsOnly.oracleFills = false;
+    auto gets = openImporter(path, readsOnly);
+    ASSERT_TRUE(gets);
+    auto [getsError, getRequests] = drain(**gets);
+    ASSERT_FALSE(getsError);
+    ASSERT_EQ(getRequests.size(), 3u);
+    for (const auto& r : getRequests)
+        EXPECT_EQ(r.op, Op::Get);
+    EXPECT_EQ(getRequests[2].valueBytes, 200u);
     auto strict = openImporter(path, { "oracle", OnError::Fail, 16 });
     auto [strictError, strictRequests] = drain(**strict);
     ASSERT_TRUE(strictError);

@@ -33,6 +33,9 @@ struct ImportOptions {
     std::string format; // empty: detect from the content
     OnError onError = OnError::Fail;
     std::uint32_t oracleKeyBytes = 16; // oracleGeneral carries one size: this much of it is the key
+    // oracleGeneral: a SET before each GET of an object not seen (or resized) since, as if the cache filled
+    // it ahead; off, GETs only, for a replay that fills on its own misses (look-aside filling).
+    bool oracleFills = true;
     // Binary traces are decoded, and text traces parsed, on a second thread while the caller works
     // (DecodeAheadReader, PipelinedImporter). Off where the process must run one thread only (the replay
     // cachegrind counts).

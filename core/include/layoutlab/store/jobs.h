@@ -66,6 +66,10 @@ struct SimulationJob {
     // A batch cell's key: the run is begun only if no complete run has the cell and no live run computes
     // it (ResultsDb::claimCell); otherwise the job does nothing and says who has it.
     std::string batchCell;
+    // Look-aside filling where the request left it to the trace: on, in batches of `fillBatch`, when the trace
+    // turns out to be of reads only (oracleGeneral, read without the importer's own fills).
+    bool fillReadOnlyTraces = false;
+    std::uint32_t fillBatch = 1;
     // GETs whose lookups the server overlaps (LoadLatencies::overlappedLookups), for the stall prediction.
     std::uint32_t overlappedLookups = 1;
 };
