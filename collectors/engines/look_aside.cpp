@@ -46,10 +46,10 @@ Expected<LookAsideReport> driveLookAside(RespClient& client, TraceReader& trace,
     LookAsideReport report;
     ClockRecord clock(report);
     std::vector<std::uint32_t> lastSize; // by key id: the value size last written (0: never)
+    // A batch's key names, which its requests and fills view: reserved once, so that they never move.
     std::vector<std::string> names;
+    names.reserve(batch);
     std::vector<KeyRequest> requests;
-    std::vector<std::uint32_t> ids;
-    std::vector<std::string> fillNames;
     std::vector<KeyRequest> fills;
     const auto started = std::chrono::steady_clock::now();
     std::vector<Request> chunk(batch);
@@ -71,7 +71,6 @@ Expected<LookAsideReport> driveLookAside(RespClient& client, TraceReader& trace,
             break;
         names.clear();
         requests.clear();
-        ids.clear();
         for (std::size_t i = 0; i < n; ++i) {
             const Request& r = chunk[i];
             const std::uint64_t number = report.requests + i + 1;
@@ -87,13 +86,8 @@ Expected<LookAsideReport> driveLookAside(RespClient& client, TraceReader& trace,
             if (r.op == Op::Set || (r.op == Op::Get && r.valueBytes != 0))
                 lastSize[r.keyId] = r.valueBytes;
             names.push_back(traceKeyName(r.keyId, r.keyBytes));
-            ids.push_back(r.keyId);
-        }
-        for (std::size_t i = 0; i < n; ++i) {
-            const Request& r = chunk[i];
-            KeyRequest k { names[i], r.valueBytes, r.op == Op::Set, r.op == Op::Delete,
-                r.op == Op::Set ? r.ttlSeconds : 0 };
-            requests.push_back(k);
+            requests.push_back({ names.back(), r.valueBytes, r.op == Op::Set, r.op == Op::Delete,
+                r.op == Op::Set ? r.ttlSeconds : 0 });
             report.gets += r.op == Op::Get ? 1 : 0;
             report.sets += r.op == Op::Set ? 1 : 0;
             report.deletes += r.op == Op::Delete ? 1 : 0;
@@ -104,7 +98,6 @@ Expected<LookAsideReport> driveLookAside(RespClient& client, TraceReader& trace,
         auto outcomes = client.receiveOutcomes(requests);
         if (!outcomes)
             return outcomes.error();
-        fillNames.clear();
         fills.clear();
         for (std::size_t i = 0; i < n; ++i) {
             const auto outcome = (*outcomes)[i];
@@ -113,16 +106,14 @@ Expected<LookAsideReport> driveLookAside(RespClient& client, TraceReader& trace,
             if (!requests[i].set && !requests[i].del) {
                 if (outcome == RespClient::Outcome::Done) {
                     ++report.hits;
-                } else if (lastSize[ids[i]] == 0 && chunk[i].valueBytes == 0) {
+                } else if (lastSize[chunk[i].keyId] == 0 && chunk[i].valueBytes == 0) {
                     ++report.unfillableMisses;
                 } else {
-                    fillNames.push_back(names[i]);
-                    fills.push_back({ {}, chunk[i].valueBytes ? chunk[i].valueBytes : lastSize[ids[i]], true, false });
+                    fills.push_back({ names[i], chunk[i].valueBytes ? chunk[i].valueBytes : lastSize[chunk[i].keyId],
+                        true, false });
                 }
             }
         }
-        for (std::size_t i = 0; i < fills.size(); ++i) // names settle once the vector stops growing
-            fills[i].key = fillNames[i];
         report.requests += n;
         if (!fills.empty()) {
             if (auto ok = client.sendRequests(fills); !ok)

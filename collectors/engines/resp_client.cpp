@@ -133,19 +133,33 @@ Status RespClient::sendRequests(std::span<const KeyRequest> requests) {
     return Ok {};
 }
 
+Expected<int> RespClient::nextReplyType(std::string& errorText) {
+    void* raw = nullptr;
+    if (redisGetReply(m_context, &raw) != REDIS_OK || !raw)
+        return ioError(fmt::format("connection error: {}", m_context->errstr));
+    auto* reply = static_cast<redisReply*>(raw);
+    const int type = reply->type;
+    errorText = type == REDIS_REPLY_ERROR ? replyText(reply) : std::string();
+    freeReplyObject(reply);
+    return type;
+}
+
+namespace {
+std::string_view commandName(const KeyRequest& r) {
+    return r.set ? "SET" : r.del ? "DEL" : "GET";
+}
+} // namespace
+
 Expected<std::uint64_t> RespClient::receiveRequests(std::span<const KeyRequest> requests) {
     std::uint64_t hits = 0;
-    for (std::size_t i = 0; i < requests.size(); ++i) {
-        void* raw = nullptr;
-        if (redisGetReply(m_context, &raw) != REDIS_OK || !raw)
-            return ioError(fmt::format("connection error: {}", m_context->errstr));
-        auto* reply = static_cast<redisReply*>(raw);
-        const int type = reply->type;
-        std::string text = type == REDIS_REPLY_ERROR ? replyText(reply) : std::string();
-        freeReplyObject(reply);
-        if (type == REDIS_REPLY_ERROR)
-            return dataError(fmt::format("{} failed: {}", requests[i].set ? "SET" : "GET", text));
-        hits += type == REDIS_REPLY_STRING ? 1 : 0; // a SET answers with a status
+    std::string error;
+    for (const auto& r : requests) {
+        auto type = nextReplyType(error);
+        if (!type)
+            return type.error();
+        if (*type == REDIS_REPLY_ERROR)
+            return dataError(fmt::format("{} failed: {}", commandName(r), error));
+        hits += *type == REDIS_REPLY_STRING ? 1 : 0; // a SET answers with a status
     }
     return hits;
 }
@@ -153,27 +167,19 @@ Expected<std::uint64_t> RespClient::receiveRequests(std::span<const KeyRequest> 
 Expected<std::vector<RespClient::Outcome>> RespClient::receiveOutcomes(std::span<const KeyRequest> requests) {
     std::vector<Outcome> out;
     out.reserve(requests.size());
-    for (std::size_t i = 0; i < requests.size(); ++i) {
-        void* raw = nullptr;
-        if (redisGetReply(m_context, &raw) != REDIS_OK || !raw)
-            return ioError(fmt::format("connection error: {}", m_context->errstr));
-        auto* reply = static_cast<redisReply*>(raw);
-        const int type = reply->type;
-        std::string text = type == REDIS_REPLY_ERROR ? replyText(reply) : std::string();
-        freeReplyObject(reply);
-        if (type == REDIS_REPLY_ERROR) {
+    std::string error;
+    for (const auto& r : requests) {
+        auto type = nextReplyType(error);
+        if (!type)
+            return type.error();
+        if (*type == REDIS_REPLY_ERROR) {
             // server.c processCommand: "-OOM command not allowed when used memory > 'maxmemory'."
-            if (text.rfind("OOM", 0) == 0) {
-                out.push_back(Outcome::OutOfMemory);
-                continue;
-            }
-            return dataError(fmt::format("{} failed: {}",
-                requests[i].set       ? "SET"
-                    : requests[i].del ? "DEL"
-                                      : "GET",
-                text));
+            if (error.rfind("OOM", 0) != 0)
+                return dataError(fmt::format("{} failed: {}", commandName(r), error));
+            out.push_back(Outcome::OutOfMemory);
+            continue;
         }
-        out.push_back(type == REDIS_REPLY_NIL ? Outcome::Nil : Outcome::Done);
+        out.push_back(*type == REDIS_REPLY_NIL ? Outcome::Nil : Outcome::Done);
     }
     return out;
 }

@@ -104,14 +104,8 @@ Status driveBudget(const DriveRequest& r, RespClient& client, const LayoutAndAll
     if (!used)
         return used.error();
     report.usedAfter = *used;
-    auto count = keyCount(client);
-    if (!count)
-        return count.error();
-    report.serverKeys = *count;
-    report.measuredBytesPerKey = report.serverKeys
-        ? (static_cast<double>(report.usedAfter) - static_cast<double>(report.usedBefore))
-            / static_cast<double>(report.serverKeys)
-        : 0;
+    if (auto ok = countServerKeys(client, report); !ok)
+        return ok;
 
     // The prediction: the same budget from the same base, on the clock the drive ran on, filling as it did.
     SimulationConfig config;

@@ -114,6 +114,18 @@ Expected<std::optional<RunPhaseResult>> runPhase(const DriveRequest& r, const st
     return std::optional<RunPhaseResult>(*result);
 }
 
+Status countServerKeys(RespClient& client, DriveReport& report) {
+    auto count = keyCount(client);
+    if (!count)
+        return count.error();
+    report.serverKeys = *count;
+    report.measuredBytesPerKey = report.serverKeys
+        ? (static_cast<double>(report.usedAfter) - static_cast<double>(report.usedBefore))
+            / static_cast<double>(report.serverKeys)
+        : 0;
+    return Ok {};
+}
+
 Status predictAndComplete(const DriveRequest& r, const SimulationConfig& config, DriveReport& report,
     MeasuredRuns& runs, ProgressSink* progress, std::stop_token stop) {
     auto trace = openTrace(r.tracePath, r.importOptions);
@@ -387,14 +399,8 @@ Status driveResp(const DriveRequest& r, drive::DriveTarget& target, DriveReport&
     report.usedAfter = after->usedMemory;
     report.allocator.allocatedAfter = after->memory.allocatorAllocated.value_or(0);
     report.allocator.activeAfter = after->memory.allocatorActive.value_or(0);
-    auto count = keyCount(*client);
-    if (!count)
-        return count.error();
-    report.serverKeys = *count;
-    report.measuredBytesPerKey = report.serverKeys
-        ? (static_cast<double>(report.usedAfter) - static_cast<double>(report.usedBefore))
-            / static_cast<double>(report.serverKeys)
-        : 0;
+    if (auto ok = drive::countServerKeys(*client, report); !ok)
+        return ok;
     auto samples = sampleKeys(*client, r.sampleKeys);
     if (!samples)
         return samples.error();

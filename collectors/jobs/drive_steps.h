@@ -47,6 +47,10 @@ Status waitForExpiry(const DriveRequest& request, ProgressSink* progress, std::s
 // measured ones).
 void completePrediction(DriveReport& report);
 
+// The keys the server holds after the trace (DBSIZE) and its used_memory growth per key, into `report`
+// (usedBefore and usedAfter read already).
+Status countServerKeys(RespClient& client, DriveReport& report);
+
 // The prediction made with `config` on the request's trace, then both runs completed.
 Status predictAndComplete(const DriveRequest& request, const SimulationConfig& config, DriveReport& report,
     MeasuredRuns& runs, ProgressSink* progress, std::stop_token stop);

@@ -430,7 +430,6 @@ bool ServerEviction::makeRoom(KeyspaceReplay& replay, std::uint64_t requestNumbe
     const std::uint64_t used = usedBytes();
     if (used <= m_options.maxmemoryBytes)
         return true;
-    m_counts.peakUsedBytes = std::max(m_counts.peakUsedBytes, used);
     if (m_options.policy == EvictionPolicy::NoEviction)
         return false;
     const std::uint64_t toFree = used - m_options.maxmemoryBytes;
@@ -441,7 +440,6 @@ bool ServerEviction::makeRoom(KeyspaceReplay& replay, std::uint64_t requestNumbe
             return false; // cant_free: EVICT_FAIL
         const std::uint64_t before = usedBytes();
         replay.evict(*id);
-        ++m_counts.evictedKeys;
         freed += static_cast<std::int64_t>(before) - static_cast<std::int64_t>(usedBytes());
     }
     return true;

@@ -331,7 +331,7 @@ template <bool Observed> void KeyspaceReplay::applyOne(KeyState& key, const Requ
         } else {
             ++m_summary.getMisses;
             if (m_fillBatch != 0) [[unlikely]]
-                queueFill<Observed>(key, r);
+                queueFill(key, r);
         }
         break;
     case Op::Add:
@@ -381,7 +381,7 @@ template <bool Observed> void KeyspaceReplay::applyOne(KeyState& key, const Requ
     }
 }
 
-template <bool Observed> void KeyspaceReplay::queueFill(const KeyState& key, const Request& r) {
+void KeyspaceReplay::queueFill(const KeyState& key, const Request& r) {
     Request fill = r;
     fill.op = Op::Set;
     if (fill.valueBytes == 0) { // the trace gives no size with its GETs: the key's last value

@@ -40,6 +40,8 @@ public:
     Expected<std::map<std::string, std::string>> info(const std::string& section);
 
 private:
+    // The next reply's type (hiredis REDIS_REPLY_*), an error reply's text in `errorText`.
+    Expected<int> nextReplyType(std::string& errorText);
     explicit RespClient(redisContext* context)
         : m_context(context) { }
     redisContext* m_context = nullptr;

@@ -82,13 +82,6 @@ inline constexpr std::size_t kMaxBudgets = 256;
 // Sorted, without repeats.
 Expected<std::vector<std::uint64_t>> parseBudgets(std::string_view text);
 
-// What a budget did over the trace, per threshold.
-struct EvictionCounts {
-    std::uint64_t evictedKeys = 0;
-    std::uint64_t refusedWrites = 0; // write commands answered with OOM (EVICT_FAIL)
-    std::uint64_t peakUsedBytes = 0; // the most used_memory seen before an eviction round
-};
-
 class ServerEviction final : public KeyspaceBudget {
 public:
     ServerEviction(EvictionOptions options, const LayoutModel& layout, const AllocatorModel& allocator,
@@ -102,7 +95,6 @@ public:
 
     // used_memory as the server would report it now: its base, the keys' allocations, the index tables.
     std::uint64_t usedBytes();
-    const EvictionCounts& counts() const { return m_counts; }
 
 private:
     struct KeyEntry {
@@ -169,7 +161,6 @@ private:
     std::uint64_t m_touchedCommand = 0;
     std::size_t m_nextSecond = 0; // into m_options.secondStarts
     Random m_random;
-    EvictionCounts m_counts;
 };
 
 } // namespace layoutlab

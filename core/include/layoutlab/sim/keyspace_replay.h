@@ -207,7 +207,7 @@ private:
     static bool deniedOnOom(Op op) {
         return op != Op::Get && op != Op::Delete && op != Op::Expire && op != Op::Persist && op != Op::Other;
     }
-    template <bool Observed> void queueFill(const KeyState& key, const Request& r);
+    void queueFill(const KeyState& key, const Request& r);
     template <bool Observed> void applyFills(std::uint64_t requestNumber);
     template <bool Observed> void write(KeyState& key, const Request& r, std::uint32_t valueBytes, ValueKind kind);
     template <bool Observed>
