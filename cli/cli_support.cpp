@@ -46,6 +46,7 @@ const char* flagFor(const std::string& field) {
         { field::kEngine, "--engine" },
         { field::kConnect, "--connect" },
         { field::kFraming, "--framing" },
+        { field::kMemoryLimit, "--memory-limit" },
         { field::kPipeline, "--pipeline" },
         { field::kConnections, "--connections" },
         { field::kRunPipeline, "--run-pipeline" },
@@ -114,10 +115,15 @@ void StallOptions::addTo(CLI::App& cmd, const std::string& latencyHelp) {
 
 void BudgetOptions::addTo(CLI::App& cmd) {
     auto* group = cmd.add_option_group("memory budget",
-        "A cache under maxmemory (Valkey, Redis): each threshold keeps its keyspace within the budget as the server "
-        "does (evict.c), and reports its hit ratio and evictions");
+        "A cache under maxmemory (Valkey, Redis) or -m (memcached): each threshold keeps its keyspace within the "
+        "budget as the server does (evict.c, items.c), and reports its hit ratio and evictions");
     auto* budget = group->add_option(
         "--maxmemory", maxmemory, "The server's maxmemory, as it reads it: 100mb (MiB), 1gb, 100m (10^6 bytes), bytes");
+    group
+        ->add_option("--memory-limit", memoryLimit,
+            "memcached layouts: the server's -m, as a size (64mb): pages go to slab classes until it, then each class "
+            "evicts its own LRU's tail (items.c)")
+        ->excludes(budget);
     group->add_option("--policy", policy, fmt::format("maxmemory-policy: {}", evictionPolicyList()))
         ->capture_default_str()
         ->needs(budget);
@@ -158,6 +164,7 @@ void BudgetOptions::addTo(CLI::App& cmd) {
 
 void BudgetOptions::fill(SimulationRequest& request) const {
     request.maxmemory = maxmemory;
+    request.memoryLimit = memoryLimit;
     request.evictionPolicy = policy;
     request.maxmemorySamples = samples;
     request.lfuLogFactor = lfuLogFactor;

@@ -95,6 +95,7 @@ struct StallOptions {
 // and look-aside filling.
 struct BudgetOptions {
     std::string maxmemory;
+    std::string memoryLimit;
     std::string policy = "noeviction";
     std::uint32_t samples = 5;
     std::uint32_t lfuLogFactor = 10;

@@ -30,6 +30,7 @@ struct SweepOptions {
 // A cache drive's settings (DriveRequest::budget).
 struct DriveBudgetOptions {
     std::string maxmemory;
+    std::string memoryLimit; // memcached's -m
     std::string policy = "allkeys-lru";
     std::uint32_t samples = 5;
     std::uint32_t lfuLogFactor = 10;
@@ -102,7 +103,24 @@ int runDrive(DriveOptions o) {
     request.importOptions = *importOptions;
     request.toolVersion = LAYOUTLAB_VERSION;
     request.notice = [](const std::string& text) { fmt::print(stderr, "{}\n", text); };
+    if (!o.budget.memoryLimit.empty()) {
+        if (*engine != Engine::Memcached)
+            return reportError(usageError(
+                "--memory-limit is memcached's -m; Valkey and Redis take --maxmemory and --policy", "--memory-limit"));
+        if (o.sweep.asked() || o.latency)
+            return reportError(usageError("a cache drive (--memory-limit) measures one server: no engine sweep or "
+                                          "--latency with it",
+                "--memory-limit"));
+        auto budget = makeEvictionOptions(o.budget.memoryLimit, "noeviction", 5, 10, 1);
+        if (!budget)
+            return reportError(budget.error());
+        request.budget = std::move(*budget);
+    }
     if (!o.budget.maxmemory.empty()) {
+        if (*engine == Engine::Memcached)
+            return reportError(usageError("--maxmemory is Valkey's and Redis's budget: give memcached's -m as "
+                                          "--memory-limit (it evicts by its own LRU, no policy to choose)",
+                "--maxmemory"));
         if (o.sweep.asked() || o.latency)
             return reportError(usageError("a cache drive (--maxmemory) measures one server: no engine sweep or "
                                           "--latency with it",
@@ -189,10 +207,15 @@ void addDriveCommand(CLI::App& app, int& status) {
         fmt::format("memcached: slab settings to start the server with, as FACTOR:MIN_CHUNK,... (-f and -n), e.g. {}",
             kDefaultSlabSettings));
     auto* cache = cmd->add_option_group("cache drive",
-        "valkey, redis: run the server under maxmemory and send the trace as a look-aside cache's client does (GET, "
-        "and a SET of each miss after each --pipeline batch); its hit ratio and evictions beside the predicted");
+        "Run the server under maxmemory (valkey, redis) or -m (memcached) and send the trace as a look-aside cache's "
+        "client does (GET, and a SET of each miss after each --pipeline batch); its hit ratio and evictions beside "
+        "the predicted");
     auto* maxmemory = cache->add_option("--maxmemory", o->budget.maxmemory,
-        "The server's maxmemory, as it reads it: 100mb (MiB), 1gb, 100m (10^6 bytes), bytes");
+        "valkey, redis: the server's maxmemory, as it reads it: 100mb (MiB), 1gb, 100m (10^6 bytes), bytes");
+    cache
+        ->add_option("--memory-limit", o->budget.memoryLimit,
+            "memcached: the server's -m, in whole MiB (64mb); values go through --framing")
+        ->excludes(maxmemory);
     cache->add_option("--policy", o->budget.policy, fmt::format("maxmemory-policy: {}", evictionPolicyList()))
         ->capture_default_str()
         ->needs(maxmemory);

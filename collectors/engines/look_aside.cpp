@@ -37,9 +37,28 @@ private:
     std::uint64_t m_second = 0;
 };
 
+class RespConnection final : public LookAsideConnection {
+public:
+    explicit RespConnection(RespClient& client)
+        : m_client(client) { }
+    Status send(std::span<const KeyRequest> requests) override { return m_client.sendRequests(requests); }
+    Expected<std::vector<RequestOutcome>> receive(std::span<const KeyRequest> requests) override {
+        return m_client.receiveOutcomes(requests);
+    }
+
+private:
+    RespClient& m_client;
+};
+
 } // namespace
 
 Expected<LookAsideReport> driveLookAside(RespClient& client, TraceReader& trace, std::size_t batch,
+    const std::function<void(std::uint64_t)>& progress, std::stop_token stop) {
+    RespConnection connection(client);
+    return driveLookAside(connection, trace, batch, progress, stop);
+}
+
+Expected<LookAsideReport> driveLookAside(LookAsideConnection& client, TraceReader& trace, std::size_t batch,
     const std::function<void(std::uint64_t)>& progress, std::stop_token stop) {
     if (batch == 0)
         return usageError("a look-aside drive needs batches of at least one request");
@@ -93,18 +112,18 @@ Expected<LookAsideReport> driveLookAside(RespClient& client, TraceReader& trace,
             report.deletes += r.op == Op::Delete ? 1 : 0;
         }
         clock.sendingFrom(report.requests + 1);
-        if (auto ok = client.sendRequests(requests); !ok)
+        if (auto ok = client.send(requests); !ok)
             return ok.error();
-        auto outcomes = client.receiveOutcomes(requests);
+        auto outcomes = client.receive(requests);
         if (!outcomes)
             return outcomes.error();
         fills.clear();
         for (std::size_t i = 0; i < n; ++i) {
             const auto outcome = (*outcomes)[i];
-            if (outcome == RespClient::Outcome::OutOfMemory)
+            if (outcome == RequestOutcome::OutOfMemory)
                 ++report.refusedWrites;
             if (!requests[i].set && !requests[i].del) {
-                if (outcome == RespClient::Outcome::Done) {
+                if (outcome == RequestOutcome::Done) {
                     ++report.hits;
                 } else if (lastSize[chunk[i].keyId] == 0 && chunk[i].valueBytes == 0) {
                     ++report.unfillableMisses;
@@ -116,13 +135,13 @@ Expected<LookAsideReport> driveLookAside(RespClient& client, TraceReader& trace,
         }
         report.requests += n;
         if (!fills.empty()) {
-            if (auto ok = client.sendRequests(fills); !ok)
+            if (auto ok = client.send(fills); !ok)
                 return ok.error();
-            auto filled = client.receiveOutcomes(fills);
+            auto filled = client.receive(fills);
             if (!filled)
                 return filled.error();
             for (const auto outcome : *filled)
-                report.refusedWrites += outcome == RespClient::Outcome::OutOfMemory ? 1 : 0;
+                report.refusedWrites += outcome == RequestOutcome::OutOfMemory ? 1 : 0;
             report.fills += fills.size();
         }
         if (progress)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/collect/memcached_client.h"
 
+#include <ctime>
+
 #include <arpa/inet.h>
 #include <cerrno>
 #include <cstring>
@@ -138,32 +140,56 @@ Status MemcachedClient::skipBytes(std::size_t n) {
     return Ok {};
 }
 
+std::uint32_t memcachedExptime(std::uint32_t ttlSeconds) {
+    // memcached.c realtime(): an exptime above 30 days is an absolute Unix time.
+    constexpr std::uint32_t kMaxRelativeExptime = 60 * 60 * 24 * 30;
+    if (ttlSeconds == 0 || ttlSeconds == kKeepTtl)
+        return 0;
+    if (ttlSeconds <= kMaxRelativeExptime)
+        return ttlSeconds;
+    return static_cast<std::uint32_t>(std::time(nullptr) + ttlSeconds);
+}
+
 Status MemcachedClient::sendRequests(std::span<const KeyRequest> requests, Framing framing) {
     std::string out;
     for (const auto& r : requests) {
+        if (r.del) {
+            out += fmt::format("delete {}\r\n", r.key);
+            continue;
+        }
         if (!r.set) {
             out += fmt::format("get {}\r\n", r.key);
             continue;
         }
         const auto framed = frameValue(framing, r.valueBytes);
-        out += fmt::format("set {} {} 0 {}\r\n", r.key, framed.nonZeroFlags ? 1 : 0, framed.storedBytes);
+        out += fmt::format("set {} {} {} {}\r\n", r.key, framed.nonZeroFlags ? 1 : 0, memcachedExptime(r.ttlSeconds),
+            framed.storedBytes);
         out.append(framed.storedBytes, 'v');
         out += "\r\n";
     }
     return sendAll(out);
 }
 
-Expected<std::uint64_t> MemcachedClient::receiveRequests(std::span<const KeyRequest> requests) {
-    std::uint64_t hits = 0;
-    for (std::size_t i = 0; i < requests.size(); ++i) {
-        if (requests[i].set) {
+Expected<std::vector<RequestOutcome>> MemcachedClient::receiveOutcomes(std::span<const KeyRequest> requests) {
+    std::vector<RequestOutcome> outcomes;
+    outcomes.reserve(requests.size());
+    for (const KeyRequest& r : requests) {
+        if (r.set || r.del) {
             auto line = readLine();
             if (!line)
                 return line.error();
-            if (*line != "STORED")
-                return dataError(fmt::format("memcached refused set of '{}': {}", requests[i].key, *line));
+            if (*line == "STORED" || *line == "DELETED")
+                outcomes.push_back(RequestOutcome::Done);
+            else if (*line == "NOT_FOUND")
+                outcomes.push_back(RequestOutcome::Nil);
+            else if (line->rfind("SERVER_ERROR out of memory", 0) == 0) // proto_text.c process_update_command
+                outcomes.push_back(RequestOutcome::OutOfMemory);
+            else
+                return dataError(
+                    fmt::format("memcached refused {} of '{}': {}", r.set ? "set" : "delete", r.key, *line));
             continue;
         }
+        RequestOutcome outcome = RequestOutcome::Nil;
         while (true) { // VALUE <key> <flags> <bytes>\r\n<data>\r\n ... END\r\n
             auto line = readLine();
             if (!line)
@@ -178,8 +204,22 @@ Expected<std::uint64_t> MemcachedClient::receiveRequests(std::span<const KeyRequ
                 return dataError(fmt::format("unexpected reply to get: {}", line->substr(0, 200)));
             if (auto ok = skipBytes(std::stoull(bytes) + 2); !ok)
                 return ok.error();
-            ++hits;
+            outcome = RequestOutcome::Done;
         }
+        outcomes.push_back(outcome);
+    }
+    return outcomes;
+}
+
+Expected<std::uint64_t> MemcachedClient::receiveRequests(std::span<const KeyRequest> requests) {
+    auto outcomes = receiveOutcomes(requests);
+    if (!outcomes)
+        return outcomes.error();
+    std::uint64_t hits = 0;
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+        if (requests[i].set && (*outcomes)[i] != RequestOutcome::Done)
+            return dataError(fmt::format("memcached refused set of '{}': out of memory", requests[i].key));
+        hits += !requests[i].set && !requests[i].del && (*outcomes)[i] == RequestOutcome::Done ? 1 : 0;
     }
     return hits;
 }

@@ -4,23 +4,11 @@
 #include "layoutlab/collect/trace_keys.h"
 
 #include <algorithm>
-#include <ctime>
 #include <fmt/format.h>
 
 namespace layoutlab {
 
 namespace {
-// memcached.c realtime(): an exptime above 30 days is an absolute Unix time.
-constexpr std::uint32_t kMaxRelativeExptime = 60 * 60 * 24 * 30;
-
-std::uint32_t exptimeOf(std::uint32_t ttlSeconds) {
-    if (ttlSeconds == 0 || ttlSeconds == kKeepTtl)
-        return 0;
-    if (ttlSeconds <= kMaxRelativeExptime)
-        return ttlSeconds;
-    return static_cast<std::uint32_t>(std::time(nullptr) + ttlSeconds);
-}
-
 Expected<std::uint64_t> number(const std::map<std::string, std::string>& stats, const std::string& name) {
     const auto it = stats.find(name);
     if (it == stats.end() || it->second.empty() || it->second.find_first_not_of("0123456789") != std::string::npos)
@@ -119,7 +107,7 @@ Expected<MemcachedLoadReport> loadTraceMemcached(MemcachedClient& client, TraceR
     auto translate = [framing](const Request& r, std::string key, std::vector<MemcachedCommand>& commands) {
         MemcachedCommand c;
         c.key = std::move(key);
-        c.exptime = exptimeOf(r.ttlSeconds);
+        c.exptime = memcachedExptime(r.ttlSeconds);
         auto store = [&](Verb verb, std::uint64_t valueBytes) {
             // The framing decides the bytes stored and whether the flags are set (Dalli's serialized
             // values carry flag 1), as the layout model's framing parameter does.
@@ -153,7 +141,7 @@ Expected<MemcachedLoadReport> loadTraceMemcached(MemcachedClient& client, TraceR
         case Op::Expire:
         case Op::Persist:
             c.verb = Verb::Touch;
-            c.exptime = r.op == Op::Persist ? 0 : exptimeOf(std::max<std::uint32_t>(r.ttlSeconds, 1));
+            c.exptime = r.op == Op::Persist ? 0 : memcachedExptime(std::max<std::uint32_t>(r.ttlSeconds, 1));
             break;
         case Op::Get:
         case Op::Other: // reads: loadInBatches keeps them for the run phase

@@ -18,7 +18,125 @@ Expected<std::uint64_t> infoNumber(const std::map<std::string, std::string>& inf
     return std::stoull(it->second);
 }
 
+// What a cache drive sends of `trace`: a trace of reads only (oracleGeneral) as its reads, the drive filling
+// the misses, not the importer (`sent` then says so, for the prediction).
+class SentTrace {
+public:
+    explicit SentTrace(TraceReader& trace)
+        : m_trace(&trace) { }
+    explicit SentTrace(std::unique_ptr<TraceReader> reopened)
+        : m_owned(std::move(reopened))
+        , m_trace(m_owned.get()) { }
+    TraceReader& get() const { return *m_trace; }
+
+private:
+    std::unique_ptr<TraceReader> m_owned;
+    TraceReader* m_trace;
+};
+
+Expected<SentTrace> tracePartToSend(TraceReader& trace, DriveRequest& sent) {
+    const auto* importer = dynamic_cast<const Importer*>(&trace);
+    if (!importer || importer->formatName() != "oracle")
+        return SentTrace(trace);
+    sent.importOptions.oracleFills = false;
+    auto reopened = openTrace(sent.tracePath, sent.importOptions);
+    if (!reopened)
+        return reopened.error();
+    return SentTrace(std::move(*reopened));
+}
+
+// The prediction of a cache drive: the same budget on the clock the drive ran on, filling as it did.
+SimulationConfig budgetPrediction(
+    const DriveRequest& r, const LayoutAndAllocator& models, std::uint64_t baseBytes, const LookAsideReport& sent) {
+    SimulationConfig config;
+    config.layout = models.layout;
+    config.allocator = models.allocator;
+    config.eviction = *r.budget;
+    config.eviction->baseBytes = baseBytes;
+    config.eviction->clockStartSecond = sent.clockStartSecond;
+    config.eviction->secondStarts = sent.secondStarts;
+    config.fillOnMiss = r.pipeline;
+    return config;
+}
+
+class MemcachedConnection final : public LookAsideConnection {
+public:
+    MemcachedConnection(MemcachedClient& client, Framing framing)
+        : m_client(client)
+        , m_framing(framing) { }
+    Status send(std::span<const KeyRequest> requests) override { return m_client.sendRequests(requests, m_framing); }
+    Expected<std::vector<RequestOutcome>> receive(std::span<const KeyRequest> requests) override {
+        return m_client.receiveOutcomes(requests);
+    }
+
+private:
+    MemcachedClient& m_client;
+    Framing m_framing;
+};
+
+Expected<std::uint64_t> statsNumber(const std::map<std::string, std::string>& stats, const std::string& name) {
+    const auto it = stats.find(name);
+    if (it == stats.end() || it->second.empty() || it->second.find_first_not_of("0123456789") != std::string::npos)
+        return dataError(fmt::format("memcached's stats have no number '{}'", name));
+    return std::stoull(it->second);
+}
+
 } // namespace
+
+Status driveMemcachedBudget(const DriveRequest& r, MemcachedClient& client, Framing framing,
+    const LayoutAndAllocator& models, const RunParameters& parameters, DriveReport& report, MeasuredRuns& runs,
+    TraceReader& trace, ProgressSink* progress, std::stop_token stop) {
+    DriveBudgetFigures figures;
+    figures.maxmemoryBytes = r.budget->maxmemoryBytes;
+    figures.policy = "memcached segmented LRU";
+    auto settings = client.stats("settings");
+    if (!settings)
+        return settings.error();
+    auto maxbytes = statsNumber(*settings, "maxbytes");
+    if (!maxbytes)
+        return maxbytes.error();
+    if (*maxbytes != figures.maxmemoryBytes)
+        return dataError(
+            fmt::format("memcached runs with -m {} bytes, not the {} asked for", *maxbytes, figures.maxmemoryBytes));
+    RunParameters withBudget = parameters;
+    withBudget.extra["budget"] = { { "memory_limit_bytes", figures.maxmemoryBytes }, { "policy", figures.policy } };
+    withBudget.extra["fill_batch"] = r.pipeline;
+    if (auto ok = runs.begin(r.tracePath, r.importOptions, "sim", "drive", withBudget, r.toolVersion); !ok)
+        return ok;
+    if (progress)
+        progress->phase("look-aside");
+    DriveRequest sentRequest = r;
+    auto toSend = tracePartToSend(trace, sentRequest);
+    if (!toSend)
+        return toSend.error();
+    MemcachedConnection connection(client, framing);
+    auto sent = driveLookAside(
+        connection, toSend->get(), r.pipeline, loadProgress(progress, toSend->get().totalRequests()), stop);
+    if (!sent)
+        return sent.error();
+    figures.sent = std::move(*sent);
+    auto stats = client.stats();
+    if (!stats)
+        return stats.error();
+    auto hits = statsNumber(*stats, "get_hits");
+    auto misses = statsNumber(*stats, "get_misses");
+    auto evicted = statsNumber(*stats, "evictions");
+    auto moved = statsNumber(*stats, "slabs_moved");
+    if (!hits || !misses || !evicted || !moved)
+        return !hits ? hits.error() : !misses ? misses.error() : !evicted ? evicted.error() : moved.error();
+    figures.keyspaceHits = *hits;
+    figures.keyspaceMisses = *misses;
+    figures.evictedKeys = *evicted;
+    figures.pagesMoved = *moved;
+    auto slabs = readSlabs(client);
+    if (!slabs)
+        return slabs.error();
+    report.serverKeys = slabs->items;
+    report.usedAfter = slabs->totalMalloced;
+    report.budget = std::move(figures);
+    return predictAndComplete(
+        sentRequest, budgetPrediction(sentRequest, models, 0, report.budget->sent), report, runs, progress, stop);
+}
 
 Status driveBudget(const DriveRequest& r, RespClient& client, const LayoutAndAllocator& models,
     const RunParameters& parameters, DriveReport& report, MeasuredRuns& runs, TraceReader& trace,
@@ -65,19 +183,12 @@ Status driveBudget(const DriveRequest& r, RespClient& client, const LayoutAndAll
             return ok.error();
     if (progress)
         progress->phase("look-aside");
-    // A trace of reads only (oracleGeneral) is sent as its reads: the drive fills the misses, not the importer.
     DriveRequest sentRequest = r;
-    TraceReader* toSend = &trace;
-    std::unique_ptr<TraceReader> readsOnly;
-    if (const auto* importer = dynamic_cast<const Importer*>(&trace); importer && importer->formatName() == "oracle") {
-        sentRequest.importOptions.oracleFills = false;
-        auto reopened = openTrace(r.tracePath, sentRequest.importOptions);
-        if (!reopened)
-            return reopened.error();
-        readsOnly = std::move(*reopened);
-        toSend = readsOnly.get();
-    }
-    auto sent = driveLookAside(client, *toSend, r.pipeline, loadProgress(progress, toSend->totalRequests()), stop);
+    auto toSend = tracePartToSend(trace, sentRequest);
+    if (!toSend)
+        return toSend.error();
+    auto sent = driveLookAside(
+        client, toSend->get(), r.pipeline, loadProgress(progress, toSend->get().totalRequests()), stop);
     if (!sent)
         return sent.error();
     figures.sent = std::move(*sent);
@@ -108,14 +219,8 @@ Status driveBudget(const DriveRequest& r, RespClient& client, const LayoutAndAll
         return ok;
 
     // The prediction: the same budget from the same base, on the clock the drive ran on, filling as it did.
-    SimulationConfig config;
-    config.layout = models.layout;
-    config.allocator = models.allocator;
-    config.eviction = budget;
-    config.eviction->baseBytes = figures.baseBytes + clientsGrowth;
-    config.eviction->clockStartSecond = figures.sent.clockStartSecond;
-    config.eviction->secondStarts = figures.sent.secondStarts;
-    config.fillOnMiss = r.pipeline;
+    const SimulationConfig config
+        = budgetPrediction(sentRequest, models, figures.baseBytes + clientsGrowth, figures.sent);
     report.budget = std::move(figures);
     return predictAndComplete(sentRequest, config, report, runs, progress, stop);
 }

@@ -35,9 +35,12 @@ Status checkDriveRequest(const DriveRequest& r) {
             "a framing applies to memcached (Dalli and Rails store framed values there)", field::kFraming);
     if (r.engine == Engine::Memcached && (!r.layout.empty() || r.calibrate))
         return usageError("a layout to predict with, or calibration, applies to valkey and redis", field::kLayout);
-    if (r.budget && r.engine == Engine::Memcached)
+    constexpr std::uint64_t kMiB = 1024 * 1024;
+    if (r.budget && r.engine == Engine::Memcached
+        && (r.budget->maxmemoryBytes % kMiB != 0 || r.budget->maxmemoryBytes == 0))
         return usageError(
-            "--maxmemory is Valkey's and Redis's budget; memcached's -m is not driven yet", field::kMaxmemory);
+            fmt::format("memcached's -m is a whole number of megabytes (MiB), not {} bytes", r.budget->maxmemoryBytes),
+            field::kMemoryLimit);
     if (r.budget && !r.connect.empty())
         return usageError(
             "a cache drive sets maxmemory on a server it starts, not on one attached to", field::kMaxmemory);
@@ -49,7 +52,10 @@ namespace drive {
 Expected<DriveTarget> DriveTarget::open(const DriveRequest& r) {
     DriveTarget target;
     if (r.connect.empty()) {
-        auto started = EngineServer::start(r.engine, r.serverBinary, r.serverArgs);
+        std::vector<std::string> args = r.serverArgs;
+        if (r.budget && r.engine == Engine::Memcached) // the last -m wins over the default one
+            args.insert(args.end(), { "-m", std::to_string(r.budget->maxmemoryBytes / (1024 * 1024)) });
+        auto started = EngineServer::start(r.engine, r.serverBinary, args);
         if (!started)
             return started.error();
         target.server = std::move(*started);

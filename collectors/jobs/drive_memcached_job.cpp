@@ -57,6 +57,9 @@ Status driveMemcached(const DriveRequest& r, DriveTarget& target, DriveReport& r
                                      "(flush_all is not enough: memcached keeps its slab pages; restart it, or let "
                                      "layoutlab start one)",
             report.endpoint, empty->items));
+    if (r.budget)
+        return driveMemcachedBudget(r, *client, *framing, *models, driveParameters(r, *models, report, target), report,
+            runs, trace, progress, stop);
     if (auto ok = runs.begin(
             r.tracePath, r.importOptions, "sim", "drive", driveParameters(r, *models, report, target), r.toolVersion);
         !ok)

@@ -174,8 +174,10 @@ std::string budgetTable(const DriveReport& r) {
     const BudgetUsage predicted = r.prediction.points.empty() || !r.prediction.points.front().budget
         ? BudgetUsage {}
         : *r.prediction.points.front().budget;
-    std::string out = fmt::format(
-        "budget     maxmemory {} bytes, {}; the empty server used {} bytes\n", b.maxmemoryBytes, b.policy, b.baseBytes);
+    const bool mc = r.isMemcached();
+    std::string out = mc ? fmt::format("budget     -m {} bytes, {}\n", b.maxmemoryBytes, b.policy)
+                         : fmt::format("budget     maxmemory {} bytes, {}; the empty server used {} bytes\n",
+                             b.maxmemoryBytes, b.policy, b.baseBytes);
     out += fmt::format("look-aside {} requests ({} GETs, {} SETs, {} DELs) and {} fills in {:.2f} s, batches of {}\n\n",
         b.sent.requests, b.sent.gets, b.sent.sets, b.sent.deletes, b.sent.fills, b.sent.seconds,
         r.prediction.fillBatch);
@@ -187,8 +189,14 @@ std::string budgetTable(const DriveReport& r) {
     out += fmt::format("{:<26}{:>14}{:>14}\n", "writes refused (OOM)", b.sent.refusedWrites, predicted.refusedWrites);
     out += fmt::format("{:<26}{:>14}{:>14}\n", "keys held", r.serverKeys,
         r.prediction.points.empty() ? 0 : r.prediction.points.front().keys);
-    out += fmt::format("{:<26}{:>14}{:>14}\n", "used_memory at the end", r.usedAfter, predicted.usedBytes);
-    out += fmt::format("{:<26}{:>14}\n", "  clients' buffers", b.clientsAfter);
+    out += fmt::format("{:<26}{:>14}{:>14}\n", mc ? "total_malloced at the end" : "used_memory at the end", r.usedAfter,
+        predicted.usedBytes);
+    if (!mc)
+        out += fmt::format("{:<26}{:>14}\n", "  clients' buffers", b.clientsAfter);
+    else if (b.pagesMoved != 0)
+        out += fmt::format("note: the server's page mover moved {} pages (slabs_moved), a rule the model does not "
+                           "have: the prediction may differ for it\n",
+            b.pagesMoved);
     return out;
 }
 
@@ -199,7 +207,9 @@ std::string renderDriveTable(const DriveReport& r) {
         r.engine, r.version, r.endpoint, r.started ? "started for this run" : "attached",
         r.isMemcached() ? std::string() : ", " + r.memAllocator, r.prediction.layoutSpec, r.prediction.allocatorSpec);
     if (r.budget)
-        return out + fmt::format("           chosen because: {}\n", r.layoutReason) + budgetTable(r);
+        return out
+            + (r.layoutReason.empty() ? std::string() : fmt::format("           chosen because: {}\n", r.layoutReason))
+            + budgetTable(r);
     if (!r.isMemcached()) {
         out += fmt::format("           chosen because: {}\n", r.layoutReason);
         if (r.calibration)

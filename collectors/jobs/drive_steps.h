@@ -66,6 +66,13 @@ Status driveBudget(const DriveRequest& request, RespClient& client, const Layout
     const RunParameters& parameters, DriveReport& report, MeasuredRuns& runs, TraceReader& trace,
     ProgressSink* progress, std::stop_token stop);
 
+// A memcached cache drive (DriveRequest::budget: the server started with -m) once the server is up and
+// empty: the runs begun, the trace sent as a look-aside client sends it through `framing`, get_hits,
+// get_misses and evictions read, the prediction made.
+Status driveMemcachedBudget(const DriveRequest& request, MemcachedClient& client, Framing framing,
+    const LayoutAndAllocator& models, const RunParameters& parameters, DriveReport& report, MeasuredRuns& runs,
+    TraceReader& trace, ProgressSink* progress, std::stop_token stop);
+
 // The memcached drive once the server is up and the trace open.
 Status driveMemcached(const DriveRequest& request, DriveTarget& target, DriveReport& report, MeasuredRuns& runs,
     TraceReader& trace, ProgressSink* progress, std::stop_token stop);

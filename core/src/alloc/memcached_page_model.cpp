@@ -37,6 +37,19 @@ void MemcachedPageModel::allocate(std::uint32_t classId, std::uint32_t count) {
     m_peakAllocatedBytes = std::max(m_peakAllocatedBytes, m_allocatedBytes);
 }
 
+bool MemcachedPageModel::tryAllocate(std::uint32_t classId) {
+    assert(classId >= 1 && classId <= m_classes.size());
+    SlabClass& c = m_classes[classId - 1];
+    // slabs.c do_slabs_newslab: `mem_limit && mem_malloced + len > mem_limit && p->slabs > 0 && g->slabs == 0`
+    // fails; len is slab_page_size (slab_reassign is on by default).
+    const bool full = c.used == c.pages * c.perPage;
+    if (full && m_options.memoryLimitBytes != 0 && (m_mallocedPages + 1) * m_pageBytes > m_options.memoryLimitBytes
+        && c.pages > 0 && m_poolPages == 0)
+        return false;
+    allocate(classId);
+    return true;
+}
+
 void MemcachedPageModel::release(std::uint32_t classId, std::uint32_t count) {
     assert(classId >= 1 && classId <= m_classes.size());
     SlabClass& c = m_classes[classId - 1];

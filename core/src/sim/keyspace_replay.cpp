@@ -416,6 +416,13 @@ void KeyspaceReplay::evict(std::uint32_t keyId) {
     ++m_summary.evictedKeys;
 }
 
+void KeyspaceReplay::dropRefusedWrite(std::uint32_t keyId) {
+    KeyState& key = m_keys[keyId];
+    if (key.live())
+        remove<true>(key);
+    ++m_summary.refusedWrites;
+}
+
 Status KeyspaceReplay::apply(std::span<const Request> batch, std::uint64_t firstRequestNumber) {
     return m_observer ? applyBatch<true>(batch, firstRequestNumber) : applyBatch<false>(batch, firstRequestNumber);
 }

@@ -5,6 +5,7 @@
 
 #include "cache_evaluation.h"
 #include "layoutlab/sim/keyspace_replay.h"
+#include "layoutlab/sim/memcached_eviction.h"
 #include "layoutlab/spec.h"
 #include "threshold_evaluation.h"
 #include "timeline_sampler.h"
@@ -149,10 +150,11 @@ Expected<SimulationResult> simulateWithBudget(const SimulationConfig& config,
                           "timeline (yet): run them separately",
             field::kMaxmemory);
     const IndexPolicy policy = config.layout->indexPolicy();
-    if (policy.kind == IndexKind::MemcachedAssoc)
-        return usageError(fmt::format("--maxmemory is Valkey's and Redis's budget; layout '{}' is memcached's, "
-                                      "whose -m budget is not modelled yet",
-                              config.layout->spec()),
+    const auto* slabs = dynamic_cast<const MemcachedSlabModel*>(config.allocator.get());
+    if ((policy.kind == IndexKind::MemcachedAssoc) != (slabs != nullptr))
+        return usageError(fmt::format("layout '{}' and allocator '{}' are not one engine's: a memory budget needs "
+                                      "both to be memcached's, or neither",
+                              config.layout->spec(), config.allocator->spec()),
             field::kMaxmemory);
     const std::vector<std::uint64_t> budgets
         = config.budgets.empty() ? std::vector<std::uint64_t> { budget.maxmemoryBytes } : config.budgets;
@@ -161,8 +163,10 @@ Expected<SimulationResult> simulateWithBudget(const SimulationConfig& config,
     for (std::uint32_t t : thresholds)
         for (std::uint64_t b : budgets)
             cells.emplace_back(t, b);
-    // The budget's 16 bytes per key id (24 with exact-lru's recency list) beside the replay's.
-    const std::uint64_t budgetBytes = budget.policy == EvictionPolicy::ExactLru ? 24 : 16;
+    // The budget's 16 bytes per key id (24 with exact-lru's recency list, 20 for memcached's LRUs) beside the
+    // replay's.
+    const std::uint64_t budgetBytes
+        = slabs ? MemcachedEviction::kStateBytesPerKey : (budget.policy == EvictionPolicy::ExactLru ? 24 : 16);
     const std::uint64_t stateBytes = (sizeof(KeyState) + budgetBytes) * cells.size();
     if (auto ok = checkMemory(std::min(trace.keyIdLimit(), KeyspaceReplay::kMaxKeyIds) * stateBytes,
             fmt::format("replaying {} key ids under {} budgets at {} thresholds ({} bytes of state each)",
@@ -173,7 +177,7 @@ Expected<SimulationResult> simulateWithBudget(const SimulationConfig& config,
         return e;
     }
     std::vector<std::unique_ptr<KeyspaceReplay>> replays;
-    std::vector<std::unique_ptr<ServerEviction>> evictors;
+    std::vector<std::unique_ptr<KeyspaceBudget>> evictors;
     for (const auto& [t, bytes] : cells) {
         if (budget.baseBytes >= bytes)
             return usageError(fmt::format("maxmemory {} bytes leaves nothing for keys: the server holds {} bytes "
@@ -185,8 +189,12 @@ Expected<SimulationResult> simulateWithBudget(const SimulationConfig& config,
             StringRewriteRule(*config.layout, *config.allocator, t)));
         EvictionOptions options = budget;
         options.maxmemoryBytes = bytes;
-        evictors.push_back(
-            std::make_unique<ServerEviction>(options, *config.layout, *config.allocator, t, *replays.back()));
+        if (slabs)
+            evictors.push_back(
+                std::make_unique<MemcachedEviction>(options, *config.layout, *slabs, t, *replays.back()));
+        else
+            evictors.push_back(
+                std::make_unique<ServerEviction>(options, *config.layout, *config.allocator, t, *replays.back()));
         replays.back()->setBudget(evictors.back().get());
         replays.back()->setFillOnMiss(config.fillOnMiss);
     }
@@ -222,7 +230,8 @@ Expected<SimulationResult> simulateWithBudget(const SimulationConfig& config,
         return replayed.error();
 
     SimulationResult result = resultHeader(config, trace);
-    result.budgetPolicy = budget.policy == EvictionPolicy::ExactLru
+    result.budgetPolicy = slabs ? std::string("memcached's segmented LRU per slab class")
+        : budget.policy == EvictionPolicy::ExactLru
         ? std::string("exact-lru")
         : fmt::format("{}, {} samples", evictionPolicyName(budget.policy), budget.samples);
     if (budget.policy == EvictionPolicy::AllKeysLfu || budget.policy == EvictionPolicy::VolatileLfu)
@@ -241,7 +250,10 @@ Expected<SimulationResult> simulateWithBudget(const SimulationConfig& config,
         usage.fills = replay.summary().fills;
         usage.evictedKeys = replay.summary().evictedKeys;
         usage.refusedWrites = replay.summary().refusedWrites;
-        usage.usedBytes = evictors[i]->usedBytes();
+        if (const auto* memcached = dynamic_cast<const MemcachedEviction*>(evictors[i].get()))
+            usage.usedBytes = memcached->mallocedBytes(); // total_malloced: the pages -m counts
+        else
+            usage.usedBytes = static_cast<ServerEviction&>(*evictors[i]).usedBytes();
         // The first threshold's replay describes the trace and the index tables in the result.
         SimulationResult scratch;
         SimulationResult& described = i == 0 ? result : scratch;

@@ -24,13 +24,29 @@ Status addBudget(const SimulationRequest& request, SimulationJob& job) {
     job.fillBatch = request.fillBatch;
     const bool budgetAsked = request.evictionPolicy != "noeviction" || request.maxmemorySamples != 5
         || request.lfuLogFactor != 10 || request.lfuDecayTime != 1 || !request.baseMemory.empty() || request.rawSizes;
-    if (request.maxmemory.empty()) {
+    const bool memcached = job.config.layout->indexPolicy().kind == IndexKind::MemcachedAssoc;
+    if (memcached && !request.maxmemory.empty())
+        return usageError(fmt::format("--maxmemory is Valkey's and Redis's budget; layout '{}' is memcached's: give "
+                                      "its -m as --memory-limit",
+                              job.config.layout->spec()),
+            field::kMaxmemory);
+    if (!memcached && !request.memoryLimit.empty())
+        return usageError(fmt::format("--memory-limit is memcached's -m; layout '{}' is a server's with maxmemory: "
+                                      "give --maxmemory",
+                              job.config.layout->spec()),
+            field::kMemoryLimit);
+    if (memcached && !request.memoryLimit.empty() && budgetAsked)
+        return usageError("memcached has no eviction policy to choose: it evicts by its segmented LRU per slab class "
+                          "(--policy, its settings, --base-memory and --raw-sizes are Valkey's and Redis's)",
+            field::kEvictionPolicy);
+    const std::string& limit = memcached ? request.memoryLimit : request.maxmemory;
+    if (limit.empty()) {
         if (budgetAsked)
             return usageError(
                 "an eviction policy, its settings and the base memory need a budget (--maxmemory)", field::kMaxmemory);
         return Ok {};
     }
-    auto budgets = parseBudgets(request.maxmemory);
+    auto budgets = parseBudgets(limit);
     if (!budgets)
         return budgets.error();
     auto made = makeEvictionOptions(std::to_string(budgets->front()), request.evictionPolicy, request.maxmemorySamples,
@@ -53,11 +69,6 @@ Status addBudget(const SimulationRequest& request, SimulationJob& job) {
             field::kMaxmemory);
     if (budgets->size() > 1)
         job.config.budgets = std::move(*budgets);
-    if (job.config.layout->indexPolicy().kind == IndexKind::MemcachedAssoc)
-        return usageError(fmt::format("--maxmemory is Valkey's and Redis's budget; layout '{}' is memcached's, whose "
-                                      "-m budget is not modelled yet",
-                              job.config.layout->spec()),
-            field::kMaxmemory);
     job.config.eviction = std::move(budget);
     return Ok {};
 }

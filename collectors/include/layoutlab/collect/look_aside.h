@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// A trace sent to a Valkey or Redis server as a look-aside cache's client sends it: GETs, and for each GET
+// A trace sent to a Valkey, Redis or memcached server as a look-aside cache's client sends it: GETs, and for each GET
 // that misses a SET of the key; the trace's own SETs and DELs as they are. Batches of `batch` requests are
 // pipelined, then the batch's misses are filled, pipelined too: the order the simulator's look-aside
 // filling replays (SimulationConfig::fillOnMiss = batch). The wall clock the server read is recorded,
@@ -32,9 +32,20 @@ struct LookAsideReport {
     std::vector<std::uint64_t> secondStarts;
 };
 
+// The connection a look-aside drive sends on: a batch of requests pipelined, then what each one got.
+class LookAsideConnection {
+public:
+    virtual ~LookAsideConnection() = default;
+    virtual Status send(std::span<const KeyRequest> requests) = 0;
+    virtual Expected<std::vector<RequestOutcome>> receive(std::span<const KeyRequest> requests) = 0;
+};
+
 // Sends the trace (GET, string SETs with or without a TTL, DELETE only: anything else is refused with the
 // request's number). A TTL runs on the server's clock, which the drive passes faster than the trace's.
 // `progress` gets the requests sent so far.
+Expected<LookAsideReport> driveLookAside(LookAsideConnection& connection, TraceReader& trace, std::size_t batch,
+    const std::function<void(std::uint64_t)>& progress = {}, std::stop_token stop = {});
+// The same on a Valkey or Redis connection.
 Expected<LookAsideReport> driveLookAside(RespClient& client, TraceReader& trace, std::size_t batch,
     const std::function<void(std::uint64_t)>& progress = {}, std::stop_token stop = {});
 

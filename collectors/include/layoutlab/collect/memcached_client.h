@@ -16,6 +16,9 @@
 
 namespace layoutlab {
 
+// The exptime a command carries for a TTL of `ttlSeconds` (0, and KEEPTTL: none).
+std::uint32_t memcachedExptime(std::uint32_t ttlSeconds);
+
 struct MemcachedSet {
     std::string key;
     std::uint32_t flags = 0;
@@ -44,10 +47,12 @@ public:
     // Sends the commands pipelined. NOT_STORED (add, replace), NOT_FOUND (delete, touch) are outcomes;
     // ERROR, CLIENT_ERROR and SERVER_ERROR (out of memory) fail with the server's words.
     Status apply(const std::vector<MemcachedCommand>& commands, std::size_t batch = 256);
-    // The requests (`get`s, and `set`s of `valueBytes` through `framing`), written pipelined;
-    // receiveRequests() then reads their replies and returns how many gets were hits.
+    // The requests (`get`s, `delete`s, and `set`s of `valueBytes` through `framing`), written pipelined;
+    // receiveRequests() then reads their replies and returns how many gets were hits, receiveOutcomes()
+    // what each got (SERVER_ERROR out of memory is an outcome; any other error fails).
     Status sendRequests(std::span<const KeyRequest> requests, Framing framing);
     Expected<std::uint64_t> receiveRequests(std::span<const KeyRequest> requests);
+    Expected<std::vector<RequestOutcome>> receiveOutcomes(std::span<const KeyRequest> requests);
     // "stats", "stats slabs", "stats items", "stats settings": name -> value.
     Expected<std::map<std::string, std::string>> stats(const std::string& group = {});
 

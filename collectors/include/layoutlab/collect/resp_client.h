@@ -32,9 +32,8 @@ public:
     // their replies and returns how many GETs were hits.
     Status sendRequests(std::span<const KeyRequest> requests);
     Expected<std::uint64_t> receiveRequests(std::span<const KeyRequest> requests);
-    // What each request got: a GET its value or nil, a SET or DEL done or refused for memory (an OOM error,
-    // which a server under maxmemory answers; any other error fails).
-    enum class Outcome : std::uint8_t { Nil, Done, OutOfMemory };
+    // What each request got (any error but OOM fails).
+    using Outcome = RequestOutcome;
     Expected<std::vector<Outcome>> receiveOutcomes(std::span<const KeyRequest> requests);
     // INFO [section] parsed into field -> value.
     Expected<std::map<std::string, std::string>> info(const std::string& section);

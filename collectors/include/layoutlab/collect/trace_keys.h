@@ -53,4 +53,8 @@ struct KeyRequest {
     std::uint32_t ttlSeconds = 0; // a SET's EX (0: none)
 };
 
+// What a request got: a GET its value or nil (a miss), a SET or DEL done or refused for memory (a server
+// under its memory limit: Valkey's and Redis's OOM error, memcached's SERVER_ERROR out of memory).
+enum class RequestOutcome : std::uint8_t { Nil, Done, OutOfMemory };
+
 } // namespace layoutlab

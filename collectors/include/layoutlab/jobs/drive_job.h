@@ -134,6 +134,8 @@ struct DriveBudgetFigures {
     // MEMORY STATS clients.normal before and after the drive: the clients' buffers, part of used_memory.
     std::uint64_t clientsBefore = 0;
     std::uint64_t clientsAfter = 0;
+    // memcached: pages its mover moved (slabs_moved): the age-balancing rule the model lacks, when not 0.
+    std::uint64_t pagesMoved = 0;
 
     double measuredHitRatio() const {
         const std::uint64_t gets = keyspaceHits + keyspaceMisses;

@@ -31,8 +31,12 @@
 //    grew at run d gives nothing before run d + window (measured on Debian's 1.6.18: with a window of 3, a
 //    class grown at the first run gave its page at the fourth). Classes after the one that moved a page are
 //    not visited that run (the loop breaks): their window slots keep what they held;
-//  - not modelled yet: the second automove rule (a page from the class with the oldest items to one that
-//    evicts), which needs evictions, and so a memory limit (-m) that the replay does not enforce.
+//  - the memory limit (-m, settings.maxbytes; slabs.c mem_limit): do_slabs_newslab refuses a page once
+//    mem_malloced + a page would pass it, unless the class has no page yet or the global pool has one
+//    (tryAllocate; the eviction beside the replay, sim/memcached_eviction.h, then frees a chunk);
+//  - not modelled yet: the second automove rule (slab_automove.c: a page from the class with the oldest
+//    items to one that evicted in more than half of the last 30 runs), which needs 16 seconds of
+//    evictions before it moves anything.
 
 #include "layoutlab/alloc/memcached_slabs.h"
 
@@ -47,6 +51,7 @@ public:
         // settings.slab_automove_window (memcached.c: 30; -o slab_automove_window=N); 0: no page mover
         // (-o slab_automove=0, or a trace whose clock is not the server's).
         std::uint32_t moverWindow = 30;
+        std::uint64_t memoryLimitBytes = 0; // -m (settings.maxbytes); 0: none
     };
 
     MemcachedPageModel(const MemcachedSlabModel& slabs, Options options);
@@ -54,6 +59,9 @@ public:
     // A chunk of class `classId` (1-based, as slabs_clsid gives it), `count` times.
     void allocate(std::uint32_t classId, std::uint32_t count = 1);
     void release(std::uint32_t classId, std::uint32_t count = 1);
+    // One chunk of class `classId` as slabs_alloc gives it under the memory limit: false when the class has
+    // no free chunk and may not have another page (do_slabs_newslab's mem_limit_reached).
+    bool tryAllocate(std::uint32_t classId);
     // The trace's clock reached `nowSeconds` since the server started: the mover's runs of the seconds up to
     // it happen now (the first at second 0, when the server starts; then one a second, and a burst of them
     // while they move pages).

@@ -82,6 +82,21 @@ inline constexpr std::size_t kMaxBudgets = 256;
 // Sorted, without repeats.
 Expected<std::vector<std::uint64_t>> parseBudgets(std::string_view text);
 
+// The clock a budget runs on, in milliseconds: the trace's timestamps, or the wall clock a drive recorded
+// (EvictionOptions::secondStarts), asked once per request in order.
+class BudgetClock {
+public:
+    explicit BudgetClock(const EvictionOptions& options)
+        : m_secondStarts(&options.secondStarts)
+        , m_startSecond(options.clockStartSecond) { }
+    std::uint64_t msAt(std::uint64_t requestNumber, std::uint64_t timeMs);
+
+private:
+    const std::vector<std::uint64_t>* m_secondStarts;
+    std::uint64_t m_startSecond;
+    std::size_t m_nextSecond = 0; // into *m_secondStarts
+};
+
 class ServerEviction final : public KeyspaceBudget {
 public:
     ServerEviction(EvictionOptions options, const LayoutModel& layout, const AllocatorModel& allocator,
@@ -117,7 +132,6 @@ private:
     static constexpr std::size_t kPoolSize = 16; // evict.c EVPOOL_SIZE
 
     std::uint32_t bytesOf(std::uint32_t keyId, const KeyState& key);
-    void setClock(std::uint64_t requestNumber, std::uint64_t timeMs);
     std::uint32_t lruNow() const;
     std::uint32_t touched(std::uint32_t lru);
     std::uint32_t lfuDecayed(std::uint32_t lru) const;
@@ -153,13 +167,13 @@ private:
     std::uint64_t m_tableBytes = 0;
     std::array<std::uint64_t, 6> m_tableShape {};
     bool m_tableKnown = false;
+    BudgetClock m_clock;
     std::uint64_t m_clockMs = 0;
     // Commands seen (one makeRoom each), and the key the current one has touched: a command touches its
     // key once, however many changes it makes (a SET with a TTL is two).
     std::uint64_t m_command = 0;
     std::uint32_t m_touchedKey = kAbsent;
     std::uint64_t m_touchedCommand = 0;
-    std::size_t m_nextSecond = 0; // into m_options.secondStarts
     Random m_random;
 };
 

@@ -196,6 +196,9 @@ public:
     void setFillOnMiss(std::uint32_t batch) { m_fillBatch = batch; }
     // Removes a live key for the budget (an eviction).
     void evict(std::uint32_t keyId);
+    // Removes a key whose last write the budget could not hold (memcached: SERVER_ERROR out of memory, and
+    // the old item unlinked), counted as a refused write.
+    void dropRefusedWrite(std::uint32_t keyId);
 
 private:
     // The simulator's replay is compiled without observer calls (Observed = false): the reference

@@ -34,7 +34,6 @@ private:
     struct ThresholdPages;
     const ThresholdPages* pagesOf(std::uint32_t threshold) const;
 
-    const LayoutModel* m_layout;
     const MemcachedSlabModel* m_slabs;
     const KeyspaceReplay* m_replay;
     std::vector<std::unique_ptr<ThresholdPages>> m_thresholds;

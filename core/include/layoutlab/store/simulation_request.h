@@ -61,6 +61,8 @@ struct SimulationRequest {
     // the policy (the server's default: noeviction), its settings, and the server's own used_memory before
     // the trace (`baseMemory`, as typed; empty: none counted).
     std::string maxmemory;
+    // memcached's budget instead (-m, read as maxmemory is: "64mb"): its own eviction, no policy.
+    std::string memoryLimit;
     std::string evictionPolicy = "noeviction";
     std::uint32_t maxmemorySamples = 5;
     std::uint32_t lfuLogFactor = 10;
