@@ -117,6 +117,7 @@ void BudgetOptions::addTo(CLI::App& cmd) {
     auto* group = cmd.add_option_group("memory budget",
         "A cache under maxmemory (Valkey, Redis) or -m (memcached): each threshold keeps its keyspace within the "
         "budget as the server does (evict.c, items.c), and reports its hit ratio and evictions");
+    // Each setting below needs --maxmemory or --memory-limit: the request says so when neither is given.
     auto* budget = group->add_option(
         "--maxmemory", maxmemory, "The server's maxmemory, as it reads it: 100mb (MiB), 1gb, 100m (10^6 bytes), bytes");
     group
@@ -125,30 +126,20 @@ void BudgetOptions::addTo(CLI::App& cmd) {
             "evicts its own LRU's tail (items.c)")
         ->excludes(budget);
     group->add_option("--policy", policy, fmt::format("maxmemory-policy: {}", evictionPolicyList()))
-        ->capture_default_str()
-        ->needs(budget);
+        ->capture_default_str();
     group->add_option("--maxmemory-samples", samples, "Keys sampled per eviction (maxmemory-samples, 1..64)")
-        ->capture_default_str()
-        ->needs(budget);
-    group->add_option("--lfu-log-factor", lfuLogFactor, "LFU policies: lfu-log-factor")
-        ->capture_default_str()
-        ->needs(budget);
+        ->capture_default_str();
+    group->add_option("--lfu-log-factor", lfuLogFactor, "LFU policies: lfu-log-factor")->capture_default_str();
     group->add_option("--lfu-decay-time", lfuDecayTime, "LFU policies: lfu-decay-time, in minutes")
-        ->capture_default_str()
-        ->needs(budget);
-    group
-        ->add_option("--base-memory", baseMemory,
-            "used_memory of the server before the trace, counted against maxmemory with the keys (a `drive` "
-            "measures it; default: none)")
-        ->needs(budget);
+        ->capture_default_str();
+    group->add_option("--base-memory", baseMemory,
+        "used_memory of the server before the trace, counted against maxmemory with the keys (a `drive` "
+        "measures it; default: none)");
     group->add_option("--eviction-seed", seed, "Seed of the sampling's and the LFU counter's random numbers")
-        ->capture_default_str()
-        ->needs(budget);
-    group
-        ->add_flag("--raw-sizes", rawSizes,
-            "Count each key as its key and value bytes only, as a cache simulator given object sizes does (with "
-            "--policy exact-lru: libCacheSim's LRU), to see what the layout costs the hit ratio")
-        ->needs(budget);
+        ->capture_default_str();
+    group->add_flag("--raw-sizes", rawSizes,
+        "Count each key as its key and value bytes only, as a cache simulator given object sizes does (with "
+        "--policy exact-lru: libCacheSim's LRU), to see what the layout costs the hit ratio");
     auto* fill = group->add_flag("--fill-on-miss", fillOnMiss,
         "Look-aside cache: a GET that misses is followed by a SET of the key (the GET's value size when the trace "
         "gives one, else the key's last). On by default for traces of reads only (oracleGeneral)");

@@ -41,7 +41,7 @@ Status checkDriveRequest(const DriveRequest& r) {
         return usageError(
             fmt::format("memcached's -m is a whole number of megabytes (MiB), not {} bytes", r.budget->maxmemoryBytes),
             field::kMemoryLimit);
-    if (r.budget && !r.connect.empty())
+    if (r.budget && !r.connect.empty() && r.engine != Engine::Memcached) // memcached's -m is checked instead
         return usageError(
             "a cache drive sets maxmemory on a server it starts, not on one attached to", field::kMaxmemory);
     return Ok {};

@@ -159,7 +159,11 @@ nlohmann::json toJson(const DriveReport& r) {
                     { "predicted_fills", predicted.fills }, { "predicted_refused_writes", predicted.refusedWrites } } },
             { "keyspace_hits", b->keyspaceHits }, { "keyspace_misses", b->keyspaceMisses },
             { "clients_memory", { { "before", b->clientsBefore }, { "after", b->clientsAfter } } },
-            { "predicted_used_memory", predicted.usedBytes } });
+            { "predicted_used_memory", predicted.usedBytes },
+            // used_memory after the drive (memcached: total_malloced, the pages -m counts)
+            { "measured_used_memory", r.usedAfter } });
+        if (r.isMemcached())
+            out["pages_moved"] = b->pagesMoved;
     }
     if (r.predictionRun || r.measuredRun)
         out["runs"] = { { "prediction", r.predictionRun }, { "measured", r.measuredRun } };

@@ -504,6 +504,32 @@ TEST_F(CliTest, TwoProcessesWritingOneDatabaseBothSucceed) {
     }
 }
 
+TEST_F(CliTest, MemcachedUnderAMemoryLimitHoldsWhatItsPagesHold) {
+    const auto trace = gen("mc.lltrace",
+        { "--keys", "40000", "--ops", "100000", "--get-fraction", "1", "--popularity", "zipf:0.9", "--value-size",
+            "96" });
+    const auto r = run({ "sim", trace, "--layout", "memcached-1.6", "--memory-limit", "1mb,2mb,4mb", "--fill-on-miss",
+        "--json", "--no-db" });
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["points"].size(), 3u);
+    EXPECT_EQ(j["budget"]["policy"], "memcached's segmented LRU per slab class");
+    double lastHitRatio = 0;
+    for (const auto& p : j["points"]) {
+        const auto limit = p["maxmemory_bytes"].get<std::uint64_t>();
+        // One class (16-byte keys, 96-byte values: 192-byte chunks, 5461 to a 1 MiB page): the limit's pages
+        // full, each page's chunks holding a key.
+        EXPECT_EQ(p["used_memory_bytes"].get<std::uint64_t>(), limit);
+        EXPECT_EQ(p["keys"].get<std::uint64_t>(), limit / (1024 * 1024) * 5461);
+        EXPECT_GT(p["evicted_keys"].get<std::uint64_t>(), 0u);
+        EXPECT_GT(p["hit_ratio"].get<double>(), lastHitRatio) << "a larger cache hits more";
+        lastHitRatio = p["hit_ratio"];
+    }
+    const auto table = run({ "sim", trace, "--layout", "memcached-1.6", "--memory-limit", "2mb", "--no-db" });
+    ASSERT_EQ(table.exitCode, 0) << table.err;
+    EXPECT_NE(table.out.find("budget     -m 2.0 MiB"), std::string::npos) << table.out;
+}
+
 TEST_F(CliTest, AMemoryBudgetGivesHitRatiosAndRefusesWhatItCannotModel) {
     const auto trace = gen(
         "zipf.lltrace", { "--keys", "5000", "--ops", "50000", "--get-fraction", "1", "--popularity", "zipf:0.9" });
@@ -537,7 +563,14 @@ TEST_F(CliTest, AMemoryBudgetGivesHitRatiosAndRefusesWhatItCannotModel) {
     EXPECT_NE(small.err.find("leaves nothing for keys"), std::string::npos) << small.err;
     const auto memcached = run({ "sim", trace, "--layout", "memcached-1.6", "--maxmemory", "1mb" });
     EXPECT_EQ(memcached.exitCode, 2);
-    EXPECT_NE(memcached.err.find("memcached"), std::string::npos) << memcached.err;
+    EXPECT_NE(memcached.err.find("--memory-limit"), std::string::npos) << memcached.err;
+    const auto limitOnValkey = run({ "sim", trace, "--layout", "valkey-9.1", "--memory-limit", "1mb" });
+    EXPECT_EQ(limitOnValkey.exitCode, 2);
+    EXPECT_NE(limitOnValkey.err.find("--maxmemory"), std::string::npos) << limitOnValkey.err;
+    const auto memcachedPolicy
+        = run({ "sim", trace, "--layout", "memcached-1.6", "--memory-limit", "1mb", "--policy", "allkeys-lru" });
+    EXPECT_EQ(memcachedPolicy.exitCode, 2);
+    EXPECT_NE(memcachedPolicy.err.find("segmented LRU"), std::string::npos) << memcachedPolicy.err;
     const auto withSlabs = run({ "sim", trace, "--layout", "valkey-9.1", "--maxmemory", "1mb", "--slabs" });
     EXPECT_EQ(withSlabs.exitCode, 2);
     const auto policyAlone = run({ "sim", trace, "--layout", "valkey-9.1", "--policy", "allkeys-lru" });

@@ -177,7 +177,8 @@ TEST_P(DriveValkeyTest, EveryTraceWithinOnePercentWithTheLayoutDriveChose) {
 TEST_P(DriveValkeyTest, AServerKilledDuringCalibrationFailsWithNothingStored) {
     // One development build shows it (each reports 255.255.255): the first plain one the manifest has.
     auto plainDevelopment = [](const BuiltServer& b) {
-        return !b.layout.empty() && b.label.find("unstable") != std::string::npos && b.label.find('+') == std::string::npos;
+        return !b.layout.empty() && b.label.find("unstable") != std::string::npos
+            && b.label.find('+') == std::string::npos;
     };
     const auto& all = builtServers();
     const auto first = std::find_if(all.begin(), all.end(), plainDevelopment);

@@ -19,8 +19,8 @@ using CliTest = layoutlab::test::CliTestBase;
 // scale with the keys asked, the saving is against the first row, and each run is stored on its own.
 TEST_F(CliTest, SeveralLayoutsSideBySideAreEachLayoutsOwnSim) {
     const std::string trace = LAYOUTLAB_DATASETS_DIR "/traces/mixed-sizes.lltrace";
-    const std::vector<std::string> layouts { "redis-7.0", "valkey-8.1", "valkey-9.1",
-        "memcached-1.6:framing=rails-7.1", "valkey-9.1:threshold=96" };
+    const std::vector<std::string> layouts { "redis-7.0", "valkey-8.1", "valkey-9.1", "memcached-1.6:framing=rails-7.1",
+        "valkey-9.1:threshold=96" };
     std::vector<std::string> args { "sim", trace, "--keys-at", "20M", "--json" };
     for (const auto& l : layouts)
         args.insert(args.end(), { "--layout", l });

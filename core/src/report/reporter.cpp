@@ -176,12 +176,19 @@ std::string renderTable(const SimulationResult& r, bool withClasses) {
     else if (!r.slabTable.empty())
         out += fmt::format("slab model one jemalloc arena per threshold, {} size classes, {}\n", r.slabTable,
             r.slabThreadCache ? "a thread cache in front" : "no thread cache");
-    if (!r.budgetPolicy.empty())
-        out += fmt::format("budget     maxmemory {} ({}), {} of it the server's own before the trace; each threshold "
-                           "replayed on its own\n",
-            r.points.empty() || !r.points.front().budget ? std::string("-")
-                                                         : bytesText(double(r.points.front().budget->maxmemoryBytes)),
-            r.budgetPolicy, bytesText(double(r.budgetBaseBytes)));
+    if (!r.budgetPolicy.empty()) {
+        const std::string limit = r.points.empty() || !r.points.front().budget
+            ? std::string("-")
+            : bytesText(double(r.points.front().budget->maxmemoryBytes));
+        if (r.layoutSpec.rfind("memcached", 0) == 0)
+            out += fmt::format("budget     -m {} ({}): pages to classes until the limit, then each class evicts its "
+                               "own LRU's tail\n",
+                limit, r.budgetPolicy);
+        else
+            out += fmt::format("budget     maxmemory {} ({}), {} of it the server's own before the trace; each "
+                               "threshold replayed on its own\n",
+                limit, r.budgetPolicy, bytesText(double(r.budgetBaseBytes)));
+    }
     if (r.fillBatch)
         out += fmt::format("fills      a GET miss is followed by a SET of the key{}: {} fills, {} misses of keys never "
                            "written\n",

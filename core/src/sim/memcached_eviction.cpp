@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/sim/memcached_eviction.h"
 
+#include <algorithm>
+
 namespace layoutlab {
 
 namespace {
@@ -89,7 +91,7 @@ int MemcachedEviction::pullCold(std::uint32_t classId, bool evict, std::uint32_t
     KeyItem& k = m_keys[tail];
     if (!k.active)
         return 0;
-    k.active = false; // an ACTIVE tail goes to WARM (moves_to_warm)
+    k.active = false; // an ACTIVE tail goes to WARM
     unlink(tail);
     link(tail, classId, kWarm);
     return 1;
@@ -223,7 +225,9 @@ void MemcachedEviction::read(std::uint32_t keyId) {
 
 bool MemcachedEviction::makeRoom(KeyspaceReplay& replay, std::uint64_t requestNumber, std::uint64_t timeMs) {
     ++m_command;
-    const std::uint64_t seconds = m_clock.msAt(requestNumber, timeMs) / 1000;
+    const std::uint64_t clockSecond = m_clock.msAt(requestNumber, timeMs) / 1000;
+    m_firstSecond = std::min(m_firstSecond, clockSecond);
+    const std::uint64_t seconds = clockSecond - m_firstSecond;
     if (kFirstCurrentTime + seconds != m_now) {
         m_now = static_cast<std::uint32_t>(kFirstCurrentTime + seconds);
         m_pages.advanceTo(seconds);

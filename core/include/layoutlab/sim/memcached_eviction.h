@@ -104,6 +104,7 @@ private:
     std::uint64_t m_storedCommand = 0;
     std::uint32_t m_failedKey = kNone; // a store that failed: its key is dropped before the next request
     std::uint64_t m_failedStores = 0;
+    std::uint64_t m_firstSecond = UINT64_MAX; // the clock's first second: current_time starts from it
 };
 
 } // namespace layoutlab
