@@ -96,7 +96,10 @@ void SweepPage::redraw() {
         active ? tr("Overhead and internal fragmentation per key")
                : tr("Internal fragmentation per key (hash index included)"),
         tr("GET access path (index lines included)"),
-        budget ? tr("Hit ratio and evictions under maxmemory (%1)").arg(qt(m_model.result().budgetPolicy))
+        budget ? tr("Hit ratio and evictions under %1 (%2)")
+                     .arg(m_model.result().layoutSpec.rfind("memcached", 0) == 0 ? QStringLiteral("-m")
+                                                                                 : QStringLiteral("maxmemory"),
+                         qt(m_model.result().budgetPolicy))
             : m_model.hasCacheModel() ? tr("Cache-model misses per GET")
                                       : tr("Cache-model misses per GET (cache model off)") };
     for (std::size_t i = 0; i < m_charts.size(); ++i)

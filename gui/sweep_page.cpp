@@ -271,8 +271,9 @@ QHBoxLayout* SweepPage::budgetRow() {
     m_maxmemory->setPlaceholderText(tr("no budget (e.g. 64mb)"));
     m_maxmemory->setToolTip(tr("A cache under maxmemory: each threshold keeps the keyspace within this budget as "
                                "the server does, evicting by the policy, and reports its hit ratio and evictions. "
-                               "As the server reads it: 64mb is 64 MiB, 64m is 64,000,000 bytes. Not together "
-                               "with the cache model or the slab model"));
+                               "As the server reads it: 64mb is 64 MiB, 64m is 64,000,000 bytes. For a memcached "
+                               "layout it is -m, and the policy box does not apply: memcached evicts each slab "
+                               "class's own LRU. Not together with the cache model or the slab model"));
     for (const char* policy : { "allkeys-lru", "allkeys-lfu", "allkeys-random", "volatile-lru", "volatile-lfu",
              "volatile-random", "volatile-ttl", "noeviction", "exact-lru" })
         m_policy->addItem(QString::fromLatin1(policy));
@@ -396,9 +397,14 @@ bool SweepPage::startSweep(QString* error) {
         if (budget.contains(QLatin1Char(':')) || budget.contains(QLatin1Char(',')))
             return fail(tr("The Sweep view takes one budget; for a miss-ratio curve over several, run `layoutlab "
                            "sweep --maxmemory FIRST:LAST:COUNT`"));
-        // The budget is replayed threshold by threshold: without the cache and slab models.
-        request.maxmemory = budget.toStdString();
-        request.evictionPolicy = m_policy->currentText().toStdString();
+        // The budget is replayed threshold by threshold: without the cache and slab models. memcached's is its
+        // -m, with its own per-class LRU and no policy to choose.
+        if (currentLayoutSpec().startsWith(QLatin1String("memcached"))) {
+            request.memoryLimit = budget.toStdString();
+        } else {
+            request.maxmemory = budget.toStdString();
+            request.evictionPolicy = m_policy->currentText().toStdString();
+        }
         request.fillOnMiss = m_fillOnMiss->isChecked();
         request.cache = false;
         request.slabs = false;
@@ -486,8 +492,10 @@ void SweepPage::showResult(const SimulationResult& result, const std::optional<L
         for (const auto& p : result.points)
             if (p.budget->hitRatio() > best->budget->hitRatio())
                 best = &p;
-        text += tr(" Under maxmemory %1 (%2): best hit ratio <b>%3%</b> at %4, %5 keys held.")
-                    .arg(qt(bytesText(double(best->budget->maxmemoryBytes))), qt(result.budgetPolicy).toHtmlEscaped())
+        const bool memcached = result.layoutSpec.rfind("memcached", 0) == 0;
+        text += tr(" Under %1 %2 (%3): best hit ratio <b>%4%</b> at %5, %6 keys held.")
+                    .arg(memcached ? QStringLiteral("-m") : QStringLiteral("maxmemory"),
+                        qt(bytesText(double(best->budget->maxmemoryBytes))), qt(result.budgetPolicy).toHtmlEscaped())
                     .arg(locale.toString(100 * best->budget->hitRatio(), 'f', 2))
                     .arg(result.thresholdName.empty() ? tr("its one setting") : QString::number(best->threshold))
                     .arg(locale.toString(qulonglong(best->keys)));

@@ -89,6 +89,40 @@ private slots:
         QCOMPARE(sweep->policyBox()->currentText(), QStringLiteral("allkeys-lfu"));
     }
 
+    void aMemcachedLayoutTakesTheBudgetAsItsMemoryLimit() {
+        const QString trace = m_scratch->path(QStringLiteral("mc.lltrace"));
+        const auto gen = test::runCli({ QStringLiteral("gen"), QStringLiteral("-o"), trace, QStringLiteral("--keys"),
+            QStringLiteral("20000"), QStringLiteral("--ops"), QStringLiteral("60000"), QStringLiteral("--get-fraction"),
+            QStringLiteral("1"), QStringLiteral("--popularity"), QStringLiteral("zipf:0.99"), QStringLiteral("--seed"),
+            QStringLiteral("3") });
+        QCOMPARE(gen.exitCode, 0);
+        MainWindow window(m_scratch->database());
+        window.openTrace(trace);
+        QVERIFY(window.runner().waitForIdle(60000));
+        SweepPage* sweep = window.sweepPage();
+        sweep->layoutBox()->setCurrentText(QStringLiteral("memcached-1.6"));
+        sweep->allocatorBox()->setCurrentText(QString());
+        sweep->thresholdsEdit()->clear();
+        sweep->maxmemoryEdit()->setText(QStringLiteral("2mb"));
+        sweep->fillOnMissBox()->setChecked(true);
+        QString error;
+        QVERIFY2(sweep->startSweep(&error), qPrintable(error));
+        QVERIFY(window.runner().waitForIdle(120000));
+        QVERIFY2(window.lastError().isEmpty(), qPrintable(window.lastError()));
+        const auto cli = test::runCli({ QStringLiteral("sim"), trace, QStringLiteral("--layout"),
+            QStringLiteral("memcached-1.6"), QStringLiteral("--memory-limit"), QStringLiteral("2mb"),
+            QStringLiteral("--fill-on-miss"), QStringLiteral("--json"), QStringLiteral("--no-db") });
+        QCOMPARE(cli.exitCode, 0);
+        const auto j = nlohmann::json::parse(cli.out.toStdString());
+        const auto& model = sweep->model();
+        const int hit = model.columnOf(QStringLiteral("hit_ratio"));
+        QVERIFY(hit > 0);
+        QCOMPARE(model.rowCount(), 1);
+        QVERIFY(std::abs(model.value(0, hit) - 100 * j["points"][0]["hit_ratio"].get<double>()) < 0.01);
+        QVERIFY2(sweep->charts()[3]->chart()->title().contains(QStringLiteral("memcached")),
+            qPrintable(sweep->charts()[3]->chart()->title()));
+    }
+
 private:
     std::unique_ptr<test::Scratch> m_scratch;
 };
