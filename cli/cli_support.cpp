@@ -47,6 +47,7 @@ const char* flagFor(const std::string& field) {
         { field::kConnect, "--connect" },
         { field::kFraming, "--framing" },
         { field::kMemoryLimit, "--memory-limit" },
+        { field::kSampleRate, "--sample-rate" },
         { field::kPipeline, "--pipeline" },
         { field::kConnections, "--connections" },
         { field::kRunPipeline, "--run-pipeline" },
@@ -140,6 +141,12 @@ void BudgetOptions::addTo(CLI::App& cmd) {
     group->add_flag("--raw-sizes", rawSizes,
         "Count each key as its key and value bytes only, as a cache simulator given object sizes does (with "
         "--policy exact-lru: libCacheSim's LRU), to see what the layout costs the hit ratio");
+    group
+        ->add_option("--sample-rate", sampleRate,
+            "Replay this share of the keys (0.01: 1%) under the same share of each budget, as SHARDS samples a "
+            "keyspace, two samples per point: a miss-ratio curve of many budgets at a fraction of the cost, with the "
+            "sampling error stated (valkey and redis layouts)")
+        ->capture_default_str();
     auto* fill = group->add_flag("--fill-on-miss", fillOnMiss,
         "Look-aside cache: a GET that misses is followed by a SET of the key (the GET's value size when the trace "
         "gives one, else the key's last). On by default for traces of reads only (oracleGeneral)");
@@ -163,6 +170,7 @@ void BudgetOptions::fill(SimulationRequest& request) const {
     request.baseMemory = baseMemory;
     request.evictionSeed = seed;
     request.rawSizes = rawSizes;
+    request.budgetSampleRate = sampleRate;
     if (fillOnMiss || noFillOnMiss) // neither: the trace decides (on for reads only)
         request.fillOnMiss = fillOnMiss;
     request.fillBatch = fillBatch;

@@ -103,6 +103,7 @@ struct BudgetOptions {
     std::string baseMemory;
     std::uint64_t seed = 1;
     bool rawSizes = false;
+    double sampleRate = 1.0;
     bool fillOnMiss = false;
     bool noFillOnMiss = false;
     std::uint32_t fillBatch = 1;

@@ -571,6 +571,23 @@ TEST_F(CliTest, AMemoryBudgetGivesHitRatiosAndRefusesWhatItCannotModel) {
         = run({ "sim", trace, "--layout", "memcached-1.6", "--memory-limit", "1mb", "--policy", "allkeys-lru" });
     EXPECT_EQ(memcachedPolicy.exitCode, 2);
     EXPECT_NE(memcachedPolicy.err.find("segmented LRU"), std::string::npos) << memcachedPolicy.err;
+    for (const char* rate : { "0", "1.5", "-0.1" }) {
+        const auto badRate
+            = run({ "sim", trace, "--layout", "valkey-9.1", "--maxmemory", "1mb", "--sample-rate", rate, "--no-db" });
+        EXPECT_EQ(badRate.exitCode, 2) << rate;
+        EXPECT_NE(badRate.err.find("--sample-rate"), std::string::npos) << badRate.err;
+    }
+    const auto sampledMemcached = run(
+        { "sim", trace, "--layout", "memcached-1.6", "--memory-limit", "4mb", "--sample-rate", "0.1", "--no-db" });
+    EXPECT_EQ(sampledMemcached.exitCode, 2);
+    EXPECT_NE(sampledMemcached.err.find("1 MiB pages"), std::string::npos) << sampledMemcached.err;
+    const auto sampled = run({ "sim", trace, "--layout", "valkey-9.1", "--maxmemory", "300kb:600kb:4", "--base-memory",
+        "100kb", "--policy", "allkeys-lru", "--sample-rate", "0.5", "--no-db", "--json" });
+    ASSERT_EQ(sampled.exitCode, 0) << sampled.err;
+    const auto sj = nlohmann::json::parse(sampled.out);
+    EXPECT_EQ(sj["points"].size(), 4u);
+    EXPECT_EQ(sj["budget"]["sample_rate"], 0.5);
+    EXPECT_GT(sj["budget"]["sampled_keys"].get<std::uint64_t>(), 1000u);
     const auto withSlabs = run({ "sim", trace, "--layout", "valkey-9.1", "--maxmemory", "1mb", "--slabs" });
     EXPECT_EQ(withSlabs.exitCode, 2);
     const auto policyAlone = run({ "sim", trace, "--layout", "valkey-9.1", "--policy", "allkeys-lru" });

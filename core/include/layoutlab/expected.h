@@ -49,6 +49,7 @@ inline constexpr const char* kGetPipeline = "GET pipeline";
 inline constexpr const char* kPrefetchBatch = "prefetch batch";
 inline constexpr const char* kMaxmemory = "maxmemory";
 inline constexpr const char* kMemoryLimit = "memory limit";
+inline constexpr const char* kSampleRate = "sample rate";
 inline constexpr const char* kEvictionPolicy = "eviction policy";
 inline constexpr const char* kEvictionSamples = "maxmemory samples";
 inline constexpr const char* kFillOnMiss = "fill on miss";

@@ -188,10 +188,10 @@ std::uint32_t ServerEviction::bytesOf(std::uint32_t keyId, const KeyState& key) 
     };
     if (key.plainShape()) [[likely]] {
         const std::uint64_t packed = key.shape();
-        if (const auto* known = m_bytesByShape.find(packed))
+        if (const auto* known = m_bytesByShape->find(packed))
             return static_cast<std::uint32_t>(*known - 1);
         const std::uint32_t bytes = measure(unpackShape(packed));
-        m_bytesByShape.add(packed, std::uint64_t { bytes } + 1);
+        m_bytesByShape->add(packed, std::uint64_t { bytes } + 1);
         return bytes;
     }
     KeyShape shape = unpackShape(key.shapeAt(m_threshold));

@@ -3,9 +3,9 @@
 
 #include "layoutlab/resources.h"
 
+#include "budget_simulation.h"
 #include "cache_evaluation.h"
 #include "layoutlab/sim/keyspace_replay.h"
-#include "layoutlab/sim/memcached_eviction.h"
 #include "layoutlab/spec.h"
 #include "threshold_evaluation.h"
 #include "timeline_sampler.h"
@@ -98,6 +98,9 @@ Status replayTrace(TraceReader& trace, KeyspaceReplay& replay, ArenaReplay* slab
         timeline = sampler->finish(timelineSample(replay, *slabs, thresholds, done, lastTimeMs));
     return Ok {};
 }
+
+} // namespace
+
 // The points of `thresholds` from a finished replay's keyspace and GETs; notes the index tables and the
 // trace's shapes in `result`.
 Expected<std::vector<ThresholdPoint>> evaluateReplay(const SimulationConfig& config,
@@ -139,136 +142,6 @@ SimulationResult resultHeader(const SimulationConfig& config, const TraceReader&
     result.fillBatch = config.fillOnMiss;
     return result;
 }
-
-// simulate() under a memory budget: one replay per threshold, since what each keeps depends on what its
-// keys cost, all fed from one pass over the trace.
-Expected<SimulationResult> simulateWithBudget(const SimulationConfig& config,
-    const std::vector<std::uint32_t>& thresholds, TraceReader& trace, ProgressSink* progress, std::stop_token stop) {
-    const EvictionOptions& budget = *config.eviction;
-    if (config.slabs || config.cache || config.timelineSamples)
-        return usageError("a memory budget is not modelled together with the slab model, the cache model or a "
-                          "timeline (yet): run them separately",
-            field::kMaxmemory);
-    const IndexPolicy policy = config.layout->indexPolicy();
-    const auto* slabs = dynamic_cast<const MemcachedSlabModel*>(config.allocator.get());
-    if ((policy.kind == IndexKind::MemcachedAssoc) != (slabs != nullptr))
-        return usageError(fmt::format("layout '{}' and allocator '{}' are not one engine's: a memory budget needs "
-                                      "both to be memcached's, or neither",
-                              config.layout->spec(), config.allocator->spec()),
-            field::kMaxmemory);
-    const std::vector<std::uint64_t> budgets
-        = config.budgets.empty() ? std::vector<std::uint64_t> { budget.maxmemoryBytes } : config.budgets;
-    // One replay per threshold and budget, in the points' order.
-    std::vector<std::pair<std::uint32_t, std::uint64_t>> cells;
-    for (std::uint32_t t : thresholds)
-        for (std::uint64_t b : budgets)
-            cells.emplace_back(t, b);
-    // The budget's 16 bytes per key id (24 with exact-lru's recency list, 20 for memcached's LRUs) beside the
-    // replay's.
-    const std::uint64_t budgetBytes
-        = slabs ? MemcachedEviction::kStateBytesPerKey : (budget.policy == EvictionPolicy::ExactLru ? 24 : 16);
-    const std::uint64_t stateBytes = (sizeof(KeyState) + budgetBytes) * cells.size();
-    if (auto ok = checkMemory(std::min(trace.keyIdLimit(), KeyspaceReplay::kMaxKeyIds) * stateBytes,
-            fmt::format("replaying {} key ids under {} budgets at {} thresholds ({} bytes of state each)",
-                trace.keyIdLimit(), budgets.size(), thresholds.size(), stateBytes));
-        !ok) {
-        Error e = ok.error();
-        e.file = trace.name();
-        return e;
-    }
-    std::vector<std::unique_ptr<KeyspaceReplay>> replays;
-    std::vector<std::unique_ptr<KeyspaceBudget>> evictors;
-    for (const auto& [t, bytes] : cells) {
-        if (budget.baseBytes >= bytes)
-            return usageError(fmt::format("maxmemory {} bytes leaves nothing for keys: the server holds {} bytes "
-                                          "before the trace",
-                                  bytes, budget.baseBytes),
-                field::kMaxmemory);
-        replays.push_back(std::make_unique<KeyspaceReplay>(policy, trace.keyIdLimit(), 0,
-            staleExpireRule(*config.layout, *config.allocator, { t }),
-            StringRewriteRule(*config.layout, *config.allocator, t)));
-        EvictionOptions options = budget;
-        options.maxmemoryBytes = bytes;
-        if (slabs)
-            evictors.push_back(
-                std::make_unique<MemcachedEviction>(options, *config.layout, *slabs, t, *replays.back()));
-        else
-            evictors.push_back(
-                std::make_unique<ServerEviction>(options, *config.layout, *config.allocator, t, *replays.back()));
-        replays.back()->setBudget(evictors.back().get());
-        replays.back()->setFillOnMiss(config.fillOnMiss);
-    }
-    const std::uint64_t total = trace.totalRequests();
-    std::uint64_t done = 0;
-    // The replays share nothing they change: with several, half of them take each batch on a second core.
-    auto applyTo = [&](std::span<const Request> batch, std::size_t from, std::size_t to) -> Status {
-        for (std::size_t i = from; i < to; ++i)
-            if (auto ok = replays[i]->apply(batch, done); !ok) {
-                Error e = ok.error();
-                e.file = trace.name();
-                return e;
-            }
-        return Ok {};
-    };
-    auto replayed = forEachBatch(trace, kBatchRequests, stop, [&](std::span<const Request> batch) -> Status {
-        const std::size_t half = replays.size() / 2;
-        std::future<Status> other;
-        if (half > 0)
-            other = std::async(std::launch::async, applyTo, batch, half, replays.size());
-        Status mine = applyTo(batch, 0, half > 0 ? half : replays.size());
-        Status theirs = half > 0 ? other.get() : Status(Ok {});
-        if (!mine)
-            return mine;
-        if (!theirs)
-            return theirs;
-        done += batch.size();
-        if (progress && (done / kBatchRequests) % 16 == 0)
-            progress->progress(total ? static_cast<double>(done) / static_cast<double>(total) : -1.0, done);
-        return Ok {};
-    });
-    if (!replayed)
-        return replayed.error();
-
-    SimulationResult result = resultHeader(config, trace);
-    result.budgetPolicy = slabs ? std::string("memcached's segmented LRU per slab class")
-        : budget.policy == EvictionPolicy::ExactLru
-        ? std::string("exact-lru")
-        : fmt::format("{}, {} samples", evictionPolicyName(budget.policy), budget.samples);
-    if (budget.policy == EvictionPolicy::AllKeysLfu || budget.policy == EvictionPolicy::VolatileLfu)
-        result.budgetPolicy
-            += fmt::format(", lfu-log-factor {}, lfu-decay-time {}", budget.lfuLogFactor, budget.lfuDecayMinutes);
-    if (budget.rawSizes)
-        result.budgetPolicy += ", raw object sizes";
-    result.budgetBaseBytes = budget.baseBytes;
-    for (std::size_t i = 0; i < cells.size(); ++i) {
-        KeyspaceReplay& replay = *replays[i];
-        replay.finish(); // fills still pending at the end are made first
-        BudgetUsage usage;
-        usage.maxmemoryBytes = cells[i].second;
-        usage.getHits = replay.summary().getHits;
-        usage.getMisses = replay.summary().getMisses;
-        usage.fills = replay.summary().fills;
-        usage.evictedKeys = replay.summary().evictedKeys;
-        usage.refusedWrites = replay.summary().refusedWrites;
-        if (const auto* memcached = dynamic_cast<const MemcachedEviction*>(evictors[i].get()))
-            usage.usedBytes = memcached->mallocedBytes(); // total_malloced: the pages -m counts
-        else
-            usage.usedBytes = static_cast<ServerEviction&>(*evictors[i]).usedBytes();
-        // The first threshold's replay describes the trace and the index tables in the result.
-        SimulationResult scratch;
-        SimulationResult& described = i == 0 ? result : scratch;
-        described.trace = replay.summary();
-        auto points = evaluateReplay(config, { cells[i].first }, replay, described, stop);
-        if (!points)
-            return points.error();
-        points->front().budget = usage;
-        result.points.push_back(std::move(points->front()));
-    }
-    if (progress)
-        progress->progress(1.0, done);
-    return result;
-}
-} // namespace
 
 ShapeCost costOf(
     const LayoutModel& layout, const AllocatorModel& allocator, const KeyShape& shape, std::uint32_t threshold) {

@@ -41,9 +41,10 @@ Status addBudget(const SimulationRequest& request, SimulationJob& job) {
             field::kEvictionPolicy);
     const std::string& limit = memcached ? request.memoryLimit : request.maxmemory;
     if (limit.empty()) {
-        if (budgetAsked)
+        if (budgetAsked || request.budgetSampleRate != 1.0)
             return usageError(
-                "an eviction policy, its settings and the base memory need a budget (--maxmemory)", field::kMaxmemory);
+                "an eviction policy, its settings, the base memory and a sample rate need a budget (--maxmemory)",
+                field::kMaxmemory);
         return Ok {};
     }
     auto budgets = parseBudgets(limit);
@@ -70,6 +71,7 @@ Status addBudget(const SimulationRequest& request, SimulationJob& job) {
     if (budgets->size() > 1)
         job.config.budgets = std::move(*budgets);
     job.config.eviction = std::move(budget);
+    job.config.budgetSampleRate = request.budgetSampleRate;
     return Ok {};
 }
 

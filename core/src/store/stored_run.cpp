@@ -71,6 +71,9 @@ Expected<StoredRun> loadStoredRun(ResultsDb& db, std::int64_t runId) {
         if (replay.contains("budget")) {
             r.budgetPolicy = replay["budget"].value("policy", std::string());
             r.budgetBaseBytes = replay["budget"].value("base_bytes", std::uint64_t { 0 });
+            r.budgetSampleRate = replay["budget"].value("sample_rate", 1.0);
+            r.budgetSampledKeys = replay["budget"].value("sampled_keys", std::uint64_t { 0 });
+            r.budgetSamplingError = replay["budget"].value("sampling_error", 0.0);
         }
         r.fillBatch = replay.value("fill_batch", std::uint32_t { 0 });
         if (replay.contains("cache")) {

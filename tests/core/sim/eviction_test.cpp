@@ -4,6 +4,7 @@
 #include "layoutlab/alloc/allocator_registry.h"
 #include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/sim/eviction.h"
+#include "layoutlab/sim/key_sample.h"
 #include "layoutlab/sim/simulation.h"
 #include "layoutlab/spec.h"
 #include "layoutlab/trace/generator.h"
@@ -371,6 +372,66 @@ TEST(Eviction, ASweepKeepsEachThresholdWithinTheBudgetOnItsOwn) {
     auto refused = simulate(config, again);
     ASSERT_FALSE(refused);
     EXPECT_EQ(refused.error().field, field::kMaxmemory);
+}
+
+TEST(Eviction, ASpatialSampleKeepsEveryRequestOfItsKeysAndTheirShare) {
+    SpatialKeySample sample(0.1, 7);
+    std::vector<Request> batch;
+    for (std::uint32_t k = 0; k < 100000; ++k)
+        for (int twice = 0; twice < 2; ++twice) {
+            Request r = get(k, 0);
+            batch.push_back(r);
+        }
+    std::vector<Request> kept;
+    sample.filter(batch, kept);
+    EXPECT_NEAR(double(sample.sampledKeys()), 10000.0, 400.0); // 10% of the keys, within 4 standard deviations
+    EXPECT_EQ(kept.size(), 2 * sample.sampledKeys()) << "a sampled key keeps both its requests";
+    for (std::size_t i = 0; i < kept.size(); ++i)
+        EXPECT_LT(kept[i].keyId, sample.sampledKeys()) << "renumbered densely";
+    SpatialKeySample again(0.1, 7);
+    std::vector<Request> keptAgain;
+    again.filter(batch, keptAgain);
+    EXPECT_EQ(keptAgain.size(), kept.size()) << "the same salt, the same keys";
+    SpatialKeySample other(0.1, 8);
+    std::vector<Request> keptOther;
+    other.filter(batch, keptOther);
+    EXPECT_NE(keptOther.size(), kept.size()) << "another salt, other keys";
+}
+
+TEST(Eviction, ASampledCurveFollowsTheFullReplayWithinItsStatedError) {
+    // 200,000 keys: a 5% sample holds 10,000 of them, as many as the docs ask for.
+    auto generated = makeGeneratorConfig(200000, 1000000, "16", "96", 0, 0, 1.0, 0, "zipf:0.99", 3);
+    ASSERT_TRUE(generated);
+    SimulationConfig config { *parseLayout("valkey-9.1"), *parseAllocator("jemalloc:quantum=8,page=4096"), { 64 } };
+    config.eviction = *makeEvictionOptions("2mb", "allkeys-lru", 5, 10, 1);
+    config.fillOnMiss = 64;
+    config.budgets = { 4u << 20, 8u << 20, 16u << 20 };
+    SyntheticTrace fullTrace(*generated);
+    auto full = simulate(config, fullTrace);
+    ASSERT_TRUE(full) << full.error().describe();
+    config.budgetSampleRate = 0.05;
+    SyntheticTrace sampledTrace(*generated);
+    auto sampled = simulate(config, sampledTrace);
+    ASSERT_TRUE(sampled) << sampled.error().describe();
+    ASSERT_EQ(sampled->points.size(), 3u);
+    EXPECT_GT(sampled->budgetSampledKeys, 8000u);
+    EXPECT_GT(sampled->budgetSamplingError, 0.0);
+    for (std::size_t i = 0; i < 3; ++i) {
+        const double error = sampled->points[i].budget->hitRatio() - full->points[i].budget->hitRatio();
+        // Within a point, and within three times the error the run states.
+        EXPECT_LT(std::abs(error), 0.01) << i;
+        EXPECT_LT(std::abs(error), 3 * sampled->budgetSamplingError + 0.002) << i;
+        EXPECT_NEAR(double(sampled->points[i].keys), double(full->points[i].keys), 0.05 * double(full->points[i].keys))
+            << "keys held, scaled to the whole trace";
+    }
+    // memcached's pages do not scale down with a sample.
+    SimulationConfig memcached { *parseLayout("memcached-1.6"), *parseAllocator("memcached:min=48,factor=1.25"), {} };
+    memcached.eviction = *makeEvictionOptions("8mb", "noeviction", 5, 10, 1);
+    memcached.budgetSampleRate = 0.1;
+    SyntheticTrace memcachedTrace(*generated);
+    auto refused = simulate(memcached, memcachedTrace);
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().field, field::kSampleRate);
 }
 
 } // namespace

@@ -110,6 +110,10 @@ public:
 
     // used_memory as the server would report it now: its base, the keys' allocations, the index tables.
     std::uint64_t usedBytes();
+    // What each shape costs at this threshold, kept in `cache` instead of the budget's own: the budgets of
+    // one threshold that run on one thread share it (a curve's many budgets then describe each shape once
+    // and keep one table warm). `cache` must outlive the budget; not for budgets on different threads.
+    void shareShapeBytes(ShapeHistogram& cache) { m_bytesByShape = &cache; }
 
 private:
     struct KeyEntry {
@@ -160,7 +164,8 @@ private:
     std::vector<std::uint32_t> m_live; // sampled by allkeys-* policies
     std::vector<std::uint32_t> m_volatile; // keys with a TTL: sampled by volatile-* policies
     std::array<PoolEntry, kPoolSize> m_pool {};
-    ShapeHistogram m_bytesByShape; // usable bytes + 1 by packed shape, for keys whose shape says it all
+    ShapeHistogram m_ownBytesByShape; // usable bytes + 1 by packed shape, for keys whose shape says it all
+    ShapeHistogram* m_bytesByShape = &m_ownBytesByShape;
     std::uint64_t m_keyBytes = 0;
     // The index tables' bytes, kept until their geometry changes (the hashtable's child buckets, an
     // estimate, are refreshed every kTableRefreshEntries changes).

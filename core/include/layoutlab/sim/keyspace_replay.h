@@ -194,6 +194,7 @@ public:
     // misses of each `batch` requests are filled after them, as a client that pipelines its GETs does.
     // 0: no filling.
     void setFillOnMiss(std::uint32_t batch) { m_fillBatch = batch; }
+    std::uint32_t fillBatch() const { return m_fillBatch; }
     // Removes a live key for the budget (an eviction).
     void evict(std::uint32_t keyId);
     // Removes a key whose last write the budget could not hold (memcached: SERVER_ERROR out of memory, and

@@ -152,6 +152,11 @@ struct SimulationResult {
     // (empty without one); and the fill batch of look-aside filling (0: none).
     std::string budgetPolicy;
     std::uint64_t budgetBaseBytes = 0;
+    // A budget replayed over a spatial sample of the keys (SimulationConfig::budgetSampleRate; 1: every key):
+    // the keys the two samples held in all, and half the largest difference in hit ratio between them.
+    double budgetSampleRate = 1.0;
+    std::uint64_t budgetSampledKeys = 0;
+    double budgetSamplingError = 0;
     std::uint32_t fillBatch = 0;
     std::vector<ThresholdPoint> points;
     // With a timeline asked for: samples at even steps of the trace's requests, the last at its end.

@@ -68,6 +68,10 @@ struct SimulationConfig {
     // Look-aside filling (KeyspaceReplay::setFillOnMiss): GET misses are followed by SETs, in batches of
     // this many requests (0: none; 1: right after each miss).
     std::uint32_t fillOnMiss = 0;
+    // With a budget: replay a spatial sample of the keys, this share of them, under the same share of each
+    // budget (sim/key_sample.h, SHARDS), two samples each, instead of every key (1). A miss-ratio curve of
+    // many budgets then costs about 2 x rate x budgets replays.
+    double budgetSampleRate = 1.0;
 };
 
 // The most samples a timeline takes.

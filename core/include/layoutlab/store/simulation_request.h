@@ -70,6 +70,7 @@ struct SimulationRequest {
     std::string baseMemory;
     std::uint64_t evictionSeed = 1;
     bool rawSizes = false; // EvictionOptions::rawSizes
+    double budgetSampleRate = 1.0; // SimulationConfig::budgetSampleRate
     // Look-aside filling (unset: off); `fillBatch` requests' misses are filled after them (1: each right
     // after its miss).
     std::optional<bool> fillOnMiss;
