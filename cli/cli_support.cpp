@@ -114,25 +114,27 @@ void StallOptions::addTo(CLI::App& cmd, const std::string& latencyHelp) {
         ->needs(flag);
 }
 
+void CacheSettingsOptions::addTo(
+    CLI::Option_group& group, const std::string& maxmemoryHelp, const std::string& memoryLimitHelp) {
+    auto* budget = group.add_option("--maxmemory", maxmemory, maxmemoryHelp);
+    group.add_option("--memory-limit", memoryLimit, memoryLimitHelp)->excludes(budget);
+    group.add_option("--policy", policy, fmt::format("maxmemory-policy: {}", evictionPolicyList()))
+        ->capture_default_str();
+    group.add_option("--maxmemory-samples", samples, "Keys sampled per eviction (maxmemory-samples, 1..64)")
+        ->capture_default_str();
+    group.add_option("--lfu-log-factor", lfuLogFactor, "LFU policies: lfu-log-factor")->capture_default_str();
+    group.add_option("--lfu-decay-time", lfuDecayTime, "LFU policies: lfu-decay-time, in minutes")
+        ->capture_default_str();
+}
+
 void BudgetOptions::addTo(CLI::App& cmd) {
     auto* group = cmd.add_option_group("memory budget",
         "A cache under maxmemory (Valkey, Redis) or -m (memcached): each threshold keeps its keyspace within the "
         "budget as the server does (evict.c, items.c), and reports its hit ratio and evictions");
-    // Each setting below needs --maxmemory or --memory-limit: the request says so when neither is given.
-    auto* budget = group->add_option(
-        "--maxmemory", maxmemory, "The server's maxmemory, as it reads it: 100mb (MiB), 1gb, 100m (10^6 bytes), bytes");
-    group
-        ->add_option("--memory-limit", memoryLimit,
-            "memcached layouts: the server's -m, as a size (64mb): pages go to slab classes until it, then each class "
-            "evicts its own LRU's tail (items.c)")
-        ->excludes(budget);
-    group->add_option("--policy", policy, fmt::format("maxmemory-policy: {}", evictionPolicyList()))
-        ->capture_default_str();
-    group->add_option("--maxmemory-samples", samples, "Keys sampled per eviction (maxmemory-samples, 1..64)")
-        ->capture_default_str();
-    group->add_option("--lfu-log-factor", lfuLogFactor, "LFU policies: lfu-log-factor")->capture_default_str();
-    group->add_option("--lfu-decay-time", lfuDecayTime, "LFU policies: lfu-decay-time, in minutes")
-        ->capture_default_str();
+    // Each setting needs --maxmemory or --memory-limit: the request says so when neither is given.
+    server.addTo(*group, "The server's maxmemory, as it reads it: 100mb (MiB), 1gb, 100m (10^6 bytes), bytes",
+        "memcached layouts: the server's -m, as a size (64mb): pages go to slab classes until it, then each class "
+        "evicts its own LRU's tail (items.c)");
     group->add_option("--base-memory", baseMemory,
         "used_memory of the server before the trace, counted against maxmemory with the keys (a `drive` "
         "measures it; default: none)");
@@ -161,12 +163,12 @@ void BudgetOptions::addTo(CLI::App& cmd) {
 }
 
 void BudgetOptions::fill(SimulationRequest& request) const {
-    request.maxmemory = maxmemory;
-    request.memoryLimit = memoryLimit;
-    request.evictionPolicy = policy;
-    request.maxmemorySamples = samples;
-    request.lfuLogFactor = lfuLogFactor;
-    request.lfuDecayTime = lfuDecayTime;
+    request.maxmemory = server.maxmemory;
+    request.memoryLimit = server.memoryLimit;
+    request.evictionPolicy = server.policy;
+    request.maxmemorySamples = server.samples;
+    request.lfuLogFactor = server.lfuLogFactor;
+    request.lfuDecayTime = server.lfuDecayTime;
     request.baseMemory = baseMemory;
     request.evictionSeed = seed;
     request.rawSizes = rawSizes;

@@ -91,15 +91,28 @@ struct StallOptions {
         request.prefetchBatch = prefetchBatch;
     }
 };
-// A memory budget's options (SimulationRequest::maxmemory and the rest): the server's maxmemory settings
-// and look-aside filling.
-struct BudgetOptions {
+// The server's cache settings, as `sim`/`sweep` and `drive` both take them: maxmemory (Valkey, Redis) or
+// memcached's -m, and the eviction policy with its settings. The policy's default is the front end's:
+// `sim` models a server as configured, whose default is noeviction (config.c); `drive` measures a cache,
+// allkeys-lru.
+struct CacheSettingsOptions {
+    explicit CacheSettingsOptions(std::string defaultPolicy)
+        : policy(std::move(defaultPolicy)) { }
     std::string maxmemory;
     std::string memoryLimit;
-    std::string policy = "noeviction";
+    std::string policy;
     std::uint32_t samples = 5;
     std::uint32_t lfuLogFactor = 10;
     std::uint32_t lfuDecayTime = 1;
+    // --maxmemory, --memory-limit (excluding each other), --policy, --maxmemory-samples, --lfu-log-factor,
+    // --lfu-decay-time into `group`, the limits' help as given.
+    void addTo(CLI::Option_group& group, const std::string& maxmemoryHelp, const std::string& memoryLimitHelp);
+};
+
+// A memory budget's options (SimulationRequest::maxmemory and the rest): the server's cache settings, what
+// the model counts besides them, and look-aside filling.
+struct BudgetOptions {
+    CacheSettingsOptions server { "noeviction" };
     std::string baseMemory;
     std::uint64_t seed = 1;
     bool rawSizes = false;

@@ -27,19 +27,9 @@ struct SweepOptions {
     bool asked() const { return !thresholds.empty() || !builds.empty() || !slabSettings.empty() || !source.empty(); }
 };
 
-// A cache drive's settings (DriveRequest::budget).
-struct DriveBudgetOptions {
-    std::string maxmemory;
-    std::string memoryLimit; // memcached's -m
-    std::string policy = "allkeys-lru";
-    std::uint32_t samples = 5;
-    std::uint32_t lfuLogFactor = 10;
-    std::uint32_t lfuDecayTime = 1;
-};
-
 struct DriveOptions {
     DriveRequest request;
-    DriveBudgetOptions budget;
+    CacheSettingsOptions budget { "allkeys-lru" }; // a cache drive's (DriveRequest::budget)
     SweepOptions sweep;
     std::string engine;
     bool json = false;
@@ -103,6 +93,13 @@ int runDrive(DriveOptions o) {
     request.importOptions = *importOptions;
     request.toolVersion = LAYOUTLAB_VERSION;
     request.notice = [](const std::string& text) { fmt::print(stderr, "{}\n", text); };
+    const bool policyGiven = o.budget.policy != "allkeys-lru" || o.budget.samples != 5 || o.budget.lfuLogFactor != 10
+        || o.budget.lfuDecayTime != 1;
+    if (policyGiven && (o.budget.maxmemory.empty() || *engine == Engine::Memcached))
+        return reportError(usageError(*engine == Engine::Memcached
+                ? "memcached evicts each slab class's own LRU: it takes no --policy or policy settings"
+                : "--policy and its settings are a cache drive's: give --maxmemory",
+            "--policy"));
     if (!o.budget.memoryLimit.empty()) {
         if (*engine != Engine::Memcached)
             return reportError(usageError(
@@ -210,24 +207,9 @@ void addDriveCommand(CLI::App& app, int& status) {
         "Run the server under maxmemory (valkey, redis) or -m (memcached) and send the trace as a look-aside cache's "
         "client does (GET, and a SET of each miss after each --pipeline batch); its hit ratio and evictions beside "
         "the predicted");
-    auto* maxmemory = cache->add_option("--maxmemory", o->budget.maxmemory,
-        "valkey, redis: the server's maxmemory, as it reads it: 100mb (MiB), 1gb, 100m (10^6 bytes), bytes");
-    cache
-        ->add_option("--memory-limit", o->budget.memoryLimit,
-            "memcached: the server's -m, in whole MiB (64mb); values go through --framing")
-        ->excludes(maxmemory);
-    cache->add_option("--policy", o->budget.policy, fmt::format("maxmemory-policy: {}", evictionPolicyList()))
-        ->capture_default_str()
-        ->needs(maxmemory);
-    cache->add_option("--maxmemory-samples", o->budget.samples, "maxmemory-samples")
-        ->capture_default_str()
-        ->needs(maxmemory);
-    cache->add_option("--lfu-log-factor", o->budget.lfuLogFactor, "lfu-log-factor")
-        ->capture_default_str()
-        ->needs(maxmemory);
-    cache->add_option("--lfu-decay-time", o->budget.lfuDecayTime, "lfu-decay-time, in minutes")
-        ->capture_default_str()
-        ->needs(maxmemory);
+    o->budget.addTo(*cache,
+        "valkey, redis: the server's maxmemory, as it reads it: 100mb (MiB), 1gb, 100m (10^6 bytes), bytes",
+        "memcached: the server's -m, in whole MiB (64mb); values go through --framing");
     o->source.addTo(*cmd);
     o->db.addTo(*cmd);
     addJsonAndOutput(*cmd, o->json, o->output,

@@ -81,8 +81,8 @@ TEST_F(DriveBudgetTest, HitRatioWithinTwoPointsOfTheRealServer) {
 
 // memcached under -m, through Dalli's raw and Marshal framings, at 10%, 30% and 60% of the raw working
 // set's pages. memcached evicts without random sampling: one drive each. The keys held equal the prediction
-// exactly at every budget; the hit ratio matches within 0.01 points at 30% and 60%, and the model
-// under-predicts it by about 1 point at 10% (docs/validation.md, "memcached under -m").
+// (to a key or two where a class's pages are not full); the hit ratio matches within 0.01 points at 30% and
+// 60%, and the model under-predicts it by about 1 point at 10% (docs/validation.md, "memcached under -m").
 TEST_F(DriveBudgetTest, MemcachedHitRatioForRawAndMarshalValues) {
     if (!layoutlab::findExecutable("memcached"))
         GTEST_SKIP() << "memcached is not installed";
@@ -102,7 +102,11 @@ TEST_F(DriveBudgetTest, MemcachedHitRatioForRawAndMarshalValues) {
             const auto j = nlohmann::json::parse(r.out);
             const double error = j["hit_ratio_error_points"];
             EXPECT_LT(std::abs(error), share < 0.2 ? 1.5 : 0.25) << framing << " at " << limit;
-            EXPECT_EQ(j["server_keys"], j["predicted_keys"]) << framing << " at " << limit;
+            // Full classes hold their pages' chunks whatever happened; a class whose pages are not full holds
+            // what the order of evictions left it, which moves with the server's timing (one key of 11,746 seen).
+            const auto keys = j["server_keys"].get<double>();
+            EXPECT_NEAR(keys, j["predicted_keys"].get<double>(), std::max(2.0, 0.001 * keys))
+                << framing << " at " << limit;
             EXPECT_GT(j["evictions"]["measured"].get<std::uint64_t>(), 0u);
             EXPECT_EQ(j["predicted_used_memory"].get<std::uint64_t>(), j["measured_used_memory"].get<std::uint64_t>())
                 << "total_malloced, predicted and measured";
@@ -133,6 +137,13 @@ TEST_F(DriveBudgetTest, RefusesWhatItCannotDrive) {
     const auto limitOnRedis = run({ "drive", trace, "--engine", "redis", "--no-db", "--memory-limit", "64mb" });
     EXPECT_EQ(limitOnRedis.exitCode, 2);
     EXPECT_NE(limitOnRedis.err.find("--maxmemory"), std::string::npos) << limitOnRedis.err;
+    const auto policyAlone = run({ "drive", trace, "--engine", "redis", "--no-db", "--policy", "allkeys-lfu" });
+    EXPECT_EQ(policyAlone.exitCode, 2);
+    EXPECT_NE(policyAlone.err.find("give --maxmemory"), std::string::npos) << policyAlone.err;
+    const auto memcachedPolicy = run(
+        { "drive", trace, "--engine", "memcached", "--no-db", "--memory-limit", "64mb", "--policy", "allkeys-lfu" });
+    EXPECT_EQ(memcachedPolicy.exitCode, 2);
+    EXPECT_NE(memcachedPolicy.err.find("no --policy"), std::string::npos) << memcachedPolicy.err;
     const auto partMiB = run({ "drive", trace, "--engine", "memcached", "--no-db", "--memory-limit", "1500kb" });
     EXPECT_EQ(partMiB.exitCode, 2);
     EXPECT_NE(partMiB.err.find("whole number of megabytes"), std::string::npos) << partMiB.err;
