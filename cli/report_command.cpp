@@ -110,19 +110,24 @@ std::optional<Figure> budgetFigure(const SimulationResult& r, const std::string&
         line.points.emplace_back(static_cast<double>(p.budget->maxmemoryBytes) / 1048576.0, 100 * p.budget->hitRatio());
         overThresholds.points.emplace_back(p.threshold, 100 * p.budget->hitRatio());
     }
+    // memcached's budget is its -m; a sampled curve says how much of the keyspace it replayed, and its error.
+    const std::string limitName = r.layoutSpec.rfind("memcached", 0) == 0 ? "-m" : "maxmemory";
+    const std::string sampled = r.budgetSampleRate < 1.0
+        ? fmt::format("; {:.3g}% of the keys, ±{:.2f} points", 100 * r.budgetSampleRate, 100 * r.budgetSamplingError)
+        : std::string();
     if (budgets.size() > 1) {
         std::vector<SvgSeries> lines;
         for (auto& [threshold, line] : byThreshold)
             lines.push_back(std::move(line));
         return Figure { base + "-hit-ratio.svg",
-            renderSvg({ fmt::format("Hit ratio against the budget ({})", r.budgetPolicy), "maxmemory (MiB)",
-                "hit ratio (%)", std::move(lines), {} }) };
+            renderSvg({ fmt::format("Hit ratio against the budget ({}{})", r.budgetPolicy, sampled),
+                limitName + " (MiB)", "hit ratio (%)", std::move(lines), {} }) };
     }
     if (r.points.size() < 2)
         return std::nullopt;
     return Figure { base + "-hit-ratio.svg",
-        renderSvg({ fmt::format("Hit ratio under maxmemory {} ({})", bytesText(static_cast<double>(*budgets.begin())),
-                        r.budgetPolicy),
+        renderSvg({ fmt::format("Hit ratio under {} {} ({}{})", limitName,
+                        bytesText(static_cast<double>(*budgets.begin())), r.budgetPolicy, sampled),
             "threshold (bytes)", "hit ratio (%)", { std::move(overThresholds) }, markersOf(r) }) };
 }
 
