@@ -37,26 +37,7 @@ private:
     std::uint64_t m_second = 0;
 };
 
-class RespConnection final : public LookAsideConnection {
-public:
-    explicit RespConnection(RespClient& client)
-        : m_client(client) { }
-    Status send(std::span<const KeyRequest> requests) override { return m_client.sendRequests(requests); }
-    Expected<std::vector<RequestOutcome>> receive(std::span<const KeyRequest> requests) override {
-        return m_client.receiveOutcomes(requests);
-    }
-
-private:
-    RespClient& m_client;
-};
-
 } // namespace
-
-Expected<LookAsideReport> driveLookAside(RespClient& client, TraceReader& trace, std::size_t batch,
-    const std::function<void(std::uint64_t)>& progress, std::stop_token stop) {
-    RespConnection connection(client);
-    return driveLookAside(connection, trace, batch, progress, stop);
-}
 
 Expected<LookAsideReport> driveLookAside(LookAsideConnection& client, TraceReader& trace, std::size_t batch,
     const std::function<void(std::uint64_t)>& progress, std::stop_token stop) {

@@ -8,14 +8,12 @@
 
 namespace layoutlab {
 
-namespace {
-Expected<std::uint64_t> number(const std::map<std::string, std::string>& stats, const std::string& name) {
+Expected<std::uint64_t> memcachedStatsNumber(const std::map<std::string, std::string>& stats, const std::string& name) {
     const auto it = stats.find(name);
     if (it == stats.end() || it->second.empty() || it->second.find_first_not_of("0123456789") != std::string::npos)
         return dataError(fmt::format("memcached stats have no number '{}'", name));
     return std::stoull(it->second);
 }
-} // namespace
 
 std::uint64_t MemcachedSlabs::chunkBytes() const {
     std::uint64_t total = 0;
@@ -35,9 +33,9 @@ Expected<MemcachedServerInfo> describeMemcached(MemcachedClient& client) {
     out.version = general->count("version") ? general->at("version") : std::string("?");
     // The slab classes follow -n (chunk_size), -f (growth_factor), -I (item_size_max) and slab_chunk_max
     // (slabs.c slabs_init); pages are 1 MiB unless item_size_max is larger.
-    auto minChunk = number(*settings, "chunk_size");
-    auto itemMax = number(*settings, "item_size_max");
-    auto chunkMax = number(*settings, "slab_chunk_max");
+    auto minChunk = memcachedStatsNumber(*settings, "chunk_size");
+    auto itemMax = memcachedStatsNumber(*settings, "item_size_max");
+    auto chunkMax = memcachedStatsNumber(*settings, "slab_chunk_max");
     if (!minChunk || !itemMax || !chunkMax)
         return dataError("memcached's `stats settings` lacks chunk_size, item_size_max or slab_chunk_max "
                          "(memcached 1.6 reports all three)");
@@ -58,7 +56,7 @@ Expected<MemcachedSlabs> readSlabs(MemcachedClient& client) {
     if (!slabs)
         return slabs.error();
     MemcachedSlabs out;
-    auto items = number(*general, "curr_items");
+    auto items = memcachedStatsNumber(*general, "curr_items");
     if (!items)
         return items.error();
     out.items = *items;
@@ -67,9 +65,9 @@ Expected<MemcachedSlabs> readSlabs(MemcachedClient& client) {
         if (colon == std::string::npos || name.substr(colon + 1) != "used_chunks")
             continue;
         const std::string id = name.substr(0, colon);
-        auto chunk = number(*slabs, id + ":chunk_size");
-        auto used = number(*slabs, name);
-        auto pages = number(*slabs, id + ":total_pages");
+        auto chunk = memcachedStatsNumber(*slabs, id + ":chunk_size");
+        auto used = memcachedStatsNumber(*slabs, name);
+        auto pages = memcachedStatsNumber(*slabs, id + ":total_pages");
         if (!chunk || !used || !pages)
             return dataError(fmt::format("memcached `stats slabs` has a damaged class {}", id));
         if (*used > 0)
@@ -77,7 +75,7 @@ Expected<MemcachedSlabs> readSlabs(MemcachedClient& client) {
         if (*pages > 0)
             out.pagesByChunkBytes[*chunk] += *pages;
     }
-    auto malloced = number(*slabs, "total_malloced");
+    auto malloced = memcachedStatsNumber(*slabs, "total_malloced");
     if (!malloced)
         return malloced.error();
     out.totalMalloced = *malloced;
@@ -90,8 +88,8 @@ Expected<MemcachedSlabs> readSlabs(MemcachedClient& client) {
         if (name.rfind("items:", 0) != 0 || name.size() < 7 || name.substr(name.rfind(':') + 1) != "number")
             continue;
         const std::string id = name.substr(6, name.rfind(':') - 6);
-        auto chunk = number(*slabs, id + ":chunk_size");
-        auto count = number(*itemStats, name);
+        auto chunk = memcachedStatsNumber(*slabs, id + ":chunk_size");
+        auto count = memcachedStatsNumber(*itemStats, name);
         if (!chunk || !count)
             continue; // a class without slabs (never allocated) or a damaged line
         if (*count > 0)

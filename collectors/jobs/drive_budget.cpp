@@ -45,6 +45,23 @@ Expected<SentTrace> tracePartToSend(TraceReader& trace, DriveRequest& sent) {
     return SentTrace(std::move(*reopened));
 }
 
+// The look-aside phase of a cache drive: the trace sent on `connection`, a trace of reads only as its reads
+// (tracePartToSend); the request it was sent as, for the prediction.
+Expected<std::pair<DriveRequest, LookAsideReport>> sendAsCache(const DriveRequest& r, LookAsideConnection& connection,
+    TraceReader& trace, ProgressSink* progress, std::stop_token stop) {
+    if (progress)
+        progress->phase("look-aside");
+    DriveRequest sentRequest = r;
+    auto toSend = tracePartToSend(trace, sentRequest);
+    if (!toSend)
+        return toSend.error();
+    auto sent = driveLookAside(
+        connection, toSend->get(), r.pipeline, loadProgress(progress, toSend->get().totalRequests()), stop);
+    if (!sent)
+        return sent.error();
+    return std::pair { std::move(sentRequest), std::move(*sent) };
+}
+
 // The prediction of a cache drive: the same budget on the clock the drive ran on, filling as it did.
 SimulationConfig budgetPrediction(
     const DriveRequest& r, const LayoutAndAllocator& models, std::uint64_t baseBytes, const LookAsideReport& sent) {
@@ -59,28 +76,6 @@ SimulationConfig budgetPrediction(
     return config;
 }
 
-class MemcachedConnection final : public LookAsideConnection {
-public:
-    MemcachedConnection(MemcachedClient& client, Framing framing)
-        : m_client(client)
-        , m_framing(framing) { }
-    Status send(std::span<const KeyRequest> requests) override { return m_client.sendRequests(requests, m_framing); }
-    Expected<std::vector<RequestOutcome>> receive(std::span<const KeyRequest> requests) override {
-        return m_client.receiveOutcomes(requests);
-    }
-
-private:
-    MemcachedClient& m_client;
-    Framing m_framing;
-};
-
-Expected<std::uint64_t> statsNumber(const std::map<std::string, std::string>& stats, const std::string& name) {
-    const auto it = stats.find(name);
-    if (it == stats.end() || it->second.empty() || it->second.find_first_not_of("0123456789") != std::string::npos)
-        return dataError(fmt::format("memcached's stats have no number '{}'", name));
-    return std::stoull(it->second);
-}
-
 } // namespace
 
 Status driveMemcachedBudget(const DriveRequest& r, MemcachedClient& client, Framing framing,
@@ -92,7 +87,7 @@ Status driveMemcachedBudget(const DriveRequest& r, MemcachedClient& client, Fram
     auto settings = client.stats("settings");
     if (!settings)
         return settings.error();
-    auto maxbytes = statsNumber(*settings, "maxbytes");
+    auto maxbytes = memcachedStatsNumber(*settings, "maxbytes");
     if (!maxbytes)
         return maxbytes.error();
     if (*maxbytes != figures.maxmemoryBytes)
@@ -103,25 +98,19 @@ Status driveMemcachedBudget(const DriveRequest& r, MemcachedClient& client, Fram
     withBudget.extra["fill_batch"] = r.pipeline;
     if (auto ok = runs.begin(r.tracePath, r.importOptions, "sim", "drive", withBudget, r.toolVersion); !ok)
         return ok;
-    if (progress)
-        progress->phase("look-aside");
-    DriveRequest sentRequest = r;
-    auto toSend = tracePartToSend(trace, sentRequest);
-    if (!toSend)
-        return toSend.error();
     MemcachedConnection connection(client, framing);
-    auto sent = driveLookAside(
-        connection, toSend->get(), r.pipeline, loadProgress(progress, toSend->get().totalRequests()), stop);
+    auto sent = sendAsCache(r, connection, trace, progress, stop);
     if (!sent)
         return sent.error();
-    figures.sent = std::move(*sent);
+    const DriveRequest& sentRequest = sent->first;
+    figures.sent = std::move(sent->second);
     auto stats = client.stats();
     if (!stats)
         return stats.error();
-    auto hits = statsNumber(*stats, "get_hits");
-    auto misses = statsNumber(*stats, "get_misses");
-    auto evicted = statsNumber(*stats, "evictions");
-    auto moved = statsNumber(*stats, "slabs_moved");
+    auto hits = memcachedStatsNumber(*stats, "get_hits");
+    auto misses = memcachedStatsNumber(*stats, "get_misses");
+    auto evicted = memcachedStatsNumber(*stats, "evictions");
+    auto moved = memcachedStatsNumber(*stats, "slabs_moved");
     if (!hits || !misses || !evicted || !moved)
         return !hits ? hits.error() : !misses ? misses.error() : !evicted ? evicted.error() : moved.error();
     figures.keyspaceHits = *hits;
@@ -181,17 +170,12 @@ Status driveBudget(const DriveRequest& r, RespClient& client, const LayoutAndAll
             std::vector<std::string> { "CONFIG", "RESETSTAT" } })
         if (auto ok = client.command(command); !ok)
             return ok.error();
-    if (progress)
-        progress->phase("look-aside");
-    DriveRequest sentRequest = r;
-    auto toSend = tracePartToSend(trace, sentRequest);
-    if (!toSend)
-        return toSend.error();
-    auto sent = driveLookAside(
-        client, toSend->get(), r.pipeline, loadProgress(progress, toSend->get().totalRequests()), stop);
+    RespConnection connection(client);
+    auto sent = sendAsCache(r, connection, trace, progress, stop);
     if (!sent)
         return sent.error();
-    figures.sent = std::move(*sent);
+    const DriveRequest& sentRequest = sent->first;
+    figures.sent = std::move(sent->second);
     auto stats = client.info("stats");
     if (!stats)
         return stats.error();

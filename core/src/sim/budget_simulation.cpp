@@ -25,6 +25,11 @@ constexpr std::size_t kSampledBatchRequests = 65536;
 constexpr std::size_t kSamples = 2;
 constexpr std::uint64_t kSampleSalts[kSamples] = { 0x5EED0001, 0x5EED0002 };
 
+// How many samples a run replays (1: every key, no sampling).
+std::size_t samplesOf(const SimulationConfig& config) {
+    return config.budgetSampleRate < 1.0 ? kSamples : 1;
+}
+
 // One replay: a threshold, a budget, and which sample of the keys it sees (0 when not sampling).
 struct BudgetCell {
     std::uint32_t threshold = 0;
@@ -100,10 +105,7 @@ BudgetUsage usageOf(const KeyspaceReplay& replay, KeyspaceBudget& budget, std::u
     usage.fills = replay.summary().fills;
     usage.evictedKeys = replay.summary().evictedKeys;
     usage.refusedWrites = replay.summary().refusedWrites;
-    if (const auto* memcached = dynamic_cast<const MemcachedEviction*>(&budget))
-        usage.usedBytes = memcached->mallocedBytes(); // total_malloced: the pages -m counts
-    else
-        usage.usedBytes = static_cast<ServerEviction&>(budget).usedBytes();
+    usage.usedBytes = budget.usedBytes();
     return usage;
 }
 
@@ -143,7 +145,7 @@ private:
 BudgetReplays::BudgetReplays(const SimulationConfig& config, const std::vector<std::uint32_t>& thresholds,
     const std::vector<std::uint64_t>& budgets, std::uint64_t keysSeen)
     : m_config(config)
-    , m_samples(config.budgetSampleRate < 1.0 ? kSamples : 1)
+    , m_samples(samplesOf(config))
     , m_each(config.budgetSampleRate / double(m_samples)) {
     // With two samples each thread takes one sample's replays (and filters the trace for it).
     for (std::size_t s = 0; s < m_samples; ++s)
@@ -317,7 +319,7 @@ Expected<SimulationResult> simulateWithBudget(const SimulationConfig& config,
     const bool memcached = dynamic_cast<const MemcachedSlabModel*>(config.allocator.get()) != nullptr;
     const std::uint64_t budgetBytes
         = memcached ? MemcachedEviction::kStateBytesPerKey : (budget.policy == EvictionPolicy::ExactLru ? 24 : 16);
-    const std::size_t samples = config.budgetSampleRate < 1.0 ? kSamples : 1;
+    const std::size_t samples = samplesOf(config);
     const double each = config.budgetSampleRate / double(samples);
     const std::uint64_t keyIds = std::min(trace.keyIdLimit(), KeyspaceReplay::kMaxKeyIds);
     const auto keysSeen = static_cast<std::uint64_t>(std::ceil(double(keyIds) * std::min(1.0, each * 1.2))) + 64;

@@ -167,26 +167,24 @@ void MemcachedEviction::stored(std::uint32_t keyId, const KeyState& key, Op) {
     m_storedKey = keyId;
     m_storedCommand = m_command;
     const MemcachedItem& item = m_items.item(id);
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> taken;
-    bool held = !item.chunks.empty();
-    for (const auto& [classId, count] : item.chunks) {
-        std::uint32_t n = 0;
-        while (n < count && allocateChunk(classId, keyId))
-            ++n;
-        taken.emplace_back(classId, n);
-        if (n < count) {
-            held = false;
+    // The chunks one entry at a time: `full` entries taken whole, then `partial` chunks of the next.
+    std::size_t full = 0;
+    std::uint32_t partial = 0;
+    for (; full < item.chunks.size(); ++full) {
+        const auto [classId, count] = item.chunks[full];
+        for (partial = 0; partial < count && allocateChunk(classId, keyId);)
+            ++partial;
+        if (partial < count)
             break;
-        }
     }
     freeItem(keyId); // the old item, once the new one has its chunks (item_replace)
-    if (!held) {
-        for (const auto& [classId, n] : taken)
-            m_pages.release(classId, n);
-        if (!item.chunks.empty()) { // SERVER_ERROR out of memory: the key is gone from the next request
-            m_failedKey = keyId;
-            ++m_failedStores;
-        }
+    if (item.chunks.empty())
+        return; // refused (larger than -I): only the old item unlinked
+    if (full < item.chunks.size()) {
+        for (std::size_t i = 0; i < full; ++i)
+            m_pages.release(item.chunks[i].first, item.chunks[i].second);
+        m_pages.release(item.chunks[full].first, partial);
+        m_failedKey = keyId; // SERVER_ERROR out of memory: the key is gone from the next request
         return;
     }
     KeyItem& k = m_keys[keyId];

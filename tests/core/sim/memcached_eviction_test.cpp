@@ -115,7 +115,7 @@ TEST(MemcachedEviction, AClassGetsItsFirstPagePastTheLimit) {
     EXPECT_EQ(cache.budget.pages().mallocedPages(), 2u);
     EXPECT_EQ(cache.replay.summary().evictedKeys, 0u);
     EXPECT_EQ(cache.replay.summary().liveKeys, std::uint64_t { perPage } + 100);
-    EXPECT_EQ(cache.budget.mallocedBytes(), 2 * kMiB);
+    EXPECT_EQ(cache.budget.usedBytes(), 2 * kMiB);
 }
 
 TEST(MemcachedEviction, AnOverwriteTakesItsNewChunkBeforeTheOldOneIsFreed) {

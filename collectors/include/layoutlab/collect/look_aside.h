@@ -7,6 +7,7 @@
 // filling replays (SimulationConfig::fillOnMiss = batch). The wall clock the server read is recorded,
 // for the simulator's LRU and LFU clock (EvictionOptions::secondStarts).
 
+#include "layoutlab/collect/memcached_client.h"
 #include "layoutlab/collect/resp_client.h"
 #include "layoutlab/trace/trace_reader.h"
 
@@ -40,13 +41,40 @@ public:
     virtual Expected<std::vector<RequestOutcome>> receive(std::span<const KeyRequest> requests) = 0;
 };
 
+// A Valkey or Redis connection.
+class RespConnection final : public LookAsideConnection {
+public:
+    explicit RespConnection(RespClient& client)
+        : m_client(client) { }
+    Status send(std::span<const KeyRequest> requests) override { return m_client.sendRequests(requests); }
+    Expected<std::vector<RequestOutcome>> receive(std::span<const KeyRequest> requests) override {
+        return m_client.receiveOutcomes(requests);
+    }
+
+private:
+    RespClient& m_client;
+};
+
+// A memcached connection, every value framed as `framing` frames it.
+class MemcachedConnection final : public LookAsideConnection {
+public:
+    MemcachedConnection(MemcachedClient& client, Framing framing)
+        : m_client(client)
+        , m_framing(framing) { }
+    Status send(std::span<const KeyRequest> requests) override { return m_client.sendRequests(requests, m_framing); }
+    Expected<std::vector<RequestOutcome>> receive(std::span<const KeyRequest> requests) override {
+        return m_client.receiveOutcomes(requests);
+    }
+
+private:
+    MemcachedClient& m_client;
+    Framing m_framing;
+};
+
 // Sends the trace (GET, string SETs with or without a TTL, DELETE only: anything else is refused with the
 // request's number). A TTL runs on the server's clock, which the drive passes faster than the trace's.
 // `progress` gets the requests sent so far.
 Expected<LookAsideReport> driveLookAside(LookAsideConnection& connection, TraceReader& trace, std::size_t batch,
-    const std::function<void(std::uint64_t)>& progress = {}, std::stop_token stop = {});
-// The same on a Valkey or Redis connection.
-Expected<LookAsideReport> driveLookAside(RespClient& client, TraceReader& trace, std::size_t batch,
     const std::function<void(std::uint64_t)>& progress = {}, std::stop_token stop = {});
 
 } // namespace layoutlab

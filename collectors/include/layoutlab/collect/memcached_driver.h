@@ -16,6 +16,9 @@
 
 namespace layoutlab {
 
+// A `stats` field as a number; an error naming it when it is missing or not a number.
+Expected<std::uint64_t> memcachedStatsNumber(const std::map<std::string, std::string>& stats, const std::string& name);
+
 struct MemcachedServerInfo {
     std::string version;
     std::string allocator; // the slab model for its settings, e.g. "memcached:min=48,factor=1.25,..."

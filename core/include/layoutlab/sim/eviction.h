@@ -109,7 +109,7 @@ public:
     bool allowsAllocation(std::uint64_t moreBytes) override;
 
     // used_memory as the server would report it now: its base, the keys' allocations, the index tables.
-    std::uint64_t usedBytes();
+    std::uint64_t usedBytes() override;
     // What each shape costs at this threshold, kept in `cache` instead of the budget's own: the budgets of
     // one threshold that run on one thread share it (a curve's many budgets then describe each shape once
     // and keep one table warm). `cache` must outlive the budget; not for budgets on different threads.

@@ -99,6 +99,9 @@ public:
     // KeyspaceReplay::evict until the keyspace is within the budget. False when it is not and cannot be:
     // the replay then refuses the write commands (EVICT_FAIL: OOM for commands flagged denyoom).
     virtual bool makeRoom(KeyspaceReplay& replay, std::uint64_t requestNumber, std::uint64_t timeMs) = 0;
+    // The memory the budget counts now, as the server reports it (Valkey, Redis: used_memory; memcached:
+    // total_malloced).
+    virtual std::uint64_t usedBytes() = 0;
 };
 
 // For layouts whose objects keep a removed TTL's expire field (LayoutModel::tracksStaleExpire): up to
@@ -194,7 +197,6 @@ public:
     // misses of each `batch` requests are filled after them, as a client that pipelines its GETs does.
     // 0: no filling.
     void setFillOnMiss(std::uint32_t batch) { m_fillBatch = batch; }
-    std::uint32_t fillBatch() const { return m_fillBatch; }
     // Removes a live key for the budget (an eviction).
     void evict(std::uint32_t keyId);
     // Removes a key whose last write the budget could not hold (memcached: SERVER_ERROR out of memory, and

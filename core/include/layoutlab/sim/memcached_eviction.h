@@ -51,9 +51,8 @@ public:
     bool allowsAllocation(std::uint64_t) override { return true; }
 
     // total_malloced: the pages taken from the limit.
-    std::uint64_t mallocedBytes() const { return m_pages.mallocedPages() * m_slabs->params().pageBytes; }
+    std::uint64_t usedBytes() override { return m_pages.mallocedPages() * m_slabs->params().pageBytes; }
     const MemcachedPageModel& pages() const { return m_pages; }
-    std::uint64_t failedStores() const { return m_failedStores; } // the `outofmemory` stat
 
     // Bytes of state per key id.
     static constexpr std::uint64_t kStateBytesPerKey = 20;
@@ -103,7 +102,6 @@ private:
     std::uint32_t m_storedKey = kNone; // the key the current command stored, and its item
     std::uint64_t m_storedCommand = 0;
     std::uint32_t m_failedKey = kNone; // a store that failed: its key is dropped before the next request
-    std::uint64_t m_failedStores = 0;
     std::uint64_t m_firstSecond = UINT64_MAX; // the clock's first second: current_time starts from it
 };
 
