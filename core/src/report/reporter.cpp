@@ -95,7 +95,7 @@ nlohmann::json toJson(const SimulationResult& r) {
     if (!r.budgetPolicy.empty())
         j["budget"] = { { "policy", r.budgetPolicy }, { "base_bytes", r.budgetBaseBytes },
             { "sample_rate", r.budgetSampleRate }, { "sampled_keys", r.budgetSampledKeys },
-            { "sampling_error", r.budgetSamplingError } };
+            { "sampling_error", r.budgetSamplingError }, { "method", r.budgetMethod } };
     if (r.fillBatch)
         j["fill_batch"] = r.fillBatch;
     j["index"] = { { "buckets", r.indexBuckets }, { "child_buckets", rounded(r.indexChildBuckets) },
@@ -193,9 +193,14 @@ std::string renderTable(const SimulationResult& r, bool withClasses) {
                                "own LRU's tail\n",
                 limit, r.budgetPolicy);
         else
-            out += fmt::format("budget     maxmemory {} ({}), {} of it the server's own before the trace; each "
-                               "threshold replayed on its own\n",
-                limit, r.budgetPolicy, bytesText(double(r.budgetBaseBytes)));
+            out += fmt::format("budget     maxmemory {} ({}), {} of it the server's own before the trace; {}\n", limit,
+                r.budgetPolicy, bytesText(double(r.budgetBaseBytes)),
+                r.budgetMethod == "stack distances"
+                    ? "every budget from one pass of byte stack distances (exact LRU holds the most recent keys "
+                      "that fit)"
+                    : "each threshold and budget replayed on its own");
+        if (r.budgetMethod.starts_with("a replay per budget ("))
+            out += fmt::format("           {}\n", r.budgetMethod);
         if (r.budgetSampleRate < 1.0)
             out += fmt::format("           replayed over two samples of {:.3g}% of the keys each ({} keys in all), "
                                "under the same share of each budget: hit ratios within ±{:.2f} points (half the "

@@ -4,6 +4,7 @@
 #include "layoutlab/resources.h"
 #include "layoutlab/sim/key_sample.h"
 #include "layoutlab/sim/memcached_eviction.h"
+#include "stack_distance_curve.h"
 
 #include <algorithm>
 #include <array>
@@ -36,27 +37,6 @@ struct BudgetCell {
     std::uint64_t budget = 0;
     std::size_t sample = 0;
 };
-
-std::unique_ptr<KeyspaceBudget> makeBudget(
-    const SimulationConfig& config, EvictionOptions options, std::uint32_t threshold, KeyspaceReplay& replay) {
-    if (const auto* slabs = dynamic_cast<const MemcachedSlabModel*>(config.allocator.get()))
-        return std::make_unique<MemcachedEviction>(options, *config.layout, *slabs, threshold, replay);
-    return std::make_unique<ServerEviction>(std::move(options), *config.layout, *config.allocator, threshold, replay);
-}
-
-std::string policyText(const SimulationConfig& config) {
-    const EvictionOptions& budget = *config.eviction;
-    if (dynamic_cast<const MemcachedSlabModel*>(config.allocator.get()))
-        return "memcached's segmented LRU per slab class";
-    std::string text = budget.policy == EvictionPolicy::ExactLru
-        ? std::string("exact-lru")
-        : fmt::format("{}, {} samples", evictionPolicyName(budget.policy), budget.samples);
-    if (budget.policy == EvictionPolicy::AllKeysLfu || budget.policy == EvictionPolicy::VolatileLfu)
-        text += fmt::format(", lfu-log-factor {}, lfu-decay-time {}", budget.lfuLogFactor, budget.lfuDecayMinutes);
-    if (budget.rawSizes)
-        text += ", raw object sizes";
-    return text;
-}
 
 Status checkBudgetConfig(const SimulationConfig& config) {
     if (config.slabs || config.cache || config.timelineSamples)
@@ -155,17 +135,12 @@ BudgetReplays::BudgetReplays(const SimulationConfig& config, const std::vector<s
     m_perSample = m_cells.size() / m_samples;
     const std::size_t half = m_cells.size() / 2;
     const EvictionOptions& budget = *config.eviction;
-    auto replayAt = [&](std::uint32_t threshold) {
-        return std::make_unique<KeyspaceReplay>(config.layout->indexPolicy(), keysSeen, 0,
-            staleExpireRule(*config.layout, *config.allocator, { threshold }),
-            StringRewriteRule(*config.layout, *config.allocator, threshold));
-    };
     // Fills after every N of the trace's requests are after every rate x N of a sample's.
     const std::uint32_t fillBatch = config.fillOnMiss == 0
         ? 0
         : std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::llround(double(config.fillOnMiss) * m_each)));
     for (const BudgetCell& cell : m_cells) {
-        m_replays.push_back(replayAt(cell.threshold));
+        m_replays.push_back(budgetReplayAt(config, cell.threshold, keysSeen));
         EvictionOptions options = budget;
         // A sample of the keys under the same share of the budget (SHARDS), the server's own memory included.
         options.maxmemoryBytes = static_cast<std::uint64_t>(std::llround(double(cell.budget) * m_each));
@@ -179,7 +154,7 @@ BudgetReplays::BudgetReplays(const SimulationConfig& config, const std::vector<s
     }
     for (std::size_t s = 0; s < m_samples && m_samples > 1; ++s) {
         m_keySamples.emplace_back(m_each, kSampleSalts[s]);
-        m_unbounded.push_back(replayAt(thresholds.front()));
+        m_unbounded.push_back(budgetReplayAt(config, thresholds.front(), keysSeen));
         m_unbounded.back()->setFillOnMiss(fillBatch);
     }
     m_sampled.resize(m_samples);
@@ -255,7 +230,7 @@ BudgetUsage BudgetReplays::usageAt(std::size_t index, const std::vector<double>&
 
 Expected<SimulationResult> BudgetReplays::results(const TraceReader& trace, std::stop_token stop) {
     SimulationResult result = resultHeader(m_config, trace);
-    result.budgetPolicy = policyText(m_config);
+    result.budgetPolicy = budgetPolicyText(m_config);
     result.budgetBaseBytes = m_config.eviction->baseBytes;
     result.budgetSampleRate = m_config.budgetSampleRate;
     std::vector<double> unboundedHitRatio;
@@ -302,6 +277,34 @@ Expected<SimulationResult> BudgetReplays::results(const TraceReader& trace, std:
 
 } // namespace
 
+std::unique_ptr<KeyspaceBudget> makeBudget(
+    const SimulationConfig& config, EvictionOptions options, std::uint32_t threshold, KeyspaceReplay& replay) {
+    if (const auto* slabs = dynamic_cast<const MemcachedSlabModel*>(config.allocator.get()))
+        return std::make_unique<MemcachedEviction>(options, *config.layout, *slabs, threshold, replay);
+    return std::make_unique<ServerEviction>(std::move(options), *config.layout, *config.allocator, threshold, replay);
+}
+
+std::string budgetPolicyText(const SimulationConfig& config) {
+    const EvictionOptions& budget = *config.eviction;
+    if (dynamic_cast<const MemcachedSlabModel*>(config.allocator.get()))
+        return "memcached's segmented LRU per slab class";
+    std::string text = budget.policy == EvictionPolicy::ExactLru
+        ? std::string("exact-lru")
+        : fmt::format("{}, {} samples", evictionPolicyName(budget.policy), budget.samples);
+    if (budget.policy == EvictionPolicy::AllKeysLfu || budget.policy == EvictionPolicy::VolatileLfu)
+        text += fmt::format(", lfu-log-factor {}, lfu-decay-time {}", budget.lfuLogFactor, budget.lfuDecayMinutes);
+    if (budget.rawSizes)
+        text += ", raw object sizes";
+    return text;
+}
+
+std::unique_ptr<KeyspaceReplay> budgetReplayAt(
+    const SimulationConfig& config, std::uint32_t threshold, std::uint64_t keysSeen) {
+    return std::make_unique<KeyspaceReplay>(config.layout->indexPolicy(), keysSeen, 0,
+        staleExpireRule(*config.layout, *config.allocator, { threshold }),
+        StringRewriteRule(*config.layout, *config.allocator, threshold));
+}
+
 Expected<SimulationResult> simulateWithBudget(const SimulationConfig& config,
     const std::vector<std::uint32_t>& thresholds, TraceReader& trace, ProgressSink* progress, std::stop_token stop) {
     if (auto ok = checkBudgetConfig(config); !ok)
@@ -333,10 +336,31 @@ Expected<SimulationResult> simulateWithBudget(const SimulationConfig& config,
         e.file = trace.name();
         return e;
     }
+    // exact-lru over raw sizes takes every budget from one pass where the trace allows; where it does not,
+    // the budgets are replayed from a second reading of the trace.
+    std::unique_ptr<TraceReader> again;
+    std::string method = "a replay per budget";
+    if (stackDistancesApply(config) && config.reopenTrace) {
+        std::string declined;
+        auto curve = simulateByStackDistance(config, thresholds, budgets, trace, progress, stop, declined);
+        if (!curve)
+            return curve.error();
+        if (*curve)
+            return std::move(**curve);
+        auto reopened = config.reopenTrace();
+        if (!reopened)
+            return reopened.error();
+        again = std::move(*reopened);
+        method = fmt::format("a replay per budget (not stack distances: {})", declined);
+    }
+    TraceReader& source = again ? *again : trace;
     BudgetReplays run(config, thresholds, budgets, keysSeen);
-    if (auto ok = run.run(trace, progress, stop); !ok)
+    if (auto ok = run.run(source, progress, stop); !ok)
         return ok.error();
-    return run.results(trace, stop);
+    auto result = run.results(source, stop);
+    if (result)
+        result->budgetMethod = std::move(method);
+    return result;
 }
 
 } // namespace layoutlab

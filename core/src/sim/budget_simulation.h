@@ -8,14 +8,37 @@
 
 namespace layoutlab {
 
-// The points of `thresholds` from a finished replay's keyspace and GETs; notes the index tables and the
-// trace's shapes in `result`.
+// A keyspace and the GET hits on it, by shape: the keys whose shape says it all, and those counted with
+// their stale field's bound and sds buffer (KeyspaceReplay::thresholdKeyspaceShapes).
+struct KeyspaceShapes {
+    std::vector<ShapeHistogram::Entry> keyspace;
+    std::vector<ShapeHistogram::Entry> gets;
+    std::vector<ThresholdShapeHistogram::Entry> thresholdKeyspace;
+    std::vector<ThresholdShapeHistogram::Entry> thresholdGets;
+};
+
+// The points of `thresholds` from a keyspace's shapes and its index tables; notes the tables and the
+// trace's shapes in `result`. No GET hits: every live key read once.
+Expected<std::vector<ThresholdPoint>> evaluateKeyspace(const SimulationConfig& config,
+    const std::vector<std::uint32_t>& thresholds, const KeyspaceShapes& shapes, const IndexTableModel& keyspaceTable,
+    const IndexTableModel* expiresTable, SimulationResult& result, std::stop_token stop);
+
+// evaluateKeyspace() of a finished replay.
 Expected<std::vector<ThresholdPoint>> evaluateReplay(const SimulationConfig& config,
     const std::vector<std::uint32_t>& thresholds, const KeyspaceReplay& replay, SimulationResult& result,
     std::stop_token stop);
 
 // The run's description, whatever the replays.
 SimulationResult resultHeader(const SimulationConfig& config, const TraceReader& trace);
+
+// A replay of every key as a budgeted run makes it at `threshold` (room for `keysSeen` key ids), and the
+// budget that keeps it within `options` (memcached's when the allocator is memcached's slabs).
+std::unique_ptr<KeyspaceReplay> budgetReplayAt(
+    const SimulationConfig& config, std::uint32_t threshold, std::uint64_t keysSeen);
+std::unique_ptr<KeyspaceBudget> makeBudget(
+    const SimulationConfig& config, EvictionOptions options, std::uint32_t threshold, KeyspaceReplay& replay);
+// "allkeys-lru, 5 samples", "exact-lru, raw object sizes": SimulationResult::budgetPolicy.
+std::string budgetPolicyText(const SimulationConfig& config);
 
 // One replay per threshold and budget (per sample too, with SimulationConfig::budgetSampleRate below 1),
 // since what each keeps depends on what its keys cost, all fed from one pass over the trace.

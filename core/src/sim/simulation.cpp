@@ -101,32 +101,33 @@ Status replayTrace(TraceReader& trace, KeyspaceReplay& replay, ArenaReplay* slab
 
 } // namespace
 
-// The points of `thresholds` from a finished replay's keyspace and GETs; notes the index tables and the
-// trace's shapes in `result`.
-Expected<std::vector<ThresholdPoint>> evaluateReplay(const SimulationConfig& config,
-    const std::vector<std::uint32_t>& thresholds, const KeyspaceReplay& replay, SimulationResult& result,
-    std::stop_token stop) {
-    const auto keyspace = replay.keyspaceShapes().sorted();
-    auto gets = replay.getShapes().sorted();
-    const auto thresholdKeyspace = replay.thresholdKeyspaceShapes().sorted();
-    auto thresholdGets = replay.thresholdGetShapes().sorted();
-    result.getWeightsFromTrace = !gets.empty() || !thresholdGets.empty();
-    if (!result.getWeightsFromTrace) { // no GETs in the trace: every live key read once
-        gets = keyspace;
-        thresholdGets = thresholdKeyspace;
-    }
-    result.trace.distinctShapes = keyspace.size() + thresholdKeyspace.size();
-
+Expected<std::vector<ThresholdPoint>> evaluateKeyspace(const SimulationConfig& config,
+    const std::vector<std::uint32_t>& thresholds, const KeyspaceShapes& shapes, const IndexTableModel& keyspaceTable,
+    const IndexTableModel* expiresTable, SimulationResult& result, std::stop_token stop) {
+    result.getWeightsFromTrace = !shapes.gets.empty() || !shapes.thresholdGets.empty();
+    result.trace.distinctShapes = shapes.keyspace.size() + shapes.thresholdKeyspace.size();
     std::vector<IndexFootprint> indexes;
-    indexes.push_back(replay.keyspaceTable().footprint(*config.allocator));
-    if (const auto* expires = replay.expiresTable(); expires && expires->entries() > 0)
-        indexes.push_back(expires->footprint(*config.allocator));
+    indexes.push_back(keyspaceTable.footprint(*config.allocator));
+    if (expiresTable && expiresTable->entries() > 0)
+        indexes.push_back(expiresTable->footprint(*config.allocator));
     for (const auto& index : indexes) {
         result.indexRehashing = result.indexRehashing || index.rehashing;
         result.indexBuckets += index.buckets;
         result.indexChildBuckets += static_cast<double>(index.childBuckets);
     }
-    return evaluateThresholds(config, thresholds, keyspace, gets, thresholdKeyspace, thresholdGets, indexes, stop);
+    if (!result.getWeightsFromTrace) // no GETs in the trace: every live key read once
+        return evaluateThresholds(config, thresholds, shapes.keyspace, shapes.keyspace, shapes.thresholdKeyspace,
+            shapes.thresholdKeyspace, indexes, stop);
+    return evaluateThresholds(config, thresholds, shapes.keyspace, shapes.gets, shapes.thresholdKeyspace,
+        shapes.thresholdGets, indexes, stop);
+}
+
+Expected<std::vector<ThresholdPoint>> evaluateReplay(const SimulationConfig& config,
+    const std::vector<std::uint32_t>& thresholds, const KeyspaceReplay& replay, SimulationResult& result,
+    std::stop_token stop) {
+    const KeyspaceShapes shapes { replay.keyspaceShapes().sorted(), replay.getShapes().sorted(),
+        replay.thresholdKeyspaceShapes().sorted(), replay.thresholdGetShapes().sorted() };
+    return evaluateKeyspace(config, thresholds, shapes, replay.keyspaceTable(), replay.expiresTable(), result, stop);
 }
 
 // The run's description, whatever the replays.

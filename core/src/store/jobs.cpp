@@ -187,6 +187,15 @@ Expected<SimulationJobOutcome> runSimulationJob(
         importer = dynamic_cast<const Importer*>(trace->get());
         config.fillOnMiss = job.fillBatch;
     }
+    // A file can be read again from its start (a pipe cannot): a budgeted run that tries stack distances
+    // and finds the trace breaks their conditions then replays its budgets from a second reading.
+    std::error_code notFile;
+    if (std::filesystem::is_regular_file(job.tracePath, notFile)) {
+        ImportOptions reading = job.importOptions;
+        if (config.fillOnMiss && importer && importer->formatName() == "oracle")
+            reading.oracleFills = false;
+        config.reopenTrace = [path = job.tracePath, reading] { return openTrace(path, reading); };
+    }
     SimulationJobOutcome outcome;
     if (db) {
         auto traceId = recordTrace(

@@ -74,6 +74,7 @@ Expected<StoredRun> loadStoredRun(ResultsDb& db, std::int64_t runId) {
             r.budgetSampleRate = replay["budget"].value("sample_rate", 1.0);
             r.budgetSampledKeys = replay["budget"].value("sampled_keys", std::uint64_t { 0 });
             r.budgetSamplingError = replay["budget"].value("sampling_error", 0.0);
+            r.budgetMethod = replay["budget"].value("method", std::string());
         }
         r.fillBatch = replay.value("fill_batch", std::uint32_t { 0 });
         if (replay.contains("cache")) {

@@ -115,6 +115,8 @@ struct TraceSummary {
     // With a memory budget: keys evicted, and write commands refused (OOM).
     std::uint64_t evictedKeys = 0;
     std::uint64_t refusedWrites = 0;
+
+    bool operator==(const TraceSummary&) const = default;
 };
 
 // The keyspace and the allocator's memory at one point of the trace (sim --timeline, with the slab
@@ -157,6 +159,9 @@ struct SimulationResult {
     double budgetSampleRate = 1.0;
     std::uint64_t budgetSampledKeys = 0;
     double budgetSamplingError = 0;
+    // How the budgets were computed: "a replay per budget", "stack distances" (every budget from one pass,
+    // sim/stack_distance_curve.h), or a replay per budget with why stack distances did not apply.
+    std::string budgetMethod;
     std::uint32_t fillBatch = 0;
     std::vector<ThresholdPoint> points;
     // With a timeline asked for: samples at even steps of the trace's requests, the last at its end.

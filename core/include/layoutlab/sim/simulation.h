@@ -16,7 +16,9 @@
 #include "layoutlab/sim/results.h"
 #include "layoutlab/trace/trace_reader.h"
 
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <stop_token>
 
@@ -72,6 +74,10 @@ struct SimulationConfig {
     // budget (sim/key_sample.h, SHARDS), two samples each, instead of every key (1). A miss-ratio curve of
     // many budgets then costs about 2 x rate x budgets replays.
     double budgetSampleRate = 1.0;
+    // Opens the trace again from its start, where it can be (a file, not a pipe): a budgeted run that
+    // tries one pass of stack distances (sim/stack_distance_curve.h) and finds the trace breaks their
+    // conditions replays its budgets from a second reading. Without it the budgets are replayed at once.
+    std::function<Expected<std::unique_ptr<TraceReader>>()> reopenTrace;
 };
 
 // The most samples a timeline takes.
