@@ -2,6 +2,7 @@
 #include "main_window.h"
 #include "readable_palette.h"
 
+#include "cache_curve_page.h"
 #include "chart_panel.h"
 #include "compare_page.h"
 #include "engine_page.h"
@@ -77,11 +78,13 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     m_sizeClasses = new SizeClassPage(this);
     m_compare = new ComparePage(this);
     m_engine = new EnginePage(*m_runner, database, this);
+    m_cacheCurve = new CacheCurvePage(*m_runner, database, this);
     m_jobs = new JobActions(*m_runner, database, this);
     m_tabs->addTab(m_library, tr("&Library"));
     m_tabs->addTab(m_workload, tr("&Workload"));
     m_tabs->addTab(m_sweep, tr("Threshold &sweep"));
     m_tabs->addTab(m_sizeClasses, tr("Size &classes"));
+    m_tabs->addTab(m_cacheCurve, tr("Cache c&urve"));
     m_tabs->addTab(m_engine, tr("&Engine"));
     m_tabs->addTab(m_compare, tr("Co&mpare"));
     m_tabs->setDocumentMode(true);
@@ -115,9 +118,12 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     connect(m_sweep, &SweepPage::resultChanged, m_sizeClasses, &SizeClassPage::setResult);
     connect(m_sweep, &SweepPage::cursorMoved, m_sizeClasses, &SizeClassPage::showThreshold);
     connect(m_sweep, &SweepPage::runStored, this, [this] { refreshLibrary(); });
+    connect(m_cacheCurve, &CacheCurvePage::failed, this, &MainWindow::showError);
+    connect(m_cacheCurve, &CacheCurvePage::runStored, this, [this] { refreshLibrary(); });
 
     m_sweep->restoreSettings();
     m_engine->restoreSettings();
+    m_cacheCurve->restoreSettings();
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     for (QSplitter* splitter : findChildren<QSplitter*>())
@@ -240,6 +246,7 @@ void MainWindow::openTrace(const QString& path) {
     }
     m_sweep->setTracePath(path);
     m_engine->setTracePath(path);
+    m_cacheCurve->setTracePath(path);
     rememberTrace(path);
     setWindowTitle(tr("%1 — layoutlab").arg(QFileInfo(path).fileName()));
 }
@@ -290,6 +297,16 @@ void MainWindow::showRun(qint64 runId) {
         showError(tr("Run %1 (%2, %3) has no threshold points to show.")
                       .arg(runId)
                       .arg(QString::fromStdString(stored->run.kind), QString::fromStdString(stored->run.status)));
+        return;
+    }
+    // A curve (points at more than one budget): the Cache curve view, with the drives measured beside it.
+    const auto& points = stored->result.points;
+    if (!points.empty() && points.front().budget
+        && std::any_of(points.begin(), points.end(), [&](const ThresholdPoint& p) {
+               return p.budget && p.budget->maxmemoryBytes != points.front().budget->maxmemoryBytes;
+           })) {
+        m_cacheCurve->showResult(stored->result);
+        m_tabs->setCurrentWidget(m_cacheCurve);
         return;
     }
     m_sweep->showStoredRun(*stored);
@@ -371,6 +388,8 @@ std::vector<ChartPanel*> MainWindow::currentCharts() const {
         return { m_compare->shownChart() };
     if (page == m_engine)
         return m_engine->charts();
+    if (page == m_cacheCurve)
+        return { m_cacheCurve->chart() };
     return {};
 }
 
@@ -398,6 +417,7 @@ void MainWindow::saveSettings() const {
     settings.setValue(QStringLiteral("database/path"), m_databasePath);
     m_sweep->saveSettings();
     m_engine->saveSettings();
+    m_cacheCurve->saveSettings();
     // Every view's splitter, by its object name.
     for (const QSplitter* splitter : findChildren<QSplitter*>())
         if (!splitter->objectName().isEmpty())

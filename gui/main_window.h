@@ -20,6 +20,7 @@ class QTabWidget;
 namespace layoutlab::gui {
 
 class ChartPanel;
+class CacheCurvePage;
 class ComparePage;
 class EnginePage;
 class JobActions;
@@ -65,6 +66,7 @@ public:
     SizeClassPage* sizeClassPage() const { return m_sizeClasses; }
     ComparePage* comparePage() const { return m_compare; }
     EnginePage* enginePage() const { return m_engine; }
+    CacheCurvePage* cacheCurvePage() const { return m_cacheCurve; }
     JobActions* jobs() const { return m_jobs; }
     // The title and text of the last job report shown (a batch's or a profile's summary).
     QString lastReport() const { return m_lastReport; }
@@ -107,6 +109,7 @@ private:
     SizeClassPage* m_sizeClasses;
     ComparePage* m_compare;
     EnginePage* m_engine;
+    CacheCurvePage* m_cacheCurve;
     JobActions* m_jobs;
     QString m_lastReport;
     QMenu* m_recentMenu = nullptr;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "screenshot_tour.h"
 
+#include "cache_curve_page.h"
 #include "compare_page.h"
 #include "engine_page.h"
 #include "library_page.h"
@@ -103,6 +104,30 @@ bool renderScreenshots(
         if (!window.runner().waitForIdle(300000) || !window.lastError().isEmpty())
             return fail(window.lastError().isEmpty() ? QObject::tr("driving Redis timed out") : window.lastError());
     }
+    // The cache curve of the seed trace on Redis 7.0, with Redis measured at two budgets when it is installed
+    // (first, so that the curve counts the server's own memory the drives found).
+    {
+        CacheCurvePage* curve = window.cacheCurvePage();
+        curve->layoutEdit()->setText(QStringLiteral("redis-7.0"));
+        curve->thresholdsEdit()->setText(QStringLiteral("44"));
+        curve->budgetsEdit()->setText(QStringLiteral("4mb:16mb:7"));
+        curve->policyBox()->setCurrentText(QStringLiteral("allkeys-lru"));
+        curve->rawSizesBox()->setChecked(false);
+        curve->sampleRateBox()->setValue(1.0);
+        curve->baseMemoryEdit()->clear();
+        curve->allocatorEdit()->clear();
+        curve->engineBox()->setCurrentText(QStringLiteral("redis"));
+        curve->measureAtEdit()->setText(QStringLiteral("8mb,16mb"));
+        QString curveError;
+        if (withEngine && !curve->startMeasuring(&curveError))
+            return fail(curveError);
+        if (!window.runner().waitForIdle(300000) || !window.lastError().isEmpty())
+            return fail(window.lastError().isEmpty() ? QObject::tr("measuring Redis timed out") : window.lastError());
+        if (!curve->startCurve(&curveError)) // with the server's own memory the drives found
+            return fail(curveError);
+        if (!window.runner().waitForIdle(300000) || !window.lastError().isEmpty())
+            return fail(window.lastError().isEmpty() ? QObject::tr("the curve timed out") : window.lastError());
+    }
     window.sizeClassPage()->showThreshold(128);
     // Compare: Valkey 8.1 against 9.1; the engines side by side against Redis 7.0 (the sweeps above).
     std::map<std::string, std::int64_t> sweepOf;
@@ -112,7 +137,8 @@ bool renderScreenshots(
     window.comparePage()->compare(sweepOf["valkey-8.1"], sweepOf["valkey-9.1"]);
     const std::pair<QWidget*, QString> views[] { { window.libraryPage(), QStringLiteral("library") },
         { window.workloadPage(), QStringLiteral("workload") }, { window.sweepPage(), QStringLiteral("sweep") },
-        { window.sizeClassPage(), QStringLiteral("size-classes") }, { window.enginePage(), QStringLiteral("engine") },
+        { window.sizeClassPage(), QStringLiteral("size-classes") },
+        { window.cacheCurvePage(), QStringLiteral("cache-curve") }, { window.enginePage(), QStringLiteral("engine") },
         { window.comparePage(), QStringLiteral("compare") } };
     for (const auto& [page, name] : views) {
         if (page == window.enginePage() && !withEngine)

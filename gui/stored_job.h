@@ -41,6 +41,10 @@ inline QString errorText(Error error) {
         { field::kBuildThresholds, "Thresholds to build" },
         { field::kEngineBuilds, "Builds" },
         { field::kServerSettings, "Slab settings" },
+        { field::kMaxmemory, "Budgets" },
+        { field::kMemoryLimit, "Budgets" },
+        { field::kEvictionPolicy, "Policy" },
+        { field::kSampleRate, "Sample rate" },
     };
     for (const auto& [name, label] : kLabels)
         if (error.field == name)
