@@ -104,8 +104,9 @@ bool renderScreenshots(
         if (!window.runner().waitForIdle(300000) || !window.lastError().isEmpty())
             return fail(window.lastError().isEmpty() ? QObject::tr("driving Redis timed out") : window.lastError());
     }
-    // The cache curve of the seed trace on Redis 7.0, with Redis measured at two budgets when it is installed
-    // (first, so that the curve counts the server's own memory the drives found).
+    // The cache curve of the trace on Redis 7.0, with Redis measured at two budgets when it is installed and
+    // the trace is the seed dataset, a look-aside cache's plain strings (first, so that the curve counts the
+    // server's own memory and allocator the drives found).
     {
         CacheCurvePage* curve = window.cacheCurvePage();
         curve->layoutEdit()->setText(QStringLiteral("redis-7.0"));
@@ -119,7 +120,7 @@ bool renderScreenshots(
         curve->engineBox()->setCurrentText(QStringLiteral("redis"));
         curve->measureAtEdit()->setText(QStringLiteral("8mb,16mb"));
         QString curveError;
-        if (withEngine && !curve->startMeasuring(&curveError))
+        if (withEngine && trace.isEmpty() && !curve->startMeasuring(&curveError))
             return fail(curveError);
         if (!window.runner().waitForIdle(300000) || !window.lastError().isEmpty())
             return fail(window.lastError().isEmpty() ? QObject::tr("measuring Redis timed out") : window.lastError());
