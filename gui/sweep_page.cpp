@@ -395,8 +395,8 @@ bool SweepPage::startSweep(QString* error) {
     request.timeline = m_slabs->isChecked() ? kTimelineSamples : 0;
     if (const QString budget = m_maxmemory->text().trimmed(); !budget.isEmpty()) {
         if (budget.contains(QLatin1Char(':')) || budget.contains(QLatin1Char(',')))
-            return fail(tr("The Sweep view takes one budget; for a miss-ratio curve over several, run `layoutlab "
-                           "sweep --maxmemory FIRST:LAST:COUNT`"));
+            return fail(tr("The Sweep view takes one budget; a miss-ratio curve over several is the Cache curve "
+                           "view's"));
         // The budget is replayed threshold by threshold: without the cache and slab models. memcached's is its
         // -m, with its own per-class LRU and no policy to choose.
         if (currentLayoutSpec().startsWith(QLatin1String("memcached"))) {

@@ -47,8 +47,9 @@ private slots:
         sweep->thresholdsEdit()->setText(QStringLiteral("64:128:32"));
         sweep->maxmemoryEdit()->setText(QStringLiteral("1mb,2mb"));
         QString error;
-        QVERIFY(!sweep->startSweep(&error)); // one budget here; a curve is the CLI's
-        QVERIFY2(error.contains(QStringLiteral("one budget")), qPrintable(error));
+        QVERIFY(!sweep->startSweep(&error)); // one budget here; a curve is the Cache curve view's
+        QVERIFY2(error.contains(QStringLiteral("one budget")) && error.contains(QStringLiteral("Cache curve")),
+            qPrintable(error));
         sweep->maxmemoryEdit()->setText(QStringLiteral("1mb"));
         QVERIFY(sweep->policyBox()->isEnabled());
         sweep->policyBox()->setCurrentText(QStringLiteral("allkeys-lfu"));
