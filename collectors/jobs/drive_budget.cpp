@@ -62,16 +62,14 @@ Expected<std::pair<DriveRequest, LookAsideReport>> sendAsCache(const DriveReques
     return std::pair { std::move(sentRequest), std::move(*sent) };
 }
 
-// The prediction of a cache drive: the same budget on the clock the drive ran on, filling as it did.
-SimulationConfig budgetPrediction(
-    const DriveRequest& r, const LayoutAndAllocator& models, std::uint64_t baseBytes, const LookAsideReport& sent) {
+// The prediction of a cache drive: the same budget, filling as it did (predictAndComplete replays the trace on the
+// clock the drive ran on).
+SimulationConfig budgetPrediction(const DriveRequest& r, const LayoutAndAllocator& models, std::uint64_t baseBytes) {
     SimulationConfig config;
     config.layout = models.layout;
     config.allocator = models.allocator;
     config.eviction = *r.budget;
     config.eviction->baseBytes = baseBytes;
-    config.eviction->clockStartSecond = sent.clockStartSecond;
-    config.eviction->secondStarts = sent.secondStarts;
     config.fillOnMiss = r.pipeline;
     return config;
 }
@@ -124,7 +122,7 @@ Status driveMemcachedBudget(const DriveRequest& r, MemcachedClient& client, Fram
     report.usedAfter = slabs->totalMalloced;
     report.budget = std::move(figures);
     return predictAndComplete(
-        sentRequest, budgetPrediction(sentRequest, models, 0, report.budget->sent), report, runs, progress, stop);
+        sentRequest, budgetPrediction(sentRequest, models, 0), report, runs, progress, stop, &report.budget->sent);
 }
 
 Status driveBudget(const DriveRequest& r, RespClient& client, const LayoutAndAllocator& models,
@@ -202,11 +200,11 @@ Status driveBudget(const DriveRequest& r, RespClient& client, const LayoutAndAll
     if (auto ok = countServerKeys(client, report); !ok)
         return ok;
 
-    // The prediction: the same budget from the same base, on the clock the drive ran on, filling as it did.
-    const SimulationConfig config
-        = budgetPrediction(sentRequest, models, figures.baseBytes + clientsGrowth, figures.sent);
+    // The prediction: the same budget from the same base, on the clock the drive ran on (the trace restamped
+    // with the seconds it was sent in), filling as it did.
+    const SimulationConfig config = budgetPrediction(sentRequest, models, figures.baseBytes + clientsGrowth);
     report.budget = std::move(figures);
-    return predictAndComplete(sentRequest, config, report, runs, progress, stop);
+    return predictAndComplete(sentRequest, config, report, runs, progress, stop, &report.budget->sent);
 }
 
 } // namespace layoutlab::drive

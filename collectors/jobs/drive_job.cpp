@@ -8,6 +8,7 @@
 #include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/sim/arena_replay.h"
 #include "layoutlab/sim/simulation.h"
+#include "layoutlab/trace/restamped_trace.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -133,13 +134,17 @@ Status countServerKeys(RespClient& client, DriveReport& report) {
 }
 
 Status predictAndComplete(const DriveRequest& r, const SimulationConfig& config, DriveReport& report,
-    MeasuredRuns& runs, ProgressSink* progress, std::stop_token stop) {
+    MeasuredRuns& runs, ProgressSink* progress, std::stop_token stop, const LookAsideReport* sentOn) {
     auto trace = openTrace(r.tracePath, r.importOptions);
     if (!trace)
         return trace.error();
     if (progress)
         progress->phase("predict");
-    auto prediction = simulate(config, **trace, progress, stop);
+    std::optional<RestampedTrace> restamped;
+    if (sentOn)
+        restamped.emplace(**trace, sentOn->clockStartSecond, sentOn->secondStarts);
+    auto prediction
+        = restamped ? simulate(config, *restamped, progress, stop) : simulate(config, **trace, progress, stop);
     if (!prediction)
         return prediction.error();
     report.prediction = std::move(*prediction);

@@ -51,9 +51,11 @@ void completePrediction(DriveReport& report);
 // (usedBefore and usedAfter read already).
 Status countServerKeys(RespClient& client, DriveReport& report);
 
-// The prediction made with `config` on the request's trace, then both runs completed.
+// The prediction made with `config` on the request's trace, then both runs completed. With `sentOn`, a look-aside
+// drive's wall clock, the trace is replayed restamped with the seconds it was sent in (RestampedTrace): its
+// TTLs expire, and the budget's clocks advance, as the server saw them.
 Status predictAndComplete(const DriveRequest& request, const SimulationConfig& config, DriveReport& report,
-    MeasuredRuns& runs, ProgressSink* progress, std::stop_token stop);
+    MeasuredRuns& runs, ProgressSink* progress, std::stop_token stop, const LookAsideReport* sentOn = nullptr);
 
 // The end of every drive once the server is measured: the prediction, then both runs completed.
 Status finish(const DriveRequest& request, const LayoutAndAllocator& models, DriveReport& report, MeasuredRuns& runs,

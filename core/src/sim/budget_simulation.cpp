@@ -57,8 +57,6 @@ Status checkBudgetConfig(const SimulationConfig& config) {
         return usageError("memcached's budget is whole 1 MiB pages, which a sample of the keys cannot scale down: no "
                           "sampling with --memory-limit",
             field::kSampleRate);
-    if (rate < 1.0 && !config.eviction->secondStarts.empty())
-        return usageError("a sampled budget runs on the trace's own clock", field::kSampleRate);
     return Ok {};
 }
 

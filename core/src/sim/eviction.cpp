@@ -148,7 +148,6 @@ ServerEviction::ServerEviction(EvictionOptions options, const LayoutModel& layou
     , m_replay(&replay)
     , m_lfu(isLfu(m_options.policy))
     , m_volatilePolicy(isVolatile(m_options.policy))
-    , m_clock(m_options)
     , m_random(m_options.seed) {
     m_keys.resize(replay.keys().size());
 }
@@ -412,18 +411,9 @@ std::uint64_t ServerEviction::usedBytes() {
     return m_options.baseBytes + m_keyBytes + tableBytes();
 }
 
-std::uint64_t BudgetClock::msAt(std::uint64_t requestNumber, std::uint64_t timeMs) {
-    if (m_secondStarts->empty())
-        return timeMs;
-    const auto& starts = *m_secondStarts;
-    while (m_nextSecond < starts.size() && starts[m_nextSecond] <= requestNumber)
-        ++m_nextSecond;
-    return (m_startSecond + m_nextSecond) * 1000;
-}
-
-bool ServerEviction::makeRoom(KeyspaceReplay& replay, std::uint64_t requestNumber, std::uint64_t timeMs) {
+bool ServerEviction::makeRoom(KeyspaceReplay& replay, std::uint64_t /*requestNumber*/, std::uint64_t timeMs) {
     ++m_command;
-    m_clockMs = m_clock.msAt(requestNumber, timeMs);
+    m_clockMs = timeMs;
     // evict.c getMaxmemoryState: over the limit when used_memory (less AOF and replica buffers, none here)
     // exceeds maxmemory; then free used - maxmemory.
     const std::uint64_t used = usedBytes();

@@ -27,7 +27,6 @@ MemcachedEviction::MemcachedEviction(const EvictionOptions& options, const Layou
     , m_items(layout, slabs, threshold)
     , m_pages(slabs, MemcachedPageModel::Options { .memoryLimitBytes = options.maxmemoryBytes })
     , m_lrus((slabs.slabClasses().size() + 1) * 3)
-    , m_clock(m_options)
     , m_now(kFirstCurrentTime) {
     m_keys.resize(replay.keys().size());
     m_pages.advanceTo(0); // the mover's first run, as the server starts
@@ -221,9 +220,9 @@ void MemcachedEviction::read(std::uint32_t keyId) {
     juggle(classId);
 }
 
-bool MemcachedEviction::makeRoom(KeyspaceReplay& replay, std::uint64_t requestNumber, std::uint64_t timeMs) {
+bool MemcachedEviction::makeRoom(KeyspaceReplay& replay, std::uint64_t /*requestNumber*/, std::uint64_t timeMs) {
     ++m_command;
-    const std::uint64_t clockSecond = m_clock.msAt(requestNumber, timeMs) / 1000;
+    const std::uint64_t clockSecond = timeMs / 1000;
     m_firstSecond = std::min(m_firstSecond, clockSecond);
     const std::uint64_t seconds = clockSecond - m_firstSecond;
     if (kFirstCurrentTime + seconds != m_now) {

@@ -317,7 +317,7 @@ struct CheckReplay {
 
 bool stackDistancesApply(const SimulationConfig& config) {
     return config.eviction && config.eviction->policy == EvictionPolicy::ExactLru && config.eviction->rawSizes
-        && config.fillOnMiss == 1 && config.budgetSampleRate >= 1.0 && config.eviction->secondStarts.empty();
+        && config.fillOnMiss == 1 && config.budgetSampleRate >= 1.0;
 }
 
 Expected<std::optional<SimulationResult>> simulateByStackDistance(const SimulationConfig& config,

@@ -21,7 +21,7 @@
 namespace layoutlab {
 
 // Whether a budgeted run may take its budgets from one pass of stack distances: exact-lru over raw object
-// sizes, every key (no sampling), every GET miss filled at once, on the trace's own clock. The trace
+// sizes, every key (no sampling), every GET miss filled at once. The trace
 // itself must keep the rest of the conditions above; simulateByStackDistance() looks as it goes.
 bool stackDistancesApply(const SimulationConfig& config);
 

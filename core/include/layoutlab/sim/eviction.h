@@ -58,12 +58,8 @@ struct EvictionOptions {
     // Count each key as its key and value bytes only, without the layout, the allocator or the index
     // tables, as a cache simulator given raw object sizes does (libCacheSim's obj_size).
     bool rawSizes = false;
-    // The server's clock, from which its LRU seconds and LFU minutes come: the trace's timestamps (empty),
-    // or, for a trace sent to a real server faster than it was recorded, the wall clock it was sent on:
-    // the request numbers at which each following second began (a drive records them), the first request
-    // falling in second `clockStartSecond`.
-    std::vector<std::uint64_t> secondStarts;
-    std::uint64_t clockStartSecond = 0;
+    // The server's clock, from which its LRU seconds and LFU minutes come, is the trace's timestamps (a drive's
+    // prediction reads the trace restamped with the seconds it was sent in: trace/restamped_trace.h).
 };
 
 // The smallest and largest maxmemory-samples (config.c createIntConfig "maxmemory-samples", 1, 64).
@@ -81,21 +77,6 @@ inline constexpr std::size_t kMaxBudgets = 256;
 // LAST spaced evenly on a log scale (a miss-ratio curve's x axis), each read as parseMemorySize reads it.
 // Sorted, without repeats.
 Expected<std::vector<std::uint64_t>> parseBudgets(std::string_view text);
-
-// The clock a budget runs on, in milliseconds: the trace's timestamps, or the wall clock a drive recorded
-// (EvictionOptions::secondStarts), asked once per request in order.
-class BudgetClock {
-public:
-    explicit BudgetClock(const EvictionOptions& options)
-        : m_secondStarts(&options.secondStarts)
-        , m_startSecond(options.clockStartSecond) { }
-    std::uint64_t msAt(std::uint64_t requestNumber, std::uint64_t timeMs);
-
-private:
-    const std::vector<std::uint64_t>* m_secondStarts;
-    std::uint64_t m_startSecond;
-    std::size_t m_nextSecond = 0; // into *m_secondStarts
-};
 
 class ServerEviction final : public KeyspaceBudget {
 public:
@@ -172,7 +153,6 @@ private:
     std::uint64_t m_tableBytes = 0;
     std::array<std::uint64_t, 6> m_tableShape {};
     bool m_tableKnown = false;
-    BudgetClock m_clock;
     std::uint64_t m_clockMs = 0;
     // Commands seen (one makeRoom each), and the key the current one has touched: a command touches its
     // key once, however many changes it makes (a SET with a TTL is two).

@@ -39,7 +39,7 @@ namespace layoutlab {
 
 class MemcachedEviction final : public KeyspaceBudget {
 public:
-    // `options`: maxmemoryBytes is -m in bytes; secondStarts/clockStartSecond as for a server's budget.
+    // `options`: maxmemoryBytes is -m in bytes.
     MemcachedEviction(const EvictionOptions& options, const LayoutModel& layout, const MemcachedSlabModel& slabs,
         std::uint32_t threshold, KeyspaceReplay& replay);
 
@@ -96,7 +96,6 @@ private:
     MemcachedPageModel m_pages;
     std::vector<KeyItem> m_keys;
     std::vector<Lru> m_lrus; // by class id * 3 + segment
-    BudgetClock m_clock;
     std::uint32_t m_now = 0; // current_time
     std::uint64_t m_command = 0;
     std::uint32_t m_storedKey = kNone; // the key the current command stored, and its item
