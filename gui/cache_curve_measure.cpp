@@ -57,8 +57,10 @@ Expected<std::vector<MeasuredHitRatio>> measuredHitRatios(
     std::vector<MeasuredHitRatio> out;
     for (const RunRecord& run : *runs) {
         if (run.kind != "drive" || run.status != "complete"
-            || QFileInfo(qt(run.traceSource)).absoluteFilePath() != trace
-            || splitThreshold(qt(run.layout)).first != layout)
+            || QFileInfo(qt(run.traceSource)).absoluteFilePath() != trace)
+            continue;
+        const auto [runLayout, runThreshold] = splitThreshold(qt(run.layout));
+        if (runLayout != layout)
             continue;
         auto measurements = db.measurements(run.id);
         if (!measurements)
@@ -82,8 +84,8 @@ Expected<std::vector<MeasuredHitRatio>> measuredHitRatios(
                 if (auto points = db.points(parameters["prediction_run"].get<std::int64_t>());
                     points && !points->empty() && points->front().budget)
                     predicted = points->front().budget->hitRatio();
-            out.push_back({ splitThreshold(qt(run.layout)).second, details["maxmemory_bytes"].get<std::uint64_t>(),
-                m.value, details.value("base_bytes", std::uint64_t { 0 }), predicted, qt(run.allocator), measuredPolicy,
+            out.push_back({ runThreshold, details["maxmemory_bytes"].get<std::uint64_t>(), m.value,
+                details.value("base_bytes", std::uint64_t { 0 }), predicted, qt(run.allocator), measuredPolicy,
                 source });
         }
     }

@@ -273,6 +273,31 @@ Expected<SimulationResult> BudgetReplays::results(const TraceReader& trace, std:
     return result;
 }
 
+// The key ids each replay makes room for (a sample's: its share, and room for chance), once the memory of
+// every replay's state is known to be there.
+Expected<std::uint64_t> checkReplayMemory(
+    const SimulationConfig& config, std::size_t thresholds, std::size_t budgets, const TraceReader& trace) {
+    // The budget's 16 bytes per key id (24 with exact-lru's recency list, 20 for memcached's LRUs) beside the
+    // replay's.
+    const bool memcached = dynamic_cast<const MemcachedSlabModel*>(config.allocator.get()) != nullptr;
+    const std::uint64_t budgetBytes = memcached ? MemcachedEviction::kStateBytesPerKey
+                                                : (config.eviction->policy == EvictionPolicy::ExactLru ? 24 : 16);
+    const std::size_t samples = samplesOf(config);
+    const double each = config.budgetSampleRate / double(samples);
+    const std::uint64_t keyIds = std::min(trace.keyIdLimit(), KeyspaceReplay::kMaxKeyIds);
+    const auto keysSeen = static_cast<std::uint64_t>(std::ceil(double(keyIds) * std::min(1.0, each * 1.2))) + 64;
+    const std::uint64_t stateBytes = (sizeof(KeyState) + budgetBytes) * thresholds * budgets * samples;
+    if (auto ok = checkMemory(keysSeen * stateBytes,
+            fmt::format("replaying {} key ids under {} budgets at {} thresholds ({} bytes of state each)", keysSeen,
+                budgets, thresholds, stateBytes));
+        !ok) {
+        Error e = ok.error();
+        e.file = trace.name();
+        return e;
+    }
+    return keysSeen;
+}
+
 } // namespace
 
 std::unique_ptr<KeyspaceBudget> makeBudget(
@@ -315,27 +340,9 @@ Expected<SimulationResult> simulateWithBudget(const SimulationConfig& config,
                                       "the trace",
                               budgets.front(), budget.baseBytes),
             field::kMaxmemory);
-    // The budget's 16 bytes per key id (24 with exact-lru's recency list, 20 for memcached's LRUs) beside the
-    // replay's, for the keys each replay sees (a sample's: its share, and room for chance).
-    const bool memcached = dynamic_cast<const MemcachedSlabModel*>(config.allocator.get()) != nullptr;
-    const std::uint64_t budgetBytes
-        = memcached ? MemcachedEviction::kStateBytesPerKey : (budget.policy == EvictionPolicy::ExactLru ? 24 : 16);
-    const std::size_t samples = samplesOf(config);
-    const double each = config.budgetSampleRate / double(samples);
-    const std::uint64_t keyIds = std::min(trace.keyIdLimit(), KeyspaceReplay::kMaxKeyIds);
-    const auto keysSeen = static_cast<std::uint64_t>(std::ceil(double(keyIds) * std::min(1.0, each * 1.2))) + 64;
-    const std::size_t replays = thresholds.size() * budgets.size() * samples;
-    const std::uint64_t stateBytes = (sizeof(KeyState) + budgetBytes) * replays;
-    if (auto ok = checkMemory(keysSeen * stateBytes,
-            fmt::format("replaying {} key ids under {} budgets at {} thresholds ({} bytes of state each)", keysSeen,
-                budgets.size(), thresholds.size(), stateBytes));
-        !ok) {
-        Error e = ok.error();
-        e.file = trace.name();
-        return e;
-    }
-    // exact-lru over raw sizes takes every budget from one pass where the trace allows; where it does not,
-    // the budgets are replayed from a second reading of the trace.
+    // exact-lru over raw sizes takes every budget from one pass where the trace allows (its memory is checked
+    // for the pass, not for the replays it spares); where it does not, the budgets are replayed from a second
+    // reading of the trace.
     std::unique_ptr<TraceReader> again;
     std::string method = "a replay per budget";
     if (stackDistancesApply(config) && config.reopenTrace) {
@@ -352,7 +359,10 @@ Expected<SimulationResult> simulateWithBudget(const SimulationConfig& config,
         method = fmt::format("a replay per budget (not stack distances: {})", declined);
     }
     TraceReader& source = again ? *again : trace;
-    BudgetReplays run(config, thresholds, budgets, keysSeen);
+    auto keysSeen = checkReplayMemory(config, thresholds.size(), budgets.size(), source);
+    if (!keysSeen)
+        return keysSeen.error();
+    BudgetReplays run(config, thresholds, budgets, *keysSeen);
     if (auto ok = run.run(source, progress, stop); !ok)
         return ok.error();
     auto result = run.results(source, stop);

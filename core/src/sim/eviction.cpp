@@ -411,7 +411,7 @@ std::uint64_t ServerEviction::usedBytes() {
     return m_options.baseBytes + m_keyBytes + tableBytes();
 }
 
-bool ServerEviction::makeRoom(KeyspaceReplay& replay, std::uint64_t /*requestNumber*/, std::uint64_t timeMs) {
+bool ServerEviction::makeRoom(KeyspaceReplay& replay, std::uint64_t timeMs) {
     ++m_command;
     m_clockMs = timeMs;
     // evict.c getMaxmemoryState: over the limit when used_memory (less AOF and replica buffers, none here)

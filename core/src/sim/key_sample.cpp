@@ -1,18 +1,17 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/sim/key_sample.h"
 
+#include "layoutlab/trace/random.h"
+
 #include <algorithm>
 #include <cmath>
 
 namespace layoutlab {
 
 namespace {
-// splitmix64's finalizer: key ids are dense, so their hash must scatter them.
+// splitmix64 of a key id: key ids are dense, so their hash must scatter them.
 std::uint64_t mix(std::uint64_t x) {
-    x += 0x9E3779B97F4A7C15ULL;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-    return x ^ (x >> 31);
+    return Random::splitmix64(x);
 }
 } // namespace
 

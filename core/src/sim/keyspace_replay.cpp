@@ -395,12 +395,12 @@ void KeyspaceReplay::queueFill(const KeyState& key, const Request& r) {
     m_pendingFills.push_back(fill);
 }
 
-template <bool Observed> void KeyspaceReplay::applyFills(std::uint64_t requestNumber) {
+template <bool Observed> void KeyspaceReplay::applyFills() {
     // Each fill is a command of its own: the budget is asked before it, as before any request.
     for (const Request& fill : m_pendingFills) {
         if constexpr (Observed)
             if (m_budget)
-                m_writesRefused = !m_budget->makeRoom(*this, requestNumber, fill.timeMs);
+                m_writesRefused = !m_budget->makeRoom(*this, fill.timeMs);
         ++m_summary.fills;
         // A key missed twice in one batch is filled twice: the second SET overwrites the first.
         applyOne<Observed>(m_keys[fill.keyId], fill);
@@ -470,11 +470,11 @@ Status KeyspaceReplay::applyBatch(std::span<const Request> batch, std::uint64_t 
             expireDue<Observed>(r.timeMs / 1000);
         if constexpr (Observed)
             if (m_budget) [[unlikely]]
-                m_writesRefused = !m_budget->makeRoom(*this, number, r.timeMs);
+                m_writesRefused = !m_budget->makeRoom(*this, r.timeMs);
         ++m_summary.requestsByOp[static_cast<std::size_t>(r.op)];
         applyOne<Observed>(keys[r.keyId], r);
         if (m_fillBatch != 0 && number % m_fillBatch == 0 && !m_pendingFills.empty()) [[unlikely]]
-            applyFills<Observed>(number);
+            applyFills<Observed>();
     }
     m_summary.requests = number;
     if (m_expiryHeap.size() > 2 * m_summary.liveKeys + 65536)
@@ -485,9 +485,9 @@ Status KeyspaceReplay::applyBatch(std::span<const Request> batch, std::uint64_t 
 void KeyspaceReplay::finish() {
     if (!m_pendingFills.empty()) {
         if (m_observer)
-            applyFills<true>(m_summary.requests);
+            applyFills<true>();
         else
-            applyFills<false>(m_summary.requests);
+            applyFills<false>();
     }
     m_table.settle();
     m_expires.settle();

@@ -220,7 +220,7 @@ void MemcachedEviction::read(std::uint32_t keyId) {
     juggle(classId);
 }
 
-bool MemcachedEviction::makeRoom(KeyspaceReplay& replay, std::uint64_t /*requestNumber*/, std::uint64_t timeMs) {
+bool MemcachedEviction::makeRoom(KeyspaceReplay& replay, std::uint64_t timeMs) {
     ++m_command;
     const std::uint64_t clockSecond = timeMs / 1000;
     m_firstSecond = std::min(m_firstSecond, clockSecond);

@@ -187,7 +187,7 @@ public:
                     return false;
                 break;
             case Op::Set:
-                if (!use(r, packShape(r.keyBytes, r.valueBytes, false, r.kind), false))
+                if (!use(r, m_stack.slot(r.keyId), packShape(r.keyBytes, r.valueBytes, false, r.kind), false))
                     return false;
                 break;
             case Op::Other: // a command the keyspace does not see; the server evicts before it all the same
@@ -220,18 +220,17 @@ private:
     }
     bool get(const Request& r) {
         ++m_gets;
-        std::uint64_t shape = m_stack.slot(r.keyId).shape;
+        RecencyStack::KeySlot& key = m_stack.slot(r.keyId);
+        std::uint64_t shape = key.shape;
         if (r.valueBytes != 0) // the fill writes the GET's size (KeyspaceReplay::queueFill)
             shape = packShape(r.keyBytes, r.valueBytes, false, r.kind);
         else if (shape == kNoShape) { // nothing to fill a key never written with: no use, at any budget
-            ++m_unfillable;
             m_endsOnUse = false;
             return true;
         }
-        return use(r, shape, true);
+        return use(r, key, shape, true);
     }
-    bool use(const Request& r, std::uint64_t shape, bool isGet) {
-        RecencyStack::KeySlot& key = m_stack.slot(r.keyId);
+    bool use(const Request& r, RecencyStack::KeySlot& key, std::uint64_t shape, bool isGet) {
         if (key.shape != kNoShape && key.shape != shape)
             return decline(r, "changes the key's size");
         key.shape = shape;
@@ -261,7 +260,6 @@ private:
     std::vector<ShapeHistogram> m_hitShapesAt; // GETs' shapes by the first budget at which they hit
     std::uint64_t m_requests = 0;
     std::uint64_t m_gets = 0;
-    std::uint64_t m_unfillable = 0;
     std::size_t m_lastUseAt = 0; // the last use's first budget
     bool m_endsOnUse = false; // whether the trace's last command is a use (no eviction after it)
     std::string m_declined;
@@ -313,6 +311,52 @@ struct CheckReplay {
     std::unique_ptr<KeyspaceBudget> budget;
 };
 
+// Each budget's points at every threshold (by budget): its keyspace is the first keys of the stack,
+// `held[j].keys` of them. The smallest budget's describes the index tables and shapes in `result`.
+Expected<std::vector<std::vector<ThresholdPoint>>> budgetPoints(const SimulationConfig& config,
+    const std::vector<std::uint32_t>& thresholds, const StackCurve& curve, const std::vector<std::uint32_t>& order,
+    const std::vector<StackCurve::Held>& held, SimulationResult& result, std::stop_token stop) {
+    // Walk the stack once, in the order of the budgets' key counts, taking each budget's shapes and index
+    // table on the way.
+    std::vector<std::size_t> byKeys(held.size());
+    std::iota(byKeys.begin(), byKeys.end(), 0);
+    std::stable_sort(
+        byKeys.begin(), byKeys.end(), [&](std::size_t a, std::size_t b) { return held[a].keys < held[b].keys; });
+    // The GETs that hit at a budget: those that hit at every smaller one, and its own.
+    std::vector<std::vector<ShapeHistogram::Entry>> hitsAt;
+    ShapeHistogram hits;
+    for (std::size_t j = 0; j < held.size(); ++j) {
+        for (const auto& e : curve.hitShapesAt(j).sorted())
+            hits.add(e.shape, e.count);
+        hitsAt.push_back(hits.sorted());
+    }
+    const IndexPolicy policy = config.layout->indexPolicy();
+    IndexTableModel table(policy.kind, policy.params);
+    ShapeHistogram keyspace;
+    std::size_t walked = 0;
+    std::vector<std::vector<ThresholdPoint>> pointsAt(held.size());
+    for (const std::size_t j : byKeys) {
+        for (; walked < held[j].keys; ++walked) {
+            keyspace.add(curve.shapeOf(order[walked]));
+            table.insert();
+        }
+        IndexTableModel settled = table;
+        settled.settle();
+        KeyspaceShapes shapes;
+        shapes.keyspace = keyspace.sorted();
+        shapes.gets = hitsAt[j];
+        SimulationResult scratch;
+        SimulationResult& described = j == 0 ? result : scratch;
+        auto points = evaluateKeyspace(config, thresholds, shapes, settled, nullptr, described, stop);
+        if (!points)
+            return points.error();
+        for (ThresholdPoint& p : *points)
+            p.budget = curve.usageAt(j, held[j]);
+        pointsAt[j] = std::move(*points);
+    }
+    return pointsAt;
+}
+
 } // namespace
 
 bool stackDistancesApply(const SimulationConfig& config) {
@@ -324,8 +368,9 @@ Expected<std::optional<SimulationResult>> simulateByStackDistance(const Simulati
     const std::vector<std::uint32_t>& thresholds, const std::vector<std::uint64_t>& budgets, TraceReader& trace,
     ProgressSink* progress, std::stop_token stop, std::string& declined) {
     const std::uint64_t keyIds = std::min(trace.keyIdLimit(), KeyspaceReplay::kMaxKeyIds) + 1;
-    // Per key id: the pass's 8-byte shape and 8 bytes of stack, two positions of 12 bytes; the check's replay.
-    if (auto ok = checkMemory(keyIds * (16 + 24 + sizeof(KeyState) + 24),
+    // Per key id: the pass's slot, and two positions of a key id and its bytes; the check's replay, with
+    // exact-lru's 24 bytes of budget.
+    if (auto ok = checkMemory(keyIds * (sizeof(RecencyStack::KeySlot) + 2 * 8 + sizeof(KeyState) + 24),
             fmt::format("stack distances of {} key ids and a replay of the smallest budget", keyIds));
         !ok) {
         Error e = ok.error();
@@ -389,48 +434,12 @@ Expected<std::optional<SimulationResult>> simulateByStackDistance(const Simulati
                 t.liveKeys, first.usedBytes, check.budget->usedBytes()),
             trace.name());
 
-    // Each budget's keyspace is the first keys of the stack: walk it once, in the order of the budgets'
-    // key counts, taking each budget's shapes and index table on the way.
-    std::vector<std::size_t> byKeys(budgets.size());
-    std::iota(byKeys.begin(), byKeys.end(), 0);
-    std::stable_sort(
-        byKeys.begin(), byKeys.end(), [&](std::size_t a, std::size_t b) { return held[a].keys < held[b].keys; });
-    // The GETs that hit at a budget: those that hit at every smaller one, and its own.
-    std::vector<std::vector<ShapeHistogram::Entry>> hitsAt;
-    ShapeHistogram hits;
-    for (std::size_t j = 0; j < budgets.size(); ++j) {
-        for (const auto& e : curve.hitShapesAt(j).sorted())
-            hits.add(e.shape, e.count);
-        hitsAt.push_back(hits.sorted());
-    }
-    const IndexPolicy policy = config.layout->indexPolicy();
-    IndexTableModel table(policy.kind, policy.params);
-    ShapeHistogram keyspace;
-    std::size_t walked = 0;
-    std::vector<std::vector<ThresholdPoint>> pointsAt(budgets.size());
-    for (const std::size_t j : byKeys) {
-        for (; walked < held[j].keys; ++walked) {
-            keyspace.add(curve.shapeOf(order[walked]));
-            table.insert();
-        }
-        IndexTableModel settled = table;
-        settled.settle();
-        KeyspaceShapes shapes;
-        shapes.keyspace = keyspace.sorted();
-        shapes.gets = hitsAt[j];
-        SimulationResult scratch;
-        scratch.trace = result.trace;
-        SimulationResult& described = j == 0 ? result : scratch;
-        auto points = evaluateKeyspace(config, thresholds, shapes, settled, nullptr, described, stop);
-        if (!points)
-            return points.error();
-        for (ThresholdPoint& p : *points)
-            p.budget = curve.usageAt(j, held[j]);
-        pointsAt[j] = std::move(*points);
-    }
+    auto pointsAt = budgetPoints(config, thresholds, curve, order, held, result, stop);
+    if (!pointsAt)
+        return pointsAt.error();
     for (std::size_t at = 0; at < thresholds.size(); ++at) // by threshold, then budget
         for (std::size_t j = 0; j < budgets.size(); ++j)
-            result.points.push_back(pointsAt[j][at]);
+            result.points.push_back((*pointsAt)[j][at]);
     return std::optional<SimulationResult> { std::move(result) };
 }
 

@@ -173,29 +173,26 @@ Expected<SimulationJobOutcome> runSimulationJob(
     SimulationConfig config = job.config;
     if (!config.layout || !config.allocator)
         return usageError("a simulation needs a layout and an allocator");
-    auto trace = openTrace(job.tracePath, job.importOptions);
+    ImportOptions reading = job.importOptions; // how the trace is read, the first time and any other
+    auto trace = openTrace(job.tracePath, reading);
     if (!trace)
         return trace.error();
     const auto* importer = dynamic_cast<const Importer*>(trace->get());
     if (job.fillReadOnlyTraces && importer && importer->formatName() == "oracle") {
         // A trace of reads only: a cache's misses are filled by its client, not ahead by the importer.
-        ImportOptions gets = job.importOptions;
-        gets.oracleFills = false;
-        trace = openTrace(job.tracePath, gets);
+        reading.oracleFills = false;
+        trace = openTrace(job.tracePath, reading);
         if (!trace)
             return trace.error();
         importer = dynamic_cast<const Importer*>(trace->get());
         config.fillOnMiss = job.fillBatch;
     }
     // A file can be read again from its start (a pipe cannot): a budgeted run that tries stack distances
-    // and finds the trace breaks their conditions then replays its budgets from a second reading.
+    // and finds the trace breaks their conditions then replays its budgets from a second reading, read as
+    // the first was.
     std::error_code notFile;
-    if (std::filesystem::is_regular_file(job.tracePath, notFile)) {
-        ImportOptions reading = job.importOptions;
-        if (config.fillOnMiss && importer && importer->formatName() == "oracle")
-            reading.oracleFills = false;
+    if (std::filesystem::is_regular_file(job.tracePath, notFile))
         config.reopenTrace = [path = job.tracePath, reading] { return openTrace(path, reading); };
-    }
     SimulationJobOutcome outcome;
     if (db) {
         auto traceId = recordTrace(

@@ -5,7 +5,7 @@
 // that misses a SET of the key; the trace's own SETs and DELs as they are. Batches of `batch` requests are
 // pipelined, then the batch's misses are filled, pipelined too: the order the simulator's look-aside
 // filling replays (SimulationConfig::fillOnMiss = batch). The wall clock the server read is recorded,
-// for the simulator's LRU and LFU clock (EvictionOptions::secondStarts).
+// for the prediction, which replays the trace on it (trace/restamped_trace.h): TTLs, LRU and LFU clocks.
 
 #include "layoutlab/collect/memcached_client.h"
 #include "layoutlab/collect/resp_client.h"

@@ -86,7 +86,7 @@ public:
     void stored(std::uint32_t keyId, const KeyState& key, Op op) override;
     void removed(std::uint32_t keyId) override;
     void read(std::uint32_t keyId) override;
-    bool makeRoom(KeyspaceReplay& replay, std::uint64_t requestNumber, std::uint64_t timeMs) override;
+    bool makeRoom(KeyspaceReplay& replay, std::uint64_t timeMs) override;
     bool allowsAllocation(std::uint64_t moreBytes) override;
 
     // used_memory as the server would report it now: its base, the keys' allocations, the index tables.

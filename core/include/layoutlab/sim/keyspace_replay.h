@@ -95,10 +95,10 @@ class KeyspaceBudget : public KeyspaceObserver, public IndexGrowthGate {
 public:
     // A GET found `keyId` (db.c lookupKey: the key's LRU/LFU field is touched).
     virtual void read(std::uint32_t keyId) = 0;
-    // Before request `requestNumber` (from 1; at `timeMs` on the trace's clock): evicts keys through
-    // KeyspaceReplay::evict until the keyspace is within the budget. False when it is not and cannot be:
-    // the replay then refuses the write commands (EVICT_FAIL: OOM for commands flagged denyoom).
-    virtual bool makeRoom(KeyspaceReplay& replay, std::uint64_t requestNumber, std::uint64_t timeMs) = 0;
+    // Before each command (at `timeMs` on the trace's clock): evicts keys through KeyspaceReplay::evict until
+    // the keyspace is within the budget. False when it is not and cannot be: the replay then refuses the
+    // write commands (EVICT_FAIL: OOM for commands flagged denyoom).
+    virtual bool makeRoom(KeyspaceReplay& replay, std::uint64_t timeMs) = 0;
     // The memory the budget counts now, as the server reports it (Valkey, Redis: used_memory; memcached:
     // total_malloced).
     virtual std::uint64_t usedBytes() = 0;
@@ -214,7 +214,7 @@ private:
         return op != Op::Get && op != Op::Delete && op != Op::Expire && op != Op::Persist && op != Op::Other;
     }
     void queueFill(const KeyState& key, const Request& r);
-    template <bool Observed> void applyFills(std::uint64_t requestNumber);
+    template <bool Observed> void applyFills();
     template <bool Observed> void write(KeyState& key, const Request& r, std::uint32_t valueBytes, ValueKind kind);
     template <bool Observed>
     void setTtl(KeyState& key, std::uint32_t keyId, std::uint64_t nowSeconds, std::uint32_t ttlSeconds);

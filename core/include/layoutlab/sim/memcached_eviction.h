@@ -46,7 +46,7 @@ public:
     void stored(std::uint32_t keyId, const KeyState& key, Op op) override;
     void removed(std::uint32_t keyId) override;
     void read(std::uint32_t keyId) override;
-    bool makeRoom(KeyspaceReplay& replay, std::uint64_t requestNumber, std::uint64_t timeMs) override;
+    bool makeRoom(KeyspaceReplay& replay, std::uint64_t timeMs) override;
     // memcached's hash table is outside -m (assoc.c allocates it with calloc, not from slabs).
     bool allowsAllocation(std::uint64_t) override { return true; }
 
