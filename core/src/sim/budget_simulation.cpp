@@ -277,11 +277,10 @@ Expected<SimulationResult> BudgetReplays::results(const TraceReader& trace, std:
 // every replay's state is known to be there.
 Expected<std::uint64_t> checkReplayMemory(
     const SimulationConfig& config, std::size_t thresholds, std::size_t budgets, const TraceReader& trace) {
-    // The budget's 16 bytes per key id (24 with exact-lru's recency list, 20 for memcached's LRUs) beside the
-    // replay's.
+    // The budget's bytes per key id (memcached's LRUs, or the server's eviction) beside the replay's.
     const bool memcached = dynamic_cast<const MemcachedSlabModel*>(config.allocator.get()) != nullptr;
-    const std::uint64_t budgetBytes = memcached ? MemcachedEviction::kStateBytesPerKey
-                                                : (config.eviction->policy == EvictionPolicy::ExactLru ? 24 : 16);
+    const std::uint64_t budgetBytes
+        = memcached ? MemcachedEviction::kStateBytesPerKey : ServerEviction::stateBytesPerKey(config.eviction->policy);
     const std::size_t samples = samplesOf(config);
     const double each = config.budgetSampleRate / double(samples);
     const std::uint64_t keyIds = std::min(trace.keyIdLimit(), KeyspaceReplay::kMaxKeyIds);

@@ -50,6 +50,10 @@ bool isVolatile(EvictionPolicy p) {
 bool isRandom(EvictionPolicy p) {
     return p == EvictionPolicy::AllKeysRandom || p == EvictionPolicy::VolatileRandom;
 }
+// The policies that choose through the eviction pool (evict.c performEvictions: LRU, LFU, volatile-ttl).
+bool usesPool(EvictionPolicy p) {
+    return !isRandom(p) && p != EvictionPolicy::NoEviction && p != EvictionPolicy::ExactLru;
+}
 
 } // namespace
 
@@ -150,6 +154,25 @@ ServerEviction::ServerEviction(EvictionOptions options, const LayoutModel& layou
     , m_volatilePolicy(isVolatile(m_options.policy))
     , m_random(m_options.seed) {
     m_keys.resize(replay.keys().size());
+    if (usesPool(m_options.policy))
+        m_sampled.emplace(layout.indexPolicy().kind, m_options.seed);
+}
+
+std::uint64_t ServerEviction::stateBytesPerKey(EvictionPolicy policy) {
+    const std::uint64_t entry = sizeof(KeyEntry);
+    if (policy == EvictionPolicy::ExactLru)
+        return entry + sizeof(RecencyLinks);
+    return usesPool(policy) ? entry + SampledKeyTable::kBytesPerKey : entry;
+}
+
+SampledKeyTable& ServerEviction::sampledTable() {
+    // The keyspace's table, or the expires table the volatile policies sample (evict.c: db->expires).
+    const IndexTableModel* table
+        = m_volatilePolicy && m_replay->expiresTable() ? m_replay->expiresTable() : &m_replay->keyspaceTable();
+    // A table the model has not sized yet (its first key arriving) starts at dict.c's DICT_HT_INITIAL_SIZE.
+    constexpr std::uint64_t kInitialBuckets = 4;
+    m_sampled->resize(std::max(table->heldBuckets(), kInitialBuckets));
+    return *m_sampled;
 }
 
 void ServerEviction::unlink(std::uint32_t keyId) {
@@ -222,6 +245,8 @@ void ServerEviction::stored(std::uint32_t keyId, const KeyState& key, Op) {
     const bool exact = m_options.policy == EvictionPolicy::ExactLru;
     if (e.livePos == kAbsent) {
         place(m_live, e.livePos, keyId);
+        if (m_sampled && !m_volatilePolicy)
+            sampledTable().insert(keyId);
         if (exact)
             pushNewest(keyId);
         // object.c createObject -> lrulfu_init: LRU now, or LFU_INIT_VAL at this minute.
@@ -240,10 +265,15 @@ void ServerEviction::stored(std::uint32_t keyId, const KeyState& key, Op) {
         }
     }
     if (key.hasTtl()) {
-        if (e.volatilePos == kAbsent)
+        if (e.volatilePos == kAbsent) {
             place(m_volatile, e.volatilePos, keyId);
+            if (m_sampled && m_volatilePolicy)
+                sampledTable().insert(keyId);
+        }
     } else if (e.volatilePos != kAbsent) {
         displace(m_volatile, e.volatilePos, &KeyEntry::volatilePos);
+        if (m_sampled && m_volatilePolicy)
+            m_sampled->erase(keyId);
     }
 }
 
@@ -251,6 +281,8 @@ void ServerEviction::removed(std::uint32_t keyId) {
     KeyEntry& e = m_keys[keyId];
     m_keyBytes -= e.bytes;
     e.bytes = 0;
+    if (m_sampled && (e.livePos != kAbsent || e.volatilePos != kAbsent))
+        m_sampled->erase(keyId);
     if (e.livePos != kAbsent) {
         displace(m_live, e.livePos, &KeyEntry::livePos);
         if (m_options.policy == EvictionPolicy::ExactLru)
@@ -315,22 +347,11 @@ std::uint64_t ServerEviction::idleOf(std::uint32_t keyId) {
     return (lruNow() - lru) & kLruMask; // lru_getIdleSecs
 }
 
-void ServerEviction::populatePool(const std::vector<std::uint32_t>& from) {
-    // kvstoreHashtableSampleEntries (Redis 7.0: dictGetSomeKeys) returns up to maxmemory-samples distinct
-    // keys from a walk over the table from a random bucket: keys in hash order, a random sample.
+void ServerEviction::populatePool() {
+    // evict.c evictionPoolPopulate: maxmemory-samples keys as the table returns them
+    // (kvstoreHashtableSampleEntries; Redis 7.0 dictGetSomeKeys), in its order.
     std::array<std::uint32_t, kMaxEvictionSamples> samples {};
-    std::size_t count = 0;
-    if (from.size() <= m_options.samples) {
-        for (std::uint32_t id : from)
-            samples[count++] = id;
-    } else {
-        while (count < m_options.samples) {
-            const std::uint32_t id = from[m_random.below(from.size())];
-            if (std::find(samples.begin(), samples.begin() + static_cast<std::ptrdiff_t>(count), id)
-                == samples.begin() + static_cast<std::ptrdiff_t>(count))
-                samples[count++] = id;
-        }
-    }
+    const std::size_t count = sampledTable().sample(m_random, std::span(samples.data(), m_options.samples));
     auto& pool = m_pool;
     for (std::size_t j = 0; j < count; ++j) {
         const std::uint64_t idle = idleOf(samples[j]);
@@ -371,7 +392,7 @@ std::optional<std::uint32_t> ServerEviction::bestKey() {
     // evict.c performEvictions: populate the pool, then take the best entry from the right whose key
     // still exists; entries of deleted keys ("ghosts") are dropped on the way.
     while (true) {
-        populatePool(from);
+        populatePool();
         for (std::size_t k = kPoolSize; k-- > 0;) {
             if (m_pool[k].keyId == kAbsent)
                 continue;

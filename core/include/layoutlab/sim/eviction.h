@@ -6,11 +6,13 @@
 // then evicts keys through the replay the way performEvictions does (sampled LRU or LFU through the
 // eviction pool, random keys, nearest TTL), or refuses the write commands (noeviction, or nothing left
 // to evict). It keeps 16 bytes per key id: the bytes the key holds at the run's threshold, its LRU/LFU
-// field, and its places in the arrays keys are sampled from.
+// field, and its places in the arrays keys are drawn from; the pool's policies also keep the keys in the
+// table the server samples them from (sampled_key_table.h).
 
 #include "layoutlab/alloc/allocator_model.h"
 #include "layoutlab/layout/layout_model.h"
 #include "layoutlab/sim/keyspace_replay.h"
+#include "layoutlab/sim/sampled_key_table.h"
 #include "layoutlab/sim/shape_histogram.h"
 #include "layoutlab/trace/random.h"
 
@@ -89,6 +91,8 @@ public:
     bool makeRoom(KeyspaceReplay& replay, std::uint64_t timeMs) override;
     bool allowsAllocation(std::uint64_t moreBytes) override;
 
+    // The most bytes a budget of `policy` keeps per key id (the memory check before a run).
+    static std::uint64_t stateBytesPerKey(EvictionPolicy policy);
     // used_memory as the server would report it now: its base, the keys' allocations, the index tables.
     std::uint64_t usedBytes() override;
     // What each shape costs at this threshold, kept in `cache` instead of the budget's own: the budgets of
@@ -121,7 +125,9 @@ private:
     std::uint32_t touched(std::uint32_t lru);
     std::uint32_t lfuDecayed(std::uint32_t lru) const;
     std::uint64_t idleOf(std::uint32_t keyId);
-    void populatePool(const std::vector<std::uint32_t>& from);
+    void populatePool();
+    // The table the pool samples sized as the replay's index model holds it now.
+    SampledKeyTable& sampledTable();
     std::optional<std::uint32_t> bestKey();
     bool exists(std::uint32_t keyId) const;
     std::uint64_t tableBytes();
@@ -145,6 +151,9 @@ private:
     std::vector<std::uint32_t> m_live; // sampled by allkeys-* policies
     std::vector<std::uint32_t> m_volatile; // keys with a TTL: sampled by volatile-* policies
     std::array<PoolEntry, kPoolSize> m_pool {};
+    // The pool's policies (LRU, LFU, volatile-ttl): the keys they sample (every key, or those with a TTL) in
+    // the table the server samples them from.
+    std::optional<SampledKeyTable> m_sampled;
     ShapeHistogram m_ownBytesByShape; // usable bytes + 1 by packed shape, for keys whose shape says it all
     ShapeHistogram* m_bytesByShape = &m_ownBytesByShape;
     std::uint64_t m_keyBytes = 0;
