@@ -208,8 +208,7 @@ void MemcachedEviction::read(std::uint32_t keyId) {
     k.active = true;
     const std::uint32_t classId = m_items.item(k.item).lruClass;
     if (k.segment != kCold) {
-        if (k.time < m_now - kItemUpdateInterval) // do_item_update
-            k.time = m_now;
+        k.time = m_now; // items.c do_item_bump: an item turning ACTIVE outside COLD "only need[s] to bump time"
         return;
     }
     // lru_bump_async, then do_item_update on the maintainer thread: to WARM's head, no longer ACTIVE.
