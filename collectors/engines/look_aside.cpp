@@ -5,23 +5,26 @@
 
 #include <chrono>
 #include <fmt/format.h>
+#include <thread>
 
 namespace layoutlab {
 
 namespace {
 
-std::uint64_t unixSecondNow() {
-    return static_cast<std::uint64_t>(
-        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+// The server's second now: the wall clock's Unix second, its start moved by `phase`.
+std::uint64_t serverSecondNow(std::chrono::nanoseconds phase) {
+    const auto now = std::chrono::system_clock::now().time_since_epoch() - phase;
+    return static_cast<std::uint64_t>(std::chrono::floor<std::chrono::seconds>(now).count());
 }
 
-// The wall clock as the simulator takes it: which request each new second began at.
+// The server's clock as the simulator takes it: which request each new second began at.
 class ClockRecord {
 public:
-    explicit ClockRecord(LookAsideReport& report)
-        : m_report(report) { }
+    ClockRecord(LookAsideReport& report, std::chrono::nanoseconds phase)
+        : m_report(report)
+        , m_phase(phase) { }
     void sendingFrom(std::uint64_t requestNumber) {
-        const std::uint64_t now = unixSecondNow();
+        const std::uint64_t now = serverSecondNow(m_phase);
         if (!m_started) {
             m_started = true;
             m_report.clockStartSecond = m_second = now;
@@ -33,6 +36,7 @@ public:
 
 private:
     LookAsideReport& m_report;
+    std::chrono::nanoseconds m_phase;
     bool m_started = false;
     std::uint64_t m_second = 0;
 };
@@ -40,11 +44,11 @@ private:
 } // namespace
 
 Expected<LookAsideReport> driveLookAside(LookAsideConnection& client, TraceReader& trace, std::size_t batch,
-    const std::function<void(std::uint64_t)>& progress, std::stop_token stop) {
+    const std::function<void(std::uint64_t)>& progress, std::stop_token stop, std::chrono::nanoseconds secondPhase) {
     if (batch == 0)
         return usageError("a look-aside drive needs batches of at least one request");
     LookAsideReport report;
-    ClockRecord clock(report);
+    ClockRecord clock(report, secondPhase);
     std::vector<std::uint32_t> lastSize; // by key id: the value size last written (0: never)
     // A batch's key names, which its requests and fills view: reserved once, so that they never move.
     std::vector<std::string> names;
@@ -130,6 +134,33 @@ Expected<LookAsideReport> driveLookAside(LookAsideConnection& client, TraceReade
     }
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return report;
+}
+
+Expected<std::chrono::nanoseconds> memcachedSecondPhase(MemcachedClient& client) {
+    // memcached.c server_stats: "uptime" is current_time less a constant, so it changes when the timer does.
+    auto uptime = [&]() -> Expected<std::string> {
+        auto stats = client.stats();
+        if (!stats)
+            return stats.error();
+        const auto it = stats->find("uptime");
+        if (it == stats->end())
+            return dataError("memcached's stats have no uptime");
+        return it->second;
+    };
+    auto first = uptime();
+    if (!first)
+        return first.error();
+    constexpr auto kPoll = std::chrono::milliseconds(2);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(2500);
+    while (std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(kPoll);
+        auto now = uptime();
+        if (!now)
+            return now.error();
+        if (*now != *first) // the tick came within the last poll: its phase in the wall clock's second
+            return std::chrono::system_clock::now().time_since_epoch() % std::chrono::seconds(1);
+    }
+    return dataError("memcached's clock (stats uptime) did not move in 2.5 seconds");
 }
 
 } // namespace layoutlab

@@ -48,15 +48,16 @@ Expected<SentTrace> tracePartToSend(TraceReader& trace, DriveRequest& sent) {
 // The look-aside phase of a cache drive: the trace sent on `connection`, a trace of reads only as its reads
 // (tracePartToSend); the request it was sent as, for the prediction.
 Expected<std::pair<DriveRequest, LookAsideReport>> sendAsCache(const DriveRequest& r, LookAsideConnection& connection,
-    TraceReader& trace, ProgressSink* progress, std::stop_token stop) {
+    TraceReader& trace, ProgressSink* progress, std::stop_token stop,
+    std::chrono::nanoseconds secondPhase = std::chrono::nanoseconds::zero()) {
     if (progress)
         progress->phase("look-aside");
     DriveRequest sentRequest = r;
     auto toSend = tracePartToSend(trace, sentRequest);
     if (!toSend)
         return toSend.error();
-    auto sent = driveLookAside(
-        connection, toSend->get(), r.pipeline, loadProgress(progress, toSend->get().totalRequests()), stop);
+    auto sent = driveLookAside(connection, toSend->get(), r.pipeline,
+        loadProgress(progress, toSend->get().totalRequests()), stop, secondPhase);
     if (!sent)
         return sent.error();
     return std::pair { std::move(sentRequest), std::move(*sent) };
@@ -96,8 +97,12 @@ Status driveMemcachedBudget(const DriveRequest& r, MemcachedClient& client, Fram
     withBudget.extra["fill_batch"] = r.pipeline;
     if (auto ok = runs.begin(r.tracePath, r.importOptions, "sim", "drive", withBudget, r.toolVersion); !ok)
         return ok;
+    // The prediction replays the trace on memcached's own seconds (its TTLs, LRU ages and page mover).
+    auto phase = memcachedSecondPhase(client);
+    if (!phase)
+        return phase.error();
     MemcachedConnection connection(client, framing);
-    auto sent = sendAsCache(r, connection, trace, progress, stop);
+    auto sent = sendAsCache(r, connection, trace, progress, stop, *phase);
     if (!sent)
         return sent.error();
     const DriveRequest& sentRequest = sent->first;

@@ -34,7 +34,17 @@ std::vector<EngineBuild> servers() {
     return out;
 }
 
-class DriveBudgetTest : public layoutlab::test::CliTestBase { };
+class DriveBudgetTest : public layoutlab::test::CliTestBase {
+protected:
+    // GETs, SETs, DELs and SETs with a 3-second TTL.
+    std::string ttlTrace() const {
+        return gen("ttl.lltrace",
+            { "--keys", "65537", "--ops", "400000", "--get-fraction", "0.8", "--delete-fraction", "0.05",
+                "--ttl-fraction", "0.2", "--ttl-seconds", "3", "--popularity", "zipf:0.9", "--value-size",
+                "lognormal:5:0.3:20:900" },
+            "13");
+    }
+};
 
 TEST_F(DriveBudgetTest, HitRatioWithinOnePointOfTheRealServer) {
     const auto all = servers();
@@ -81,7 +91,8 @@ TEST_F(DriveBudgetTest, HitRatioWithinOnePointOfTheRealServer) {
 // memcached under -m, through Dalli's raw and Marshal framings, at 10%, 30% and 60% of the raw working
 // set's pages. memcached evicts without random sampling: one drive each. The keys held equal the prediction
 // (to a key or two where a class's pages are not full); the hit ratio matches within 0.01 points at 30% and
-// 60%, and the model under-predicts it by about 1 point at 10% (docs/validation.md, "memcached under -m").
+// 60%, and within 0.15 at 10%, where the most items move between the LRUs (docs/validation.md, "memcached
+// under -m").
 TEST_F(DriveBudgetTest, MemcachedHitRatioForRawAndMarshalValues) {
     if (!layoutlab::findExecutable("memcached"))
         GTEST_SKIP() << "memcached is not installed";
@@ -100,7 +111,7 @@ TEST_F(DriveBudgetTest, MemcachedHitRatioForRawAndMarshalValues) {
             ASSERT_EQ(r.exitCode, 0) << r.err;
             const auto j = nlohmann::json::parse(r.out);
             const double error = j["hit_ratio_error_points"];
-            EXPECT_LT(std::abs(error), share < 0.2 ? 1.5 : 0.25) << framing << " at " << limit;
+            EXPECT_LT(std::abs(error), share < 0.2 ? 0.5 : 0.25) << framing << " at " << limit;
             // Full classes hold their pages' chunks whatever happened; a class whose pages are not full holds
             // what the order of evictions left it, which moves with the server's timing (one key of 11,746 seen).
             const auto keys = j["server_keys"].get<double>();
@@ -117,15 +128,13 @@ TEST_F(DriveBudgetTest, MemcachedHitRatioForRawAndMarshalValues) {
 
 // A trace of GETs, SETs, DELs and SETs with a 3-second TTL, sent in well under 3 seconds: on the server no
 // TTL runs out, and the prediction, which replays the trace on the seconds the drive sent it in, expires
-// none either. (Replayed on the trace's own clock, which spans 400 seconds, it expired thousands: 4.7% fewer
-// keys held than the server's at 16 MiB, and a point of hit ratio.) Sampled LRU: the median of three.
+// none either. (Replayed on the trace's own clock, 4.7 seconds at gen's 100,000 requests a second, it expired
+// thousands: 4.7% fewer keys held than the server's at 16 MiB, and a point of hit ratio.) Sampled LRU: the
+// median of three.
 TEST_F(DriveBudgetTest, TtlsExpireOnTheClockTheDriveRanOn) {
     if (!layoutlab::findExecutable("redis-server"))
         GTEST_SKIP() << "Debian's redis-server is not installed";
-    const auto trace = gen("ttl.lltrace",
-        { "--keys", "65537", "--ops", "400000", "--get-fraction", "0.8", "--delete-fraction", "0.05", "--ttl-fraction",
-            "0.2", "--ttl-seconds", "3", "--popularity", "zipf:0.9", "--value-size", "lognormal:5:0.3:20:900" },
-        "13");
+    const auto trace = ttlTrace();
     std::vector<double> keyErrors, hitErrors;
     for (int round = 0; round < 3; ++round) {
         const auto r = run({ "drive", trace, "--engine", "redis", "--maxmemory", "16mb", "--policy", "allkeys-lru",
@@ -142,6 +151,26 @@ TEST_F(DriveBudgetTest, TtlsExpireOnTheClockTheDriveRanOn) {
     EXPECT_LT(std::abs(hitErrors[1]), 1.0) << "hit ratio, points";
     std::printf("TTLs on the drive's clock: keys held %+.2f%%, hit ratio %+.2f points (medians)\n", 100 * keyErrors[1],
         hitErrors[1]);
+}
+
+// memcached's seconds begin where its timer fires, not at the wall clock's (memcached.c clock_handler): the
+// same trace takes it about three seconds, so which 3-second TTLs have run out by its clock moved the
+// prediction by half a point of hit ratio from one drive to the next until the drive read where memcached's
+// seconds begin (memcachedSecondPhase). Now every drive's prediction meets its hit ratio, expired keys and all.
+TEST_F(DriveBudgetTest, MemcachedTtlsExpireOnItsOwnSeconds) {
+    if (!layoutlab::findExecutable("memcached"))
+        GTEST_SKIP() << "memcached is not installed";
+    const auto trace = ttlTrace();
+    for (int round = 0; round < 2; ++round) {
+        const auto r = run({ "drive", trace, "--engine", "memcached", "--memory-limit", "20mb", "--json", "--no-db" });
+        ASSERT_EQ(r.exitCode, 0) << r.err;
+        const auto j = nlohmann::json::parse(r.out);
+        EXPECT_LT(std::abs(j["hit_ratio_error_points"].get<double>()), 0.15) << "drive " << round;
+        std::printf("memcached TTLs on its own seconds: hit ratio %+.2f points, keys %llu measured, %llu predicted\n",
+            j["hit_ratio_error_points"].get<double>(),
+            static_cast<unsigned long long>(j["server_keys"].get<std::uint64_t>()),
+            static_cast<unsigned long long>(j["predicted_keys"].get<std::uint64_t>()));
+    }
 }
 
 TEST_F(DriveBudgetTest, RefusesWhatItCannotDrive) {

@@ -11,6 +11,7 @@
 #include "layoutlab/collect/resp_client.h"
 #include "layoutlab/trace/trace_reader.h"
 
+#include <chrono>
 #include <functional>
 #include <stop_token>
 #include <vector>
@@ -73,8 +74,17 @@ private:
 
 // Sends the trace (GET, string SETs with or without a TTL, DELETE only: anything else is refused with the
 // request's number). A TTL runs on the server's clock, which the drive passes faster than the trace's.
-// `progress` gets the requests sent so far.
+// `progress` gets the requests sent so far. `secondPhase`: where in each wall-clock second the server's own
+// second begins (LookAsideReport's seconds are the server's): zero for Valkey and Redis, which read the
+// wall clock; memcached's, from memcachedSecondPhase.
 Expected<LookAsideReport> driveLookAside(LookAsideConnection& connection, TraceReader& trace, std::size_t batch,
-    const std::function<void(std::uint64_t)>& progress = {}, std::stop_token stop = {});
+    const std::function<void(std::uint64_t)>& progress = {}, std::stop_token stop = {},
+    std::chrono::nanoseconds secondPhase = std::chrono::nanoseconds::zero());
+
+// memcached counts its seconds (current_time) on a timer of its own: memcached.c clock_handler runs once a
+// second from the server's start and sets current_time then, so its seconds begin part-way through the wall
+// clock's. TTLs expire (exptime <= current_time) and the LRU ages run on those seconds. Found by reading
+// `stats` uptime until it changes (within a few milliseconds); fails when it does not within 2.5 seconds.
+Expected<std::chrono::nanoseconds> memcachedSecondPhase(MemcachedClient& client);
 
 } // namespace layoutlab
