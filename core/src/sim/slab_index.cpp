@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/sim/slab_index.h"
 
-#include "layoutlab/trace/random.h"
-
 #include <bit>
 
 namespace layoutlab {
@@ -10,11 +8,6 @@ namespace layoutlab {
 SlabIndex::SlabIndex(IndexKind kind, const IndexParams& params)
     : m_kind(kind)
     , m_params(params) { }
-
-std::uint64_t SlabIndex::hashOf(std::uint32_t keyId) {
-    std::uint64_t state = keyId;
-    return Random::splitmix64(state);
-}
 
 void SlabIndex::resize(JemallocArenaModel& arena, std::uint64_t buckets) {
     if (buckets == m_buckets)

@@ -7,6 +7,7 @@
 #include <cassert>
 #include <fmt/format.h>
 #include <future>
+#include <span>
 #include <thread>
 
 namespace layoutlab {
@@ -40,12 +41,13 @@ struct alignas(64) ArenaLayout {
     std::array<std::uint16_t, KeyLayout::kMaxAllocations> classes {};
     std::array<std::uint16_t, KeyLayout::kMaxTransients> transients {};
 
-    // The identities LayoutModel::keepMatching compares.
-    std::array<LayoutModel::AllocationIdentity, KeyLayout::kMaxAllocations> identities() const {
-        std::array<LayoutModel::AllocationIdentity, KeyLayout::kMaxAllocations> out {};
+    // The identities LayoutModel::keepMatching compares, written into `out` (the first `count`): a fresh
+    // array would be zeroed whole on every write (GCC's `rep stos`, a fifth of store()'s time).
+    std::span<const LayoutModel::AllocationIdentity> identities(
+        std::array<LayoutModel::AllocationIdentity, KeyLayout::kMaxAllocations>& out) const {
         for (std::uint8_t n = 0; n < count; ++n)
             out[n] = { purposes[n], (unmatchable >> n) & 1u ? LayoutModel::kUnmatchable : classes[n] };
-        return out;
+        return std::span(out.data(), count);
     }
 };
 static_assert(sizeof(ArenaLayout) == 64, "a layout stays in one cache line");
@@ -68,6 +70,9 @@ struct SlabReplay::ThresholdArena {
     // The layouts keys have at this threshold, as the arena needs them, by the replay's shape id
     // (SlabReplay::shapeIdOf; 0: none), made when first asked for (`count` 0xff: not yet).
     std::vector<ArenaLayout> layouts { ArenaLayout {} };
+    // store()'s room for the old and the new layout's identities, kept from write to write.
+    std::array<LayoutModel::AllocationIdentity, KeyLayout::kMaxAllocations> wasIdentities {};
+    std::array<LayoutModel::AllocationIdentity, KeyLayout::kMaxAllocations> willIdentities {};
 
     ThresholdArena(std::uint32_t t, const SizeClassTable& table, JemallocArenaModel::Options options,
         const IndexPolicy& policy, std::size_t hint)
@@ -414,9 +419,8 @@ void SlabReplay::store(ThresholdArena& t, std::uint32_t keyId, bool hasTtl, Op o
         const std::uint32_t purposes
             = m_layout->keptPurposes(before.encoding, layout.encoding, op, (layout.unembeddedByRule >> rule) & 1u);
         if (purposes != 0) {
-            const auto was = before.identities(), will = layout.identities();
             kept = LayoutModel::keepMatching(
-                std::span(was.data(), before.count), std::span(will.data(), layout.count), purposes);
+                before.identities(t.wasIdentities), layout.identities(t.willIdentities), purposes);
         }
     }
 

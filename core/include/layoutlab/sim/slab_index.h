@@ -17,6 +17,7 @@
 
 #include "layoutlab/alloc/jemalloc_arena_model.h"
 #include "layoutlab/layout/layout_model.h"
+#include "layoutlab/trace/random.h"
 
 #include <cstdint>
 #include <deque>
@@ -40,7 +41,10 @@ public:
             __builtin_prefetch(&m_top[hashOf(keyId) & (m_buckets - 1)], 1);
     }
     // The hash of a key id, in this model and in the reference engine's index (splitmix64 of the id).
-    static std::uint64_t hashOf(std::uint32_t keyId);
+    static std::uint64_t hashOf(std::uint32_t keyId) {
+        std::uint64_t state = keyId;
+        return Random::splitmix64(state);
+    }
 
 private:
     // hashtable.c ENTRIES_PER_BUCKET: seven slots, the last one the child pointer once chained.
