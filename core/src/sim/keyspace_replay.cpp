@@ -309,6 +309,13 @@ template <bool Observed> void KeyspaceReplay::applyOne(KeyState& key, const Requ
         if (m_writesRefused && deniedOnOom(r.op)) [[unlikely]] {
             m_table.lookup();
             ++m_summary.refusedWrites;
+            if (r.op == Op::Set && !key.live()) {
+                // The client sent the value: its size fills the key's next miss, as the drive's client does.
+                key.valueBytes = r.valueBytes;
+                key.setKeyBytes(r.keyBytes);
+                key.setKind(r.kind);
+                key.set(KeyState::kSizeKnown);
+            }
             return;
         }
     switch (r.op) {
@@ -385,7 +392,7 @@ void KeyspaceReplay::queueFill(const KeyState& key, const Request& r) {
     Request fill = r;
     fill.op = Op::Set;
     if (fill.valueBytes == 0) { // the trace gives no size with its GETs: the key's last value
-        if (!key.written()) {
+        if (!key.sizeKnown()) {
             ++m_summary.unfillableMisses;
             return;
         }

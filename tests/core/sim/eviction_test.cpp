@@ -269,6 +269,34 @@ TEST(Eviction, MissesAreFilledAfterEachBatch) {
     EXPECT_EQ(unsized.replay.summary().unfillableMisses, 1u);
 }
 
+TEST(Eviction, AKeyWhoseWriteWasRefusedIsFilledWithItsSize) {
+    // noeviction at a budget of ten keys: key 15's SET is refused, so the server never held it. The client
+    // sent its value all the same and fills the key's misses with it: the fill is a write like any other,
+    // refused while the server is over its limit and stored once a DEL has made room (as a look-aside
+    // client's fills are; the model had counted such misses unfillable and never wrote them).
+    std::vector<Request> ten, eleven;
+    for (std::uint32_t k = 0; k < 10; ++k)
+        ten.push_back(set(k, 0));
+    eleven = ten;
+    eleven.push_back(set(10, 0));
+    std::vector<Request> requests = eleven;
+    requests.push_back(set(15, 0)); // refused: the server is over its limit
+    requests.push_back(get(15, 1)); // a miss, filled after the batch: refused again
+    Request del = requests.front();
+    del.op = Op::Delete;
+    del.keyId = 0;
+    del.valueBytes = 0;
+    requests.push_back(del); // back to ten keys: room for one more
+    requests.push_back(get(15, 2)); // a miss, filled: stored
+    BudgetedReplay r(between(ten, eleven, EvictionPolicy::NoEviction), 1);
+    r.apply(requests);
+    EXPECT_EQ(r.replay.summary().unfillableMisses, 0u);
+    EXPECT_EQ(r.replay.summary().fills, 2u);
+    EXPECT_TRUE(r.live(15));
+    EXPECT_EQ(r.replay.keys()[15].valueBytes, 96u);
+    EXPECT_EQ(r.replay.summary().refusedWrites, 2u); // key 15's SET and its first fill
+}
+
 TEST(Eviction, ExactLruWithRawSizesIsACacheSimulatorsLru) {
     // Raw sizes: each key is 16 + 96 bytes, nothing else counts; a budget of five keys holds the five
     // most recently used, whatever the order they were written in.

@@ -35,11 +35,15 @@ struct KeyState {
     static constexpr std::uint32_t kWritten = 1u << 26; // ever written (distinct keys)
     static constexpr unsigned kKindShift = 27; // two bits
     static constexpr std::uint32_t kStaleExpire = 1u << 29; // KeyShape::staleExpire
+    // Not live, and a write of it was refused (out of memory): its value's size is known all the same, as
+    // a look-aside client knows it, which fills the key's next miss with it (KeyspaceReplay::queueFill).
+    static constexpr std::uint32_t kSizeKnown = 1u << 30;
     static constexpr std::uint32_t kKindMask = 3u << kKindShift;
 
     bool live() const { return keyAndFlags & kLive; }
     bool hasTtl() const { return keyAndFlags & kHasTtl; }
     bool written() const { return keyAndFlags & kWritten; }
+    bool sizeKnown() const { return keyAndFlags & (kWritten | kSizeKnown); }
     bool staleExpire() const { return keyAndFlags & kStaleExpire; }
     std::uint32_t keyBytes() const { return keyAndFlags & kKeyMask; }
     ValueKind kind() const { return static_cast<ValueKind>((keyAndFlags >> kKindShift) & 3u); }
