@@ -37,18 +37,13 @@ void SampledKeyTable::resize(std::uint64_t buckets) {
             for (std::uint32_t k = head; k != kNone; k = m_next[k])
                 moved.push_back(k);
     } else {
-        for (const Bucket& top : m_top)
-            for (const Bucket* b = &top; b; b = b->chained ? &child(b->child) : nullptr)
-                for (unsigned p = 0; p < b->positions(); ++p)
-                    if (b->presence & (1u << p))
-                        moved.push_back(b->entries[p]);
+        for (std::uint64_t top = 0; top < m_chains.buckets(); ++top)
+            m_chains.forEachEntry(top, [&](std::uint32_t k) { moved.push_back(k); });
     }
     m_buckets = buckets;
     m_entries = 0;
     m_heads.assign(m_dict ? buckets : 0, kNone);
-    m_top.assign(m_dict ? 0 : buckets, Bucket {});
-    m_children.clear();
-    m_unusedChildren.clear();
+    m_chains.assign(m_dict ? 0 : buckets);
     if (buckets == 0)
         return;
     for (std::uint32_t k : moved)
@@ -60,7 +55,7 @@ void SampledKeyTable::insert(std::uint32_t keyId) {
         return; // the caller sizes the table first; a key the table has no room for is not sampled
     ++m_entries;
     if (!m_dict) {
-        insertInto(keyId);
+        m_chains.insert(bucketOf(keyId), keyId, [](const auto&) {});
         return;
     }
     // dict.c dictAddRaw: at the head of its bucket's chain.
@@ -71,37 +66,12 @@ void SampledKeyTable::insert(std::uint32_t keyId) {
     head = keyId;
 }
 
-void SampledKeyTable::insertInto(std::uint32_t keyId) {
-    // hashtable.c findBucketForInsert: the first bucket of the chain with a free position, its first free
-    // position; a full last bucket becomes chained, its last entry moving into the new child
-    // (bucketConvertToChained).
-    Bucket* b = &m_top[bucketOf(keyId)];
-    for (;;) {
-        for (unsigned p = 0; p < b->positions(); ++p)
-            if (!(b->presence & (1u << p))) {
-                b->presence = static_cast<std::uint8_t>(b->presence | (1u << p));
-                b->entries[p] = keyId;
-                return;
-            }
-        if (!b->chained) {
-            const std::uint32_t index = newChild();
-            Bucket& c = child(index);
-            const unsigned last = kPositions - 1;
-            c.presence = 1;
-            c.entries[0] = b->entries[last];
-            b->presence = static_cast<std::uint8_t>(b->presence & ~(1u << last));
-            b->chained = true;
-            b->child = index;
-        }
-        b = &child(b->child);
-    }
-}
-
 void SampledKeyTable::erase(std::uint32_t keyId) {
     if (m_buckets == 0)
         return;
     if (!m_dict) {
-        eraseFromHashtable(keyId);
+        if (m_chains.erase(bucketOf(keyId), keyId, [](const auto&) {}))
+            --m_entries;
         return;
     }
     std::uint32_t* link = &m_heads[bucketOf(keyId)];
@@ -111,60 +81,6 @@ void SampledKeyTable::erase(std::uint32_t keyId) {
         return;
     *link = m_next[keyId];
     --m_entries;
-}
-
-void SampledKeyTable::eraseFromHashtable(std::uint32_t keyId) {
-    for (Bucket* b = &m_top[bucketOf(keyId)]; b; b = b->chained ? &child(b->child) : nullptr)
-        for (unsigned p = 0; p < b->positions(); ++p)
-            if ((b->presence & (1u << p)) && b->entries[p] == keyId) {
-                b->presence = static_cast<std::uint8_t>(b->presence & ~(1u << p));
-                --m_entries;
-                if (b->chained)
-                    fillHole(*b, p);
-                return;
-            }
-}
-
-void SampledKeyTable::fillHole(Bucket& bucket, unsigned position) {
-    // hashtable.c fillBucketHole: an entry of the chain's last bucket fills the hole; a last bucket left
-    // with one entry or none is freed, its entry moving into the position its pointer had (pruneLastBucket).
-    Bucket* beforeLast = &bucket;
-    Bucket* last = &child(bucket.child);
-    while (last->chained) {
-        beforeLast = last;
-        last = &child(last->child);
-    }
-    auto move = [](Bucket& to, unsigned toPosition, Bucket& from) {
-        const unsigned fromPosition = static_cast<unsigned>(std::countr_zero(from.presence));
-        to.entries[toPosition] = from.entries[fromPosition];
-        to.presence = static_cast<std::uint8_t>(to.presence | (1u << toPosition));
-        from.presence = static_cast<std::uint8_t>(from.presence & ~(1u << fromPosition));
-    };
-    if (last->presence != 0)
-        move(bucket, position, *last);
-    if (std::popcount(last->presence) <= 1) {
-        const std::uint32_t freed = beforeLast->child;
-        beforeLast->chained = false;
-        beforeLast->child = kNone;
-        if (last->presence != 0)
-            move(*beforeLast, kPositions - 1, *last);
-        freeChild(freed);
-    }
-}
-
-std::uint32_t SampledKeyTable::newChild() {
-    if (!m_unusedChildren.empty()) {
-        const std::uint32_t index = m_unusedChildren.back();
-        m_unusedChildren.pop_back();
-        return index;
-    }
-    m_children.emplace_back();
-    return static_cast<std::uint32_t>(m_children.size() - 1);
-}
-
-void SampledKeyTable::freeChild(std::uint32_t index) {
-    m_children[index] = Bucket {};
-    m_unusedChildren.push_back(index);
 }
 
 std::size_t SampledKeyTable::sample(Random& random, std::span<std::uint32_t> out) {
@@ -214,17 +130,14 @@ std::size_t SampledKeyTable::sampleHashtable(Random& random, std::span<std::uint
     const std::uint64_t mask = m_buckets - 1;
     std::uint64_t cursor = random.next();
     while (seen < count) {
-        for (const Bucket* b = &m_top[cursor & mask]; b; b = b->chained ? &child(b->child) : nullptr)
-            for (unsigned p = 0; p < b->positions(); ++p)
-                if (b->presence & (1u << p)) {
-                    // sampleEntriesScanFn: the first `count` in order, then reservoir sampling.
-                    ++seen;
-                    if (seen <= count) {
-                        out[seen - 1] = b->entries[p];
-                    } else if (const std::uint64_t at = random.below(seen); at < count) {
-                        out[at] = b->entries[p];
-                    }
-                }
+        m_chains.forEachEntry(cursor & mask, [&](std::uint32_t k) {
+            // sampleEntriesScanFn: the first `count` in order, then reservoir sampling.
+            ++seen;
+            if (seen <= count)
+                out[seen - 1] = k;
+            else if (const std::uint64_t at = random.below(seen); at < count)
+                out[at] = k;
+        });
         // hashtable.c nextCursor: increment the cursor's reversed bits within the mask.
         cursor |= ~mask;
         cursor = reverseBits(cursor);

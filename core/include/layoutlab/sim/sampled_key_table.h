@@ -9,10 +9,8 @@
 //  - Redis 7.0 dict.c: chained buckets, a new entry at the head of its chain (dictAddRaw: "Insert the
 //    element in top"); dictGetSomeKeys starts at a random bucket and takes each non-empty bucket's chain
 //    from its head, jumping elsewhere after a run of empty buckets;
-//  - Valkey 8.1+ hashtable.c: buckets of ENTRIES_PER_BUCKET (7) positions, a full bucket's last position
-//    turned into a pointer to a child bucket; an insert takes the first free position along the chain
-//    (findBucketForInsert), a delete fills its hole from the chain's last bucket (fillBucketHole);
-//    hashtableSampleEntries scans from a random cursor (hashtableScan: one bucket chain per step, its
+//  - Valkey 8.1+ hashtable.c: chains of 7-position buckets (BucketChains, the rules the slab model's index
+//    follows too); hashtableSampleEntries scans from a random cursor (hashtableScan: one bucket chain per step, its
 //    positions in order, then the reversed-bits increment of the cursor), keeping the first `count`
 //    entries and replacing random ones beyond (reservoir sampling, sampleEntriesScanFn).
 // The engine hashes key names with a seeded siphash; here a key id's hash is splitmix64 of it and the
@@ -21,10 +19,10 @@
 // entries (bucket by bucket, each chain in order).
 
 #include "layoutlab/layout/layout_model.h"
+#include "layoutlab/sim/bucket_chains.h"
 #include "layoutlab/trace/random.h"
 
 #include <cstdint>
-#include <deque>
 #include <span>
 #include <vector>
 
@@ -48,28 +46,13 @@ public:
 
 private:
     static constexpr std::uint32_t kNone = UINT32_MAX;
-    // hashtable.c ENTRIES_PER_BUCKET on 64-bit builds; a chained bucket's last position is its child pointer.
-    static constexpr unsigned kPositions = 7;
-    struct Bucket {
-        std::uint8_t presence = 0; // bit p: position p holds a key
-        bool chained = false;
-        std::uint32_t child = kNone; // index in m_children
-        std::uint32_t entries[kPositions] {};
-        unsigned positions() const { return chained ? kPositions - 1 : kPositions; }
-    };
+    struct NoExtra { };
 
     std::uint64_t bucketOf(std::uint32_t keyId) const;
-    void insertInto(std::uint32_t keyId);
     // dict.c dictGetSomeKeys.
     std::size_t sampleDict(Random& random, std::span<std::uint32_t> out) const;
     // hashtable.c hashtableSampleEntries.
     std::size_t sampleHashtable(Random& random, std::span<std::uint32_t> out) const;
-    void eraseFromHashtable(std::uint32_t keyId);
-    void fillHole(Bucket& bucket, unsigned position);
-    std::uint32_t newChild();
-    void freeChild(std::uint32_t child);
-    Bucket& child(std::uint32_t index) { return m_children[index]; }
-    const Bucket& child(std::uint32_t index) const { return m_children[index]; }
 
     bool m_dict;
     std::uint64_t m_seed;
@@ -78,10 +61,7 @@ private:
     // dict.c: each bucket's chain head and each key id's next (kNone ends a chain).
     std::vector<std::uint32_t> m_heads;
     std::vector<std::uint32_t> m_next;
-    // hashtable.c: the top-level buckets and the child buckets.
-    std::vector<Bucket> m_top;
-    std::deque<Bucket> m_children; // a deque: a bucket stays where it is while children are added
-    std::vector<std::uint32_t> m_unusedChildren;
+    BucketChains<NoExtra> m_chains; // hashtable.c's buckets
 };
 
 } // namespace layoutlab
