@@ -102,42 +102,30 @@ CacheCurvePage::CacheCurvePage(TaskRunner& runner, std::function<QString()> data
     });
 
     auto* form = new QFormLayout;
-    auto addRow = [&](const QString& label, QWidget* field) {
-        auto* l = new QLabel(label, this);
+    auto buddy = [&](const QString& text, QWidget* field) {
+        auto* l = new QLabel(text, this);
         l->setBuddy(field);
-        form->addRow(l, field);
+        return l;
     };
-    auto* layoutRow = new QHBoxLayout;
-    layoutRow->addWidget(m_layout, 2);
-    auto* allocatorLabel = new QLabel(tr("&allocator:"), this);
-    allocatorLabel->setBuddy(m_allocator);
-    layoutRow->addWidget(allocatorLabel);
-    layoutRow->addWidget(m_allocator, 1);
-    auto* layoutLabel = new QLabel(tr("&Layout:"), this);
-    layoutLabel->setBuddy(m_layout);
-    form->addRow(layoutLabel, layoutRow);
-    addRow(tr("&Thresholds:"), m_thresholds);
-    auto* budgetRow = new QHBoxLayout;
-    budgetRow->addWidget(m_budgets, 2);
-    auto* baseLabel = new QLabel(tr("server's &own memory:"), this);
-    baseLabel->setBuddy(m_baseMemory);
-    budgetRow->addWidget(baseLabel);
-    budgetRow->addWidget(m_baseMemory, 1);
-    auto* budgetsLabel = new QLabel(tr("&Budgets:"), this);
-    budgetsLabel->setBuddy(m_budgets);
-    form->addRow(budgetsLabel, budgetRow);
+    // A row of the form: `main` labelled `label`, then `side` labelled `sideLabel` beside it.
+    auto pairedRow = [&](const QString& label, QWidget* main, const QString& sideLabel, QWidget* side) {
+        auto* row = new QHBoxLayout;
+        row->addWidget(main, 2);
+        row->addWidget(buddy(sideLabel, side));
+        row->addWidget(side, 1);
+        form->addRow(buddy(label, main), row);
+    };
+    pairedRow(tr("&Layout:"), m_layout, tr("&allocator:"), m_allocator);
+    form->addRow(buddy(tr("&Thresholds:"), m_thresholds), m_thresholds);
+    pairedRow(tr("&Budgets:"), m_budgets, tr("server's &own memory:"), m_baseMemory);
     auto* policyRow = new QHBoxLayout;
     policyRow->addWidget(m_policy);
     policyRow->addWidget(m_rawSizes);
-    auto* rateLabel = new QLabel(tr("sa&mple rate:"), this);
-    rateLabel->setBuddy(m_sampleRate);
-    policyRow->addWidget(rateLabel);
+    policyRow->addWidget(buddy(tr("sa&mple rate:"), m_sampleRate));
     policyRow->addWidget(m_sampleRate);
     policyRow->addStretch(1);
     policyRow->addWidget(m_run);
-    auto* policyLabel = new QLabel(tr("&Policy:"), this);
-    policyLabel->setBuddy(m_policy);
-    form->addRow(policyLabel, policyRow);
+    form->addRow(buddy(tr("&Policy:"), m_policy), policyRow);
     form->addRow(tr("Measure:"), makeMeasureRow());
     m_summary->setWordWrap(true);
     m_summary->setTextFormat(Qt::RichText);

@@ -28,8 +28,9 @@ struct LookAsideReport {
     std::uint64_t unfillableMisses = 0; // misses of keys the trace never gave a size
     std::uint64_t refusedWrites = 0; // SETs answered OOM
     double seconds = 0;
-    // The wall clock: the first request was sent in second `clockStartSecond` (Unix time); each entry of
-    // `secondStarts` is the request number (from 1) of the first batch sent in the next second.
+    // The server's clock: the first request was sent in its second `clockStartSecond` (Unix time, each
+    // second begun at driveLookAside's `secondPhase`); each entry of `secondStarts` is the request number
+    // (from 1) of the first batch sent in the next second.
     std::uint64_t clockStartSecond = 0;
     std::vector<std::uint64_t> secondStarts;
 };
