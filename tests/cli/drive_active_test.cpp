@@ -9,6 +9,7 @@
 #include "engine_manifest.h"
 #include "layoutlab/collect/server_process.h"
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -56,17 +57,30 @@ TEST_P(DriveActiveTest, ActiveBytesWithinTwoPercentOfTheSlabModel) {
             args.insert(args.end(), { "--engine", "redis" });
         else
             args.insert(args.end(), { "--engine", server.engine, "--server-binary", server.binary });
-        const auto r = run(args);
-        ASSERT_EQ(r.exitCode, 0) << server.label << ", " << name << ": " << r.err;
-        const auto j = nlohmann::json::parse(r.out);
-        ASSERT_TRUE(j["active_relative_error"].is_number()) << server.label << ", " << name << ": " << r.out;
+        // The server expires keys by sampling them at random (expire.c activeExpireCycle), so which slabs the
+        // expire trace empties differs from drive to drive (0.6-2.0% on Valkey 9.0.4 in four drives): the
+        // median of three there, one drive of each other trace.
+        const int drives = name == "expire" ? 3 : 1;
+        std::vector<nlohmann::json> runs;
+        for (int d = 0; d < drives; ++d) {
+            const auto r = run(args);
+            ASSERT_EQ(r.exitCode, 0) << server.label << ", " << name << ": " << r.err;
+            runs.push_back(nlohmann::json::parse(r.out));
+            ASSERT_TRUE(runs.back()["active_relative_error"].is_number())
+                << server.label << ", " << name << ": " << r.out;
+            EXPECT_LT(std::abs(runs.back()["relative_error"].get<double>()), 0.01) << server.label << ", " << name;
+        }
+        std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) {
+            return a["active_relative_error"].template get<double>()
+                < b["active_relative_error"].template get<double>();
+        });
+        const nlohmann::json& j = runs[runs.size() / 2]; // the median drive
         const double error = j["active_relative_error"];
         EXPECT_LT(std::abs(error), 0.02) << server.label << ", " << name << ": measured " << j["measured_active_bytes"]
                                          << ", predicted " << j["predicted_active_bytes"] << " with " << j["layout"];
-        EXPECT_LT(std::abs(j["relative_error"].get<double>()), 0.01) << server.label << ", " << name;
-        std::printf("active %-40s %-13s measured %11lld predicted %11llu (%+.2f%%); allocated %11lld / %11llu\n",
+        std::printf("active %-40s %-13s measured %11lld predicted %11llu (%+.2f%%%s); allocated %11lld / %11llu\n",
             server.label.c_str(), name.c_str(), j["measured_active_bytes"].get<long long>(),
-            j["predicted_active_bytes"].get<unsigned long long>(), 100 * error,
+            j["predicted_active_bytes"].get<unsigned long long>(), 100 * error, drives > 1 ? ", median" : "",
             j["measured_allocated_bytes"].get<long long>(), j["predicted_allocated_bytes"].get<unsigned long long>());
     }
 }
