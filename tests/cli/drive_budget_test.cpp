@@ -185,7 +185,10 @@ TEST_F(DriveBudgetTest, MemcachedTtlsExpireOnItsOwnSeconds) {
         const auto r = run({ "drive", trace, "--engine", "memcached", "--memory-limit", "20mb", "--json", "--no-db" });
         ASSERT_EQ(r.exitCode, 0) << r.err;
         const auto j = nlohmann::json::parse(r.out);
-        EXPECT_LT(std::abs(j["hit_ratio_error_points"].get<double>()), 0.15) << "drive " << round;
+        // Within 0.01 points on a quiet machine; 0.20 seen with the whole suite running on both cores, where
+        // memcached's timer fires late and its seconds drift from the phase read at the start. Before the
+        // drive read the phase, three drives in four were 0.49-0.62 points off.
+        EXPECT_LT(std::abs(j["hit_ratio_error_points"].get<double>()), 0.3) << "drive " << round;
         std::printf("memcached TTLs on its own seconds: hit ratio %+.2f points, keys %llu measured, %llu predicted\n",
             j["hit_ratio_error_points"].get<double>(),
             static_cast<unsigned long long>(j["server_keys"].get<std::uint64_t>()),
