@@ -39,7 +39,7 @@ clean:
 # library instrumented too), FUZZ_SECONDS each, starting from the corpora in datasets/fuzz/. `make fuzz-ci`
 # is the short run CI does (.ci/run).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := trace_file layout_file twitter cachelib oracle monitor mc-watch mc-metadump rdb-csv
+FUZZ_TARGETS := trace_file layout_file twitter cachelib oracle monitor mc-watch mc-metadump rdb-csv rdb
 fuzz: deps
 	@CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DLAYOUTLAB_BUILD_FUZZERS=ON -DLAYOUTLAB_BUILD_GUI=OFF -DLAYOUTLAB_WITH_JEMALLOC=OFF \

@@ -18,7 +18,7 @@ void TraceSourceOptions::addTo(CLI::App& command) {
     command
         .add_option("--format", format,
             "Trace format: auto (detect from the content), layoutlab, twitter, cachelib, oracle, monitor, mc-watch, "
-            "mc-metadump, rdb-csv")
+            "mc-metadump, rdb-csv, rdb")
         ->capture_default_str();
     command.add_option("--on-error", onError, "Bad input lines: fail (stop at the first) or skip (count and go on)")
         ->capture_default_str();

@@ -8,6 +8,11 @@
 
 namespace layoutlab {
 
+// The TTL a snapshot's key with an expiry gets (memcached metadump, RDB files and their memory reports): a
+// snapshot has no clock, so the key keeps its expire field through the whole replay, and a real server
+// driven with the trace keeps the key.
+inline constexpr std::uint32_t kSnapshotTtlSeconds = 10u * 365 * 86400;
+
 Expected<std::string> detectFormat(const std::string& path);
 
 bool detectTwitter(std::string_view firstLine);
@@ -17,6 +22,7 @@ bool detectMonitor(std::string_view head);
 bool detectWatch(std::string_view firstLine);
 bool detectMetadump(std::string_view firstLine);
 bool detectRdbCsv(std::string_view firstLine);
+bool detectRdb(std::string_view head);
 
 std::unique_ptr<Importer> makeTwitterImporter(std::unique_ptr<InputStream> input, const ImportOptions& options);
 std::unique_ptr<Importer> makeCachelibImporter(std::unique_ptr<InputStream> input, const ImportOptions& options);
@@ -25,5 +31,6 @@ std::unique_ptr<Importer> makeMonitorImporter(std::unique_ptr<InputStream> input
 std::unique_ptr<Importer> makeWatchImporter(std::unique_ptr<InputStream> input, const ImportOptions& options);
 std::unique_ptr<Importer> makeMetadumpImporter(std::unique_ptr<InputStream> input, const ImportOptions& options);
 std::unique_ptr<Importer> makeRdbCsvImporter(std::unique_ptr<InputStream> input, const ImportOptions& options);
+std::unique_ptr<Importer> makeRdbImporter(std::unique_ptr<InputStream> input, const ImportOptions& options);
 
 } // namespace layoutlab

@@ -179,6 +179,7 @@ std::vector<ImportFormatInfo> importFormats() {
         { "mc-watch", "memcached `watch fetchers mutations` log" },
         { "mc-metadump", "memcached `lru_crawler metadump` snapshot" },
         { "rdb-csv", "redis-rdb-tools or HDT3213/rdb memory CSV (string keys become a snapshot)" },
+        { "rdb", "Redis or Valkey RDB file, RDB 1-11 and 80 (string keys become a snapshot)" },
     };
 }
 
@@ -210,6 +211,8 @@ Expected<std::string> detectFormat(const std::string& path) {
     const std::string& h = *head;
     if (h.rfind(std::string("LLTRACE\0", 8), 0) == 0)
         return std::string("layoutlab");
+    if (detectRdb(h)) // before the text formats: a small RDB file can be nearly all printable
+        return std::string("rdb");
     const auto firstLineEnd = h.find('\n');
     std::string_view first(h.data(), firstLineEnd == std::string::npos ? h.size() : firstLineEnd);
     if (!first.empty() && first.back() == '\r')
@@ -245,7 +248,7 @@ Expected<std::string> detectFormat(const std::string& path) {
         return std::string("oracle");
     }
     Error e = dataError("cannot tell the trace format from its content; name it (one of: twitter, cachelib, "
-                        "oracle, monitor, mc-watch, mc-metadump, rdb-csv)",
+                        "oracle, monitor, mc-watch, mc-metadump, rdb-csv, rdb)",
         path);
     e.field = field::kFormat;
     e.tag = kTagFormatUnknown;
@@ -280,6 +283,8 @@ Expected<std::unique_ptr<Importer>> openImporter(const std::string& path, const 
         importer = makeMetadumpImporter(std::move(*input), options);
     else if (format == "rdb-csv")
         importer = makeRdbCsvImporter(std::move(*input), options);
+    else if (format == "rdb")
+        return makeRdbImporter(std::move(*input), options);
     if (importer) {
         // Text formats parse on a second thread while this one resolves keys and goes on with the requests.
         if (!readsOnTwoThreads(options) || !dynamic_cast<LineImporter*>(importer.get()))
@@ -288,7 +293,7 @@ Expected<std::unique_ptr<Importer>> openImporter(const std::string& path, const 
         return std::unique_ptr<Importer>(std::make_unique<PipelinedImporter>(std::move(lines)));
     }
     return usageError(fmt::format("unknown trace format '{}' (known: twitter, cachelib, oracle, monitor, mc-watch, "
-                                  "mc-metadump, rdb-csv, layoutlab)",
+                                  "mc-metadump, rdb-csv, rdb, layoutlab)",
                           format),
         field::kFormat);
 }

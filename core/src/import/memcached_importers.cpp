@@ -20,7 +20,6 @@ constexpr std::uint64_t kFlagsBytes = 4;
 constexpr std::uint64_t kKeyTerminator = 1;
 constexpr std::uint64_t kValueTerminator = 2;
 // A snapshot has no clock: keys with an expiry keep it for the whole replay.
-constexpr std::uint32_t kSnapshotTtlSeconds = 10u * 365 * 86400;
 
 // Splits "k=v k=v" into (key, value) views.
 bool splitPairs(std::string_view line, std::vector<std::pair<std::string_view, std::string_view>>& out) {

@@ -88,23 +88,6 @@ bool parseArguments(std::string_view text, std::vector<std::string>& args) {
     return true;
 }
 
-// util.c string2ll rules: optional '-', no leading zero (except "0"), at most 20 chars, fits a long long.
-ValueKind kindOf(std::string_view value) {
-    if (value.empty() || value.size() > 20)
-        return ValueKind::String;
-    std::size_t i = value[0] == '-' ? 1 : 0;
-    if (i == value.size() || (value[i] == '0' && value.size() > i + 1))
-        return ValueKind::String;
-    for (std::size_t j = i; j < value.size(); ++j)
-        if (value[j] < '0' || value[j] > '9')
-            return ValueKind::String;
-    if (value.size() - i == 19 && i == 0 && value > "9223372036854775807")
-        return ValueKind::String;
-    if (value.size() - i > 19)
-        return ValueKind::String;
-    return (i == 0 && value.size() <= 4) ? ValueKind::SmallInteger : ValueKind::Integer;
-}
-
 // Commands that change no key's memory: reads, and the connection's and server's own. Counted apart from
 // the commands the simulator does not model.
 bool changesNoKey(std::string_view name) {
@@ -181,7 +164,7 @@ private:
         }
         Request r = base(key, op);
         r.valueBytes = static_cast<std::uint32_t>(value.size());
-        r.kind = kindOf(value);
+        r.kind = valueKindOf(value);
         r.ttlSeconds = ttl;
         emit(r);
     }
@@ -310,7 +293,7 @@ void MonitorImporter::increment(std::int64_t sign, bool byArgument) {
     kept.assign(text); // the TTL stays
     Request r = base(m_args[1], sign < 0 ? Op::Decr : Op::Incr);
     r.valueBytes = static_cast<std::uint32_t>(text.size());
-    r.kind = kindOf(text); // createStringObjectFromLongLongForValue: shared for 0..9999, else INT
+    r.kind = valueKindOf(text); // createStringObjectFromLongLongForValue: shared for 0..9999, else INT
     emit(r);
 }
 
@@ -355,7 +338,7 @@ void MonitorImporter::append() {
     }
     Request r = base(m_args[1], Op::Append);
     r.valueBytes = static_cast<std::uint32_t>(tail.size());
-    r.kind = kindOf(tail); // tryObjectEncoding of the argument, for a key it creates
+    r.kind = valueKindOf(tail); // tryObjectEncoding of the argument, for a key it creates
     emit(r);
 }
 

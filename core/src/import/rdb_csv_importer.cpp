@@ -18,8 +18,6 @@ namespace layoutlab {
 
 namespace {
 
-constexpr std::uint32_t kSnapshotTtlSeconds = 10u * 365 * 86400;
-
 // Splits one CSV line with optional double quotes ("" is a quote inside a quoted field).
 bool splitCsv(std::string_view line, std::vector<std::string>& out) {
     out.clear();

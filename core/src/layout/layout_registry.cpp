@@ -98,6 +98,42 @@ template <class Layout, class Params> Expected<LayoutPtr> parseDictLayout(Spec& 
     return LayoutPtr(std::make_shared<Layout>(params));
 }
 
+// valkey-8.0: the dict layout's parameters and how its embedded keys arrived (ValkeyDictParams::keyAsSent).
+Expected<LayoutPtr> parseValkeyDict(Spec& spec) {
+    ValkeyDictParams params;
+    auto limit = spec.integer("embstr-limit", params.embstrLimit, 0, 1024);
+    if (!limit)
+        return limit.error();
+    auto shared = spec.yesNo("shared-integers", params.sharedIntegers);
+    if (!shared)
+        return shared.error();
+    const auto keyHeader = spec.text("key-header", "as-sent");
+    if (keyHeader != "smallest" && keyHeader != "as-sent")
+        return usageError(
+            "layout valkey-8.0 parameter key-header must be 'smallest' or 'as-sent', got '" + keyHeader + "'",
+            "layout valkey-8.0:key-header");
+    if (auto ok = spec.rejectUnused("embstr-limit, shared-integers, key-header"); !ok)
+        return ok.error();
+    params.embstrLimit = static_cast<std::uint32_t>(*limit);
+    params.sharedIntegers = *shared;
+    params.keyAsSent = keyHeader == "as-sent";
+    return LayoutPtr(std::make_shared<ValkeyDictLayout>(params));
+}
+
+} // namespace
+
+std::string layoutSpecForLoadedKeys(const std::string& canonicalSpec) {
+    std::string spec = canonicalSpec;
+    constexpr std::string_view kAsSent = "key-header=as-sent";
+    if (const auto at = spec.find(kAsSent); at != std::string::npos)
+        return spec.replace(at, kAsSent.size(), "key-header=smallest");
+    if (spec.starts_with("valkey-8.0") && spec.find("key-header=") == std::string::npos)
+        return spec + (spec.find(':') == std::string::npos ? ":" : ",") + "key-header=smallest";
+    return spec;
+}
+
+namespace {
+
 Expected<LayoutPtr> parseMemcached(Spec& spec) {
     MemcachedParams params;
     auto framing = parseFraming(spec.text("framing", "raw"));
@@ -126,7 +162,7 @@ Expected<LayoutPtr> parseLayout(std::string_view text) {
         return spec.error();
     const auto& name = spec->name();
     if (name == "valkey-8.0")
-        return parseDictLayout<ValkeyDictLayout, ValkeyDictParams>(*spec);
+        return parseValkeyDict(*spec);
     if (name == "valkey")
         return parseValkey(*spec, kValkeyPresets[2].params, "valkey (9.1 rules unless overridden)");
     for (const auto& preset : kValkeyPresets)

@@ -25,14 +25,16 @@ ValkeyDictLayout::ValkeyDictLayout(const ValkeyDictParams& params)
     : m_params(params) { }
 
 std::string ValkeyDictLayout::spec() const {
-    return fmt::format(
-        "valkey-8.0:embstr-limit={},shared-integers={}", m_params.embstrLimit, m_params.sharedIntegers ? "yes" : "no");
+    // key-header is named only when it is not the default, so that the specs runs stored before it are
+    // found again.
+    return fmt::format("valkey-8.0:embstr-limit={},shared-integers={}{}", m_params.embstrLimit,
+        m_params.sharedIntegers ? "yes" : "no", m_params.keyAsSent ? "" : ",key-header=smallest");
 }
 
 std::string ValkeyDictLayout::description() const {
-    return fmt::format("Valkey 8.0: dict entry with the key embedded as sent + robj; EMBSTR for values of at "
+    return fmt::format("Valkey 8.0: dict entry with the key embedded {} + robj; EMBSTR for values of at "
                        "most {} bytes; expires in a second dict",
-        m_params.embstrLimit);
+        m_params.keyAsSent ? "as sent" : "with the smallest header (as loaded from an RDB file)", m_params.embstrLimit);
 }
 
 std::optional<ThresholdParam> ValkeyDictLayout::threshold() const {
@@ -48,7 +50,9 @@ KeyLayout ValkeyDictLayout::describe(const KeyShape& shape, std::uint32_t thresh
     out.indexLinesPerGet = shape.hasTtl ? 2 : 1; // keyspace slot, plus the expires slot (expireIfNeeded)
     out.pointerBytes = static_cast<std::uint16_t>(kPointerBytes + kEmbeddedEntryPointerBytes);
     // db.c dbAddInternal -> kvstoreDictAddRaw -> createEmbeddedEntry: the entry holds the argv key's sds.
-    const std::uint64_t entryBytes = kEmbeddedEntryBytes + sds::valkeyArgvBytes(shape.keyBytes, kArgvEmbstrLimit);
+    const std::uint64_t entryBytes = kEmbeddedEntryBytes
+        + (m_params.keyAsSent ? sds::valkeyArgvBytes(shape.keyBytes, kArgvEmbstrLimit)
+                              : sds::valkeyNewLenBytes(shape.keyBytes));
     out.add({ entryBytes, entryBytes, 1, Purpose::Entry, shape.keyBytes,
         memcmpVectorEnd(entryBytes - shape.keyBytes - 1, shape.keyBytes), true }); // dictSdsKeyCompare
     out.dependentLoads = 1; // the entry from the slot; the key compare reads the same allocation

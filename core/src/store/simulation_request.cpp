@@ -81,6 +81,17 @@ Expected<SimulationJob> buildSimulationJob(const SimulationRequest& request) {
     auto models = parseLayoutAndAllocator(request.layout, request.allocator);
     if (!models)
         return models.error();
+    // An RDB file is a keyspace as a server loads it: keys as the loader makes them, which some layouts
+    // hold differently from a client's (layoutSpecForLoadedKeys). The run names the layout it used.
+    if (auto format = traceFormat(request.tracePath, request.importOptions); format && *format == "rdb") {
+        const std::string loaded = layoutSpecForLoadedKeys(models->layout->spec());
+        if (loaded != models->layout->spec()) {
+            auto asLoaded = parseLayoutAndAllocator(loaded, request.allocator);
+            if (!asLoaded)
+                return asLoaded.error();
+            models->layout = asLoaded->layout;
+        }
+    }
     SimulationJob job;
     job.tracePath = request.tracePath;
     job.importOptions = request.importOptions;

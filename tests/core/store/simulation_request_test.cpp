@@ -4,7 +4,10 @@
 
 #include "layoutlab/store/simulation_request.h"
 
+#include <filesystem>
+#include <fstream>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 namespace layoutlab {
 namespace {
@@ -75,6 +78,32 @@ TEST(SimulationRequest, ALayoutWithoutThresholdIsRefusedOrRunOnceAsAsked) {
     ASSERT_TRUE(once) << once.error().describe();
     EXPECT_EQ(once->kind, "sim");
     EXPECT_TRUE(once->config.thresholds.empty());
+}
+
+TEST(SimulationRequest, AnRdbFileIsSimulatedWithKeysAsALoadingServerHoldsThem) {
+    // "REDIS0011", SET key value, EOF, no checksum: a server that loads it embeds the key with sdsnewlen's
+    // header (layoutSpecForLoadedKeys), where Valkey 8.0 embeds a client's key as sent.
+    const auto dir = std::filesystem::temp_directory_path() / ("layoutlab-rdb-request-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const std::string rdb = (dir / "dump.rdb").string();
+    std::ofstream(rdb, std::ios::binary) << std::string("REDIS0011\x00\x03key\x05value\xff", 21)
+                                         << std::string(8, '\0');
+    SimulationRequest r;
+    r.tracePath = rdb;
+    r.layout = "valkey-8.0";
+    auto job = buildSimulationJob(r);
+    ASSERT_TRUE(job) << job.error().describe();
+    EXPECT_EQ(job->config.layout->spec(), "valkey-8.0:embstr-limit=44,shared-integers=yes,key-header=smallest");
+    r.layout = "valkey-9.1";
+    job = buildSimulationJob(r);
+    ASSERT_TRUE(job) << job.error().describe();
+    EXPECT_EQ(job->config.layout->spec().find("as-sent"), std::string::npos);
+    r.tracePath = "t.lltrace"; // not there: taken as no RDB file, as the other requests here
+    r.layout = "valkey-8.0";
+    job = buildSimulationJob(r);
+    ASSERT_TRUE(job) << job.error().describe();
+    EXPECT_EQ(job->config.layout->spec(), "valkey-8.0:embstr-limit=44,shared-integers=yes");
+    std::filesystem::remove_all(dir);
 }
 
 } // namespace

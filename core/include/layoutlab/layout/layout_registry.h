@@ -33,6 +33,11 @@ struct LayoutAndAllocator {
 // A layout and its allocator; an empty allocator spec means the layout's engine default. Fails when the
 // allocator cannot serve the layout.
 Expected<LayoutAndAllocator> parseLayoutAndAllocator(std::string_view layoutSpec, std::string_view allocatorSpec);
+// The layout a server that loaded its keys from an RDB file has, given the spec of one that got them from
+// clients: the layouts whose entries embed a key with the header it arrived with (valkey-8.0, and
+// valkey-8.1:key-header=as-sent) hold a loaded key with sdsnewlen's smallest header (rdb.c
+// rdbGenericLoadStringObject(RDB_LOAD_SDS)); every other layout holds keys alike either way.
+std::string layoutSpecForLoadedKeys(const std::string& canonicalSpec);
 std::vector<LayoutInfo> listLayouts();
 // How the layout `name` (as given to --layout) was validated: a preset as listLayouts() says; the variants
 // that were driven too (memcached's framings, the Valkey what-if build, the 2025-01-27 key headers) as

@@ -22,6 +22,11 @@ namespace layoutlab {
 struct ValkeyDictParams {
     std::uint32_t embstrLimit = 44; // object.c OBJ_ENCODING_EMBSTR_SIZE_LIMIT
     bool sharedIntegers = true; // object.c tryObjectEncodingEx: shared.integers[] when canUseSharedObject()
+    // The embedded key's sds header, copied from the key the server was given (dict.c createEmbeddedEntry ->
+    // sdscopytobuffer): "as-sent", a client's argument (type 8 up to the EMBSTR limit, sds::valkeyArgvBytes);
+    // "smallest", a key read from an RDB file (rdb.c rdbGenericLoadStringObject(RDB_LOAD_SDS) -> sdsnewlen:
+    // sdsReqType's header, type 5 below 32 bytes), as a server that loaded its keyspace holds it.
+    bool keyAsSent = true;
 };
 
 class ValkeyDictLayout final : public LayoutModel {

@@ -4,6 +4,7 @@
 // What a value is, as traces record it (the op byte's bits 4-5) and layouts price it.
 
 #include <cstdint>
+#include <string_view>
 
 namespace layoutlab {
 
@@ -18,6 +19,26 @@ enum class ValueKind : std::uint8_t {
 };
 inline constexpr bool isIntegerKind(ValueKind kind) {
     return kind == ValueKind::Integer || kind == ValueKind::SmallInteger;
+}
+
+// How a server holds a string it is given (object.c tryObjectEncoding): as an integer when it is at most 20
+// characters that string2l takes (util.c string2ll: an optional '-', then "0" alone or digits without a
+// leading zero, within a long long; "-0" is not one), else as bytes.
+inline constexpr ValueKind valueKindOf(std::string_view value) {
+    if (value.empty() || value.size() > 20)
+        return ValueKind::String;
+    if (value == "0")
+        return ValueKind::SmallInteger;
+    const bool negative = value[0] == '-';
+    const std::string_view digits = value.substr(negative ? 1 : 0);
+    if (digits.empty() || digits.size() > 19 || digits[0] < '1' || digits[0] > '9')
+        return ValueKind::String;
+    for (const char c : digits)
+        if (c < '0' || c > '9')
+            return ValueKind::String;
+    if (digits.size() == 19 && digits > (negative ? "9223372036854775808" : "9223372036854775807"))
+        return ValueKind::String;
+    return !negative && digits.size() <= 4 ? ValueKind::SmallInteger : ValueKind::Integer;
 }
 
 } // namespace layoutlab

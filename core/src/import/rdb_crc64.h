@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The checksum that ends an RDB file (RDB version 5 and later): CRC-64/Jones as Redis and Valkey compute
+// it (src/crc64.c: polynomial 0xad93d23594c935a9, reflected, initial value 0, no final xor; its check
+// value, crc64(0, "123456789", 9), is 0xe9c6d914c4b8d9ca). rdbLoadRioWithLoadingCtx compares it with the
+// eight little-endian bytes after the EOF opcode; 0 there means the file was saved without one
+// (rdbchecksum no). Slice-by-8 tables, as crcspeed.c builds them, so that a gigabyte file is summed at
+// memory speed.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+namespace layoutlab {
+
+class RdbCrc64 {
+public:
+    void update(const unsigned char* data, std::size_t size);
+    std::uint64_t value() const { return m_crc; }
+
+private:
+    std::uint64_t m_crc = 0;
+};
+
+} // namespace layoutlab

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// An RDB file (Redis 2.x to 7.2: RDB versions 1-11, "REDIS0011"; Valkey 7.2 and 8.x: RDB 11; Valkey 9.x:
+// RDB 80, "VALKEY080"), read key by key in bounded pieces: a value's bytes are passed over as they
+// stream by, never held, so a gigabyte string costs a buffer's worth of memory.
+//
+// The grammar, from Valkey 9.1's rdb.c (rdbLoadRioWithLoadingCtx, rdbLoadObject, rdbGenericLoadStringObject,
+// rdbLoadLenByRef) and Redis 7.2's, which it extends:
+//   file     := magic[9] (opcode | entry)* EOF [crc64: 8 bytes LE, RDB >= 5]
+//   opcode   := SELECTDB len | RESIZEDB len len | AUX string string | EXPIRETIME i32 | EXPIRETIME_MS i64
+//             | IDLE len | FREQ u8 | MODULE_AUX len len len module-value | FUNCTION2 string
+//             | SLOT_INFO len len len | SLOT_IMPORT string len (len len)*        (Valkey 9: RDB 80)
+//   entry    := type key:string value       (the EXPIRETIME/IDLE/FREQ before it belong to it)
+//   len      := 00xxxxxx | 01xxxxxx u8 | 0x80 u32-BE | 0x81 u64-BE
+//   string   := len bytes | 11000000 i8 | 11000001 i16 | 11000010 i32 | 11000011 clen:len len bytes[clen] (LZF)
+// Every value type is parsed to its end, so that the keys after it are found; what the caller does with a
+// type it does not model is its own affair (RdbEntry::type).
+
+#include "layoutlab/expected.h"
+#include "layoutlab/import/input_stream.h"
+#include "layoutlab/trace/value_kind.h"
+#include "rdb_crc64.h"
+
+#include <cstdint>
+#include <future>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace layoutlab {
+
+// rdb.h RdbType: the value types an entry can have.
+namespace rdb_type {
+inline constexpr std::uint8_t kString = 0;
+inline constexpr std::uint8_t kList = 1;
+inline constexpr std::uint8_t kSet = 2;
+inline constexpr std::uint8_t kZset = 3;
+inline constexpr std::uint8_t kHash = 4;
+inline constexpr std::uint8_t kZset2 = 5;
+inline constexpr std::uint8_t kModulePreGa = 6;
+inline constexpr std::uint8_t kModule2 = 7;
+inline constexpr std::uint8_t kHashZipmap = 9;
+inline constexpr std::uint8_t kListZiplist = 10;
+inline constexpr std::uint8_t kSetIntset = 11;
+inline constexpr std::uint8_t kZsetZiplist = 12;
+inline constexpr std::uint8_t kHashZiplist = 13;
+inline constexpr std::uint8_t kListQuicklist = 14;
+inline constexpr std::uint8_t kStreamListpacks = 15;
+inline constexpr std::uint8_t kHashListpack = 16;
+inline constexpr std::uint8_t kZsetListpack = 17;
+inline constexpr std::uint8_t kListQuicklist2 = 18;
+inline constexpr std::uint8_t kStreamListpacks2 = 19;
+inline constexpr std::uint8_t kSetListpack = 20;
+inline constexpr std::uint8_t kStreamListpacks3 = 21;
+inline constexpr std::uint8_t kHash2 = 22; // Valkey 9.0 (RDB 80): a hash with field expiries
+} // namespace rdb_type
+
+// "hash (listpack)", "string": the type and its encoding in the file, for counts and messages.
+const std::string& rdbTypeName(std::uint8_t type);
+
+struct RdbEntry {
+    std::uint64_t offset = 0; // of the entry's type byte
+    std::uint32_t db = 0;
+    std::uint8_t type = rdb_type::kString;
+    // A hash of the key's bytes and its database (KeyInterner::hashKey of the key as the file holds it:
+    // an integer-encoded key as its digits, an LZF-compressed one as its compressed bytes, which the same
+    // key always compresses to), and its length as the server holds it.
+    std::uint64_t keyHash = 0;
+    std::uint64_t keyBytes = 0;
+    // A string's value: its length as the server holds it (an integer's decimal digits) and its kind
+    // (object.c tryObjectEncodingEx: a value of at most 20 bytes that string2l takes is an integer).
+    std::uint64_t valueBytes = 0;
+    ValueKind kind = ValueKind::String;
+    std::int64_t expireMs = -1; // unix milliseconds; -1: none
+};
+
+class RdbParser {
+public:
+    // `checksumAside`: the checksum is computed on a second thread, a MiB at a time, while this one parses
+    // (ImportOptions::decodeAhead; it is a sixth of the work).
+    RdbParser(InputStream& input, std::string path, bool checksumAside = false);
+    ~RdbParser();
+    RdbParser(const RdbParser&) = delete;
+    RdbParser& operator=(const RdbParser&) = delete;
+
+    // The next key, or nullopt after the last, once the checksum matched. An error names the offset.
+    Expected<std::optional<RdbEntry>> next();
+
+    int version() const { return m_version; } // 0 until the header is read
+    bool valkeyMagic() const { return m_valkeyMagic; }
+    // The AUX fields read so far whose values are short (redis-ver, valkey-ver, ctime, used-mem, ...).
+    const std::map<std::string, std::string>& aux() const { return m_aux; }
+    // What the file says it was saved at (AUX ctime, seconds), if it says.
+    std::optional<std::int64_t> savedAtSeconds() const { return m_savedAtSeconds; }
+    std::uint64_t offset() const { return m_base + m_pos; }
+    std::uint64_t fileBytes() const { return m_input.sourceBytes(); }
+    std::uint64_t bytesRead() const { return m_input.sourceBytesRead(); }
+    // Whether the file ended with a checksum that was checked (not 0: saved with rdbchecksum no).
+    bool checksumVerified() const { return m_checksumVerified; }
+
+private:
+    // Bytes.
+    Status fill(std::size_t need, const char* what);
+    Expected<std::uint8_t> byte(const char* what) {
+        if (m_pos == m_end) [[unlikely]]
+            return byteAfterFill(what);
+        return m_buffer[m_pos++];
+    }
+    Expected<std::uint8_t> byteAfterFill(const char* what);
+    Expected<const unsigned char*> take(std::size_t n, const char* what); // n <= kBufferBytes
+    Status skip(std::uint64_t n, const char* what);
+    Error corrupt(const std::string& message) const;
+    // Adds consumed bytes to the checksum, after what is being summed aside (fill()); waitForSum() for the
+    // sum to be whole.
+    void sum(const unsigned char* data, std::size_t size);
+    void waitForSum();
+
+    // The grammar's pieces.
+    Status readHeader();
+    Expected<std::uint64_t> length(bool* encoded, const char* what);
+    Expected<std::uint64_t> plainLength(const char* what); // a length that may not be a string encoding
+    struct StringInfo {
+        std::uint64_t bytes = 0; // as the server holds it
+        ValueKind kind = ValueKind::String;
+        std::uint64_t hash = 0; // when asked for
+    };
+    // A string: its length, its kind (`classify`: read a short plain one), its hash (`hash`).
+    Expected<StringInfo> string(const char* what, bool classify, bool hash);
+    bool plainStringInBuffer(bool classify, bool hash, StringInfo& out); // string()'s fast path
+    Status skipStrings(std::uint64_t count, const char* what);
+    Status skipValue(std::uint8_t type, std::uint64_t entryOffset);
+    Status skipStream(std::uint8_t type);
+    Status skipModuleValue(); // rdbLoadCheckModuleValue's opcodes, up to RDB_MODULE_OPCODE_EOF
+    Status readAux();
+    Status finish(); // after EOF: the checksum
+
+    InputStream& m_input;
+    std::string m_path;
+    std::vector<unsigned char> m_buffer;
+    std::size_t m_pos = 0;
+    std::size_t m_end = 0;
+    std::uint64_t m_base = 0; // file offset of m_buffer[0]
+    std::size_t m_summed = 0; // m_buffer[0, m_summed) is in m_crc
+    RdbCrc64 m_crc;
+    bool m_checksumAside = false;
+    std::vector<unsigned char> m_spare; // fill() reads into it, while the one before is summed aside
+    std::future<void> m_sumDone;
+    bool m_inputEnded = false;
+
+    int m_version = 0;
+    bool m_valkeyMagic = false;
+    bool m_ended = false;
+    bool m_checksumVerified = false;
+    std::uint32_t m_db = 0;
+    std::int64_t m_expireMs = -1;
+    std::map<std::string, std::string> m_aux;
+    std::optional<std::int64_t> m_savedAtSeconds;
+};
+
+} // namespace layoutlab
