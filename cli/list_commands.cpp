@@ -4,6 +4,7 @@
 
 #include "layoutlab/alloc/allocator_registry.h"
 #include "layoutlab/collect/registry.h"
+#include "layoutlab/layout/hash_layout.h"
 #include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/sim/point_metrics.h"
 #include "layoutlab/sim/simulation.h"
@@ -23,6 +24,12 @@ struct LayoutsOptions {
     bool ttl = false;
     bool integer = false;
     bool json = false;
+    // --type hash: one hash key (layout/hash_layout.h).
+    std::string type = "string";
+    std::uint64_t entries = 1;
+    std::uint32_t fieldBytes = 8;
+    bool fieldsOneByOne = false;
+    HashLimits hashLimits;
 };
 
 int listLayoutsText(bool json) {
@@ -80,6 +87,37 @@ int explainShape(const LayoutsOptions& o) {
         cost.layout.indexLinesPerGet, cost.layout.dependentLoads);
     return kExitOk;
 }
+// One hash key: its encoding, why, and each allocation.
+int explainHash(const LayoutsOptions& o) {
+    auto models = parseLayoutAndAllocator(o.layout, o.alloc);
+    if (!models)
+        return reportError(models.error());
+    const HashShape shape { o.keyBytes, o.entries, o.fieldBytes, *o.valueBytes, o.integer, o.ttl, !o.fieldsOneByOne };
+    auto hash = describeHash(*models->layout, shape, o.hashLimits);
+    if (!hash)
+        return reportError(hash.error());
+    const auto& alloc = *models->allocator;
+    fmt::print(
+        "layout     {}\nallocator  {}\nkey        {} bytes{}: a hash of {} fields of {} bytes, values of {} "
+        "bytes{}, {}\nlimits     hash-max-listpack-entries {}, hash-max-listpack-value {}\nencoding   {} ({})\n\n"
+        "{:<24} {:>8} {:>10} {:>8} {:>8}\n",
+        models->layout->spec(), alloc.spec(), shape.keyBytes, shape.hasTtl ? ", TTL" : "", shape.entries,
+        shape.fieldBytes, shape.valueBytes, shape.integerValues ? " (integers)" : "",
+        shape.oneCommand ? "set by one HSET" : "set one field per HSET", o.hashLimits.maxListpackEntries,
+        o.hashLimits.maxListpackValue, hash->encoding, hash->why, "allocation", "count", "requested", "class", "waste");
+    std::uint64_t requested = 0;
+    for (const HashPart& part : hash->parts) {
+        const auto usable = alloc.usableSize(part.requestedBytes);
+        fmt::print("{:<24} {:>8} {:>10} {:>8} {:>8}\n", part.what, part.count, part.requestedBytes, usable,
+            usable - part.requestedBytes);
+        requested += part.requestedBytes * part.count;
+    }
+    const std::uint64_t usable = hash->usableBytes(alloc);
+    fmt::print("\nper key: {} bytes requested, {} usable (index tables not included), {:.1f} usable per field\n",
+        requested, usable, static_cast<double>(usable) / static_cast<double>(shape.entries));
+    return kExitOk;
+}
+
 // A layout file is read and checked whole; what it describes is printed.
 int checkLayoutFile(const std::string& spec) {
     auto layout = parseLayout(spec);
@@ -114,6 +152,17 @@ void addListCommands(CLI::App& app, int& status) {
     layouts->add_option("--value-bytes", lo->valueBytes, "Value length (explains this shape)");
     layouts->add_flag("--ttl", lo->ttl, "The key has a TTL");
     layouts->add_flag("--int", lo->integer, "The value is a decimal integer");
+    layouts->add_option("--type", lo->type, "What the key holds: string, or hash (--entries fields)")
+        ->check(CLI::IsMember({ "string", "hash" }))
+        ->capture_default_str();
+    layouts->add_option("--entries", lo->entries, "hash: its fields")->capture_default_str();
+    layouts->add_option("--field-bytes", lo->fieldBytes, "hash: each field's length")->capture_default_str();
+    layouts->add_flag("--fields-one-by-one", lo->fieldsOneByOne,
+        "hash: the fields arrived one per HSET (its table grew) rather than in one HSET");
+    layouts->add_option("--hash-max-listpack-entries", lo->hashLimits.maxListpackEntries, "hash: the engine's limit")
+        ->capture_default_str();
+    layouts->add_option("--hash-max-listpack-value", lo->hashLimits.maxListpackValue, "hash: the engine's limit")
+        ->capture_default_str();
     layouts->add_flag("--json", lo->json, "JSON output (for the list)");
     layouts
         ->add_option_function<std::string>(
@@ -127,6 +176,8 @@ void addListCommands(CLI::App& app, int& status) {
             status = checkLayoutFile(lo->layout);
         } else if (!lo->valueBytes) {
             status = reportError(usageError("explaining a layout needs --value-bytes", "--value-bytes"));
+        } else if (lo->type == "hash") {
+            status = explainHash(*lo);
         } else {
             status = explainShape(*lo);
         }

@@ -120,6 +120,26 @@ Expected<LayoutPtr> parseValkeyDict(Spec& spec) {
     return LayoutPtr(std::make_shared<ValkeyDictLayout>(params));
 }
 
+// redis-7.0: the dict layout's parameters and how an HSET adds a field (RedisParams::hsetRehashSteps).
+Expected<LayoutPtr> parseRedis(Spec& spec) {
+    RedisParams params;
+    auto limit = spec.integer("embstr-limit", params.embstrLimit, 0, 1024);
+    if (!limit)
+        return limit.error();
+    auto shared = spec.yesNo("shared-integers", params.sharedIntegers);
+    if (!shared)
+        return shared.error();
+    auto steps = spec.integer("hset-rehash-steps", params.hsetRehashSteps, 1, 2);
+    if (!steps)
+        return steps.error();
+    if (auto ok = spec.rejectUnused("embstr-limit, shared-integers, hset-rehash-steps"); !ok)
+        return ok.error();
+    params.embstrLimit = static_cast<std::uint32_t>(*limit);
+    params.sharedIntegers = *shared;
+    params.hsetRehashSteps = static_cast<std::uint32_t>(*steps);
+    return LayoutPtr(std::make_shared<RedisLayout>(params));
+}
+
 } // namespace
 
 std::string layoutSpecForLoadedKeys(const std::string& canonicalSpec) {
@@ -169,7 +189,7 @@ Expected<LayoutPtr> parseLayout(std::string_view text) {
         if (name == preset.name)
             return parseValkey(*spec, preset.params, std::string(preset.note));
     if (name == "redis-7.0" || name == "redis")
-        return parseDictLayout<RedisLayout, RedisParams>(*spec);
+        return parseRedis(*spec);
     if (name == "memcached-1.6" || name == "memcached")
         return parseMemcached(*spec);
     return usageError(fmt::format("unknown layout '{}' (known: valkey, valkey-8.0, valkey-8.1, valkey-9.0, valkey-9.1, "

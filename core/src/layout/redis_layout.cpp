@@ -19,8 +19,9 @@ RedisLayout::RedisLayout(const RedisParams& params)
     : m_params(params) { }
 
 std::string RedisLayout::spec() const {
-    return fmt::format(
-        "redis-7.0:embstr-limit={},shared-integers={}", m_params.embstrLimit, m_params.sharedIntegers ? "yes" : "no");
+    // hset-rehash-steps is named only when it is 7.2's, so that the specs of runs stored before it are found.
+    return fmt::format("redis-7.0:embstr-limit={},shared-integers={}{}", m_params.embstrLimit,
+        m_params.sharedIntegers ? "yes" : "no", m_params.hsetRehashSteps == 2 ? "" : ",hset-rehash-steps=1");
 }
 
 std::string RedisLayout::description() const {

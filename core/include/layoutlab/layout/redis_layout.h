@@ -16,6 +16,10 @@ namespace layoutlab {
 struct RedisParams {
     std::uint32_t embstrLimit = 44; // object.c OBJ_ENCODING_EMBSTR_SIZE_LIMIT
     bool sharedIntegers = true; // object.c tryObjectEncoding: shared.integers[] when maxmemory-policy allows
+    // Rehash steps an HSET takes per field it adds to a hash table (layout/hash_layout.h): Redis 7.0's
+    // t_hash.c hashTypeSet looks the field up (dictFind) and then adds it (dictAdd), a step each; 7.2's
+    // adds it in one call (dictAddRaw). Strings are alike either way.
+    std::uint32_t hsetRehashSteps = 2;
 };
 
 class RedisLayout final : public LayoutModel {
@@ -34,6 +38,9 @@ public:
 
 private:
     RedisParams m_params;
+
+public:
+    const RedisParams& params() const { return m_params; }
 };
 
 } // namespace layoutlab

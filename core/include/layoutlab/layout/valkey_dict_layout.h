@@ -46,6 +46,9 @@ public:
 
 private:
     ValkeyDictParams m_params;
+
+public:
+    const ValkeyDictParams& params() const { return m_params; }
 };
 
 } // namespace layoutlab
