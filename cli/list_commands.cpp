@@ -93,7 +93,7 @@ int explainHash(const LayoutsOptions& o) {
     if (!models)
         return reportError(models.error());
     const HashShape shape { o.keyBytes, o.entries, o.fieldBytes, *o.valueBytes, o.integer, o.ttl, !o.fieldsOneByOne };
-    auto hash = describeHash(*models->layout, shape, o.hashLimits);
+    auto hash = describeHash(*models->layout, shape, *models->allocator, o.hashLimits);
     if (!hash)
         return reportError(hash.error());
     const auto& alloc = *models->allocator;

@@ -4,6 +4,8 @@
 #include "layoutlab/layout/redis_layout.h"
 #include "layoutlab/layout/sds.h"
 #include "layoutlab/layout/valkey_dict_layout.h"
+#include "layoutlab/layout/valkey_layout.h"
+#include "layoutlab/sim/index_table_model.h"
 
 #include <bit>
 #include <cmath>
@@ -55,10 +57,47 @@ struct DictHashRules {
     std::uint64_t (*sdsBytes)(std::uint64_t length); // sdsnewlen of the engine's smallest header
     std::uint32_t rehashStepsPerInsert = 1; // an HSET's lookups of the table per field it adds
     std::vector<HashPart> keyParts; // the key's own allocations
+    // Valkey 9.0 and later: a hashtable.c table of entry.c entries, its struct this big (0: a dict).
+    std::uint64_t hashtableStructBytes = 0;
 };
 
-std::optional<DictHashRules> dictRules(const LayoutModel& layout, const HashShape& shape) {
+// entry.c entryReqSize (Valkey 9.0 and later): the field embedded with its smallest sds header, and the
+// value after it with a type-8 header when the two fit EMBED_VALUE_MAX_ALLOC_SIZE (128 bytes); else a
+// value pointer before a field of at least a type-8 header, and the value an sds of its own (hashTypeSet:
+// sdsdup of the argument).
+constexpr std::uint64_t kEmbedValueMaxAllocBytes = 128;
+constexpr std::uint64_t kValuePointerBytes = 8;
+void addValkeyEntries(std::vector<HashPart>& parts, const HashShape& shape) {
+    const auto fieldType = sds::valkeyReqType(shape.fieldBytes);
+    const std::uint64_t field = sds::reqSize(shape.fieldBytes, fieldType);
+    const std::uint64_t embeddedValue = sds::reqSize(shape.valueBytes, sds::Type::Type8);
+    if (field + embeddedValue <= kEmbedValueMaxAllocBytes) {
+        parts.push_back({ "entries (field and value)", field + embeddedValue, shape.entries });
+        return;
+    }
+    const auto pointerFieldType = fieldType == sds::Type::Type5 ? sds::Type::Type8 : fieldType;
+    parts.push_back(
+        { "entries (field)", kValuePointerBytes + sds::reqSize(shape.fieldBytes, pointerFieldType), shape.entries });
+    parts.push_back({ "values", sds::valkeyNewLenBytes(shape.valueBytes), shape.entries });
+}
+
+std::optional<DictHashRules> dictRules(
+    const LayoutModel& layout, const HashShape& shape, const AllocatorModel& allocator) {
     DictHashRules rules;
+    if (const auto* valkey = dynamic_cast<const ValkeyLayout*>(&layout)) {
+        if (valkey->params().hashTableStructBytes == 0)
+            return std::nullopt;
+        // The hash object is a robj with the key embedded and its value by pointer, as a RAW string's
+        // (object.c objectSetKeyAndExpire): the layout's own object for a value it never embeds.
+        const KeyLayout raw = layout.describe(
+            { shape.keyBytes, 1u << 20, shape.hasTtl, ValueKind::String }, valkey->params().threshold, allocator);
+        for (std::size_t i = 0; i < raw.allocationCount; ++i)
+            if (raw.allocations[i].purpose == Purpose::Object)
+                rules.keyParts.push_back({ "object (key embedded)", raw.allocations[i].requestedBytes, 1 });
+        rules.hashtableStructBytes = valkey->params().hashTableStructBytes;
+        rules.sdsBytes = sds::valkeyNewLenBytes;
+        return rules;
+    }
     if (const auto* redis = dynamic_cast<const RedisLayout*>(&layout)) {
         rules.rehashStepsPerInsert = redis->params().hsetRehashSteps;
         // db.c dbAdd: a dictEntry and a copy of the key (sdsdup); setExpire: an entry sharing the key.
@@ -110,11 +149,12 @@ std::uint64_t HashKeyLayout::usableBytes(const AllocatorModel& allocator) const 
     return total;
 }
 
-Expected<HashKeyLayout> describeHash(const LayoutModel& layout, const HashShape& shape, const HashLimits& limits) {
-    auto rules = dictRules(layout, shape);
+Expected<HashKeyLayout> describeHash(
+    const LayoutModel& layout, const HashShape& shape, const AllocatorModel& allocator, const HashLimits& limits) {
+    auto rules = dictRules(layout, shape, allocator);
     if (!rules)
         return usageError(fmt::format("layout '{}' has no hash model yet: hashes are modelled for redis-7.0 (Redis "
-                                      "7.0 and 7.2) and valkey-8.0",
+                                      "7.0 and 7.2), valkey-8.0, valkey-9.0 and valkey-9.1",
                               layout.spec()),
             "layout");
     if (shape.entries == 0)
@@ -143,6 +183,34 @@ Expected<HashKeyLayout> describeHash(const LayoutModel& layout, const HashShape&
         return out;
     }
     out.encoding = "hashtable";
+    const bool longMember = shape.fieldBytes > limits.maxListpackValue || shape.valueBytes > limits.maxListpackValue;
+    if (rules->hashtableStructBytes != 0) {
+        // t_hash.c: hashTypeConvertListpack makes the table and sizes it for the listpack's fields
+        // (hashtableExpand); an HSET of more fields than the listpack takes sizes it for them all
+        // (hashTypeTryConversion); then each field is inserted (hashtable.c: a rehash step, then growth).
+        IndexTableModel table(IndexKind::ValkeyHashtable);
+        std::uint64_t inserted = 0;
+        if (shape.oneCommand && shape.entries > limits.maxListpackEntries) {
+            table.expand(0);
+            table.expand(shape.entries);
+        } else if (!longMember) {
+            table.expand(limits.maxListpackEntries + 1);
+        } else {
+            table.expand(0);
+        }
+        for (; inserted < shape.entries; ++inserted)
+            table.insert();
+        out.parts.push_back({ "hashtable", rules->hashtableStructBytes, 1 });
+        const IndexFootprint footprint = table.footprint(allocator);
+        const std::size_t arrays = footprint.parts.size() - (footprint.childBuckets != 0 ? 1 : 0);
+        for (std::size_t i = 0; i < footprint.parts.size(); ++i) // the table, the one it rehashes into, children
+            out.parts.push_back({ i >= arrays ? "child buckets"
+                    : i == 0                  ? "buckets"
+                                              : "buckets being rehashed into",
+                footprint.parts[i].requestedBytes, footprint.parts[i].count });
+        addValkeyEntries(out.parts, shape);
+        return out;
+    }
     const std::uint64_t buckets = std::max(kDictMinBuckets, nextPowerOfTwo(shape.entries));
     out.parts.push_back({ "dict", kDictBytes, 1 });
     out.parts.push_back({ "buckets", buckets * kBucketBytes, 1 });
@@ -151,7 +219,6 @@ Expected<HashKeyLayout> describeHash(const LayoutModel& layout, const HashShape&
     // the first insert), for the fields of a listpack converted when one more arrived
     // (hashTypeConvertListpack's dictExpand), or empty (a listpack converted for a long field or value
     // before it held any). A table that grew from there on an insert may still be rehashing its old half.
-    const bool longMember = shape.fieldBytes > limits.maxListpackValue || shape.valueBytes > limits.maxListpackValue;
     std::uint64_t madeAt = kDictMinBuckets;
     if (shape.oneCommand && shape.entries > limits.maxListpackEntries)
         madeAt = buckets;

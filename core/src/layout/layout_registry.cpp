@@ -30,9 +30,9 @@ const ValkeyPreset kValkeyPresets[] = {
     { "valkey-8.1", { 64, 16, 44, false }, "Valkey 8.1" },
     // 9.0.x: as 8.1 but with PR #2087's exact key-header sizing.
     // Both 9.x lines prefetch a pipelined client's queued keys in batches of 16 (ValkeyParams::queuedKeyPrefetch).
-    { "valkey-9.0", { 64, 16, 44, true, false, true, 16 }, "Valkey 9.0" },
+    { "valkey-9.0", { 64, 16, 44, true, false, true, 16, 80 }, "Valkey 9.0" },
     // 9.1.0: PR #3397 (threshold 128) and PR #2516 (8-byte header when embedded, limit derived).
-    { "valkey-9.1", { 128, 8, 0, true, false, true, 16 }, "Valkey 9.1" },
+    { "valkey-9.1", { 128, 8, 0, true, false, true, 16, 88 }, "Valkey 9.1" },
 };
 
 Expected<LayoutPtr> parseValkey(Spec& spec, ValkeyParams params, std::string presetName) {

@@ -37,6 +37,11 @@ struct ValkeyParams {
     // later; the 2025 development trees have no command queue) batches up to prefetch-batch-max-size of
     // them, 16 by default (config.c). 0: no such batch. An execution trait, not printed in spec().
     std::uint32_t queuedKeyPrefetch = 0;
+    // A hash's table (layout/hash_layout.h): hashtable.c's struct hashtable with the hash type's 8 bytes of
+    // metadata (server.c hashHashtableTypeMetadataSize): 80 bytes in 9.0, 88 in 9.1 (a safe-iterator list
+    // added). 0: this line's hashes are not modelled (8.1's hashTypeEntry). An execution trait, not printed
+    // in spec().
+    std::uint32_t hashTableStructBytes = 0;
 };
 
 class ValkeyLayout final : public LayoutModel {

@@ -49,6 +49,11 @@ public:
     // Consulted before every resize from now on (nullptr: none, as without maxmemory).
     void setGrowthGate(IndexGrowthGate* gate) { m_gate = gate; }
     void insert(); // a new entry (the engine looks the key up first, which may advance rehashing)
+    // hashtable.c hashtableExpand: room for `entries` at once, unless rehashing or holding more already.
+    void expand(std::uint64_t entries) {
+        if (m_targetBuckets == 0 && entries >= m_used)
+            resize(entries);
+    }
     void erase();
     // A read access: findBucket -> rehashStepOnReadIfNeeded / dictFind -> _dictRehashStep.
     void lookup() {
