@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Hash keys against the servers whose hashes layoutlab models (layout/hash_layout.h): Debian's Redis 7.0, and
-// the builds of tests/engines but the 8.1 ones (skipped with the reason: 8.1's hash entries are not modelled).
+// Hash keys against real servers (layout/hash_layout.h): Debian's Redis 7.0 and every build of tests/engines.
 // For each shape (fields on both sides of hash-max-listpack-entries, fields and values on both sides of
 // hash-max-listpack-value, 512 and 64 by default, all fields in one HSET or one per HSET, with and without
 // TTLs), a server is

@@ -57,8 +57,10 @@ struct DictHashRules {
     std::uint64_t (*sdsBytes)(std::uint64_t length); // sdsnewlen of the engine's smallest header
     std::uint32_t rehashStepsPerInsert = 1; // an HSET's lookups of the table per field it adds
     std::vector<HashPart> keyParts; // the key's own allocations
-    // Valkey 9.0 and later: a hashtable.c table of entry.c entries, its struct this big (0: a dict).
+    // Valkey 8.1 and later: a hashtable.c table, its struct this big (0: a dict), of entry.c entries (9.0
+    // and later) or hashTypeEntry ones (8.1).
     std::uint64_t hashtableStructBytes = 0;
+    bool embedValues = true;
 };
 
 // entry.c entryReqSize (Valkey 9.0 and later): the field embedded with its smallest sds header, and the
@@ -67,7 +69,17 @@ struct DictHashRules {
 // sdsdup of the argument).
 constexpr std::uint64_t kEmbedValueMaxAllocBytes = 128;
 constexpr std::uint64_t kValuePointerBytes = 8;
-void addValkeyEntries(std::vector<HashPart>& parts, const HashShape& shape) {
+// t_hash.c hashTypeCreateEntry (8.1): struct hashTypeEntry {sds value; char field_offset; char field_data[]}
+// (16 bytes with its padding) and the field's sds of the smallest header; the value its own sds.
+constexpr std::uint64_t kHashTypeEntryBytes = 16;
+
+void addValkeyEntries(std::vector<HashPart>& parts, const HashShape& shape, bool embedValues) {
+    if (!embedValues) {
+        parts.push_back(
+            { "entries (field)", kHashTypeEntryBytes + sds::valkeyNewLenBytes(shape.fieldBytes), shape.entries });
+        parts.push_back({ "values", sds::valkeyNewLenBytes(shape.valueBytes), shape.entries });
+        return;
+    }
     const auto fieldType = sds::valkeyReqType(shape.fieldBytes);
     const std::uint64_t field = sds::reqSize(shape.fieldBytes, fieldType);
     const std::uint64_t embeddedValue = sds::reqSize(shape.valueBytes, sds::Type::Type8);
@@ -95,6 +107,7 @@ std::optional<DictHashRules> dictRules(
             if (raw.allocations[i].purpose == Purpose::Object)
                 rules.keyParts.push_back({ "object (key embedded)", raw.allocations[i].requestedBytes, 1 });
         rules.hashtableStructBytes = valkey->params().hashTableStructBytes;
+        rules.embedValues = valkey->params().hashEntriesEmbedValues;
         rules.sdsBytes = sds::valkeyNewLenBytes;
         return rules;
     }
@@ -154,7 +167,7 @@ Expected<HashKeyLayout> describeHash(
     auto rules = dictRules(layout, shape, allocator);
     if (!rules)
         return usageError(fmt::format("layout '{}' has no hash model yet: hashes are modelled for redis-7.0 (Redis "
-                                      "7.0 and 7.2), valkey-8.0, valkey-9.0 and valkey-9.1",
+                                      "7.0 and 7.2) and valkey (8.0 and later)",
                               layout.spec()),
             "layout");
     if (shape.entries == 0)
@@ -208,7 +221,7 @@ Expected<HashKeyLayout> describeHash(
                     : i == 0                  ? "buckets"
                                               : "buckets being rehashed into",
                 footprint.parts[i].requestedBytes, footprint.parts[i].count });
-        addValkeyEntries(out.parts, shape);
+        addValkeyEntries(out.parts, shape, rules->embedValues);
         return out;
     }
     const std::uint64_t buckets = std::max(kDictMinBuckets, nextPowerOfTwo(shape.entries));

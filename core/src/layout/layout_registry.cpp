@@ -27,7 +27,7 @@ struct ValkeyPreset {
 const ValkeyPreset kValkeyPresets[] = {
     // 8.1.x: threshold 64 (object.c `size <= 64`), 16-byte robj, OBJ_ENCODING_EMBSTR_SIZE_LIMIT 44,
     // embed decision counting K + 3 (before PR #2087).
-    { "valkey-8.1", { 64, 16, 44, false }, "Valkey 8.1" },
+    { "valkey-8.1", { 64, 16, 44, false, false, true, 0, 72, false }, "Valkey 8.1" },
     // 9.0.x: as 8.1 but with PR #2087's exact key-header sizing.
     // Both 9.x lines prefetch a pipelined client's queued keys in batches of 16 (ValkeyParams::queuedKeyPrefetch).
     { "valkey-9.0", { 64, 16, 44, true, false, true, 16, 80 }, "Valkey 9.0" },

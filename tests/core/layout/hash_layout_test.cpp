@@ -116,7 +116,7 @@ TEST(HashLayout, TheKeysOwnAllocationsAreTheLayouts) {
 }
 
 TEST(HashLayout, LayoutsWithoutAHashModelSaySo) {
-    for (const char* spec : { "valkey-8.1", "memcached-1.6" }) {
+    for (const char* spec : { "memcached-1.6" }) {
         auto h = describeHash(*layout(spec), {}, jemalloc());
         ASSERT_FALSE(h) << spec;
         EXPECT_NE(h.error().message.find("no hash model yet"), std::string::npos);

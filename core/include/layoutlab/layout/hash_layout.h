@@ -7,8 +7,8 @@
 // longer than hash-max-listpack-value bytes, and the hash is a table.
 //
 // Modelled for the engines whose hashes are dicts (Redis 7.0 and 7.2, Valkey 8.0: layouts redis-7.0 and
-// valkey-8.0), and for Valkey 9.0 and 9.1 (hashtable.c tables of entry.c entries; see hash_layout.cpp),
-// from their source:
+// valkey-8.0), and for Valkey 8.1 and later (hashtable.c tables of hashTypeEntry or entry.c entries; see
+// hash_layout.cpp), from their source:
 //   listpack (listpack.c): a 6-byte header (total bytes, element count), each field and value an entry
 //     (its encoding: a string of under 64 bytes takes 1 byte, under 4,096 2, else 5; an integer string
 //     1 to 9 bytes by its magnitude, lpEncodeGetType), then its backlen (lpEncodeBacklen: 1 byte up to

@@ -38,10 +38,14 @@ struct ValkeyParams {
     // them, 16 by default (config.c). 0: no such batch. An execution trait, not printed in spec().
     std::uint32_t queuedKeyPrefetch = 0;
     // A hash's table (layout/hash_layout.h): hashtable.c's struct hashtable with the hash type's 8 bytes of
-    // metadata (server.c hashHashtableTypeMetadataSize): 80 bytes in 9.0, 88 in 9.1 (a safe-iterator list
-    // added). 0: this line's hashes are not modelled (8.1's hashTypeEntry). An execution trait, not printed
-    // in spec().
+    // metadata (server.c hashHashtableTypeMetadataSize): 72 bytes in 8.1 (no metadata), 80 in 9.0, 88 in 9.1
+    // (a safe-iterator list added). 0: this layout's hashes are not modelled. Execution traits, not printed
+    // in spec(), as the two below.
     std::uint32_t hashTableStructBytes = 0;
+    // A hash field's entry: entry.c's (9.0 and later), the value embedded after the field when the two fit
+    // 128 bytes; or 8.1's t_hash.c hashTypeEntry, a value pointer, an offset byte and the field, the value
+    // always an sds of its own.
+    bool hashEntriesEmbedValues = true;
 };
 
 class ValkeyLayout final : public LayoutModel {
