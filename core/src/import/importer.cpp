@@ -11,6 +11,7 @@
 #include "layoutlab/trace/trace_file.h"
 #include "pipelined_importer.h"
 
+#include <bit>
 #include <cstring>
 #include <fmt/format.h>
 
@@ -83,6 +84,17 @@ void KeyInterner::resize(std::size_t slots) {
     }
     m_heap.resize(slots);
     m_slots = m_heap.data();
+}
+
+void KeyInterner::reserve(std::uint64_t keys) {
+    if (m_size != 0)
+        return;
+    // Three quarters full at most, as idForHash keeps it; within the slots key ids can number.
+    const std::uint64_t homes = std::bit_ceil(std::max<std::uint64_t>(keys / 3 * 4 + 4, kInitialHomes));
+    if (homes <= m_homes || homes + m_overflow > kMaxReservedSlots)
+        return;
+    resize(homes + m_overflow);
+    m_homes = homes;
 }
 
 void KeyInterner::grow() {

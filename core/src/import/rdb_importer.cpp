@@ -115,6 +115,13 @@ private:
                 }
                 continue;
             }
+            if (m_keys.size() == 0 && m_batch.empty()) {
+                // The file's RESIZEDB, within what the file can hold (a key takes at least 3 bytes of it): a
+                // damaged hint must not reserve memory for keys that are not there. A stream's size is not
+                // known: no hint taken.
+                const std::uint64_t hint = std::min(m_parser.keysHint(), m_parser.fileBytes() / 3);
+                m_keys.reserve(hint);
+            }
             m_keys.prefetch(e.keyHash);
             m_batch.push_back(e);
         }

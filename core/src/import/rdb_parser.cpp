@@ -453,9 +453,13 @@ Expected<std::optional<RdbEntry>> RdbParser::next() {
         }
         case kOpResizeDb:
         case kOpSlotInfo: {
-            for (int i = 0; i < (*type == kOpResizeDb ? 2 : 3); ++i)
-                if (auto n = plainLength(*type == kOpResizeDb ? "RESIZEDB" : "SLOT_INFO"); !n)
+            for (int i = 0; i < (*type == kOpResizeDb ? 2 : 3); ++i) {
+                auto n = plainLength(*type == kOpResizeDb ? "RESIZEDB" : "SLOT_INFO");
+                if (!n)
                     return n.error();
+                if (*type == kOpResizeDb && i == 0 && m_keysHint == 0)
+                    m_keysHint = *n;
+            }
             continue;
         }
         case kOpExpireTime:

@@ -97,6 +97,8 @@ public:
     std::uint64_t offset() const { return m_base + m_pos; }
     std::uint64_t fileBytes() const { return m_input.sourceBytes(); }
     std::uint64_t bytesRead() const { return m_input.sourceBytesRead(); }
+    // The keys the file's first RESIZEDB says its database holds (0: none said so yet).
+    std::uint64_t keysHint() const { return m_keysHint; }
     // Whether the file ended with a checksum that was checked (not 0: saved with rdbchecksum no).
     bool checksumVerified() const { return m_checksumVerified; }
 
@@ -157,6 +159,7 @@ private:
     std::int64_t m_expireMs = -1;
     std::map<std::string, std::string> m_aux;
     std::optional<std::int64_t> m_savedAtSeconds;
+    std::uint64_t m_keysHint = 0;
 };
 
 } // namespace layoutlab

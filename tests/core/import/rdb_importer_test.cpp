@@ -246,6 +246,15 @@ TEST_F(RdbImporterTest, KeysOfDifferentDatabasesAreDifferentKeys) {
     EXPECT_NE(got.requests[0].keyId, got.requests[1].keyId);
 }
 
+TEST_F(RdbImporterTest, ARESIZEDBBeyondTheFileReservesNothingForIt) {
+    // A damaged size hint (2^40 keys in a file of a few bytes) sizes the key table by the file instead.
+    RdbWriter w;
+    w.u8(251).len(std::uint64_t { 1 } << 40).len(0).setString("k", "v").setString("j", "w");
+    const auto got = import(w.finish());
+    ASSERT_FALSE(got.error) << got.error->describe();
+    EXPECT_EQ(got.requests.size(), 2u);
+}
+
 TEST_F(RdbImporterTest, IsDetectedFromItsSignature) {
     RdbWriter w("REDIS0011");
     auto path = write(w.setString("a", "b").finish());

@@ -90,6 +90,9 @@ public:
     // A hint that idForHash(hash) comes soon: fetches its first slot into the host's caches.
     void prefetch(std::uint64_t hash) const { __builtin_prefetch(&m_slots[homeOf(hash)]); }
     std::uint64_t size() const { return m_size; }
+    // Room for `keys` keys at once, when none is held yet (an RDB file says how many it has): no growth and
+    // rehashing of the table as they arrive. Ignored once a key is held.
+    void reserve(std::uint64_t keys);
     // A 64-bit hash of the key: the interner keeps hashes, not keys. Among n keys, two share a hash
     // with a chance of about n^2 / 2^65: 1 in 10^7 for 2M keys, 1 in 40 for a billion. Eight bytes at
     // a time; the tail is one overlapping load, never a byte loop (bytes stored and reloaded as a word
