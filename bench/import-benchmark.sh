@@ -23,15 +23,6 @@ fi
 # all of them alike rather than on whichever was being timed; each figure is the median of its rounds.
 times="$data/import-times"
 : >"$times"
-timed() { # NAME COMMAND...: one timing in seconds (to the microsecond: /usr/bin/time's hundredths are
-  # too coarse for the re-read), appended to $times
-  local name=$1 start end
-  shift
-  start=$(date +%s.%N)
-  "$@" >/dev/null 2>&1
-  end=$(date +%s.%N)
-  echo "$name $(echo "$end - $start" | bc -l)" >>"$times"
-}
 cat "$csv" >/dev/null # warm the page cache for every contender alike
 # The trace re-read is written once, here; each round's import writes another file. After each import
 # the kernel's writeback of its output is waited for, untimed, so that it does not compete for the CPUs

@@ -19,3 +19,14 @@ gen_mixed_trace() {
     --value-size lognormal:4.3:1.2:1:100000 --ttl-fraction 0.2 --get-fraction 0.8 --delete-fraction 0.02 \
     --popularity zipf:0.99 --seed "$seed" >/dev/null
 }
+
+# timed NAME COMMAND...: one timing of COMMAND in seconds (to the microsecond: /usr/bin/time's hundredths are
+# too coarse), appended as "NAME SECONDS" to the file named by $times.
+timed() {
+  local name=$1 start end
+  shift
+  start=$(date +%s.%N)
+  "$@" >/dev/null 2>&1
+  end=$(date +%s.%N)
+  echo "$name $(echo "$end - $start" | bc -l)" >>"$times"
+}

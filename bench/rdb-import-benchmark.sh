@@ -49,14 +49,6 @@ make_rdb() {
 
 times="$data/rdb-import-times"
 : >"$times"
-timed() { # NAME COMMAND...: one timing in seconds, appended to $times
-  local name=$1 start end
-  shift
-  start=$(date +%s.%N)
-  "$@" >/dev/null 2>&1
-  end=$(date +%s.%N)
-  echo "$name $(echo "$end - $start" | bc -l)" >>"$times"
-}
 cat "$rdb" >/dev/null # warm the page cache for every contender alike
 for ((i = 0; i < runs; i++)); do
   timed cat cat "$rdb"

@@ -7,7 +7,6 @@
 // table, must be within 1% of the settled server's Δ(used_memory - mem_clients_normal), and OBJECT
 // ENCODING must name the model's encoding.
 
-#include "engine_manifest.h"
 #include "layoutlab/alloc/allocator_registry.h"
 #include "layoutlab/collect/resp_client.h"
 #include "layoutlab/collect/resp_driver.h"
@@ -15,6 +14,7 @@
 #include "layoutlab/layout/hash_layout.h"
 #include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/sim/index_table_model.h"
+#include "resp_servers.h"
 #include "server_fixture.h"
 
 #include <bit>
@@ -26,15 +26,6 @@ using namespace layoutlab;
 namespace {
 
 using Command = std::vector<std::string>;
-
-std::vector<test::EngineBuild> servers() {
-    std::vector<test::EngineBuild> out;
-    if (auto redis = findExecutable("redis-server"))
-        out.push_back({ *redis, "", "redis-debian" });
-    for (auto& build : test::readEngineManifest(LAYOUTLAB_ENGINE_MANIFEST))
-        out.push_back(std::move(build));
-    return out;
-}
 
 struct Scenario {
     std::uint64_t entries;
@@ -56,9 +47,16 @@ const Scenario kScenarios[] = {
     { 3, 70, 5, true, false }, // a long field
 };
 
-std::string field(std::uint64_t i, std::uint32_t bytes) {
-    std::string f = fmt::format("f{:0>{}}", i, bytes > 1 ? bytes - 1 : 0);
-    return f.substr(0, bytes);
+// Each key's fields named apart from every other key's: with the same names, every hash of a server would put
+// its fields in the same buckets (one hash seed per process), and the keys' child buckets would be one draw
+// of chance times the keys instead of its average.
+std::string field(std::uint64_t key, std::uint64_t i, std::uint32_t bytes) {
+    // The low hex digits, which i (times an odd number) makes distinct within a key.
+    const std::string digits = fmt::format("{:016x}", key * 2654435761ULL + i * 40503ULL);
+    const std::size_t keep = std::min<std::size_t>(bytes > 0 ? bytes - 1 : 0, digits.size());
+    std::string f = "f" + digits.substr(digits.size() - keep);
+    f.resize(bytes, 'x');
+    return f;
 }
 std::string value(std::uint64_t key, std::uint64_t i, std::uint32_t bytes) {
     std::string v(bytes, 'v');
@@ -73,11 +71,11 @@ std::vector<Command> fill(const Scenario& s, std::uint64_t keys) {
         if (s.oneCommand) {
             Command c { "HSET", key };
             for (std::uint64_t i = 0; i < s.entries; ++i)
-                c.insert(c.end(), { field(i, s.fieldBytes), value(k, i, s.valueBytes) });
+                c.insert(c.end(), { field(k, i, s.fieldBytes), value(k, i, s.valueBytes) });
             out.push_back(std::move(c));
         } else {
             for (std::uint64_t i = 0; i < s.entries; ++i)
-                out.push_back({ "HSET", key, field(i, s.fieldBytes), value(k, i, s.valueBytes) });
+                out.push_back({ "HSET", key, field(k, i, s.fieldBytes), value(k, i, s.valueBytes) });
         }
         if (s.ttl)
             out.push_back({ "EXPIRE", key, "1000000" });
@@ -85,17 +83,10 @@ std::vector<Command> fill(const Scenario& s, std::uint64_t keys) {
     return out;
 }
 
-std::uint64_t keyspaceMemory(RespClient& client) {
-    auto info = client.info("memory");
-    if (!info)
-        throw std::runtime_error(info.error().describe());
-    return std::stoull(info->at("used_memory")) - std::stoull(info->at("mem_clients_normal"));
-}
-
 class HashLayout : public ::testing::TestWithParam<std::size_t> { };
 
 TEST_P(HashLayout, EveryShapeWithinOnePercentOfTheServer) {
-    const auto all = servers();
+    const auto all = test::respServers(LAYOUTLAB_ENGINE_MANIFEST);
     if (GetParam() >= all.size())
         GTEST_SKIP() << "no server " << GetParam() << ": Debian's redis-server and the builds of tests/engines are "
                      << "all there are here";
@@ -122,10 +113,10 @@ TEST_P(HashLayout, EveryShapeWithinOnePercentOfTheServer) {
         const std::uint64_t keys = s.entries > 600 ? 100 : s.entries > 100 ? 300 : 1000;
         ASSERT_TRUE(client->command({ "FLUSHALL", "SYNC" }));
         ASSERT_TRUE(waitUntilSettled(*client));
-        const std::uint64_t before = keyspaceMemory(*client);
+        const std::uint64_t before = test::keyspaceMemory(*client);
         ASSERT_TRUE(client->pipeline(fill(s, keys)));
         ASSERT_TRUE(waitUntilSettled(*client));
-        const double measured = static_cast<double>(keyspaceMemory(*client)) - static_cast<double>(before);
+        const double measured = static_cast<double>(test::keyspaceMemory(*client)) - static_cast<double>(before);
 
         const HashShape shape { 16, s.entries, s.fieldBytes, s.valueBytes, false, s.ttl, s.oneCommand };
         auto hash = describeHash(*models->layout, shape, *models->allocator);

@@ -9,7 +9,6 @@
 // count. Then every collection type is added and saved again: the strings still import, and each
 // collection key is counted as not modelled, none lost.
 
-#include "engine_manifest.h"
 #include "layoutlab/alloc/allocator_registry.h"
 #include "layoutlab/collect/resp_client.h"
 #include "layoutlab/collect/resp_driver.h"
@@ -17,6 +16,7 @@
 #include "layoutlab/import/importer.h"
 #include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/sim/simulation.h"
+#include "resp_servers.h"
 #include "server_fixture.h"
 
 #include <fmt/format.h>
@@ -28,15 +28,6 @@ using namespace layoutlab;
 namespace {
 
 using Command = std::vector<std::string>;
-
-std::vector<test::EngineBuild> servers() {
-    std::vector<test::EngineBuild> out;
-    if (auto redis = findExecutable("redis-server"))
-        out.push_back({ *redis, "", "redis-debian" });
-    for (auto& build : test::readEngineManifest(LAYOUTLAB_ENGINE_MANIFEST))
-        out.push_back(std::move(build));
-    return out;
-}
 
 // Values on both sides of every limit, and what RDB saves differently: integers it encodes in 1, 2 or
 // 4 bytes (rdbTryIntegerEncoding) or as text (past 32 bits), and long runs LZF compresses.
@@ -94,13 +85,6 @@ std::vector<Command> collections() {
 }
 constexpr std::uint64_t kCollectionKeys = 9;
 
-std::uint64_t keyspaceMemory(RespClient& client) {
-    auto info = client.info("memory");
-    if (!info)
-        throw std::runtime_error(info.error().describe());
-    return std::stoull(info->at("used_memory")) - std::stoull(info->at("mem_clients_normal"));
-}
-
 // The server answers -LOADING until it has read its file.
 bool waitUntilLoaded(std::uint16_t port) {
     for (int i = 0; i < 3000; ++i) {
@@ -143,7 +127,7 @@ const std::vector<std::string> kServerArgs { "--port", "{port}", "--bind", "127.
 class RdbSnapshot : public ::testing::TestWithParam<std::size_t> { };
 
 TEST_P(RdbSnapshot, ALoadedFileWithinOnePercentOfItsPrediction) {
-    const auto all = servers();
+    const auto all = test::respServers(LAYOUTLAB_ENGINE_MANIFEST);
     if (GetParam() >= all.size())
         GTEST_SKIP() << "no server " << GetParam() << ": Debian's redis-server and the Valkey builds of "
                      << "tests/engines are all there are here";
@@ -176,12 +160,12 @@ TEST_P(RdbSnapshot, ALoadedFileWithinOnePercentOfItsPrediction) {
         auto loaded = RespClient::connect("127.0.0.1", loader->port);
         ASSERT_TRUE(loaded) << loaded.error().describe();
         ASSERT_TRUE(waitUntilSettled(*loaded));
-        const std::uint64_t held = keyspaceMemory(*loaded);
+        const std::uint64_t held = test::keyspaceMemory(*loaded);
         auto heldKeys = keyCount(*loaded);
         ASSERT_TRUE(heldKeys);
         ASSERT_TRUE(loaded->command({ "FLUSHALL", "SYNC" }));
         ASSERT_TRUE(waitUntilSettled(*loaded));
-        const double measured = static_cast<double>(held) - static_cast<double>(keyspaceMemory(*loaded));
+        const double measured = static_cast<double>(held) - static_cast<double>(test::keyspaceMemory(*loaded));
 
         const Imported snapshot = importFile(file);
         EXPECT_EQ(snapshot.requests.size(), keys);

@@ -7,7 +7,6 @@
 // buffers are left out of both readings (used_memory - mem_clients_normal): the MONITOR connection's
 // output is the test's, not the keyspace's.
 
-#include "engine_manifest.h"
 #include "layoutlab/alloc/allocator_registry.h"
 #include "layoutlab/collect/resp_client.h"
 #include "layoutlab/collect/resp_driver.h"
@@ -15,6 +14,7 @@
 #include "layoutlab/import/importer.h"
 #include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/sim/simulation.h"
+#include "resp_servers.h"
 #include "server_fixture.h"
 
 #include <arpa/inet.h>
@@ -106,17 +106,7 @@ private:
     std::string m_text;
 };
 
-// Debian's redis-server (its layout: the one its version names), then the Valkey builds.
 using Server = test::EngineBuild;
-std::vector<Server> servers() {
-    std::vector<Server> out;
-    if (auto redis = findExecutable("redis-server"))
-        out.push_back({ *redis, "", "redis-debian" });
-    for (auto& build : test::readEngineManifest(LAYOUTLAB_ENGINE_MANIFEST))
-        out.push_back(std::move(build));
-    return out;
-}
-
 // Keys of 6 to 30 bytes, values on both sides of every limit: sds types 5/8, EMBSTR 44, Valkey's 64 and
 // 128 thresholds, and the 108 of a what-if build.
 std::string key(std::uint32_t i) {
@@ -388,13 +378,6 @@ std::vector<Scenario> scenarios() {
     return out;
 }
 
-std::uint64_t keyspaceMemory(RespClient& client) {
-    auto info = client.info("memory");
-    if (!info)
-        throw std::runtime_error(info.error().describe());
-    return std::stoull(info->at("used_memory")) - std::stoull(info->at("mem_clients_normal"));
-}
-
 bool waitForOneClient(RespClient& client) {
     for (int i = 0; i < 500; ++i) {
         auto info = client.info("clients");
@@ -408,7 +391,7 @@ bool waitForOneClient(RespClient& client) {
 class StringCommands : public ::testing::TestWithParam<std::size_t> { };
 
 TEST_P(StringCommands, EveryCommandWithinOnePercentOfTheServer) {
-    const auto all = servers();
+    const auto all = test::respServers(LAYOUTLAB_ENGINE_MANIFEST);
     if (GetParam() >= all.size())
         GTEST_SKIP() << "no server " << GetParam() << ": Debian's redis-server and the Valkey builds of "
                      << "tests/engines are all there are here";
@@ -441,7 +424,7 @@ TEST_P(StringCommands, EveryCommandWithinOnePercentOfTheServer) {
             std::string capture;
             double measured = 0;
             {
-                const std::uint64_t before = keyspaceMemory(*client);
+                const std::uint64_t before = test::keyspaceMemory(*client);
                 MonitorCapture monitor(running->port);
                 const auto commands = scenario.commands(loaded);
                 ASSERT_TRUE(client->pipeline(commands)) << scenario.name;
@@ -456,7 +439,7 @@ TEST_P(StringCommands, EveryCommandWithinOnePercentOfTheServer) {
                 // The MONITOR client is gone before the second reading, as it was not there for the first.
                 ASSERT_TRUE(waitForOneClient(*client));
                 ASSERT_TRUE(waitUntilSettled(*client));
-                const std::uint64_t after = keyspaceMemory(*client);
+                const std::uint64_t after = test::keyspaceMemory(*client);
                 measured = static_cast<double>(after) - static_cast<double>(before);
             }
 

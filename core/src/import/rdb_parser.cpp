@@ -13,8 +13,6 @@ namespace layoutlab {
 namespace {
 // Bytes read at a time; a key or a short value is looked at in place when it fits (all but keys over this).
 constexpr std::size_t kBufferBytes = std::size_t { 1 } << 20;
-// An AUX value kept for aux() when it is at most this long (a version, a time, a size; not a Lua script).
-constexpr std::size_t kMaxAuxValueBytes = 256;
 
 // rdb.h: the opcodes, from 255 down.
 constexpr std::uint8_t kOpSlotImport = 243; // Valkey 9.0 (RDB 80)
@@ -39,25 +37,12 @@ constexpr std::uint8_t kForeignTypeMax = 243;
 constexpr int kNewestRedisMagicVersion = 11;
 constexpr int kForeignVersionMax = 79;
 constexpr int kNewestValkeyMagicVersion = 80;
-// rdb.h: RDB_ENCVAL and the string encodings.
-constexpr unsigned kEncVal = 3;
-constexpr unsigned kEncInt8 = 0;
-constexpr unsigned kEncInt16 = 1;
-constexpr unsigned kEncInt32 = 2;
-constexpr unsigned kEncLzf = 3;
 std::uint64_t mixHash(std::uint64_t h) { // splitmix64's finaliser
     h ^= h >> 30;
     h *= 0xbf58476d1ce4e5b9ULL;
     h ^= h >> 27;
     h *= 0x94d049bb133111ebULL;
     return h ^ (h >> 31);
-}
-
-std::uint64_t le(const unsigned char* p, std::size_t bytes) {
-    std::uint64_t v = 0;
-    for (std::size_t i = bytes; i-- > 0;)
-        v = (v << 8) | p[i];
-    return v;
 }
 
 std::uint64_t decimalDigits(std::int64_t v) {
@@ -199,7 +184,7 @@ Expected<std::uint64_t> RdbParser::length(bool* encoded, const char* what) {
             return next.error();
         return (std::uint64_t { b & 0x3f } << 8) | *next;
     }
-    case kEncVal:
+    case rdb_detail::kEncVal:
         *encoded = true;
         return std::uint64_t { b & 0x3f };
     default:
@@ -223,6 +208,19 @@ Expected<std::uint64_t> RdbParser::plainLength(const char* what) {
     if (n && encoded)
         return corrupt(fmt::format("a string encoding where {} should be a length", what));
     return n;
+}
+
+Expected<std::uint64_t> RdbParser::hashInPieces(std::uint64_t seed, std::uint64_t bytes, const char* what) {
+    std::uint64_t h = seed;
+    for (std::uint64_t left = bytes; left > 0;) {
+        const std::size_t step = static_cast<std::size_t>(std::min<std::uint64_t>(left, kBufferBytes));
+        auto p = take(step, what);
+        if (!p)
+            return p.error();
+        h = mixHash(h ^ KeyInterner::hashKey(std::string_view(reinterpret_cast<const char*>(*p), step)));
+        left -= step;
+    }
+    return h;
 }
 
 bool RdbParser::plainStringInBuffer(bool classify, bool hash, StringInfo& out) {
@@ -261,13 +259,13 @@ Expected<RdbParser::StringInfo> RdbParser::string(const char* what, bool classif
         return n.error();
     StringInfo out;
     if (encoded) {
-        if (*n == kEncInt8 || *n == kEncInt16 || *n == kEncInt32) {
+        if (*n == rdb_detail::kEncInt8 || *n == rdb_detail::kEncInt16 || *n == rdb_detail::kEncInt32) {
             // rdbLoadIntegerObject: a little-endian signed integer the server turns into its decimal text.
             const std::size_t bytes = std::size_t { 1 } << *n;
             auto p = take(bytes, what);
             if (!p)
                 return p.error();
-            const std::uint64_t raw = le(*p, bytes);
+            const std::uint64_t raw = rdb_detail::littleEndian(*p, bytes);
             const unsigned shift = 64 - 8 * static_cast<unsigned>(bytes);
             const auto v = static_cast<std::int64_t>(raw << shift) >> shift;
             out.bytes = decimalDigits(v);
@@ -279,7 +277,7 @@ Expected<RdbParser::StringInfo> RdbParser::string(const char* what, bool classif
             }
             return out;
         }
-        if (*n != kEncLzf)
+        if (*n != rdb_detail::kEncLzf)
             return corrupt(fmt::format("unknown string encoding {} in {}", *n, what));
         // rdbLoadLzfStringObject: the compressed length, the plain length, the compressed bytes. Only
         // strings of more than 20 bytes are compressed (rdbSaveRawString), so never an integer.
@@ -299,16 +297,10 @@ Expected<RdbParser::StringInfo> RdbParser::string(const char* what, bool classif
         }
         // The compressed bytes stand for the key: the same key compresses alike, and a plain key's hash
         // never meets them (the marker).
-        std::uint64_t h = 0x4c5a46ULL ^ *compressed;
-        for (std::uint64_t left = *compressed; left > 0;) {
-            const std::size_t step = static_cast<std::size_t>(std::min<std::uint64_t>(left, kBufferBytes));
-            auto p = take(step, what);
-            if (!p)
-                return p.error();
-            h = mixHash(h ^ KeyInterner::hashKey(std::string_view(reinterpret_cast<const char*>(*p), step)));
-            left -= step;
-        }
-        out.hash = h;
+        auto h = hashInPieces(0x4c5a46ULL ^ *compressed, *compressed, what);
+        if (!h)
+            return h.error();
+        out.hash = *h;
         return out;
     }
     out.bytes = *n;
@@ -322,17 +314,11 @@ Expected<RdbParser::StringInfo> RdbParser::string(const char* what, bool classif
             out.kind = valueKindOf(text);
         return out;
     }
-    if (hash) { // a key longer than the buffer: its pieces' hashes chained
-        std::uint64_t h = *n;
-        for (std::uint64_t left = *n; left > 0;) {
-            const std::size_t step = static_cast<std::size_t>(std::min<std::uint64_t>(left, kBufferBytes));
-            auto p = take(step, what);
-            if (!p)
-                return p.error();
-            h = mixHash(h ^ KeyInterner::hashKey(std::string_view(reinterpret_cast<const char*>(*p), step)));
-            left -= step;
-        }
-        out.hash = h;
+    if (hash) { // a key longer than the buffer
+        auto h = hashInPieces(*n, *n, what);
+        if (!h)
+            return h.error();
+        out.hash = *h;
         return out;
     }
     if (classify && *n <= 20) {
@@ -354,50 +340,6 @@ Status RdbParser::skipStrings(std::uint64_t count, const char* what) {
     return Ok {};
 }
 
-Status RdbParser::readAux() {
-    // AUX: a name and a value, both strings; the short ones are kept.
-    std::string fields[2];
-    for (std::string& field : fields) {
-        bool encoded = false;
-        auto n = length(&encoded, "an AUX field");
-        if (!n)
-            return n.error();
-        if (encoded && *n != kEncLzf) {
-            const std::size_t bytes = std::size_t { 1 } << *n;
-            if (*n > kEncInt32)
-                return corrupt(fmt::format("unknown string encoding {} in an AUX field", *n));
-            auto p = take(bytes, "an AUX field");
-            if (!p)
-                return p.error();
-            const unsigned shift = 64 - 8 * static_cast<unsigned>(bytes);
-            field = std::to_string(static_cast<std::int64_t>(le(*p, bytes) << shift) >> shift);
-        } else if (encoded) { // LZF: a long value (a Lua script); not kept
-            auto compressed = plainLength("an AUX field");
-            if (!compressed)
-                return compressed.error();
-            if (auto plain = plainLength("an AUX field"); !plain)
-                return plain.error();
-            if (auto ok = skip(*compressed, "an AUX field"); !ok)
-                return ok;
-            field.clear();
-        } else if (*n <= kMaxAuxValueBytes) {
-            auto p = take(static_cast<std::size_t>(*n), "an AUX field");
-            if (!p)
-                return p.error();
-            field.assign(reinterpret_cast<const char*>(*p), static_cast<std::size_t>(*n));
-        } else if (auto ok = skip(*n, "an AUX field"); !ok) {
-            return ok;
-        }
-    }
-    if (fields[0].empty())
-        return Ok {};
-    m_aux[fields[0]] = fields[1];
-    if (std::int64_t seconds = 0; fields[0] == "ctime"
-        && std::from_chars(fields[1].data(), fields[1].data() + fields[1].size(), seconds).ec == std::errc())
-        m_savedAtSeconds = seconds;
-    return Ok {};
-}
-
 Status RdbParser::finish() {
     m_ended = true;
     if (m_version < 5)
@@ -410,7 +352,7 @@ Status RdbParser::finish() {
     if (!p)
         return p.error();
     m_summed = m_pos;
-    const std::uint64_t saved = le(*p, 8);
+    const std::uint64_t saved = rdb_detail::littleEndian(*p, 8);
     if (saved != 0 && saved != expected)
         return dataError(fmt::format("the checksum does not match: the file says {:016x}, its bytes give {:016x} "
                                      "(rdb input: corrupt or cut)",
@@ -470,8 +412,8 @@ Expected<std::optional<RdbEntry>> RdbParser::next() {
                 return p.error();
             // rdbLoadTime (seconds, int32) and rdbLoadMillisecondTime (int64): little-endian on every
             // host the files come from (RDB 9 made it so everywhere).
-            m_expireMs = ms ? static_cast<std::int64_t>(le(*p, 8))
-                            : std::int64_t { static_cast<std::int32_t>(le(*p, 4)) } * 1000;
+            m_expireMs = ms ? static_cast<std::int64_t>(rdb_detail::littleEndian(*p, 8))
+                            : std::int64_t { static_cast<std::int32_t>(rdb_detail::littleEndian(*p, 4)) } * 1000;
             continue;
         }
         case kOpFreq:

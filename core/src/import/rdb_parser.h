@@ -57,6 +57,22 @@ inline constexpr std::uint8_t kStreamListpacks3 = 21;
 inline constexpr std::uint8_t kHash2 = 22; // Valkey 9.0 (RDB 80): a hash with field expiries
 } // namespace rdb_type
 
+namespace rdb_detail {
+// rdb.h: RDB_ENCVAL (a length byte's top bits 11: a string encoding follows) and the string encodings.
+inline constexpr unsigned kEncVal = 3;
+inline constexpr unsigned kEncInt8 = 0;
+inline constexpr unsigned kEncInt16 = 1;
+inline constexpr unsigned kEncInt32 = 2;
+inline constexpr unsigned kEncLzf = 3;
+// An integer of `bytes` little-endian bytes (the encoded integers, expire times, the checksum).
+inline std::uint64_t littleEndian(const unsigned char* p, std::size_t bytes) {
+    std::uint64_t v = 0;
+    for (std::size_t i = bytes; i-- > 0;)
+        v = (v << 8) | p[i];
+    return v;
+}
+} // namespace rdb_detail
+
 // "hash (listpack)", "string": the type and its encoding in the file, for counts and messages.
 const std::string& rdbTypeName(std::uint8_t type);
 
@@ -131,6 +147,8 @@ private:
     // A string: its length, its kind (`classify`: read a short plain one), its hash (`hash`).
     Expected<StringInfo> string(const char* what, bool classify, bool hash);
     bool plainStringInBuffer(bool classify, bool hash, StringInfo& out); // string()'s fast path
+    // The next `bytes` bytes' hashes chained from `seed`, a buffer at a time (keys longer than a buffer).
+    Expected<std::uint64_t> hashInPieces(std::uint64_t seed, std::uint64_t bytes, const char* what);
     Status skipStrings(std::uint64_t count, const char* what);
     Status skipValue(std::uint8_t type, std::uint64_t entryOffset);
     Status skipStream(std::uint8_t type);

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
-// RdbParser's value types other than strings, each parsed to its end (rdb.c rdbLoadObject) so that the
-// keys after it are found.
+// RdbParser's records other than a string key: the value types other than strings, each parsed to its end
+// (rdb.c rdbLoadObject) so that the keys after it are found, module data and AUX fields.
 #include "rdb_parser.h"
 
 #include "layoutlab/printable.h"
 
 #include <array>
+#include <charconv>
 #include <fmt/format.h>
 
 namespace layoutlab {
@@ -21,6 +22,8 @@ constexpr std::uint64_t kModuleString = 5;
 // quicklist.h QUICKLIST_NODE_CONTAINER_PLAIN / PACKED (RDB_TYPE_LIST_QUICKLIST_2's per-node container).
 constexpr std::uint64_t kContainerPlain = 1;
 constexpr std::uint64_t kContainerPacked = 2;
+// An AUX value kept for aux() when it is at most this long (a version, a time, a size; not a Lua script).
+constexpr std::size_t kMaxAuxValueBytes = 256;
 
 // module.c moduleTypeNameByID: nine characters of 6 bits each, from the id's top bits.
 std::string moduleName(std::uint64_t moduleId) {
@@ -276,6 +279,50 @@ Status RdbParser::skipValue(std::uint8_t type, std::uint64_t entryOffset) {
     default:
         return dataError(fmt::format("unknown value type {} (rdb input)", type), m_path, entryOffset, true);
     }
+}
+
+Status RdbParser::readAux() {
+    // AUX: a name and a value, both strings; the short ones are kept.
+    std::string fields[2];
+    for (std::string& field : fields) {
+        bool encoded = false;
+        auto n = length(&encoded, "an AUX field");
+        if (!n)
+            return n.error();
+        if (encoded && *n != rdb_detail::kEncLzf) {
+            const std::size_t bytes = std::size_t { 1 } << *n;
+            if (*n > rdb_detail::kEncInt32)
+                return corrupt(fmt::format("unknown string encoding {} in an AUX field", *n));
+            auto p = take(bytes, "an AUX field");
+            if (!p)
+                return p.error();
+            const unsigned shift = 64 - 8 * static_cast<unsigned>(bytes);
+            field = std::to_string(static_cast<std::int64_t>(rdb_detail::littleEndian(*p, bytes) << shift) >> shift);
+        } else if (encoded) { // LZF: a long value (a Lua script); not kept
+            auto compressed = plainLength("an AUX field");
+            if (!compressed)
+                return compressed.error();
+            if (auto plain = plainLength("an AUX field"); !plain)
+                return plain.error();
+            if (auto ok = skip(*compressed, "an AUX field"); !ok)
+                return ok;
+            field.clear();
+        } else if (*n <= kMaxAuxValueBytes) {
+            auto p = take(static_cast<std::size_t>(*n), "an AUX field");
+            if (!p)
+                return p.error();
+            field.assign(reinterpret_cast<const char*>(*p), static_cast<std::size_t>(*n));
+        } else if (auto ok = skip(*n, "an AUX field"); !ok) {
+            return ok;
+        }
+    }
+    if (fields[0].empty())
+        return Ok {};
+    m_aux[fields[0]] = fields[1];
+    if (std::int64_t seconds = 0; fields[0] == "ctime"
+        && std::from_chars(fields[1].data(), fields[1].data() + fields[1].size(), seconds).ec == std::errc())
+        m_savedAtSeconds = seconds;
+    return Ok {};
 }
 
 } // namespace layoutlab

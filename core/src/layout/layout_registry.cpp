@@ -82,31 +82,24 @@ Expected<LayoutPtr> parseValkey(Spec& spec, ValkeyParams params, std::string pre
     return LayoutPtr(std::make_shared<ValkeyLayout>(std::move(presetName), params));
 }
 
-// The parameters of the dict-based layouts (Redis 7.0, Valkey 8.0): the EMBSTR limit and shared integers.
-template <class Layout, class Params> Expected<LayoutPtr> parseDictLayout(Spec& spec) {
-    Params params;
+// The parameters both dict-based layouts (Redis 7.0, Valkey 8.0) have: the EMBSTR limit and shared integers.
+template <class Params> Status parseDictParams(Spec& spec, Params& params) {
     auto limit = spec.integer("embstr-limit", params.embstrLimit, 0, 1024);
     if (!limit)
         return limit.error();
     auto shared = spec.yesNo("shared-integers", params.sharedIntegers);
     if (!shared)
         return shared.error();
-    if (auto ok = spec.rejectUnused("embstr-limit, shared-integers"); !ok)
-        return ok.error();
     params.embstrLimit = static_cast<std::uint32_t>(*limit);
     params.sharedIntegers = *shared;
-    return LayoutPtr(std::make_shared<Layout>(params));
+    return Ok {};
 }
 
 // valkey-8.0: the dict layout's parameters and how its embedded keys arrived (ValkeyDictParams::keyAsSent).
 Expected<LayoutPtr> parseValkeyDict(Spec& spec) {
     ValkeyDictParams params;
-    auto limit = spec.integer("embstr-limit", params.embstrLimit, 0, 1024);
-    if (!limit)
-        return limit.error();
-    auto shared = spec.yesNo("shared-integers", params.sharedIntegers);
-    if (!shared)
-        return shared.error();
+    if (auto ok = parseDictParams(spec, params); !ok)
+        return ok.error();
     const auto keyHeader = spec.text("key-header", "as-sent");
     if (keyHeader != "smallest" && keyHeader != "as-sent")
         return usageError(
@@ -114,8 +107,6 @@ Expected<LayoutPtr> parseValkeyDict(Spec& spec) {
             "layout valkey-8.0:key-header");
     if (auto ok = spec.rejectUnused("embstr-limit, shared-integers, key-header"); !ok)
         return ok.error();
-    params.embstrLimit = static_cast<std::uint32_t>(*limit);
-    params.sharedIntegers = *shared;
     params.keyAsSent = keyHeader == "as-sent";
     return LayoutPtr(std::make_shared<ValkeyDictLayout>(params));
 }
@@ -123,19 +114,13 @@ Expected<LayoutPtr> parseValkeyDict(Spec& spec) {
 // redis-7.0: the dict layout's parameters and how an HSET adds a field (RedisParams::hsetRehashSteps).
 Expected<LayoutPtr> parseRedis(Spec& spec) {
     RedisParams params;
-    auto limit = spec.integer("embstr-limit", params.embstrLimit, 0, 1024);
-    if (!limit)
-        return limit.error();
-    auto shared = spec.yesNo("shared-integers", params.sharedIntegers);
-    if (!shared)
-        return shared.error();
+    if (auto ok = parseDictParams(spec, params); !ok)
+        return ok.error();
     auto steps = spec.integer("hset-rehash-steps", params.hsetRehashSteps, 1, 2);
     if (!steps)
         return steps.error();
     if (auto ok = spec.rejectUnused("embstr-limit, shared-integers, hset-rehash-steps"); !ok)
         return ok.error();
-    params.embstrLimit = static_cast<std::uint32_t>(*limit);
-    params.sharedIntegers = *shared;
     params.hsetRehashSteps = static_cast<std::uint32_t>(*steps);
     return LayoutPtr(std::make_shared<RedisLayout>(params));
 }
