@@ -37,14 +37,6 @@ constexpr std::uint8_t kForeignTypeMax = 243;
 constexpr int kNewestRedisMagicVersion = 11;
 constexpr int kForeignVersionMax = 79;
 constexpr int kNewestValkeyMagicVersion = 80;
-std::uint64_t mixHash(std::uint64_t h) { // splitmix64's finaliser
-    h ^= h >> 30;
-    h *= 0xbf58476d1ce4e5b9ULL;
-    h ^= h >> 27;
-    h *= 0x94d049bb133111ebULL;
-    return h ^ (h >> 31);
-}
-
 std::uint64_t decimalDigits(std::int64_t v) {
     char text[24];
     return static_cast<std::uint64_t>(std::to_chars(text, text + sizeof text, v).ptr - text);
@@ -65,11 +57,6 @@ RdbParser::~RdbParser() {
 void RdbParser::waitForSum() {
     if (m_sumDone.valid())
         m_sumDone.get();
-}
-
-void RdbParser::sum(const unsigned char* data, std::size_t size) {
-    waitForSum(); // the sum runs in order: the previous piece first
-    m_crc.update(data, size);
 }
 
 Error RdbParser::corrupt(const std::string& message) const {
@@ -217,7 +204,7 @@ Expected<std::uint64_t> RdbParser::hashInPieces(std::uint64_t seed, std::uint64_
         auto p = take(step, what);
         if (!p)
             return p.error();
-        h = mixHash(h ^ KeyInterner::hashKey(std::string_view(reinterpret_cast<const char*>(*p), step)));
+        h = KeyInterner::finalize(h ^ KeyInterner::hashKey(std::string_view(reinterpret_cast<const char*>(*p), step)));
         left -= step;
     }
     return h;
@@ -265,9 +252,7 @@ Expected<RdbParser::StringInfo> RdbParser::string(const char* what, bool classif
             auto p = take(bytes, what);
             if (!p)
                 return p.error();
-            const std::uint64_t raw = rdb_detail::littleEndian(*p, bytes);
-            const unsigned shift = 64 - 8 * static_cast<unsigned>(bytes);
-            const auto v = static_cast<std::int64_t>(raw << shift) >> shift;
+            const std::int64_t v = rdb_detail::signedLittleEndian(*p, bytes);
             out.bytes = decimalDigits(v);
             out.kind = v >= 0 && v <= 9999 ? ValueKind::SmallInteger : ValueKind::Integer;
             if (hash) {
@@ -344,8 +329,8 @@ Status RdbParser::finish() {
     m_ended = true;
     if (m_version < 5)
         return Ok {};
-    sum(m_buffer.data() + m_summed, m_pos - m_summed);
-    waitForSum();
+    waitForSum(); // the sum runs in order: what fill() sums aside first
+    m_crc.update(m_buffer.data() + m_summed, m_pos - m_summed);
     m_summed = m_pos;
     const std::uint64_t expected = m_crc.value();
     auto p = take(8, "the checksum after the EOF opcode");
@@ -358,7 +343,6 @@ Status RdbParser::finish() {
                                      "(rdb input: corrupt or cut)",
                              saved, expected),
             m_path, offset() - 8, true);
-    m_checksumVerified = saved != 0;
     return Ok {};
 }
 
@@ -468,7 +452,7 @@ Expected<std::optional<RdbEntry>> RdbParser::next() {
         if (!key)
             return key.error();
         entry.keyBytes = key->bytes;
-        entry.keyHash = m_db == 0 ? key->hash : mixHash(key->hash ^ (0x9e3779b97f4a7c15ULL * m_db));
+        entry.keyHash = m_db == 0 ? key->hash : KeyInterner::finalize(key->hash ^ (0x9e3779b97f4a7c15ULL * m_db));
         if (*type == rdb_type::kString) {
             auto value = string("a string value", true, false);
             if (!value)

@@ -24,7 +24,6 @@
 
 #include <cstdint>
 #include <future>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -71,6 +70,11 @@ inline std::uint64_t littleEndian(const unsigned char* p, std::size_t bytes) {
         v = (v << 8) | p[i];
     return v;
 }
+// The same, signed (rdbLoadIntegerObject's RDB_ENC_INT8/16/32).
+inline std::int64_t signedLittleEndian(const unsigned char* p, std::size_t bytes) {
+    const unsigned shift = 64 - 8 * static_cast<unsigned>(bytes);
+    return static_cast<std::int64_t>(littleEndian(p, bytes) << shift) >> shift;
+}
 } // namespace rdb_detail
 
 // "hash (listpack)", "string": the type and its encoding in the file, for counts and messages.
@@ -104,10 +108,6 @@ public:
     // The next key, or nullopt after the last, once the checksum matched. An error names the offset.
     Expected<std::optional<RdbEntry>> next();
 
-    int version() const { return m_version; } // 0 until the header is read
-    bool valkeyMagic() const { return m_valkeyMagic; }
-    // The AUX fields read so far whose values are short (redis-ver, valkey-ver, ctime, used-mem, ...).
-    const std::map<std::string, std::string>& aux() const { return m_aux; }
     // What the file says it was saved at (AUX ctime, seconds), if it says.
     std::optional<std::int64_t> savedAtSeconds() const { return m_savedAtSeconds; }
     std::uint64_t offset() const { return m_base + m_pos; }
@@ -115,8 +115,6 @@ public:
     std::uint64_t bytesRead() const { return m_input.sourceBytesRead(); }
     // The keys the file's first RESIZEDB says its database holds (0: none said so yet).
     std::uint64_t keysHint() const { return m_keysHint; }
-    // Whether the file ended with a checksum that was checked (not 0: saved with rdbchecksum no).
-    bool checksumVerified() const { return m_checksumVerified; }
 
 private:
     // Bytes.
@@ -130,9 +128,7 @@ private:
     Expected<const unsigned char*> take(std::size_t n, const char* what); // n <= kBufferBytes
     Status skip(std::uint64_t n, const char* what);
     Error corrupt(const std::string& message) const;
-    // Adds consumed bytes to the checksum, after what is being summed aside (fill()); waitForSum() for the
-    // sum to be whole.
-    void sum(const unsigned char* data, std::size_t size);
+    // Waits for what fill() is summing aside: then m_crc holds every byte before m_summed.
     void waitForSum();
 
     // The grammar's pieces.
@@ -146,6 +142,9 @@ private:
     };
     // A string: its length, its kind (`classify`: read a short plain one), its hash (`hash`).
     Expected<StringInfo> string(const char* what, bool classify, bool hash);
+    // A string's text when it is at most `maxBytes` (an integer-encoded one as its digits); nullopt, and
+    // passed over, when it is longer or LZF-compressed.
+    Expected<std::optional<std::string>> shortText(const char* what, std::size_t maxBytes);
     bool plainStringInBuffer(bool classify, bool hash, StringInfo& out); // string()'s fast path
     // The next `bytes` bytes' hashes chained from `seed`, a buffer at a time (keys longer than a buffer).
     Expected<std::uint64_t> hashInPieces(std::uint64_t seed, std::uint64_t bytes, const char* what);
@@ -172,10 +171,8 @@ private:
     int m_version = 0;
     bool m_valkeyMagic = false;
     bool m_ended = false;
-    bool m_checksumVerified = false;
     std::uint32_t m_db = 0;
     std::int64_t m_expireMs = -1;
-    std::map<std::string, std::string> m_aux;
     std::optional<std::int64_t> m_savedAtSeconds;
     std::uint64_t m_keysHint = 0;
 };

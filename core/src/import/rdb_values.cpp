@@ -22,7 +22,7 @@ constexpr std::uint64_t kModuleString = 5;
 // quicklist.h QUICKLIST_NODE_CONTAINER_PLAIN / PACKED (RDB_TYPE_LIST_QUICKLIST_2's per-node container).
 constexpr std::uint64_t kContainerPlain = 1;
 constexpr std::uint64_t kContainerPacked = 2;
-// An AUX value kept for aux() when it is at most this long (a version, a time, a size; not a Lua script).
+// An AUX name or value read when at most this long (a version, a time, a size; not a Lua script).
 constexpr std::size_t kMaxAuxValueBytes = 256;
 
 // module.c moduleTypeNameByID: nine characters of 6 bits each, from the id's top bits.
@@ -281,46 +281,51 @@ Status RdbParser::skipValue(std::uint8_t type, std::uint64_t entryOffset) {
     }
 }
 
-Status RdbParser::readAux() {
-    // AUX: a name and a value, both strings; the short ones are kept.
-    std::string fields[2];
-    for (std::string& field : fields) {
-        bool encoded = false;
-        auto n = length(&encoded, "an AUX field");
-        if (!n)
-            return n.error();
-        if (encoded && *n != rdb_detail::kEncLzf) {
-            const std::size_t bytes = std::size_t { 1 } << *n;
-            if (*n > rdb_detail::kEncInt32)
-                return corrupt(fmt::format("unknown string encoding {} in an AUX field", *n));
-            auto p = take(bytes, "an AUX field");
-            if (!p)
-                return p.error();
-            const unsigned shift = 64 - 8 * static_cast<unsigned>(bytes);
-            field = std::to_string(static_cast<std::int64_t>(rdb_detail::littleEndian(*p, bytes) << shift) >> shift);
-        } else if (encoded) { // LZF: a long value (a Lua script); not kept
-            auto compressed = plainLength("an AUX field");
-            if (!compressed)
-                return compressed.error();
-            if (auto plain = plainLength("an AUX field"); !plain)
-                return plain.error();
-            if (auto ok = skip(*compressed, "an AUX field"); !ok)
-                return ok;
-            field.clear();
-        } else if (*n <= kMaxAuxValueBytes) {
-            auto p = take(static_cast<std::size_t>(*n), "an AUX field");
-            if (!p)
-                return p.error();
-            field.assign(reinterpret_cast<const char*>(*p), static_cast<std::size_t>(*n));
-        } else if (auto ok = skip(*n, "an AUX field"); !ok) {
-            return ok;
-        }
+Expected<std::optional<std::string>> RdbParser::shortText(const char* what, std::size_t maxBytes) {
+    bool encoded = false;
+    auto n = length(&encoded, what);
+    if (!n)
+        return n.error();
+    if (encoded && *n <= rdb_detail::kEncInt32) {
+        const std::size_t bytes = std::size_t { 1 } << *n;
+        auto p = take(bytes, what);
+        if (!p)
+            return p.error();
+        return std::optional<std::string>(std::to_string(rdb_detail::signedLittleEndian(*p, bytes)));
     }
-    if (fields[0].empty())
-        return Ok {};
-    m_aux[fields[0]] = fields[1];
-    if (std::int64_t seconds = 0; fields[0] == "ctime"
-        && std::from_chars(fields[1].data(), fields[1].data() + fields[1].size(), seconds).ec == std::errc())
+    if (encoded && *n != rdb_detail::kEncLzf)
+        return corrupt(fmt::format("unknown string encoding {} in {}", *n, what));
+    std::uint64_t skipped = *n;
+    if (encoded) { // LZF: the compressed length, the plain one, the compressed bytes; not looked into
+        auto compressed = plainLength(what);
+        if (!compressed)
+            return compressed.error();
+        if (auto plain = plainLength(what); !plain)
+            return plain.error();
+        skipped = *compressed;
+    } else if (*n <= maxBytes) {
+        auto p = take(static_cast<std::size_t>(*n), what);
+        if (!p)
+            return p.error();
+        return std::optional<std::string>(
+            std::in_place, reinterpret_cast<const char*>(*p), static_cast<std::size_t>(*n));
+    }
+    if (auto ok = skip(skipped, what); !ok)
+        return ok.error();
+    return std::optional<std::string> {};
+}
+
+Status RdbParser::readAux() {
+    // AUX: a name and a value, both strings. Only `ctime`, when the file was saved, is kept
+    // (savedAtSeconds); a long value (a Lua script) is passed over.
+    auto name = shortText("an AUX field", kMaxAuxValueBytes);
+    if (!name)
+        return name.error();
+    auto value = shortText("an AUX field", kMaxAuxValueBytes);
+    if (!value)
+        return value.error();
+    if (std::int64_t seconds = 0; *name == "ctime" && *value
+        && std::from_chars((*value)->data(), (*value)->data() + (*value)->size(), seconds).ec == std::errc())
         m_savedAtSeconds = seconds;
     return Ok {};
 }

@@ -7,24 +7,14 @@
 #include "layoutlab/layout/valkey_layout.h"
 #include "layoutlab/sim/index_table_model.h"
 
-#include <bit>
 #include <cmath>
 #include <fmt/format.h>
 
 namespace layoutlab {
 
 namespace {
-constexpr std::uint64_t kObjectBytes = 16; // server.h robj: createObject (object.c createHashObject)
 constexpr std::uint64_t kDictEntryBytes = 24; // dict.c dictEntry {key, v, next}
 constexpr std::uint64_t kDictBytes = 56; // dict.h struct dict (52 bytes of fields, 8-aligned): dictCreate
-constexpr std::uint64_t kBucketBytes = 8; // a dictEntry pointer per bucket
-constexpr std::uint64_t kDictMinBuckets = 4; // dict.h DICT_HT_INITIAL_SIZE
-// dict.c _dictExpandIfNeeded: a table grows when an insert finds it full (used >= size), to the power of
-// two above used + 1; dict_can_resize is on but during a fork.
-
-// Valkey 8.0's keyspace entry embeds the key (dict.c createEmbeddedEntry: 17 bytes then the key's sds).
-constexpr std::uint64_t kEmbeddedEntryBytes = 17;
-constexpr std::uint64_t kArgvEmbstrLimit = 44; // object.c OBJ_ENCODING_EMBSTR_SIZE_LIMIT
 
 // listpack.c lpEncodeBacklen: the entry's length in 7-bit groups.
 std::uint64_t backlenBytes(std::uint64_t entryBytes) {
@@ -39,27 +29,20 @@ std::uint64_t backlenBytes(std::uint64_t entryBytes) {
     return 5;
 }
 
-std::uint64_t nextPowerOfTwo(std::uint64_t n) {
-    return n <= 1 ? 1 : std::bit_ceil(n);
-}
-
-// The old table a grown dict still holds: an insert that found `size` full made a table twice as big;
-// each lookup after it moves one non-empty bucket of the old (dict.c _dictRehashStep -> dictRehash(d, 1)),
-// and the old one is freed once none is left. Its non-empty buckets are expected to be
-// size * (1 - (1 - 1/size)^size) of `size` keys hashed at random (siphash with the process's seed).
-bool oldTableRemains(std::uint64_t size, std::uint64_t stepsAfterGrowth) {
-    const double s = static_cast<double>(size);
-    const double nonEmpty = s * (1.0 - std::pow(1.0 - 1.0 / s, s));
-    return static_cast<double>(stepsAfterGrowth) < nonEmpty;
-}
-
-struct DictHashRules {
-    std::uint64_t (*sdsBytes)(std::uint64_t length); // sdsnewlen of the engine's smallest header
-    std::uint32_t rehashStepsPerInsert = 1; // an HSET's lookups of the table per field it adds
+// What differs between the engines' hashes.
+struct HashRules {
     std::vector<HashPart> keyParts; // the key's own allocations
-    // Valkey 8.1 and later: a hashtable.c table, its struct this big (0: a dict), of entry.c entries (9.0
-    // and later) or hashTypeEntry ones (8.1).
-    std::uint64_t hashtableStructBytes = 0;
+    // The table: dict.c's (Redis, Valkey 8.0) or hashtable.c's (Valkey 8.1 and later), grown and rehashed by
+    // the index model, as the keyspace's is; its struct's name and size.
+    IndexKind tableKind = IndexKind::RedisDict;
+    std::string tableStruct = "dict";
+    std::uint64_t tableStructBytes = kDictBytes;
+    // Lookups of the table an HSET makes per field it adds, each a rehash step: Redis 7.0's hashTypeSet
+    // looks the field up (dictFind) and then adds it (dictAdd); 7.2 and Valkey add it in one call.
+    std::uint32_t lookupsPerAdd = 1;
+    std::uint64_t (*sdsBytes)(std::uint64_t length) = sds::valkeyNewLenBytes; // sdsdup's, the engine's sds
+    // Valkey 8.1 and later: entries of entry.c (9.0 and later: the value embedded when it fits) or of
+    // t_hash.c hashTypeEntry (8.1).
     bool embedValues = true;
 };
 
@@ -93,41 +76,54 @@ void addValkeyEntries(std::vector<HashPart>& parts, const HashShape& shape, bool
     parts.push_back({ "values", sds::valkeyNewLenBytes(shape.valueBytes), shape.entries });
 }
 
-std::optional<DictHashRules> dictRules(
-    const LayoutModel& layout, const HashShape& shape, const AllocatorModel& allocator) {
-    DictHashRules rules;
+// The key's own allocations, as the layout makes them for a string key whose value it never embeds: all
+// but the value's (object.c: a hash's robj is createObject's, as a RAW string's; with the key embedded where
+// the layout embeds it, objectSetKeyAndExpire).
+std::vector<HashPart> keyPartsOf(const LayoutModel& layout, const HashShape& shape, const AllocatorModel& allocator) {
+    constexpr std::uint32_t kNeverEmbedded = 1u << 20;
+    const auto threshold = layout.threshold();
+    const KeyLayout raw = layout.describe({ shape.keyBytes, kNeverEmbedded, shape.hasTtl, ValueKind::String },
+        threshold ? threshold->value : 0, allocator);
+    std::vector<HashPart> parts;
+    for (std::size_t i = 0; i < raw.allocationCount; ++i) {
+        const Allocation& a = raw.allocations[i];
+        switch (a.purpose) {
+        case Purpose::Entry:
+            parts.push_back({ "keyspace entry", a.requestedBytes, a.count });
+            break;
+        case Purpose::Key:
+            parts.push_back({ "key", a.requestedBytes, a.count });
+            break;
+        case Purpose::Object:
+            parts.push_back({ a.holdsKey ? "object (key embedded)" : "object", a.requestedBytes, a.count });
+            break;
+        case Purpose::ExpireEntry:
+            parts.push_back({ "expire entry", a.requestedBytes, a.count });
+            break;
+        default:
+            break; // the value
+        }
+    }
+    return parts;
+}
+
+std::optional<HashRules> rulesOf(const LayoutModel& layout) {
+    HashRules rules;
     if (const auto* valkey = dynamic_cast<const ValkeyLayout*>(&layout)) {
         if (valkey->params().hashTableStructBytes == 0)
             return std::nullopt;
-        // The hash object is a robj with the key embedded and its value by pointer, as a RAW string's
-        // (object.c objectSetKeyAndExpire): the layout's own object for a value it never embeds.
-        const KeyLayout raw = layout.describe(
-            { shape.keyBytes, 1u << 20, shape.hasTtl, ValueKind::String }, valkey->params().threshold, allocator);
-        for (std::size_t i = 0; i < raw.allocationCount; ++i)
-            if (raw.allocations[i].purpose == Purpose::Object)
-                rules.keyParts.push_back({ "object (key embedded)", raw.allocations[i].requestedBytes, 1 });
-        rules.hashtableStructBytes = valkey->params().hashTableStructBytes;
+        rules.tableKind = IndexKind::ValkeyHashtable;
+        rules.tableStruct = "hashtable";
+        rules.tableStructBytes = valkey->params().hashTableStructBytes;
         rules.embedValues = valkey->params().hashEntriesEmbedValues;
-        rules.sdsBytes = sds::valkeyNewLenBytes;
-        return rules;
-    }
-    if (const auto* redis = dynamic_cast<const RedisLayout*>(&layout)) {
-        rules.rehashStepsPerInsert = redis->params().hsetRehashSteps;
-        // db.c dbAdd: a dictEntry and a copy of the key (sdsdup); setExpire: an entry sharing the key.
+    } else if (const auto* redis = dynamic_cast<const RedisLayout*>(&layout)) {
+        rules.lookupsPerAdd = redis->params().hsetRehashSteps;
         rules.sdsBytes = sds::redisNewLenBytes;
-        rules.keyParts = { { "keyspace entry", kDictEntryBytes, 1 },
-            { "key", sds::redisNewLenBytes(shape.keyBytes), 1 }, { "object", kObjectBytes, 1 } };
-    } else if (const auto* valkey = dynamic_cast<const ValkeyDictLayout*>(&layout)) {
-        // db.c dbAddInternal: an entry embedding the key as it came (ValkeyDictParams::keyAsSent).
-        rules.sdsBytes = sds::valkeyNewLenBytes; // t_hash.c hashTypeSet: dictAddRaw, one step
-        const std::uint64_t key = valkey->params().keyAsSent ? sds::valkeyArgvBytes(shape.keyBytes, kArgvEmbstrLimit)
-                                                             : sds::valkeyNewLenBytes(shape.keyBytes);
-        rules.keyParts = { { "keyspace entry", kEmbeddedEntryBytes + key, 1 }, { "object", kObjectBytes, 1 } };
+    } else if (dynamic_cast<const ValkeyDictLayout*>(&layout)) {
+        rules.tableKind = IndexKind::ValkeyDict; // t_hash.c hashTypeSet: dictAddRaw, one lookup
     } else {
         return std::nullopt;
     }
-    if (shape.hasTtl)
-        rules.keyParts.push_back({ "expire entry", kDictEntryBytes, 1 });
     return rules;
 }
 } // namespace
@@ -164,7 +160,7 @@ std::uint64_t HashKeyLayout::usableBytes(const AllocatorModel& allocator) const 
 
 Expected<HashKeyLayout> describeHash(
     const LayoutModel& layout, const HashShape& shape, const AllocatorModel& allocator, const HashLimits& limits) {
-    auto rules = dictRules(layout, shape, allocator);
+    auto rules = rulesOf(layout);
     if (!rules)
         return usageError(fmt::format("layout '{}' has no hash model yet: hashes are modelled for redis-7.0 (Redis "
                                       "7.0 and 7.2) and valkey (8.0 and later)",
@@ -175,11 +171,12 @@ Expected<HashKeyLayout> describeHash(
     if (shape.integerValues && (shape.valueBytes == 0 || shape.valueBytes > 19))
         return usageError("integer values have 1 to 19 digits", "value bytes");
     HashKeyLayout out;
-    out.parts = rules->keyParts;
+    out.parts = keyPartsOf(layout, shape, allocator);
     // t_hash.c hashTypeTryConversion and hashTypeSet: the limits the listpack keeps to.
+    const bool longMember = shape.fieldBytes > limits.maxListpackValue || shape.valueBytes > limits.maxListpackValue;
     if (shape.entries > limits.maxListpackEntries)
         out.why = fmt::format("{} fields > hash-max-listpack-entries {}", shape.entries, limits.maxListpackEntries);
-    else if (shape.fieldBytes > limits.maxListpackValue || shape.valueBytes > limits.maxListpackValue)
+    else if (longMember)
         out.why = fmt::format("a field or value of {} bytes > hash-max-listpack-value {}",
             std::max(shape.fieldBytes, shape.valueBytes), limits.maxListpackValue);
     if (out.why.empty()) {
@@ -196,50 +193,37 @@ Expected<HashKeyLayout> describeHash(
         return out;
     }
     out.encoding = "hashtable";
-    const bool longMember = shape.fieldBytes > limits.maxListpackValue || shape.valueBytes > limits.maxListpackValue;
-    if (rules->hashtableStructBytes != 0) {
-        // t_hash.c: hashTypeConvertListpack makes the table and sizes it for the listpack's fields
-        // (hashtableExpand); an HSET of more fields than the listpack takes sizes it for them all
-        // (hashTypeTryConversion); then each field is inserted (hashtable.c: a rehash step, then growth).
-        IndexTableModel table(IndexKind::ValkeyHashtable);
-        std::uint64_t inserted = 0;
-        if (shape.oneCommand && shape.entries > limits.maxListpackEntries) {
-            table.expand(0);
-            table.expand(shape.entries);
-        } else if (!longMember) {
-            table.expand(limits.maxListpackEntries + 1);
-        } else {
-            table.expand(0);
-        }
-        for (; inserted < shape.entries; ++inserted)
-            table.insert();
-        out.parts.push_back({ "hashtable", rules->hashtableStructBytes, 1 });
-        const IndexFootprint footprint = table.footprint(allocator);
-        const std::size_t arrays = footprint.parts.size() - (footprint.childBuckets != 0 ? 1 : 0);
-        for (std::size_t i = 0; i < footprint.parts.size(); ++i) // the table, the one it rehashes into, children
-            out.parts.push_back({ i >= arrays ? "child buckets"
-                    : i == 0                  ? "buckets"
-                                              : "buckets being rehashed into",
-                footprint.parts[i].requestedBytes, footprint.parts[i].count });
+    // The fields the table is sized for when it is made (t_hash.c): all of them, for an HSET of more than
+    // the listpack takes (hashTypeTryConversion's expand); the listpack's and the one that overflowed it, for
+    // a listpack converted then (hashTypeConvertListpack's expand); none, for a listpack converted for a
+    // long field or value before it held any. Then each field is added: a rehash step per lookup, then
+    // growth, as the index model does it. A table that grew near its last field still holds its old one.
+    std::uint64_t sizedFor = 0;
+    if (shape.oneCommand && shape.entries > limits.maxListpackEntries)
+        sizedFor = shape.entries;
+    else if (!longMember)
+        sizedFor = limits.maxListpackEntries + 1;
+    IndexTableModel table(rules->tableKind);
+    table.expand(sizedFor);
+    for (std::uint64_t field = 0; field < shape.entries; ++field) {
+        for (std::uint32_t l = 1; l < rules->lookupsPerAdd; ++l)
+            table.lookup();
+        table.insert();
+    }
+    out.parts.push_back({ rules->tableStruct, rules->tableStructBytes, 1 });
+    const IndexFootprint footprint = table.footprint(allocator);
+    // Its parts: the table, the one it rehashes into, child buckets (hashtable.c). The one in use after the
+    // rehash comes first.
+    const std::size_t arrays = footprint.parts.size() - (footprint.childBuckets != 0 ? 1 : 0);
+    for (std::size_t i = arrays; i-- > 0;)
+        out.parts.push_back({ i + 1 == arrays ? "buckets" : "buckets being rehashed", footprint.parts[i].requestedBytes,
+            footprint.parts[i].count });
+    if (footprint.childBuckets != 0)
+        out.parts.push_back({ "child buckets", footprint.parts.back().requestedBytes, footprint.parts.back().count });
+    if (rules->tableKind == IndexKind::ValkeyHashtable) {
         addValkeyEntries(out.parts, shape, rules->embedValues);
         return out;
     }
-    const std::uint64_t buckets = std::max(kDictMinBuckets, nextPowerOfTwo(shape.entries));
-    out.parts.push_back({ "dict", kDictBytes, 1 });
-    out.parts.push_back({ "buckets", buckets * kBucketBytes, 1 });
-    // The size the table was made at: for every field at once (an HSET of more fields than the listpack
-    // takes: hashTypeTryConversion's dictExpand; the empty 4-bucket table it replaces is rehashed away by
-    // the first insert), for the fields of a listpack converted when one more arrived
-    // (hashTypeConvertListpack's dictExpand), or empty (a listpack converted for a long field or value
-    // before it held any). A table that grew from there on an insert may still be rehashing its old half.
-    std::uint64_t madeAt = kDictMinBuckets;
-    if (shape.oneCommand && shape.entries > limits.maxListpackEntries)
-        madeAt = buckets;
-    else if (!longMember)
-        madeAt = std::max(kDictMinBuckets, nextPowerOfTwo(limits.maxListpackEntries + 1));
-    if (buckets > madeAt
-        && oldTableRemains(buckets / 2, (shape.entries - buckets / 2 - 1) * rules->rehashStepsPerInsert))
-        out.parts.push_back({ "buckets being rehashed", buckets / 2 * kBucketBytes, 1 });
     out.parts.push_back({ "entries", kDictEntryBytes, shape.entries });
     out.parts.push_back({ "fields", rules->sdsBytes(shape.fieldBytes), shape.entries });
     out.parts.push_back({ "values", rules->sdsBytes(shape.valueBytes), shape.entries });

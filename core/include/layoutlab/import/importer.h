@@ -117,7 +117,11 @@ public:
             const auto byte = [p](std::size_t i) { return std::uint64_t { static_cast<unsigned char>(p[i]) }; };
             mix((byte(0) << 16) | (byte(n / 2) << 8) | byte(n - 1));
         }
-        h ^= h >> 30; // splitmix64's finaliser: well-mixed low bits for the table
+        return finalize(h); // well-mixed low bits for the table
+    }
+    // splitmix64's finaliser (also what chains the hashes of a key read in pieces: the RDB importer).
+    static std::uint64_t finalize(std::uint64_t h) {
+        h ^= h >> 30;
         h *= 0xbf58476d1ce4e5b9ULL;
         h ^= h >> 27;
         h *= 0x94d049bb133111ebULL;

@@ -19,8 +19,10 @@
 //     buckets are the power of two at or above the fields (at least 4: _dictNextExp), and a table that
 //     grew on an insert keeps its old half until incremental rehashing has moved every non-empty bucket
 //     of it, one per later lookup (_dictRehashStep: two per field an HSET adds on Redis 7.0, one on 7.2 and
-//     Valkey 8.0): a hash that grew near its last field holds both.
-// The key's own allocations (its keyspace entry, key, object header, expire entry) are the layout's.
+//     Valkey 8.0): a hash that grew near its last field holds both. The table grows and rehashes as the
+//     keyspace's does (sim/index_table_model.h), which hashtable.c's tables (8.1 and later) do too.
+// The key's own allocations (its keyspace entry, key, object header, expire entry) are the layout's own, as
+// it describes a string key whose value it never embeds.
 
 #include "layoutlab/alloc/allocator_model.h"
 #include "layoutlab/expected.h"
