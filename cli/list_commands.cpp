@@ -4,11 +4,12 @@
 
 #include "layoutlab/alloc/allocator_registry.h"
 #include "layoutlab/collect/registry.h"
-#include "layoutlab/layout/hash_layout.h"
+#include "layoutlab/layout/collection_layout.h"
 #include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/sim/point_metrics.h"
 #include "layoutlab/sim/simulation.h"
 
+#include <cmath>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -24,12 +25,14 @@ struct LayoutsOptions {
     bool ttl = false;
     bool integer = false;
     bool json = false;
-    // --type hash: one hash key (layout/hash_layout.h).
+    // --type hash, set, zset or list: one collection key (layout/collection_layout.h).
     std::string type = "string";
     std::uint64_t entries = 1;
-    std::uint32_t fieldBytes = 8;
-    bool fieldsOneByOne = false;
-    HashLimits hashLimits;
+    std::uint32_t elementBytes = 8;
+    bool integerElements = false;
+    std::uint32_t scoreBytes = 10;
+    bool oneByOne = false;
+    CollectionLimits limits;
 };
 
 int listLayoutsText(bool json) {
@@ -87,34 +90,76 @@ int explainShape(const LayoutsOptions& o) {
         cost.layout.indexLinesPerGet, cost.layout.dependentLoads);
     return kExitOk;
 }
-// One hash key: its encoding, why, and each allocation.
-int explainHash(const LayoutsOptions& o) {
+// A part's count: whole, or an expectation (a skiplist level's nodes, a set dict's entries).
+std::string countText(double count) {
+    return count == std::floor(count) ? fmt::format("{:.0f}", count) : fmt::format("{:.2f}", count);
+}
+
+// One collection key: its encoding, why, and each allocation.
+int explainCollection(const LayoutsOptions& o) {
     auto models = parseLayoutAndAllocator(o.layout, o.alloc);
     if (!models)
         return reportError(models.error());
-    const HashShape shape { o.keyBytes, o.entries, o.fieldBytes, *o.valueBytes, o.integer, o.ttl, !o.fieldsOneByOne };
-    auto hash = describeHash(*models->layout, shape, *models->allocator, o.hashLimits);
-    if (!hash)
-        return reportError(hash.error());
-    const auto& alloc = *models->allocator;
-    fmt::print(
-        "layout     {}\nallocator  {}\nkey        {} bytes{}: a hash of {} fields of {} bytes, values of {} "
-        "bytes{}, {}\nlimits     hash-max-listpack-entries {}, hash-max-listpack-value {}\nencoding   {} ({})\n\n"
-        "{:<24} {:>8} {:>10} {:>8} {:>8}\n",
-        models->layout->spec(), alloc.spec(), shape.keyBytes, shape.hasTtl ? ", TTL" : "", shape.entries,
-        shape.fieldBytes, shape.valueBytes, shape.integerValues ? " (integers)" : "",
-        shape.oneCommand ? "set by one HSET" : "set one field per HSET", o.hashLimits.maxListpackEntries,
-        o.hashLimits.maxListpackValue, hash->encoding, hash->why, "allocation", "count", "requested", "class", "waste");
-    std::uint64_t requested = 0;
-    for (const HashPart& part : hash->parts) {
-        const auto usable = alloc.usableSize(part.requestedBytes);
-        fmt::print("{:<24} {:>8} {:>10} {:>8} {:>8}\n", part.what, part.count, part.requestedBytes, usable,
-            usable - part.requestedBytes);
-        requested += part.requestedBytes * part.count;
+    CollectionShape shape;
+    shape.keyBytes = o.keyBytes;
+    shape.entries = o.entries;
+    shape.elementBytes = o.elementBytes;
+    shape.integerElements = o.integerElements;
+    shape.hasTtl = o.ttl;
+    shape.oneCommand = !o.oneByOne;
+    std::string what, limits;
+    const auto& l = o.limits;
+    if (o.type == "hash") {
+        shape.type = CollectionType::Hash;
+        if (!o.valueBytes)
+            return reportError(usageError("a hash key needs --value-bytes", "--value-bytes"));
+        shape.valueBytes = *o.valueBytes;
+        shape.integerValues = o.integer;
+        what = fmt::format("a hash of {} fields of {} bytes{}, values of {} bytes{}, set by {}", shape.entries,
+            shape.elementBytes, shape.integerElements ? " (integers)" : "", shape.valueBytes,
+            shape.integerValues ? " (integers)" : "", shape.oneCommand ? "one HSET" : "one HSET per field");
+        limits = fmt::format("hash-max-listpack-entries {}, hash-max-listpack-value {}", l.hashMaxListpackEntries,
+            l.hashMaxListpackValue);
+    } else if (o.type == "set") {
+        shape.type = CollectionType::Set;
+        what = fmt::format("a set of {} members of {} bytes{}, added by {}", shape.entries, shape.elementBytes,
+            shape.integerElements ? " (integers)" : "", shape.oneCommand ? "one SADD" : "one SADD per member");
+        limits = fmt::format("set-max-intset-entries {}, set-max-listpack-entries {}, set-max-listpack-value {}",
+            l.setMaxIntsetEntries, l.setMaxListpackEntries, l.setMaxListpackValue);
+    } else if (o.type == "zset") {
+        shape.type = CollectionType::SortedSet;
+        shape.valueBytes = o.scoreBytes;
+        shape.integerValues = o.integer;
+        what = fmt::format("a sorted set of {} members of {} bytes{}, scores of {} characters{}, added by {}",
+            shape.entries, shape.elementBytes, shape.integerElements ? " (integers)" : "", shape.valueBytes,
+            shape.integerValues ? " (integral)" : "", shape.oneCommand ? "one ZADD" : "one ZADD per member");
+        limits = fmt::format("zset-max-listpack-entries {}, zset-max-listpack-value {}", l.zsetMaxListpackEntries,
+            l.zsetMaxListpackValue);
+    } else {
+        shape.type = CollectionType::List;
+        what = fmt::format("a list of {} elements of {} bytes{}, pushed by {}", shape.entries, shape.elementBytes,
+            shape.integerElements ? " (integers)" : "", shape.oneCommand ? "one RPUSH" : "one RPUSH per element");
+        limits = fmt::format("list-max-listpack-size {}", l.listMaxListpackSize);
     }
-    const std::uint64_t usable = hash->usableBytes(alloc);
-    fmt::print("\nper key: {} bytes requested, {} usable (index tables not included), {:.1f} usable per field\n",
-        requested, usable, static_cast<double>(usable) / static_cast<double>(shape.entries));
+    auto key = describeCollection(*models->layout, shape, *models->allocator, l);
+    if (!key)
+        return reportError(key.error());
+    const auto& alloc = *models->allocator;
+    fmt::print("layout     {}\nallocator  {}\nkey        {} bytes{}: {}\nlimits     {}\nencoding   {} ({})\n\n"
+               "{:<44} {:>10} {:>10} {:>8} {:>8}\n",
+        models->layout->spec(), alloc.spec(), shape.keyBytes, shape.hasTtl ? ", TTL" : "", what, limits, key->encoding,
+        key->why, "allocation", "count", "requested", "class", "waste");
+    double requested = 0;
+    for (const CollectionPart& part : key->parts) {
+        const auto usable = alloc.usableSize(part.requestedBytes);
+        fmt::print("{:<44} {:>10} {:>10} {:>8} {:>8}\n", part.what, countText(part.count), part.requestedBytes, usable,
+            usable - part.requestedBytes);
+        requested += static_cast<double>(part.requestedBytes) * part.count;
+    }
+    const double usable = key->usableBytes(alloc);
+    fmt::print("\nper key: {:.0f} bytes requested, {:.0f} usable (index tables not included), {:.1f} usable per "
+               "entry\n",
+        requested, usable, usable / static_cast<double>(shape.entries));
     return kExitOk;
 }
 
@@ -152,17 +197,32 @@ void addListCommands(CLI::App& app, int& status) {
     layouts->add_option("--value-bytes", lo->valueBytes, "Value length (explains this shape)");
     layouts->add_flag("--ttl", lo->ttl, "The key has a TTL");
     layouts->add_flag("--int", lo->integer, "The value is a decimal integer");
-    layouts->add_option("--type", lo->type, "What the key holds: string, or hash (--entries fields)")
-        ->check(CLI::IsMember({ "string", "hash" }))
+    layouts->add_option("--type", lo->type, "What the key holds: string, hash, set, zset or list (--entries)")
+        ->check(CLI::IsMember({ "string", "hash", "set", "zset", "list" }))
         ->capture_default_str();
-    layouts->add_option("--entries", lo->entries, "hash: its fields")->capture_default_str();
-    layouts->add_option("--field-bytes", lo->fieldBytes, "hash: each field's length")->capture_default_str();
-    layouts->add_flag("--fields-one-by-one", lo->fieldsOneByOne,
-        "hash: the fields arrived one per HSET (its table grew) rather than in one HSET");
-    layouts->add_option("--hash-max-listpack-entries", lo->hashLimits.maxListpackEntries, "hash: the engine's limit")
+    layouts->add_option("--entries", lo->entries, "hash, set, zset, list: its fields, members or elements")
         ->capture_default_str();
-    layouts->add_option("--hash-max-listpack-value", lo->hashLimits.maxListpackValue, "hash: the engine's limit")
+    layouts
+        ->add_option("--element-bytes,--field-bytes,--member-bytes", lo->elementBytes,
+            "hash, set, zset, list: each field's, member's or element's length")
         ->capture_default_str();
+    layouts->add_flag("--int-elements", lo->integerElements,
+        "the fields, members or elements are decimal integers of --element-bytes digits");
+    layouts->add_option("--score-bytes", lo->scoreBytes, "zset: each score's length as text (--int: integral)")
+        ->capture_default_str();
+    layouts->add_flag("--one-by-one,--fields-one-by-one", lo->oneByOne,
+        "the entries arrived one per command (a table grew) rather than in one HSET, SADD, ZADD or RPUSH");
+    auto limit = [&](const char* name, auto& field) {
+        layouts->add_option(name, field, "the engine's limit (config.c default shown)")->capture_default_str();
+    };
+    limit("--hash-max-listpack-entries", lo->limits.hashMaxListpackEntries);
+    limit("--hash-max-listpack-value", lo->limits.hashMaxListpackValue);
+    limit("--set-max-intset-entries", lo->limits.setMaxIntsetEntries);
+    limit("--set-max-listpack-entries", lo->limits.setMaxListpackEntries);
+    limit("--set-max-listpack-value", lo->limits.setMaxListpackValue);
+    limit("--zset-max-listpack-entries", lo->limits.zsetMaxListpackEntries);
+    limit("--zset-max-listpack-value", lo->limits.zsetMaxListpackValue);
+    limit("--list-max-listpack-size", lo->limits.listMaxListpackSize);
     layouts->add_flag("--json", lo->json, "JSON output (for the list)");
     layouts
         ->add_option_function<std::string>(
@@ -172,12 +232,12 @@ void addListCommands(CLI::App& app, int& status) {
     layouts->callback([lo, &status] {
         if (lo->layout.empty()) {
             status = listLayoutsText(lo->json);
+        } else if (lo->type != "string") {
+            status = explainCollection(*lo);
         } else if (!lo->valueBytes && !layoutFilePath(lo->layout).empty()) {
             status = checkLayoutFile(lo->layout);
         } else if (!lo->valueBytes) {
             status = reportError(usageError("explaining a layout needs --value-bytes", "--value-bytes"));
-        } else if (lo->type == "hash") {
-            status = explainHash(*lo);
         } else {
             status = explainShape(*lo);
         }

@@ -74,7 +74,7 @@ std::string layoutForEngine(const std::string& engine, const std::string& versio
     if (std::sscanf(version.c_str(), "%u.%u", &major, &minor) != 2)
         return {};
     if (engine == "redis")
-        return major != 7 ? std::string() : minor < 2 ? "redis-7.0" : "redis-7.0:hset-rehash-steps=1";
+        return major != 7 ? std::string() : minor < 2 ? "redis-7.0" : "redis-7.2";
     if (engine == "valkey") {
         // server.h VALKEY_VERSION: development trees report 255.255.255 whatever their age, and two of
         // them ten days apart store keys differently: only what the build does can tell.

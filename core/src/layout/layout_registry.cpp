@@ -27,12 +27,12 @@ struct ValkeyPreset {
 const ValkeyPreset kValkeyPresets[] = {
     // 8.1.x: threshold 64 (object.c `size <= 64`), 16-byte robj, OBJ_ENCODING_EMBSTR_SIZE_LIMIT 44,
     // embed decision counting K + 3 (before PR #2087).
-    { "valkey-8.1", { 64, 16, 44, false, false, true, 0, 72, false }, "Valkey 8.1" },
+    { "valkey-8.1", { 64, 16, 44, false, false, true, 0, 72, 0, false, false }, "Valkey 8.1" },
     // 9.0.x: as 8.1 but with PR #2087's exact key-header sizing.
     // Both 9.x lines prefetch a pipelined client's queued keys in batches of 16 (ValkeyParams::queuedKeyPrefetch).
-    { "valkey-9.0", { 64, 16, 44, true, false, true, 16, 80 }, "Valkey 9.0" },
+    { "valkey-9.0", { 64, 16, 44, true, false, true, 16, 72, 8, true, false }, "Valkey 9.0" },
     // 9.1.0: PR #3397 (threshold 128) and PR #2516 (8-byte header when embedded, limit derived).
-    { "valkey-9.1", { 128, 8, 0, true, false, true, 16, 88 }, "Valkey 9.1" },
+    { "valkey-9.1", { 128, 8, 0, true, false, true, 16, 80, 8, true, true }, "Valkey 9.1" },
 };
 
 Expected<LayoutPtr> parseValkey(Spec& spec, ValkeyParams params, std::string presetName) {
@@ -111,17 +111,14 @@ Expected<LayoutPtr> parseValkeyDict(Spec& spec) {
     return LayoutPtr(std::make_shared<ValkeyDictLayout>(params));
 }
 
-// redis-7.0: the dict layout's parameters and how an HSET adds a field (RedisParams::hsetRehashSteps).
-Expected<LayoutPtr> parseRedis(Spec& spec) {
+// redis-7.0 and redis-7.2: the dict layout's parameters; the release decides the collections' rules.
+Expected<LayoutPtr> parseRedis(Spec& spec, RedisRelease release) {
     RedisParams params;
+    params.release = release;
     if (auto ok = parseDictParams(spec, params); !ok)
         return ok.error();
-    auto steps = spec.integer("hset-rehash-steps", params.hsetRehashSteps, 1, 2);
-    if (!steps)
-        return steps.error();
-    if (auto ok = spec.rejectUnused("embstr-limit, shared-integers, hset-rehash-steps"); !ok)
+    if (auto ok = spec.rejectUnused("embstr-limit, shared-integers"); !ok)
         return ok.error();
-    params.hsetRehashSteps = static_cast<std::uint32_t>(*steps);
     return LayoutPtr(std::make_shared<RedisLayout>(params));
 }
 
@@ -174,12 +171,15 @@ Expected<LayoutPtr> parseLayout(std::string_view text) {
         if (name == preset.name)
             return parseValkey(*spec, preset.params, std::string(preset.note));
     if (name == "redis-7.0" || name == "redis")
-        return parseRedis(*spec);
+        return parseRedis(*spec, RedisRelease::V7_0);
+    if (name == "redis-7.2")
+        return parseRedis(*spec, RedisRelease::V7_2);
     if (name == "memcached-1.6" || name == "memcached")
         return parseMemcached(*spec);
-    return usageError(fmt::format("unknown layout '{}' (known: valkey, valkey-8.0, valkey-8.1, valkey-9.0, valkey-9.1, "
-                                  "redis-7.0, memcached-1.6, or file:PATH for a layout file; see `layoutlab layouts`)",
-                          name),
+    return usageError(
+        fmt::format("unknown layout '{}' (known: valkey, valkey-8.0, valkey-8.1, valkey-9.0, valkey-9.1, "
+                    "redis-7.0, redis-7.2, memcached-1.6, or file:PATH for a layout file; see `layoutlab layouts`)",
+            name),
         "layout");
 }
 
@@ -225,9 +225,12 @@ std::vector<LayoutInfo> listLayouts() {
         { "redis-7.0",
             { true,
                 "Debian 12's redis-server 7.0.15; 9 traces driven and 10 key shapes loaded, worst error "
-                "0.001% of bytes per key; and the 22 measured rows of the reference data. Redis 7.2 shares "
-                "it (its object.c, db.c and dict.c keep 7.0's entry, key sds and EMBSTR limit): 7.2.6 built "
-                "from source, 8 traces driven, worst error 0.35%" } },
+                "0.001% of bytes per key; and the 22 measured rows of the reference data" } },
+        { "redis-7.2",
+            { true,
+                "Redis 7.2.6 built from source; 8 traces driven, worst error 0.35% of bytes per key (its "
+                "strings are 7.0's: object.c, db.c and dict.c keep the entry, key sds and EMBSTR limit; its "
+                "collections differ)" } },
         { "memcached-1.6",
             { true,
                 "Debian 12's memcached 1.6.18; chunks per slab class equal for raw, Marshal and Rails "

@@ -19,15 +19,18 @@ RedisLayout::RedisLayout(const RedisParams& params)
     : m_params(params) { }
 
 std::string RedisLayout::spec() const {
-    // hset-rehash-steps is named only when it is 7.2's, so that the specs of runs stored before it are found.
-    return fmt::format("redis-7.0:embstr-limit={},shared-integers={}{}", m_params.embstrLimit,
-        m_params.sharedIntegers ? "yes" : "no", m_params.hsetRehashSteps == 2 ? "" : ",hset-rehash-steps=1");
+    return fmt::format("{}:embstr-limit={},shared-integers={}", releaseName(), m_params.embstrLimit,
+        m_params.sharedIntegers ? "yes" : "no");
+}
+
+std::string RedisLayout::releaseName() const {
+    return m_params.release == RedisRelease::V7_2 ? "redis-7.2" : "redis-7.0";
 }
 
 std::string RedisLayout::description() const {
-    return fmt::format("Redis 7.0: dictEntry + separate key sds + robj; EMBSTR for values of at most {} bytes; "
+    return fmt::format("Redis {}: dictEntry + separate key sds + robj; EMBSTR for values of at most {} bytes; "
                        "expires in a second dict",
-        m_params.embstrLimit);
+        m_params.release == RedisRelease::V7_2 ? "7.2" : "7.0", m_params.embstrLimit);
 }
 
 std::optional<ThresholdParam> RedisLayout::threshold() const {
@@ -35,7 +38,7 @@ std::optional<ThresholdParam> RedisLayout::threshold() const {
 }
 
 Status RedisLayout::checkAllocator(const AllocatorModel& allocator) const {
-    return value_object::requireMalloc(allocator, "redis-7.0");
+    return value_object::requireMalloc(allocator, releaseName());
 }
 
 KeyLayout RedisLayout::describe(const KeyShape& shape, std::uint32_t threshold, const AllocatorModel&) const {

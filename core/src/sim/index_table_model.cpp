@@ -232,20 +232,28 @@ void IndexTableModel::settle() {
 }
 
 double IndexTableModel::expectedChildBuckets(double entries, double buckets, std::uint32_t entriesPerBucket) {
-    // Entries land in top-level buckets as a Poisson(lambda = entries / buckets) count; a bucket with
-    // m > 7 entries needs ceil((m - 7) / 6) child buckets (bucketConvertToChained: the last slot of a
-    // full bucket becomes the child pointer, so a chain of c children holds 7 + 6c entries).
+    // Entries land in top-level buckets at random: a bucket's count is Binomial(entries, 1 / buckets) (the
+    // Poisson(entries / buckets) of a large table; a small one, a collection's, holds far fewer overflows
+    // than Poisson says: one bucket's 5 entries never overflow). A bucket with m > 7 entries needs
+    // ceil((m - 7) / 6) child buckets (bucketConvertToChained: the last slot of a full bucket becomes the
+    // child pointer, so a chain of c children holds 7 + 6c entries).
     if (buckets <= 0 || entries <= 0 || entriesPerBucket < 2)
         return 0;
     const double perBucket = entriesPerBucket;
+    const auto children = [&](double m) { return m > perBucket ? std::ceil((m - perBucket) / (perBucket - 1)) : 0.0; };
+    if (buckets <= 1)
+        return children(std::round(entries));
     const double lambda = entries / buckets;
-    double p = std::exp(-lambda);
-    double expected = 0;
     const int last = static_cast<int>(lambda * 4 + 60 + perBucket);
-    for (int m = 1; m <= last; ++m) {
-        p *= lambda / m;
-        if (m > static_cast<int>(entriesPerBucket))
-            expected += p * std::ceil((m - perBucket) / (perBucket - 1));
+    const double hit = 1 / buckets;
+    // P(0) = (1 - 1/B)^n, then P(m) = P(m - 1) (n - m + 1) / m * (1/B) / (1 - 1/B).
+    double p = std::exp(entries * std::log1p(-hit));
+    double expected = 0;
+    for (int m = 1; m <= last && m <= entries + 1; ++m) {
+        p *= (entries - m + 1) / m * hit / (1 - hit);
+        if (p <= 0)
+            break;
+        expected += p * children(m);
     }
     return expected * buckets;
 }
@@ -278,6 +286,8 @@ IndexFootprint IndexTableModel::footprint(const AllocatorModel& allocator) const
         } else {
             children = expectedChildBuckets(static_cast<double>(m_used), static_cast<double>(m_buckets), perBucket);
         }
+        f.expectedChildBuckets = children;
+        f.childBucketBytes = bucketBytes;
         f.childBuckets = static_cast<std::uint64_t>(std::llround(children));
         addPart(bucketBytes, f.childBuckets, true); // zcalloc(sizeof(bucket))
         break;

@@ -13,13 +13,14 @@
 
 namespace layoutlab {
 
+enum class RedisRelease { V7_0, V7_2 };
+
 struct RedisParams {
     std::uint32_t embstrLimit = 44; // object.c OBJ_ENCODING_EMBSTR_SIZE_LIMIT
     bool sharedIntegers = true; // object.c tryObjectEncoding: shared.integers[] when maxmemory-policy allows
-    // Rehash steps an HSET takes per field it adds to a hash table (layout/hash_layout.h): Redis 7.0's
-    // t_hash.c hashTypeSet looks the field up (dictFind) and then adds it (dictAdd), a step each; 7.2's
-    // adds it in one call (dictAddRaw). Strings are alike either way.
-    std::uint32_t hsetRehashSteps = 2;
+    // The collections' rules (layout/collection_layout.h) differ between 7.0 and 7.2: 7.2 adds listpack sets
+    // and lists, set dicts without values, size hints, and HSET's one lookup per field. Strings are alike.
+    RedisRelease release = RedisRelease::V7_0;
 };
 
 class RedisLayout final : public LayoutModel {
@@ -38,6 +39,7 @@ public:
 
 private:
     RedisParams m_params;
+    std::string releaseName() const; // the layout's name: redis-7.0 or redis-7.2
 
 public:
     const RedisParams& params() const { return m_params; }

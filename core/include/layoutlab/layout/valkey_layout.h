@@ -37,15 +37,19 @@ struct ValkeyParams {
     // later; the 2025 development trees have no command queue) batches up to prefetch-batch-max-size of
     // them, 16 by default (config.c). 0: no such batch. An execution trait, not printed in spec().
     std::uint32_t queuedKeyPrefetch = 0;
-    // A hash's table (layout/hash_layout.h): hashtable.c's struct hashtable with the hash type's 8 bytes of
-    // metadata (server.c hashHashtableTypeMetadataSize): 72 bytes in 8.1 (no metadata), 80 in 9.0, 88 in 9.1
-    // (a safe-iterator list added). 0: this layout's hashes are not modelled. Execution traits, not printed
-    // in spec(), as the two below.
-    std::uint32_t hashTableStructBytes = 0;
+    // Collections (layout/collection_layout.h). Execution traits, not printed in spec(), as the one above.
+    // hashtable.c's struct hashtable, a hash's, set's or sorted set's table: 72 bytes in 8.1 and 9.0, 80 in
+    // 9.1 (a safe-iterator list added). 0: this layout's collections are not modelled.
+    std::uint32_t hashtableBytes = 0;
+    // The hash type's metadata after it (server.c hashHashtableTypeMetadataSize): 8 bytes from 9.0.
+    std::uint32_t hashMetadataBytes = 0;
     // A hash field's entry: entry.c's (9.0 and later), the value embedded after the field when the two fit
     // 128 bytes; or 8.1's t_hash.c hashTypeEntry, a value pointer, an offset byte and the field, the value
     // always an sds of its own.
     bool hashEntriesEmbedValues = true;
+    // A sorted set's skiplist node holds its member (t_zset.c zslCreateNode, 9.1); before, the member is an
+    // sds of its own.
+    bool zsetNodesEmbedMembers = false;
 };
 
 class ValkeyLayout final : public LayoutModel {

@@ -26,7 +26,9 @@ struct IndexFootprint {
     std::uint64_t usableBytes = 0;
     std::uint64_t allocations = 0;
     std::uint64_t buckets = 0; // top-level buckets of every live table array
-    std::uint64_t childBuckets = 0; // Valkey: expected child buckets (Poisson estimate)
+    std::uint64_t childBuckets = 0; // Valkey: expected child buckets (Poisson estimate), rounded
+    double expectedChildBuckets = 0; // ... before rounding: a collection's small table needs the fraction
+    std::uint64_t childBucketBytes = 0; // each one's size
     bool rehashing = false;
     std::vector<IndexAllocation> parts;
 };
@@ -68,6 +70,8 @@ public:
     // Top-level buckets of the table in use, and of the table being rehashed into (0 when not rehashing).
     std::uint64_t buckets() const { return m_buckets; }
     std::uint64_t targetBuckets() const { return m_targetBuckets; }
+    // Buckets of the table in use that rehashing has moved (an expectation; 0 when not rehashing).
+    double rehashedBuckets() const { return m_targetBuckets ? m_rehashIndex : 0; }
     // The one array a table rebuilt at once would hold: the size being rehashed to, else the size in use;
     // none when the table is empty (simulate() leaves an empty table out). The reference engine and the
     // slab model size their tables by it.

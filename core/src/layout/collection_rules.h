@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// What differs between the engine lines' collections (layout/collection_layout.h), and the parts the four
+// types share: the key's own allocations and a table's.
+
+#include "layoutlab/layout/collection_layout.h"
+#include "layoutlab/layout/layout_model.h"
+#include "layoutlab/sim/index_table_model.h"
+
+#include <optional>
+
+namespace layoutlab::collection {
+
+inline constexpr std::uint64_t kDictEntryBytes = 24; // dict.c dictEntry {key, v, next}
+// dict.c dictEntryNoValue {key, next}: Redis 7.2's and Valkey 8.0's set dicts (no_value).
+inline constexpr std::uint64_t kDictEntryNoValueBytes = 16;
+inline constexpr std::uint64_t kDictBytes = 56; // dict.h struct dict (52 bytes of fields, 8-aligned): dictCreate
+
+struct Rules {
+    std::vector<CollectionPart> keyParts; // the key's own allocations
+    // The tables: dict.c's (Redis, Valkey 8.0) or hashtable.c's (Valkey 8.1 and later), grown and rehashed
+    // by the index model, as the keyspace's is; their struct's name and size.
+    IndexKind tableKind = IndexKind::RedisDict;
+    std::string tableStruct = "dict";
+    std::uint64_t tableStructBytes = kDictBytes;
+    // hashtable.c: the hash type's metadata after the struct (server.c hashHashtableTypeMetadataSize).
+    std::uint64_t hashMetadataBytes = 0;
+    // Lookups of the table an HSET makes per field it adds, each a rehash step: Redis 7.0's hashTypeSet
+    // looks the field up (dictFind) and then adds it (dictAdd); 7.2 and Valkey add it in one call.
+    std::uint32_t hsetLookups = 1;
+    std::uint64_t (*sdsBytes)(std::uint64_t length) = nullptr; // sdsnewlen's and sdsdup's, the engine's sds
+    // Valkey 9.0 and later: a hash's entries of entry.c, the value embedded when it fits; 8.1: hashTypeEntry.
+    bool hashEntriesEmbedValues = false;
+    // Redis 7.2 and Valkey: small sets of strings are listpacks (t_set.c setTypeCreate); Redis 7.0's are
+    // tables.
+    bool listpackSets = true;
+    // Redis 7.2 and Valkey: a small list is one listpack (t_list.c listTypeTryConversion); Redis 7.0's is
+    // always a quicklist.
+    bool listpackLists = true;
+    // Redis 7.2's and Valkey 8.0's set dicts (server.c setDictType: no_value, keys_are_odd): a member alone in
+    // its bucket is held by the bucket itself, and only the others take a dictEntryNoValue (dict.c
+    // dictInsertAtPosition, and rehashEntriesInBucketAtIndex as a rehash moves them). Redis 7.0's take a
+    // dictEntry each.
+    bool setEntriesOnlyWhenShared = true;
+    // Valkey 8.0's dict rehashes the old bucket an add looks up before anything else (dict.c
+    // dictFindPositionForInsert -> dictBucketRehash); Redis 7.2's takes the next bucket in order.
+    bool bucketRehashOnAccess = false;
+    // Redis 7.2 and Valkey: ZADD makes a sorted set for its member count (zsetTypeCreate: a skiplist's table
+    // expanded for it), and a listpack converts to a table expanded for its members (zsetConvertAndExpand).
+    // Redis 7.0's are unsized: a listpack unless the first member is too long, and a converted listpack's
+    // table grows from 4 buckets as its members are added (zsetConvert).
+    bool zsetSizeHints = true;
+    // Valkey 9.1: a skiplist node holds its member after its levels (t_zset.c zslCreateNode).
+    bool zsetNodesEmbedMembers = false;
+
+    bool dictTables() const { return tableKind != IndexKind::ValkeyHashtable; }
+};
+
+// The layout's rules, for a key of `shape`; none for a layout without a collection model.
+std::optional<Rules> rulesOf(const LayoutModel& layout, const CollectionShape& shape, const AllocatorModel& allocator);
+
+// A table as the index model leaves it: its struct, its buckets (the one in use after the rehash first, then
+// the half being rehashed), and hashtable.c's child buckets.
+void addTableParts(std::vector<CollectionPart>& parts, const IndexTableModel& table, const AllocatorModel& allocator,
+    const std::string& structName, std::uint64_t structBytes);
+
+// A table made for `sizedFor` entries (hashtableExpand, dictExpand; 0: none), given the `converted` entries
+// of the compact encoding it replaces with one add each, then the rest of `entries` one by one, each after
+// `lookupsPerAdd` lookups (a rehash step each, the last the add's own), growing as the index model grows it.
+inline IndexTableModel filledTable(IndexKind kind, std::uint64_t sizedFor, std::uint64_t entries,
+    std::uint32_t lookupsPerAdd, std::uint64_t converted = 0) {
+    IndexTableModel table(kind);
+    table.expand(sizedFor);
+    for (std::uint64_t e = 0; e < entries; ++e) {
+        for (std::uint32_t l = 1; e >= converted && l < lookupsPerAdd; ++l)
+            table.lookup();
+        table.insert();
+    }
+    return table;
+}
+
+// Members a table with no_value, keys_are_odd entries (Rules::setEntriesOnlyWhenShared) gives entries to: all
+// but the one member of each occupied bucket (the chain's last: dict.c dictInsertAtPosition and
+// rehashEntriesInBucketAtIndex keep it so), in both tables while it rehashes, the members spread by the
+// dict's hash. `bucketRehashOnAccess`: an add rehashes its own old bucket first (Rules).
+double membersWithEntries(const IndexTableModel& table, bool bucketRehashOnAccess);
+
+// Listpack bytes of `entries` entries of `entryBytes` each.
+inline std::uint64_t listpackBytes(std::uint64_t entries, std::uint64_t entryBytes) {
+    return listpack::kHeaderBytes + listpack::kEndBytes + entries * entryBytes;
+}
+
+// The four types (hash_layout.cpp, set_layout.cpp, zset_layout.cpp, list_layout.cpp): the key's encoding,
+// why, and its collection's parts appended after the key's own.
+Status describeHash(const Rules& rules, const CollectionShape& shape, const CollectionLimits& limits,
+    const AllocatorModel& allocator, CollectionKeyLayout& out);
+Status describeSet(const Rules& rules, const CollectionShape& shape, const CollectionLimits& limits,
+    const AllocatorModel& allocator, CollectionKeyLayout& out);
+Status describeSortedSet(const Rules& rules, const CollectionShape& shape, const CollectionLimits& limits,
+    const AllocatorModel& allocator, CollectionKeyLayout& out);
+Status describeList(const Rules& rules, const CollectionShape& shape, const CollectionLimits& limits,
+    const AllocatorModel& allocator, CollectionKeyLayout& out);
+
+} // namespace layoutlab::collection
