@@ -208,8 +208,12 @@ Expected<ProfileResult> runProfile(const ProfileConfig& config, ProgressSink* pr
     // Stages: the simulation, then per threshold the load (and a run under valgrind).
     const std::size_t thresholdCount = std::max<std::size_t>(config.thresholds.size(), 1);
     ProfileProgress bar(progress, 1 + thresholdCount * (result.counterSource == CounterSource::Cachegrind ? 2 : 1));
-    SimulationConfig simConfig { config.layout, config.allocator, config.thresholds, geometry, config.sampleGets, {},
-        std::nullopt };
+    SimulationConfig simConfig;
+    simConfig.layout = config.layout;
+    simConfig.allocator = config.allocator;
+    simConfig.thresholds = config.thresholds;
+    simConfig.cache = geometry;
+    simConfig.cacheSampleGets = config.sampleGets;
     // The slab model as the reference engine allocates: from its own arena, without a thread cache.
     if (slabModelCovers(*config.allocator)) {
         SlabModelOptions slabs;
