@@ -90,9 +90,86 @@ int explainShape(const LayoutsOptions& o) {
         cost.layout.indexLinesPerGet, cost.layout.dependentLoads);
     return kExitOk;
 }
+
+// The collection key the options describe: its shape, in words, and the limits of its type.
+struct CollectionRequest {
+    CollectionShape shape;
+    std::string what;
+    std::vector<std::pair<std::string, std::int64_t>> limits;
+};
+
+Expected<CollectionRequest> collectionRequest(const LayoutsOptions& o) {
+    CollectionRequest r;
+    CollectionShape& shape = r.shape;
+    shape.keyBytes = o.keyBytes;
+    shape.entries = o.entries;
+    shape.elementBytes = o.elementBytes;
+    shape.integerElements = o.integerElements;
+    shape.hasTtl = o.ttl;
+    shape.oneCommand = !o.oneByOne;
+    const auto& l = o.limits;
+    const auto i64 = [](std::uint64_t v) { return static_cast<std::int64_t>(v); };
+    const char* ints = shape.integerElements ? " (integers)" : "";
+    if (o.type == "hash") {
+        if (!o.valueBytes)
+            return usageError("a hash key needs --value-bytes", "--value-bytes");
+        shape.type = CollectionType::Hash;
+        shape.valueBytes = *o.valueBytes;
+        shape.integerValues = o.integer;
+        r.what = fmt::format("a hash of {} fields of {} bytes{}, values of {} bytes{}, set by {}", shape.entries,
+            shape.elementBytes, ints, shape.valueBytes, shape.integerValues ? " (integers)" : "",
+            shape.oneCommand ? "one HSET" : "one HSET per field");
+        r.limits = { { "hash-max-listpack-entries", i64(l.hashMaxListpackEntries) },
+            { "hash-max-listpack-value", i64(l.hashMaxListpackValue) } };
+    } else if (o.type == "set") {
+        shape.type = CollectionType::Set;
+        r.what = fmt::format("a set of {} members of {} bytes{}, added by {}", shape.entries, shape.elementBytes, ints,
+            shape.oneCommand ? "one SADD" : "one SADD per member");
+        r.limits = { { "set-max-intset-entries", i64(l.setMaxIntsetEntries) },
+            { "set-max-listpack-entries", i64(l.setMaxListpackEntries) },
+            { "set-max-listpack-value", i64(l.setMaxListpackValue) } };
+    } else if (o.type == "zset") {
+        shape.type = CollectionType::SortedSet;
+        shape.valueBytes = o.scoreBytes;
+        shape.integerValues = o.integer;
+        r.what = fmt::format("a sorted set of {} members of {} bytes{}, scores of {} characters{}, added by {}",
+            shape.entries, shape.elementBytes, ints, shape.valueBytes, shape.integerValues ? " (integral)" : "",
+            shape.oneCommand ? "one ZADD" : "one ZADD per member");
+        r.limits = { { "zset-max-listpack-entries", i64(l.zsetMaxListpackEntries) },
+            { "zset-max-listpack-value", i64(l.zsetMaxListpackValue) } };
+    } else {
+        shape.type = CollectionType::List;
+        r.what = fmt::format("a list of {} elements of {} bytes{}, pushed by {}", shape.entries, shape.elementBytes,
+            ints, shape.oneCommand ? "one RPUSH" : "one RPUSH per element");
+        r.limits = { { "list-max-listpack-size", l.listMaxListpackSize } };
+    }
+    return r;
+}
+
 // A part's count: whole, or an expectation (a skiplist level's nodes, a set dict's entries).
 std::string countText(double count) {
     return count == std::floor(count) ? fmt::format("{:.0f}", count) : fmt::format("{:.2f}", count);
+}
+
+void printCollectionJson(const CollectionRequest& r, const std::string& type, const CollectionKeyLayout& key,
+    const LayoutModel& layout, const AllocatorModel& alloc) {
+    const CollectionShape& shape = r.shape;
+    auto parts = nlohmann::json::array();
+    for (const CollectionPart& part : key.parts)
+        parts.push_back({ { "what", part.what }, { "count", part.count }, { "requested_bytes", part.requestedBytes },
+            { "usable_bytes", alloc.usableSize(part.requestedBytes) } });
+    auto limits = nlohmann::json::object();
+    for (const auto& [name, value] : r.limits)
+        limits[name] = value;
+    const bool valued = shape.type == CollectionType::Hash || shape.type == CollectionType::SortedSet;
+    const nlohmann::json j { { "layout", layout.spec() }, { "allocator", alloc.spec() }, { "type", type },
+        { "key_bytes", shape.keyBytes }, { "entries", shape.entries }, { "element_bytes", shape.elementBytes },
+        { "integer_elements", shape.integerElements },
+        { "value_bytes", valued ? nlohmann::json(shape.valueBytes) : nlohmann::json(nullptr) },
+        { "integer_values", shape.integerValues }, { "ttl", shape.hasTtl }, { "one_command", shape.oneCommand },
+        { "limits", limits }, { "encoding", key.encoding }, { "why", key.why }, { "parts", parts },
+        { "usable_bytes", key.usableBytes(alloc) } };
+    fmt::print("{}\n", j.dump(2));
 }
 
 // One collection key: its encoding, why, and each allocation.
@@ -100,55 +177,25 @@ int explainCollection(const LayoutsOptions& o) {
     auto models = parseLayoutAndAllocator(o.layout, o.alloc);
     if (!models)
         return reportError(models.error());
-    CollectionShape shape;
-    shape.keyBytes = o.keyBytes;
-    shape.entries = o.entries;
-    shape.elementBytes = o.elementBytes;
-    shape.integerElements = o.integerElements;
-    shape.hasTtl = o.ttl;
-    shape.oneCommand = !o.oneByOne;
-    std::string what, limits;
-    const auto& l = o.limits;
-    if (o.type == "hash") {
-        shape.type = CollectionType::Hash;
-        if (!o.valueBytes)
-            return reportError(usageError("a hash key needs --value-bytes", "--value-bytes"));
-        shape.valueBytes = *o.valueBytes;
-        shape.integerValues = o.integer;
-        what = fmt::format("a hash of {} fields of {} bytes{}, values of {} bytes{}, set by {}", shape.entries,
-            shape.elementBytes, shape.integerElements ? " (integers)" : "", shape.valueBytes,
-            shape.integerValues ? " (integers)" : "", shape.oneCommand ? "one HSET" : "one HSET per field");
-        limits = fmt::format("hash-max-listpack-entries {}, hash-max-listpack-value {}", l.hashMaxListpackEntries,
-            l.hashMaxListpackValue);
-    } else if (o.type == "set") {
-        shape.type = CollectionType::Set;
-        what = fmt::format("a set of {} members of {} bytes{}, added by {}", shape.entries, shape.elementBytes,
-            shape.integerElements ? " (integers)" : "", shape.oneCommand ? "one SADD" : "one SADD per member");
-        limits = fmt::format("set-max-intset-entries {}, set-max-listpack-entries {}, set-max-listpack-value {}",
-            l.setMaxIntsetEntries, l.setMaxListpackEntries, l.setMaxListpackValue);
-    } else if (o.type == "zset") {
-        shape.type = CollectionType::SortedSet;
-        shape.valueBytes = o.scoreBytes;
-        shape.integerValues = o.integer;
-        what = fmt::format("a sorted set of {} members of {} bytes{}, scores of {} characters{}, added by {}",
-            shape.entries, shape.elementBytes, shape.integerElements ? " (integers)" : "", shape.valueBytes,
-            shape.integerValues ? " (integral)" : "", shape.oneCommand ? "one ZADD" : "one ZADD per member");
-        limits = fmt::format("zset-max-listpack-entries {}, zset-max-listpack-value {}", l.zsetMaxListpackEntries,
-            l.zsetMaxListpackValue);
-    } else {
-        shape.type = CollectionType::List;
-        what = fmt::format("a list of {} elements of {} bytes{}, pushed by {}", shape.entries, shape.elementBytes,
-            shape.integerElements ? " (integers)" : "", shape.oneCommand ? "one RPUSH" : "one RPUSH per element");
-        limits = fmt::format("list-max-listpack-size {}", l.listMaxListpackSize);
-    }
-    auto key = describeCollection(*models->layout, shape, *models->allocator, l);
+    auto request = collectionRequest(o);
+    if (!request)
+        return reportError(request.error());
+    const CollectionShape& shape = request->shape;
+    auto key = describeCollection(*models->layout, shape, *models->allocator, o.limits);
     if (!key)
         return reportError(key.error());
     const auto& alloc = *models->allocator;
+    if (o.json) {
+        printCollectionJson(*request, o.type, *key, *models->layout, alloc);
+        return kExitOk;
+    }
+    std::string limits;
+    for (const auto& [name, value] : request->limits)
+        limits += fmt::format("{}{} {}", limits.empty() ? "" : ", ", name, value);
     fmt::print("layout     {}\nallocator  {}\nkey        {} bytes{}: {}\nlimits     {}\nencoding   {} ({})\n\n"
                "{:<44} {:>10} {:>10} {:>8} {:>8}\n",
-        models->layout->spec(), alloc.spec(), shape.keyBytes, shape.hasTtl ? ", TTL" : "", what, limits, key->encoding,
-        key->why, "allocation", "count", "requested", "class", "waste");
+        models->layout->spec(), alloc.spec(), shape.keyBytes, shape.hasTtl ? ", TTL" : "", request->what, limits,
+        key->encoding, key->why, "allocation", "count", "requested", "class", "waste");
     double requested = 0;
     for (const CollectionPart& part : key->parts) {
         const auto usable = alloc.usableSize(part.requestedBytes);
@@ -223,7 +270,7 @@ void addListCommands(CLI::App& app, int& status) {
     limit("--zset-max-listpack-entries", lo->limits.zsetMaxListpackEntries);
     limit("--zset-max-listpack-value", lo->limits.zsetMaxListpackValue);
     limit("--list-max-listpack-size", lo->limits.listMaxListpackSize);
-    layouts->add_flag("--json", lo->json, "JSON output (for the list)");
+    layouts->add_flag("--json", lo->json, "JSON output (the list, or a collection key's parts)");
     layouts
         ->add_option_function<std::string>(
             "--layout-file", [lo](const std::string& path) { lo->layout = layoutFileSpec(path); },

@@ -94,6 +94,14 @@ TEST_F(CliTest, UsageErrorsExitTwoWithOneLineNamingTheArgument) {
         { { "gen", "-o", path("x.lltrace"), "--keys", "10", "--ttl-fraction", "2" }, "--ttl-fraction" },
         { { "sim" }, "trace" },
         { { "frobnicate" }, "frobnicate" },
+        // Collection keys no engine could hold, or a layout without them.
+        { { "layouts", "valkey-9.1", "--type", "set", "--entries", "0" }, "at least one entry" },
+        { { "layouts", "memcached-1.6", "--type", "list" }, "no list model" },
+        { { "layouts", "redis-7.0", "--type", "hash" }, "--value-bytes" },
+        { { "layouts", "valkey-9.1", "--type", "list", "--element-bytes", "1073741824" }, "1 GiB" },
+        { { "layouts", "valkey-9.1", "--type", "list", "--list-max-listpack-size", "0" }, "list-max-listpack-size" },
+        { { "layouts", "valkey-9.1", "--type", "set", "--int-elements", "--element-bytes", "20" }, "1 to 19 digits" },
+        { { "layouts", "valkey-9.1", "--type", "stream" }, "--type" },
     };
     for (const auto& c : cases) {
         const auto r = run(c.args);
@@ -104,6 +112,29 @@ TEST_F(CliTest, UsageErrorsExitTwoWithOneLineNamingTheArgument) {
     }
     EXPECT_FALSE(std::filesystem::exists(path("x.lltrace")));
     EXPECT_EQ(partialFileLeft(), "");
+}
+
+// A collection key explained as JSON: its encoding, its parts (expected counts where the engine draws at
+// random) and the limits that chose it.
+TEST_F(CliTest, LayoutsExplainsACollectionKeyInJson) {
+    const auto r = run({ "layouts", "valkey-9.1", "--type", "zset", "--entries", "300", "--member-bytes", "16",
+        "--score-bytes", "10", "--int", "--zset-max-listpack-entries", "512", "--json" });
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["encoding"], "listpack"); // 300 members under a limit of 512
+    EXPECT_EQ(j["limits"]["zset-max-listpack-entries"], 512);
+    const auto skiplist = nlohmann::json::parse(
+        run({ "layouts", "valkey-9.1", "--type", "zset", "--entries", "300", "--member-bytes", "16", "--json" }).out);
+    EXPECT_EQ(skiplist["encoding"], "skiplist");
+    double nodes = 0, usable = 0;
+    for (const auto& part : skiplist["parts"]) {
+        if (part["what"].get<std::string>().starts_with("skiplist nodes"))
+            nodes += part["count"].get<double>();
+        usable += part["count"].get<double>() * part["usable_bytes"].get<double>();
+    }
+    EXPECT_NEAR(nodes, 300, 1e-6);
+    EXPECT_NEAR(usable, skiplist["usable_bytes"].get<double>(), 1e-6);
+    EXPECT_GT(skiplist["usable_bytes"].get<double>(), j["usable_bytes"].get<double>());
 }
 
 // The core names fields; each command shows its own flag for them.
