@@ -4,6 +4,7 @@
 
 #include "cache_curve_page.h"
 #include "chart_panel.h"
+#include "collections_page.h"
 #include "compare_page.h"
 #include "engine_page.h"
 #include "generate_dialog.h"
@@ -76,6 +77,7 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     m_workload = new WorkloadPage(*m_runner, database, this);
     m_sweep = new SweepPage(*m_runner, database, this);
     m_sizeClasses = new SizeClassPage(this);
+    m_collections = new CollectionsPage(this);
     m_compare = new ComparePage(this);
     m_engine = new EnginePage(*m_runner, database, this);
     m_cacheCurve = new CacheCurvePage(*m_runner, database, this);
@@ -85,6 +87,7 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     m_tabs->addTab(m_sweep, tr("Threshold &sweep"));
     m_tabs->addTab(m_sizeClasses, tr("Size &classes"));
     m_tabs->addTab(m_cacheCurve, tr("Cache c&urve"));
+    m_tabs->addTab(m_collections, tr("C&ollections"));
     m_tabs->addTab(m_engine, tr("&Engine"));
     m_tabs->addTab(m_compare, tr("Co&mpare"));
     m_tabs->setDocumentMode(true);
@@ -124,6 +127,7 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     m_sweep->restoreSettings();
     m_engine->restoreSettings();
     m_cacheCurve->restoreSettings();
+    m_collections->restoreSettings();
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     for (QSplitter* splitter : findChildren<QSplitter*>())
@@ -418,6 +422,7 @@ void MainWindow::saveSettings() const {
     m_sweep->saveSettings();
     m_engine->saveSettings();
     m_cacheCurve->saveSettings();
+    m_collections->saveSettings();
     // Every view's splitter, by its object name.
     for (const QSplitter* splitter : findChildren<QSplitter*>())
         if (!splitter->objectName().isEmpty())

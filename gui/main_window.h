@@ -26,6 +26,7 @@ class EnginePage;
 class JobActions;
 class LibraryPage;
 class SizeClassPage;
+class CollectionsPage;
 class SweepPage;
 class TaskRunner;
 class WorkloadPage;
@@ -64,6 +65,7 @@ public:
     WorkloadPage* workloadPage() const { return m_workload; }
     SweepPage* sweepPage() const { return m_sweep; }
     SizeClassPage* sizeClassPage() const { return m_sizeClasses; }
+    CollectionsPage* collectionsPage() const { return m_collections; }
     ComparePage* comparePage() const { return m_compare; }
     EnginePage* enginePage() const { return m_engine; }
     CacheCurvePage* cacheCurvePage() const { return m_cacheCurve; }
@@ -107,6 +109,7 @@ private:
     WorkloadPage* m_workload;
     SweepPage* m_sweep;
     SizeClassPage* m_sizeClasses;
+    CollectionsPage* m_collections;
     ComparePage* m_compare;
     EnginePage* m_engine;
     CacheCurvePage* m_cacheCurve;

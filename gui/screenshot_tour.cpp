@@ -2,6 +2,7 @@
 #include "screenshot_tour.h"
 
 #include "cache_curve_page.h"
+#include "collections_page.h"
 #include "compare_page.h"
 #include "engine_page.h"
 #include "library_page.h"
@@ -17,6 +18,7 @@
 #include <QComboBox>
 #include <QDir>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QTabWidget>
@@ -130,6 +132,22 @@ bool renderScreenshots(
             return fail(window.lastError().isEmpty() ? QObject::tr("the curve timed out") : window.lastError());
     }
     window.sizeClassPage()->showThreshold(128);
+    // A hash of 8-byte fields and 20-byte values growing to 1,024 fields, on four engine lines: the jump at
+    // hash-max-listpack-entries (512).
+    {
+        CollectionsPage* collections = window.collectionsPage();
+        collections->typeBox()->setCurrentIndex(0);
+        collections->elementBytesBox()->setValue(8);
+        collections->valueBytesBox()->setValue(20);
+        collections->maxEntriesBox()->setValue(1024);
+        collections->entriesLimitBox()->setValue(512);
+        for (int i = 0; i < collections->layoutsList()->count(); ++i) {
+            const QString name = collections->layoutsList()->item(i)->text();
+            const bool shown = name == QStringLiteral("redis-7.0") || name == QStringLiteral("valkey-8.0")
+                || name == QStringLiteral("valkey-8.1") || name == QStringLiteral("valkey-9.1");
+            collections->layoutsList()->item(i)->setCheckState(shown ? Qt::Checked : Qt::Unchecked);
+        }
+    }
     // Compare: Valkey 8.1 against 9.1; the engines side by side against Redis 7.0 (the sweeps above).
     std::map<std::string, std::int64_t> sweepOf;
     for (const auto& r : window.libraryPage()->runs().all())
@@ -139,7 +157,8 @@ bool renderScreenshots(
     const std::pair<QWidget*, QString> views[] { { window.libraryPage(), QStringLiteral("library") },
         { window.workloadPage(), QStringLiteral("workload") }, { window.sweepPage(), QStringLiteral("sweep") },
         { window.sizeClassPage(), QStringLiteral("size-classes") },
-        { window.cacheCurvePage(), QStringLiteral("cache-curve") }, { window.enginePage(), QStringLiteral("engine") },
+        { window.cacheCurvePage(), QStringLiteral("cache-curve") },
+        { window.collectionsPage(), QStringLiteral("collections") }, { window.enginePage(), QStringLiteral("engine") },
         { window.comparePage(), QStringLiteral("compare") } };
     for (const auto& [page, name] : views) {
         if (page == window.enginePage() && !withEngine)

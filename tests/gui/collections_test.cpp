@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+// The Collections view, offscreen: a collection key's bytes per entry as it grows, one line per engine, the
+// jump where the engine's limit makes the listpack a table, the limit moving the jump, the figures the same
+// as `layoutlab layouts --type ... --json` prints, exportable, and kept across runs.
+
+#include "chart_panel.h"
+#include "collections_page.h"
+#include "gui_test_support.h"
+#include "main_window.h"
+
+#include <QAbstractItemModelTester>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QListWidget>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QTest>
+#include <QtCharts/QLineSeries>
+
+using namespace layoutlab;
+using namespace layoutlab::gui;
+
+namespace {
+// The row of `entries` in the page's table, or -1.
+int rowOf(const QStandardItemModel& model, int entries) {
+    for (int r = 0; r < model.rowCount(); ++r)
+        if (model.item(r, 0)->text().toInt() == entries)
+            return r;
+    return -1;
+}
+double bytesAt(const QStandardItemModel& model, int entries, int layout) {
+    return model.item(rowOf(model, entries), 1 + 2 * layout)->text().toDouble();
+}
+QString encodingAt(const QStandardItemModel& model, int entries, int layout) {
+    return model.item(rowOf(model, entries), 2 + 2 * layout)->text();
+}
+} // namespace
+
+class CollectionsTest : public QObject {
+    Q_OBJECT
+private slots:
+    void theLineJumpsWhereTheLimitMakesATable() {
+        test::Scratch scratch;
+        MainWindow window(scratch.database());
+        CollectionsPage* page = window.collectionsPage();
+        page->typeBox()->setCurrentIndex(0); // hash
+        page->elementBytesBox()->setValue(8);
+        page->valueBytesBox()->setValue(20);
+        page->maxEntriesBox()->setValue(1024);
+        QCOMPARE(page->entriesLimitBox()->value(), 512); // hash-max-listpack-entries' default
+        const auto& model = page->model();
+        QAbstractItemModelTester tester(
+            const_cast<QStandardItemModel*>(&model), QAbstractItemModelTester::FailureReportingMode::Fatal);
+        // Redis 7.0 and Valkey 9.1 drawn by default: a line each.
+        QCOMPARE(page->chart()->chart()->series().size(), 2);
+        QVERIFY(rowOf(model, 512) >= 0 && rowOf(model, 513) >= 0);
+        for (int layout = 0; layout < 2; ++layout) {
+            QCOMPARE(encodingAt(model, 512, layout), QStringLiteral("listpack"));
+            QCOMPARE(encodingAt(model, 513, layout), QStringLiteral("hashtable"));
+            QVERIFY2(bytesAt(model, 513, layout) > 1.3 * bytesAt(model, 512, layout), "the table costs more");
+        }
+        // The figures are the CLI's for the same key.
+        const auto cli = test::runCli(
+            { QStringLiteral("layouts"), QStringLiteral("valkey-9.1"), QStringLiteral("--type"), QStringLiteral("hash"),
+                QStringLiteral("--entries"), QStringLiteral("513"), QStringLiteral("--field-bytes"),
+                QStringLiteral("8"), QStringLiteral("--value-bytes"), QStringLiteral("20"), QStringLiteral("--json") });
+        QCOMPARE(cli.exitCode, 0);
+        const double usable
+            = QJsonDocument::fromJson(cli.out).object().value(QStringLiteral("usable_bytes")).toDouble();
+        QVERIFY(std::abs(bytesAt(model, 513, 1) - usable / 513) < 0.01);
+        // Raising the limit past the axis: no table anywhere on it.
+        page->entriesLimitBox()->setValue(2048);
+        QCOMPARE(encodingAt(model, 1024, 0), QStringLiteral("listpack"));
+        QVERIFY(page->summary().contains(QStringLiteral("listpack")));
+        // Every chart exports its data.
+        const QString csv = scratch.path(QStringLiteral("collections.csv"));
+        QVERIFY(page->chart()->exportCsv(csv));
+        QFile file(csv);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY(file.readAll().count('\n') >= model.rowCount());
+    }
+
+    void everyTypeAndEngineDraws() {
+        test::Scratch scratch;
+        MainWindow window(scratch.database());
+        CollectionsPage* page = window.collectionsPage();
+        for (int i = 0; i < page->layoutsList()->count(); ++i)
+            page->layoutsList()->item(i)->setCheckState(Qt::Checked);
+        page->maxEntriesBox()->setValue(3000);
+        for (int type = 0; type < 4; ++type) {
+            page->typeBox()->setCurrentIndex(type);
+            QCOMPARE(page->chart()->chart()->series().size(), page->layoutsList()->count());
+            for (QAbstractSeries* s : page->chart()->chart()->series())
+                QVERIFY(static_cast<QLineSeries*>(s)->count() > 100);
+            QVERIFY2(!page->summary().contains(QStringLiteral("error")), qPrintable(page->summary()));
+        }
+        // Lists: Redis 7.0's are quicklists from the first element, 7.2's a listpack first.
+        page->typeBox()->setCurrentIndex(3);
+        QCOMPARE(encodingAt(page->model(), 1, 0), QStringLiteral("quicklist"));
+        QCOMPARE(encodingAt(page->model(), 1, 1), QStringLiteral("listpack"));
+        // Integer members: an intset, under set-max-intset-entries.
+        page->typeBox()->setCurrentIndex(1);
+        page->elementBytesBox()->setValue(5);
+        page->integersBox()->setChecked(true);
+        QCOMPARE(page->entriesLimitBox()->value(), 512);
+        QCOMPARE(encodingAt(page->model(), 512, 5), QStringLiteral("intset"));
+        QCOMPARE(encodingAt(page->model(), 513, 5), QStringLiteral("hashtable"));
+    }
+
+    void theShapeIsKeptAcrossRuns() {
+        test::Scratch scratch;
+        {
+            MainWindow window(scratch.database());
+            CollectionsPage* page = window.collectionsPage();
+            page->typeBox()->setCurrentIndex(2); // sorted set
+            page->elementBytesBox()->setValue(16);
+            page->entriesLimitBox()->setValue(256);
+            page->oneByOneBox()->setChecked(true);
+            page->layoutsList()->item(2)->setCheckState(Qt::Checked);
+            window.close();
+        }
+        MainWindow window(scratch.database());
+        CollectionsPage* page = window.collectionsPage();
+        QCOMPARE(page->typeBox()->currentIndex(), 2);
+        QCOMPARE(page->elementBytesBox()->value(), 16);
+        QCOMPARE(page->entriesLimitBox()->value(), 256);
+        QVERIFY(page->oneByOneBox()->isChecked());
+        QCOMPARE(page->layoutsList()->item(2)->checkState(), Qt::Checked);
+        QCOMPARE(page->chart()->chart()->series().size(), 3);
+    }
+};
+
+QTEST_MAIN(CollectionsTest)
+#include "collections_test.moc"
