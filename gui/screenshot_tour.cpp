@@ -67,6 +67,22 @@ bool measureValkeyCurve(MainWindow& window, const QString& source, const QString
     return true;
 }
 
+// The Collections view's example: a hash of 8-byte fields and 20-byte values growing to 1,024 fields, on
+// four engine lines, jumping at hash-max-listpack-entries (512).
+void showHashGrowing(CollectionsPage& collections) {
+    collections.typeBox()->setCurrentIndex(0);
+    collections.elementBytesBox()->setValue(8);
+    collections.valueBytesBox()->setValue(20);
+    collections.maxEntriesBox()->setValue(1024);
+    collections.entriesLimitBox()->setValue(512);
+    for (int i = 0; i < collections.layoutsList()->count(); ++i) {
+        const QString name = collections.layoutsList()->item(i)->text();
+        const bool shown = name == QStringLiteral("redis-7.0") || name == QStringLiteral("valkey-8.0")
+            || name == QStringLiteral("valkey-8.1") || name == QStringLiteral("valkey-9.1");
+        collections.layoutsList()->item(i)->setCheckState(shown ? Qt::Checked : Qt::Unchecked);
+    }
+}
+
 } // namespace
 
 bool renderScreenshots(
@@ -132,22 +148,7 @@ bool renderScreenshots(
             return fail(window.lastError().isEmpty() ? QObject::tr("the curve timed out") : window.lastError());
     }
     window.sizeClassPage()->showThreshold(128);
-    // A hash of 8-byte fields and 20-byte values growing to 1,024 fields, on four engine lines: the jump at
-    // hash-max-listpack-entries (512).
-    {
-        CollectionsPage* collections = window.collectionsPage();
-        collections->typeBox()->setCurrentIndex(0);
-        collections->elementBytesBox()->setValue(8);
-        collections->valueBytesBox()->setValue(20);
-        collections->maxEntriesBox()->setValue(1024);
-        collections->entriesLimitBox()->setValue(512);
-        for (int i = 0; i < collections->layoutsList()->count(); ++i) {
-            const QString name = collections->layoutsList()->item(i)->text();
-            const bool shown = name == QStringLiteral("redis-7.0") || name == QStringLiteral("valkey-8.0")
-                || name == QStringLiteral("valkey-8.1") || name == QStringLiteral("valkey-9.1");
-            collections->layoutsList()->item(i)->setCheckState(shown ? Qt::Checked : Qt::Unchecked);
-        }
-    }
+    showHashGrowing(*window.collectionsPage());
     // Compare: Valkey 8.1 against 9.1; the engines side by side against Redis 7.0 (the sweeps above).
     std::map<std::string, std::int64_t> sweepOf;
     for (const auto& r : window.libraryPage()->runs().all())
