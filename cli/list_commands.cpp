@@ -151,8 +151,82 @@ std::string countText(double count) {
     return count == std::floor(count) ? fmt::format("{:.0f}", count) : fmt::format("{:.2f}", count);
 }
 
+// The key in the encoding its limits did not give it: a listpack or intset for a table (the limits raised to
+// hold it), a table for a listpack or intset (its entries limit one below its entries). Lists have none here:
+// their limit is a node's bytes, not a choice between two encodings of one key.
+struct Alternative {
+    std::vector<std::pair<std::string, std::int64_t>> limits; // the ones changed
+    std::string encoding;
+    double usableBytes = 0;
+};
+
+std::optional<Alternative> alternativeEncoding(const LayoutAndAllocator& models, const CollectionShape& shape,
+    const CollectionLimits& limits, const std::string& encoding) {
+    const bool compact = encoding == "listpack" || encoding == "intset";
+    CollectionLimits other = limits;
+    Alternative alt;
+    const auto entries = static_cast<std::int64_t>(shape.entries);
+    const auto raise = [&](const char* name, std::uint64_t& limit, std::uint64_t needed) {
+        if (limit < needed) {
+            limit = needed;
+            alt.limits.emplace_back(name, static_cast<std::int64_t>(needed));
+        }
+    };
+    const auto lower = [&](const char* name, std::uint64_t& limit) {
+        limit = shape.entries - 1;
+        alt.limits.emplace_back(name, entries - 1);
+    };
+    const std::uint64_t longest
+        = shape.type == CollectionType::Hash ? std::max(shape.elementBytes, shape.valueBytes) : shape.elementBytes;
+    switch (shape.type) {
+    case CollectionType::Hash:
+        if (compact)
+            lower("hash-max-listpack-entries", other.hashMaxListpackEntries);
+        else {
+            raise("hash-max-listpack-entries", other.hashMaxListpackEntries, shape.entries);
+            raise("hash-max-listpack-value", other.hashMaxListpackValue, longest);
+        }
+        break;
+    case CollectionType::Set:
+        if (compact && shape.integerElements)
+            lower("set-max-intset-entries", other.setMaxIntsetEntries);
+        else if (compact)
+            lower("set-max-listpack-entries", other.setMaxListpackEntries);
+        else if (shape.integerElements)
+            raise("set-max-intset-entries", other.setMaxIntsetEntries, shape.entries);
+        else {
+            raise("set-max-listpack-entries", other.setMaxListpackEntries, shape.entries);
+            raise("set-max-listpack-value", other.setMaxListpackValue, longest);
+        }
+        break;
+    case CollectionType::SortedSet:
+        if (compact)
+            lower("zset-max-listpack-entries", other.zsetMaxListpackEntries);
+        else {
+            raise("zset-max-listpack-entries", other.zsetMaxListpackEntries, shape.entries);
+            raise("zset-max-listpack-value", other.zsetMaxListpackValue, longest);
+        }
+        break;
+    case CollectionType::List:
+        return std::nullopt;
+    }
+    auto key = describeCollection(*models.layout, shape, *models.allocator, other);
+    if (!key || key->encoding == encoding || alt.limits.empty())
+        return std::nullopt; // Redis 7.0's sets of strings have no listpack to be
+    alt.encoding = key->encoding;
+    alt.usableBytes = key->usableBytes(*models.allocator);
+    return alt;
+}
+
+std::string limitsText(const std::vector<std::pair<std::string, std::int64_t>>& limits) {
+    std::string text;
+    for (const auto& [name, value] : limits)
+        text += fmt::format("{}{} {}", text.empty() ? "" : ", ", name, value);
+    return text;
+}
+
 void printCollectionJson(const CollectionRequest& r, const std::string& type, const CollectionKeyLayout& key,
-    const LayoutModel& layout, const AllocatorModel& alloc) {
+    const std::optional<Alternative>& alternative, const LayoutModel& layout, const AllocatorModel& alloc) {
     const CollectionShape& shape = r.shape;
     auto parts = nlohmann::json::array();
     for (const CollectionPart& part : key.parts)
@@ -168,8 +242,16 @@ void printCollectionJson(const CollectionRequest& r, const std::string& type, co
         { "value_bytes", valued ? nlohmann::json(shape.valueBytes) : nlohmann::json(nullptr) },
         { "integer_values", shape.integerValues }, { "ttl", shape.hasTtl }, { "one_command", shape.oneCommand },
         { "limits", limits }, { "encoding", key.encoding }, { "why", key.why }, { "parts", parts },
-        { "usable_bytes", key.usableBytes(alloc) } };
-    fmt::print("{}\n", j.dump(2));
+        { "usable_bytes", key.usableBytes(alloc) }, { "alternative", nullptr } };
+    nlohmann::json out = j;
+    if (alternative) {
+        auto changed = nlohmann::json::object();
+        for (const auto& [name, value] : alternative->limits)
+            changed[name] = value;
+        out["alternative"] = { { "encoding", alternative->encoding }, { "limits", changed },
+            { "usable_bytes", alternative->usableBytes } };
+    }
+    fmt::print("{}\n", out.dump(2));
 }
 
 // One collection key: its encoding, why, and each allocation.
@@ -185,13 +267,12 @@ int explainCollection(const LayoutsOptions& o) {
     if (!key)
         return reportError(key.error());
     const auto& alloc = *models->allocator;
+    const auto alternative = alternativeEncoding(*models, shape, o.limits, key->encoding);
     if (o.json) {
-        printCollectionJson(*request, o.type, *key, *models->layout, alloc);
+        printCollectionJson(*request, o.type, *key, alternative, *models->layout, alloc);
         return kExitOk;
     }
-    std::string limits;
-    for (const auto& [name, value] : request->limits)
-        limits += fmt::format("{}{} {}", limits.empty() ? "" : ", ", name, value);
+    const std::string limits = limitsText(request->limits);
     fmt::print("layout     {}\nallocator  {}\nkey        {} bytes{}: {}\nlimits     {}\nencoding   {} ({})\n\n"
                "{:<44} {:>10} {:>10} {:>8} {:>8}\n",
         models->layout->spec(), alloc.spec(), shape.keyBytes, shape.hasTtl ? ", TTL" : "", request->what, limits,
@@ -207,6 +288,9 @@ int explainCollection(const LayoutsOptions& o) {
     fmt::print("\nper key: {:.0f} bytes requested, {:.0f} usable (index tables not included), {:.1f} usable per "
                "entry\n",
         requested, usable, usable / static_cast<double>(shape.entries));
+    if (alternative)
+        fmt::print("as a {} instead ({}): {:.0f} usable ({:+.1f}%)\n", alternative->encoding,
+            limitsText(alternative->limits), alternative->usableBytes, 100 * (alternative->usableBytes / usable - 1));
     return kExitOk;
 }
 

@@ -133,6 +133,11 @@ TEST_F(CliTest, LayoutsExplainsACollectionKeyInJson) {
         usable += part["count"].get<double>() * part["usable_bytes"].get<double>();
     }
     EXPECT_NEAR(nodes, 300, 1e-6);
+    // The other encoding, and the limit that would give it: a listpack at zset-max-listpack-entries 300.
+    EXPECT_EQ(skiplist["alternative"]["encoding"], "listpack");
+    EXPECT_EQ(skiplist["alternative"]["limits"]["zset-max-listpack-entries"], 300);
+    EXPECT_LT(skiplist["alternative"]["usable_bytes"].get<double>(), skiplist["usable_bytes"].get<double>());
+    EXPECT_EQ(j["alternative"]["encoding"], "skiplist"); // and back: one limit below its members
     EXPECT_NEAR(usable, skiplist["usable_bytes"].get<double>(), 1e-6);
     EXPECT_GT(skiplist["usable_bytes"].get<double>(), j["usable_bytes"].get<double>());
 }
