@@ -107,8 +107,6 @@ Expected<CollectionRequest> collectionRequest(const LayoutsOptions& o) {
     shape.integerElements = o.integerElements;
     shape.hasTtl = o.ttl;
     shape.oneCommand = !o.oneByOne;
-    const auto& l = o.limits;
-    const auto i64 = [](std::uint64_t v) { return static_cast<std::int64_t>(v); };
     const char* ints = shape.integerElements ? " (integers)" : "";
     if (o.type == "hash") {
         if (!o.valueBytes)
@@ -119,15 +117,10 @@ Expected<CollectionRequest> collectionRequest(const LayoutsOptions& o) {
         r.what = fmt::format("a hash of {} fields of {} bytes{}, values of {} bytes{}, set by {}", shape.entries,
             shape.elementBytes, ints, shape.valueBytes, shape.integerValues ? " (integers)" : "",
             shape.oneCommand ? "one HSET" : "one HSET per field");
-        r.limits = { { "hash-max-listpack-entries", i64(l.hashMaxListpackEntries) },
-            { "hash-max-listpack-value", i64(l.hashMaxListpackValue) } };
     } else if (o.type == "set") {
         shape.type = CollectionType::Set;
         r.what = fmt::format("a set of {} members of {} bytes{}, added by {}", shape.entries, shape.elementBytes, ints,
             shape.oneCommand ? "one SADD" : "one SADD per member");
-        r.limits = { { "set-max-intset-entries", i64(l.setMaxIntsetEntries) },
-            { "set-max-listpack-entries", i64(l.setMaxListpackEntries) },
-            { "set-max-listpack-value", i64(l.setMaxListpackValue) } };
     } else if (o.type == "zset") {
         shape.type = CollectionType::SortedSet;
         shape.valueBytes = o.scoreBytes;
@@ -135,14 +128,13 @@ Expected<CollectionRequest> collectionRequest(const LayoutsOptions& o) {
         r.what = fmt::format("a sorted set of {} members of {} bytes{}, scores of {} characters{}, added by {}",
             shape.entries, shape.elementBytes, ints, shape.valueBytes, shape.integerValues ? " (integral)" : "",
             shape.oneCommand ? "one ZADD" : "one ZADD per member");
-        r.limits = { { "zset-max-listpack-entries", i64(l.zsetMaxListpackEntries) },
-            { "zset-max-listpack-value", i64(l.zsetMaxListpackValue) } };
     } else {
         shape.type = CollectionType::List;
         r.what = fmt::format("a list of {} elements of {} bytes{}, pushed by {}", shape.entries, shape.elementBytes,
             ints, shape.oneCommand ? "one RPUSH" : "one RPUSH per element");
-        r.limits = { { "list-max-listpack-size", l.listMaxListpackSize } };
     }
+    for (std::string_view name : collectionLimitNames(shape.type))
+        r.limits.emplace_back(name, collectionLimit(o.limits, name));
     return r;
 }
 
@@ -162,53 +154,26 @@ struct Alternative {
 
 std::optional<Alternative> alternativeEncoding(const LayoutAndAllocator& models, const CollectionShape& shape,
     const CollectionLimits& limits, const std::string& encoding) {
-    const bool compact = encoding == "listpack" || encoding == "intset";
+    if (shape.type == CollectionType::List)
+        return std::nullopt;
     CollectionLimits other = limits;
     Alternative alt;
+    const auto change = [&](std::string_view name, std::int64_t value) {
+        setCollectionLimit(other, name, value);
+        alt.limits.emplace_back(name, value);
+    };
+    const std::string_view entriesLimit = entriesLimitName(shape.type, shape.integerElements);
     const auto entries = static_cast<std::int64_t>(shape.entries);
-    const auto raise = [&](const char* name, std::uint64_t& limit, std::uint64_t needed) {
-        if (limit < needed) {
-            limit = needed;
-            alt.limits.emplace_back(name, static_cast<std::int64_t>(needed));
-        }
-    };
-    const auto lower = [&](const char* name, std::uint64_t& limit) {
-        limit = shape.entries - 1;
-        alt.limits.emplace_back(name, entries - 1);
-    };
-    const std::uint64_t longest
-        = shape.type == CollectionType::Hash ? std::max(shape.elementBytes, shape.valueBytes) : shape.elementBytes;
-    switch (shape.type) {
-    case CollectionType::Hash:
-        if (compact)
-            lower("hash-max-listpack-entries", other.hashMaxListpackEntries);
-        else {
-            raise("hash-max-listpack-entries", other.hashMaxListpackEntries, shape.entries);
-            raise("hash-max-listpack-value", other.hashMaxListpackValue, longest);
-        }
-        break;
-    case CollectionType::Set:
-        if (compact && shape.integerElements)
-            lower("set-max-intset-entries", other.setMaxIntsetEntries);
-        else if (compact)
-            lower("set-max-listpack-entries", other.setMaxListpackEntries);
-        else if (shape.integerElements)
-            raise("set-max-intset-entries", other.setMaxIntsetEntries, shape.entries);
-        else {
-            raise("set-max-listpack-entries", other.setMaxListpackEntries, shape.entries);
-            raise("set-max-listpack-value", other.setMaxListpackValue, longest);
-        }
-        break;
-    case CollectionType::SortedSet:
-        if (compact)
-            lower("zset-max-listpack-entries", other.zsetMaxListpackEntries);
-        else {
-            raise("zset-max-listpack-entries", other.zsetMaxListpackEntries, shape.entries);
-            raise("zset-max-listpack-value", other.zsetMaxListpackValue, longest);
-        }
-        break;
-    case CollectionType::List:
-        return std::nullopt;
+    if (encoding == "listpack" || encoding == "intset") {
+        change(entriesLimit, entries - 1);
+    } else {
+        const std::string_view valueLimit = collectionLimitNames(shape.type).back();
+        const std::int64_t longest
+            = shape.type == CollectionType::Hash ? std::max(shape.elementBytes, shape.valueBytes) : shape.elementBytes;
+        if (collectionLimit(limits, entriesLimit) < entries)
+            change(entriesLimit, entries);
+        if (!shape.integerElements && collectionLimit(limits, valueLimit) < longest)
+            change(valueLimit, longest);
     }
     auto key = describeCollection(*models.layout, shape, *models.allocator, other);
     if (!key || key->encoding == encoding || alt.limits.empty())

@@ -131,33 +131,17 @@ void CollectionsPage::typeChanged() {
     m_valueBytes->setEnabled(type == CollectionType::Hash || type == CollectionType::SortedSet);
     m_valueLimit->setEnabled(type != CollectionType::List);
     m_valueLimitLabel->setEnabled(type != CollectionType::List);
-    switch (type) {
-    case CollectionType::Hash:
-        m_entriesLimitLabel->setText(tr("hash-max-listpack-entries:"));
-        m_entriesLimit->setValue(int(defaults.hashMaxListpackEntries));
-        m_valueLimitLabel->setText(tr("hash-max-listpack-value:"));
-        m_valueLimit->setValue(int(defaults.hashMaxListpackValue));
-        break;
-    case CollectionType::Set: // integers: an intset, and its limit
-        m_entriesLimitLabel->setText(
-            m_integers->isChecked() ? tr("set-max-intset-entries:") : tr("set-max-listpack-entries:"));
-        m_entriesLimit->setValue(
-            int(m_integers->isChecked() ? defaults.setMaxIntsetEntries : defaults.setMaxListpackEntries));
-        m_valueLimitLabel->setText(tr("set-max-listpack-value:"));
-        m_valueLimit->setValue(int(defaults.setMaxListpackValue));
-        break;
-    case CollectionType::SortedSet:
-        m_entriesLimitLabel->setText(tr("zset-max-listpack-entries:"));
-        m_entriesLimit->setValue(int(defaults.zsetMaxListpackEntries));
-        m_valueLimitLabel->setText(tr("zset-max-listpack-value:"));
-        m_valueLimit->setValue(int(defaults.zsetMaxListpackValue));
-        break;
-    case CollectionType::List:
-        m_entriesLimitLabel->setText(tr("list-max-listpack-size:"));
-        m_entriesLimit->setValue(int(defaults.listMaxListpackSize));
+    // The labels are the engines' own names, as `CONFIG SET` takes them.
+    const auto entriesName = entriesLimitName(type, m_integers->isChecked());
+    m_entriesLimitLabel->setText(QString::fromLatin1(entriesName.data(), qsizetype(entriesName.size())) + u':');
+    m_entriesLimit->setValue(int(collectionLimit(defaults, entriesName)));
+    if (type == CollectionType::List) {
         m_valueLimitLabel->setText(tr("(no value limit)"));
-        break;
+        return;
     }
+    const auto valueName = collectionLimitNames(type).back();
+    m_valueLimitLabel->setText(QString::fromLatin1(valueName.data(), qsizetype(valueName.size())) + u':');
+    m_valueLimit->setValue(int(collectionLimit(defaults, valueName)));
 }
 
 QString CollectionsPage::summary() const {
@@ -172,21 +156,11 @@ void CollectionsPage::redraw() {
     shape.integerElements = m_integers->isChecked();
     shape.valueBytes = std::uint32_t(m_valueBytes->value());
     shape.oneCommand = !m_oneByOne->isChecked();
-    CollectionLimits limits;
-    const auto entriesLimit = std::uint64_t(std::max(0, m_entriesLimit->value()));
-    const auto valueLimit = std::uint64_t(m_valueLimit->value());
-    if (type == CollectionType::Hash) {
-        limits.hashMaxListpackEntries = entriesLimit;
-        limits.hashMaxListpackValue = valueLimit;
-    } else if (type == CollectionType::Set) {
-        (shape.integerElements ? limits.setMaxIntsetEntries : limits.setMaxListpackEntries) = entriesLimit;
-        limits.setMaxListpackValue = valueLimit;
-    } else if (type == CollectionType::SortedSet) {
-        limits.zsetMaxListpackEntries = entriesLimit;
-        limits.zsetMaxListpackValue = valueLimit;
-    } else {
-        limits.listMaxListpackSize = m_entriesLimit->value(); // 0: the model says why it is refused
-    }
+    CollectionLimits limits; // 0 for list-max-listpack-size: the model says why it is refused
+    setCollectionLimit(limits, entriesLimitName(type, shape.integerElements), m_entriesLimit->value());
+    if (type != CollectionType::List)
+        setCollectionLimit(limits, collectionLimitNames(type).back(), m_valueLimit->value());
+    const int entriesLimit = std::max(0, m_entriesLimit->value());
     // The counts drawn: all of them, or evenly spaced ones with the limit and one past it.
     const int most = m_maxEntries->value();
     std::set<int> counts;

@@ -38,28 +38,6 @@ struct Scenario {
     std::int64_t limitValue = 0;
 };
 
-// The limit `name` at `value` in the model's settings; false for a name it does not know.
-bool setLimit(CollectionLimits& limits, const std::string& name, std::int64_t value) {
-    const auto u = static_cast<std::uint64_t>(value);
-    if (name == "hash-max-listpack-entries")
-        limits.hashMaxListpackEntries = u;
-    else if (name == "hash-max-listpack-value")
-        limits.hashMaxListpackValue = u;
-    else if (name == "set-max-intset-entries")
-        limits.setMaxIntsetEntries = u;
-    else if (name == "set-max-listpack-entries")
-        limits.setMaxListpackEntries = u;
-    else if (name == "zset-max-listpack-entries")
-        limits.zsetMaxListpackEntries = u;
-    else if (name == "zset-max-listpack-value")
-        limits.zsetMaxListpackValue = u;
-    else if (name == "list-max-listpack-size")
-        limits.listMaxListpackSize = value;
-    else
-        return false;
-    return true;
-}
-
 // Each key's fields and members named apart from every other key's: with the same names, every key of a
 // server would put them in the same buckets (one hash seed per process), and the keys' child buckets (and
 // the set dicts' shared buckets) would be one draw of chance times the keys instead of its average.
@@ -172,7 +150,7 @@ void checkEveryShape(std::size_t serverIndex, CollectionType type, const std::ve
         CollectionLimits limits;
         std::string defaultLimit;
         if (!s.limit.empty()) {
-            ASSERT_TRUE(setLimit(limits, s.limit, s.limitValue)) << s.limit;
+            ASSERT_TRUE(setCollectionLimit(limits, s.limit, s.limitValue)) << s.limit;
             auto current = client->command({ "CONFIG", "GET", s.limit });
             ASSERT_TRUE(current);
             if (current->find('\n') == std::string::npos) {

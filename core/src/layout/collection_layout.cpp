@@ -81,6 +81,69 @@ const char* collectionTypeName(CollectionType type) {
     return "hash";
 }
 
+namespace {
+// Every limit by name, and where CollectionLimits keeps it.
+struct NamedLimit {
+    std::string_view name;
+    std::uint64_t CollectionLimits::*unsignedField = nullptr;
+    std::int64_t CollectionLimits::*signedField = nullptr;
+};
+constexpr NamedLimit kLimits[] = {
+    { "hash-max-listpack-entries", &CollectionLimits::hashMaxListpackEntries },
+    { "hash-max-listpack-value", &CollectionLimits::hashMaxListpackValue },
+    { "set-max-intset-entries", &CollectionLimits::setMaxIntsetEntries },
+    { "set-max-listpack-entries", &CollectionLimits::setMaxListpackEntries },
+    { "set-max-listpack-value", &CollectionLimits::setMaxListpackValue },
+    { "zset-max-listpack-entries", &CollectionLimits::zsetMaxListpackEntries },
+    { "zset-max-listpack-value", &CollectionLimits::zsetMaxListpackValue },
+    { "list-max-listpack-size", nullptr, &CollectionLimits::listMaxListpackSize },
+};
+const NamedLimit* findLimit(std::string_view name) {
+    for (const NamedLimit& l : kLimits)
+        if (l.name == name)
+            return &l;
+    return nullptr;
+}
+} // namespace
+
+std::vector<std::string_view> collectionLimitNames(CollectionType type) {
+    switch (type) {
+    case CollectionType::Hash:
+        return { "hash-max-listpack-entries", "hash-max-listpack-value" };
+    case CollectionType::Set:
+        return { "set-max-intset-entries", "set-max-listpack-entries", "set-max-listpack-value" };
+    case CollectionType::SortedSet:
+        return { "zset-max-listpack-entries", "zset-max-listpack-value" };
+    case CollectionType::List:
+        return { "list-max-listpack-size" };
+    }
+    return {};
+}
+
+std::string_view entriesLimitName(CollectionType type, bool integerElements) {
+    if (type == CollectionType::Set)
+        return integerElements ? "set-max-intset-entries" : "set-max-listpack-entries";
+    return collectionLimitNames(type).front();
+}
+
+bool setCollectionLimit(CollectionLimits& limits, std::string_view name, std::int64_t value) {
+    const NamedLimit* l = findLimit(name);
+    if (!l)
+        return false;
+    if (l->signedField)
+        limits.*(l->signedField) = value;
+    else
+        limits.*(l->unsignedField) = static_cast<std::uint64_t>(std::max<std::int64_t>(value, 0));
+    return true;
+}
+
+std::int64_t collectionLimit(const CollectionLimits& limits, std::string_view name) {
+    const NamedLimit* l = findLimit(name);
+    if (!l)
+        return 0;
+    return l->signedField ? limits.*(l->signedField) : static_cast<std::int64_t>(limits.*(l->unsignedField));
+}
+
 namespace listpack {
 std::uint64_t stringEntryBytes(std::uint64_t length) {
     // lpEncodeString: 6-bit length under 64 bytes, 12-bit under 4,096, else a 32-bit length.

@@ -262,6 +262,22 @@ TEST(ListLayout, QuicklistNodesFillTo8KiBLessTheEstimatesOverhead) {
     EXPECT_EQ(countOf(describe("redis-7.2", of(CollectionType::List, 3, 9000)), "quicklist nodes"), 3);
 }
 
+TEST(CollectionModel, EveryLimitIsSetAndReadByItsEngineName) {
+    for (const auto type :
+        { CollectionType::Hash, CollectionType::Set, CollectionType::SortedSet, CollectionType::List })
+        for (std::string_view name : collectionLimitNames(type)) {
+            CollectionLimits limits;
+            ASSERT_TRUE(setCollectionLimit(limits, name, 7)) << name;
+            EXPECT_EQ(collectionLimit(limits, name), 7) << name;
+        }
+    CollectionLimits limits;
+    EXPECT_TRUE(setCollectionLimit(limits, "list-max-listpack-size", -3));
+    EXPECT_EQ(limits.listMaxListpackSize, -3);
+    EXPECT_EQ(entriesLimitName(CollectionType::Set, true), "set-max-intset-entries");
+    EXPECT_EQ(entriesLimitName(CollectionType::Set), "set-max-listpack-entries");
+    EXPECT_FALSE(setCollectionLimit(limits, "set-max-listpack-size", 1));
+}
+
 TEST(CollectionModel, LayoutsWithoutACollectionModelSayWhichHave) {
     for (const auto type :
         { CollectionType::Hash, CollectionType::Set, CollectionType::SortedSet, CollectionType::List }) {

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace layoutlab {
@@ -60,6 +61,15 @@ struct CollectionLimits {
     std::uint64_t zsetMaxListpackValue = 64; // zset-max-listpack-value
     std::int64_t listMaxListpackSize = -2; // list-max-listpack-size: < 0 a byte limit (-2: 8 KiB), > 0 entries
 };
+
+// A type's limits by the engines' names, in config.c's order, the one on an entry's length last (lists
+// have none: their limit is a quicklist node's).
+std::vector<std::string_view> collectionLimitNames(CollectionType type);
+// The one on its entries that decides its compact encoding: for sets of integers the intset's.
+std::string_view entriesLimitName(CollectionType type, bool integerElements = false);
+// One limit by name; false (and nothing changed) for a name that is none of CollectionLimits'.
+bool setCollectionLimit(CollectionLimits& limits, std::string_view name, std::int64_t value);
+std::int64_t collectionLimit(const CollectionLimits& limits, std::string_view name); // 0 for an unknown name
 
 struct CollectionPart {
     std::string what; // "listpack", "dict", "buckets", "entries", "members", or the key's own
