@@ -26,14 +26,16 @@ std::uint64_t backlenBytes(std::uint64_t entryBytes) {
     return 5;
 }
 
-// The key's own allocations, as the layout makes them for a string key whose value it never embeds: all
-// but the value's (object.c: a collection's robj is createObject's, as a RAW string's; with the key embedded
-// where the layout embeds it, objectSetKeyAndExpire).
+} // namespace
+
+namespace collection {
+// All but the value's allocations (object.c: a collection's robj is createObject's, as a RAW string's; with
+// the key embedded where the layout embeds it, objectSetKeyAndExpire).
 std::vector<CollectionPart> keyPartsOf(
-    const LayoutModel& layout, const CollectionShape& shape, const AllocatorModel& allocator) {
+    const LayoutModel& layout, std::uint32_t keyBytes, bool hasTtl, const AllocatorModel& allocator) {
     constexpr std::uint32_t kNeverEmbedded = 1u << 20;
     const auto threshold = layout.threshold();
-    const KeyLayout raw = layout.describe({ shape.keyBytes, kNeverEmbedded, shape.hasTtl, ValueKind::String },
+    const KeyLayout raw = layout.describe({ keyBytes, kNeverEmbedded, hasTtl, ValueKind::String },
         threshold ? threshold->value : 0, allocator);
     std::vector<CollectionPart> parts;
     for (std::size_t i = 0; i < raw.allocationCount; ++i) {
@@ -58,6 +60,9 @@ std::vector<CollectionPart> keyPartsOf(
     }
     return parts;
 }
+} // namespace collection
+
+namespace {
 
 // Occupied buckets, in expectation, of `buckets` buckets holding `members` members at random.
 double occupiedBuckets(double buckets, double members) {
@@ -214,7 +219,7 @@ std::optional<Rules> rulesOf(const LayoutModel& layout, const CollectionShape& s
     } else {
         return std::nullopt;
     }
-    rules.keyParts = keyPartsOf(layout, shape, allocator);
+    rules.keyParts = keyPartsOf(layout, shape.keyBytes, shape.hasTtl, allocator);
     return rules;
 }
 

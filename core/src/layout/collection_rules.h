@@ -91,6 +91,15 @@ inline std::uint64_t listpackBytes(std::uint64_t entries, std::uint64_t entryByt
     return listpack::kHeaderBytes + listpack::kEndBytes + entries * entryBytes;
 }
 
+// A hash's table entry for one field and value, as the engine allocates it (one of each part): a dictEntry
+// with the field's and the value's sds (dict tables), 8.1's hashTypeEntry and the value, or 9.0's entry.c
+// entry with the value embedded where it fits (hash_layout.cpp).
+std::vector<CollectionPart> hashEntryParts(const Rules& rules, std::uint32_t fieldBytes, std::uint32_t valueBytes);
+
+// The key's own allocations, as the layout makes them for a string key whose value it never embeds.
+std::vector<CollectionPart> keyPartsOf(
+    const LayoutModel& layout, std::uint32_t keyBytes, bool hasTtl, const AllocatorModel& allocator);
+
 // The four types (hash_layout.cpp, set_layout.cpp, zset_layout.cpp, list_layout.cpp): the key's encoding,
 // why, and its collection's parts appended after the key's own.
 Status describeHash(const Rules& rules, const CollectionShape& shape, const CollectionLimits& limits,

@@ -37,27 +37,24 @@ constexpr std::uint64_t kValuePointerBytes = 8;
 // (16 bytes with its padding) and the field's sds of the smallest header; the value its own sds.
 constexpr std::uint64_t kHashTypeEntryBytes = 16;
 
-void addValkeyEntries(std::vector<CollectionPart>& parts, const CollectionShape& shape, bool embedValues) {
-    const auto fields = static_cast<double>(shape.entries);
-    if (!embedValues) {
-        parts.push_back(
-            { "entries (field)", kHashTypeEntryBytes + sds::valkeyNewLenBytes(shape.elementBytes), fields });
-        parts.push_back({ "values", sds::valkeyNewLenBytes(shape.valueBytes), fields });
-        return;
-    }
-    const auto fieldType = sds::valkeyReqType(shape.elementBytes);
-    const std::uint64_t field = sds::reqSize(shape.elementBytes, fieldType);
-    const std::uint64_t embeddedValue = sds::reqSize(shape.valueBytes, sds::Type::Type8);
-    if (field + embeddedValue <= kEmbedValueMaxAllocBytes) {
-        parts.push_back({ "entries (field and value)", field + embeddedValue, fields });
-        return;
-    }
-    const auto pointerFieldType = fieldType == sds::Type::Type5 ? sds::Type::Type8 : fieldType;
-    parts.push_back(
-        { "entries (field)", kValuePointerBytes + sds::reqSize(shape.elementBytes, pointerFieldType), fields });
-    parts.push_back({ "values", sds::valkeyNewLenBytes(shape.valueBytes), fields });
-}
 } // namespace
+
+std::vector<CollectionPart> hashEntryParts(const Rules& rules, std::uint32_t fieldBytes, std::uint32_t valueBytes) {
+    if (rules.dictTables())
+        return { { "entries", kDictEntryBytes, 1 }, { "fields", rules.sdsBytes(fieldBytes), 1 },
+            { "values", rules.sdsBytes(valueBytes), 1 } };
+    if (!rules.hashEntriesEmbedValues)
+        return { { "entries (field)", kHashTypeEntryBytes + sds::valkeyNewLenBytes(fieldBytes), 1 },
+            { "values", sds::valkeyNewLenBytes(valueBytes), 1 } };
+    const auto fieldType = sds::valkeyReqType(fieldBytes);
+    const std::uint64_t field = sds::reqSize(fieldBytes, fieldType);
+    const std::uint64_t embeddedValue = sds::reqSize(valueBytes, sds::Type::Type8);
+    if (field + embeddedValue <= kEmbedValueMaxAllocBytes)
+        return { { "entries (field and value)", field + embeddedValue, 1 } };
+    const auto pointerFieldType = fieldType == sds::Type::Type5 ? sds::Type::Type8 : fieldType;
+    return { { "entries (field)", kValuePointerBytes + sds::reqSize(fieldBytes, pointerFieldType), 1 },
+        { "values", sds::valkeyNewLenBytes(valueBytes), 1 } };
+}
 
 Status describeHash(const Rules& rules, const CollectionShape& shape, const CollectionLimits& limits,
     const AllocatorModel& allocator, CollectionKeyLayout& out) {
@@ -90,14 +87,10 @@ Status describeHash(const Rules& rules, const CollectionShape& shape, const Coll
         sizedFor = limits.hashMaxListpackEntries + 1;
     const IndexTableModel table = filledTable(rules.tableKind, sizedFor, shape.entries, rules.hsetLookups);
     addTableParts(out.parts, table, allocator, rules.tableStruct, rules.tableStructBytes + rules.hashMetadataBytes);
-    if (!rules.dictTables()) {
-        addValkeyEntries(out.parts, shape, rules.hashEntriesEmbedValues);
-        return Ok {};
+    for (CollectionPart& part : hashEntryParts(rules, shape.elementBytes, shape.valueBytes)) {
+        part.count = static_cast<double>(shape.entries);
+        out.parts.push_back(std::move(part));
     }
-    const auto fields = static_cast<double>(shape.entries);
-    out.parts.push_back({ "entries", kDictEntryBytes, fields });
-    out.parts.push_back({ "fields", rules.sdsBytes(shape.elementBytes), fields });
-    out.parts.push_back({ "values", rules.sdsBytes(shape.valueBytes), fields });
     return Ok {};
 }
 

@@ -67,7 +67,7 @@ std::uint32_t encode(std::span<const Request> requests, std::uint64_t& baseTimeM
     // Room for the widest block, plus 8 bytes of slack: every value is stored as a whole 8-byte word and
     // the write position advances by the column's width (no byte loop per value). The buffer's new bytes
     // are not zeroed first (ByteBuffer); the block is cut to its size at the end.
-    constexpr std::size_t kWidestRecord = 1 + 4 + 4 + 4 + 4 + 8;
+    constexpr std::size_t kWidestRecord = 1 + 4 + 4 + 4 + 4 + 8 + 4 + kElementOpBytes;
     const std::size_t widest = kHeaderBytes + n * kWidestRecord + 8;
     // After that room, the time steps as the first pass finds them, for the last to store.
     out.resize(start + widest + n * sizeof(std::uint64_t));
@@ -77,18 +77,24 @@ std::uint32_t encode(std::span<const Request> requests, std::uint64_t& baseTimeM
     // One pass writes the op bytes and finds the widths. A column's width is that of the OR of its values,
     // whose highest bit is their maximum's; the key ids' maximum is returned as well.
     std::uint64_t maxKeyId = 0, keySizeBits = 0, valueSizeBits = 0, ttlBits = 0, stepBits = 0;
-    std::size_t ttlCount = 0;
+    std::uint64_t elementSizeBits = 0, priorBits = 0;
+    std::size_t ttlCount = 0, elementCount = 0;
     std::uint64_t time = baseTimeMs;
     for (std::size_t i = 0; i < n; ++i) {
         const Request& r = requests[i];
-        const unsigned hasTtl = r.ttlSeconds != 0;
+        // An element request's TTL field is its prior bytes, stored in its own column.
+        const bool element = r.op == Op::Element;
+        const unsigned hasTtl = !element && r.ttlSeconds != 0;
+        elementCount += element;
+        elementSizeBits |= element ? r.elementBytes : 0;
+        priorBits |= element ? r.ttlSeconds : 0;
         tags[i] = static_cast<unsigned char>(
             static_cast<unsigned>(r.op) | (static_cast<unsigned>(r.kind) << kKindShift) | (hasTtl << kHasTtlShift));
         ttlCount += hasTtl;
         maxKeyId = std::max<std::uint64_t>(maxKeyId, r.keyId);
         keySizeBits |= r.keyBytes;
         valueSizeBits |= r.valueBytes;
-        ttlBits |= r.ttlSeconds;
+        ttlBits |= hasTtl ? r.ttlSeconds : 0;
         const std::uint64_t step = r.timeMs >= time ? r.timeMs - time : 0;
         time += step;
         stepBits |= step;
@@ -100,9 +106,11 @@ std::uint32_t encode(std::span<const Request> requests, std::uint64_t& baseTimeM
     widths[ValueBytes] = widthOf(valueSizeBits);
     widths[TtlSeconds] = widthOf(ttlBits);
     widths[TimeDelta] = widthOf(stepBits);
+    const std::array<unsigned, 2> elementWidths { widthOf(elementSizeBits), widthOf(priorBits) };
     std::size_t payload = n; // the op column
     for (std::size_t c = 0; c < kColumns; ++c)
         payload += (c == TtlSeconds ? ttlCount : n) * widths[c];
+    payload += elementCount * (elementWidths[0] + elementWidths[1] + kElementOpBytes);
     putLe(header, n, 4);
     putLe(header + 4, payload, 4);
     putLe(header + 8, baseTimeMs, 8);
@@ -110,6 +118,9 @@ std::uint32_t encode(std::span<const Request> requests, std::uint64_t& baseTimeM
     for (std::size_t c = 0; c < kColumns; ++c)
         header[20 + c] = static_cast<unsigned char>(widths[c]);
     std::memset(header + 20 + kColumns, 0, kHeaderBytes - 20 - kColumns);
+    static_assert(20 + kColumns == kElementWidthsAt, "the element widths follow the others");
+    header[kElementWidthsAt] = static_cast<unsigned char>(elementWidths[0]);
+    header[kElementWidthsAt + 1] = static_cast<unsigned char>(elementWidths[1]);
     // Then the columns, one after another: a value's word spills past its column's end only into the
     // next column, written after it.
     unsigned char* p = tags + n;
@@ -124,10 +135,21 @@ std::uint32_t encode(std::span<const Request> requests, std::uint64_t& baseTimeM
     for (const auto& r : requests)
         store(r.valueBytes, widths[ValueBytes]);
     for (const auto& r : requests)
-        if (r.ttlSeconds != 0)
+        if (r.ttlSeconds != 0 && r.op != Op::Element)
             store(r.ttlSeconds, widths[TtlSeconds]);
     for (std::size_t i = 0; i < n; ++i)
         store(load64(stepsFound + i * sizeof(std::uint64_t)), widths[TimeDelta]);
+    if (elementCount != 0) {
+        for (const auto& r : requests)
+            if (r.op == Op::Element)
+                store(r.elementBytes, elementWidths[0]);
+        for (const auto& r : requests)
+            if (r.op == Op::Element)
+                store(r.ttlSeconds, elementWidths[1]);
+        for (const auto& r : requests)
+            if (r.op == Op::Element)
+                store(r.element, kElementOpBytes);
+    }
     out.resize(start + kHeaderBytes + payload);
     putLe(out.data() + start + kChecksumAt, checksumOf(out.data() + start, out.data() + start + kHeaderBytes, payload), 4);
     baseTimeMs = time;
@@ -155,15 +177,30 @@ const char* parseHeader(const unsigned char* bytes, Header& header, std::uint32_
         perRecord += c == TtlSeconds ? 0 : header.widths[c];
     }
     const unsigned char* reservedEnd = version >= 3 ? bytes + kChecksumAt : bytes + kHeaderBytes;
-    if (std::any_of(bytes + 20 + kColumns, reservedEnd, [](unsigned char b) { return b != 0; }))
+    const unsigned char* reservedStart = bytes + kElementWidthsAt + (version >= 4 ? 2 : 0);
+    if (std::any_of(reservedStart, reservedEnd, [](unsigned char b) { return b != 0; }))
         return "damaged block header (reserved bytes are not zero)";
+    header.elementWidths = { 0, 0 };
+    if (version >= 4) {
+        header.elementWidths = { bytes[kElementWidthsAt], bytes[kElementWidthsAt + 1] };
+        if (header.elementWidths[0] > 4 || header.elementWidths[1] > 4)
+            return "damaged block header (a column wider than its field)";
+    }
     header.checksum = version >= 3 ? load32(bytes + kChecksumAt) : 0;
     if (header.records == 0 || header.records > kMaxBlockRecords)
         return "damaged block header (record count out of range)";
     if (header.ttlCount > header.records)
         return "damaged block header (more TTLs than records)";
-    if (header.payloadBytes
-        != perRecord * header.records + std::uint64_t { header.ttlCount } * header.widths[TtlSeconds])
+    // What the element columns take beyond the others is a whole number of element requests (checked
+    // against the op bytes as they are read).
+    const std::uint64_t columns
+        = perRecord * header.records + std::uint64_t { header.ttlCount } * header.widths[TtlSeconds];
+    const std::uint64_t perElement = header.elementWidths[0] + header.elementWidths[1] + kElementOpBytes;
+    const std::uint64_t rest = header.payloadBytes >= columns ? header.payloadBytes - columns : UINT64_MAX;
+    header.elementCount = version >= 4 && rest != UINT64_MAX && rest % perElement == 0
+        ? static_cast<std::uint32_t>(rest / perElement)
+        : 0;
+    if (rest == UINT64_MAX || (version < 4 && rest != 0) || rest % perElement != 0 || header.elementCount > header.records)
         return "damaged block header (payload size does not match its columns)";
     return nullptr;
 }
@@ -172,11 +209,16 @@ namespace {
 
 // An op byte's op and value kind, as the two bytes Request holds them in. Op bytes are checked before
 // they are looked up: the reserved bit is clear, so 128 entries cover them.
-constexpr std::array<std::array<unsigned char, 2>, 128> kOpAndKind = [] {
-    std::array<std::array<unsigned char, 2>, 128> table {};
+// The element fields after them are zero: a request's last eight bytes are stored from it as one word, and an
+// element request's are filled in after (decodeElements).
+static_assert(offsetof(Request, kind) == offsetof(Request, op) + 1 && offsetof(Request, element) == offsetof(Request, op) + 2
+        && offsetof(Request, elementBytes) == offsetof(Request, op) + 4 && sizeof(Request) == offsetof(Request, op) + 8,
+    "op, kind and the element fields are the request's last eight bytes");
+constexpr std::array<std::array<unsigned char, 8>, 128> kOpAndKind = [] {
+    std::array<std::array<unsigned char, 8>, 128> table {};
     for (unsigned tag = 0; tag < 128; ++tag)
         table[tag] = { static_cast<unsigned char>(tag & kOpMask),
-            static_cast<unsigned char>((tag >> kKindShift) & kKindMask) };
+            static_cast<unsigned char>((tag >> kKindShift) & kKindMask), 0, 0, 0, 0, 0, 0 };
     return table;
 }();
 // All ones for an op byte that flags a TTL, else 0: a mask for the TTL and for its column's step.
@@ -237,9 +279,8 @@ std::uint64_t decodeRecordsWith(const Header& header, const unsigned char* tags,
         r.keyBytes = static_cast<std::uint32_t>(load64(keySizes) & keySizeMask);
         r.valueBytes = static_cast<std::uint32_t>(load64(valueSizes) & valueSizeMask);
         r.ttlSeconds = static_cast<std::uint32_t>(load64(ttls) & ttlMask & hasTtl);
-        // Op and kind, adjacent bytes of the request, are looked up together and stored as one word.
-        static_assert(offsetof(Request, kind) == offsetof(Request, op) + 1, "op and kind are adjacent bytes");
-        std::memcpy(&r.op, &kOpAndKind[tag], 2);
+        // Op and kind, and the element fields (zero), are looked up together and stored as one word.
+        std::memcpy(&r.op, &kOpAndKind[tag], 8);
         keyIds += keyIdWidth;
         keySizes += keySizeWidth;
         valueSizes += valueSizeWidth;
@@ -265,6 +306,36 @@ template <bool TimeSteps> constexpr std::array<std::array<RecordDecoder, 4>, 3> 
     return { decodersFor<TimeSteps, 2>(valueSizeWidths), decodersFor<TimeSteps, 3>(valueSizeWidths),
         decodersFor<TimeSteps, 4>(valueSizeWidths) };
 }
+// The element columns' starts (version 4), after the others: element bytes, prior bytes, packed ElementOps.
+std::array<const unsigned char*, 3> elementColumnStarts(const Header& header, const unsigned char* payload) {
+    const unsigned char* p = columnStarts(header, payload)[TimeDelta] + std::size_t { header.records } * header.widths[TimeDelta];
+    const unsigned char* prior = p + std::size_t { header.elementCount } * header.elementWidths[0];
+    return { p, prior, prior + std::size_t { header.elementCount } * header.elementWidths[1] };
+}
+
+// Fills in the block's element requests from the element columns (decodeRecordsWith left their element
+// fields zero and their TTL field 0, as no element request flags a TTL).
+DecodeFailure decodeElements(const Header& header, const unsigned char* payload, Request* out) {
+    if (header.elementCount == 0)
+        return {};
+    const auto starts = elementColumnStarts(header, payload);
+    const std::uint64_t sizeMask = maskOf(header.elementWidths[0]), priorMask = maskOf(header.elementWidths[1]);
+    std::size_t j = 0;
+    for (std::size_t i = 0; i < header.records; ++i) {
+        Request& r = out[i];
+        if (r.op != Op::Element)
+            continue;
+        const auto bits = static_cast<std::uint16_t>(load64(starts[2] + j * kElementOpBytes) & 0xffff);
+        if (!ElementOp::valid(bits) || (payload[i] >> kHasTtlShift) & 1)
+            return { "damaged record (unknown element operation)", i };
+        r.element = bits;
+        r.elementBytes = static_cast<std::uint32_t>(load64(starts[0] + j * header.elementWidths[0]) & sizeMask);
+        r.ttlSeconds = static_cast<std::uint32_t>(load64(starts[1] + j * header.elementWidths[1]) & priorMask);
+        ++j;
+    }
+    return {};
+}
+
 // [whether the block's time steps are not all 0][key-id width - 2][value-size width - 1]
 constexpr std::array<std::array<std::array<RecordDecoder, 4>, 3>, 2> kBuiltInWidths { decodersFor<false>(),
     decodersFor<true>() };
@@ -281,7 +352,7 @@ std::uint64_t decodeRecords(const Header& header, const unsigned char* tags, Req
 DecodeFailure checkOpBytes(const Header& header, const unsigned char* tags) {
     const std::size_t n = header.records;
     unsigned bad = 0;
-    std::uint32_t ttlFlags = 0;
+    std::uint32_t ttlFlags = 0, elements = 0;
     std::size_t first = 0;
 #if defined(__SSE2__)
     // Sixteen op bytes at a time: each test is a byte compare, and the masks' set bits are counted.
@@ -289,7 +360,9 @@ DecodeFailure checkOpBytes(const Header& header, const unsigned char* tags) {
     const __m128i opMask = _mm_set1_epi8(kOpMask), lastOp = _mm_set1_epi8(kOpCount - 1);
     const __m128i kindBits = _mm_set1_epi8(static_cast<char>(kKindMask << kKindShift));
     const __m128i ttlBit = _mm_set1_epi8(static_cast<char>(1u << kHasTtlShift));
+    const __m128i elementOp = _mm_set1_epi8(static_cast<char>(Op::Element)), one = _mm_set1_epi8(1);
     __m128i ttlSums = _mm_setzero_si128(); // two 64-bit counts
+    __m128i elementSums = _mm_setzero_si128();
     for (; first + 16 <= n; first += 16) {
         const __m128i t = _mm_loadu_si128(reinterpret_cast<const __m128i*>(tags + first));
         const __m128i badOp = _mm_cmpgt_epi8(_mm_and_si128(t, opMask), lastOp);
@@ -299,7 +372,11 @@ DecodeFailure checkOpBytes(const Header& header, const unsigned char* tags) {
         // instruction, and std::popcount's library call costs more.
         const __m128i flags = _mm_srli_epi16(_mm_and_si128(t, ttlBit), kHasTtlShift);
         ttlSums = _mm_add_epi64(ttlSums, _mm_sad_epu8(flags, _mm_setzero_si128()));
+        const __m128i isElement = _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(t, opMask), elementOp), one);
+        elementSums = _mm_add_epi64(elementSums, _mm_sad_epu8(isElement, _mm_setzero_si128()));
     }
+    elements = static_cast<std::uint32_t>(
+        _mm_cvtsi128_si32(elementSums) + _mm_cvtsi128_si32(_mm_unpackhi_epi64(elementSums, elementSums)));
     ttlFlags = static_cast<std::uint32_t>(
         _mm_cvtsi128_si32(ttlSums) + _mm_cvtsi128_si32(_mm_unpackhi_epi64(ttlSums, ttlSums)));
 #endif
@@ -307,6 +384,7 @@ DecodeFailure checkOpBytes(const Header& header, const unsigned char* tags) {
         const unsigned tag = tags[i];
         bad |= badTag(tag);
         ttlFlags += (tag >> kHasTtlShift) & 1;
+        elements += (tag & kOpMask) == static_cast<unsigned>(Op::Element);
     }
     if (bad) {
         for (std::size_t i = 0; i < n; ++i)
@@ -315,6 +393,8 @@ DecodeFailure checkOpBytes(const Header& header, const unsigned char* tags) {
     }
     if (ttlFlags != header.ttlCount)
         return { "damaged block (its requests flag a different number of TTLs than its header)", 0 };
+    if (elements != header.elementCount)
+        return { "damaged block (its element requests do not match its element columns)", 0 };
     return {};
 }
 
@@ -382,6 +462,8 @@ DecodeFailure decode(const Header& header, const unsigned char* payload, std::ui
     if (const auto failure = checkTtls(header, payload); failure.reason)
         return failure;
     const std::uint64_t maxKeyId = decodeRecords(header, payload, out);
+    if (const auto failure = decodeElements(header, payload, out); failure.reason)
+        return failure;
     return checkKeyIds(maxKeyId, keyIdLimit, header.records, [out](std::size_t i) { return out[i].keyId; });
 }
 

@@ -26,6 +26,11 @@ inline constexpr std::size_t kPaddingBytes = 8; // readable bytes a decoder need
 // Version 3: header bytes [28, 32) hold a checksum of the header's first 28 bytes and the payload
 // (checksumOf); versions 2 has zeros there.
 inline constexpr std::size_t kChecksumAt = 28;
+// Version 4: header bytes 25 and 26 hold the widths of the element columns (elementWidths), which follow the
+// others for the block's Op::Element requests only: element bytes, prior bytes, and the packed ElementOp
+// (2 bytes each). Earlier versions have zeros there and no element requests.
+inline constexpr std::size_t kElementWidthsAt = 25;
+inline constexpr std::size_t kElementOpBytes = 2;
 
 // Columns after the op column, in file order.
 enum Column : std::size_t { KeyId, KeyBytes, ValueBytes, TtlSeconds, TimeDelta, kColumns };
@@ -37,6 +42,10 @@ struct Header {
     std::uint32_t ttlCount = 0; // requests with a TTL: the TTL column holds this many values
     std::array<std::uint8_t, kColumns> widths {}; // bytes per value; 0 means every value is 0
     std::uint32_t checksum = 0; // version 3
+    // Version 4: Op::Element requests (the element columns hold this many values each), and the widths of
+    // the element-bytes and prior-bytes columns.
+    std::uint32_t elementCount = 0;
+    std::array<std::uint8_t, 2> elementWidths {};
 };
 
 // The low 32 bits of XXH3-64 over the header's first kChecksumAt bytes, then the payload.
@@ -48,9 +57,9 @@ std::uint32_t checksumOf(const unsigned char* header, const unsigned char* paylo
 // the largest key id in the block.
 std::uint32_t encode(std::span<const Request> requests, std::uint64_t& baseTimeMs, ByteBuffer& out);
 
-// Parses and checks a block header of a trace of format `version` (2 or 3); returns nullptr or what is
+// Parses and checks a block header of a trace of format `version` (2 to 4); returns nullptr or what is
 // wrong with it. The checksum is checked against the payload once it is read (checksumOf).
-const char* parseHeader(const unsigned char* bytes, Header& header, std::uint32_t version = 3);
+const char* parseHeader(const unsigned char* bytes, Header& header, std::uint32_t version = 4);
 
 struct DecodeFailure {
     const char* reason = nullptr; // nullptr: decoded

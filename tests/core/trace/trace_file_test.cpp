@@ -26,6 +26,13 @@ protected:
             r.ttlSeconds = i % 5 == 0 ? 60 + i : 0;
             r.op = static_cast<Op>(i % kOpCount);
             r.kind = static_cast<ValueKind>(i % 3);
+            if (r.op == Op::Element) { // every collection, action and integer class; the TTL field its prior bytes
+                r.elementBytes = i * 13 % 70000;
+                r.element = ElementOp { static_cast<CollectionKind>(i % 4),
+                    static_cast<ElementAction>(i / 4 % kElementActionCount), static_cast<IntegerClass>(i % 7),
+                    static_cast<IntegerClass>(i / 7 % 7), static_cast<IntegerClass>(i / 49 % 7) }
+                                .packed();
+            }
             out.push_back(r);
         }
         return out;
@@ -278,7 +285,7 @@ TEST_F(DamagedTraceTest, UnknownOpNamesItsRecordAndOffset) {
 // past the first sixteen too, at the right record.
 TEST_F(DamagedTraceTest, EveryBadOpByteIsFoundWhereverItIs) {
     for (const std::size_t record : { 3u, 16u, 37u }) {
-        for (const char tag : { '\x0d', '\x0f', '\x31', '\x80' }) { // op 13, op 15, kind 3, the reserved bit
+        for (const char tag : { '\x0e', '\x0f', '\x31', '\x80' }) { // op 14, op 15, kind 3, the reserved bit
             const auto e = damage(64 + record, std::string(1, tag));
             EXPECT_NE(e.find("record " + std::to_string(record + 1)), std::string::npos)
                 << "tag " << int(tag) << " at " << record << ": " << e;
@@ -286,7 +293,30 @@ TEST_F(DamagedTraceTest, EveryBadOpByteIsFoundWhereverItIs) {
         // A TTL flag the header does not count.
         EXPECT_NE(
             damage(64 + record, std::string(1, '\x41')).find("flag a different number of TTLs"), std::string::npos);
+        // An element request the element columns do not hold.
+        EXPECT_NE(damage(64 + record, std::string(1, '\x0d')).find("element requests do not match"), std::string::npos);
     }
+}
+
+TEST_F(DamagedTraceTest, AnUnknownElementOperationNamesItsRecord) {
+    Request r;
+    r.op = Op::Element;
+    r.elementBytes = 5;
+    {
+        auto writer = TraceFileWriter::create(path("t.lltrace"));
+        ASSERT_TRUE((*writer)->write(std::vector<Request>(3, r)));
+        ASSERT_TRUE((*writer)->finish());
+    }
+    const auto size = std::filesystem::file_size(path("t.lltrace"));
+    {
+        std::fstream f(path("t.lltrace"), std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(static_cast<std::streamoff>(size - 40 - 2)); // the last element operation, before the trailer
+        f.write("\xff\xff", 2);
+    }
+    resealChecksums(path("t.lltrace"));
+    const std::string e = readError(false);
+    EXPECT_NE(e.find("unknown element operation"), std::string::npos) << e;
+    EXPECT_NE(e.find("record 3"), std::string::npos) << e;
 }
 
 TEST_F(DamagedTraceTest, DamagedBlockHeadersAreRefused) {
@@ -294,7 +324,10 @@ TEST_F(DamagedTraceTest, DamagedBlockHeadersAreRefused) {
     EXPECT_NE(damage(36, "\x01").find("payload size"), std::string::npos);
     EXPECT_NE(damage(40, "\x01").find("time does not continue"), std::string::npos);
     EXPECT_NE(damage(52, "\x09").find("wider than its field"), std::string::npos); // key-id column 9 bytes
-    EXPECT_NE(damage(58, "\x01").find("reserved"), std::string::npos);
+    const auto otherWidth = damage(57, "\x04"); // element columns of another width
+    EXPECT_NE(otherWidth.find("element requests do not match"), std::string::npos) << otherWidth;
+    EXPECT_NE(damage(57, "\x05").find("wider than its field"), std::string::npos);
+    EXPECT_NE(damage(59, "\x01").find("reserved"), std::string::npos);
 }
 
 TEST_F(DamagedTraceTest, KeyIdsBeyondTheTrailersLimitAreRefused) {

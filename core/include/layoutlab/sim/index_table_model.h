@@ -65,6 +65,10 @@ public:
     // What the engine's cron does once the load goes quiet (Valkey/Redis databasesCron: finish incremental
     // rehashing, resize tables whose fill crossed a limit): the state in which used_memory is read.
     void settle();
+    // Resizes the table to fit its entries when its fill is below the engine's limit (and it is not
+    // rehashing): what the engines do after a delete from a collection's table (Redis 7.x htNeedsResize ->
+    // dictResize), and Valkey's on every delete. True when it resized.
+    bool shrinkIfNeeded();
 
     std::uint64_t entries() const { return m_used; }
     // Top-level buckets of the table in use, and of the table being rehashed into (0 when not rehashing).
@@ -89,7 +93,6 @@ public:
 private:
     void rehashStep();
     void resize(std::uint64_t minCapacity);
-    bool shrinkIfNeeded();
     // Whether the gate lets the table move to `buckets` top-level buckets for `minCapacity` entries.
     bool gateAllows(std::uint64_t buckets, std::uint64_t minCapacity) const;
     std::uint64_t bucketsFor(std::uint64_t minCapacity) const;

@@ -27,9 +27,55 @@ enum class Op : std::uint8_t {
     // Redis SETRANGE: valueBytes is offset + length of the written range (never 0); the value becomes a
     // RAW string at least that long, zero-filled (created if absent).
     SetRange = 12,
+    // A write or read of one element of a collection key (a hash's field, a set's or sorted set's member, a
+    // list's element), described by Request::element (ElementOp); the key is created by its first element
+    // and deleted with its last, as the engines do.
+    Element = 13,
 };
-inline constexpr int kOpCount = 13;
+inline constexpr int kOpCount = 14;
 std::string_view opName(Op op);
+
+// What an Op::Element request does (Request::element packs it in 16 bits, the trace file stores it so):
+//   Add      a new element: elementBytes long, its value (a hash's, a sorted set's score as text) valueBytes
+//   Update   an element's value replaced: valueBytes the new one, priorBytes (the TTL's field) the old one
+//   Remove   an element removed: elementBytes, and its value's length in priorBytes
+//   Read     an element looked up (HGET, HEXISTS, ...): a table's lookup, which may advance its rehashing
+//   Command  a command's start, for the engines' decisions on all its arguments at once (t_hash.c
+//            hashTypeTryConversion): valueBytes its elements, elementBytes its longest argument
+// An element or value that is a canonical integer carries its integer class (IntegerClass), which a
+// listpack or an intset stores it by.
+enum class CollectionKind : std::uint8_t { Hash = 0, Set = 1, SortedSet = 2, List = 3 };
+enum class ElementAction : std::uint8_t { Add = 0, Update = 1, Remove = 2, Read = 3, Command = 4 };
+inline constexpr unsigned kElementActionCount = 5;
+std::string_view collectionKindName(CollectionKind kind); // "hash", "set", "zset", "list"
+std::string_view elementActionName(ElementAction action);
+
+struct ElementOp {
+    CollectionKind collection = CollectionKind::Hash;
+    ElementAction action = ElementAction::Add;
+    IntegerClass element = IntegerClass::None;
+    IntegerClass value = IntegerClass::None;
+    IntegerClass prior = IntegerClass::None;
+
+    // bits 0-1 the collection, 2-4 the action, 5-7 the element's integer class, 8-10 the value's, 11-13 the
+    // prior value's; bits 14-15 are clear.
+    std::uint16_t packed() const {
+        return static_cast<std::uint16_t>(static_cast<unsigned>(collection) | static_cast<unsigned>(action) << 2
+            | static_cast<unsigned>(element) << 5 | static_cast<unsigned>(value) << 8
+            | static_cast<unsigned>(prior) << 11);
+    }
+    // Whether `bits` is a packed ElementOp (an action and integer classes in range, bits 14-15 clear).
+    static bool valid(std::uint16_t bits) {
+        return (bits >> 14) == 0 && ((bits >> 2) & 7) < kElementActionCount && ((bits >> 5) & 7) < kIntegerClassCount
+            && ((bits >> 8) & 7) < kIntegerClassCount && ((bits >> 11) & 7) < kIntegerClassCount;
+    }
+    static ElementOp unpack(std::uint16_t bits) {
+        return { static_cast<CollectionKind>(bits & 3), static_cast<ElementAction>((bits >> 2) & 7),
+            static_cast<IntegerClass>((bits >> 5) & 7), static_cast<IntegerClass>((bits >> 8) & 7),
+            static_cast<IntegerClass>((bits >> 11) & 7) };
+    }
+    bool operator==(const ElementOp&) const = default;
+};
 
 // A write's TTL of kKeepTtl keeps whatever TTL the key has (Redis SET ... KEEPTTL).
 inline constexpr std::uint32_t kKeepTtl = 0xffffffffu;
@@ -45,8 +91,16 @@ struct Request {
     std::uint32_t ttlSeconds = 0; // 0: no expiry; kKeepTtl on a write: keep the key's current TTL
     Op op = Op::Get;
     ValueKind kind = ValueKind::String;
+    std::uint16_t element = 0; // Op::Element: the ElementOp, packed
+    std::uint32_t elementBytes = 0; // Op::Element: the field, member or list element's length
+
+    // Op::Element requests carry no TTL (EXPIRE on a collection key is Op::Expire): their TTL field holds the
+    // length of the value an Update replaces or a Remove removes.
+    std::uint32_t priorBytes() const { return ttlSeconds; }
+    ElementOp elementOp() const { return ElementOp::unpack(element); }
 
     auto operator<=>(const Request&) const = default;
 };
+static_assert(sizeof(Request) == 32, "a request stays at 32 bytes");
 
 } // namespace layoutlab

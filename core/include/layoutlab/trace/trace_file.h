@@ -3,11 +3,12 @@
 
 // layoutlab's own binary trace format (docs/trace-format.md).
 //
-//   header  32 bytes: "LLTRACE\0", u32 version = 2, u32 flags = 0, 16 reserved bytes (zero)
+//   header  32 bytes: "LLTRACE\0", u32 version = 4, u32 flags = 0, 16 reserved bytes (zero)
 //   blocks  of up to 4096 requests each, field by field: a 24-byte block header (record count, payload
 //           bytes, the time before its first request, a byte width per column), then an op/kind byte
 //           per request and one column of fixed-width integers per field: key id, key bytes, value
-//           bytes, TTL seconds, milliseconds since the previous request
+//           bytes, TTL seconds, milliseconds since the previous request; then, for the block's element
+//           requests only (version 4), their element bytes, prior bytes and element operations
 //   trailer 32 bytes: "LLTREND\0", u64 record count, u64 key-id limit, u64 record bytes
 //
 // All integers little-endian. The trailer lets a reader size its key array before the first record and
@@ -30,7 +31,7 @@ struct Header;
 struct DecodeFailure;
 } // namespace trace_block
 
-inline constexpr std::uint32_t kTraceFormatVersion = 3; // written; versions 1 and 2 are read too
+inline constexpr std::uint32_t kTraceFormatVersion = 4; // written; versions 1 to 3 are read too
 
 class TraceFileReader final : public TraceReader {
 public:

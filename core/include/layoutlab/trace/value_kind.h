@@ -21,6 +21,25 @@ inline constexpr bool isIntegerKind(ValueKind kind) {
     return kind == ValueKind::Integer || kind == ValueKind::SmallInteger;
 }
 
+// An integer as a listpack or an intset stores it, by its magnitude (listpack.c lpEncodeIntegerGetType:
+// 7-bit unsigned, 13-, 16-, 24-, 32- or 64-bit signed; an intset takes 16, 32 or 64 bits by the same
+// ranges, intset.c _intsetValueEncoding). None: not an integer lpStringToInt64 takes; stored as a string.
+enum class IntegerClass : std::uint8_t { None = 0, Uint7, Int13, Int16, Int24, Int32, Int64 };
+inline constexpr unsigned kIntegerClassCount = 7;
+inline constexpr IntegerClass integerClassOf(std::int64_t v) {
+    if (v >= 0 && v <= 127)
+        return IntegerClass::Uint7;
+    if (v >= -4096 && v <= 4095)
+        return IntegerClass::Int13;
+    if (v >= -32768 && v <= 32767)
+        return IntegerClass::Int16;
+    if (v >= -8388608 && v <= 8388607)
+        return IntegerClass::Int24;
+    if (v >= -2147483648LL && v <= 2147483647LL)
+        return IntegerClass::Int32;
+    return IntegerClass::Int64;
+}
+
 // How a server holds a string it is given (object.c tryObjectEncoding): as an integer when it is at most 20
 // characters that string2l takes (util.c string2ll: an optional '-', then "0" alone or digits without a
 // leading zero, within a long long; "-0" is not one), else as bytes.
@@ -40,5 +59,9 @@ inline constexpr ValueKind valueKindOf(std::string_view value) {
         return ValueKind::String;
     return !negative && digits.size() <= 4 ? ValueKind::SmallInteger : ValueKind::Integer;
 }
+
+// The integer class of a string as listpack.c lpStringToInt64 takes it (string2ll's rules: what
+// valueKindOf calls an integer), None for any other string.
+IntegerClass integerClassOf(std::string_view value);
 
 } // namespace layoutlab

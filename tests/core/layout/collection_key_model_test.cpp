@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+// A hash built element by element (layout/collection_key_model.h) must hold what the one-key model
+// (describeCollection) gives for the same key made the same way, on every engine line, on both sides of each
+// limit; and removals, updates and reads must change it as t_hash.c does.
+
+#include "layoutlab/alloc/allocator_registry.h"
+#include "layoutlab/layout/collection_key_model.h"
+#include "layoutlab/layout/layout_registry.h"
+
+#include <gtest/gtest.h>
+
+using namespace layoutlab;
+
+namespace {
+
+const AllocatorModel& jemalloc() {
+    static const auto allocator = *parseAllocator("jemalloc:quantum=8,page=4096");
+    return *allocator;
+}
+
+LayoutPtr layout(const std::string& spec) {
+    auto parsed = parseLayout(spec);
+    EXPECT_TRUE(parsed) << parsed.error().describe();
+    return *parsed;
+}
+
+CollectionKeyModel hashModel(const LayoutModel& l, const CollectionLimits& limits = {}) {
+    auto model = CollectionKeyModel::create(l, jemalloc(), limits, CollectionKind::Hash);
+    EXPECT_TRUE(model) << model.error().describe();
+    return std::move(*model);
+}
+
+// The collection's usable bytes as describeCollection gives them, the key's own parts left out.
+double describedUsable(const LayoutModel& l, const CollectionShape& shape, const CollectionLimits& limits = {}) {
+    const auto described = describeCollection(l, shape, jemalloc(), limits);
+    EXPECT_TRUE(described) << described.error().describe();
+    double keyOwn = 0;
+    for (const auto& part : hashModel(l).keyParts(shape.keyBytes, shape.hasTtl))
+        keyOwn += static_cast<double>(jemalloc().usableSize(part.requestedBytes)) * part.count;
+    return described->usableBytes(jemalloc()) - keyOwn;
+}
+
+const char* const kLayouts[] = { "redis-7.0", "redis-7.2", "valkey-8.0", "valkey-8.1", "valkey-9.0", "valkey-9.1" };
+
+TEST(CollectionKeyModel, AHashBuiltFieldByFieldHoldsWhatTheOneKeyModelGives) {
+    for (const char* spec : kLayouts) {
+        const auto l = layout(spec);
+        const CollectionKeyModel model = hashModel(*l);
+        for (const std::uint64_t fields : { 1, 2, 7, 100, 512, 513, 600, 1000, 4096 }) {
+            for (const std::uint32_t valueBytes : { 8u, 64u, 65u, 200u }) {
+                for (const bool oneCommand : { true, false }) {
+                    CollectionShape shape;
+                    shape.entries = fields;
+                    shape.elementBytes = 10;
+                    shape.valueBytes = valueBytes;
+                    shape.oneCommand = oneCommand;
+                    CollectionKeyState key = model.created();
+                    if (oneCommand)
+                        model.command(key, fields, std::max<std::uint32_t>(10, valueBytes));
+                    for (std::uint64_t f = 0; f < fields; ++f) {
+                        if (!oneCommand)
+                            model.command(key, 1, std::max<std::uint32_t>(10, valueBytes));
+                        model.add(key, { 10 }, { valueBytes });
+                    }
+                    const auto described = describeCollection(*l, shape, jemalloc());
+                    ASSERT_TRUE(described);
+                    EXPECT_EQ(model.encoding(key), described->encoding) << spec << " " << fields << "x" << valueBytes;
+                    EXPECT_NEAR(model.footprint(key).usableBytes, describedUsable(*l, shape), 1e-6)
+                        << spec << ": " << fields << " fields of " << valueBytes << "-byte values, "
+                        << (oneCommand ? "one HSET" : "one HSET each");
+                    EXPECT_EQ(key.payloadBytes, fields * (10 + valueBytes));
+                }
+            }
+        }
+    }
+}
+
+TEST(CollectionKeyModel, IntegerValuesTakeTheirListpackClass) {
+    const auto l = layout("valkey-9.1");
+    const CollectionKeyModel model = hashModel(*l);
+    CollectionKeyState small = model.created(), large = model.created(), text = model.created();
+    model.add(small, { 3 }, { 3, IntegerClass::Uint7 }); // "100": a 7-bit integer, 1 byte and its backlen
+    model.add(large, { 3 }, { 3, IntegerClass::Int13 }); // "999": 13-bit, 2 bytes
+    model.add(text, { 3 }, { 3 });
+    EXPECT_EQ(small.listpackBytes, 7u + 5u + 2u);
+    EXPECT_EQ(large.listpackBytes, 7u + 5u + 3u);
+    EXPECT_EQ(text.listpackBytes, 7u + 5u + 5u);
+}
+
+TEST(CollectionKeyModel, UpdatesAndRemovalsChangeTheListpackInPlace) {
+    const CollectionKeyModel model = hashModel(*layout("redis-7.2"));
+    CollectionKeyState key = model.created();
+    model.add(key, { 5 }, { 10 });
+    model.add(key, { 6 }, { 20 });
+    const std::uint64_t two = key.listpackBytes;
+    model.update(key, { 5 }, { 10 }, { 40 }); // lpReplace: the value's entry 30 bytes longer
+    EXPECT_EQ(key.listpackBytes, two + 30);
+    model.remove(key, { 6 }, { 20 });
+    EXPECT_EQ(key.listpackBytes, 7u + 7u + 42u);
+    EXPECT_EQ(key.entries, 1u);
+    EXPECT_EQ(key.payloadBytes, 45u);
+    EXPECT_EQ(model.encoding(key), "listpack");
+}
+
+TEST(CollectionKeyModel, ALongValueConvertsAndTheTableStays) {
+    const CollectionKeyModel model = hashModel(*layout("valkey-9.0"));
+    CollectionKeyState key = model.created();
+    model.add(key, { 5 }, { 10 });
+    model.update(key, { 5 }, { 10 }, { 100 }); // HINCRBYFLOAT or HSET of a long value: hashTypeSet converts
+    EXPECT_EQ(model.encoding(key), "hashtable");
+    model.update(key, { 5 }, { 100 }, { 10 });
+    EXPECT_EQ(model.encoding(key), "hashtable"); // a hash never converts back
+    EXPECT_EQ(key.entries, 1u);
+}
+
+TEST(CollectionKeyModel, ATableEmptiedBelowItsFillShrinks) {
+    for (const char* spec : kLayouts) {
+        const CollectionKeyModel model = hashModel(*layout(spec));
+        CollectionKeyState key = model.created();
+        model.command(key, 2000, 10);
+        for (int f = 0; f < 2000; ++f)
+            model.add(key, { 10 }, { 10 });
+        const double full = model.footprint(key).usableBytes;
+        const std::uint64_t fullBuckets = key.index->heldBuckets();
+        for (int f = 0; f < 1990; ++f)
+            model.remove(key, { 10 }, { 10 });
+        for (int r = 0; r < 100; ++r)
+            model.read(key); // rehashing into the smaller table finishes
+        const double emptied = model.footprint(key).usableBytes;
+        // Each shrink waits for the rehash before it to finish (one step per delete), so the table comes down
+        // in stages and may stop above the smallest that fits.
+        EXPECT_LE(key.index->heldBuckets(), fullBuckets / 4) << spec;
+        EXPECT_LT(emptied, full / 10) << spec;
+    }
+}
+
+TEST(CollectionKeyModel, KindsWithoutAnElementModelAreRefusedByName) {
+    const auto l = layout("valkey-9.1");
+    const auto set = CollectionKeyModel::create(*l, jemalloc(), {}, CollectionKind::Set);
+    ASSERT_FALSE(set);
+    EXPECT_NE(set.error().describe().find("set keys are not yet replayed"), std::string::npos);
+    const auto memcached = CollectionKeyModel::create(*layout("memcached-1.6"), jemalloc(), {}, CollectionKind::Hash);
+    ASSERT_FALSE(memcached);
+    EXPECT_NE(memcached.error().describe().find("no collection model"), std::string::npos);
+}
+
+} // namespace
