@@ -78,7 +78,8 @@ Expected<std::string> RespClient::command(const std::vector<std::string>& argv) 
     return text;
 }
 
-Status RespClient::pipeline(std::span<const std::vector<std::string>> commands, std::size_t batch) {
+Status RespClient::pipeline(
+    std::span<const std::vector<std::string>> commands, std::size_t batch, std::uint64_t* errorReplies) {
     batch = std::max<std::size_t>(batch, 1);
     for (std::size_t start = 0; start < commands.size(); start += batch) {
         const std::size_t end = std::min(commands.size(), start + batch);
@@ -92,7 +93,9 @@ Status RespClient::pipeline(std::span<const std::vector<std::string>> commands, 
             const bool isError = reply->type == REDIS_REPLY_ERROR;
             std::string text = isError ? replyText(reply) : std::string();
             freeReplyObject(reply);
-            if (isError)
+            if (isError && errorReplies)
+                ++*errorReplies;
+            else if (isError)
                 return dataError(fmt::format("{} failed: {}", commands[i][0], text));
         }
     }

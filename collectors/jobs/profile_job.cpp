@@ -49,7 +49,12 @@ Expected<ProfileConfig> profileConfig(const ProfileRequest& r) {
     auto layout = parseLayout(r.layout);
     if (!layout)
         return layout.error();
-    if (const auto policy = (*layout)->indexPolicy(); policy.params != engineIndexParams(policy.kind))
+    // The geometry, not how a shrink rehashes (shrinkStepSkipsEmpty: an engine release's own).
+    auto geometry = [](IndexParams p) {
+        p.shrinkStepSkipsEmpty = false;
+        return p;
+    };
+    if (const auto policy = (*layout)->indexPolicy(); geometry(policy.params) != engineIndexParams(policy.kind))
         return usageError(
             fmt::format("profile's reference engine builds the engines' own hash tables, and {} changes the [index] "
                         "geometry (bucket size, entries, sizing or fill): compare it with a sweep instead",

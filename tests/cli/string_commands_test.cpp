@@ -14,97 +14,21 @@
 #include "layoutlab/import/importer.h"
 #include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/sim/simulation.h"
+#include "monitor_capture.h"
 #include "resp_servers.h"
 #include "server_fixture.h"
 
-#include <arpa/inet.h>
-#include <atomic>
 #include <fmt/format.h>
 #include <fstream>
 #include <gtest/gtest.h>
-#include <mutex>
-#include <netinet/in.h>
 #include <sstream>
-#include <sys/socket.h>
 #include <thread>
-#include <unistd.h>
 
 using namespace layoutlab;
 
 namespace {
 
 using Command = std::vector<std::string>;
-
-// A MONITOR connection that collects the server's lines on a thread of its own.
-class MonitorCapture {
-public:
-    explicit MonitorCapture(std::uint16_t port) {
-        m_fd = ::socket(AF_INET, SOCK_STREAM, 0);
-        sockaddr_in addr {};
-        addr.sin_family = AF_INET;
-        addr.sin_port = htons(port);
-        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        if (::connect(m_fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
-            throw std::runtime_error("cannot connect the MONITOR client");
-        const std::string monitor = "MONITOR\r\n";
-        if (::write(m_fd, monitor.data(), monitor.size()) != static_cast<ssize_t>(monitor.size()))
-            throw std::runtime_error("cannot send MONITOR");
-        m_reader = std::thread([this] {
-            char buffer[1 << 16];
-            for (;;) {
-                const ssize_t n = ::read(m_fd, buffer, sizeof buffer);
-                if (n <= 0)
-                    break;
-                std::lock_guard lock(m_mutex);
-                m_text.append(buffer, static_cast<std::size_t>(n));
-            }
-        });
-        waitFor("+OK\r\n");
-    }
-    ~MonitorCapture() { close(); }
-
-    // Waits until the capture holds `marker` (a command's line, or MONITOR's +OK).
-    void waitFor(const std::string& marker) {
-        for (int i = 0; i < 3000; ++i) {
-            {
-                std::lock_guard lock(m_mutex);
-                if (m_text.find(marker) != std::string::npos)
-                    return;
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        }
-        throw std::runtime_error("the MONITOR capture never showed " + marker);
-    }
-    void close() {
-        if (m_fd >= 0) {
-            ::shutdown(m_fd, SHUT_RDWR);
-            m_reader.join();
-            ::close(m_fd);
-            m_fd = -1;
-        }
-    }
-    // The capture as redis-cli monitor prints it: one line per command, without RESP's '+'.
-    std::string lines() {
-        std::lock_guard lock(m_mutex);
-        std::string out;
-        std::size_t pos = 0;
-        while (pos < m_text.size()) {
-            const auto end = m_text.find("\r\n", pos);
-            if (end == std::string::npos)
-                break;
-            if (m_text[pos] == '+')
-                out.append(m_text, pos + 1, end - pos - 1).append("\n");
-            pos = end + 2;
-        }
-        return out;
-    }
-
-private:
-    int m_fd = -1;
-    std::thread m_reader;
-    std::mutex m_mutex;
-    std::string m_text;
-};
 
 using Server = test::EngineBuild;
 // Keys of 6 to 30 bytes, values on both sides of every limit: sds types 5/8, EMBSTR 44, Valkey's 64 and
@@ -378,16 +302,6 @@ std::vector<Scenario> scenarios() {
     return out;
 }
 
-bool waitForOneClient(RespClient& client) {
-    for (int i = 0; i < 500; ++i) {
-        auto info = client.info("clients");
-        if (info && info->at("connected_clients") == "1")
-            return true;
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return false;
-}
-
 class StringCommands : public ::testing::TestWithParam<std::size_t> { };
 
 TEST_P(StringCommands, EveryCommandWithinOnePercentOfTheServer) {
@@ -425,7 +339,7 @@ TEST_P(StringCommands, EveryCommandWithinOnePercentOfTheServer) {
             double measured = 0;
             {
                 const std::uint64_t before = test::keyspaceMemory(*client);
-                MonitorCapture monitor(running->port);
+                test::MonitorCapture monitor(running->port);
                 const auto commands = scenario.commands(loaded);
                 ASSERT_TRUE(client->pipeline(commands)) << scenario.name;
                 // Refused commands leave nothing: they are in the capture, and must change nothing there.
@@ -437,7 +351,7 @@ TEST_P(StringCommands, EveryCommandWithinOnePercentOfTheServer) {
                 monitor.close();
                 capture = monitor.lines();
                 // The MONITOR client is gone before the second reading, as it was not there for the first.
-                ASSERT_TRUE(waitForOneClient(*client));
+                ASSERT_TRUE(test::waitForOneClient(*client));
                 ASSERT_TRUE(waitUntilSettled(*client));
                 const std::uint64_t after = test::keyspaceMemory(*client);
                 measured = static_cast<double>(after) - static_cast<double>(before);

@@ -6,6 +6,7 @@
 // capture), MSETNX (all or nothing), EXPIRE's NX/XX/GT/LT. A key is known by a 64-bit hash of its name.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,14 +21,22 @@ std::optional<long double> parseLongDouble(std::string_view text);
 // util.c ld2string(LD_STR_HUMAN): "%.17Lf" without trailing zeros (or the dot), "-0" as "0".
 std::string formatLongDouble(long double value);
 
+// A hash field's value: its length, and its text where it is a number (HINCRBY and HINCRBYFLOAT read it).
+struct FieldValue {
+    std::uint32_t length = 0;
+    std::string numeric;
+};
+using HashFields = std::unordered_map<std::string, FieldValue>;
+
 struct KeyValue {
-    enum class Content : std::uint8_t { Absent, Integer, Float, Other };
+    enum class Content : std::uint8_t { Absent, Integer, Float, Other, Hash };
     Content content = Content::Absent;
     std::int64_t integer = 0; // Content::Integer
     long double number = 0; // Integer and Float
     std::uint64_t expireAtMs = 0; // 0: no TTL
     std::uint64_t length = 0; // the string's length (Integer: its digits)
     std::string text; // Float: the value as stored, for an APPEND or SETRANGE to it
+    std::unique_ptr<HashFields> hash; // Content::Hash: its fields
 
     // The value's text where it is known (Integer, Float), else nullopt.
     std::optional<std::string> knownText() const {
@@ -39,6 +48,7 @@ struct KeyValue {
     }
 
     bool present() const { return content != Content::Absent; }
+    bool isHash() const { return content == Content::Hash; }
     // The content of a string value, set as the server stores it.
     void assign(std::string_view value);
 };

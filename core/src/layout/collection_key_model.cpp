@@ -2,8 +2,9 @@
 // A collection key element by element (layout/collection_key_model.h). Hashes follow t_hash.c of each
 // engine line:
 //   hsetCommand, hsetnxCommand -> hashTypeTryConversion (command()): more pairs than
-//     hash-max-listpack-entries in one command converts the listpack and expands the table for them all;
-//     an argument longer than hash-max-listpack-value converts it, sized for what it holds.
+//     hash-max-listpack-entries in one command converts the listpack and expands the table for them all
+//     (Redis 7.2 and Valkey; not Redis 7.0); an argument longer than hash-max-listpack-value converts it,
+//     sized for what it holds.
 //   hashTypeSet (add(), update()): a field or value longer than hash-max-listpack-value converts it first
 //     (the HINCRBY path); a listpack replaces the value in place (lpReplace) or appends the pair (lpAppend),
 //     then converts once it holds more than hash-max-listpack-entries (hashTypeConvertListpack: the table
@@ -22,6 +23,7 @@
 #include "collection_rules.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 
 namespace layoutlab {
@@ -91,29 +93,23 @@ CollectionKeyState CollectionKeyModel::created() const {
 }
 
 void CollectionKeyModel::addTableEntry(
-    CollectionKeyState& key, ElementValue element, ElementValue value, int sign) const {
-    for (const CollectionPart& part : collection::hashEntryParts(*m_rules, element.bytes, value.bytes)) {
-        const std::uint64_t usable = m_allocator->usableSize(part.requestedBytes);
-        if (sign > 0) {
-            key.entryAllocations += 1;
-            key.entryRequestedBytes += part.requestedBytes;
-            key.entryUsableBytes += usable;
-        } else {
-            key.entryAllocations -= 1;
-            key.entryRequestedBytes -= part.requestedBytes;
-            key.entryUsableBytes -= usable;
-        }
+    CollectionKeyState& key, ElementValue element, ElementValue value, double weight, bool fromArgv) const {
+    for (const CollectionPart& part : collection::hashEntryParts(*m_rules, element.bytes, value.bytes, fromArgv)) {
+        key.entryAllocations += weight;
+        key.entryRequestedBytes += weight * static_cast<double>(part.requestedBytes);
+        key.entryUsableBytes += weight * static_cast<double>(m_allocator->usableSize(part.requestedBytes));
     }
 }
 
 void CollectionKeyModel::convertToTable(CollectionKeyState& key, std::uint64_t sizedFor) const {
     // hashTypeConvertListpack: a table expanded for the listpack's pairs, each inserted once.
-    key.index = std::make_unique<IndexTableModel>(m_rules->tableKind);
+    key.index = std::make_unique<IndexTableModel>(m_rules->tableKind, m_rules->tableParams);
+    key.index->setBucketRehashOnAccess(m_rules->bucketRehashOnAccess);
     key.index->expand(key.entries);
     for (const std::uint64_t packed : key.compactEntries) {
         const auto [element, value] = unpackEntry(packed);
         key.index->insert();
-        addTableEntry(key, element, value, +1);
+        addTableEntry(key, element, value, 1, false); // hashTypeCurrentObjectNewSds: a field of its own
     }
     key.table = true;
     key.compactEntries = {};
@@ -126,7 +122,7 @@ void CollectionKeyModel::convertToTable(CollectionKeyState& key, std::uint64_t s
 void CollectionKeyModel::command(CollectionKeyState& key, std::uint64_t elements, std::uint32_t longest) const {
     if (key.table)
         return;
-    if (elements > m_limits.hashMaxListpackEntries)
+    if (elements > m_limits.hashMaxListpackEntries && m_rules->hsetSizesTable)
         convertToTable(key, elements);
     else if (longest > m_limits.hashMaxListpackValue)
         convertToTable(key, 0);
@@ -147,7 +143,8 @@ void CollectionKeyModel::add(CollectionKeyState& key, ElementValue element, Elem
     for (std::uint32_t l = 1; l < m_rules->hsetLookups; ++l)
         key.index->lookup();
     key.index->insert();
-    addTableEntry(key, element, value, +1);
+    addTableEntry(key, element, value, 1, true);
+    ++key.argvEntries;
 }
 
 void CollectionKeyModel::update(
@@ -166,8 +163,9 @@ void CollectionKeyModel::update(
         return;
     }
     key.index->lookup();
-    addTableEntry(key, element, before, -1);
-    addTableEntry(key, element, after, +1);
+    // The field stays as it is: only the value's part changes (or the entry around it, entry.c entryUpdate).
+    addTableEntry(key, element, before, -1, false);
+    addTableEntry(key, element, after, 1, false);
 }
 
 void CollectionKeyModel::remove(CollectionKeyState& key, ElementValue element, ElementValue value) const {
@@ -176,8 +174,8 @@ void CollectionKeyModel::remove(CollectionKeyState& key, ElementValue element, E
     --key.entries;
     key.payloadBytes -= std::min<std::uint64_t>(key.payloadBytes, std::uint64_t { element.bytes } + value.bytes);
     if (!key.table) {
-        key.listpackBytes -= std::min(key.listpackBytes - listpack::kHeaderBytes - listpack::kEndBytes,
-            pairBytes(element, value));
+        key.listpackBytes
+            -= std::min(key.listpackBytes - listpack::kHeaderBytes - listpack::kEndBytes, pairBytes(element, value));
         const auto it = std::find(key.compactEntries.begin(), key.compactEntries.end(), packEntry(element, value));
         if (it != key.compactEntries.end())
             key.compactEntries.erase(it);
@@ -188,7 +186,14 @@ void CollectionKeyModel::remove(CollectionKeyState& key, ElementValue element, E
     // in their own delete (the index model's erase).
     if (m_rules->tableKind == IndexKind::RedisDict)
         key.index->shrinkIfNeeded();
-    addTableEntry(key, element, value, -1);
+    // Which entry went is not known, only its lengths: one whose field came as an argument as often as
+    // those are among them.
+    const double fromArgv
+        = key.entries + 1 > 0 ? static_cast<double>(key.argvEntries) / static_cast<double>(key.entries + 1) : 0;
+    addTableEntry(key, element, value, -fromArgv, true);
+    addTableEntry(key, element, value, -(1 - fromArgv), false);
+    key.argvEntries = static_cast<std::uint64_t>(
+        std::llround(static_cast<double>(key.argvEntries) * (1 - 1.0 / static_cast<double>(key.entries + 1))));
 }
 
 void CollectionKeyModel::read(CollectionKeyState& key) const {
@@ -209,16 +214,16 @@ CollectionFootprint CollectionKeyModel::footprint(const CollectionKeyState& key)
         return out;
     }
     std::vector<CollectionPart> parts;
-    collection::addTableParts(parts, *key.index, *m_allocator, m_rules->tableStruct,
-        m_rules->tableStructBytes + m_rules->hashMetadataBytes);
+    collection::addTableParts(
+        parts, *key.index, *m_allocator, m_rules->tableStruct, m_rules->tableStructBytes + m_rules->hashMetadataBytes);
     for (const CollectionPart& part : parts) {
         out.allocations += part.count;
         out.requestedBytes += static_cast<double>(part.requestedBytes) * part.count;
         out.usableBytes += static_cast<double>(m_allocator->usableSize(part.requestedBytes)) * part.count;
     }
-    out.allocations += static_cast<double>(key.entryAllocations);
-    out.requestedBytes += static_cast<double>(key.entryRequestedBytes);
-    out.usableBytes += static_cast<double>(key.entryUsableBytes);
+    out.allocations += key.entryAllocations;
+    out.requestedBytes += key.entryRequestedBytes;
+    out.usableBytes += key.entryUsableBytes;
     return out;
 }
 

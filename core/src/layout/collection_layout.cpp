@@ -35,8 +35,8 @@ std::vector<CollectionPart> keyPartsOf(
     const LayoutModel& layout, std::uint32_t keyBytes, bool hasTtl, const AllocatorModel& allocator) {
     constexpr std::uint32_t kNeverEmbedded = 1u << 20;
     const auto threshold = layout.threshold();
-    const KeyLayout raw = layout.describe({ keyBytes, kNeverEmbedded, hasTtl, ValueKind::String },
-        threshold ? threshold->value : 0, allocator);
+    const KeyLayout raw = layout.describe(
+        { keyBytes, kNeverEmbedded, hasTtl, ValueKind::String }, threshold ? threshold->value : 0, allocator);
     std::vector<CollectionPart> parts;
     for (std::size_t i = 0; i < raw.allocationCount; ++i) {
         const Allocation& a = raw.allocations[i];
@@ -198,15 +198,19 @@ std::optional<Rules> rulesOf(const LayoutModel& layout, const CollectionShape& s
         if (p.hashtableBytes == 0)
             return std::nullopt;
         rules.tableKind = IndexKind::ValkeyHashtable;
+        rules.tableParams = engineIndexParams(IndexKind::ValkeyHashtable);
         rules.tableStruct = "hashtable";
         rules.tableStructBytes = p.hashtableBytes;
         rules.hashMetadataBytes = p.hashMetadataBytes;
         rules.hashEntriesEmbedValues = p.hashEntriesEmbedValues;
+        rules.hashFieldsAsSent = p.keyAsSent;
         rules.zsetNodesEmbedMembers = p.zsetNodesEmbedMembers;
+        rules.tableParams.shrinkStepSkipsEmpty = p.shrinkStepSkipsEmpty;
         rules.sdsBytes = sds::valkeyNewLenBytes;
     } else if (const auto* redis = dynamic_cast<const RedisLayout*>(&layout)) {
         const bool is70 = redis->params().release == RedisRelease::V7_0;
         rules.hsetLookups = is70 ? 2 : 1;
+        rules.hsetSizesTable = !is70;
         rules.listpackSets = !is70;
         rules.listpackLists = !is70;
         rules.setEntriesOnlyWhenShared = !is70;
@@ -214,6 +218,7 @@ std::optional<Rules> rulesOf(const LayoutModel& layout, const CollectionShape& s
         rules.sdsBytes = sds::redisNewLenBytes;
     } else if (dynamic_cast<const ValkeyDictLayout*>(&layout)) {
         rules.tableKind = IndexKind::ValkeyDict; // t_hash.c hashTypeSet: dictAddRaw, one lookup
+        rules.tableParams = engineIndexParams(IndexKind::ValkeyDict);
         rules.bucketRehashOnAccess = true;
         rules.sdsBytes = sds::valkeyNewLenBytes;
     } else {

@@ -22,6 +22,7 @@ struct Rules {
     // The tables: dict.c's (Redis, Valkey 8.0) or hashtable.c's (Valkey 8.1 and later), grown and rehashed
     // by the index model, as the keyspace's is; their struct's name and size.
     IndexKind tableKind = IndexKind::RedisDict;
+    IndexParams tableParams = engineIndexParams(IndexKind::RedisDict); // the engine's geometry of that kind
     std::string tableStruct = "dict";
     std::uint64_t tableStructBytes = kDictBytes;
     // hashtable.c: the hash type's metadata after the struct (server.c hashHashtableTypeMetadataSize).
@@ -29,9 +30,19 @@ struct Rules {
     // Lookups of the table an HSET makes per field it adds, each a rehash step: Redis 7.0's hashTypeSet
     // looks the field up (dictFind) and then adds it (dictAdd); 7.2 and Valkey add it in one call.
     std::uint32_t hsetLookups = 1;
+    // Redis 7.2 and Valkey: an HSET of more pairs than hash-max-listpack-entries converts the listpack before
+    // any is added and expands the table for them all (t_hash.c hashTypeTryConversion's new_fields), however
+    // many of its fields repeat. Redis 7.0's checks only the arguments' lengths: the pairs are appended
+    // until the listpack holds one field past the limit.
+    bool hsetSizesTable = true;
     std::uint64_t (*sdsBytes)(std::uint64_t length) = nullptr; // sdsnewlen's and sdsdup's, the engine's sds
     // Valkey 9.0 and later: a hash's entries of entry.c, the value embedded when it fits; 8.1: hashTypeEntry.
     bool hashEntriesEmbedValues = false;
+    // Valkey's development tree before 2025-02-06 (layout option key-header=as-sent): 8.1's hashTypeEntry
+    // copies its field with the header the argument came with (t_hash.c hashTypeCreateEntry ->
+    // sds.c sdscopytobuffer): a type-8 header for an argument of up to 44 bytes (an EMBSTR's), where a field
+    // made from a listpack entry (hashTypeConvertListpack) has the smallest.
+    bool hashFieldsAsSent = false;
     // Redis 7.2 and Valkey: small sets of strings are listpacks (t_set.c setTypeCreate); Redis 7.0's are
     // tables.
     bool listpackSets = true;
@@ -69,8 +80,9 @@ void addTableParts(std::vector<CollectionPart>& parts, const IndexTableModel& ta
 // of the compact encoding it replaces with one add each, then the rest of `entries` one by one, each after
 // `lookupsPerAdd` lookups (a rehash step each, the last the add's own), growing as the index model grows it.
 inline IndexTableModel filledTable(IndexKind kind, std::uint64_t sizedFor, std::uint64_t entries,
-    std::uint32_t lookupsPerAdd, std::uint64_t converted = 0) {
-    IndexTableModel table(kind);
+    std::uint32_t lookupsPerAdd, std::uint64_t converted = 0, bool bucketRehashOnAccess = false) {
+    IndexTableModel table(kind); // grown by inserts alone: no shrink ever starts
+    table.setBucketRehashOnAccess(bucketRehashOnAccess);
     table.expand(sizedFor);
     for (std::uint64_t e = 0; e < entries; ++e) {
         for (std::uint32_t l = 1; e >= converted && l < lookupsPerAdd; ++l)
@@ -94,7 +106,9 @@ inline std::uint64_t listpackBytes(std::uint64_t entries, std::uint64_t entryByt
 // A hash's table entry for one field and value, as the engine allocates it (one of each part): a dictEntry
 // with the field's and the value's sds (dict tables), 8.1's hashTypeEntry and the value, or 9.0's entry.c
 // entry with the value embedded where it fits (hash_layout.cpp).
-std::vector<CollectionPart> hashEntryParts(const Rules& rules, std::uint32_t fieldBytes, std::uint32_t valueBytes);
+// `fromArgv`: the field is a command's argument (HSET into a table), not one made from a listpack entry.
+std::vector<CollectionPart> hashEntryParts(
+    const Rules& rules, std::uint32_t fieldBytes, std::uint32_t valueBytes, bool fromArgv = true);
 
 // The key's own allocations, as the layout makes them for a string key whose value it never embeds.
 std::vector<CollectionPart> keyPartsOf(

@@ -36,16 +36,23 @@ constexpr std::uint64_t kValuePointerBytes = 8;
 // t_hash.c hashTypeCreateEntry (8.1): struct hashTypeEntry {sds value; char field_offset; char field_data[]}
 // (16 bytes with its padding) and the field's sds of the smallest header; the value its own sds.
 constexpr std::uint64_t kHashTypeEntryBytes = 16;
+// networking.c processMultibulkBuffer -> createStringObject: an argument of up to 44 bytes is an EMBSTR.
+constexpr std::uint64_t kArgvEmbstrLimit = 44;
 
 } // namespace
 
-std::vector<CollectionPart> hashEntryParts(const Rules& rules, std::uint32_t fieldBytes, std::uint32_t valueBytes) {
+std::vector<CollectionPart> hashEntryParts(
+    const Rules& rules, std::uint32_t fieldBytes, std::uint32_t valueBytes, bool fromArgv) {
     if (rules.dictTables())
         return { { "entries", kDictEntryBytes, 1 }, { "fields", rules.sdsBytes(fieldBytes), 1 },
             { "values", rules.sdsBytes(valueBytes), 1 } };
-    if (!rules.hashEntriesEmbedValues)
-        return { { "entries (field)", kHashTypeEntryBytes + sds::valkeyNewLenBytes(fieldBytes), 1 },
+    if (!rules.hashEntriesEmbedValues) {
+        const std::uint64_t field = rules.hashFieldsAsSent && fromArgv
+            ? sds::valkeyArgvBytes(fieldBytes, kArgvEmbstrLimit)
+            : sds::valkeyNewLenBytes(fieldBytes);
+        return { { "entries (field)", kHashTypeEntryBytes + field, 1 },
             { "values", sds::valkeyNewLenBytes(valueBytes), 1 } };
+    }
     const auto fieldType = sds::valkeyReqType(fieldBytes);
     const std::uint64_t field = sds::reqSize(fieldBytes, fieldType);
     const std::uint64_t embeddedValue = sds::reqSize(valueBytes, sds::Type::Type8);
@@ -81,15 +88,26 @@ Status describeHash(const Rules& rules, const CollectionShape& shape, const Coll
     // a listpack converted then (hashTypeConvertListpack's expand); none, for a listpack converted for a
     // long field or value before it held any. A table that grew near its last field still holds its old one.
     std::uint64_t sizedFor = 0;
-    if (shape.oneCommand && shape.entries > limits.hashMaxListpackEntries)
+    if (shape.oneCommand && shape.entries > limits.hashMaxListpackEntries && rules.hsetSizesTable)
         sizedFor = shape.entries;
     else if (!longMember)
         sizedFor = limits.hashMaxListpackEntries + 1;
-    const IndexTableModel table = filledTable(rules.tableKind, sizedFor, shape.entries, rules.hsetLookups);
+    const IndexTableModel table
+        = filledTable(rules.tableKind, sizedFor, shape.entries, rules.hsetLookups, 0, rules.bucketRehashOnAccess);
     addTableParts(out.parts, table, allocator, rules.tableStruct, rules.tableStructBytes + rules.hashMetadataBytes);
-    for (CollectionPart& part : hashEntryParts(rules, shape.elementBytes, shape.valueBytes)) {
-        part.count = static_cast<double>(shape.entries);
-        out.parts.push_back(std::move(part));
+    // The fields a conversion made (from the listpack's entries) and those that came as arguments differ only
+    // where the entry keeps an argument's header (Rules::hashFieldsAsSent).
+    const std::uint64_t converted = rules.hashFieldsAsSent && sizedFor == limits.hashMaxListpackEntries + 1
+        ? std::min(shape.entries, sizedFor)
+        : 0;
+    for (const bool fromArgv : { false, true }) {
+        const std::uint64_t fields = fromArgv ? shape.entries - converted : converted;
+        if (fields == 0)
+            continue;
+        for (CollectionPart& part : hashEntryParts(rules, shape.elementBytes, shape.valueBytes, fromArgv)) {
+            part.count = static_cast<double>(fields);
+            out.parts.push_back(std::move(part));
+        }
     }
     return Ok {};
 }

@@ -161,6 +161,7 @@ void readIndex(TableReader& t, LayoutDefinition& def) {
     p.minFillPermille = static_cast<std::uint32_t>(t.tenths("min_fill_percent", p.minFillPermille, 1000));
     p.initialBuckets = t.size("initial_buckets", p.initialBuckets, std::uint64_t { 1 } << 40);
     p.slotPointerBytes = static_cast<std::uint32_t>(t.size("slot_pointer_bytes", p.slotPointerBytes, 64));
+    p.shrinkStepSkipsEmpty = t.flag("shrink_step_skips_empty", false);
     def.index = { kind, t.flag("expires_table", false), p };
     if (p.bucketBytes == 0)
         fail(t.line(), t.fieldName("bucket_bytes"), "a bucket or slot of 0 bytes");
@@ -178,7 +179,7 @@ void readIndex(TableReader& t, LayoutDefinition& def) {
     if (kind != IndexKind::ValkeyHashtable && p.initialBuckets == 0)
         fail(t.line(), t.fieldName("initial_buckets"), "the first table needs at least one bucket");
     t.rejectUnknown("structure, bucket_bytes, entries_per_bucket, sizing, max_fill_percent, min_fill_percent, "
-                    "initial_buckets, slot_pointer_bytes, expires_table");
+                    "initial_buckets, slot_pointer_bytes, expires_table, shrink_step_skips_empty");
 }
 
 void readLengthHeaders(TableReader& t, LayoutDefinition& def) {

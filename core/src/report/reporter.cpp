@@ -90,6 +90,16 @@ nlohmann::json toJson(const SimulationResult& r) {
         { "distinct_shapes", r.trace.distinctShapes } });
     if (r.trace.unwrittenKeyDeletes)
         t["unwritten_key_deletes"] = r.trace.unwrittenKeyDeletes;
+    if (r.trace.wrongTypeRequests)
+        t["wrong_type_requests"] = r.trace.wrongTypeRequests;
+    if (!r.collections.empty()) {
+        auto& rows = j["collections"] = nlohmann::json::array();
+        for (const CollectionUsage& c : r.collections)
+            rows.push_back(
+                { { "type", c.type }, { "encoding", c.encoding }, { "keys", c.keys }, { "entries", c.entries },
+                    { "payload_bytes", c.payloadBytes }, { "allocations", rounded(c.allocations) },
+                    { "requested_bytes", rounded(c.requestedBytes) }, { "usable_bytes", rounded(c.usableBytes) } });
+    }
     if (r.trace.fills || r.trace.unfillableMisses)
         t.update({ { "fills", r.trace.fills }, { "unfillable_misses", r.trace.unfillableMisses } });
     if (!r.budgetPolicy.empty())
@@ -163,6 +173,29 @@ std::string renderCsv(const SimulationResult& r) {
     return out;
 }
 
+namespace {
+// The collection keys, by type and encoding, the same at every threshold (counted in each point).
+std::string collectionLines(const SimulationResult& r) {
+    std::string out;
+    for (std::size_t i = 0; i < r.collections.size(); ++i) {
+        const CollectionUsage& c = r.collections[i];
+        const auto keys = static_cast<double>(c.keys);
+        out += fmt::format("{} {} {} keys as {}: {:.1f} entries and {} usable per key (its own allocations "
+                           "included), {} in all\n",
+            i == 0 ? "collection" : "          ", c.keys, c.type == "hash" ? "hash" : c.type, c.encoding,
+            static_cast<double>(c.entries) / keys, bytesText(c.usableBytes / keys), bytesText(c.usableBytes));
+    }
+    if (!r.collections.empty())
+        out += "           the same at every threshold; counted in every row's keys and bytes, not in its size "
+               "classes\n";
+    if (r.trace.wrongTypeRequests)
+        out += fmt::format("           {} {} the server answers WRONGTYPE (a string command on a collection, or "
+                           "the other way round): no effect\n",
+            r.trace.wrongTypeRequests, r.trace.wrongTypeRequests == 1 ? "request" : "requests");
+    return out;
+}
+} // namespace
+
 std::string renderTable(const SimulationResult& r, bool withClasses) {
     std::string out;
     out += fmt::format("trace      {}\n", r.traceName);
@@ -216,6 +249,7 @@ std::string renderTable(const SimulationResult& r, bool withClasses) {
                            "written\n",
             r.fillBatch > 1 ? fmt::format(" after each {} requests", r.fillBatch) : std::string(), r.trace.fills,
             r.trace.unfillableMisses);
+    out += collectionLines(r);
     out += fmt::format("index      {} buckets{}{}\n\n", r.indexBuckets,
         r.indexChildBuckets > 0 ? fmt::format(" + {:.0f} child buckets", r.indexChildBuckets) : std::string(),
         r.indexRehashing ? " (rehashing: both tables held)" : "");

@@ -127,24 +127,68 @@ void IndexTableModel::resize(std::uint64_t minCapacity) {
     }
     m_targetBuckets = buckets;
     m_rehashIndex = 0;
+    m_oldEntries = static_cast<double>(m_used);
 }
 
-void IndexTableModel::rehashStep() {
+void IndexTableModel::rehashStep(double weight) {
     if (m_targetBuckets == 0)
         return;
-    if (m_kind == IndexKind::ValkeyHashtable) {
-        m_rehashIndex += 1; // hashtable.c rehashStep(): one bucket (and its chain) per step
-    } else {
-        // dict.c dictRehash(d, 1): moves one non-empty bucket, visiting at most 10 empty ones on the way.
-        const double load = static_cast<double>(m_used) / static_cast<double>(m_buckets);
-        const double perNonEmpty = 1.0 / std::max(1e-9, 1.0 - std::exp(-load));
-        m_rehashIndex += std::min(perNonEmpty, kRedisEmptyVisits + 1);
-    }
-    if (m_rehashIndex >= static_cast<double>(m_buckets)) {
+    // The entries still in the old table sit in the buckets from the rehash index on.
+    const double remaining = std::max(1.0, static_cast<double>(m_buckets) - m_rehashIndex);
+    const double density = m_oldEntries / remaining;
+    double advance = 1, moved = density;
+    const bool skipsEmpty
+        = m_kind != IndexKind::ValkeyHashtable || (m_params.shrinkStepSkipsEmpty && m_targetBuckets < m_buckets);
+    if (skipsEmpty) {
+        // dict.c dictRehash(d, 1) (and Valkey 9.1 hashtable.c rehashStepShrink): moves the first non-empty
+        // bucket within empty_visits = 10 of the index, else stops after 10 empty ones: E[min(G, 10)] buckets for G
+        // geometric in a bucket's chance of holding an entry, and a non-empty bucket's entries when one is found.
+        const double p = -std::expm1(-density);
+        const double found = 1 - std::pow(1 - p, kRedisEmptyVisits);
+        advance = p > 1e-12 ? found / p : kRedisEmptyVisits;
+        moved = p > 1e-12 ? found * density / p : 0;
+    } // else hashtable.c rehashStep(): one bucket (and its chain) per step
+    m_rehashIndex += weight * advance;
+    m_oldEntries = std::max(0.0, m_oldEntries - weight * moved);
+    finishRehashIfDone();
+}
+
+void IndexTableModel::finishRehashIfDone() {
+    // Done when the index has passed the old table, or no entry is left in it (dict.c
+    // dictCheckRehashingCompleted, hashtable.c rehashStep: used[0] == 0), which deletes and moves on access
+    // can bring about first.
+    if (m_rehashIndex >= static_cast<double>(m_buckets) || m_oldEntries < 0.5) {
         m_buckets = m_targetBuckets;
         m_targetBuckets = 0;
         m_rehashIndex = 0;
+        m_oldEntries = 0;
     }
+}
+
+void IndexTableModel::access(bool existingKey) {
+    if (m_targetBuckets == 0)
+        return;
+    if (!m_bucketRehashOnAccess) {
+        rehashStep();
+        return;
+    }
+    // Valkey 8.0 dict.c (dictFind, dictGenericDelete, dictFindPositionForInsert): when the key's bucket in the
+    // old table is past the rehash index and not empty, that bucket is rehashed (dictBucketRehash) instead of
+    // the next one (dictRehashStep). An existing key is there as often as the old table holds it, with its
+    // bucket's other entries; a new key's bucket is there when not yet passed and not empty.
+    const double remaining = std::max(1.0, static_cast<double>(m_buckets) - m_rehashIndex);
+    const double density = m_oldEntries / remaining;
+    const double p = -std::expm1(-density);
+    double inOld = 0, bucketEntries = 0;
+    if (existingKey) {
+        inOld = m_used ? std::min(1.0, m_oldEntries / static_cast<double>(m_used)) : 0;
+        bucketEntries = 1 + density;
+    } else {
+        inOld = remaining / static_cast<double>(m_buckets) * p;
+        bucketEntries = p > 1e-12 ? density / p : 0;
+    }
+    m_oldEntries = std::max(0.0, m_oldEntries - inOld * bucketEntries);
+    rehashStep(1 - inOld); // finishes the rehash when the old table is left empty
 }
 
 void IndexTableModel::insert() {
@@ -158,7 +202,7 @@ void IndexTableModel::insert() {
         break;
     case IndexKind::RedisDict:
     case IndexKind::ValkeyDict:
-        rehashStep();
+        access(false);
         // dict.c _dictExpandIfNeeded() / dictExpandIfNeeded(): first table of 4, then grow to used + 1
         // when used >= size.
         if (m_targetBuckets == 0) {
@@ -202,8 +246,16 @@ bool IndexTableModel::shrinkIfNeeded() {
 void IndexTableModel::erase() {
     if (m_used == 0)
         return;
-    lookup();
+    if (m_targetBuckets != 0 && !m_bucketRehashOnAccess) {
+        rehashStep();
+        // The deleted entry is in the old table as often as the old table holds it.
+        m_oldEntries = std::max(0.0, m_oldEntries - m_oldEntries / static_cast<double>(m_used));
+    } else {
+        access(true); // the key's bucket moved to the new table first, where it is deleted
+    }
     --m_used;
+    if (m_targetBuckets != 0)
+        finishRehashIfDone();
     // Valkey shrinks on delete (hashtableDelete -> hashtableShrinkIfNeeded; 8.0 dictGenericDelete ->
     // dictShrinkIfAutoResizeAllowed); Redis 7.0 only from serverCron (tryResizeHashTables), which settle()
     // stands for.
@@ -227,6 +279,7 @@ void IndexTableModel::settle() {
             m_buckets = m_targetBuckets;
             m_targetBuckets = 0;
             m_rehashIndex = 0;
+            m_oldEntries = 0;
         }
     } while (shrinkIfNeeded() || cronExpand());
 }
@@ -279,10 +332,11 @@ IndexFootprint IndexTableModel::footprint(const AllocatorModel& allocator) const
         addPart(bucketBytes * m_targetBuckets, 1, true);
         double children = 0;
         if (m_targetBuckets != 0) {
-            const double moved = m_rehashIndex / static_cast<double>(m_buckets);
-            const double used = static_cast<double>(m_used);
-            children = expectedChildBuckets(used * (1 - moved), static_cast<double>(m_buckets) * (1 - moved), perBucket)
-                + expectedChildBuckets(used * moved, static_cast<double>(m_targetBuckets), perBucket);
+            const double remaining = std::max(0.0, static_cast<double>(m_buckets) - m_rehashIndex);
+            const double old = std::min(m_oldEntries, static_cast<double>(m_used));
+            children = expectedChildBuckets(old, remaining, perBucket)
+                + expectedChildBuckets(
+                    static_cast<double>(m_used) - old, static_cast<double>(m_targetBuckets), perBucket);
         } else {
             children = expectedChildBuckets(static_cast<double>(m_used), static_cast<double>(m_buckets), perBucket);
         }

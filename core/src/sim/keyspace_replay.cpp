@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/sim/keyspace_replay.h"
 
+#include "layoutlab/sim/collection_replay.h"
+
 #include <algorithm>
 #include <fmt/format.h>
 
@@ -118,6 +120,10 @@ void KeyspaceReplay::write(KeyState& key, const Request& r, std::uint32_t valueB
     flushGets(key);
     if (key.staleExpire() && key.live()) [[unlikely]]
         rewriteStaleExpire(key, r, valueBytes, kind);
+    if (key.collection() && key.live()) [[unlikely]] { // SET replaces a key of any type
+        m_collections->erase(idOf(key));
+        key.clear(KeyState::kCollection);
+    }
     if (!key.live()) {
         m_table.insert();
         key.set(KeyState::kLive | KeyState::kWritten);
@@ -155,6 +161,8 @@ template <bool Observed> void KeyspaceReplay::storeString(KeyState& key, const R
 }
 
 template <bool Observed> void KeyspaceReplay::append(KeyState& key, const Request& r) {
+    if (wrongType(key))
+        return;
     const StringRules::Mode mode = m_strings ? m_strings->mode() : StringRules::Mode::Recreate;
     if (!key.live()) {
         if (mode == StringRules::Mode::Memcached) { // do_store_item: NOT_STORED
@@ -182,6 +190,8 @@ template <bool Observed> void KeyspaceReplay::append(KeyState& key, const Reques
 }
 
 template <bool Observed> void KeyspaceReplay::setRange(KeyState& key, const Request& r) {
+    if (wrongType(key))
+        return;
     const StringRules::Mode mode = m_strings ? m_strings->mode() : StringRules::Mode::Recreate;
     const std::uint64_t end = r.valueBytes;
     if (!key.live()) {
@@ -212,6 +222,8 @@ template <bool Observed> void KeyspaceReplay::setRange(KeyState& key, const Requ
 }
 
 template <bool Observed> void KeyspaceReplay::increment(KeyState& key, const Request& r) {
+    if (wrongType(key))
+        return;
     const StringRules::Mode mode = m_strings ? m_strings->mode() : StringRules::Mode::Recreate;
     std::uint32_t chars = r.valueBytes ? r.valueBytes : (key.live() ? key.valueBytes : 1);
     ValueKind kind = r.kind == ValueKind::String || chars > kMaxIntegerChars ? ValueKind::String
@@ -270,6 +282,10 @@ template <bool Observed> void KeyspaceReplay::remove(KeyState& key) {
     flushGets(key);
     if (key.kind() == ValueKind::RawString) [[unlikely]]
         m_buffers.erase(idOf(key));
+    if (key.collection()) [[unlikely]] {
+        m_collections->erase(idOf(key));
+        key.clear(KeyState::kCollection);
+    }
     key.clear(KeyState::kLive); // first, so clearing the TTL tells no observer of a shape change
     clearTtl<Observed>(key);
     key.clear(KeyState::kStaleExpire);
@@ -320,6 +336,8 @@ template <bool Observed> void KeyspaceReplay::applyOne(KeyState& key, const Requ
         }
     switch (r.op) {
     case Op::Get:
+        if (wrongType(key))
+            break;
         m_table.lookup();
         if (key.live()) {
             ++m_summary.getHits;
@@ -384,8 +402,47 @@ template <bool Observed> void KeyspaceReplay::applyOne(KeyState& key, const Requ
             clearTtl<Observed>(key);
         break;
     case Op::Other:
+    case Op::Element: // applyElement
         break;
     }
+}
+
+template <bool Observed> Status KeyspaceReplay::applyElement(KeyState& key, const Request& r) {
+    if (Observed || !m_collections)
+        return usageError(m_collections ? "collection keys are not yet modelled by the slab model, under a memory "
+                                          "budget or by the reference engine: run without them"
+                                        : "this replay does not model collection keys");
+    const ElementOp op = r.elementOp();
+    const std::uint32_t id = idOf(key);
+    if (key.live() && !(key.collection() && m_collections->holds(id, op.collection))) {
+        m_table.lookup(); // WRONGTYPE
+        ++m_summary.wrongTypeRequests;
+        return Ok {};
+    }
+    const bool created = !key.live();
+    if (created) {
+        // Only a write makes the key (HDEL or HGET of a missing key changes nothing).
+        if (op.action != ElementAction::Add && op.action != ElementAction::Command) {
+            m_table.lookup();
+            return Ok {};
+        }
+        m_table.insert();
+        key.set(KeyState::kLive | KeyState::kWritten | KeyState::kCollection);
+        key.clear(KeyState::kStaleExpire);
+        key.setKeyBytes(r.keyBytes);
+        key.valueBytes = 0;
+        key.setKind(ValueKind::String);
+        if (++m_summary.liveKeys > m_summary.maxLiveKeys)
+            m_summary.maxLiveKeys = m_summary.liveKeys;
+    } else {
+        m_table.lookup();
+    }
+    auto emptied = m_collections->apply(id, r, created);
+    if (!emptied)
+        return emptied.error();
+    if (*emptied) // the engines delete a collection with its last element
+        remove<Observed>(key);
+    return Ok {};
 }
 
 void KeyspaceReplay::queueFill(const KeyState& key, const Request& r) {
@@ -479,7 +536,15 @@ Status KeyspaceReplay::applyBatch(std::span<const Request> batch, std::uint64_t 
             if (m_budget) [[unlikely]]
                 m_writesRefused = !m_budget->makeRoom(*this, r.timeMs);
         ++m_summary.requestsByOp[static_cast<std::size_t>(r.op)];
-        applyOne<Observed>(keys[r.keyId], r);
+        if (r.op == Op::Element) [[unlikely]] {
+            if (auto ok = applyElement<Observed>(keys[r.keyId], r); !ok) {
+                Error e = ok.error();
+                e.message = fmt::format("request {}: {}", number, e.message);
+                return e;
+            }
+        } else {
+            applyOne<Observed>(keys[r.keyId], r);
+        }
         if (m_fillBatch != 0 && number % m_fillBatch == 0 && !m_pendingFills.empty()) [[unlikely]]
             applyFills<Observed>();
     }
@@ -500,13 +565,16 @@ void KeyspaceReplay::finish() {
     m_expires.settle();
     std::uint64_t distinct = 0;
     std::uint64_t ttl = 0;
+    std::uint64_t collections = 0;
     // One pass over the keys: flush pending GETs, count, and build the keyspace's shape histogram.
     for (auto& k : m_keys) {
         flushGets(k);
         distinct += k.written() ? 1 : 0;
         if (k.live()) {
             ttl += k.hasTtl() ? 1 : 0;
-            if (k.plainShape()) [[likely]]
+            if (k.collection()) [[unlikely]]
+                ++collections; // the collection replay's
+            else if (k.plainShape()) [[likely]]
                 m_keyspaceShapes.add(k.shape());
             else
                 m_thresholdKeyspaceShapes.add(extendedShape(k));
@@ -514,6 +582,7 @@ void KeyspaceReplay::finish() {
     }
     m_summary.distinctKeys = distinct;
     m_summary.ttlKeys = ttl;
+    m_summary.collectionKeys = collections;
 }
 
 } // namespace layoutlab

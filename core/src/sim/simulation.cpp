@@ -5,6 +5,7 @@
 
 #include "budget_simulation.h"
 #include "cache_evaluation.h"
+#include "layoutlab/sim/collection_replay.h"
 #include "layoutlab/sim/keyspace_replay.h"
 #include "layoutlab/spec.h"
 #include "threshold_evaluation.h"
@@ -258,6 +259,8 @@ Expected<SimulationResult> simulate(
         staleExpireRule(*config.layout, *config.allocator, thresholds),
         StringRewriteRule(*config.layout, *config.allocator, stringThreshold));
     replay.setFillOnMiss(config.fillOnMiss);
+    CollectionReplay collections(*config.layout, *config.allocator);
+    replay.setCollections(&collections);
     std::unique_ptr<ArenaReplay> slabs;
     if (config.slabs) {
         auto made = makeArenaReplay(*config.layout, *config.allocator, thresholds, replay, *config.slabs);
@@ -281,6 +284,8 @@ Expected<SimulationResult> simulate(
     if (!points)
         return points.error();
     result.points = std::move(*points);
+    result.collections = collections.usage(replay.keys());
+    addCollections(result.points, result.collections);
     if (!timeline.empty()) // the end's sample, once the index tables have settled
         timeline.back() = timelineSample(replay, *slabs, thresholds, done, timeline.back().timeMs);
     result.timeline = std::move(timeline);

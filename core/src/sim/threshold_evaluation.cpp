@@ -3,9 +3,35 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 #include <map>
 
 namespace layoutlab {
+
+void setPerKeyFigures(ThresholdPoint& p) {
+    p.internalFragmentationBytes = p.usableBytes - p.requestedBytes;
+    if (p.keys > 0) {
+        const double keys = static_cast<double>(p.keys);
+        p.usableBytesPerKey = static_cast<double>(p.usableBytes) / keys;
+        p.overheadBytesPerKey = (static_cast<double>(p.usableBytes) - static_cast<double>(p.payloadBytes)) / keys;
+        p.allocationsPerKey = static_cast<double>(p.allocations) / keys;
+        p.pointerBytesPerKey = static_cast<double>(p.pointerBytes) / keys;
+        p.embeddedFraction = static_cast<double>(p.embeddedKeys) / keys;
+    }
+}
+
+void addCollections(std::vector<ThresholdPoint>& points, const std::vector<CollectionUsage>& collections) {
+    for (ThresholdPoint& p : points) {
+        for (const CollectionUsage& c : collections) {
+            p.keys += c.keys;
+            p.payloadBytes += c.payloadBytes;
+            p.requestedBytes += static_cast<std::uint64_t>(std::llround(c.requestedBytes));
+            p.usableBytes += static_cast<std::uint64_t>(std::llround(c.usableBytes));
+            p.allocations += static_cast<std::uint64_t>(std::llround(c.allocations));
+        }
+        setPerKeyFigures(p);
+    }
+}
 
 namespace {
 
@@ -99,15 +125,7 @@ struct PointAccumulator {
                 if (part.fromAllocator)
                     addClass(part.requestedBytes, part.usableBytes, part.count);
         }
-        p.internalFragmentationBytes = p.usableBytes - p.requestedBytes;
-        if (p.keys > 0) {
-            const double keys = static_cast<double>(p.keys);
-            p.usableBytesPerKey = static_cast<double>(p.usableBytes) / keys;
-            p.overheadBytesPerKey = (static_cast<double>(p.usableBytes) - static_cast<double>(p.payloadBytes)) / keys;
-            p.allocationsPerKey = static_cast<double>(p.allocations) / keys;
-            p.pointerBytesPerKey = static_cast<double>(p.pointerBytes) / keys;
-            p.embeddedFraction = static_cast<double>(p.embeddedKeys) / keys;
-        }
+        setPerKeyFigures(p);
         if (getWeight > 0) {
             p.linesTouchedPerGet = lines / getWeight;
             p.dependentLoadsPerGet = loads / getWeight;

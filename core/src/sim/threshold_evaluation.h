@@ -19,4 +19,9 @@ Expected<std::vector<ThresholdPoint>> evaluateThresholds(const SimulationConfig&
     const std::vector<ThresholdShapeHistogram::Entry>& thresholdGets, const std::vector<IndexFootprint>& indexes,
     std::stop_token stop);
 
+// A point's per-key figures (bytes, allocations, pointers per key, embedded share) from its sums.
+void setPerKeyFigures(ThresholdPoint& point);
+// Adds the collection keys (the same at every threshold) to each point's keys and bytes.
+void addCollections(std::vector<ThresholdPoint>& points, const std::vector<CollectionUsage>& collections);
+
 } // namespace layoutlab

@@ -121,13 +121,75 @@ TEST_F(MonitorCommandsTest, AppendAndSetrangeCarryWhatTheReplayNeeds) {
 }
 
 TEST_F(MonitorCommandsTest, CommandsNotModelledAreNamed) {
-    import({ { "HSET", "h", "f", "v" }, { "LPUSH", "l", "x" }, { "HSET", "h", "g", "w" }, { "PING" },
-        { "STRLEN",
-            "a" } });
-    EXPECT_EQ(m_rejects.notModelled.at("HSET"), 2u);
+    import({ { "SADD", "s", "f" }, { "LPUSH", "l", "x" }, { "SADD", "s", "g" }, { "PING" }, { "STRLEN", "a" },
+        { "HGETALL",
+            "h" } });
+    EXPECT_EQ(m_rejects.notModelled.at("SADD"), 2u);
     EXPECT_EQ(m_rejects.notModelled.at("LPUSH"), 1u);
     EXPECT_EQ(m_rejects.skipped.at("command PING"), 1u);
+    EXPECT_EQ(m_rejects.skipped.at("command HGETALL (reads the hash whole)"), 1u);
     EXPECT_EQ(m_rejects.notModelled.count("STRLEN"), 0u);
+}
+
+// Hash commands become element requests, in the order t_hash.c applies them, with the lengths of the values
+// they replace or remove, which only the importer's copy of each hash knows.
+TEST_F(MonitorCommandsTest, HashCommandsBecomeElementRequests) {
+    const auto r = import(
+        { { "HSET", "h", "name", "alice", "n", "100" }, { "HSET", "h", "name", "bob" }, { "HINCRBY", "h", "n", "-200" },
+            { "HDEL", "h", "name", "missing" }, { "HGET", "h", "n" }, { "HDEL", "h", "n" } });
+    auto op = [&](std::size_t i) { return r.at(i).elementOp(); };
+    ASSERT_EQ(r.size(), 11u);
+    for (const Request& q : r) {
+        EXPECT_EQ(q.op, Op::Element);
+        EXPECT_EQ(q.keyBytes, 1u);
+    }
+    // HSET h name alice n 100: hashTypeTryConversion over 2 pairs, the longest argument 5 bytes; two adds.
+    EXPECT_EQ(op(0).action, ElementAction::Command);
+    EXPECT_EQ(r[0].valueBytes, 2u);
+    EXPECT_EQ(r[0].elementBytes, 5u);
+    EXPECT_EQ(op(1).action, ElementAction::Add);
+    EXPECT_EQ(r[1].elementBytes, 4u);
+    EXPECT_EQ(r[1].valueBytes, 5u);
+    EXPECT_EQ(op(2).value, IntegerClass::Uint7); // "100"
+    // HSET h name bob: the value of 5 bytes replaced by one of 3.
+    EXPECT_EQ(op(4).action, ElementAction::Update);
+    EXPECT_EQ(r[4].valueBytes, 3u);
+    EXPECT_EQ(r[4].priorBytes(), 5u);
+    // HINCRBY h n -200: a lookup, then 100 becomes -100 (4 bytes, a 13-bit integer).
+    EXPECT_EQ(op(5).action, ElementAction::Read);
+    EXPECT_EQ(op(6).action, ElementAction::Update);
+    EXPECT_EQ(r[6].valueBytes, 4u);
+    EXPECT_EQ(op(6).value, IntegerClass::Int13);
+    EXPECT_EQ(op(6).prior, IntegerClass::Uint7);
+    // HDEL h name missing: the field that is there removed, the other looked up (a table's delete takes a
+    // rehash step whether it finds the field or not); HGET: a lookup; the last HDEL leaves it empty.
+    EXPECT_EQ(op(7).action, ElementAction::Remove);
+    EXPECT_EQ(r[7].priorBytes(), 3u);
+    EXPECT_EQ(op(8).action, ElementAction::Read);
+    EXPECT_EQ(op(9).action, ElementAction::Read);
+    EXPECT_EQ(op(10).action, ElementAction::Remove);
+    EXPECT_EQ(r[10].priorBytes(), 4u);
+}
+
+TEST_F(MonitorCommandsTest, TheServersRefusalsOfHashCommandsChangeNothing) {
+    const auto r = import(
+        { { "SET", "s", "x" }, { "HSET", "s", "f", "v" }, { "HSET", "h", "f", "text" }, { "HINCRBY", "h", "f", "1" },
+            { "APPEND", "h", "more" }, { "GETDEL", "h" }, { "HSET", "h", "odd" }, { "HINCRBY", "h", "n", "x" } });
+    EXPECT_EQ(m_rejects.refused.at("WRONGTYPE Operation against a key holding the wrong kind of value"), 3u);
+    EXPECT_EQ(m_rejects.refused.at("hash value is not an integer"), 1u);
+    EXPECT_EQ(m_rejects.refused.at("wrong number of arguments"), 1u);
+    EXPECT_EQ(m_rejects.refused.at("value is not an integer or out of range"), 1u);
+    // SET, then HSET h (a command and an add), HINCRBY's lookup: nothing of the refused ones.
+    ASSERT_EQ(r.size(), 4u);
+    EXPECT_EQ(r[3].elementOp().action, ElementAction::Read);
+}
+
+TEST_F(MonitorCommandsTest, ASetOverAHashMakesItAStringAgain) {
+    const auto r = import(
+        { { "HSET", "h", "f", "v" }, { "SET", "h", "plain" }, { "APPEND", "h", "-more" }, { "HSET", "h", "f", "v" } });
+    ASSERT_EQ(r.size(), 4u); // HSET's command and add, SET, APPEND; the last HSET is refused (WRONGTYPE)
+    EXPECT_EQ(r[2].op, Op::Set);
+    EXPECT_EQ(r[3].op, Op::Append);
 }
 
 TEST_F(MonitorCommandsTest, AWatchCaptureStartingWithOkIsDetected) {

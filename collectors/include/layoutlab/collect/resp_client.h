@@ -26,8 +26,11 @@ public:
     // One command; the reply as text (status, string, integer as decimal, nil as empty, an array's
     // elements one per line).
     Expected<std::string> command(const std::vector<std::string>& argv);
-    // Many commands pipelined, `batch` per round trip; fails on the first error reply.
-    Status pipeline(std::span<const std::vector<std::string>> commands, std::size_t batch = 512);
+    // Many commands pipelined, `batch` per round trip; fails on the first error reply, unless `errorReplies`
+    // is given: error replies are then counted there (a workload that means to run commands the server
+    // refuses), and every reply is read.
+    Status pipeline(std::span<const std::vector<std::string>> commands, std::size_t batch = 512,
+        std::uint64_t* errorReplies = nullptr);
     // The requests (GETs, and SETs of their value size), written pipelined; receiveRequests() then reads
     // their replies and returns how many GETs were hits.
     Status sendRequests(std::span<const KeyRequest> requests);

@@ -44,9 +44,12 @@ struct CollectionKeyState {
     std::vector<std::uint64_t> compactEntries;
     // Full: the table, and its entries' allocations.
     std::unique_ptr<IndexTableModel> index;
-    std::uint64_t entryAllocations = 0;
-    std::uint64_t entryRequestedBytes = 0;
-    std::uint64_t entryUsableBytes = 0;
+    // Doubles: where the engine's entry depends on how its field arrived (Rules::hashFieldsAsSent), a
+    // removed one is each kind in proportion.
+    double entryAllocations = 0;
+    double entryRequestedBytes = 0;
+    double entryUsableBytes = 0;
+    std::uint64_t argvEntries = 0; // entries whose field came from a command's argument, not a conversion
 };
 
 // The collection's memory, the key's own allocations aside.
@@ -87,7 +90,10 @@ public:
 private:
     CollectionKeyModel() = default;
     void convertToTable(CollectionKeyState& key, std::uint64_t sizedFor) const;
-    void addTableEntry(CollectionKeyState& key, ElementValue element, ElementValue value, int sign) const;
+    // Adds (weight > 0) or takes away (< 0) an entry's allocations, its field as a command's argument when
+    // `fromArgv` (Rules::hashFieldsAsSent).
+    void addTableEntry(
+        CollectionKeyState& key, ElementValue element, ElementValue value, double weight, bool fromArgv) const;
 
     CollectionKind m_kind = CollectionKind::Hash;
     const LayoutModel* m_layout = nullptr;

@@ -60,6 +60,9 @@ struct IndexParams {
     std::uint32_t minFillPermille = 0;
     std::uint64_t initialBuckets = 0; // RedisDict: the first table's size; MemcachedAssoc: allocated at start
     std::uint32_t slotPointerBytes = 8; // the pointer each entry costs in its bucket or slot
+    // ValkeyHashtable: a shrinking table's rehash step skips empty buckets (Valkey 9.1 hashtable.c
+    // rehashStepShrink), as dict.c's steps do.
+    bool shrinkStepSkipsEmpty = false;
 
     bool operator==(const IndexParams&) const = default;
 };

@@ -50,6 +50,9 @@ struct ValkeyParams {
     // A sorted set's skiplist node holds its member (t_zset.c zslCreateNode, 9.1); before, the member is an
     // sds of its own.
     bool zsetNodesEmbedMembers = false;
+    // hashtable.c rehashStepShrink (9.1): a shrinking table's rehash step skips up to 10 empty buckets to the
+    // next non-empty one, as dict.c's does; 8.1 and 9.0 move one bucket per step, empty or not.
+    bool shrinkStepSkipsEmpty = false;
 };
 
 class ValkeyLayout final : public LayoutModel {
@@ -61,7 +64,11 @@ public:
     std::optional<ThresholdParam> threshold() const override;
     std::string defaultAllocator() const override { return "jemalloc:quantum=8,page=4096"; }
     Status checkAllocator(const AllocatorModel& allocator) const override;
-    IndexPolicy indexPolicy() const override { return engineIndexPolicy(IndexKind::ValkeyHashtable, true); }
+    IndexPolicy indexPolicy() const override {
+        IndexPolicy policy = engineIndexPolicy(IndexKind::ValkeyHashtable, true);
+        policy.params.shrinkStepSkipsEmpty = m_params.shrinkStepSkipsEmpty;
+        return policy;
+    }
     KeyLayout describe(const KeyShape& shape, std::uint32_t threshold, const AllocatorModel& allocator) const override;
     bool tracksStaleExpire() const override { return m_params.keepsExpireField; }
     std::uint32_t staleExpireNewValueBound(const KeyShape& after, Op op) const override;

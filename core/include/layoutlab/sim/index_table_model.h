@@ -57,11 +57,16 @@ public:
             resize(entries);
     }
     void erase();
-    // A read access: findBucket -> rehashStepOnReadIfNeeded / dictFind -> _dictRehashStep.
+    // A read access of a key the table holds: findBucket -> rehashStepOnReadIfNeeded / dictFind ->
+    // _dictRehashStep (Valkey 8.0, with bucket rehashing on access: dictBucketRehash).
     void lookup() {
         if (m_targetBuckets != 0)
-            rehashStep();
+            access(true);
     }
+    // Valkey 8.0 dict.c: an access rehashes the key's own old bucket when it has not been moved yet
+    // (dictBucketRehash), else the next one. Modelled for the collections' tables; the keyspace's, which the
+    // cron settles, keep the plain steps.
+    void setBucketRehashOnAccess(bool on) { m_bucketRehashOnAccess = on; }
     // What the engine's cron does once the load goes quiet (Valkey/Redis databasesCron: finish incremental
     // rehashing, resize tables whose fill crossed a limit): the state in which used_memory is read.
     void settle();
@@ -91,7 +96,11 @@ public:
     static double expectedChildBuckets(double entries, double buckets, std::uint32_t entriesPerBucket = 7);
 
 private:
-    void rehashStep();
+    // One incremental rehash step, `weight` of one in expectation.
+    void rehashStep(double weight = 1);
+    void finishRehashIfDone();
+    // An access to a key (present, or about to be added) while rehashing.
+    void access(bool existingKey);
     void resize(std::uint64_t minCapacity);
     // Whether the gate lets the table move to `buckets` top-level buckets for `minCapacity` entries.
     bool gateAllows(std::uint64_t buckets, std::uint64_t minCapacity) const;
@@ -103,6 +112,8 @@ private:
     std::uint64_t m_buckets = 0; // table 0
     std::uint64_t m_targetBuckets = 0; // table 1 while rehashing, else 0
     double m_rehashIndex = 0; // buckets of table 0 already moved
+    double m_oldEntries = 0; // while rehashing: entries still in table 0 (an expectation)
+    bool m_bucketRehashOnAccess = false;
     IndexGrowthGate* m_gate = nullptr;
 };
 

@@ -39,12 +39,15 @@ struct KeyState {
     // a look-aside client knows it, which fills the key's next miss with it (KeyspaceReplay::queueFill).
     static constexpr std::uint32_t kSizeKnown = 1u << 30;
     static constexpr std::uint32_t kKindMask = 3u << kKindShift;
+    // The key holds a collection (its elements are in the replay's CollectionReplay), not a string.
+    static constexpr std::uint32_t kCollection = 1u << 31;
 
     bool live() const { return keyAndFlags & kLive; }
     bool hasTtl() const { return keyAndFlags & kHasTtl; }
     bool written() const { return keyAndFlags & kWritten; }
     bool sizeKnown() const { return keyAndFlags & (kWritten | kSizeKnown); }
     bool staleExpire() const { return keyAndFlags & kStaleExpire; }
+    bool collection() const { return keyAndFlags & kCollection; }
     std::uint32_t keyBytes() const { return keyAndFlags & kKeyMask; }
     ValueKind kind() const { return static_cast<ValueKind>((keyAndFlags >> kKindShift) & 3u); }
     void set(std::uint32_t flag) { keyAndFlags |= flag; }
@@ -91,6 +94,7 @@ public:
 };
 
 class KeyspaceReplay;
+class CollectionReplay;
 
 // A memory budget the replay keeps to (sim/eviction.h): told of every change as an observer is, of every
 // GET hit, and asked before every request to make room, as a server with maxmemory asks before every
@@ -196,6 +200,9 @@ public:
         m_table.setGrowthGate(budget);
         m_expires.setGrowthGate(budget);
     }
+    // Replays element requests (Op::Element) into `collections` from now on: without, a trace that holds one
+    // is refused. Not with an observer or a budget, which model strings only (their request is refused).
+    void setCollections(CollectionReplay* collections) { m_collections = collections; }
     // Look-aside filling: a GET that misses is followed by a SET of the key, as a cache's client does
     // (the GET's value size when the trace gives one, else the key's last). With `batch` above 1 the
     // misses of each `batch` requests are filled after them, as a client that pipelines its GETs does.
@@ -218,6 +225,17 @@ private:
         return op != Op::Get && op != Op::Delete && op != Op::Expire && op != Op::Persist && op != Op::Other;
     }
     void queueFill(const KeyState& key, const Request& r);
+    // An element request (collection_replay.h): creates the key with its first element, deletes it with its
+    // last; a string key's element is refused as the server refuses it (WRONGTYPE).
+    template <bool Observed> Status applyElement(KeyState& key, const Request& r);
+    // A string command on a collection key: WRONGTYPE, nothing changes.
+    bool wrongType(const KeyState& key) {
+        if (!key.collection()) [[likely]]
+            return false;
+        m_table.lookup();
+        ++m_summary.wrongTypeRequests;
+        return true;
+    }
     template <bool Observed> void applyFills();
     template <bool Observed> void write(KeyState& key, const Request& r, std::uint32_t valueBytes, ValueKind kind);
     template <bool Observed>
@@ -268,6 +286,7 @@ private:
     std::optional<StaleExpireRule> m_staleExpire;
     std::optional<StringRewriteRule> m_strings;
     std::unordered_map<std::uint32_t, sds::Buffer> m_buffers; // RawString keys' sds buffers by key id
+    CollectionReplay* m_collections = nullptr;
 };
 
 } // namespace layoutlab

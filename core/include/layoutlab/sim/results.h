@@ -93,6 +93,23 @@ struct ThresholdPoint {
     std::optional<BudgetUsage> budget; // with a memory budget only
 };
 
+// Collection keys (hashes; sets, sorted sets and lists to come) live at the end of the trace, by type and
+// encoding. The string embed threshold leaves them alone: the same at every threshold, and counted in every
+// point's keys and bytes (not in its size classes).
+struct CollectionUsage {
+    std::string type; // "hash"
+    std::string encoding; // OBJECT ENCODING's word: "listpack", "hashtable"
+    std::uint64_t keys = 0;
+    std::uint64_t entries = 0; // fields, members, elements
+    std::uint64_t payloadBytes = 0; // key, element and value lengths
+    // The keys' own allocations and their collections', in expectation where the engine draws at random.
+    double allocations = 0;
+    double requestedBytes = 0;
+    double usableBytes = 0;
+
+    bool operator==(const CollectionUsage&) const = default;
+};
+
 struct TraceSummary {
     std::uint64_t requests = 0;
     std::array<std::uint64_t, kOpCount> requestsByOp {};
@@ -115,6 +132,10 @@ struct TraceSummary {
     // With a memory budget: keys evicted, and write commands refused (OOM).
     std::uint64_t evictedKeys = 0;
     std::uint64_t refusedWrites = 0;
+    // Requests a server answers with WRONGTYPE: an element of a string key, a string command on a collection
+    // key (nothing changes).
+    std::uint64_t wrongTypeRequests = 0;
+    std::uint64_t collectionKeys = 0; // live collection keys at the end
 
     bool operator==(const TraceSummary&) const = default;
 };
@@ -164,6 +185,8 @@ struct SimulationResult {
     std::string budgetMethod;
     std::uint32_t fillBatch = 0;
     std::vector<ThresholdPoint> points;
+    // Collection keys by type and encoding (counted in every point).
+    std::vector<CollectionUsage> collections;
     // With a timeline asked for: samples at even steps of the trace's requests, the last at its end.
     std::vector<TimelineSample> timeline;
 };

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+#include "layoutlab/sim/collection_replay.h"
+
+#include <map>
+
+namespace layoutlab {
+
+CollectionReplay::CollectionReplay(
+    const LayoutModel& layout, const AllocatorModel& allocator, const CollectionLimits& limits)
+    : m_layout(&layout)
+    , m_allocator(&allocator)
+    , m_limits(limits) { }
+
+bool CollectionReplay::holds(std::uint32_t keyId, CollectionKind kind) const {
+    const auto it = m_keys.find(keyId);
+    return it != m_keys.end() && it->second.kind == kind;
+}
+
+Expected<const CollectionKeyModel*> CollectionReplay::modelFor(CollectionKind kind) {
+    auto& model = m_models[static_cast<std::size_t>(kind)];
+    if (!model) {
+        auto made = CollectionKeyModel::create(*m_layout, *m_allocator, m_limits, kind);
+        if (!made)
+            return made.error();
+        model.emplace(std::move(*made));
+    }
+    return &*model;
+}
+
+Expected<bool> CollectionReplay::apply(std::uint32_t keyId, const Request& r, bool created) {
+    const ElementOp op = r.elementOp();
+    auto model = modelFor(op.collection);
+    if (!model)
+        return model.error();
+    const CollectionKeyModel& m = **model;
+    CollectionKeyState& key = created ? (m_keys[keyId] = m.created()) : m_keys.at(keyId);
+    const ElementValue element { r.elementBytes, op.element };
+    switch (op.action) {
+    case ElementAction::Add:
+        m.add(key, element, { r.valueBytes, op.value });
+        break;
+    case ElementAction::Update:
+        m.update(key, element, { r.priorBytes(), op.prior }, { r.valueBytes, op.value });
+        break;
+    case ElementAction::Remove:
+        m.remove(key, element, { r.priorBytes(), op.prior });
+        break;
+    case ElementAction::Read:
+        m.read(key);
+        break;
+    case ElementAction::Command:
+        m.command(key, r.valueBytes, r.elementBytes);
+        break;
+    }
+    return key.entries == 0 && op.action == ElementAction::Remove;
+}
+
+std::vector<CollectionUsage> CollectionReplay::usage(const std::vector<KeyState>& keys) const {
+    // The key's own parts depend only on its length and TTL: described once per pair.
+    std::map<std::pair<std::uint32_t, bool>, CollectionFootprint> keyOwn;
+    std::map<std::pair<CollectionKind, std::string_view>, CollectionUsage> rows;
+    for (const auto& [id, state] : m_keys) {
+        const CollectionKeyModel& model = *m_models[static_cast<std::size_t>(state.kind)];
+        const KeyState& k = keys[id];
+        const auto own = std::make_pair(k.keyBytes(), k.hasTtl());
+        auto found = keyOwn.find(own);
+        if (found == keyOwn.end()) {
+            CollectionFootprint f;
+            for (const CollectionPart& part : model.keyParts(own.first, own.second)) {
+                f.allocations += part.count;
+                f.requestedBytes += static_cast<double>(part.requestedBytes) * part.count;
+                f.usableBytes += static_cast<double>(m_allocator->usableSize(part.requestedBytes)) * part.count;
+            }
+            found = keyOwn.emplace(own, f).first;
+        }
+        const std::string_view encoding = model.encoding(state);
+        CollectionUsage& row = rows[{ state.kind, encoding }];
+        row.type = collectionKindName(state.kind);
+        row.encoding = encoding;
+        const CollectionFootprint collection = model.footprint(state);
+        ++row.keys;
+        row.entries += state.entries;
+        row.payloadBytes += k.keyBytes() + state.payloadBytes;
+        row.allocations += found->second.allocations + collection.allocations;
+        row.requestedBytes += found->second.requestedBytes + collection.requestedBytes;
+        row.usableBytes += found->second.usableBytes + collection.usableBytes;
+    }
+    std::vector<CollectionUsage> out;
+    for (auto& [kindAndEncoding, row] : rows)
+        out.push_back(std::move(row));
+    return out;
+}
+
+} // namespace layoutlab

@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: MIT
+// Hash commands in a trace, against real servers: Debian's redis-server and every build of tests/engines
+// (skipped with the reason where there are none). Each workload is run on a flushed server while a MONITOR
+// connection captures what it executed; the capture is imported (HSET, HMSET, HSETNX, HDEL, HINCRBY,
+// HINCRBYFLOAT, HGET, HMGET, DEL, UNLINK, EXPIRE, PERSIST, SET over a hash, string commands on hashes that the
+// server refuses) and replayed element by element with the server's layout. The simulated usable bytes,
+// index tables included, must be within 1% of the settled server's Δ(used_memory - mem_clients_normal), the
+// live keys must match, and so must the hashes in each encoding (OBJECT ENCODING of every one).
+//
+// The workloads are drawn at random (fixed seeds), not written to pass: field counts on both sides of
+// hash-max-listpack-entries, values on both sides of hash-max-listpack-value, tables grown one field at a
+// time and emptied by HDEL until they shrink, counters whose values change length, keys deleted, expiring,
+// overwritten by strings; key counts around powers of two.
+
+#include "layoutlab/alloc/allocator_registry.h"
+#include "layoutlab/collect/resp_client.h"
+#include "layoutlab/collect/resp_driver.h"
+#include "layoutlab/collect/server_process.h"
+#include "layoutlab/import/importer.h"
+#include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/sim/simulation.h"
+#include "monitor_capture.h"
+#include "resp_servers.h"
+#include "server_fixture.h"
+
+#include <cstdlib>
+#include <fmt/format.h>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+
+using namespace layoutlab;
+
+namespace {
+
+using Command = std::vector<std::string>;
+
+// One workload: its commands, and the hash keys whose encoding the server is asked for at the end.
+struct Workload {
+    std::string name;
+    std::vector<Command> commands;
+    std::vector<std::string> hashKeys;
+};
+
+class Draw {
+public:
+    explicit Draw(std::uint64_t seed)
+        : m_rng(seed) { }
+    std::uint64_t between(std::uint64_t lo, std::uint64_t hi) {
+        return std::uniform_int_distribution<std::uint64_t>(lo, hi)(m_rng);
+    }
+    bool chance(double p) { return std::bernoulli_distribution(p)(m_rng); }
+    // A value's length: mostly short, some at hash-max-listpack-value (64) and some past it.
+    std::string value(std::uint64_t salt) {
+        const std::uint64_t r = between(0, 99);
+        const std::uint64_t length = r < 80 ? between(1, 40) : r < 95 ? between(41, 64) : between(65, 120);
+        std::string v(length, 'v');
+        for (std::size_t c = 0; c < v.size(); ++c)
+            v[c] = static_cast<char>('a' + (salt * 7 + c) % 26);
+        return v;
+    }
+
+private:
+    std::mt19937_64 m_rng;
+};
+
+// Fields named apart in each key (one hash seed per server: the same names in every key would put every
+// key's fields in the same buckets), 4 to 20 bytes.
+std::string field(std::uint64_t key, std::uint64_t i) {
+    std::string f = fmt::format("f{:x}.{}", key * 2654435761ULL % 65521, i);
+    f.resize(4 + (key + i) % 17, '_');
+    return f;
+}
+std::string hashKey(std::uint64_t k) {
+    return fmt::format("hash:{:07}", k);
+}
+
+// Keys grown by HSETs of a few pairs each to field counts on both sides of 512.
+Workload grow(std::uint64_t keys) {
+    Workload w { fmt::format("grow-{}", keys), {}, {} };
+    Draw d(keys);
+    for (std::uint64_t k = 0; k < keys; ++k) {
+        const std::uint64_t r = d.between(0, 99);
+        const std::uint64_t fields = r < 60 ? d.between(1, 10)
+            : r < 85                        ? d.between(50, 400)
+            : r < 95                        ? d.between(500, 530)
+                                            : d.between(800, 1500);
+        w.hashKeys.push_back(hashKey(k));
+        for (std::uint64_t i = 0; i < fields;) {
+            Command c { d.chance(0.1) ? "HMSET" : "HSET", hashKey(k) };
+            for (std::uint64_t n = d.between(1, 8); n > 0 && i < fields; --n, ++i) {
+                c.push_back(field(k, i));
+                c.push_back(d.value(k + i));
+            }
+            w.commands.push_back(std::move(c));
+        }
+    }
+    return w;
+}
+
+// Keys built in one HSET, then emptied field by field (tables shrink; some keys go with their last field),
+// with reads and overwrites between.
+Workload churn(std::uint64_t keys) {
+    Workload w { fmt::format("churn-{}", keys), {}, {} };
+    Draw d(keys * 31);
+    for (std::uint64_t k = 0; k < keys; ++k) {
+        static const std::uint64_t kSizes[] = { 20, 200, 600, 2000 };
+        const std::uint64_t fields = kSizes[d.between(0, 3)];
+        Command build { "HSET", hashKey(k) };
+        for (std::uint64_t i = 0; i < fields; ++i) {
+            build.push_back(field(k, i));
+            build.push_back(std::string(d.between(1, 30), 'x'));
+        }
+        w.commands.push_back(std::move(build));
+        w.hashKeys.push_back(hashKey(k));
+        // Removed: from half to all of them.
+        const std::uint64_t removed = d.chance(0.1) ? fields : fields / 2 + d.between(0, fields / 2);
+        for (std::uint64_t i = 0; i < removed;) {
+            Command c { "HDEL", hashKey(k) };
+            for (std::uint64_t n = d.between(1, 5); n > 0 && i < removed; --n, ++i)
+                c.push_back(field(k, i));
+            w.commands.push_back(std::move(c));
+            if (d.chance(0.3))
+                w.commands.push_back({ "HGET", hashKey(k), field(k, d.between(0, fields - 1)) });
+            if (d.chance(0.2) && i < fields) // a kept field's value at another length
+                w.commands.push_back({ "HSET", hashKey(k), field(k, fields - 1), d.value(i) });
+        }
+        if (d.chance(0.2))
+            w.commands.push_back({ "HMGET", hashKey(k), field(k, 0), field(k, fields - 1), "missing" });
+    }
+    return w;
+}
+
+// Counters: HINCRBY and HINCRBYFLOAT whose results change length, HSETNX on fields present and absent, and
+// the errors the server answers (a non-integer field, an overflow).
+Workload counters(std::uint64_t keys) {
+    Workload w { fmt::format("counters-{}", keys), {}, {} };
+    Draw d(keys * 57);
+    for (std::uint64_t k = 0; k < keys; ++k) {
+        const std::uint64_t fields = d.chance(0.9) ? d.between(1, 30) : d.between(520, 600);
+        w.hashKeys.push_back(hashKey(k));
+        w.commands.push_back({ "HSET", hashKey(k), "name", d.value(k) });
+        for (std::uint64_t i = 0; i < fields; ++i) {
+            for (std::uint64_t n = d.between(1, 4); n > 0; --n)
+                w.commands.push_back({ "HINCRBY", hashKey(k), field(k, i),
+                    std::to_string(static_cast<std::int64_t>(d.between(0, 200000)) - 1000) });
+            if (d.chance(0.2))
+                w.commands.push_back({ "HINCRBYFLOAT", hashKey(k), field(k, i), d.chance(0.5) ? "0.25" : "1e3" });
+            if (d.chance(0.2))
+                w.commands.push_back({ "HSETNX", hashKey(k), field(k, i + d.between(0, 1)), d.value(i) });
+        }
+        w.commands.push_back({ "HINCRBY", hashKey(k), "name", "1" }); // not an integer: refused
+        if (d.chance(0.1)) {
+            w.commands.push_back({ "HSET", hashKey(k), "big", "9223372036854775800" });
+            w.commands.push_back({ "HINCRBY", hashKey(k), "big", "100" }); // overflow: refused
+        }
+    }
+    return w;
+}
+
+// Hashes beside strings, deleted, expiring, persisted, overwritten by SET; string commands on hashes and hash
+// commands on strings, refused.
+Workload lifecycle(std::uint64_t keys) {
+    Workload w { fmt::format("lifecycle-{}", keys), {}, {} };
+    Draw d(keys * 91);
+    for (std::uint64_t k = 0; k < keys; ++k) {
+        Command c { "HSET", hashKey(k) };
+        const std::uint64_t fields = d.chance(0.95) ? d.between(1, 12) : d.between(513, 700);
+        for (std::uint64_t i = 0; i < fields; ++i) {
+            c.push_back(field(k, i));
+            c.push_back(d.value(i));
+        }
+        w.commands.push_back(std::move(c));
+        w.commands.push_back({ "SET", fmt::format("string:{:07}", k), d.value(k) });
+    }
+    for (std::uint64_t k = 0; k < keys; ++k) {
+        const std::uint64_t r = d.between(0, 99);
+        const std::string key = hashKey(k);
+        if (r < 10)
+            w.commands.push_back({ d.chance(0.5) ? "DEL" : "UNLINK", key });
+        else if (r < 40)
+            w.commands.push_back({ "EXPIRE", key, "100000" });
+        else if (r < 45)
+            w.commands.push_back({ "SET", key, d.value(k) }); // a string now
+        else if (r < 50)
+            w.commands.push_back({ "APPEND", key, "tail" }); // WRONGTYPE
+        else if (r < 55)
+            w.commands.push_back({ "HSET", fmt::format("string:{:07}", k), "f", "v" }); // WRONGTYPE
+        else if (r < 60)
+            w.commands.push_back({ "INCR", key }); // WRONGTYPE
+        if (r >= 10 && r < 40 && d.chance(0.3))
+            w.commands.push_back({ "PERSIST", key });
+        if (r >= 10 && (r < 40 || r >= 45)) // still a hash: expiring, or untouched by a refused command
+            w.hashKeys.push_back(key);
+    }
+    return w;
+}
+
+std::vector<Workload> workloads() {
+    // LAYOUTLAB_HASH_WORKLOAD=FILE runs the commands of FILE instead (one per line, arguments split at
+    // spaces; hash keys start with "hash:"), to look into a workload that fails.
+    if (const char* file = std::getenv("LAYOUTLAB_HASH_WORKLOAD")) {
+        Workload w { "custom", {}, {} };
+        std::ifstream in(file);
+        std::set<std::string> keys;
+        for (std::string line; std::getline(in, line);) {
+            std::istringstream words(line);
+            Command c;
+            for (std::string word; words >> word;)
+                c.push_back(word);
+            if (c.size() > 1 && c[1].rfind("hash:", 0) == 0)
+                keys.insert(c[1]);
+            if (!c.empty())
+                w.commands.push_back(std::move(c));
+        }
+        w.hashKeys.assign(keys.begin(), keys.end());
+        return { w };
+    }
+    return { grow(700), churn(512), counters(1000), lifecycle(1025) };
+}
+
+// OBJECT ENCODING of each key that is still a hash, counted by encoding.
+std::map<std::string, std::uint64_t> encodings(RespClient& client, const std::vector<std::string>& keys) {
+    std::map<std::string, std::uint64_t> out;
+    for (const std::string& key : keys) {
+        auto type = client.command({ "TYPE", key });
+        if (!type || *type != "hash")
+            continue;
+        auto encoding = client.command({ "OBJECT", "ENCODING", key });
+        if (encoding)
+            ++out[*encoding];
+    }
+    return out;
+}
+
+class CollectionTrace : public ::testing::TestWithParam<std::size_t> { };
+
+TEST_P(CollectionTrace, HashWorkloadsWithinOnePercentOfTheServer) {
+    const auto all = test::respServers(LAYOUTLAB_ENGINE_MANIFEST);
+    if (GetParam() >= all.size())
+        GTEST_SKIP() << "no server " << GetParam()
+                     << ": Debian's redis-server and the builds of tests/engines are all there are here";
+    const test::EngineBuild& server = all[GetParam()];
+    auto running = test::startServer(server.binary,
+        { "--port", "{port}", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no",
+            "--latency-tracking", "no" });
+    ASSERT_TRUE(running);
+    auto client = RespClient::connect("127.0.0.1", running->port);
+    ASSERT_TRUE(client) << client.error().describe();
+    auto info = describeRespServer(*client);
+    ASSERT_TRUE(info) << info.error().describe();
+    const std::string layoutName = server.layout.empty() ? info->layout : server.layout;
+    auto models = parseLayoutAndAllocator(layoutName, info->allocator);
+    ASSERT_TRUE(models) << models.error().describe();
+    ASSERT_TRUE(warmUpCommands(*client));
+    // What a server allocates once, on its first keys, is not the keyspace's.
+    std::uint64_t refused = 0;
+    ASSERT_TRUE(client->pipeline(grow(300).commands, 512, &refused));
+    auto dir = makeTempDir("layoutlab-hash-trace-");
+    ASSERT_TRUE(dir);
+
+    for (const Workload& workload : workloads()) {
+        SCOPED_TRACE(server.label + " " + workload.name);
+        ASSERT_TRUE(client->command({ "FLUSHALL", "SYNC" }));
+        ASSERT_TRUE(waitUntilSettled(*client));
+        const std::uint64_t before = test::keyspaceMemory(*client);
+        std::string capture;
+        {
+            test::MonitorCapture monitor(running->port);
+            std::uint64_t refused = 0; // the workloads' refused commands are in the capture, and change nothing
+            ASSERT_TRUE(client->pipeline(workload.commands, 512, &refused));
+            const std::string marker = "layoutlab-capture-end";
+            ASSERT_TRUE(client->command({ "ECHO", marker }));
+            monitor.waitFor(marker);
+            monitor.close();
+            capture = monitor.lines();
+        }
+        ASSERT_TRUE(test::waitForOneClient(*client));
+        ASSERT_TRUE(waitUntilSettled(*client));
+        const double measured = static_cast<double>(test::keyspaceMemory(*client)) - static_cast<double>(before);
+
+        const std::string path = fmt::format("{}/{}.monitor", *dir, workload.name);
+        std::ofstream(path) << capture;
+        if (const char* keep = std::getenv("LAYOUTLAB_KEEP_CAPTURES")) // for a look at a failing workload
+            std::ofstream(fmt::format("{}/{}-{}.monitor", keep, server.label, workload.name)) << capture;
+        auto trace = openTrace(path, { "monitor", OnError::Fail, 16 });
+        ASSERT_TRUE(trace) << trace.error().describe();
+        auto result = simulate({ models->layout, models->allocator, {} }, **trace);
+        ASSERT_TRUE(result) << result.error().describe();
+        const ThresholdPoint& point = result->points.at(0);
+        const double predicted = static_cast<double>(point.usableBytes);
+        const double error = (predicted - measured) / measured;
+        const auto keys = keyCount(*client);
+        ASSERT_TRUE(keys);
+        EXPECT_EQ(point.keys, *keys) << "live keys";
+        std::map<std::string, std::uint64_t> simulated;
+        for (const CollectionUsage& row : result->collections)
+            simulated[row.encoding] += row.keys;
+        const auto served = encodings(*client, workload.hashKeys);
+        EXPECT_EQ(simulated, served) << "hashes by encoding";
+        EXPECT_LT(std::abs(error), 0.01) << "(" << layoutName << ") predicted " << predicted << " B, measured "
+                                         << measured << " B";
+        std::printf("%-14s %-16s keys %6llu  hashes %5llu listpack %5llu hashtable  predicted %10.0f  measured "
+                    "%10.0f  (%+.3f%%)\n",
+            server.label.c_str(), workload.name.c_str(), static_cast<unsigned long long>(*keys),
+            static_cast<unsigned long long>(served.count("listpack") ? served.at("listpack") : 0),
+            static_cast<unsigned long long>(served.count("hashtable") ? served.at("hashtable") : 0), predicted,
+            measured, 100 * error);
+    }
+    removeTree(*dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(Servers, CollectionTrace, ::testing::Range<std::size_t>(0, 12),
+    [](const auto& info) { return "server" + std::to_string(info.param); });
+
+} // namespace
