@@ -153,11 +153,15 @@ void IndexTableModel::rehashStep(double weight) {
     finishRehashIfDone();
 }
 
+// The expected entries left in the old table below which it is taken as empty: the chance that one is still
+// there (Poisson: 1 - e^-0.1) is then under 10%, and the table's memory as often held.
+constexpr double kLastEntryGone = 0.1;
+
 void IndexTableModel::finishRehashIfDone() {
     // Done when the index has passed the old table, or no entry is left in it (dict.c
     // dictCheckRehashingCompleted, hashtable.c rehashStep: used[0] == 0), which deletes and moves on access
     // can bring about first.
-    if (m_rehashIndex >= static_cast<double>(m_buckets) || m_oldEntries < 0.5) {
+    if (m_rehashIndex >= static_cast<double>(m_buckets) || m_oldEntries < kLastEntryGone) {
         m_buckets = m_targetBuckets;
         m_targetBuckets = 0;
         m_rehashIndex = 0;
