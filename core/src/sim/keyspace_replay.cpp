@@ -408,10 +408,10 @@ template <bool Observed> void KeyspaceReplay::applyOne(KeyState& key, const Requ
 }
 
 template <bool Observed> Status KeyspaceReplay::applyElement(KeyState& key, const Request& r) {
+    // Only simulate()'s plain replay hands collections over; the observers model strings alone.
     if (Observed || !m_collections)
-        return usageError(m_collections ? "collection keys are not yet modelled by the slab model, under a memory "
-                                          "budget or by the reference engine: run without them"
-                                        : "this replay does not model collection keys");
+        return usageError("collection keys are not yet modelled by the slab model, under a memory budget or by the "
+                          "reference engine: run without them");
     const ElementOp op = r.elementOp();
     const std::uint32_t id = idOf(key);
     if (key.live() && !(key.collection() && m_collections->holds(id, op.collection))) {
