@@ -12,57 +12,6 @@ namespace {
 constexpr std::uint32_t kMaxIntegerChars = 20; // longest decimal long, sign included
 } // namespace
 
-StaleExpireRule::StaleExpireRule(
-    const LayoutModel& layout, const AllocatorModel& allocator, std::vector<std::uint32_t> thresholds)
-    : m_layout(&layout)
-    , m_allocator(&allocator)
-    , m_thresholds(std::move(thresholds)) {
-    std::sort(m_thresholds.begin(), m_thresholds.end());
-}
-
-std::uint32_t StaleExpireRule::keptBelow(const KeyShape& before, const KeyShape& after, Op op) {
-    // The new value's bound first: it is cheap, and often decides alone (a value that arrives embedded
-    // at every threshold of the run makes a new object whatever the old one was).
-    std::uint32_t bound = m_layout->staleExpireNewValueBound(after, op);
-    if (bound <= m_thresholds.front())
-        return 0;
-    if (m_thresholds.size() == 1) // one threshold: only whether the old object is embedded there matters
-        return m_layout->describe(before, m_thresholds.front(), *m_allocator).embedded() ? 0 : UINT32_MAX;
-    const std::uint64_t packed = packShape(before);
-    std::uint64_t firstEmbedding = 0;
-    if (const auto* known = m_firstEmbedding.find(packed)) {
-        firstEmbedding = *known - 1;
-    } else {
-        firstEmbedding = firstEmbeddingThreshold(*m_layout, before, *m_allocator);
-        m_firstEmbedding.add(packed, firstEmbedding + 1);
-    }
-    bound = static_cast<std::uint32_t>(std::min<std::uint64_t>(bound, firstEmbedding));
-    // The first of the run's thresholds at which the field is gone.
-    const auto gone = std::lower_bound(m_thresholds.begin(), m_thresholds.end(), bound);
-    if (gone == m_thresholds.begin())
-        return 0;
-    return gone == m_thresholds.end() ? UINT32_MAX : *gone;
-}
-
-StringRewriteRule::StringRewriteRule(
-    const LayoutModel& layout, const AllocatorModel& allocator, std::uint32_t decisionThreshold)
-    : m_layout(&layout)
-    , m_allocator(&allocator)
-    , m_rules(layout.stringRules())
-    , m_decisionThreshold(decisionThreshold) { }
-
-sds::Buffer StringRewriteRule::unshared(const KeyShape& shape) const {
-    // db.c dbUnshareStringValue: a value that is not a RAW sds of its own (EMBSTR, INT, shared) is copied
-    // into createRawStringObject -> sdsnewlen(len); an INT is printed first (getDecodedObject).
-    const sds::Buffer fresh = created(shape.valueBytes);
-    // A client's value kept RAW was trimmed by tryObjectEncoding (Redis 7.0 object.c
-    // trimStringObjectIfNeeded) and is appended to as it is.
-    if (m_rules.trimsRawValues && shape.kind == ValueKind::String
-        && m_layout->describe(shape, m_decisionThreshold, *m_allocator).encoding == Encoding::Raw)
-        return sds::trimmedIfNeeded(fresh, shape.valueBytes);
-    return fresh;
-}
-
 KeyspaceReplay::KeyspaceReplay(IndexPolicy policy, std::uint64_t keyIdHint, std::uint32_t getSampleSize,
     std::optional<StaleExpireRule> staleExpire, std::optional<StringRewriteRule> strings)
     : m_table(policy.kind, policy.params)
@@ -295,6 +244,10 @@ template <bool Observed> void KeyspaceReplay::remove(KeyState& key) {
         m_observer->removed(static_cast<std::uint32_t>(&key - m_keys.data()));
 }
 
+// Instantiated for keyspace_elements.cpp, whose element requests delete a collection with its last element.
+template void KeyspaceReplay::remove<true>(KeyState& key);
+template void KeyspaceReplay::remove<false>(KeyState& key);
+
 template <bool Observed> void KeyspaceReplay::expireDue(std::uint64_t nowSeconds) {
     // Active expiry (expire.c activeExpireCycle) removes keys nobody touches again; here they go the
     // moment their time has passed. Heap entries of keys whose TTL changed since are skipped.
@@ -405,44 +358,6 @@ template <bool Observed> void KeyspaceReplay::applyOne(KeyState& key, const Requ
     case Op::Element: // applyElement
         break;
     }
-}
-
-template <bool Observed> Status KeyspaceReplay::applyElement(KeyState& key, const Request& r) {
-    // Only simulate()'s plain replay hands collections over; the observers model strings alone.
-    if (Observed || !m_collections)
-        return usageError("collection keys are not yet modelled by the slab model, under a memory budget or by the "
-                          "reference engine: run without them");
-    const ElementOp op = r.elementOp();
-    const std::uint32_t id = idOf(key);
-    if (key.live() && !(key.collection() && m_collections->holds(id, op.collection))) {
-        m_table.lookup(); // WRONGTYPE
-        ++m_summary.wrongTypeRequests;
-        return Ok {};
-    }
-    const bool created = !key.live();
-    if (created) {
-        // Only a write makes the key (HDEL or HGET of a missing key changes nothing).
-        if (op.action != ElementAction::Add && op.action != ElementAction::Command) {
-            m_table.lookup();
-            return Ok {};
-        }
-        m_table.insert();
-        key.set(KeyState::kLive | KeyState::kWritten | KeyState::kCollection);
-        key.clear(KeyState::kStaleExpire);
-        key.setKeyBytes(r.keyBytes);
-        key.valueBytes = 0;
-        key.setKind(ValueKind::String);
-        if (++m_summary.liveKeys > m_summary.maxLiveKeys)
-            m_summary.maxLiveKeys = m_summary.liveKeys;
-    } else {
-        m_table.lookup();
-    }
-    auto emptied = m_collections->apply(id, r, created);
-    if (!emptied)
-        return emptied.error();
-    if (*emptied) // the engines delete a collection with its last element
-        remove<Observed>(key);
-    return Ok {};
 }
 
 void KeyspaceReplay::queueFill(const KeyState& key, const Request& r) {

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+// The keyspace replay's element requests (Op::Element): a collection key's life in the keyspace (its index
+// entry, its TTL, its deletion with its last element), its elements handed to the CollectionReplay.
+
+#include "layoutlab/sim/collection_replay.h"
+#include "layoutlab/sim/keyspace_replay.h"
+
+namespace layoutlab {
+
+template <bool Observed> Status KeyspaceReplay::applyElement(KeyState& key, const Request& r) {
+    // Only simulate()'s plain replay hands collections over; the observers model strings alone.
+    if (Observed || !m_collections)
+        return usageError("collection keys are not yet modelled by the slab model, under a memory budget or by the "
+                          "reference engine: run without them");
+    const ElementOp op = r.elementOp();
+    const std::uint32_t id = idOf(key);
+    if (key.live() && !(key.collection() && m_collections->holds(id, op.collection))) {
+        m_table.lookup(); // WRONGTYPE
+        ++m_summary.wrongTypeRequests;
+        return Ok {};
+    }
+    const bool created = !key.live();
+    if (created) {
+        // Only a write makes the key (HDEL or HGET of a missing key changes nothing).
+        if (op.action != ElementAction::Add && op.action != ElementAction::Command) {
+            m_table.lookup();
+            return Ok {};
+        }
+        m_table.insert();
+        key.set(KeyState::kLive | KeyState::kWritten | KeyState::kCollection);
+        key.clear(KeyState::kStaleExpire);
+        key.setKeyBytes(r.keyBytes);
+        key.valueBytes = 0;
+        key.setKind(ValueKind::String);
+        if (++m_summary.liveKeys > m_summary.maxLiveKeys)
+            m_summary.maxLiveKeys = m_summary.liveKeys;
+    } else {
+        m_table.lookup();
+    }
+    auto emptied = m_collections->apply(id, r, created);
+    if (!emptied)
+        return emptied.error();
+    if (*emptied) // the engines delete a collection with its last element
+        remove<Observed>(key);
+    return Ok {};
+}
+
+template Status KeyspaceReplay::applyElement<true>(KeyState& key, const Request& r);
+template Status KeyspaceReplay::applyElement<false>(KeyState& key, const Request& r);
+
+} // namespace layoutlab
