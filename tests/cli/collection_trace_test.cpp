@@ -302,9 +302,9 @@ TEST_P(CollectionTrace, HashWorkloadsWithinOnePercentOfTheServer) {
         const auto served = encodings(*client, workload.hashKeys);
         EXPECT_EQ(simulated, served) << "hashes by encoding";
         // A known gap, left open: on the 9.1 line (hashtable.c's shrink steps that skip empty buckets), tables
-        // emptied by HDEL measure 0.6 to 1.7% above the model, and two runs of the same capture on one build
-        // differ by 0.9 points (the server's hash seed decides which buckets a shrink finds empty). Every other
-        // workload and build is held to 1%.
+        // emptied by HDEL measure above the model: six runs of the same capture on 9.1.0 gave 0.45 to 1.65%
+        // (mean 0.96%; the server's hash seed decides how a shrink meets empty buckets). Every other workload
+        // and build is held to 1%.
         const bool shrinkGap = workload.name.starts_with("churn") && layoutName.starts_with("valkey-9.1");
         EXPECT_LT(std::abs(error), shrinkGap ? 0.02 : 0.01)
             << "(" << layoutName << ") predicted " << predicted << " B, measured " << measured << " B";
