@@ -33,6 +33,8 @@ const char* flagFor(const std::string& field) {
         { field::kShard, "--shard" },
         { field::kPlan, "PLAN" },
         { field::kValueSize, "--value-size" },
+        { field::kHashFields, "--hash-fields" },
+        { field::kFieldSize, "--field-size" },
         { field::kTtlFraction, "--ttl-fraction" },
         { field::kIntValues, "--int-values" },
         { field::kGetFraction, "--get-fraction" },

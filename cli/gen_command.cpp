@@ -25,6 +25,8 @@ struct GenOptions {
     double deleteFraction = 0;
     std::string popularity = "uniform";
     std::uint64_t seed = 1;
+    std::string hashFields; // empty: string keys
+    std::string fieldSize = "8";
 };
 
 int runGen(const GenOptions& o) {
@@ -34,13 +36,16 @@ int runGen(const GenOptions& o) {
         return reportError(config.error());
     config->load = !o.noLoad;
     config->ttlSeconds = o.ttlSeconds;
+    if (!o.hashFields.empty())
+        if (auto ok = setHashFields(*config, o.hashFields, o.fieldSize); !ok)
+            return reportError(ok.error());
     if (!config->load && config->ops == 0)
         return reportError(usageError("--no-load without --ops would write an empty trace", "--no-load"));
     ProgressBar bar("gen");
     if (auto ok = runGenerateJob(*config, o.output, &bar, interruptToken()); !ok)
         return reportError(ok.error());
-    fmt::print(stderr, "wrote {} requests over {} keys to {}\n", (config->load ? config->keys : 0) + config->ops,
-        config->keys, o.output);
+    fmt::print(stderr, "wrote {} requests over {} {}keys to {}\n", SyntheticTrace(*config).totalRequests(),
+        config->keys, config->hashFields ? "hash " : "", o.output);
     return kExitOk;
 }
 } // namespace
@@ -68,6 +73,11 @@ void addGenCommand(CLI::App& app, int& status) {
         ->capture_default_str();
     cmd->add_option("--popularity", options->popularity, "Key popularity: uniform or zipf:A")->capture_default_str();
     cmd->add_option("--seed", options->seed, "Random seed (same seed, same trace)")->capture_default_str();
+    cmd->add_option("--hash-fields", options->hashFields,
+        "Make every key a hash of this many fields (a length distribution's forms), loaded by one HSET; the "
+        "operations become HGET, HDEL and HSET of one field");
+    cmd->add_option("--field-size", options->fieldSize, "Hash field length distribution (with --hash-fields)")
+        ->capture_default_str();
     cmd->callback([options, &status] { status = runGen(*options); });
 }
 

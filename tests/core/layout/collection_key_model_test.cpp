@@ -6,6 +6,8 @@
 #include "layoutlab/alloc/allocator_registry.h"
 #include "layoutlab/layout/collection_key_model.h"
 #include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/sim/simulation.h"
+#include "layoutlab/trace/generator.h"
 
 #include <gtest/gtest.h>
 
@@ -131,6 +133,37 @@ TEST(CollectionKeyModel, ATableEmptiedBelowItsFillShrinks) {
         // in stages and may stop above the smallest that fits.
         EXPECT_LE(key.index->heldBuckets(), fullBuckets / 4) << spec;
         EXPECT_LT(emptied, full / 10) << spec;
+    }
+}
+
+// `gen --hash-fields N` then `sim`: every key is the one-key model's hash of N fields made by one HSET, plus
+// the keyspace's table; on every engine line, on both sides of the entries limit.
+TEST(CollectionKeyModel, AGeneratedHashKeyspaceIsTheOneKeyModelTimesItsKeys) {
+    for (const char* spec : kLayouts) {
+        for (const char* fields : { "20", "600" }) {
+            auto config = makeGeneratorConfig(300, std::nullopt, "16", "24", 0, 0, 0.8, 0, "uniform", 5);
+            ASSERT_TRUE(config);
+            ASSERT_TRUE(setHashFields(*config, fields, "10"));
+            SyntheticTrace trace(*config);
+            const auto l = layout(spec);
+            auto allocator = parseAllocator("jemalloc:quantum=8,page=4096");
+            auto result = simulate({ l, *allocator, {} }, trace);
+            ASSERT_TRUE(result) << result.error().describe();
+            CollectionShape shape;
+            shape.entries = std::stoull(fields);
+            shape.elementBytes = 10;
+            shape.valueBytes = 24;
+            const auto key = describeCollection(*l, shape, jemalloc());
+            ASSERT_TRUE(key);
+            IndexTableModel index(l->indexPolicy().kind, l->indexPolicy().params);
+            for (int k = 0; k < 300; ++k)
+                index.insert();
+            index.settle();
+            const double expected = key->usableBytes(jemalloc()) * 300 + index.footprint(jemalloc()).usableBytes;
+            EXPECT_NEAR(static_cast<double>(result->points.at(0).usableBytes), expected, 1.0) << spec << " " << fields;
+            ASSERT_EQ(result->collections.size(), 1u);
+            EXPECT_EQ(result->collections[0].encoding, key->encoding);
+        }
     }
 }
 

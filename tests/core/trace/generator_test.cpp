@@ -143,3 +143,69 @@ TEST(Generator, MalformedDistributionsAreUsageErrors) {
 }
 
 } // namespace
+
+// Hash workloads (`gen --hash-fields`): each key loaded by one HSET (its start, then a request per field),
+// then HGET, HDEL and HSET of single fields, every element request naming the lengths it needs.
+namespace {
+GeneratorConfig hashConfig(const char* fields, std::optional<std::uint64_t> ops, std::uint64_t seed = 7) {
+    GeneratorConfig c = config(200, ops, "16", "uniform:1:30", 0, 0, "uniform", seed);
+    EXPECT_TRUE(setHashFields(c, fields, "uniform:4:12"));
+    return c;
+}
+} // namespace
+
+TEST(Generator, AHashLoadIsOneHsetPerKey) {
+    SyntheticTrace trace(hashConfig("uniform:1:20", std::nullopt));
+    const auto all = drain(trace);
+    std::uint64_t commands = 0, adds = 0;
+    std::uint32_t expected = 0, key = UINT32_MAX;
+    for (const Request& r : all) {
+        ASSERT_EQ(r.op, Op::Element);
+        const ElementOp op = r.elementOp();
+        EXPECT_EQ(op.collection, CollectionKind::Hash);
+        if (op.action == ElementAction::Command) {
+            EXPECT_EQ(expected, 0u) << "the last HSET had all its fields";
+            ++commands;
+            expected = r.valueBytes;
+            key = r.keyId;
+            EXPECT_GE(r.valueBytes, 1u);
+            EXPECT_LE(r.valueBytes, 20u);
+        } else {
+            ASSERT_EQ(op.action, ElementAction::Add);
+            EXPECT_EQ(r.keyId, key);
+            EXPECT_GE(r.elementBytes, 4u);
+            EXPECT_LE(r.elementBytes, 12u);
+            --expected;
+            ++adds;
+        }
+    }
+    EXPECT_EQ(commands, 200u);
+    EXPECT_EQ(all.size(), commands + adds);
+}
+
+TEST(Generator, HashOperationsKnowWhatTheyReplace) {
+    SyntheticTrace a(hashConfig("uniform:1:5", 20000));
+    SyntheticTrace b(hashConfig("uniform:1:5", 20000));
+    const auto all = drain(a);
+    EXPECT_EQ(all, drain(b)); // same seed, same trace
+    // Every action is there, and a removal or an update names a value length the generator can have set.
+    std::map<ElementAction, std::uint64_t> actions;
+    for (const Request& r : all) {
+        const ElementOp op = r.elementOp();
+        ++actions[op.action];
+        if (op.action == ElementAction::Update || op.action == ElementAction::Remove)
+            EXPECT_LE(r.priorBytes(), 30u);
+    }
+    EXPECT_GT(actions[ElementAction::Read], 10000u); // 80% HGET
+    EXPECT_GT(actions[ElementAction::Remove], 0u);
+    EXPECT_GT(actions[ElementAction::Update], 0u);
+    EXPECT_GT(actions[ElementAction::Add], 200u);
+}
+
+TEST(Generator, TooManyHashFieldsAreRefused) {
+    GeneratorConfig c = config(2000000, std::nullopt, "16", "8");
+    const auto refused = setHashFields(c, "1000", "8");
+    ASSERT_FALSE(refused);
+    EXPECT_NE(refused.error().describe().find("fields in all"), std::string::npos);
+    EXPECT_EQ(refused.error().field, field::kHashFields);
+}

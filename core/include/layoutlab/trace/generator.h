@@ -8,6 +8,7 @@
 #include "layoutlab/trace/trace_reader.h"
 
 #include <optional>
+#include <vector>
 
 namespace layoutlab {
 
@@ -25,7 +26,17 @@ struct GeneratorConfig {
     double zipfExponent = 0.0; // 0: uniform popularity
     std::uint64_t seed = 1;
     std::uint32_t opsPerSecond = 100000; // spacing of timestamps
+    // Hash workloads (`gen --hash-fields`): every key is a hash of this many fields, each fieldSize long
+    // with a value of valueSize, loaded by one HSET; the operations are then HGET (a field's lookup), HDEL
+    // (a field, or the lookup of one already gone) and HSET (a new field, or a value replaced), as element
+    // requests. TTLs and integer values are for string keys only.
+    std::optional<SizeDistribution> hashFields;
+    SizeDistribution fieldSize = *SizeDistribution::parse("8", field::kFieldSize);
 };
+
+// Makes `config` (its keys and seed set) a hash workload of `fields` fields per key (a size distribution's
+// text, at least 1) of `fieldSize` bytes each; an error when they are more than 2^30 fields in all.
+Status setHashFields(GeneratorConfig& config, std::string_view fields, std::string_view fieldSize);
 
 Expected<GeneratorConfig> makeGeneratorConfig(std::uint64_t keys, std::optional<std::uint64_t> ops,
     std::string_view keySize, std::string_view valueSize, double ttlFraction, double intValues, double getFraction,
@@ -45,8 +56,20 @@ public:
 
 private:
     Request makeWrite(std::uint32_t keyId, Op op);
+    // Hash workloads: the next request of the load or of the operations.
+    Request nextHashRequest();
+    Request hashElement(std::uint32_t keyId, ElementAction action, std::uint32_t field) const;
+    std::uint32_t fieldBytesOf(std::uint32_t keyId, std::uint32_t field) const;
 
     GeneratorConfig m_config;
+    // Hash workloads: each key's fields' value lengths (kAbsentField once deleted), its fields at load, and
+    // where the load is (key, field; the field before the first is the HSET's start).
+    static constexpr std::uint32_t kAbsentField = UINT32_MAX;
+    std::vector<std::vector<std::uint32_t>> m_fieldValues;
+    std::vector<std::uint32_t> m_loadFields;
+    std::uint64_t m_loadRequests = 0;
+    std::uint32_t m_loadKey = 0;
+    std::int64_t m_loadField = -1;
     std::optional<ZipfSampler> m_zipf;
     Random m_random;
     std::uint64_t m_emitted = 0;
