@@ -42,10 +42,11 @@ int runGen(const GenOptions& o) {
     if (!config->load && config->ops == 0)
         return reportError(usageError("--no-load without --ops would write an empty trace", "--no-load"));
     ProgressBar bar("gen");
-    if (auto ok = runGenerateJob(*config, o.output, &bar, interruptToken()); !ok)
-        return reportError(ok.error());
-    fmt::print(stderr, "wrote {} requests over {} {}keys to {}\n", SyntheticTrace(*config).totalRequests(),
-        config->keys, config->hashFields ? "hash " : "", o.output);
+    const auto written = runGenerateJob(*config, o.output, &bar, interruptToken());
+    if (!written)
+        return reportError(written.error());
+    fmt::print(stderr, "wrote {} requests over {} {}keys to {}\n", *written, config->keys,
+        config->hashFields ? "hash " : "", o.output);
     return kExitOk;
 }
 } // namespace

@@ -13,8 +13,7 @@
 #include "layoutlab/layout/collection_layout.h"
 #include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/sim/index_table_model.h"
-#include "resp_servers.h"
-#include "server_fixture.h"
+#include "resp_server_under_test.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -117,17 +116,11 @@ void checkEveryShape(std::size_t serverIndex, CollectionType type, const std::ve
         GTEST_SKIP() << "no server " << serverIndex
                      << ": Debian's redis-server and the builds of tests/engines are all there are here";
     const test::EngineBuild& server = all[serverIndex];
-    auto running = test::startServer(server.binary,
-        { "--port", "{port}", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no",
-            "--latency-tracking", "no" });
-    ASSERT_TRUE(running);
-    auto client = RespClient::connect("127.0.0.1", running->port);
-    ASSERT_TRUE(client) << client.error().describe();
-    auto info = describeRespServer(*client);
-    ASSERT_TRUE(info) << info.error().describe();
-    const std::string layoutName = server.layout.empty() ? info->layout : server.layout;
-    auto models = parseLayoutAndAllocator(layoutName, info->allocator);
-    ASSERT_TRUE(models) << models.error().describe();
+    auto under = test::startRespServer(server);
+    ASSERT_TRUE(under);
+    auto& client = under->client;
+    const std::string& layoutName = under->layoutName;
+    const LayoutAndAllocator* models = &under->models;
     // What a server allocates once, on its first keys, is not the keyspace's.
     ASSERT_TRUE(client->pipeline(fill(type, scenarios[0], 1000)));
     ASSERT_TRUE(waitUntilSettled(*client));

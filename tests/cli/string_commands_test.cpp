@@ -15,8 +15,7 @@
 #include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/sim/simulation.h"
 #include "monitor_capture.h"
-#include "resp_servers.h"
-#include "server_fixture.h"
+#include "resp_server_under_test.h"
 
 #include <fmt/format.h>
 #include <fstream>
@@ -310,20 +309,11 @@ TEST_P(StringCommands, EveryCommandWithinOnePercentOfTheServer) {
         GTEST_SKIP() << "no server " << GetParam() << ": Debian's redis-server and the Valkey builds of "
                      << "tests/engines are all there are here";
     const Server& server = all[GetParam()];
-    auto running = test::startServer(server.binary,
-        { "--port", "{port}", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir",
-            ".", "--enable-debug-command", "local", "--latency-tracking", "no" });
-    ASSERT_TRUE(running);
-    auto client = RespClient::connect("127.0.0.1", running->port);
-    ASSERT_TRUE(client) << client.error().describe();
-    auto info = describeRespServer(*client);
-    ASSERT_TRUE(info) << info.error().describe();
-    const std::string layoutName = server.layout.empty() ? info->layout : server.layout;
-    ASSERT_FALSE(layoutName.empty()) << server.label << ": no layout for version " << info->version;
-    auto layout = parseLayout(layoutName);
-    ASSERT_TRUE(layout) << layout.error().describe();
-    auto allocator = parseAllocator(info->allocator);
-    ASSERT_TRUE(allocator) << allocator.error().describe();
+    auto under = test::startRespServer(server, { "--dir", ".", "--enable-debug-command", "local" });
+    ASSERT_TRUE(under);
+    auto& running = under->running;
+    auto& client = under->client;
+    const std::string& layoutName = under->layoutName;
     ASSERT_TRUE(warmUpCommands(*client));
     // A first load and flush: what a server allocates once, on its first keys (Valkey 8.0 keeps 128 KiB
     // from then on), is not the keyspace's.
@@ -361,7 +351,7 @@ TEST_P(StringCommands, EveryCommandWithinOnePercentOfTheServer) {
             std::ofstream(path) << capture;
             auto trace = openTrace(path, { "monitor", OnError::Fail, 16 });
             ASSERT_TRUE(trace) << trace.error().describe();
-            auto result = simulate({ *layout, *allocator, {} }, **trace);
+            auto result = simulate({ under->models.layout, under->models.allocator, {} }, **trace);
             ASSERT_TRUE(result) << result.error().describe();
             const auto& point = result->points.at(0);
             const double predicted = static_cast<double>(point.usableBytes);

@@ -23,7 +23,6 @@
 #include "collection_rules.h"
 
 #include <algorithm>
-#include <cmath>
 #include <fmt/format.h>
 
 namespace layoutlab {
@@ -46,15 +45,9 @@ std::pair<ElementValue, ElementValue> unpackEntry(std::uint64_t packed) {
     return { element, value };
 }
 
-// A listpack entry as lpAppend stores the argument: an integer by its class, else the string.
-std::uint64_t listpackEntryBytes(ElementValue v) {
-    // One value of each class, for listpack::integerEntryBytes (the class alone decides the entry's size).
-    static constexpr std::int64_t kOfClass[] = { 0, 0, 4095, 32767, 8388607, 2147483647, 2147483648 };
-    return v.integer == IntegerClass::None ? listpack::stringEntryBytes(v.bytes)
-                                           : listpack::integerEntryBytes(kOfClass[static_cast<unsigned>(v.integer)]);
-}
+// A field and value as lpAppend stores them: an integer by its class, else the string.
 std::uint64_t pairBytes(ElementValue element, ElementValue value) {
-    return listpackEntryBytes(element) + listpackEntryBytes(value);
+    return listpack::entryBytes(element.bytes, element.integer) + listpack::entryBytes(value.bytes, value.integer);
 }
 } // namespace
 
@@ -156,7 +149,8 @@ void CollectionKeyModel::update(
     if (!key.table) {
         // lpReplace: the value's entry rewritten at its new size. Any entry of the same lengths and classes
         // stands for the field: only the sizes matter.
-        key.listpackBytes = key.listpackBytes + listpackEntryBytes(after) - listpackEntryBytes(before);
+        key.listpackBytes = key.listpackBytes + listpack::entryBytes(after.bytes, after.integer)
+            - listpack::entryBytes(before.bytes, before.integer);
         const auto it = std::find(key.compactEntries.begin(), key.compactEntries.end(), packEntry(element, before));
         if (it != key.compactEntries.end())
             *it = packEntry(element, after);
@@ -186,14 +180,16 @@ void CollectionKeyModel::remove(CollectionKeyState& key, ElementValue element, E
     // in their own delete (the index model's erase).
     if (m_rules->tableKind == IndexKind::RedisDict)
         key.index->shrinkIfNeeded();
-    // Which entry went is not known, only its lengths: one whose field came as an argument as often as
-    // those are among them.
-    const double fromArgv
-        = key.entries + 1 > 0 ? static_cast<double>(key.argvEntries) / static_cast<double>(key.entries + 1) : 0;
+    if (!m_rules->hashFieldsAsSent) { // the field's header is the same however it came
+        addTableEntry(key, element, value, -1, false);
+        return;
+    }
+    // Which entry went is not known, only its lengths: one whose field came as an argument as often as those
+    // are among the entries it was one of.
+    const double fromArgv = key.argvEntries / static_cast<double>(key.entries + 1);
     addTableEntry(key, element, value, -fromArgv, true);
     addTableEntry(key, element, value, -(1 - fromArgv), false);
-    key.argvEntries = static_cast<std::uint64_t>(
-        std::llround(static_cast<double>(key.argvEntries) * (1 - 1.0 / static_cast<double>(key.entries + 1))));
+    key.argvEntries -= fromArgv;
 }
 
 void CollectionKeyModel::read(CollectionKeyState& key) const {

@@ -156,18 +156,15 @@ std::uint64_t stringEntryBytes(std::uint64_t length) {
     return encoded + backlenBytes(encoded);
 }
 std::uint64_t integerEntryBytes(std::int64_t v) {
-    // lpEncodeIntegerGetType: 7-bit unsigned, 13-, 16-, 24-, 32- or 64-bit signed.
-    std::uint64_t encoded = 9;
-    if (v >= 0 && v <= 127)
-        encoded = 1;
-    else if (v >= -4096 && v <= 4095)
-        encoded = 2;
-    else if (v >= -32768 && v <= 32767)
-        encoded = 3;
-    else if (v >= -8388608 && v <= 8388607)
-        encoded = 4;
-    else if (v >= -2147483648LL && v <= 2147483647LL)
-        encoded = 5;
+    return entryBytes(0, integerClassOf(v));
+}
+std::uint64_t entryBytes(std::uint32_t length, IntegerClass integer) {
+    if (integer == IntegerClass::None)
+        return stringEntryBytes(length);
+    // lpEncodeIntegerGetType: the encoding byte and the integer, by the class's width (7-bit unsigned in the
+    // encoding byte itself; 13-bit in two; 16, 24, 32 or 64 bits after it).
+    static constexpr std::uint64_t kEncodedBytes[kIntegerClassCount] = { 0, 1, 2, 3, 4, 5, 9 };
+    const std::uint64_t encoded = kEncodedBytes[static_cast<unsigned>(integer)];
     return encoded + backlenBytes(encoded);
 }
 std::uint64_t entryBytes(std::uint32_t length, bool integer) {

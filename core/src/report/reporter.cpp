@@ -182,8 +182,8 @@ std::string collectionLines(const SimulationResult& r) {
         const auto keys = static_cast<double>(c.keys);
         out += fmt::format("{} {} {} keys as {}: {:.1f} entries and {} usable per key (its own allocations "
                            "included), {} in all\n",
-            i == 0 ? "collection" : "          ", c.keys, c.type == "hash" ? "hash" : c.type, c.encoding,
-            static_cast<double>(c.entries) / keys, bytesText(c.usableBytes / keys), bytesText(c.usableBytes));
+            i == 0 ? "collection" : "          ", c.keys, c.type, c.encoding, static_cast<double>(c.entries) / keys,
+            bytesText(c.usableBytes / keys), bytesText(c.usableBytes));
     }
     if (!r.collections.empty())
         out += "           the same at every threshold; counted in every row's keys and bytes, not in its size "

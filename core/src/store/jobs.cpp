@@ -116,7 +116,7 @@ Expected<TraceStats> runImportJob(const ImportJob& job, ResultsDb* db, ProgressS
     return finishImport(job, stats.stats(), db, progress);
 }
 
-Status runGenerateJob(
+Expected<std::uint64_t> runGenerateJob(
     const GeneratorConfig& config, const std::string& outputPath, ProgressSink* progress, std::stop_token stop) {
     SyntheticTrace trace(config);
     // Each request takes at least its op byte, its key id and a byte of each size in the file: refused
@@ -128,7 +128,7 @@ Status runGenerateJob(
     if (auto ok = checkFreeSpace(outputPath, leastBytes,
             fmt::format("a trace of {} requests (at least {} bytes each)", trace.totalRequests(), 3 + idBytes));
         !ok)
-        return ok;
+        return ok.error();
     NoProgress silent;
     ProgressReader counted(
         trace, progress ? *progress : silent,
@@ -136,10 +136,10 @@ Status runGenerateJob(
             std::uint64_t done) { return total ? static_cast<double>(done) / static_cast<double>(total) : -1.0; },
         stop);
     if (auto ok = writeTrace(counted, outputPath); !ok)
-        return ok;
+        return ok.error();
     if (progress)
         progress->progress(1.0, trace.totalRequests());
-    return Ok {};
+    return trace.totalRequests();
 }
 
 Error keepUnstoredResults(

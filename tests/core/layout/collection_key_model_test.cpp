@@ -9,22 +9,16 @@
 #include "layoutlab/sim/simulation.h"
 #include "layoutlab/trace/generator.h"
 
+#include "layout_fixtures.h"
+
 #include <gtest/gtest.h>
 
 using namespace layoutlab;
 
 namespace {
 
-const AllocatorModel& jemalloc() {
-    static const auto allocator = *parseAllocator("jemalloc:quantum=8,page=4096");
-    return *allocator;
-}
-
-LayoutPtr layout(const std::string& spec) {
-    auto parsed = parseLayout(spec);
-    EXPECT_TRUE(parsed) << parsed.error().describe();
-    return *parsed;
-}
+using test::jemalloc;
+using test::layout;
 
 CollectionKeyModel hashModel(const LayoutModel& l, const CollectionLimits& limits = {}) {
     auto model = CollectionKeyModel::create(l, jemalloc(), limits, CollectionKind::Hash);

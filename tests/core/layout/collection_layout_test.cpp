@@ -8,12 +8,17 @@
 #include "layoutlab/layout/collection_layout.h"
 #include "layoutlab/layout/layout_registry.h"
 
+#include "layout_fixtures.h"
 #include <cmath>
+
 #include <gtest/gtest.h>
 
 using namespace layoutlab;
 
 namespace {
+
+using test::jemalloc;
+using test::layout;
 
 double requestedOf(const CollectionKeyLayout& h, const std::string& what) {
     for (const auto& part : h.parts)
@@ -26,17 +31,6 @@ double countOf(const CollectionKeyLayout& h, const std::string& what) {
         if (part.what == what)
             return part.count;
     return 0;
-}
-
-const AllocatorModel& jemalloc() {
-    static const auto allocator = *parseAllocator("jemalloc:quantum=8,page=4096");
-    return *allocator;
-}
-
-LayoutPtr layout(const std::string& spec) {
-    auto parsed = parseLayout(spec);
-    EXPECT_TRUE(parsed) << parsed.error().describe();
-    return *parsed;
 }
 
 CollectionShape hash(std::uint64_t fields, std::uint32_t fieldBytes, std::uint32_t valueBytes,

@@ -5,6 +5,8 @@
 #include "layoutlab/alloc/allocator_registry.h"
 #include "layoutlab/layout/sds_buffer.h"
 
+#include "layout_fixtures.h"
+
 #include <gtest/gtest.h>
 
 using namespace layoutlab;
@@ -12,10 +14,7 @@ using namespace layoutlab::sds;
 
 namespace {
 
-const AllocatorModel& jemalloc() {
-    static const auto a = *parseAllocator("jemalloc:quantum=8,page=4096");
-    return *a;
-}
+using test::jemalloc;
 
 TEST(SdsBuffer, NewLenTakesTheAllocationsUsableSize) {
     // 5 bytes: type 5, 7 bytes asked, 8 given; a type-5 string has no free space.

@@ -49,7 +49,7 @@ struct CollectionKeyState {
     double entryAllocations = 0;
     double entryRequestedBytes = 0;
     double entryUsableBytes = 0;
-    std::uint64_t argvEntries = 0; // entries whose field came from a command's argument, not a conversion
+    double argvEntries = 0; // entries whose field came from a command's argument, not a conversion (expected)
 };
 
 // The collection's memory, the key's own allocations aside.

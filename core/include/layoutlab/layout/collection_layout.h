@@ -17,6 +17,7 @@
 
 #include "layoutlab/alloc/allocator_model.h"
 #include "layoutlab/expected.h"
+#include "layoutlab/trace/value_kind.h"
 
 #include <cstdint>
 #include <string>
@@ -89,6 +90,8 @@ struct CollectionKeyLayout {
 namespace listpack {
 std::uint64_t stringEntryBytes(std::uint64_t length); // encoding + data + backlen
 std::uint64_t integerEntryBytes(std::int64_t value);
+// An entry of a string of `length` bytes whose integer class is `integer` (None: stored as the string).
+std::uint64_t entryBytes(std::uint32_t length, IntegerClass integer);
 // An entry as lpAppend stores a string: as an integer when it is one (lpStringToInt64), else as the string.
 std::uint64_t entryBytes(std::uint32_t length, bool integer);
 inline constexpr std::uint64_t kHeaderBytes = 6; // LP_HDR_SIZE

@@ -51,9 +51,10 @@ Expected<TraceStats> runImportJob(
     const ImportJob& job, ResultsDb* db, ProgressSink* progress = nullptr, std::stop_token stop = {});
 
 // Writes the synthetic trace `config` describes to `outputPath` (what `layoutlab gen` does). A stop
-// request ends it with ErrorCode::Cancelled; the output is written whole or not at all.
-Status runGenerateJob(const GeneratorConfig& config, const std::string& outputPath, ProgressSink* progress = nullptr,
-    std::stop_token stop = {});
+// request ends it with ErrorCode::Cancelled; the output is written whole or not at all. Returns the requests
+// written.
+Expected<std::uint64_t> runGenerateJob(const GeneratorConfig& config, const std::string& outputPath,
+    ProgressSink* progress = nullptr, std::stop_token stop = {});
 
 struct SimulationJob {
     std::string tracePath;
