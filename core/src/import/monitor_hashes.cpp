@@ -10,7 +10,7 @@
 //   hgetCommand, hmgetCommand, hexistsCommand, hstrlenCommand: a lookup per field.
 // A key of another type answers WRONGTYPE (checkType) and nothing changes.
 
-#include "monitor_hashes.h"
+#include "monitor_collections.h"
 
 #include <algorithm>
 #include <array>
@@ -23,7 +23,6 @@ namespace {
 constexpr std::array<std::string_view, 10> kElementCommands { "HSET", "HMSET", "HSETNX", "HDEL", "HINCRBY",
     "HINCRBYFLOAT", "HGET", "HMGET", "HEXISTS", "HSTRLEN" };
 constexpr std::array<std::string_view, 6> kWholeReads { "HGETALL", "HKEYS", "HVALS", "HLEN", "HSCAN", "HRANDFIELD" };
-constexpr std::string_view kWrongType = "WRONGTYPE Operation against a key holding the wrong kind of value";
 
 bool numeric(std::string_view value) {
     return parseLongLong(value).has_value() || parseLongDouble(value).has_value();
@@ -35,22 +34,14 @@ IntegerClass classOf(const FieldValue& v) {
     return v.numeric.empty() ? IntegerClass::None : integerClassOf(v.numeric);
 }
 
-class HashCommand {
+class HashCommand : CollectionCommand {
 public:
     HashCommand(std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs)
-        : m_name(name)
-        , m_args(args)
-        , m_keys(keys)
-        , m_nowMs(nowMs) { }
+        : CollectionCommand(CollectionKind::Hash, name, args, keys, nowMs) { }
 
-    HashCommandEffect run() {
-        if (!checkArity())
+    CollectionCommandEffect run() {
+        if (!checkArity() || !lookUpKey(KeyValue::Content::Hash))
             return std::move(m_effect);
-        m_key = m_keys.find(m_args[1], m_nowMs);
-        if (m_key && m_key->present() && !m_key->isHash()) {
-            refuse(std::string(kWrongType), "the key holds a string");
-            return std::move(m_effect);
-        }
         if (m_name == "HSET" || m_name == "HMSET")
             set();
         else if (m_name == "HSETNX")
@@ -77,44 +68,9 @@ private:
             refuse("wrong number of arguments", fmt::format("{} arguments", n - 1));
         return ok;
     }
-    void refuse(std::string reason, std::string detail) {
-        m_effect.requests.clear();
-        m_effect.refusal = std::move(reason);
-        m_effect.detail = std::move(detail);
-    }
     // The key's fields, the key made a hash when absent (hashTypeLookupWriteOrCreate).
-    HashFields& fields() {
-        if (!m_key || !m_key->present()) {
-            KeyValue& k = m_key ? *m_key : m_keys.at(m_args[1], m_nowMs);
-            k = KeyValue {};
-            k.content = KeyValue::Content::Hash;
-            k.hash = std::make_unique<HashFields>();
-            m_key = &k;
-        }
-        return *m_key->hash;
-    }
-    Request element(ElementAction action, std::string_view field) {
-        Request r;
-        r.op = Op::Element;
-        r.keyBytes = static_cast<std::uint32_t>(m_args[1].size());
-        r.elementBytes = static_cast<std::uint32_t>(field.size());
-        m_op = ElementOp { CollectionKind::Hash, action, integerClassOf(field) };
-        return r;
-    }
-    void push(Request r) {
-        r.element = m_op.packed();
-        m_effect.requests.push_back(r);
-    }
-    void command(std::size_t firstArg) { // hashTypeTryConversion(o, argv, firstArg, argc - 1)
-        std::size_t longest = 0;
-        for (std::size_t i = firstArg; i < m_args.size(); ++i)
-            longest = std::max(longest, m_args[i].size());
-        Request r = element(ElementAction::Command, "");
-        r.valueBytes = static_cast<std::uint32_t>((m_args.size() - firstArg) / 2);
-        r.elementBytes = static_cast<std::uint32_t>(std::min<std::size_t>(longest, UINT32_MAX));
-        m_op.element = IntegerClass::None;
-        push(r);
-    }
+    HashFields& fields() { return *keyMade(KeyValue::Content::Hash).hash; }
+    void pairs(std::size_t firstArg) { command((m_args.size() - firstArg) / 2, firstArg); }
     // hashTypeSet: the field's value replaced, or the pair added.
     void store(HashFields& hash, const std::string& field, std::string_view value) {
         const FieldValue after = fieldValueOf(value);
@@ -131,11 +87,9 @@ private:
         }
         push(r);
     }
-    void lookup(std::string_view field) { push(element(ElementAction::Read, field)); }
-
     void set() {
         HashFields& hash = fields();
-        command(2);
+        pairs(2);
         for (std::size_t i = 2; i + 1 < m_args.size(); i += 2)
             store(hash, m_args[i], m_args[i + 1]);
     }
@@ -144,11 +98,11 @@ private:
         lookup(m_args[2]); // hashTypeExists
         if (hash.count(m_args[2]))
             return;
-        command(2);
+        pairs(2);
         store(hash, m_args[2], m_args[3]);
     }
     void remove() {
-        if (!m_key || !m_key->present())
+        if (!present())
             return; // a missing key: nothing to delete
         HashFields& hash = *m_key->hash;
         for (std::size_t i = 2; i < m_args.size(); ++i) {
@@ -210,20 +164,12 @@ private:
             *m_key = KeyValue {};
     }
     void read() {
-        if (!m_key || !m_key->present())
+        if (!present())
             return;
         const std::size_t first = 2, last = m_name == "HMGET" ? m_args.size() : 3;
         for (std::size_t i = first; i < last; ++i)
             lookup(m_args[i]);
     }
-
-    std::string_view m_name;
-    const std::vector<std::string>& m_args;
-    MonitorKeyspace& m_keys;
-    std::uint64_t m_nowMs;
-    KeyValue* m_key = nullptr;
-    ElementOp m_op;
-    HashCommandEffect m_effect;
 };
 } // namespace
 
@@ -234,7 +180,7 @@ bool readsHashWhole(std::string_view name) {
     return std::find(kWholeReads.begin(), kWholeReads.end(), name) != kWholeReads.end();
 }
 
-HashCommandEffect applyHashCommand(
+CollectionCommandEffect applyHashCommand(
     std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs) {
     return HashCommand(name, args, keys, nowMs).run();
 }

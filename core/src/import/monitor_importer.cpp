@@ -5,14 +5,14 @@
 // case is the client's. A first line "OK" (the reply to MONITOR) and a "[ proxyNN ] " prefix are accepted.
 // String commands become requests, with what the engine would do: the importer follows each key's value
 // and TTL (MonitorKeyspace) to give INCR and INCRBYFLOAT their results, MSETNX its all-or-nothing and
-// EXPIRE's NX/XX/GT/LT their conditions. Hash commands become element requests (monitor_hashes.h), with
-// the lengths of the values they replace or remove from the importer's own copy of each hash. Commands the
-// server would refuse are counted and left out; commands that change no key are counted as skipped; others
-// (the other collection types' commands among them) as not modelled.
+// EXPIRE's NX/XX/GT/LT their conditions. Hash and set commands become element requests
+// (monitor_collections.h), with the lengths of the values they replace or remove from the importer's own
+// copy of each hash and set. Commands the server would refuse are counted and left out; commands that change
+// no key are counted as skipped; others (sorted sets' and lists' among them) as not modelled.
 
 #include "import_formats.h"
 #include "line_importer.h"
-#include "monitor_hashes.h"
+#include "monitor_collections.h"
 #include "monitor_keyspace.h"
 
 #include <algorithm>
@@ -224,13 +224,14 @@ private:
     void setRange();
     void expire(const std::string& unit);
     void getex();
-    void hashCommand();
-    // A string command on a hash key: the server answers WRONGTYPE and nothing changes (checkType).
-    bool holdsHash(const std::string& key) {
+    void collectionCommand();
+    // A string command on a collection key: the server answers WRONGTYPE and nothing changes (checkType).
+    bool holdsCollection(const std::string& key) {
         const monitor::KeyValue* v = m_keys.find(key, m_absoluteMs);
-        if (!v || !v->isHash())
+        if (!v || !v->isCollection())
             return false;
-        refuse("WRONGTYPE Operation against a key holding the wrong kind of value", "the key holds a hash");
+        refuse(std::string(monitor::kWrongType),
+            v->content == monitor::KeyValue::Content::Set ? "the key holds a set" : "the key holds a hash");
         return true;
     }
     void command();
@@ -259,7 +260,7 @@ void MonitorImporter::set() {
         else if (equalsIgnoreCase(a[i], "KEEPTTL") && !expiry)
             keep = true;
         else if (equalsIgnoreCase(a[i], "GET")) {
-            if (holdsHash(a[1])) // getGenericCommand's checkType, before anything is set
+            if (holdsCollection(a[1])) // getGenericCommand's checkType, before anything is set
                 return;
         } else if (hasNext && !keep && !expiry
             && (equalsIgnoreCase(a[i], "EX") || equalsIgnoreCase(a[i], "PX") || equalsIgnoreCase(a[i], "EXAT")
@@ -280,8 +281,8 @@ void MonitorImporter::set() {
     write(a[1], a[2], op, ttl, at);
 }
 
-void MonitorImporter::hashCommand() {
-    auto effect = monitor::applyHashCommand(m_name, m_args, m_keys, m_absoluteMs);
+void MonitorImporter::collectionCommand() {
+    auto effect = monitor::applyCollectionCommand(m_name, m_args, m_keys, m_absoluteMs);
     for (const Request& element : effect.requests) {
         Request r = base(m_args[1], Op::Element);
         r.element = element.element;
@@ -305,7 +306,7 @@ void MonitorImporter::increment(std::int64_t sign, bool byArgument) {
             return refuse("decrement would overflow", m_args[2]);
         by = sign * *v;
     }
-    if (holdsHash(m_args[1]))
+    if (holdsCollection(m_args[1]))
         return;
     monitor::KeyValue* v = lookup(m_args[1]);
     std::int64_t old = 0;
@@ -331,7 +332,7 @@ void MonitorImporter::incrementByFloat() {
     const auto by = monitor::parseLongDouble(m_args[2]);
     if (!by)
         return refuse("value is not a valid float", "'" + m_args[2].substr(0, 40) + "'");
-    if (holdsHash(m_args[1]))
+    if (holdsCollection(m_args[1]))
         return;
     monitor::KeyValue* v = lookup(m_args[1]);
     long double old = 0;
@@ -353,7 +354,7 @@ void MonitorImporter::incrementByFloat() {
 
 void MonitorImporter::append() {
     // t_string.c appendCommand: a missing key is created with the argument as its value.
-    if (holdsHash(m_args[1]))
+    if (holdsCollection(m_args[1]))
         return;
     monitor::KeyValue* v = lookup(m_args[1]);
     const std::string& tail = m_args[2];
@@ -383,7 +384,7 @@ void MonitorImporter::setRange() {
     if (*offset < 0)
         return refuse("offset is out of range", m_args[2]);
     const std::string& piece = m_args[3];
-    if (holdsHash(m_args[1]))
+    if (holdsCollection(m_args[1]))
         return;
     if (*offset > kMaxStringBytes - static_cast<std::int64_t>(piece.size()))
         return refuse(
@@ -522,7 +523,7 @@ void MonitorImporter::command() {
         if (arity(3))
             write(a[1], a[2], Op::Add, kNoTtl, 0);
     } else if (is("GETSET")) {
-        if (arity(3) && !holdsHash(a[1]))
+        if (arity(3) && !holdsCollection(a[1]))
             write(a[1], a[2], Op::Set, kNoTtl, 0);
     } else if (is("MSET") || is("MSETNX")) {
         if (a.size() < 3 || a.size() % 2 == 0)
@@ -560,7 +561,7 @@ void MonitorImporter::command() {
             emit(base(a[i], Op::Delete));
         }
     } else if (is("GETDEL")) {
-        if (!arity(2) || holdsHash(a[1]))
+        if (!arity(2) || holdsCollection(a[1]))
             return;
         if (auto* v = m_keys.find(a[1], m_absoluteMs))
             *v = monitor::KeyValue {};
@@ -578,10 +579,10 @@ void MonitorImporter::command() {
         if (auto* v = lookup(a[1]))
             v->expireAtMs = 0;
         emit(base(a[1], Op::Persist));
-    } else if (monitor::isHashCommand(m_name)) {
-        hashCommand();
-    } else if (monitor::readsHashWhole(m_name)) {
-        noteSkipped("command " + m_name + " (reads the hash whole)");
+    } else if (monitor::isCollectionCommand(m_name)) {
+        collectionCommand();
+    } else if (monitor::readsCollectionWhole(m_name)) {
+        noteSkipped("command " + m_name + " (reads the collection whole)");
     } else if (changesNoKey(m_name)) {
         noteSkipped("command " + m_name);
     } else {

@@ -6,6 +6,8 @@
 // capture), MSETNX (all or nothing), EXPIRE's NX/XX/GT/LT. A key is known by a 64-bit hash of its name.
 
 #include <cstdint>
+#include <ext/pb_ds/assoc_container.hpp>
+#include <ext/pb_ds/tree_policy.hpp>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,9 +29,19 @@ struct FieldValue {
     std::string numeric;
 };
 using HashFields = std::unordered_map<std::string, FieldValue>;
+// A set's members, each with its place in the order they were added (from 0, counting members since
+// removed), and the places held, in order: the order a table's buckets chain members in decides what a
+// removal frees (CollectionKeyModel), and so does how many members added after it are still there.
+struct SetMembers {
+    std::unordered_map<std::string, std::uint32_t> added;
+    __gnu_pbds::tree<std::uint32_t, __gnu_pbds::null_type, std::less<>, __gnu_pbds::rb_tree_tag,
+        __gnu_pbds::tree_order_statistics_node_update>
+        places;
+    std::uint32_t next = 0;
+};
 
 struct KeyValue {
-    enum class Content : std::uint8_t { Absent, Integer, Float, Other, Hash };
+    enum class Content : std::uint8_t { Absent, Integer, Float, Other, Hash, Set };
     Content content = Content::Absent;
     std::int64_t integer = 0; // Content::Integer
     long double number = 0; // Integer and Float
@@ -37,6 +49,7 @@ struct KeyValue {
     std::uint64_t length = 0; // the string's length (Integer: its digits)
     std::string text; // Float: the value as stored, for an APPEND or SETRANGE to it
     std::unique_ptr<HashFields> hash; // Content::Hash: its fields
+    std::unique_ptr<SetMembers> set; // Content::Set: its members
 
     // The value's text where it is known (Integer, Float), else nullopt.
     std::optional<std::string> knownText() const {
@@ -48,7 +61,7 @@ struct KeyValue {
     }
 
     bool present() const { return content != Content::Absent; }
-    bool isHash() const { return content == Content::Hash; }
+    bool isCollection() const { return content == Content::Hash || content == Content::Set; }
     // The content of a string value, set as the server stores it.
     void assign(std::string_view value);
 };

@@ -245,14 +245,20 @@ double membersWithEntries(const IndexTableModel& table, bool bucketRehashOnAcces
     const auto oldBuckets = static_cast<double>(table.buckets());
     if (table.targetBuckets() == 0)
         return members - occupiedBuckets(oldBuckets, members);
-    // Rehashing. The old table held a member per bucket when it grew (a dict grows when it is full), at
+    const double newBuckets = static_cast<double>(table.targetBuckets());
+    const double visited = std::min(table.rehashedBuckets(), oldBuckets);
+    if (newBuckets < oldBuckets) {
+        // Shrinking after deletes (dictResize, the auto shrink): the members spread over the old buckets at
+        // random, those of the visited ones now in the smaller table.
+        const double moved = members * visited / oldBuckets;
+        return members - occupiedBuckets(oldBuckets - visited, members - moved) - occupiedBuckets(newBuckets, moved);
+    }
+    // Growing. The old table held a member per bucket when it grew (a dict grows when it is full), at
     // random: a fraction q of its buckets non-empty. Those rehashing has visited moved whole: a bucket's c
     // members (c >= 1) split at random over its `ratio` buckets of the new table (dict.c
     // rehashEntriesInBucketAtIndex), which leaves ratio (1 - E[(1 - 1/ratio)^c | c >= 1]) of them occupied.
-    const double newBuckets = static_cast<double>(table.targetBuckets());
     const double ratio = newBuckets / oldBuckets;
     const double q = occupiedBuckets(oldBuckets, oldBuckets) / oldBuckets;
-    const double visited = std::min(table.rehashedBuckets(), oldBuckets);
     const double unmoved = oldBuckets - visited;
     const double inOld = std::min(members, unmoved);
     const double movedMembers = std::min(members - inOld, visited);

@@ -16,6 +16,14 @@ inline constexpr std::uint64_t kDictEntryBytes = 24; // dict.c dictEntry {key, v
 // dict.c dictEntryNoValue {key, next}: Redis 7.2's and Valkey 8.0's set dicts (no_value).
 inline constexpr std::uint64_t kDictEntryNoValueBytes = 16;
 inline constexpr std::uint64_t kDictBytes = 56; // dict.h struct dict (52 bytes of fields, 8-aligned): dictCreate
+inline constexpr std::uint64_t kIntsetHeaderBytes = 8; // intset.h struct intset {uint32_t encoding, length}
+
+// intset.c _intsetValueEncoding: a member's width, 2, 4 or 8 bytes, by the ranges the integer classes share.
+inline constexpr std::uint8_t intsetWidthOf(IntegerClass integer) {
+    return integer == IntegerClass::Int64                                  ? 8
+        : integer == IntegerClass::Int24 || integer == IntegerClass::Int32 ? 4
+                                                                           : 2;
+}
 
 struct Rules {
     std::vector<CollectionPart> keyParts; // the key's own allocations
@@ -109,6 +117,11 @@ inline std::uint64_t listpackBytes(std::uint64_t entries, std::uint64_t entryByt
 // `fromArgv`: the field is a command's argument (HSET into a table), not one made from a listpack entry.
 std::vector<CollectionPart> hashEntryParts(
     const Rules& rules, std::uint32_t fieldBytes, std::uint32_t valueBytes, bool fromArgv = true);
+
+// A set's member in a table, as the engine allocates it: its sds of the smallest header (t_set.c
+// setTypeAddAux: sdsdup or sdsnewlen; sdsfromlonglong for an intset's), with a dictEntry on Redis 7.0
+// (the no_value entries of Redis 7.2 and Valkey 8.0 depend on the table: membersWithEntries).
+std::vector<CollectionPart> setMemberParts(const Rules& rules, std::uint32_t memberBytes);
 
 // The key's own allocations, as the layout makes them for a string key whose value it never embeds.
 std::vector<CollectionPart> keyPartsOf(

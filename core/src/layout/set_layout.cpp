@@ -25,17 +25,6 @@
 namespace layoutlab::collection {
 
 namespace {
-constexpr std::uint64_t kIntsetHeaderBytes = 8; // intset.h struct intset {uint32_t encoding, length}
-
-// intset.c _intsetValueEncoding: the width of the largest member.
-std::uint64_t intsetWidth(std::int64_t largest) {
-    if (largest < -2147483648LL || largest > 2147483647LL)
-        return 8;
-    if (largest < -32768 || largest > 32767)
-        return 4;
-    return 2;
-}
-
 enum class SetEncoding { Intset, Listpack, Table };
 } // namespace
 
@@ -76,7 +65,8 @@ Status describeSet(const Rules& rules, const CollectionShape& shape, const Colle
     if (encoding == SetEncoding::Intset) {
         out.encoding = "intset";
         out.why = fmt::format("{} integer members <= set-max-intset-entries {}", n, limits.setMaxIntsetEntries);
-        out.parts.push_back({ "intset", kIntsetHeaderBytes + n * intsetWidth(largestOfDigits(shape.elementBytes)), 1 });
+        out.parts.push_back({ "intset",
+            kIntsetHeaderBytes + n * intsetWidthOf(integerClassOf(largestOfDigits(shape.elementBytes))), 1 });
         return Ok {};
     }
     if (encoding == SetEncoding::Listpack) {
@@ -88,7 +78,7 @@ Status describeSet(const Rules& rules, const CollectionShape& shape, const Colle
         return Ok {};
     }
     out.encoding = "hashtable";
-    const IndexTableModel table = filledTable(rules.tableKind, sizedFor, n, 1, converted);
+    const IndexTableModel table = filledTable(rules.tableKind, sizedFor, n, 1, converted, rules.bucketRehashOnAccess);
     addTableParts(out.parts, table, allocator, rules.tableStruct, rules.tableStructBytes);
     const auto members = static_cast<double>(n);
     if (rules.dictTables()) {
@@ -100,6 +90,12 @@ Status describeSet(const Rules& rules, const CollectionShape& shape, const Colle
     }
     out.parts.push_back({ "members", rules.sdsBytes(shape.elementBytes), members });
     return Ok {};
+}
+
+std::vector<CollectionPart> setMemberParts(const Rules& rules, std::uint32_t memberBytes) {
+    if (rules.dictTables() && !rules.setEntriesOnlyWhenShared)
+        return { { "entries", kDictEntryBytes, 1 }, { "members", rules.sdsBytes(memberBytes), 1 } };
+    return { { "members", rules.sdsBytes(memberBytes), 1 } };
 }
 
 } // namespace layoutlab::collection

@@ -43,13 +43,16 @@ Expected<bool> CollectionReplay::apply(std::uint32_t keyId, const Request& r, bo
         m.update(key, element, { r.priorBytes(), op.prior }, { r.valueBytes, op.value });
         break;
     case ElementAction::Remove:
-        m.remove(key, element, { r.priorBytes(), op.prior });
+        if (op.collection == CollectionKind::Set) // a member has no value: its order instead (request.h)
+            m.remove(key, element, {}, { r.valueBytes, r.priorBytes() });
+        else
+            m.remove(key, element, { r.priorBytes(), op.prior });
         break;
     case ElementAction::Read:
         m.read(key);
         break;
     case ElementAction::Command:
-        m.command(key, r.valueBytes, r.elementBytes);
+        m.command(key, r.valueBytes, r.elementBytes, op.element);
         break;
     }
     return key.entries == 0 && op.action == ElementAction::Remove;

@@ -121,13 +121,15 @@ TEST_F(MonitorCommandsTest, AppendAndSetrangeCarryWhatTheReplayNeeds) {
 }
 
 TEST_F(MonitorCommandsTest, CommandsNotModelledAreNamed) {
-    import({ { "SADD", "s", "f" }, { "LPUSH", "l", "x" }, { "SADD", "s", "g" }, { "PING" }, { "STRLEN", "a" },
-        { "HGETALL",
-            "h" } });
-    EXPECT_EQ(m_rejects.notModelled.at("SADD"), 2u);
+    import({ { "ZADD", "z", "1", "f" }, { "LPUSH", "l", "x" }, { "ZADD", "z", "2", "g" }, { "PING" }, { "STRLEN", "a" },
+        { "HGETALL", "h" },
+        { "SMEMBERS",
+            "s" } });
+    EXPECT_EQ(m_rejects.notModelled.at("ZADD"), 2u);
     EXPECT_EQ(m_rejects.notModelled.at("LPUSH"), 1u);
     EXPECT_EQ(m_rejects.skipped.at("command PING"), 1u);
-    EXPECT_EQ(m_rejects.skipped.at("command HGETALL (reads the hash whole)"), 1u);
+    EXPECT_EQ(m_rejects.skipped.at("command HGETALL (reads the collection whole)"), 1u);
+    EXPECT_EQ(m_rejects.skipped.at("command SMEMBERS (reads the collection whole)"), 1u);
     EXPECT_EQ(m_rejects.notModelled.count("STRLEN"), 0u);
 }
 
@@ -182,6 +184,42 @@ TEST_F(MonitorCommandsTest, TheServersRefusalsOfHashCommandsChangeNothing) {
     // SET, then HSET h (a command and an add), HINCRBY's lookup: nothing of the refused ones.
     ASSERT_EQ(r.size(), 4u);
     EXPECT_EQ(r[3].elementOp().action, ElementAction::Read);
+}
+
+// Set commands likewise, in t_set.c's order: SADD's start carries its member count and its first member's
+// integer class (setTypeCreate), a member already held is looked up, SREM stops at the set's last member.
+TEST_F(MonitorCommandsTest, SetCommandsBecomeElementRequests) {
+    const auto r = import({ { "SADD", "s", "12", "abc", "12" }, { "SISMEMBER", "s", "abc" }, { "SREM", "s", "x", "12" },
+        { "SMISMEMBER", "s", "a", "b" }, { "SREM", "s", "abc", "later" }, { "SREM", "s", "abc" } });
+    auto op = [&](std::size_t i) { return r.at(i).elementOp(); };
+    ASSERT_EQ(r.size(), 10u);
+    for (std::size_t i = 0; i < r.size(); ++i)
+        EXPECT_EQ(op(i).collection, CollectionKind::Set) << i;
+    EXPECT_EQ(op(0).action, ElementAction::Command);
+    EXPECT_EQ(r[0].valueBytes, 3u);
+    EXPECT_EQ(op(0).element, IntegerClass::Uint7); // "12"
+    EXPECT_EQ(op(1).action, ElementAction::Add);
+    EXPECT_EQ(op(2).action, ElementAction::Add);
+    EXPECT_EQ(op(2).element, IntegerClass::None);
+    EXPECT_EQ(op(3).action, ElementAction::Read); // "12" again
+    EXPECT_EQ(op(4).action, ElementAction::Read); // SISMEMBER
+    EXPECT_EQ(op(5).action, ElementAction::Read); // SREM of a member not there
+    EXPECT_EQ(op(6).action, ElementAction::Remove);
+    EXPECT_EQ(r[6].elementBytes, 2u);
+    EXPECT_EQ(op(7).action, ElementAction::Read);
+    EXPECT_EQ(op(8).action, ElementAction::Read);
+    EXPECT_EQ(op(9).action, ElementAction::Remove); // the last member: "later" is not looked at, the key is gone
+}
+
+TEST_F(MonitorCommandsTest, SetAndHashCommandsOnTheOtherTypeAreRefused) {
+    const auto r = import({ { "SADD", "s", "m" }, { "HSET", "s", "f", "v" }, { "HSET", "h", "f", "v" },
+        { "SREM", "h", "f" }, { "GET", "s" }, { "SADD", "s" }, { "SISMEMBER", "s", "a", "b" } });
+    EXPECT_EQ(m_rejects.refused.at("WRONGTYPE Operation against a key holding the wrong kind of value"), 2u);
+    EXPECT_EQ(m_rejects.refused.at("wrong number of arguments"), 2u);
+    // The two commands and adds that were applied, and the GET, which the replay counts as WRONGTYPE (a read
+    // changes nothing, so the importer leaves it to the replay).
+    ASSERT_EQ(r.size(), 5u);
+    EXPECT_EQ(r[4].op, Op::Get);
 }
 
 TEST_F(MonitorCommandsTest, ASetOverAHashMakesItAStringAgain) {

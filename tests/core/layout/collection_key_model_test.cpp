@@ -163,9 +163,9 @@ TEST(CollectionKeyModel, AGeneratedHashKeyspaceIsTheOneKeyModelTimesItsKeys) {
 
 TEST(CollectionKeyModel, KindsWithoutAnElementModelAreRefusedByName) {
     const auto l = layout("valkey-9.1");
-    const auto set = CollectionKeyModel::create(*l, jemalloc(), {}, CollectionKind::Set);
-    ASSERT_FALSE(set);
-    EXPECT_NE(set.error().describe().find("set keys are not yet replayed"), std::string::npos);
+    const auto zset = CollectionKeyModel::create(*l, jemalloc(), {}, CollectionKind::SortedSet);
+    ASSERT_FALSE(zset);
+    EXPECT_NE(zset.error().describe().find("zset keys are not yet replayed"), std::string::npos);
     const auto memcached = CollectionKeyModel::create(*layout("memcached-1.6"), jemalloc(), {}, CollectionKind::Hash);
     ASSERT_FALSE(memcached);
     EXPECT_NE(memcached.error().describe().find("no collection model"), std::string::npos);

@@ -4,12 +4,13 @@
 // One collection key as it changes, command by command: what describeCollection (collection_layout.h) gives
 // for a key of uniform entries made at once, kept up to date through each element a trace adds, replaces,
 // removes or reads. The engine's decisions are taken where it takes them (t_hash.c hashTypeTryConversion
-// before a command's elements, hashTypeSet for each), on the elements' real lengths, and a table grows,
-// rehashes and shrinks through the index model as the engine's does. Built with a layout and its limits; a
-// replay keeps a CollectionKeyState per live collection key.
+// before a command's elements, hashTypeSet for each; t_set.c setTypeCreate or setTypeMaybeConvert before a
+// SADD's members, setTypeAddAux for each), on the elements' real lengths and integer classes, and a table
+// grows, rehashes and shrinks through the index model as the engine's does. Built with a layout and its
+// limits; a replay keeps a CollectionKeyState per live collection key.
 //
-// Modelled: hashes. Sets, sorted sets and lists have one-key models (describeCollection) but no element-by-
-// element one yet: create() refuses them by name.
+// Modelled: hashes (hash_key_model.cpp) and sets (set_key_model.cpp). Sorted sets and lists have one-key
+// models (describeCollection) but no element-by-element one yet: create() refuses them by name.
 
 #include "layoutlab/alloc/allocator_model.h"
 #include "layoutlab/expected.h"
@@ -33,13 +34,26 @@ struct ElementValue {
     IntegerClass integer = IntegerClass::None;
 };
 
+// A set member's place in the order the set's members were added (from 1; 0: not known), and how many
+// members added after it the set still holds: what a removal frees depends on them (set_key_model.cpp).
+struct MemberOrder {
+    std::uint32_t place = 0;
+    std::uint32_t younger = 0;
+};
+
 struct CollectionKeyState {
     CollectionKind kind = CollectionKind::Hash;
-    bool table = false; // in the full encoding (a hash's table); else the compact one (a listpack)
+    // Whether the engine has made the value: a set is made by its first SADD, for its first member and its
+    // count (t_set.c setTypeCreate); a hash is made empty (t_hash.c hashTypeLookupWriteOrCreate).
+    bool made = false;
+    bool table = false; // in the full encoding (a table); else a compact one (a listpack, or an intset)
+    // A set's intset: its members' width in bytes (2, 4 or 8, which only grows: intset.c
+    // intsetUpgradeAndAdd); 0 when not an intset.
+    std::uint8_t intsetWidth = 0;
     std::uint64_t entries = 0;
     std::uint64_t payloadBytes = 0; // the elements' and values' lengths
     // Compact: the listpack's bytes, and each entry's lengths and integer classes (packed), which a
-    // conversion to a table needs.
+    // conversion needs (an intset's too).
     std::uint64_t listpackBytes = 0;
     std::vector<std::uint64_t> compactEntries;
     // Full: the table, and its entries' allocations.
@@ -50,6 +64,18 @@ struct CollectionKeyState {
     double entryRequestedBytes = 0;
     double entryUsableBytes = 0;
     double argvEntries = 0; // entries whose field came from a command's argument, not a conversion (expected)
+    // A set's no_value dict (Redis 7.2, Valkey 8.0): entries left in buckets whose member held by the bucket
+    // itself was removed (expected), in the old table's buckets not yet rehashed (its unmoved fraction then,
+    // and its size, to follow the rehash).
+    double strandedEntries = 0;
+    double strandedUnmoved = 1;
+    std::uint64_t strandedTable = 0;
+    // A set's members added since it was made, and while its table keeps the order they came in (no rehash
+    // since it was made, of orderBuckets buckets), the place in that count of the first it holds (-1: the
+    // order is not known).
+    std::uint64_t adds = 0;
+    std::int64_t orderBase = -1;
+    std::uint64_t orderBuckets = 0;
 };
 
 // The collection's memory, the key's own allocations aside.
@@ -70,14 +96,18 @@ public:
     ~CollectionKeyModel();
 
     CollectionKind kind() const { return m_kind; }
-    // A new, empty key (the engine makes it compact: t_hash.c createHashObject).
+    // A new key, before its first command (a hash is made empty and compact: t_hash.c createHashObject).
     CollectionKeyState created() const;
-    // A command's start: `elements` elements (a hash's field-value pairs), its longest argument `longest`
-    // bytes long (t_hash.c hashTypeTryConversion).
-    void command(CollectionKeyState& key, std::uint64_t elements, std::uint32_t longest) const;
-    void add(CollectionKeyState& key, ElementValue element, ElementValue value) const;
+    // A command's start: `elements` elements (a hash's field-value pairs, a SADD's members), its longest
+    // argument `longest` bytes long (t_hash.c hashTypeTryConversion), its first element of integer class
+    // `first` (t_set.c setTypeCreate).
+    void command(CollectionKeyState& key, std::uint64_t elements, std::uint32_t longest,
+        IntegerClass first = IntegerClass::None) const;
+    // An element added (a set's member: `value` is empty).
+    void add(CollectionKeyState& key, ElementValue element, ElementValue value = {}) const;
     void update(CollectionKeyState& key, ElementValue element, ElementValue before, ElementValue after) const;
-    void remove(CollectionKeyState& key, ElementValue element, ElementValue value) const;
+    // An element removed: a hash's field with its value; a set's member with its place in the order of adds.
+    void remove(CollectionKeyState& key, ElementValue element, ElementValue value = {}, MemberOrder order = {}) const;
     void read(CollectionKeyState& key) const;
 
     // OBJECT ENCODING's word for the key.
@@ -89,11 +119,6 @@ public:
 
 private:
     CollectionKeyModel() = default;
-    void convertToTable(CollectionKeyState& key, std::uint64_t sizedFor) const;
-    // Adds (weight > 0) or takes away (< 0) an entry's allocations, its field as a command's argument when
-    // `fromArgv` (Rules::hashFieldsAsSent).
-    void addTableEntry(
-        CollectionKeyState& key, ElementValue element, ElementValue value, double weight, bool fromArgv) const;
 
     CollectionKind m_kind = CollectionKind::Hash;
     const LayoutModel* m_layout = nullptr;

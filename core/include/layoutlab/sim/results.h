@@ -97,8 +97,8 @@ struct ThresholdPoint {
 // encoding. The string embed threshold leaves them alone: the same at every threshold, and counted in every
 // point's keys and bytes (not in its size classes).
 struct CollectionUsage {
-    std::string type; // "hash"
-    std::string encoding; // OBJECT ENCODING's word: "listpack", "hashtable"
+    std::string type; // "hash", "set"
+    std::string encoding; // OBJECT ENCODING's word: "listpack", "intset", "hashtable"
     std::uint64_t keys = 0;
     std::uint64_t entries = 0; // fields, members, elements
     std::uint64_t payloadBytes = 0; // key, element and value lengths

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+#include "monitor_collections.h"
+
+#include <algorithm>
+
+namespace layoutlab::monitor {
+
+namespace {
+std::string_view typeName(KeyValue::Content content) {
+    switch (content) {
+    case KeyValue::Content::Hash:
+        return "a hash";
+    case KeyValue::Content::Set:
+        return "a set";
+    default:
+        return "a string";
+    }
+}
+} // namespace
+
+bool isCollectionCommand(std::string_view name) {
+    return isHashCommand(name) || isSetCommand(name);
+}
+bool readsCollectionWhole(std::string_view name) {
+    return readsHashWhole(name) || readsSetWhole(name);
+}
+
+CollectionCommandEffect applyCollectionCommand(
+    std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs) {
+    return isSetCommand(name) ? applySetCommand(name, args, keys, nowMs) : applyHashCommand(name, args, keys, nowMs);
+}
+
+bool CollectionCommand::lookUpKey(KeyValue::Content content) {
+    m_key = m_keys.find(m_args[1], m_nowMs);
+    if (m_key && m_key->present() && m_key->content != content) {
+        refuse(std::string(kWrongType), "the key holds " + std::string(typeName(m_key->content)));
+        return false;
+    }
+    return true;
+}
+
+KeyValue& CollectionCommand::keyMade(KeyValue::Content content) {
+    if (!present()) {
+        KeyValue& k = m_key ? *m_key : m_keys.at(m_args[1], m_nowMs);
+        k = KeyValue {};
+        k.content = content;
+        if (content == KeyValue::Content::Hash)
+            k.hash = std::make_unique<HashFields>();
+        else
+            k.set = std::make_unique<SetMembers>();
+        m_key = &k;
+    }
+    return *m_key;
+}
+
+void CollectionCommand::refuse(std::string reason, std::string detail) {
+    m_effect.requests.clear();
+    m_effect.refusal = std::move(reason);
+    m_effect.detail = std::move(detail);
+}
+
+Request CollectionCommand::element(ElementAction action, std::string_view text) {
+    Request r;
+    r.op = Op::Element;
+    r.keyBytes = static_cast<std::uint32_t>(m_args[1].size());
+    r.elementBytes = static_cast<std::uint32_t>(text.size());
+    m_op = ElementOp { m_kind, action, integerClassOf(text) };
+    return r;
+}
+
+void CollectionCommand::push(Request r) {
+    r.element = m_op.packed();
+    m_effect.requests.push_back(r);
+}
+
+void CollectionCommand::command(std::uint64_t elements, std::size_t firstArg, IntegerClass first) {
+    std::size_t longest = 0;
+    for (std::size_t i = firstArg; i < m_args.size(); ++i)
+        longest = std::max(longest, m_args[i].size());
+    Request r = element(ElementAction::Command, "");
+    r.valueBytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(elements, UINT32_MAX));
+    r.elementBytes = static_cast<std::uint32_t>(std::min<std::size_t>(longest, UINT32_MAX));
+    m_op.element = first;
+    push(r);
+}
+
+} // namespace layoutlab::monitor

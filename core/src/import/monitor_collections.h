@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The MONITOR importer's collection commands: what each does to the importer's keyspace, as element requests
+// (Op::Element) the replay applies in order, with the lengths of the values they replace or remove, which the
+// capture does not show but the importer's keyspace knows. Hashes (t_hash.c) in monitor_hashes.cpp, sets
+// (t_set.c) in monitor_sets.cpp; what they share here.
+
+#include "monitor_keyspace.h"
+
+#include "layoutlab/trace/request.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace layoutlab::monitor {
+
+// Whether `name` (upper case) is a collection command the importer models, or one that reads a collection
+// whole (HGETALL, SMEMBERS and the like: no element changes, skipped).
+bool isCollectionCommand(std::string_view name);
+bool readsCollectionWhole(std::string_view name);
+
+// A collection command's effect: its element requests for the key args[1] (time and key id are the
+// caller's), or the error the server answers with (nothing changes).
+struct CollectionCommandEffect {
+    std::vector<Request> requests;
+    std::string refusal; // the server's error, empty when applied
+    std::string detail;
+};
+
+CollectionCommandEffect applyCollectionCommand(
+    std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs);
+
+inline constexpr std::string_view kWrongType = "WRONGTYPE Operation against a key holding the wrong kind of value";
+
+// One command on one collection key: its arguments, the key as the importer knows it, and the requests it
+// makes. A type's command class runs it (run()).
+class CollectionCommand {
+public:
+    CollectionCommand(CollectionKind kind, std::string_view name, const std::vector<std::string>& args,
+        MonitorKeyspace& keys, std::uint64_t nowMs)
+        : m_kind(kind)
+        , m_name(name)
+        , m_args(args)
+        , m_keys(keys)
+        , m_nowMs(nowMs) { }
+
+protected:
+    // The key looked up; false (WRONGTYPE refused) when it holds another type (checkType).
+    bool lookUpKey(KeyValue::Content content);
+    // The key made this type when absent (lookupKeyWrite, then the type's create), its entry returned.
+    KeyValue& keyMade(KeyValue::Content content);
+    bool present() const { return m_key && m_key->present(); }
+    void refuse(std::string reason, std::string detail);
+    // A request for an element of the key; push() completes it with the ElementOp as changed since.
+    Request element(ElementAction action, std::string_view text);
+    void push(Request r);
+    void lookup(std::string_view text) { push(element(ElementAction::Read, text)); }
+    // A command's start: `elements` elements, the longest of args[firstArg...] (t_hash.c
+    // hashTypeTryConversion), the first's integer class (t_set.c setTypeCreate).
+    void command(std::uint64_t elements, std::size_t firstArg, IntegerClass first = IntegerClass::None);
+
+    CollectionKind m_kind;
+    std::string_view m_name;
+    const std::vector<std::string>& m_args;
+    MonitorKeyspace& m_keys;
+    std::uint64_t m_nowMs;
+    KeyValue* m_key = nullptr;
+    ElementOp m_op;
+    CollectionCommandEffect m_effect;
+};
+
+// The types' commands (monitor_hashes.cpp, monitor_sets.cpp).
+bool isHashCommand(std::string_view name);
+bool readsHashWhole(std::string_view name);
+CollectionCommandEffect applyHashCommand(
+    std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs);
+bool isSetCommand(std::string_view name);
+bool readsSetWhole(std::string_view name);
+CollectionCommandEffect applySetCommand(
+    std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs);
+
+} // namespace layoutlab::monitor

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The element-by-element models of each collection type (layout/collection_key_model.h), in the files of
+// their types: hash_key_model.cpp, set_key_model.cpp. CollectionKeyModel hands each request to its type's.
+
+#include "collection_rules.h"
+#include "layoutlab/layout/collection_key_model.h"
+
+namespace layoutlab::collection {
+
+// What a type's model works with: the engine line's rules, its limits, the allocator.
+struct KeyContext {
+    const Rules& rules;
+    const CollectionLimits& limits;
+    const AllocatorModel& allocator;
+};
+
+// A compact entry's lengths and integer classes in one word: element bytes (28 bits), its class (3), value
+// bytes (30), its class (3). A listpack or intset never holds longer ones (its limits are far below).
+std::uint64_t packEntry(ElementValue element, ElementValue value = {});
+std::pair<ElementValue, ElementValue> unpackEntry(std::uint64_t packed);
+// The compact entry of these lengths and classes taken out (any one: only the sizes matter); false when
+// there is none.
+bool eraseCompactEntry(CollectionKeyState& key, std::uint64_t packed);
+// A table of the line's kind, expanded for `sizedFor` entries (0: not expanded).
+std::unique_ptr<IndexTableModel> newTable(const KeyContext& c, std::uint64_t sizedFor);
+// Adds (weight > 0) or takes away (< 0) the allocations of `parts` to a table's entry sums.
+void addEntryParts(
+    const KeyContext& c, CollectionKeyState& key, const std::vector<CollectionPart>& parts, double weight);
+
+void hashCommand(const KeyContext& c, CollectionKeyState& key, std::uint64_t elements, std::uint32_t longest);
+void hashAdd(const KeyContext& c, CollectionKeyState& key, ElementValue field, ElementValue value);
+void hashUpdate(
+    const KeyContext& c, CollectionKeyState& key, ElementValue field, ElementValue before, ElementValue after);
+void hashRemove(const KeyContext& c, CollectionKeyState& key, ElementValue field, ElementValue value);
+
+void setCommand(const KeyContext& c, CollectionKeyState& key, std::uint64_t members, IntegerClass first);
+void setAdd(const KeyContext& c, CollectionKeyState& key, ElementValue member);
+void setRemove(const KeyContext& c, CollectionKeyState& key, ElementValue member, MemberOrder order);
+// A set table's entries beside its members (dict.c dictEntry or dictEntryNoValue), where the line has them.
+void addSetTableEntries(const KeyContext& c, const CollectionKeyState& key, CollectionFootprint& out);
+
+} // namespace layoutlab::collection

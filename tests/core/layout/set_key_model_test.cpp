@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+// A set built member by member (layout/collection_key_model.h) must hold what the one-key model
+// (describeCollection) gives for the same set made the same way, on every engine line, on both sides of each
+// limit; and removals and conversions must change it as t_set.c does.
+
+#include "layoutlab/layout/collection_key_model.h"
+
+#include "layout_fixtures.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+using namespace layoutlab;
+
+namespace {
+
+using test::jemalloc;
+using test::layout;
+
+CollectionKeyModel setModel(const LayoutModel& l, const CollectionLimits& limits = {}) {
+    auto model = CollectionKeyModel::create(l, jemalloc(), limits, CollectionKind::Set);
+    EXPECT_TRUE(model) << model.error().describe();
+    return std::move(*model);
+}
+
+double describedUsable(const LayoutModel& l, const CollectionShape& shape) {
+    const auto described = describeCollection(l, shape, jemalloc());
+    EXPECT_TRUE(described) << described.error().describe();
+    double keyOwn = 0;
+    for (const auto& part : setModel(l).keyParts(shape.keyBytes, shape.hasTtl))
+        keyOwn += static_cast<double>(jemalloc().usableSize(part.requestedBytes)) * part.count;
+    return described->usableBytes(jemalloc()) - keyOwn;
+}
+
+const char* const kLayouts[] = { "redis-7.0", "redis-7.2", "valkey-8.0", "valkey-8.1", "valkey-9.0", "valkey-9.1" };
+
+struct MemberShape {
+    std::uint32_t bytes;
+    bool integer;
+};
+
+TEST(SetKeyModel, ASetBuiltMemberByMemberHoldsWhatTheOneKeyModelGives) {
+    for (const char* spec : kLayouts) {
+        const auto l = layout(spec);
+        const CollectionKeyModel model = setModel(*l);
+        for (const std::uint64_t members : { 1, 2, 100, 128, 129, 512, 513, 1000, 4096 }) {
+            for (const MemberShape m : { MemberShape { 3, true }, MemberShape { 10, true }, MemberShape { 19, true },
+                     MemberShape { 10, false }, MemberShape { 64, false }, MemberShape { 65, false } }) {
+                for (const bool oneCommand : { true, false }) {
+                    CollectionShape shape;
+                    shape.type = CollectionType::Set;
+                    shape.entries = members;
+                    shape.elementBytes = m.bytes;
+                    shape.integerElements = m.integer;
+                    shape.oneCommand = oneCommand;
+                    const ElementValue member { m.bytes,
+                        m.integer ? integerClassOf(largestOfDigits(m.bytes)) : IntegerClass::None };
+                    CollectionKeyState key = model.created();
+                    for (std::uint64_t i = 0; i < members; ++i) {
+                        if (i == 0 || !oneCommand)
+                            model.command(key, oneCommand ? members : 1, m.bytes, member.integer);
+                        model.add(key, member);
+                    }
+                    const auto described = describeCollection(*l, shape, jemalloc());
+                    ASSERT_TRUE(described);
+                    const std::string what = fmt::format("{}: {} {}{}-byte members, {}", spec, members,
+                        m.integer ? "integer " : "", m.bytes, oneCommand ? "one SADD" : "one SADD each");
+                    EXPECT_EQ(model.encoding(key), described->encoding) << what;
+                    EXPECT_NEAR(model.footprint(key).usableBytes, describedUsable(*l, shape), 1e-6) << what;
+                    EXPECT_EQ(key.payloadBytes, members * m.bytes);
+                }
+            }
+        }
+    }
+}
+
+TEST(SetKeyModel, AnIntsetWidensForItsWidestMemberAndKeepsThatWidth) {
+    const CollectionKeyModel model = setModel(*layout("valkey-9.1"));
+    CollectionKeyState key = model.created();
+    model.command(key, 2, 5, IntegerClass::Uint7);
+    model.add(key, { 2, IntegerClass::Uint7 });
+    model.add(key, { 3, IntegerClass::Int13 });
+    EXPECT_EQ(model.encoding(key), "intset");
+    EXPECT_EQ(model.footprint(key).requestedBytes, 8 + 2 * 2); // intset.h header, INTSET_ENC_INT16
+    model.add(key, { 10, IntegerClass::Int64 });
+    EXPECT_EQ(model.footprint(key).requestedBytes, 8 + 3 * 8); // intsetUpgradeAndAdd
+    model.remove(key, { 10, IntegerClass::Int64 });
+    EXPECT_EQ(model.footprint(key).requestedBytes, 8 + 2 * 8); // intsetRemove never narrows
+}
+
+TEST(SetKeyModel, AStringMemberTurnsASmallIntsetIntoAListpackOfItsIntegers) {
+    const CollectionKeyModel model = setModel(*layout("redis-7.2"));
+    CollectionKeyState key = model.created();
+    model.command(key, 1, 3, IntegerClass::Int13);
+    model.add(key, { 3, IntegerClass::Int13 });
+    model.add(key, { 5, IntegerClass::None });
+    EXPECT_EQ(model.encoding(key), "listpack");
+    EXPECT_EQ(model.footprint(key).requestedBytes,
+        listpack::kHeaderBytes + listpack::kEndBytes + listpack::entryBytes(3, IntegerClass::Int13)
+            + listpack::stringEntryBytes(5));
+    // Redis 7.0 has no listpack sets: the intset becomes a table.
+    const CollectionKeyModel old = setModel(*layout("redis-7.0"));
+    CollectionKeyState table = old.created();
+    old.command(table, 1, 3, IntegerClass::Int13);
+    old.add(table, { 3, IntegerClass::Int13 });
+    old.add(table, { 5, IntegerClass::None });
+    EXPECT_EQ(old.encoding(table), "hashtable");
+}
+
+TEST(SetKeyModel, AnSaddOfMoreMembersThanTheLimitConvertsAnExistingListpackFirst) {
+    const CollectionKeyModel model = setModel(*layout("valkey-9.1"));
+    CollectionKeyState key = model.created();
+    model.command(key, 1, 8, IntegerClass::None);
+    model.add(key, { 8 });
+    // setTypeMaybeConvert: a table expanded for the count, though every member could repeat; as large as
+    // the one a new key's SADD of 200 makes (setTypeCreate).
+    model.command(key, 200, 8, IntegerClass::None);
+    EXPECT_EQ(model.encoding(key), "hashtable");
+    CollectionKeyState made = model.created();
+    model.command(made, 200, 8, IntegerClass::None);
+    model.add(made, { 8 });
+    ASSERT_TRUE(key.index && made.index);
+    EXPECT_EQ(key.index->buckets(), made.index->buckets());
+    EXPECT_EQ(model.footprint(key).usableBytes, model.footprint(made).usableBytes);
+}
+
+TEST(SetKeyModel, RemovalsEmptyTheSetAndShrinkItsTable) {
+    for (const char* spec : kLayouts) {
+        const CollectionKeyModel model = setModel(*layout(spec));
+        CollectionKeyState key = model.created();
+        model.command(key, 1000, 12, IntegerClass::None);
+        for (int i = 0; i < 1000; ++i)
+            model.add(key, { 12 });
+        const double full = model.footprint(key).usableBytes;
+        for (int i = 0; i < 990; ++i)
+            model.remove(key, { 12 });
+        for (int i = 0; i < 1000; ++i) // lookups that finish the shrink's rehash
+            model.read(key);
+        EXPECT_EQ(key.entries, 10u) << spec;
+        // A shrink starts only on a delete, and not while one rehashes (hashtable.c hashtableShrinkIfNeeded,
+        // dict.c dictResize): a table can be left larger than its 10 members need, never as large as before.
+        EXPECT_LT(model.footprint(key).usableBytes, full / 5) << spec;
+        EXPECT_GT(model.footprint(key).usableBytes, 0) << spec;
+    }
+}
+
+} // namespace
