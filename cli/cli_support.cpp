@@ -35,6 +35,8 @@ const char* flagFor(const std::string& field) {
         { field::kValueSize, "--value-size" },
         { field::kHashFields, "--hash-fields" },
         { field::kFieldSize, "--field-size" },
+        { field::kSetMembers, "--set-members" },
+        { field::kMemberSize, "--member-size" },
         { field::kTtlFraction, "--ttl-fraction" },
         { field::kIntValues, "--int-values" },
         { field::kGetFraction, "--get-fraction" },

@@ -27,6 +27,8 @@ struct GenOptions {
     std::uint64_t seed = 1;
     std::string hashFields; // empty: string keys
     std::string fieldSize = "8";
+    std::string setMembers; // empty: no sets
+    std::string memberSize = "8";
 };
 
 int runGen(const GenOptions& o) {
@@ -36,8 +38,14 @@ int runGen(const GenOptions& o) {
         return reportError(config.error());
     config->load = !o.noLoad;
     config->ttlSeconds = o.ttlSeconds;
+    if (!o.hashFields.empty() && !o.setMembers.empty())
+        return reportError(
+            usageError("a key is a hash or a set: give --hash-fields or --set-members", "--set-members"));
     if (!o.hashFields.empty())
-        if (auto ok = setHashFields(*config, o.hashFields, o.fieldSize); !ok)
+        if (auto ok = setCollectionElements(*config, CollectionKind::Hash, o.hashFields, o.fieldSize); !ok)
+            return reportError(ok.error());
+    if (!o.setMembers.empty())
+        if (auto ok = setCollectionElements(*config, CollectionKind::Set, o.setMembers, o.memberSize); !ok)
             return reportError(ok.error());
     if (!config->load && config->ops == 0)
         return reportError(usageError("--no-load without --ops would write an empty trace", "--no-load"));
@@ -45,8 +53,8 @@ int runGen(const GenOptions& o) {
     const auto written = runGenerateJob(*config, o.output, &bar, interruptToken());
     if (!written)
         return reportError(written.error());
-    fmt::print(stderr, "wrote {} requests over {} {}keys to {}\n", *written, config->keys,
-        config->hashFields ? "hash " : "", o.output);
+    const std::string kind = config->elements ? fmt::format("{} ", collectionKindName(config->collection)) : "";
+    fmt::print(stderr, "wrote {} requests over {} {}keys to {}\n", *written, config->keys, kind, o.output);
     return kExitOk;
 }
 } // namespace
@@ -78,6 +86,12 @@ void addGenCommand(CLI::App& app, int& status) {
         "Make every key a hash of this many fields (a length distribution's forms), loaded by one HSET; the "
         "operations become HGET, HDEL and HSET of one field");
     cmd->add_option("--field-size", options->fieldSize, "Hash field length distribution (with --hash-fields)")
+        ->capture_default_str();
+    cmd->add_option("--set-members", options->setMembers,
+        "Make every key a set of this many members (a length distribution's forms), loaded by one SADD; the "
+        "operations become SISMEMBER, SREM and SADD of one member; --int-values gives the share of sets of "
+        "integers");
+    cmd->add_option("--member-size", options->memberSize, "Set member length distribution (with --set-members)")
         ->capture_default_str();
     cmd->callback([options, &status] { status = runGen(*options); });
 }

@@ -172,13 +172,6 @@ std::uint64_t entryBytes(std::uint32_t length, bool integer) {
 }
 } // namespace listpack
 
-std::int64_t largestOfDigits(std::uint32_t digits) {
-    std::int64_t v = 9;
-    for (std::uint32_t d = 1; d < digits && d < 19; ++d)
-        v = v * 10 + 9;
-    return v;
-}
-
 double CollectionKeyLayout::usableBytes(const AllocatorModel& allocator) const {
     double total = 0;
     for (const CollectionPart& part : parts)

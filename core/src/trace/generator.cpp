@@ -74,28 +74,37 @@ Random keyedRandom(std::uint64_t seed, std::uint64_t keyId, std::uint64_t field 
     std::uint64_t mix = seed ^ (0x9e3779b97f4a7c15ULL * (keyId + 1)) ^ (0xbf58476d1ce4e5b9ULL * field);
     return Random(Random::splitmix64(mix));
 }
-// The most fields a hash workload holds in all: its state is 4 bytes a field.
-constexpr std::uint64_t kMaxHashFields = std::uint64_t { 1 } << 30;
+// The most elements a collection workload holds in all: its state is 4 bytes an element.
+constexpr std::uint64_t kMaxElements = std::uint64_t { 1 } << 30;
+// The most digits an integer member has (a long long's, string2ll).
+constexpr std::uint32_t kMaxMemberDigits = 19;
 } // namespace
 
-Status setHashFields(GeneratorConfig& config, std::string_view fields, std::string_view fieldSize) {
-    auto f = SizeDistribution::parse(fields, field::kHashFields);
-    if (!f)
-        return f.error();
-    auto fs = SizeDistribution::parse(fieldSize, field::kFieldSize);
-    if (!fs)
-        return fs.error();
-    config.hashFields = *f;
-    config.fieldSize = *fs;
+Status setCollectionElements(
+    GeneratorConfig& config, CollectionKind collection, std::string_view elements, std::string_view elementSize) {
+    const bool set = collection == CollectionKind::Set;
+    const char* countField = set ? field::kSetMembers : field::kHashFields;
+    if (collection != CollectionKind::Hash && !set)
+        return usageError("only hashes and sets are generated", countField);
+    auto count = SizeDistribution::parse(elements, countField);
+    if (!count)
+        return count.error();
+    auto size = SizeDistribution::parse(elementSize, set ? field::kMemberSize : field::kFieldSize);
+    if (!size)
+        return size.error();
+    config.elements = *count;
+    config.collection = collection;
+    config.elementSize = *size;
     std::uint64_t total = 0;
     for (std::uint64_t k = 0; k < config.keys; ++k) {
         Random r = keyedRandom(config.seed, k, UINT64_MAX);
-        total += std::max<std::uint32_t>(1, config.hashFields->sample(r));
-        if (total > kMaxHashFields)
-            return usageError(fmt::format("{} keys of {} fields are more than {} fields in all (the generator keeps "
-                                          "4 bytes a field)",
-                                  config.keys, fields, kMaxHashFields),
-                field::kHashFields);
+        total += std::max<std::uint32_t>(1, config.elements->sample(r));
+        if (total > kMaxElements)
+            return usageError(
+                fmt::format("{} keys of {} {} are more than {} {} in all (the generator keeps 4 "
+                            "bytes each)",
+                    config.keys, elements, set ? "members" : "fields", kMaxElements, set ? "members" : "fields"),
+                countField);
     }
     return Ok {};
 }
@@ -105,86 +114,110 @@ SyntheticTrace::SyntheticTrace(GeneratorConfig config)
     , m_random(m_config.seed) {
     if (m_config.zipfExponent > 0.0)
         m_zipf.emplace(m_config.keys, m_config.zipfExponent);
-    if (m_config.hashFields) {
-        // Each key's field count, fixed per key: the load's length is known before its first request.
+    if (m_config.elements) {
+        // Each key's element count, fixed per key: the load's length is known before its first request.
         m_loadFields.resize(m_config.keys);
         m_fieldValues.resize(m_config.keys);
-        for (std::uint64_t k = 0; k < m_config.keys; ++k) { // setHashFields checked their sum
+        for (std::uint64_t k = 0; k < m_config.keys; ++k) { // setCollectionElements checked their sum
             Random r = keyedRandom(m_config.seed, k, UINT64_MAX);
-            m_loadFields[k] = std::max<std::uint32_t>(1, m_config.hashFields->sample(r));
+            m_loadFields[k] = std::max<std::uint32_t>(1, m_config.elements->sample(r));
             m_loadRequests += 1 + std::uint64_t { m_loadFields[k] };
         }
     }
 }
 
 std::uint64_t SyntheticTrace::totalRequests() const {
-    if (m_config.hashFields)
+    if (m_config.elements)
         return (m_config.load ? m_loadRequests : 0) + m_config.ops;
     return (m_config.load ? m_config.keys : 0) + m_config.ops;
 }
 
-std::uint32_t SyntheticTrace::fieldBytesOf(std::uint32_t keyId, std::uint32_t field) const {
-    Random r = keyedRandom(m_config.seed, keyId, std::uint64_t { field } + 1);
-    return std::clamp<std::uint32_t>(m_config.fieldSize.sample(r), 1, kMaxKeyBytes);
+bool SyntheticTrace::integerMembers(std::uint32_t keyId) const {
+    if (m_config.collection != CollectionKind::Set || m_config.intValueFraction <= 0)
+        return false;
+    Random r = keyedRandom(m_config.seed, keyId, UINT64_MAX - 1);
+    return r.uniform() < m_config.intValueFraction;
 }
 
-Request SyntheticTrace::hashElement(std::uint32_t keyId, ElementAction action, std::uint32_t field) const {
+std::uint32_t SyntheticTrace::elementBytesOf(std::uint32_t keyId, std::uint32_t index) const {
+    Random r = keyedRandom(m_config.seed, keyId, std::uint64_t { index } + 1);
+    const std::uint32_t most = integerMembers(keyId) ? kMaxMemberDigits : kMaxKeyBytes;
+    return std::clamp<std::uint32_t>(m_config.elementSize.sample(r), 1, most);
+}
+
+Request SyntheticTrace::element(std::uint32_t keyId, ElementAction action, std::uint32_t index) const {
     Request r;
     r.op = Op::Element;
     r.keyId = keyId;
     r.keyBytes = keyBytesOf(keyId);
-    r.elementBytes = fieldBytesOf(keyId, field);
-    r.element = ElementOp { CollectionKind::Hash, action }.packed();
+    r.elementBytes = elementBytesOf(keyId, index);
+    ElementOp op { m_config.collection, action };
+    if (integerMembers(keyId)) // an integer of that many digits, stored by the class of the largest
+        op.element = integerClassOf(largestOfDigits(r.elementBytes));
+    r.element = op.packed();
     return r;
 }
 
-Request SyntheticTrace::nextHashRequest() {
-    if (m_config.load && m_loadKey < m_config.keys) {
-        const std::uint32_t k = m_loadKey;
-        auto& values = m_fieldValues[k];
-        if (m_loadField < 0) { // HSET with every field: hashTypeTryConversion sees them all first
-            values.resize(m_loadFields[k]);
-            std::uint32_t longest = 0;
-            for (std::uint32_t f = 0; f < values.size(); ++f) {
-                values[f] = m_config.valueSize.sample(m_random);
-                longest = std::max({ longest, values[f], fieldBytesOf(k, f) });
-            }
-            Request r = hashElement(k, ElementAction::Command, 0);
-            r.valueBytes = m_loadFields[k];
-            r.elementBytes = longest;
-            m_loadField = 0;
-            return r;
+Request SyntheticTrace::nextElementRequest() {
+    if (!m_config.load || m_loadKey >= m_config.keys)
+        return nextOperation();
+    const std::uint32_t k = m_loadKey;
+    auto& values = m_fieldValues[k];
+    const bool set = m_config.collection == CollectionKind::Set;
+    if (m_loadField < 0) { // HSET or SADD with every element: the engine sees them all first
+        values.resize(m_loadFields[k]);
+        std::uint32_t longest = 0;
+        for (std::uint32_t f = 0; f < values.size(); ++f) {
+            values[f] = set ? 0 : m_config.valueSize.sample(m_random);
+            longest = std::max({ longest, values[f], elementBytesOf(k, f) });
         }
-        const auto f = static_cast<std::uint32_t>(m_loadField);
-        Request r = hashElement(k, ElementAction::Add, f);
-        r.valueBytes = values[f];
-        if (++m_loadField == static_cast<std::int64_t>(values.size())) {
-            ++m_loadKey;
-            m_loadField = -1;
-        }
+        Request r = element(k, ElementAction::Command, 0); // a set's: its first member's class
+        r.valueBytes = m_loadFields[k];
+        r.elementBytes = longest;
+        if (!set)
+            r.element = ElementOp { CollectionKind::Hash, ElementAction::Command }.packed();
+        m_loadField = 0;
         return r;
     }
+    const auto f = static_cast<std::uint32_t>(m_loadField);
+    Request r = element(k, ElementAction::Add, f);
+    r.valueBytes = values[f];
+    if (++m_loadField == static_cast<std::int64_t>(values.size())) {
+        ++m_loadKey;
+        m_loadField = -1;
+    }
+    return r;
+}
+
+Request SyntheticTrace::nextOperation() {
     const auto k = static_cast<std::uint32_t>(m_zipf ? m_zipf->sample(m_random) - 1 : m_random.below(m_config.keys));
     auto& values = m_fieldValues[k];
     const double u = m_random.uniform();
     if (u < m_config.getFraction || (u < m_config.getFraction + m_config.deleteFraction)) {
-        // HGET, or HDEL: of a field the key has had (an absent one is a lookup, as the server's is).
+        // A lookup, or a removal: of an element the key has had (an absent one is a lookup, as the server's
+        // is). A set's removal is of a member drawn at random, its place in the order of adds not given.
         const auto f = values.empty() ? 0 : static_cast<std::uint32_t>(m_random.below(values.size()));
         const bool present = f < values.size() && values[f] != kAbsentField;
         if (u < m_config.getFraction || !present)
-            return hashElement(k, ElementAction::Read, f);
-        Request r = hashElement(k, ElementAction::Remove, f);
-        r.ttlSeconds = values[f]; // the prior value's length
+            return element(k, ElementAction::Read, f);
+        Request r = element(k, ElementAction::Remove, f);
+        if (m_config.collection == CollectionKind::Hash)
+            r.ttlSeconds = values[f]; // the prior value's length
         values[f] = kAbsentField;
         return r;
     }
-    // HSET of one field: a new one half the time, else one the key has had.
+    // HSET or SADD of one element: a new one half the time, else one the key has had.
     const auto f = static_cast<std::uint32_t>(
         values.empty() || m_random.uniform() < 0.5 ? values.size() : m_random.below(values.size()));
     if (f == values.size())
         values.push_back(kAbsentField);
+    if (m_config.collection == CollectionKind::Set) { // SADD of a member held: a lookup
+        const bool held = values[f] != kAbsentField;
+        values[f] = 0;
+        return element(k, held ? ElementAction::Read : ElementAction::Add, f);
+    }
     const std::uint32_t value = m_config.valueSize.sample(m_random);
-    Request r = hashElement(k, values[f] == kAbsentField ? ElementAction::Add : ElementAction::Update, f);
+    Request r = element(k, values[f] == kAbsentField ? ElementAction::Add : ElementAction::Update, f);
     r.valueBytes = value;
     if (values[f] != kAbsentField)
         r.ttlSeconds = values[f];
@@ -219,8 +252,8 @@ Expected<std::size_t> SyntheticTrace::read(std::span<Request> out) {
     std::size_t n = 0;
     while (n < out.size() && m_emitted < total) {
         Request r;
-        if (m_config.hashFields) {
-            r = nextHashRequest();
+        if (m_config.elements) {
+            r = nextElementRequest();
         } else if (m_emitted < loadOps) {
             r = makeWrite(static_cast<std::uint32_t>(m_emitted), Op::Set);
         } else {

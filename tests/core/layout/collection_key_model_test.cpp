@@ -137,7 +137,7 @@ TEST(CollectionKeyModel, AGeneratedHashKeyspaceIsTheOneKeyModelTimesItsKeys) {
         for (const char* fields : { "20", "600" }) {
             auto config = makeGeneratorConfig(300, std::nullopt, "16", "24", 0, 0, 0.8, 0, "uniform", 5);
             ASSERT_TRUE(config);
-            ASSERT_TRUE(setHashFields(*config, fields, "10"));
+            ASSERT_TRUE(setCollectionElements(*config, CollectionKind::Hash, fields, "10"));
             SyntheticTrace trace(*config);
             const auto l = layout(spec);
             auto allocator = parseAllocator("jemalloc:quantum=8,page=4096");

@@ -3,7 +3,10 @@
 // (describeCollection) gives for the same set made the same way, on every engine line, on both sides of each
 // limit; and removals and conversions must change it as t_set.c does.
 
+#include "layoutlab/alloc/allocator_registry.h"
 #include "layoutlab/layout/collection_key_model.h"
+#include "layoutlab/sim/simulation.h"
+#include "layoutlab/trace/generator.h"
 
 #include "layout_fixtures.h"
 
@@ -141,6 +144,43 @@ TEST(SetKeyModel, RemovalsEmptyTheSetAndShrinkItsTable) {
         // dict.c dictResize): a table can be left larger than its 10 members need, never as large as before.
         EXPECT_LT(model.footprint(key).usableBytes, full / 5) << spec;
         EXPECT_GT(model.footprint(key).usableBytes, 0) << spec;
+    }
+}
+
+// `gen --set-members N` then `sim`: every key is the one-key model's set of N members made by one SADD, plus
+// the keyspace's table; on every engine line, on both sides of each entries limit, of strings and integers.
+TEST(SetKeyModel, AGeneratedSetKeyspaceIsTheOneKeyModelTimesItsKeys) {
+    for (const char* spec : kLayouts) {
+        for (const char* members : { "20", "200", "600" }) {
+            for (const bool integers : { false, true }) {
+                auto config
+                    = makeGeneratorConfig(300, std::nullopt, "16", "24", 0, integers ? 1 : 0, 0.8, 0, "uniform", 5);
+                ASSERT_TRUE(config);
+                ASSERT_TRUE(setCollectionElements(*config, CollectionKind::Set, members, integers ? "4" : "10"));
+                SyntheticTrace trace(*config);
+                const auto l = layout(spec);
+                auto allocator = parseAllocator("jemalloc:quantum=8,page=4096");
+                auto result = simulate({ l, *allocator, {} }, trace);
+                ASSERT_TRUE(result) << result.error().describe();
+                CollectionShape shape;
+                shape.type = CollectionType::Set;
+                shape.entries = std::stoull(members);
+                shape.elementBytes = integers ? 4 : 10;
+                shape.integerElements = integers;
+                const auto key = describeCollection(*l, shape, jemalloc());
+                ASSERT_TRUE(key);
+                IndexTableModel index(l->indexPolicy().kind, l->indexPolicy().params);
+                for (int k = 0; k < 300; ++k)
+                    index.insert();
+                index.settle();
+                const double expected = key->usableBytes(jemalloc()) * 300 + index.footprint(jemalloc()).usableBytes;
+                const std::string what = fmt::format("{}: {} {}members", spec, members, integers ? "integer " : "");
+                EXPECT_NEAR(static_cast<double>(result->points.at(0).usableBytes), expected, 1.0) << what;
+                ASSERT_EQ(result->collections.size(), 1u) << what;
+                EXPECT_EQ(result->collections[0].encoding, key->encoding) << what;
+                EXPECT_EQ(result->collections[0].type, "set");
+            }
+        }
     }
 }
 

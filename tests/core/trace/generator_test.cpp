@@ -149,7 +149,7 @@ TEST(Generator, MalformedDistributionsAreUsageErrors) {
 namespace {
 GeneratorConfig hashConfig(const char* fields, std::optional<std::uint64_t> ops, std::uint64_t seed = 7) {
     GeneratorConfig c = config(200, ops, "16", "uniform:1:30", 0, 0, "uniform", seed);
-    EXPECT_TRUE(setHashFields(c, fields, "uniform:4:12"));
+    EXPECT_TRUE(setCollectionElements(c, CollectionKind::Hash, fields, "uniform:4:12"));
     return c;
 }
 } // namespace
@@ -204,8 +204,46 @@ TEST(Generator, HashOperationsKnowWhatTheyReplace) {
 
 TEST(Generator, TooManyHashFieldsAreRefused) {
     GeneratorConfig c = config(2000000, std::nullopt, "16", "8");
-    const auto refused = setHashFields(c, "1000", "8");
+    const auto refused = setCollectionElements(c, CollectionKind::Hash, "1000", "8");
     ASSERT_FALSE(refused);
     EXPECT_NE(refused.error().describe().find("fields in all"), std::string::npos);
     EXPECT_EQ(refused.error().field, field::kHashFields);
+}
+
+// Set workloads (`gen --set-members`): one SADD per key (its start with its first member's integer class,
+// then an add per member), then SISMEMBER, SREM and SADD of single members; --int-values makes that share of
+// the sets integer-only.
+TEST(Generator, ASetWorkloadLoadsBySaddAndKeepsItsIntegerSets) {
+    GeneratorConfig c = config(300, 20000, "16", "8", 0, 0, "uniform", 11);
+    c.intValueFraction = 0.5;
+    ASSERT_TRUE(setCollectionElements(c, CollectionKind::Set, "uniform:1:50", "uniform:2:12"));
+    SyntheticTrace trace(c);
+    const auto all = drain(trace);
+    std::map<ElementAction, std::uint64_t> actions;
+    std::map<std::uint32_t, bool> integerKeys;
+    for (const Request& r : all) {
+        ASSERT_EQ(r.op, Op::Element);
+        const ElementOp op = r.elementOp();
+        EXPECT_EQ(op.collection, CollectionKind::Set);
+        ++actions[op.action];
+        EXPECT_EQ(r.valueBytes == 0, op.action != ElementAction::Command) << "a member has no value";
+        if (op.action == ElementAction::Command)
+            continue;
+        const bool integer = op.element != IntegerClass::None;
+        const auto [it, first] = integerKeys.emplace(r.keyId, integer);
+        EXPECT_EQ(it->second, integer) << "a set's members are all integers or none";
+        if (integer)
+            EXPECT_EQ(op.element, integerClassOf(largestOfDigits(r.elementBytes)));
+    }
+    EXPECT_EQ(actions[ElementAction::Command], 300u);
+    EXPECT_EQ(actions[ElementAction::Update], 0u);
+    EXPECT_GT(actions[ElementAction::Read], 15000u); // 90% SISMEMBER, and SADDs of members held
+    EXPECT_GT(actions[ElementAction::Remove], 0u);
+    std::uint64_t integerSets = 0;
+    for (const auto& [key, integer] : integerKeys)
+        integerSets += integer;
+    EXPECT_GT(integerSets, 100u);
+    EXPECT_LT(integerSets, 200u);
+    SyntheticTrace again(c);
+    EXPECT_EQ(all, drain(again));
 }

@@ -98,8 +98,7 @@ inline constexpr std::uint64_t kHeaderBytes = 6; // LP_HDR_SIZE
 inline constexpr std::uint64_t kEndBytes = 1; // LP_EOF
 } // namespace listpack
 
-// The largest integer of `digits` decimal digits (1 to 19), the one a shape's integers are taken as.
-std::int64_t largestOfDigits(std::uint32_t digits);
+// largestOfDigits (trace/value_kind.h): the integer a shape's integers of that many digits are taken as.
 
 // The key as `layout` holds it; an error naming the layout when it has no collection model, or the shape
 // when no engine could hold it.

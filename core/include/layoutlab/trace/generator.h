@@ -5,6 +5,7 @@
 // operations over keys drawn uniformly or by Zipf popularity. Deterministic for a seed.
 
 #include "layoutlab/trace/distribution.h"
+#include "layoutlab/trace/request.h"
 #include "layoutlab/trace/trace_reader.h"
 
 #include <optional>
@@ -26,17 +27,26 @@ struct GeneratorConfig {
     double zipfExponent = 0.0; // 0: uniform popularity
     std::uint64_t seed = 1;
     std::uint32_t opsPerSecond = 100000; // spacing of timestamps
-    // Hash workloads (`gen --hash-fields`): every key is a hash of this many fields, each fieldSize long
-    // with a value of valueSize, loaded by one HSET; the operations are then HGET (a field's lookup), HDEL
-    // (a field, or the lookup of one already gone) and HSET (a new field, or a value replaced), as element
-    // requests. TTLs and integer values are for string keys only.
-    std::optional<SizeDistribution> hashFields;
-    SizeDistribution fieldSize = *SizeDistribution::parse("8", field::kFieldSize);
+    // Collection workloads, as element requests: every key is a collection of this many elements, each
+    // elementSize long, loaded by one command with them all.
+    //   Hashes (`gen --hash-fields`): fields with a value of valueSize each, loaded by HSET; the operations
+    //     are HGET (a field's lookup), HDEL (a field, or the lookup of one already gone) and HSET (a new
+    //     field, or a value replaced).
+    //   Sets (`gen --set-members`): members loaded by SADD, a key's members all integers of their length's
+    //     digits for a share intValueFraction of the keys; the operations are SISMEMBER (a lookup), SREM (a
+    //     member, or the lookup of one already gone) and SADD of one member (a new one half the time, else
+    //     one the set has had: added again, or looked up where it is held).
+    // TTLs are for string keys only.
+    std::optional<SizeDistribution> elements;
+    CollectionKind collection = CollectionKind::Hash;
+    SizeDistribution elementSize = *SizeDistribution::parse("8", field::kFieldSize);
 };
 
-// Makes `config` (its keys and seed set) a hash workload of `fields` fields per key (a size distribution's
-// text, at least 1) of `fieldSize` bytes each; an error when they are more than 2^30 fields in all.
-Status setHashFields(GeneratorConfig& config, std::string_view fields, std::string_view fieldSize);
+// Makes `config` (its keys and seed set) a workload of `collection` keys of `elements` elements each (a size
+// distribution's text, at least 1) of `elementSize` bytes each; an error when they are more than 2^30
+// elements in all.
+Status setCollectionElements(
+    GeneratorConfig& config, CollectionKind collection, std::string_view elements, std::string_view elementSize);
 
 Expected<GeneratorConfig> makeGeneratorConfig(std::uint64_t keys, std::optional<std::uint64_t> ops,
     std::string_view keySize, std::string_view valueSize, double ttlFraction, double intValues, double getFraction,
@@ -56,14 +66,16 @@ public:
 
 private:
     Request makeWrite(std::uint32_t keyId, Op op);
-    // Hash workloads: the next request of the load or of the operations.
-    Request nextHashRequest();
-    Request hashElement(std::uint32_t keyId, ElementAction action, std::uint32_t field) const;
-    std::uint32_t fieldBytesOf(std::uint32_t keyId, std::uint32_t field) const;
+    // Collection workloads: the next request of the load or of the operations.
+    Request nextElementRequest();
+    Request nextOperation();
+    Request element(std::uint32_t keyId, ElementAction action, std::uint32_t index) const;
+    std::uint32_t elementBytesOf(std::uint32_t keyId, std::uint32_t index) const;
+    bool integerMembers(std::uint32_t keyId) const;
 
     GeneratorConfig m_config;
-    // Hash workloads: each key's fields' value lengths (kAbsentField once deleted), its fields at load, and
-    // where the load is (key, field; the field before the first is the HSET's start).
+    // Collection workloads: each key's elements' value lengths (a set's: 0), kAbsentField once removed; its
+    // elements at load, and where the load is (key, element; the one before the first is the command's start).
     static constexpr std::uint32_t kAbsentField = UINT32_MAX;
     std::vector<std::vector<std::uint32_t>> m_fieldValues;
     std::vector<std::uint32_t> m_loadFields;

@@ -40,6 +40,14 @@ inline constexpr IntegerClass integerClassOf(std::int64_t v) {
     return IntegerClass::Int64;
 }
 
+// The largest integer of `digits` decimal digits (1 to 19; 19: the largest a long long holds).
+inline constexpr std::int64_t largestOfDigits(std::uint32_t digits) {
+    std::int64_t v = 9;
+    for (std::uint32_t d = 1; d < digits && d < 18; ++d)
+        v = v * 10 + 9;
+    return digits >= 19 ? INT64_MAX : v;
+}
+
 // How a server holds a string it is given (object.c tryObjectEncoding): as an integer when it is at most 20
 // characters that string2l takes (util.c string2ll: an optional '-', then "0" alone or digits without a
 // leading zero, within a long long; "-0" is not one), else as bytes.
