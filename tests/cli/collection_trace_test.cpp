@@ -282,9 +282,85 @@ Workload setsChurn(std::uint64_t keys) {
     return w;
 }
 
+std::string zsetKey(std::uint64_t k) {
+    return fmt::format("zset:{:07}", k);
+}
+// A score: an integer (a timestamp's or a small count's digits) or a fraction of 1 to 17 significant digits.
+std::string score(Draw& d) {
+    const std::uint64_t r = d.between(0, 99);
+    if (r < 40)
+        return std::to_string(d.between(0, 300));
+    if (r < 60)
+        return std::to_string(1700000000000 + d.between(0, 1000000000));
+    if (r < 80)
+        return fmt::format("{}.{}", d.between(0, 99), d.between(1, 9));
+    return fmt::format("{:.6f}", static_cast<double>(d.between(0, 1u << 30)) / 7.0);
+}
+
+// Sorted sets grown by ZADDs of 1 to 8 pairs to counts on both sides of zset-max-listpack-entries (128),
+// members on both sides of zset-max-listpack-value (64), scores of every length; ZINCRBY on members held.
+Workload zsetsGrow(std::uint64_t keys) {
+    Workload w { fmt::format("zsets-grow-{}", keys), {}, {} };
+    Draw d(keys * 17);
+    for (std::uint64_t k = 0; k < keys; ++k) {
+        const std::uint64_t r = d.between(0, 99);
+        const std::uint64_t members = r < 50 ? d.between(1, 20) : r < 80 ? d.between(100, 140) : d.between(300, 900);
+        const std::uint64_t length = d.chance(0.95) ? d.between(4, 40) : d.between(60, 80);
+        w.collectionKeys.push_back(zsetKey(k));
+        for (std::uint64_t i = 0; i < members;) {
+            Command c { "ZADD", zsetKey(k) };
+            for (std::uint64_t n = d.between(1, 8); n > 0 && i < members; --n, ++i) {
+                c.push_back(score(d));
+                c.push_back(stringMember(k, i, length));
+            }
+            w.commands.push_back(std::move(c));
+            if (d.chance(0.2))
+                w.commands.push_back(
+                    { "ZINCRBY", zsetKey(k), d.chance(0.5) ? "1" : "0.25", stringMember(k, i / 2, length) });
+        }
+    }
+    return w;
+}
+
+// Sorted sets of one ZADD (some past the limits at once), their scores rewritten (XX, GT, NX), emptied by ZREM
+// to half or all, with ZSCORE, ZMSCORE and ZRANK between.
+Workload zsetsChurn(std::uint64_t keys) {
+    Workload w { fmt::format("zsets-churn-{}", keys), {}, {} };
+    Draw d(keys * 29);
+    for (std::uint64_t k = 0; k < keys; ++k) {
+        static const std::uint64_t kSizes[] = { 10, 120, 300, 1000 };
+        const std::uint64_t members = kSizes[d.between(0, 3)], length = d.between(4, 30);
+        Command build { "ZADD", zsetKey(k) };
+        for (std::uint64_t i = 0; i < members; ++i) {
+            build.push_back(score(d));
+            build.push_back(stringMember(k, i, length));
+        }
+        w.commands.push_back(std::move(build));
+        w.collectionKeys.push_back(zsetKey(k));
+        for (std::uint64_t i = 0; i < members / 4; ++i) {
+            static const char* const kOptions[] = { "XX", "GT", "NX", "CH" };
+            w.commands.push_back({ "ZADD", zsetKey(k), kOptions[d.between(0, 3)], score(d),
+                stringMember(k, d.between(0, members), length) });
+        }
+        const std::uint64_t removed = d.chance(0.1) ? members : members / 2 + d.between(0, members / 2);
+        for (std::uint64_t i = 0; i < removed;) {
+            Command c { "ZREM", zsetKey(k) };
+            for (std::uint64_t n = d.between(1, 5); n > 0 && i < removed; --n, ++i)
+                c.push_back(stringMember(k, d.chance(0.8) ? i : d.between(0, members - 1), length));
+            w.commands.push_back(std::move(c));
+            if (d.chance(0.3))
+                w.commands.push_back({ d.chance(0.5) ? "ZSCORE" : "ZRANK", zsetKey(k),
+                    stringMember(k, d.between(0, members - 1), length) });
+        }
+        if (d.chance(0.2))
+            w.commands.push_back({ "ZMSCORE", zsetKey(k), stringMember(k, 0, length), "missing" });
+    }
+    return w;
+}
+
 std::vector<Workload> workloads() {
     // LAYOUTLAB_COLLECTION_WORKLOAD=FILE runs the commands of FILE instead (one per line, arguments split at
-    // spaces; collection keys start with "hash:" or "set:"), to look into a workload that fails.
+    // spaces; collection keys start with "hash:", "set:" or "zset:"), to look into a workload that fails.
     if (const char* file = std::getenv("LAYOUTLAB_COLLECTION_WORKLOAD")) {
         Workload w { "custom", {}, {} };
         std::ifstream in(file);
@@ -294,7 +370,8 @@ std::vector<Workload> workloads() {
             Command c;
             for (std::string word; words >> word;)
                 c.push_back(word);
-            if (c.size() > 1 && (c[1].rfind("hash:", 0) == 0 || c[1].rfind("set:", 0) == 0))
+            if (c.size() > 1
+                && (c[1].rfind("hash:", 0) == 0 || c[1].rfind("set:", 0) == 0 || c[1].rfind("zset:", 0) == 0))
                 keys.insert(c[1]);
             if (!c.empty())
                 w.commands.push_back(std::move(c));
@@ -302,15 +379,16 @@ std::vector<Workload> workloads() {
         w.collectionKeys.assign(keys.begin(), keys.end());
         return { w };
     }
-    return { grow(700), churn(512), counters(1000), lifecycle(1025), setsGrow(600), setsChurn(513) };
+    return { grow(700), churn(512), counters(1000), lifecycle(1025), setsGrow(600), setsChurn(513), zsetsGrow(500),
+        zsetsChurn(511) };
 }
 
-// TYPE and OBJECT ENCODING of each key that is still a hash or a set, counted as "type encoding".
+// TYPE and OBJECT ENCODING of each key that is still a hash, a set or a sorted set, counted as "type encoding".
 std::map<std::string, std::uint64_t> encodings(RespClient& client, const std::vector<std::string>& keys) {
     std::map<std::string, std::uint64_t> out;
     for (const std::string& key : keys) {
         auto type = client.command({ "TYPE", key });
-        if (!type || (*type != "hash" && *type != "set"))
+        if (!type || (*type != "hash" && *type != "set" && *type != "zset"))
             continue;
         auto encoding = client.command({ "OBJECT", "ENCODING", key });
         if (encoding)

@@ -5,29 +5,33 @@
 
 namespace layoutlab::monitor {
 
-namespace {
 std::string_view typeName(KeyValue::Content content) {
     switch (content) {
     case KeyValue::Content::Hash:
         return "a hash";
     case KeyValue::Content::Set:
         return "a set";
+    case KeyValue::Content::SortedSet:
+        return "a sorted set";
     default:
         return "a string";
     }
 }
-} // namespace
 
 bool isCollectionCommand(std::string_view name) {
-    return isHashCommand(name) || isSetCommand(name);
+    return isHashCommand(name) || isSetCommand(name) || isSortedSetCommand(name);
 }
 bool readsCollectionWhole(std::string_view name) {
-    return readsHashWhole(name) || readsSetWhole(name);
+    return readsHashWhole(name) || readsSetWhole(name) || readsSortedSetWhole(name);
 }
 
 CollectionCommandEffect applyCollectionCommand(
     std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs) {
-    return isSetCommand(name) ? applySetCommand(name, args, keys, nowMs) : applyHashCommand(name, args, keys, nowMs);
+    if (isSetCommand(name))
+        return applySetCommand(name, args, keys, nowMs);
+    if (isSortedSetCommand(name))
+        return applySortedSetCommand(name, args, keys, nowMs);
+    return applyHashCommand(name, args, keys, nowMs);
 }
 
 bool CollectionCommand::lookUpKey(KeyValue::Content content) {
@@ -46,8 +50,10 @@ KeyValue& CollectionCommand::keyMade(KeyValue::Content content) {
         k.content = content;
         if (content == KeyValue::Content::Hash)
             k.hash = std::make_unique<HashFields>();
-        else
+        else if (content == KeyValue::Content::Set)
             k.set = std::make_unique<SetMembers>();
+        else
+            k.zset = std::make_unique<std::unordered_map<std::string, double>>();
         m_key = &k;
     }
     return *m_key;

@@ -4,7 +4,7 @@
 // The MONITOR importer's collection commands: what each does to the importer's keyspace, as element requests
 // (Op::Element) the replay applies in order, with the lengths of the values they replace or remove, which the
 // capture does not show but the importer's keyspace knows. Hashes (t_hash.c) in monitor_hashes.cpp, sets
-// (t_set.c) in monitor_sets.cpp; what they share here.
+// (t_set.c) in monitor_sets.cpp, sorted sets (t_zset.c) in monitor_zsets.cpp; what they share here.
 
 #include "monitor_keyspace.h"
 
@@ -31,6 +31,9 @@ struct CollectionCommandEffect {
 
 CollectionCommandEffect applyCollectionCommand(
     std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs);
+
+// "a hash", "a set", "a sorted set", "a string": what a key holds, for a WRONGTYPE's detail.
+std::string_view typeName(KeyValue::Content content);
 
 inline constexpr std::string_view kWrongType = "WRONGTYPE Operation against a key holding the wrong kind of value";
 
@@ -79,6 +82,10 @@ CollectionCommandEffect applyHashCommand(
 bool isSetCommand(std::string_view name);
 bool readsSetWhole(std::string_view name);
 CollectionCommandEffect applySetCommand(
+    std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs);
+bool isSortedSetCommand(std::string_view name);
+bool readsSortedSetWhole(std::string_view name);
+CollectionCommandEffect applySortedSetCommand(
     std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs);
 
 } // namespace layoutlab::monitor

@@ -230,8 +230,7 @@ private:
         const monitor::KeyValue* v = m_keys.find(key, m_absoluteMs);
         if (!v || !v->isCollection())
             return false;
-        refuse(std::string(monitor::kWrongType),
-            v->content == monitor::KeyValue::Content::Set ? "the key holds a set" : "the key holds a hash");
+        refuse(std::string(monitor::kWrongType), "the key holds " + std::string(monitor::typeName(v->content)));
         return true;
     }
     void command();

@@ -41,7 +41,7 @@ struct SetMembers {
 };
 
 struct KeyValue {
-    enum class Content : std::uint8_t { Absent, Integer, Float, Other, Hash, Set };
+    enum class Content : std::uint8_t { Absent, Integer, Float, Other, Hash, Set, SortedSet };
     Content content = Content::Absent;
     std::int64_t integer = 0; // Content::Integer
     long double number = 0; // Integer and Float
@@ -50,6 +50,7 @@ struct KeyValue {
     std::string text; // Float: the value as stored, for an APPEND or SETRANGE to it
     std::unique_ptr<HashFields> hash; // Content::Hash: its fields
     std::unique_ptr<SetMembers> set; // Content::Set: its members
+    std::unique_ptr<std::unordered_map<std::string, double>> zset; // Content::SortedSet: members and scores
 
     // The value's text where it is known (Integer, Float), else nullopt.
     std::optional<std::string> knownText() const {
@@ -61,7 +62,9 @@ struct KeyValue {
     }
 
     bool present() const { return content != Content::Absent; }
-    bool isCollection() const { return content == Content::Hash || content == Content::Set; }
+    bool isCollection() const {
+        return content == Content::Hash || content == Content::Set || content == Content::SortedSet;
+    }
     // The content of a string value, set as the server stores it.
     void assign(std::string_view value);
 };

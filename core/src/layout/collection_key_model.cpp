@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // A collection key element by element (layout/collection_key_model.h): what the types share, and each
-// request handed to its type's model (collection_key_ops.h). A listpack or an intset is reallocated to its
-// exact size at each change (listpack.c lpInsert, lpDelete; intset.c intsetResize), so it holds the size
-// class of its bytes.
+// request handed to its type's model (collection_key_ops.h). Lists are not modelled yet. A listpack or an intset is
+// reallocated to its exact size at each change (listpack.c lpInsert, lpDelete; intset.c intsetResize), so it holds the
+// size class of its bytes.
 
 #include "layoutlab/layout/collection_key_model.h"
 
@@ -53,9 +53,10 @@ std::unique_ptr<IndexTableModel> newTable(const KeyContext& c, std::uint64_t siz
 void addEntryParts(
     const KeyContext& c, CollectionKeyState& key, const std::vector<CollectionPart>& parts, double weight) {
     for (const CollectionPart& part : parts) {
-        key.entryAllocations += weight;
-        key.entryRequestedBytes += weight * static_cast<double>(part.requestedBytes);
-        key.entryUsableBytes += weight * static_cast<double>(c.allocator.usableSize(part.requestedBytes));
+        const double w = weight * part.count;
+        key.entryAllocations += w;
+        key.entryRequestedBytes += w * static_cast<double>(part.requestedBytes);
+        key.entryUsableBytes += w * static_cast<double>(c.allocator.usableSize(part.requestedBytes));
     }
 }
 } // namespace collection
@@ -73,10 +74,11 @@ Expected<CollectionKeyModel> CollectionKeyModel::create(
                                       "redis-7.0, redis-7.2 and valkey (8.0 and later)",
                               layout.spec()),
             "layout");
-    if (kind != CollectionKind::Hash && kind != CollectionKind::Set)
-        return usageError(fmt::format("{} keys are not yet replayed element by element (hashes and sets are; "
-                                      "`layoutlab layouts --type {}` explains one key)",
-                              collectionKindName(kind), collectionKindName(kind)),
+    if (kind == CollectionKind::List)
+        return usageError(
+            fmt::format("{} keys are not yet replayed element by element (hashes, sets and sorted sets are; "
+                        "`layoutlab layouts --type {}` explains one key)",
+                collectionKindName(kind), collectionKindName(kind)),
             "trace");
     CollectionKeyModel model;
     model.m_kind = kind;
@@ -95,11 +97,13 @@ CollectionKeyState CollectionKeyModel::created() const {
     return key;
 }
 
-void CollectionKeyModel::command(
-    CollectionKeyState& key, std::uint64_t elements, std::uint32_t longest, IntegerClass first) const {
+void CollectionKeyModel::command(CollectionKeyState& key, std::uint64_t elements, std::uint32_t longest,
+    IntegerClass first, std::uint32_t firstBytes) const {
     const collection::KeyContext c { *m_rules, m_limits, *m_allocator };
     if (m_kind == CollectionKind::Set)
         collection::setCommand(c, key, elements, first);
+    else if (m_kind == CollectionKind::SortedSet)
+        collection::zsetCommand(c, key, elements, longest, firstBytes);
     else
         collection::hashCommand(c, key, elements, longest);
 }
@@ -108,14 +112,19 @@ void CollectionKeyModel::add(CollectionKeyState& key, ElementValue element, Elem
     const collection::KeyContext c { *m_rules, m_limits, *m_allocator };
     if (m_kind == CollectionKind::Set)
         collection::setAdd(c, key, element);
+    else if (m_kind == CollectionKind::SortedSet)
+        collection::zsetAdd(c, key, element, value);
     else
         collection::hashAdd(c, key, element, value);
 }
 
 void CollectionKeyModel::update(
     CollectionKeyState& key, ElementValue element, ElementValue before, ElementValue after) const {
-    if (m_kind == CollectionKind::Hash) // a set's member has no value to replace
-        collection::hashUpdate({ *m_rules, m_limits, *m_allocator }, key, element, before, after);
+    const collection::KeyContext c { *m_rules, m_limits, *m_allocator };
+    if (m_kind == CollectionKind::SortedSet)
+        collection::zsetUpdate(c, key, element, before, after);
+    else if (m_kind == CollectionKind::Hash) // a set's member has no value to replace
+        collection::hashUpdate(c, key, element, before, after);
 }
 
 void CollectionKeyModel::remove(
@@ -125,6 +134,8 @@ void CollectionKeyModel::remove(
     const collection::KeyContext c { *m_rules, m_limits, *m_allocator };
     if (m_kind == CollectionKind::Set)
         collection::setRemove(c, key, element, order);
+    else if (m_kind == CollectionKind::SortedSet)
+        collection::zsetRemove(c, key, element, value);
     else
         collection::hashRemove(c, key, element, value);
 }
@@ -135,7 +146,9 @@ void CollectionKeyModel::read(CollectionKeyState& key) const {
 }
 
 std::string_view CollectionKeyModel::encoding(const CollectionKeyState& key) const {
-    return key.table ? "hashtable" : key.intsetWidth != 0 ? "intset" : "listpack";
+    if (key.table)
+        return m_kind == CollectionKind::SortedSet ? "skiplist" : "hashtable";
+    return key.intsetWidth != 0 ? "intset" : "listpack";
 }
 
 CollectionFootprint CollectionKeyModel::footprint(const CollectionKeyState& key) const {
@@ -149,6 +162,8 @@ CollectionFootprint CollectionKeyModel::footprint(const CollectionKeyState& key)
         return out;
     }
     std::vector<CollectionPart> parts;
+    if (m_kind == CollectionKind::SortedSet)
+        parts = collection::zsetSkiplistParts(*m_rules);
     const std::uint64_t structBytes
         = m_rules->tableStructBytes + (m_kind == CollectionKind::Hash ? m_rules->hashMetadataBytes : 0);
     collection::addTableParts(parts, *key.index, *m_allocator, m_rules->tableStruct, structBytes);

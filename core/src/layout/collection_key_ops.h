@@ -2,7 +2,8 @@
 #pragma once
 
 // The element-by-element models of each collection type (layout/collection_key_model.h), in the files of
-// their types: hash_key_model.cpp, set_key_model.cpp. CollectionKeyModel hands each request to its type's.
+// their types: hash_key_model.cpp, set_key_model.cpp,
+// zset_key_model.cpp. CollectionKeyModel hands each request to its type's.
 
 #include "collection_rules.h"
 #include "layoutlab/layout/collection_key_model.h"
@@ -40,5 +41,12 @@ void setAdd(const KeyContext& c, CollectionKeyState& key, ElementValue member);
 void setRemove(const KeyContext& c, CollectionKeyState& key, ElementValue member, MemberOrder order);
 // A set table's entries beside its members (dict.c dictEntry or dictEntryNoValue), where the line has them.
 void addSetTableEntries(const KeyContext& c, const CollectionKeyState& key, CollectionFootprint& out);
+
+void zsetCommand(const KeyContext& c, CollectionKeyState& key, std::uint64_t members, std::uint32_t longest,
+    std::uint32_t firstBytes);
+void zsetAdd(const KeyContext& c, CollectionKeyState& key, ElementValue member, ElementValue score);
+void zsetUpdate(
+    const KeyContext& c, CollectionKeyState& key, ElementValue member, ElementValue before, ElementValue after);
+void zsetRemove(const KeyContext& c, CollectionKeyState& key, ElementValue member, ElementValue score);
 
 } // namespace layoutlab::collection

@@ -16,6 +16,7 @@ inline constexpr std::uint64_t kDictEntryBytes = 24; // dict.c dictEntry {key, v
 // dict.c dictEntryNoValue {key, next}: Redis 7.2's and Valkey 8.0's set dicts (no_value).
 inline constexpr std::uint64_t kDictEntryNoValueBytes = 16;
 inline constexpr std::uint64_t kDictBytes = 56; // dict.h struct dict (52 bytes of fields, 8-aligned): dictCreate
+inline constexpr std::uint32_t kZaddLookups = 2; // t_zset.c zsetAdd: the find, then the add, a rehash step each
 inline constexpr std::uint64_t kIntsetHeaderBytes = 8; // intset.h struct intset {uint32_t encoding, length}
 
 // intset.c _intsetValueEncoding: a member's width, 2, 4 or 8 bytes, by the ranges the integer classes share.
@@ -122,6 +123,13 @@ std::vector<CollectionPart> hashEntryParts(
 // setTypeAddAux: sdsdup or sdsnewlen; sdsfromlonglong for an intset's), with a dictEntry on Redis 7.0
 // (the no_value entries of Redis 7.2 and Valkey 8.0 depend on the table: membersWithEntries).
 std::vector<CollectionPart> setMemberParts(const Rules& rules, std::uint32_t memberBytes);
+
+// A sorted set's member in its skiplist, as the engine allocates it: its node (each level's node with the
+// chance zslRandomLevel gives it), the member's sds where the node does not embed it, and a dictEntry on the
+// dict lines (zset_layout.cpp).
+std::vector<CollectionPart> zsetMemberParts(const Rules& rules, std::uint32_t memberBytes);
+// A skiplist's own parts: struct zset, and the skiplist with its header node (the table's are the table's).
+std::vector<CollectionPart> zsetSkiplistParts(const Rules& rules);
 
 // The key's own allocations, as the layout makes them for a string key whose value it never embeds.
 std::vector<CollectionPart> keyPartsOf(

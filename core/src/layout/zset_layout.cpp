@@ -39,7 +39,6 @@ constexpr std::uint64_t kSkiplistBytes = 32; // struct zskiplist {header, tail, 
 constexpr std::uint64_t kEmbeddingNodeBytes = 32;
 constexpr std::uint64_t kEmbeddingSkiplistBytes = kEmbeddingNodeBytes + (kMaxLevel - 1) * kLevelBytes;
 constexpr std::uint64_t kMemberHeaderSizeByte = 1; // zslCreateNode: the sds header's size before the member
-constexpr std::uint32_t kZaddLookups = 2; // zsetAdd: the find, then the add
 
 // zslRandomLevel: P(level = l) = (1 - p) p^(l-1), the levels past the last in the last.
 double levelProbability(int level) {
@@ -97,22 +96,40 @@ Status describeSortedSet(const Rules& rules, const CollectionShape& shape, const
         return Ok {};
     }
     out.encoding = "skiplist";
-    out.parts.push_back({ "zset", kZsetBytes, 1 });
+    const std::vector<CollectionPart> own = zsetSkiplistParts(rules);
+    out.parts.push_back(own.front());
     const IndexTableModel table = filledTable(rules.tableKind, sizedFor, n, kZaddLookups, converted);
     addTableParts(out.parts, table, allocator, rules.tableStruct, rules.tableStructBytes);
     const auto members = static_cast<double>(n);
     if (rules.dictTables())
         out.parts.push_back({ "entries", kDictEntryBytes, members });
-    if (rules.zsetNodesEmbedMembers) {
-        out.parts.push_back({ "skiplist (header node)", kEmbeddingSkiplistBytes, 1 });
-    } else {
-        out.parts.push_back({ "skiplist", kSkiplistBytes, 1 });
-        out.parts.push_back({ "skiplist header node", kNodeBytes + kMaxLevel * kLevelBytes, 1 });
-    }
+    out.parts.insert(out.parts.end(), own.begin() + 1, own.end());
     addSkiplistNodes(out.parts, rules, shape);
     if (!rules.zsetNodesEmbedMembers)
         out.parts.push_back({ "members", rules.sdsBytes(shape.elementBytes), members });
     return Ok {};
+}
+
+std::vector<CollectionPart> zsetSkiplistParts(const Rules& rules) {
+    if (rules.zsetNodesEmbedMembers)
+        return { { "zset", kZsetBytes, 1 }, { "skiplist (header node)", kEmbeddingSkiplistBytes, 1 } };
+    return { { "zset", kZsetBytes, 1 }, { "skiplist", kSkiplistBytes, 1 },
+        { "skiplist header node", kNodeBytes + kMaxLevel * kLevelBytes, 1 } };
+}
+
+std::vector<CollectionPart> zsetMemberParts(const Rules& rules, std::uint32_t memberBytes) {
+    std::vector<CollectionPart> parts;
+    if (rules.dictTables())
+        parts.push_back({ "entries", kDictEntryBytes, 1 });
+    const std::uint64_t embedded = kMemberHeaderSizeByte + sds::reqSize(memberBytes, sds::valkeyReqType(memberBytes));
+    for (int level = 1; level <= kMaxLevel; ++level)
+        parts.push_back({ "skiplist node",
+            rules.zsetNodesEmbedMembers ? kEmbeddingNodeBytes + (level - 1) * kLevelBytes + embedded
+                                        : kNodeBytes + level * kLevelBytes,
+            levelProbability(level) });
+    if (!rules.zsetNodesEmbedMembers)
+        parts.push_back({ "members", rules.sdsBytes(memberBytes), 1 });
+    return parts;
 }
 
 } // namespace layoutlab::collection

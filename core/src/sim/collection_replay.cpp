@@ -52,7 +52,7 @@ Expected<bool> CollectionReplay::apply(std::uint32_t keyId, const Request& r, bo
         m.read(key);
         break;
     case ElementAction::Command:
-        m.command(key, r.valueBytes, r.elementBytes, op.element);
+        m.command(key, r.valueBytes, r.elementBytes, op.element, r.priorBytes()); // request.h
         break;
     }
     return key.entries == 0 && op.action == ElementAction::Remove;

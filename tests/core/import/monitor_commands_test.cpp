@@ -121,15 +121,18 @@ TEST_F(MonitorCommandsTest, AppendAndSetrangeCarryWhatTheReplayNeeds) {
 }
 
 TEST_F(MonitorCommandsTest, CommandsNotModelledAreNamed) {
-    import({ { "ZADD", "z", "1", "f" }, { "LPUSH", "l", "x" }, { "ZADD", "z", "2", "g" }, { "PING" }, { "STRLEN", "a" },
-        { "HGETALL", "h" },
-        { "SMEMBERS",
-            "s" } });
-    EXPECT_EQ(m_rejects.notModelled.at("ZADD"), 2u);
+    import({ { "SPOP", "z" }, { "LPUSH", "l", "x" }, { "SPOP", "z" }, { "PING" }, { "STRLEN", "a" }, { "HGETALL", "h" },
+        { "SMEMBERS", "s" },
+        { "ZRANGE",
+            "z",
+            "0",
+            "-1" } });
+    EXPECT_EQ(m_rejects.notModelled.at("SPOP"), 2u);
     EXPECT_EQ(m_rejects.notModelled.at("LPUSH"), 1u);
     EXPECT_EQ(m_rejects.skipped.at("command PING"), 1u);
     EXPECT_EQ(m_rejects.skipped.at("command HGETALL (reads the collection whole)"), 1u);
     EXPECT_EQ(m_rejects.skipped.at("command SMEMBERS (reads the collection whole)"), 1u);
+    EXPECT_EQ(m_rejects.skipped.at("command ZRANGE (reads the collection whole)"), 1u);
     EXPECT_EQ(m_rejects.notModelled.count("STRLEN"), 0u);
 }
 
@@ -220,6 +223,39 @@ TEST_F(MonitorCommandsTest, SetAndHashCommandsOnTheOtherTypeAreRefused) {
     // changes nothing, so the importer leaves it to the replay).
     ASSERT_EQ(r.size(), 5u);
     EXPECT_EQ(r[4].op, Op::Get);
+}
+
+// Sorted-set commands likewise, in t_zset.c's order: ZADD's options and scores checked first, its start with
+// its count, longest member and first member's length, each score as d2string writes it.
+TEST_F(MonitorCommandsTest, SortedSetCommandsBecomeElementRequests) {
+    const auto r = import({ { "ZADD", "z", "1", "alpha", "2.5", "b" }, { "ZADD", "z", "NX", "9", "alpha" },
+        { "ZINCRBY", "z", "0.5", "b" }, { "ZADD", "z", "GT", "0", "b" }, { "ZADD", "z", "XX", "CH", "5", "new" },
+        { "ZSCORE", "z", "alpha" }, { "ZREM", "z", "b", "missing" }, { "ZADD", "z", "NX", "XX", "1", "x" },
+        { "ZADD", "z", "one", "x" }, { "ZREM", "z", "alpha", "later" } });
+    auto op = [&](std::size_t i) { return r.at(i).elementOp(); };
+    ASSERT_EQ(r.size(), 15u);
+    EXPECT_EQ(op(0).action, ElementAction::Command);
+    EXPECT_EQ(r[0].valueBytes, 2u);
+    EXPECT_EQ(r[0].elementBytes, 5u); // the longest member
+    EXPECT_EQ(r[0].priorBytes(), 5u); // the first member's length
+    EXPECT_EQ(op(1).action, ElementAction::Add);
+    EXPECT_EQ(r[1].valueBytes, 1u); // "1"
+    EXPECT_EQ(op(1).value, IntegerClass::Uint7);
+    EXPECT_EQ(r[2].valueBytes, 3u); // "2.5"
+    EXPECT_EQ(op(2).value, IntegerClass::None);
+    EXPECT_EQ(op(4).action, ElementAction::Read); // NX of a member held
+    EXPECT_EQ(op(6).action, ElementAction::Update); // 2.5 + 0.5 = "3"
+    EXPECT_EQ(r[6].valueBytes, 1u);
+    EXPECT_EQ(r[6].priorBytes(), 3u);
+    EXPECT_EQ(op(8).action, ElementAction::Read); // GT 0 < 3: left
+    EXPECT_EQ(op(10).action, ElementAction::Read); // XX of a member not held
+    EXPECT_EQ(op(11).action, ElementAction::Read); // ZSCORE
+    EXPECT_EQ(op(12).action, ElementAction::Remove);
+    EXPECT_EQ(r[12].priorBytes(), 1u);
+    EXPECT_EQ(op(13).action, ElementAction::Read); // "missing"
+    EXPECT_EQ(op(14).action, ElementAction::Remove); // the last member: "later" is not looked at
+    EXPECT_EQ(m_rejects.refused.at("XX and NX options at the same time are not compatible"), 1u);
+    EXPECT_EQ(m_rejects.refused.at("value is not a valid float"), 1u);
 }
 
 TEST_F(MonitorCommandsTest, ASetOverAHashMakesItAStringAgain) {

@@ -9,8 +9,9 @@
 // grows, rehashes and shrinks through the index model as the engine's does. Built with a layout and its
 // limits; a replay keeps a CollectionKeyState per live collection key.
 //
-// Modelled: hashes (hash_key_model.cpp) and sets (set_key_model.cpp). Sorted sets and lists have one-key
-// models (describeCollection) but no element-by-element one yet: create() refuses them by name.
+// Modelled: hashes (hash_key_model.cpp), sets (set_key_model.cpp) and sorted sets (zset_key_model.cpp).
+// Lists have a one-key model (describeCollection) but no element-by-element one yet: create() refuses them
+// by name.
 
 #include "layoutlab/alloc/allocator_model.h"
 #include "layoutlab/expected.h"
@@ -46,7 +47,7 @@ struct CollectionKeyState {
     // Whether the engine has made the value: a set is made by its first SADD, for its first member and its
     // count (t_set.c setTypeCreate); a hash is made empty (t_hash.c hashTypeLookupWriteOrCreate).
     bool made = false;
-    bool table = false; // in the full encoding (a table); else a compact one (a listpack, or an intset)
+    bool table = false; // in the full encoding (a table, a sorted set's skiplist and table); else a compact one
     // A set's intset: its members' width in bytes (2, 4 or 8, which only grows: intset.c
     // intsetUpgradeAndAdd); 0 when not an intset.
     std::uint8_t intsetWidth = 0;
@@ -98,11 +99,12 @@ public:
     CollectionKind kind() const { return m_kind; }
     // A new key, before its first command (a hash is made empty and compact: t_hash.c createHashObject).
     CollectionKeyState created() const;
-    // A command's start: `elements` elements (a hash's field-value pairs, a SADD's members), its longest
-    // argument `longest` bytes long (t_hash.c hashTypeTryConversion), its first element of integer class
-    // `first` (t_set.c setTypeCreate).
+    // A command's start: `elements` elements (a hash's field-value pairs, a SADD's or ZADD's members), its
+    // longest argument `longest` bytes long (t_hash.c hashTypeTryConversion; a ZADD's longest member,
+    // zsetTypeCreate), its first element of integer class `first` (t_set.c setTypeCreate) and `firstBytes`
+    // long (Redis 7.0's zaddGenericCommand).
     void command(CollectionKeyState& key, std::uint64_t elements, std::uint32_t longest,
-        IntegerClass first = IntegerClass::None) const;
+        IntegerClass first = IntegerClass::None, std::uint32_t firstBytes = 0) const;
     // An element added (a set's member: `value` is empty).
     void add(CollectionKeyState& key, ElementValue element, ElementValue value = {}) const;
     void update(CollectionKeyState& key, ElementValue element, ElementValue before, ElementValue after) const;

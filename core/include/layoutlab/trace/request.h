@@ -36,7 +36,8 @@ inline constexpr int kOpCount = 14;
 std::string_view opName(Op op);
 
 // What an Op::Element request does (Request::element packs it in 16 bits, the trace file stores it so):
-//   Add      a new element: elementBytes long, its value (a hash's, a sorted set's score as text) valueBytes
+//   Add      a new element: elementBytes long, its value (a hash's, a sorted set's score as d2string's text)
+//            valueBytes
 //   Update   an element's value replaced: valueBytes the new one, priorBytes (the TTL's field) the old one
 //   Remove   an element removed: elementBytes, and its value's length in priorBytes; a set's member its
 //            place in the order the set's members were added in valueBytes (from 1; 0 when not known), and
@@ -44,7 +45,9 @@ std::string_view opName(Op op);
 //   Read     an element looked up (HGET, HEXISTS, ...): a table's lookup, which may advance its rehashing
 //   Command  a command's start, for the engines' decisions on all its arguments at once (t_hash.c
 //            hashTypeTryConversion): valueBytes its elements, elementBytes its longest argument; a set's
-//            its first member's integer class as the element's (t_set.c setTypeCreate)
+//            its first member's integer class as the element's (t_set.c setTypeCreate); a sorted set's its
+//            longest member in elementBytes and its first member's length in priorBytes (zsetTypeCreate,
+//            Redis 7.0's zaddGenericCommand)
 // An element or value that is a canonical integer carries its integer class (IntegerClass), which a
 // listpack or an intset stores it by.
 enum class CollectionKind : std::uint8_t { Hash = 0, Set = 1, SortedSet = 2, List = 3 };

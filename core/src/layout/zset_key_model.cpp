@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+// A sorted-set key member by member (collection_key_ops.h), following t_zset.c of each engine line:
+//   zaddGenericCommand (zsetCommand): a new key is made for the command's member count and longest member
+//     (zsetTypeCreate: a listpack when both fit zset-max-listpack-entries and -value, else a skiplist whose
+//     table is expanded for the count); an existing listpack either would overflow converts first, its
+//     table expanded for the count (zsetTypeMaybeConvert). Redis 7.0 makes a new key by its first member's
+//     length alone and sizes no table (Rules::zsetSizeHints).
+//   zsetAdd (zsetAdd, zsetUpdate): a listpack takes a new member it has room for (zzlInsert: the member, then
+//     its score as d2string's text, which lpInsert stores as an integer when it is one), else converts to a
+//     skiplist whose table is expanded for its members and the new one (zsetConvertAndExpand, zsetLength + 1;
+//     7.0: zsetConvert, unsized); a changed score is deleted and inserted again (zzlDelete, zzlInsert). A
+//     skiplist finds the member (one rehash step) and adds it (another: dictAdd, hashtableAdd) with its node
+//     of a random level (zslInsert), or moves its node for a changed score, which changes no memory in
+//     expectation (zslUpdateScore).
+//   zsetDel (zsetRemove): zzlDelete, or the table's delete and the node's (zslDelete), after which Redis 7.x
+//     resizes a table below 10% fill (htNeedsResize -> dictResize) and Valkey's shrink as their deletes do.
+//   ZSCORE, ZMSCORE, ZRANK (CollectionKeyModel::read): a table's find, one rehash step.
+// A node's level is drawn at random (zslRandomLevel): each member's node is counted at each level with its
+// chance (zsetMemberParts), so a removed member takes away what an added one brings.
+
+#include "collection_key_ops.h"
+
+#include <algorithm>
+
+namespace layoutlab::collection {
+
+namespace {
+std::uint64_t pairBytes(ElementValue member, ElementValue score) {
+    return listpack::entryBytes(member.bytes, member.integer) + listpack::entryBytes(score.bytes, score.integer);
+}
+
+void addMember(const KeyContext& c, CollectionKeyState& key, ElementValue member, std::uint32_t lookups) {
+    for (std::uint32_t l = 1; l < lookups; ++l)
+        key.index->lookup();
+    key.index->insert();
+    addEntryParts(c, key, zsetMemberParts(c.rules, member.bytes), 1);
+}
+
+// zsetConvertAndExpand: a table expanded for `sizedFor` (0: not expanded), the listpack's members inserted
+// once each with their nodes.
+void convertToSkiplist(const KeyContext& c, CollectionKeyState& key, std::uint64_t sizedFor) {
+    key.index = newTable(c, sizedFor);
+    for (const std::uint64_t packed : key.compactEntries)
+        addMember(c, key, unpackEntry(packed).first, 1);
+    key.table = true;
+    key.compactEntries = {};
+    key.listpackBytes = 0;
+}
+} // namespace
+
+void zsetCommand(const KeyContext& c, CollectionKeyState& key, std::uint64_t members, std::uint32_t longest,
+    std::uint32_t firstBytes) {
+    const bool fits = members <= c.limits.zsetMaxListpackEntries && longest <= c.limits.zsetMaxListpackValue;
+    if (!key.made) {
+        key.made = true;
+        if (!c.rules.zsetSizeHints) { // Redis 7.0: by the first member's length, no table sized
+            if (c.limits.zsetMaxListpackEntries == 0 || firstBytes > c.limits.zsetMaxListpackValue)
+                convertToSkiplist(c, key, 0);
+        } else if (!fits) {
+            convertToSkiplist(c, key, members);
+        }
+        return;
+    }
+    if (!key.table && c.rules.zsetSizeHints && !fits)
+        convertToSkiplist(c, key, members);
+}
+
+void zsetAdd(const KeyContext& c, CollectionKeyState& key, ElementValue member, ElementValue score) {
+    if (!key.made)
+        zsetCommand(c, key, 1, member.bytes, member.bytes);
+    key.payloadBytes += std::uint64_t { member.bytes } + score.bytes;
+    const std::uint64_t held = key.entries++;
+    if (!key.table) {
+        if (held + 1 <= c.limits.zsetMaxListpackEntries && member.bytes <= c.limits.zsetMaxListpackValue) {
+            key.listpackBytes += pairBytes(member, score);
+            key.compactEntries.push_back(packEntry(member, score));
+            return;
+        }
+        convertToSkiplist(c, key, c.rules.zsetSizeHints ? held + 1 : 0);
+    }
+    addMember(c, key, member, kZaddLookups);
+}
+
+void zsetUpdate(
+    const KeyContext& c, CollectionKeyState& key, ElementValue member, ElementValue before, ElementValue after) {
+    (void)c;
+    key.payloadBytes += after.bytes;
+    key.payloadBytes -= std::min<std::uint64_t>(key.payloadBytes, before.bytes);
+    if (key.table) {
+        key.index->lookup(); // the find; the node moves, its memory in expectation the same
+        return;
+    }
+    key.listpackBytes = key.listpackBytes + listpack::entryBytes(after.bytes, after.integer)
+        - listpack::entryBytes(before.bytes, before.integer);
+    const auto it = std::find(key.compactEntries.begin(), key.compactEntries.end(), packEntry(member, before));
+    if (it != key.compactEntries.end())
+        *it = packEntry(member, after);
+}
+
+void zsetRemove(const KeyContext& c, CollectionKeyState& key, ElementValue member, ElementValue score) {
+    --key.entries;
+    key.payloadBytes -= std::min<std::uint64_t>(key.payloadBytes, std::uint64_t { member.bytes } + score.bytes);
+    if (!key.table) {
+        key.listpackBytes
+            -= std::min(key.listpackBytes - listpack::kHeaderBytes - listpack::kEndBytes, pairBytes(member, score));
+        eraseCompactEntry(key, packEntry(member, score));
+        return;
+    }
+    key.index->erase();
+    if (c.rules.tableKind == IndexKind::RedisDict) // Redis 7.x zsetDel: htNeedsResize -> dictResize
+        key.index->shrinkIfNeeded();
+    addEntryParts(c, key, zsetMemberParts(c.rules, member.bytes), -1);
+}
+
+} // namespace layoutlab::collection

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+// A sorted set built member by member (layout/collection_key_model.h) must hold what the one-key model
+// (describeCollection) gives for the same key made the same way, on every engine line, on both sides of each
+// limit; and score changes and removals must change it as t_zset.c does.
+
+#include "layoutlab/layout/collection_key_model.h"
+
+#include "layout_fixtures.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+using namespace layoutlab;
+
+namespace {
+
+using test::jemalloc;
+using test::layout;
+
+CollectionKeyModel zsetModel(const LayoutModel& l) {
+    auto model = CollectionKeyModel::create(l, jemalloc(), {}, CollectionKind::SortedSet);
+    EXPECT_TRUE(model) << model.error().describe();
+    return std::move(*model);
+}
+
+const char* const kLayouts[] = { "redis-7.0", "redis-7.2", "valkey-8.0", "valkey-8.1", "valkey-9.0", "valkey-9.1" };
+
+TEST(ZsetKeyModel, ASortedSetBuiltMemberByMemberHoldsWhatTheOneKeyModelGives) {
+    for (const char* spec : kLayouts) {
+        const auto l = layout(spec);
+        const CollectionKeyModel model = zsetModel(*l);
+        double keyOwn = 0;
+        for (const auto& part : model.keyParts(16, false))
+            keyOwn += static_cast<double>(jemalloc().usableSize(part.requestedBytes)) * part.count;
+        for (const std::uint64_t members : { 1, 2, 100, 128, 129, 1000, 4096 }) {
+            for (const std::uint32_t bytes : { 10u, 64u, 65u }) {
+                for (const bool oneCommand : { true, false }) {
+                    CollectionShape shape;
+                    shape.type = CollectionType::SortedSet;
+                    shape.entries = members;
+                    shape.elementBytes = bytes;
+                    shape.valueBytes = 3; // "1.5"
+                    shape.oneCommand = oneCommand;
+                    CollectionKeyState key = model.created();
+                    for (std::uint64_t i = 0; i < members; ++i) {
+                        if (i == 0 || !oneCommand)
+                            model.command(key, oneCommand ? members : 1, bytes, IntegerClass::None, bytes);
+                        model.add(key, { bytes }, { 3 });
+                    }
+                    const auto described = describeCollection(*l, shape, jemalloc());
+                    ASSERT_TRUE(described);
+                    const std::string what = fmt::format(
+                        "{}: {} {}-byte members, {}", spec, members, bytes, oneCommand ? "one ZADD" : "one ZADD each");
+                    EXPECT_EQ(model.encoding(key), described->encoding) << what;
+                    const double expected = described->usableBytes(jemalloc()) - keyOwn;
+                    // describeCollection folds the levels a keyspace of such keys is unlikely to reach into the
+                    // last one it lists (zset_layout.cpp addSkiplistNodes), up to 0.2 bytes a member.
+                    EXPECT_NEAR(model.footprint(key).usableBytes, expected, 0.2 * static_cast<double>(members)) << what;
+                    EXPECT_EQ(key.payloadBytes, members * (bytes + 3));
+                }
+            }
+        }
+    }
+}
+
+TEST(ZsetKeyModel, AScoreChangeRewritesTheListpackAndRemovalsGiveBackWhatAddsTook) {
+    const CollectionKeyModel model = zsetModel(*layout("valkey-9.1"));
+    CollectionKeyState key = model.created();
+    model.command(key, 1, 5, IntegerClass::None, 5);
+    model.add(key, { 5 }, { 1, IntegerClass::Uint7 });
+    const double small = model.footprint(key).requestedBytes;
+    model.update(key, { 5 }, { 1, IntegerClass::Uint7 }, { 18, IntegerClass::None }); // 1 -> 0.1234567890123456
+    EXPECT_EQ(model.footprint(key).requestedBytes,
+        small - listpack::entryBytes(1, IntegerClass::Uint7) + listpack::stringEntryBytes(18));
+    // A skiplist: what a member's add brings, its removal takes away (the node's level in expectation).
+    CollectionKeyState big = model.created();
+    model.command(big, 200, 12, IntegerClass::None, 12);
+    for (int i = 0; i < 200; ++i)
+        model.add(big, { 12 }, { 4 });
+    EXPECT_EQ(model.encoding(big), "skiplist");
+    const double full = model.footprint(big).usableBytes;
+    model.add(big, { 12 }, { 4 });
+    model.remove(big, { 12 }, { 4 });
+    EXPECT_NEAR(model.footprint(big).usableBytes, full, 1e-6);
+}
+
+} // namespace
