@@ -233,6 +233,23 @@ std::string stallTable(const StoredRun& stored) {
     return html + "</table>\n";
 }
 
+// A run's collection keys by type and encoding (the same at every threshold, counted in each row above).
+std::string collectionTable(const SimulationResult& r) {
+    if (r.collections.empty())
+        return {};
+    std::string html = "<h3>Collection keys</h3>\n<p>The same at every threshold, and counted in each row's keys "
+                       "and bytes (not in its size classes); each key's own allocations included.</p>\n"
+                       "<table class=\"points\">\n<tr><th>type</th><th>encoding</th><th>keys</th><th>entries</th>"
+                       "<th>entries/key</th><th>usable bytes</th><th>usable/key</th></tr>\n";
+    for (const CollectionUsage& c : r.collections) {
+        const double keys = static_cast<double>(std::max<std::uint64_t>(c.keys, 1));
+        html += "<tr>" + cell(c.type) + cell(c.encoding)
+            + fmt::format("<td>{}</td><td>{}</td><td>{:.1f}</td><td>{:.0f}</td><td>{:.1f}</td></tr>\n", c.keys,
+                c.entries, static_cast<double>(c.entries) / keys, c.usableBytes, c.usableBytes / keys);
+    }
+    return html + "</table>\n";
+}
+
 std::string runSection(const StoredRun& stored, const std::vector<Figure>& figures) {
     const auto& run = stored.run;
     const auto& r = stored.result;
@@ -285,6 +302,7 @@ std::string runSection(const StoredRun& stored, const std::vector<Figure>& figur
         }
         html += "</table>\n";
     }
+    html += collectionTable(r);
     html += stallTable(stored);
     if (const auto measured = engineSweepPoints(stored.measurements); !measured.empty())
         html += engineSweepTable(measured);

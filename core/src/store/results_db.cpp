@@ -413,8 +413,19 @@ Status ResultsDb::completeRun(std::int64_t runId, const SimulationResult& result
         Statement sample(m_db,
             "INSERT INTO timeline (run_id, sample_index, point_index, requests, time_ms, live_keys, allocated_bytes, "
             "active_bytes) VALUES (?,?,?,?,?,?,?,?)");
-        if (!point.ok() || !cls.ok() || !sample.ok())
+        Statement collection(m_db,
+            "INSERT INTO collections (run_id, type, encoding, keys, entries, payload_bytes, allocations, "
+            "requested_bytes, usable_bytes) VALUES (?,?,?,?,?,?,?,?,?)");
+        if (!point.ok() || !cls.ok() || !sample.ok() || !collection.ok())
             return rollbackWith("cannot prepare the result statements");
+        for (const CollectionUsage& c : result.collections) {
+            collection.reset();
+            collection.bind(1, runId).bind(2, c.type).bind(3, c.encoding).bind(4, toInt(c.keys));
+            collection.bind(5, toInt(c.entries)).bind(6, toInt(c.payloadBytes)).bind(7, c.allocations);
+            collection.bind(8, c.requestedBytes).bind(9, c.usableBytes);
+            if (collection.step() != SQLITE_DONE)
+                return rollbackWith("cannot store a collection row");
+        }
         for (std::size_t i = 0; i < result.points.size(); ++i) {
             const auto& p = result.points[i];
             point.reset();

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Merging results databases (`layoutlab db merge`): the runs of another database, with their points,
-// size classes, timelines and measurements, are copied in under new ids, in one transaction. Traces are matched by
-// content hash and format. A run already present (same trace, kind, models, parameters, start and end)
-// is not copied twice, so merging the same shard again changes nothing.
+// size classes, timelines, collections and measurements, are copied in under new ids, in one transaction. Traces are
+// matched by content hash and format. A run already present (same trace, kind, models, parameters, start and end) is
+// not copied twice, so merging the same shard again changes nothing.
 #include "sqlite_statement.h"
 
 #include "layoutlab/store/results_db.h"
@@ -89,12 +89,18 @@ Expected<std::uint64_t> ResultsDb::mergeFrom(const std::string& otherPath) {
             fmt::format("INSERT INTO main.timeline (run_id, {0}) SELECT ?1, {0} FROM src.timeline WHERE run_id = ?2",
                 timelineColumns)
                 .c_str());
+        const std::string collectionColumns = columnsExcept(m_db, "collections", "run_id");
+        Statement collections(m_db,
+            fmt::format(
+                "INSERT INTO main.collections (run_id, {0}) SELECT ?1, {0} FROM src.collections WHERE run_id = ?2",
+                collectionColumns)
+                .c_str());
         Statement measurements(m_db,
             fmt::format("INSERT INTO main.measurements ({}) SELECT {} FROM src.measurements WHERE run_id = ?2",
                 measurementColumns, measurementSelect)
                 .c_str());
         if (!runs.ok() || !present.ok() || !insertRun.ok() || !points.ok() || !classes.ok() || !timeline.ok()
-            || !measurements.ok())
+            || !collections.ok() || !measurements.ok())
             return fail("cannot prepare the merge");
         while (runs.step() == SQLITE_ROW) {
             const std::int64_t oldId = runs.integer(0);
@@ -109,7 +115,7 @@ Expected<std::uint64_t> ResultsDb::mergeFrom(const std::string& otherPath) {
             if (insertRun.step() != SQLITE_DONE)
                 return fail("cannot copy a run");
             const std::int64_t newId = sqlite3_last_insert_rowid(m_db);
-            for (Statement* s : { &points, &classes, &timeline, &measurements }) {
+            for (Statement* s : { &points, &classes, &timeline, &collections, &measurements }) {
                 s->reset();
                 s->bind(1, newId).bind(2, oldId);
                 if (s->step() != SQLITE_DONE)

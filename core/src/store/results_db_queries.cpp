@@ -159,4 +159,27 @@ Expected<std::vector<TimelineSample>> ResultsDb::timeline(std::int64_t runId) {
     return out;
 }
 
+Expected<std::vector<CollectionUsage>> ResultsDb::collections(std::int64_t runId) {
+    Statement s(m_db,
+        "SELECT type, encoding, keys, entries, payload_bytes, allocations, requested_bytes, usable_bytes FROM "
+        "collections WHERE run_id = ? ORDER BY type, encoding");
+    if (!s.ok())
+        return dbError(m_db, m_path, "cannot read the run's collections");
+    s.bind(1, runId);
+    std::vector<CollectionUsage> out;
+    while (s.step() == SQLITE_ROW) {
+        CollectionUsage c;
+        c.type = s.text(0);
+        c.encoding = s.text(1);
+        c.keys = static_cast<std::uint64_t>(s.integer(2));
+        c.entries = static_cast<std::uint64_t>(s.integer(3));
+        c.payloadBytes = static_cast<std::uint64_t>(s.integer(4));
+        c.allocations = s.real(5);
+        c.requestedBytes = s.real(6);
+        c.usableBytes = s.real(7);
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
 } // namespace layoutlab

@@ -168,6 +168,22 @@ ALTER TABLE points ADD COLUMN evicted_keys INTEGER;
 ALTER TABLE points ADD COLUMN refused_writes INTEGER;
 ALTER TABLE points ADD COLUMN used_memory_bytes INTEGER;
 )SQL",
+    // 7 -> 8: a run's collection keys by type and encoding (the same at every point; none: the trace held
+    // only strings).
+    R"SQL(
+CREATE TABLE collections (
+  run_id          INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  type            TEXT NOT NULL,
+  encoding        TEXT NOT NULL,
+  keys            INTEGER NOT NULL,
+  entries         INTEGER NOT NULL,
+  payload_bytes   INTEGER NOT NULL,
+  allocations     REAL NOT NULL,
+  requested_bytes REAL NOT NULL,
+  usable_bytes    REAL NOT NULL,
+  PRIMARY KEY (run_id, type, encoding)
+);
+)SQL",
 };
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kMigrationCount == kResultsSchemaVersion, "one migration per schema version");

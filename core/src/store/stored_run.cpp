@@ -22,6 +22,9 @@ Expected<StoredRun> loadStoredRun(ResultsDb& db, std::int64_t runId) {
     auto timeline = db.timeline(runId);
     if (!timeline)
         return timeline.error();
+    auto collections = db.collections(runId);
+    if (!collections)
+        return collections.error();
     SimulationResult r;
     r.traceName = run->traceSource;
     r.layoutSpec = run->layout;
@@ -37,6 +40,7 @@ Expected<StoredRun> loadStoredRun(ResultsDb& db, std::int64_t runId) {
         r.configuredThreshold = (*layout)->threshold()->value; // the setting its engine ships with
     r.points = std::move(*points);
     r.timeline = std::move(*timeline);
+    r.collections = std::move(*collections);
     // The replay summary, as the run reported it.
     const auto replay = nlohmann::json::parse(run->replayJson, nullptr, false);
     if (replay.is_object() && replay.contains("replay")) {

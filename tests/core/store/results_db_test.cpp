@@ -145,6 +145,32 @@ TEST_F(ResultsDbTest, SlabModelFiguresAndTimelinesReadBackAndMerge) {
     EXPECT_TRUE((*db)->timeline(runId)->empty());
 }
 
+// A run of a trace with collection keys keeps them by type and encoding; a merge copies them, a delete takes
+// them; a run of strings has none.
+TEST_F(ResultsDbTest, CollectionRowsReadBackAndMerge) {
+    auto cfg = makeGeneratorConfig(500, 2000, "16", "24", 0, 0.5, 0.8, 0.05, "uniform", 9);
+    ASSERT_TRUE(setCollectionElements(*cfg, CollectionKind::Set, "uniform:1:700", "uniform:2:12"));
+    SyntheticTrace trace(*cfg);
+    auto models = parseLayoutAndAllocator("valkey-9.1", "");
+    auto result = simulate({ models->layout, models->allocator, { 32, 64, 128 } }, trace);
+    ASSERT_TRUE(result) << result.error().describe();
+    ASSERT_GE(result->collections.size(), 3u); // intsets, listpacks and tables
+    const std::int64_t runId = store(*result);
+    auto db = ResultsDb::open(path());
+    ASSERT_TRUE(db);
+    auto rows = (*db)->collections(runId);
+    ASSERT_TRUE(rows) << rows.error().describe();
+    EXPECT_EQ(*rows, result->collections);
+    EXPECT_TRUE((*db)->collections(store(sweep()))->empty());
+    const std::int64_t otherId = store(*result, "other.db");
+    auto merged = ResultsDb::open(path("merged.db"));
+    ASSERT_TRUE(merged);
+    ASSERT_TRUE((*merged)->mergeFrom(path("other.db")));
+    EXPECT_EQ(*(*merged)->collections(otherId), result->collections);
+    ASSERT_TRUE((*db)->deleteRuns({ runId }));
+    EXPECT_TRUE((*db)->collections(runId)->empty());
+}
+
 TEST_F(ResultsDbTest, FailedAndInterruptedRunsAreNeverComplete) {
     auto db = ResultsDb::open(path());
     RunRecord r;

@@ -31,7 +31,7 @@ struct sqlite3;
 
 namespace layoutlab {
 
-inline constexpr int kResultsSchemaVersion = 7;
+inline constexpr int kResultsSchemaVersion = 8;
 
 struct TraceRecord {
     std::int64_t id = 0;
@@ -142,6 +142,8 @@ public:
     Expected<std::vector<ThresholdPoint>> points(std::int64_t runId);
     // The run's timeline (empty: it has none), the bytes per point in point order.
     Expected<std::vector<TimelineSample>> timeline(std::int64_t runId);
+    // The run's collection keys by type and encoding (empty: its trace held only strings).
+    Expected<std::vector<CollectionUsage>> collections(std::int64_t runId);
     Expected<std::vector<Measurement>> measurements(std::int64_t runId);
     Expected<std::uint64_t> deleteRuns(const std::vector<std::int64_t>& runIds);
     // Deletes the failed and interrupted runs, and the running ones whose owner is gone; live runs stay.
