@@ -164,6 +164,8 @@ void drawBarChart(QChart* chart, const QStringList& categories,
         y->setTitleText(yTitle);
         chart->addAxis(y, Qt::AlignLeft);
         series->attachAxis(y);
+        if (high <= 0) // nothing to draw (a trace of collections has no string values): an empty 0-1 axis
+            y->setRange(0, 1);
         y->applyNiceNumbers();
         y->setLabelFormat(counts ? QStringLiteral("%.0f") : QStringLiteral("%.1f"));
     }

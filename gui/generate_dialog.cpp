@@ -2,6 +2,7 @@
 #include "generate_dialog.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QDoubleSpinBox>
@@ -43,7 +44,10 @@ GenerateDialog::GenerateDialog(QWidget* parent)
     , m_getFraction(fractionBox(0.9, this))
     , m_deleteFraction(fractionBox(0, this))
     , m_popularity(new QLineEdit(this))
-    , m_seed(new QSpinBox(this)) {
+    , m_seed(new QSpinBox(this))
+    , m_keyType(new QComboBox(this))
+    , m_elements(new QLineEdit(this))
+    , m_elementSize(new QLineEdit(this)) {
     setWindowTitle(tr("Generate Trace"));
     QSettings s;
     m_output->setText(
@@ -71,6 +75,28 @@ GenerateDialog::GenerateDialog(QWidget* parent)
     m_popularity->setToolTip(tr("uniform, or zipf:A (e.g. zipf:0.99)"));
     m_seed->setRange(0, 2147483647);
     m_seed->setValue(s.value(QStringLiteral("generate/seed"), 1).toInt());
+    m_keyType->addItem(tr("Strings (SET, GET, DEL)"), QStringLiteral("string"));
+    m_keyType->addItem(tr("Hashes (HSET, HGET, HDEL of one field)"), QStringLiteral("hash"));
+    m_keyType->addItem(tr("Sets (SADD, SISMEMBER, SREM of one member)"), QStringLiteral("set"));
+    m_keyType->setCurrentIndex(
+        std::max(0, m_keyType->findData(s.value(QStringLiteral("generate/keyType"), QStringLiteral("string")))));
+    m_elements->setText(s.value(QStringLiteral("generate/elements"), QStringLiteral("uniform:1:100")).toString());
+    m_elementSize->setText(s.value(QStringLiteral("generate/elementSize"), QStringLiteral("8")).toString());
+    m_elements->setToolTip(tr("Fields or members per key, drawn once per key: ") + sizeHelp);
+    m_elementSize->setToolTip(tr("Field or member length: ") + sizeHelp);
+    auto followKeyType = [this] {
+        const QString type = m_keyType->currentData().toString();
+        const bool collection = type != QStringLiteral("string");
+        m_valueSize->setEnabled(type != QStringLiteral("set")); // a set's member has no value
+        m_intValues->setToolTip(type == QStringLiteral("set") ? tr("Share of sets whose members are all integers")
+                                                              : tr("Share of values that are decimal integers"));
+        m_elements->setEnabled(collection);
+        m_elementSize->setEnabled(collection);
+        m_ttlFraction->setEnabled(!collection); // TTLs are for string keys (`gen`)
+        m_ttlSeconds->setEnabled(!collection);
+    };
+    followKeyType();
+    connect(m_keyType, &QComboBox::currentIndexChanged, this, followKeyType);
 
     auto* browse = new QPushButton(tr("Browse…"), this);
     auto* outputRow = new QHBoxLayout;
@@ -84,6 +110,9 @@ GenerateDialog::GenerateDialog(QWidget* parent)
     form->addRow(tr("Distinct &keys:"), m_keys);
     form->addRow(tr("&Operations after the load:"), m_ops);
     form->addRow(QString(), m_noLoad);
+    form->addRow(tr("Keys &hold:"), m_keyType);
+    form->addRow(tr("&Fields or members per key:"), m_elements);
+    form->addRow(tr("Field or &member size (bytes):"), m_elementSize);
     form->addRow(tr("Key &size (bytes):"), m_keySize);
     form->addRow(tr("&Value size (bytes):"), m_valueSize);
     form->addRow(tr("Share of writes with a &TTL:"), m_ttlFraction);
@@ -123,6 +152,15 @@ Expected<GeneratorConfig> GenerateDialog::config() const {
     config->ttlSeconds = std::uint32_t(m_ttlSeconds->value());
     if (!config->load && config->ops == 0)
         return usageError("--no-load without --ops would write an empty trace", "--no-load");
+    const QString keyType = m_keyType->currentData().toString();
+    if (keyType != QStringLiteral("string")) {
+        config->ttlFraction = 0;
+        const auto kind = keyType == QStringLiteral("set") ? CollectionKind::Set : CollectionKind::Hash;
+        if (auto ok = setCollectionElements(*config, kind, m_elements->text().trimmed().toStdString(),
+                m_elementSize->text().trimmed().toStdString());
+            !ok)
+            return ok.error();
+    }
     return config;
 }
 
@@ -153,6 +191,9 @@ void GenerateDialog::saveSettings() const {
     s.setValue(QStringLiteral("generate/deleteFraction"), m_deleteFraction->value());
     s.setValue(QStringLiteral("generate/popularity"), m_popularity->text());
     s.setValue(QStringLiteral("generate/seed"), m_seed->value());
+    s.setValue(QStringLiteral("generate/keyType"), m_keyType->currentData());
+    s.setValue(QStringLiteral("generate/elements"), m_elements->text());
+    s.setValue(QStringLiteral("generate/elementSize"), m_elementSize->text());
 }
 
 } // namespace layoutlab::gui

@@ -9,6 +9,7 @@
 #include <QDialog>
 
 class QCheckBox;
+class QComboBox;
 class QDoubleSpinBox;
 class QLineEdit;
 class QSpinBox;
@@ -29,6 +30,11 @@ public:
     QLineEdit* valueSizeEdit() const { return m_valueSize; }
     QSpinBox* keysBox() const { return m_keys; }
     QSpinBox* opsBox() const { return m_ops; }
+    // What every key holds: strings, hashes or sets (`gen --hash-fields`, `--set-members`), and for the
+    // collections their element count and element size distributions.
+    QComboBox* keyTypeBox() const { return m_keyType; }
+    QLineEdit* elementsEdit() const { return m_elements; }
+    QLineEdit* elementSizeEdit() const { return m_elementSize; }
 
     void accept() override; // refuses options `gen` would refuse, saying why
     void saveSettings() const;
@@ -47,6 +53,9 @@ private:
     QDoubleSpinBox* m_deleteFraction;
     QLineEdit* m_popularity;
     QSpinBox* m_seed;
+    QComboBox* m_keyType;
+    QLineEdit* m_elements;
+    QLineEdit* m_elementSize;
 };
 
 } // namespace layoutlab::gui

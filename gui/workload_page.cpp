@@ -155,7 +155,7 @@ void WorkloadPage::drawHistogram(
     drawBarChart(panel->freshChart(), labels, { { what, counts } },
         byClass ? tr("size class, up to: Valkey/Redis jemalloc classes") : tr("size, up to: powers of two"),
         tr("count"));
-    panel->chart()->setTitle(what);
+    panel->chart()->setTitle(counts.isEmpty() ? what + tr(": none in this trace") : what);
 }
 
 } // namespace layoutlab::gui

@@ -399,7 +399,7 @@ std::map<std::string, std::uint64_t> encodings(RespClient& client, const std::ve
 
 class CollectionTrace : public ::testing::TestWithParam<std::size_t> { };
 
-TEST_P(CollectionTrace, HashAndSetWorkloadsWithinOnePercentOfTheServer) {
+TEST_P(CollectionTrace, HashSetAndSortedSetWorkloadsWithinOnePercentOfTheServer) {
     const auto all = test::respServers(LAYOUTLAB_ENGINE_MANIFEST);
     if (GetParam() >= all.size())
         GTEST_SKIP() << "no server " << GetParam()

@@ -5,8 +5,10 @@
 
 #include "chart_panel.h"
 #include "collections_page.h"
+#include "generate_dialog.h"
 #include "gui_test_support.h"
 #include "main_window.h"
+#include "task_runner.h"
 
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
@@ -14,6 +16,7 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QSpinBox>
 #include <QTabWidget>
@@ -130,6 +133,52 @@ private slots:
         QVERIFY(page->oneByOneBox()->isChecked());
         QCOMPARE(page->layoutsList()->item(2)->checkState(), Qt::Checked);
         QCOMPARE(page->chart()->chart()->series().size(), 3);
+    }
+
+    // File → Generate Trace makes hash and set workloads too: what `gen --set-members` writes for the same
+    // options, and the choice kept for the next time.
+    void theGenerateDialogMakesSetWorkloads() {
+        test::Scratch scratch;
+        MainWindow window(scratch.database());
+        {
+            GenerateDialog dialog(&window);
+            dialog.keyTypeBox()->setCurrentIndex(dialog.keyTypeBox()->findData(QStringLiteral("set")));
+            QVERIFY(dialog.elementsEdit()->isEnabled());
+            dialog.elementsEdit()->setText(QStringLiteral("nonsense"));
+            const auto refused = dialog.config();
+            QVERIFY(!refused);
+            QCOMPARE(refused.error().field, std::string(field::kSetMembers));
+            dialog.keysBox()->setValue(500);
+            dialog.opsBox()->setValue(3000);
+            dialog.elementsEdit()->setText(QStringLiteral("uniform:1:300"));
+            dialog.elementSizeEdit()->setText(QStringLiteral("uniform:2:10"));
+            auto config = dialog.config();
+            QVERIFY2(config, config ? "" : config.error().describe().c_str());
+            QCOMPARE(config->collection, CollectionKind::Set);
+            dialog.saveSettings();
+            const QString generated = scratch.path(QStringLiteral("sets.lltrace"));
+            QVERIFY(window.generateTrace(*config, generated));
+            QVERIFY(window.runner().waitForIdle(60000));
+            QVERIFY(window.runner().waitForIdle(60000));
+            QVERIFY2(window.lastError().isEmpty(), qPrintable(window.lastError()));
+            const QString byCli = scratch.path(QStringLiteral("by-cli.lltrace"));
+            const auto cli = test::runCli({ QStringLiteral("gen"), QStringLiteral("-o"), byCli,
+                QStringLiteral("--keys"), QStringLiteral("500"), QStringLiteral("--ops"), QStringLiteral("3000"),
+                QStringLiteral("--key-size"), dialog.keySizeEdit()->text(), QStringLiteral("--value-size"),
+                dialog.valueSizeEdit()->text(), QStringLiteral("--set-members"), QStringLiteral("uniform:1:300"),
+                QStringLiteral("--member-size"), QStringLiteral("uniform:2:10"), QStringLiteral("--get-fraction"),
+                QString::number(config->getFraction), QStringLiteral("--delete-fraction"),
+                QString::number(config->deleteFraction), QStringLiteral("--int-values"),
+                QString::number(config->intValueFraction), QStringLiteral("--popularity"), QStringLiteral("uniform"),
+                QStringLiteral("--seed"), QString::number(config->seed) });
+            QCOMPARE(cli.exitCode, 0);
+            QFile a(generated), b(byCli);
+            QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+            QVERIFY(a.readAll() == b.readAll());
+        }
+        GenerateDialog again(&window);
+        QCOMPARE(again.keyTypeBox()->currentData().toString(), QStringLiteral("set"));
+        QCOMPARE(again.elementsEdit()->text(), QStringLiteral("uniform:1:300"));
     }
 };
 
