@@ -116,11 +116,11 @@ private:
         if (pairs == 0 || pairs % 2 != 0)
             return refused("syntax error", "score and member pairs expected");
         if (o.nx && o.xx)
-            return refused("XX and NX options at the same time are not compatible", "");
+            return refused("XX and NX options at the same time are not compatible", "the command's options");
         if ((o.gt && o.nx) || (o.lt && o.nx) || (o.gt && o.lt))
-            return refused("GT, LT, and/or NX options at the same time are not compatible", "");
+            return refused("GT, LT, and/or NX options at the same time are not compatible", "the command's options");
         if (o.incr && pairs > 2)
-            return refused("INCR option supports a single increment-element pair", "");
+            return refused("INCR option supports a single increment-element pair", "the command's options");
         return o;
     }
     std::nullopt_t refused(std::string reason, std::string detail) {
