@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Makes samples/webapp.monitor: a MONITOR capture of a small web application's commands, every key type the
-# simulator replays and one it does not, as a real server executed them:
+# simulator replays, as a real server executed them:
 #   - cache:*      SET with and without EX, GET, DEL of cached fragments
 #   - rate:*       INCR and EXPIRE of rate-limit counters
 #   - session:*    HSET of 4-9 fields, HINCRBY of a view count, HGET, HDEL of a field, EXPIRE
 #   - tags:*       SADD of words or integer ids, SISMEMBER, SREM
 #   - board:*      ZADD of players, ZINCRBY, ZSCORE, ZRANGE (skipped: a whole read), ZREM
-#   - queue:*      RPUSH and LPOP (lists are not replayed yet: counted as not modelled)
+#   - queue:*      RPUSH and LPOP
 # Usage: datasets/samples/webapp-monitor.sh SERVER_BINARY OUT.monitor
 # The capture holds the server's own clock and client ports, so running this again makes another file of
 # the same commands; the bundled one was captured from Debian 12's redis-server 7.0.15 (golden

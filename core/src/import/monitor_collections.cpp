@@ -13,16 +13,18 @@ std::string_view typeName(KeyValue::Content content) {
         return "a set";
     case KeyValue::Content::SortedSet:
         return "a sorted set";
+    case KeyValue::Content::List:
+        return "a list";
     default:
         return "a string";
     }
 }
 
 bool isCollectionCommand(std::string_view name) {
-    return isHashCommand(name) || isSetCommand(name) || isSortedSetCommand(name);
+    return isHashCommand(name) || isSetCommand(name) || isSortedSetCommand(name) || isListCommand(name);
 }
 bool readsCollectionWhole(std::string_view name) {
-    return readsHashWhole(name) || readsSetWhole(name) || readsSortedSetWhole(name);
+    return readsHashWhole(name) || readsSetWhole(name) || readsSortedSetWhole(name) || readsListWhole(name);
 }
 
 CollectionCommandEffect applyCollectionCommand(
@@ -31,6 +33,8 @@ CollectionCommandEffect applyCollectionCommand(
         return applySetCommand(name, args, keys, nowMs);
     if (isSortedSetCommand(name))
         return applySortedSetCommand(name, args, keys, nowMs);
+    if (isListCommand(name))
+        return applyListCommand(name, args, keys, nowMs);
     return applyHashCommand(name, args, keys, nowMs);
 }
 
@@ -52,8 +56,10 @@ KeyValue& CollectionCommand::keyMade(KeyValue::Content content) {
             k.hash = std::make_unique<HashFields>();
         else if (content == KeyValue::Content::Set)
             k.set = std::make_unique<SetMembers>();
-        else
+        else if (content == KeyValue::Content::SortedSet)
             k.zset = std::make_unique<std::unordered_map<std::string, double>>();
+        else
+            k.list = std::make_unique<std::deque<std::uint64_t>>();
         m_key = &k;
     }
     return *m_key;

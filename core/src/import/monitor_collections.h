@@ -4,7 +4,8 @@
 // The MONITOR importer's collection commands: what each does to the importer's keyspace, as element requests
 // (Op::Element) the replay applies in order, with the lengths of the values they replace or remove, which the
 // capture does not show but the importer's keyspace knows. Hashes (t_hash.c) in monitor_hashes.cpp, sets
-// (t_set.c) in monitor_sets.cpp, sorted sets (t_zset.c) in monitor_zsets.cpp; what they share here.
+// (t_set.c) in monitor_sets.cpp, sorted sets (t_zset.c) in monitor_zsets.cpp, lists (t_list.c) in
+// monitor_lists.cpp; what they share here.
 
 #include "monitor_keyspace.h"
 
@@ -86,6 +87,10 @@ CollectionCommandEffect applySetCommand(
 bool isSortedSetCommand(std::string_view name);
 bool readsSortedSetWhole(std::string_view name);
 CollectionCommandEffect applySortedSetCommand(
+    std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs);
+bool isListCommand(std::string_view name);
+bool readsListWhole(std::string_view name);
+CollectionCommandEffect applyListCommand(
     std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs);
 
 } // namespace layoutlab::monitor

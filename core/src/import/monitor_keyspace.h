@@ -6,6 +6,7 @@
 // capture), MSETNX (all or nothing), EXPIRE's NX/XX/GT/LT. A key is known by a 64-bit hash of its name.
 
 #include <cstdint>
+#include <deque>
 #include <ext/pb_ds/assoc_container.hpp>
 #include <ext/pb_ds/tree_policy.hpp>
 #include <memory>
@@ -41,7 +42,7 @@ struct SetMembers {
 };
 
 struct KeyValue {
-    enum class Content : std::uint8_t { Absent, Integer, Float, Other, Hash, Set, SortedSet };
+    enum class Content : std::uint8_t { Absent, Integer, Float, Other, Hash, Set, SortedSet, List };
     Content content = Content::Absent;
     std::int64_t integer = 0; // Content::Integer
     long double number = 0; // Integer and Float
@@ -51,6 +52,8 @@ struct KeyValue {
     std::unique_ptr<HashFields> hash; // Content::Hash: its fields
     std::unique_ptr<SetMembers> set; // Content::Set: its members
     std::unique_ptr<std::unordered_map<std::string, double>> zset; // Content::SortedSet: members and scores
+    // Content::List: each element's length and integer class (class << 32 | length), head first.
+    std::unique_ptr<std::deque<std::uint64_t>> list;
 
     // The value's text where it is known (Integer, Float), else nullopt.
     std::optional<std::string> knownText() const {
@@ -63,7 +66,8 @@ struct KeyValue {
 
     bool present() const { return content != Content::Absent; }
     bool isCollection() const {
-        return content == Content::Hash || content == Content::Set || content == Content::SortedSet;
+        return content == Content::Hash || content == Content::Set || content == Content::SortedSet
+            || content == Content::List;
     }
     // The content of a string value, set as the server stores it.
     void assign(std::string_view value);

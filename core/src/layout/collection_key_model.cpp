@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // A collection key element by element (layout/collection_key_model.h): what the types share, and each
-// request handed to its type's model (collection_key_ops.h). Lists are not modelled yet. A listpack or an intset is
+// request handed to its type's model (collection_key_ops.h). A listpack or an intset is
 // reallocated to its exact size at each change (listpack.c lpInsert, lpDelete; intset.c intsetResize), so it holds the
 // size class of its bytes.
 
@@ -74,12 +74,6 @@ Expected<CollectionKeyModel> CollectionKeyModel::create(
                                       "redis-7.0, redis-7.2 and valkey (8.0 and later)",
                               layout.spec()),
             "layout");
-    if (kind == CollectionKind::List)
-        return usageError(
-            fmt::format("{} keys are not yet replayed element by element (hashes, sets and sorted sets are; "
-                        "`layoutlab layouts --type {}` explains one key)",
-                collectionKindName(kind), collectionKindName(kind)),
-            "trace");
     CollectionKeyModel model;
     model.m_kind = kind;
     model.m_layout = &layout;
@@ -102,15 +96,19 @@ void CollectionKeyModel::command(CollectionKeyState& key, std::uint64_t elements
     const collection::KeyContext c { *m_rules, m_limits, *m_allocator };
     if (m_kind == CollectionKind::Set)
         collection::setCommand(c, key, elements, first);
+    else if (m_kind == CollectionKind::List)
+        collection::listCommand(c, key, elements, longest);
     else if (m_kind == CollectionKind::SortedSet)
         collection::zsetCommand(c, key, elements, longest, firstBytes);
     else
         collection::hashCommand(c, key, elements, longest);
 }
 
-void CollectionKeyModel::add(CollectionKeyState& key, ElementValue element, ElementValue value) const {
+void CollectionKeyModel::add(CollectionKeyState& key, ElementValue element, ElementValue value, bool atHead) const {
     const collection::KeyContext c { *m_rules, m_limits, *m_allocator };
-    if (m_kind == CollectionKind::Set)
+    if (m_kind == CollectionKind::List)
+        collection::listPush(c, key, element, atHead);
+    else if (m_kind == CollectionKind::Set)
         collection::setAdd(c, key, element);
     else if (m_kind == CollectionKind::SortedSet)
         collection::zsetAdd(c, key, element, value);
@@ -128,11 +126,13 @@ void CollectionKeyModel::update(
 }
 
 void CollectionKeyModel::remove(
-    CollectionKeyState& key, ElementValue element, ElementValue value, MemberOrder order) const {
+    CollectionKeyState& key, ElementValue element, ElementValue value, MemberOrder order, bool atHead) const {
     if (key.entries == 0)
         return;
     const collection::KeyContext c { *m_rules, m_limits, *m_allocator };
-    if (m_kind == CollectionKind::Set)
+    if (m_kind == CollectionKind::List)
+        collection::listPop(c, key, element, atHead);
+    else if (m_kind == CollectionKind::Set)
         collection::setRemove(c, key, element, order);
     else if (m_kind == CollectionKind::SortedSet)
         collection::zsetRemove(c, key, element, value);
@@ -141,17 +141,21 @@ void CollectionKeyModel::remove(
 }
 
 void CollectionKeyModel::read(CollectionKeyState& key) const {
-    if (key.table) // a table's find takes a rehash step (dictFind, hashtableFind); a compact one has none
+    if (key.table && key.index) // a table's find takes a rehash step (dictFind, hashtableFind); a compact one has none
         key.index->lookup();
 }
 
 std::string_view CollectionKeyModel::encoding(const CollectionKeyState& key) const {
+    if (m_kind == CollectionKind::List)
+        return key.table ? "quicklist" : "listpack";
     if (key.table)
         return m_kind == CollectionKind::SortedSet ? "skiplist" : "hashtable";
     return key.intsetWidth != 0 ? "intset" : "listpack";
 }
 
 CollectionFootprint CollectionKeyModel::footprint(const CollectionKeyState& key) const {
+    if (m_kind == CollectionKind::List)
+        return collection::listFootprint({ *m_rules, m_limits, *m_allocator }, key);
     CollectionFootprint out;
     if (!key.table) {
         const std::uint64_t bytes

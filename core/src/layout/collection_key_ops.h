@@ -49,4 +49,9 @@ void zsetUpdate(
     const KeyContext& c, CollectionKeyState& key, ElementValue member, ElementValue before, ElementValue after);
 void zsetRemove(const KeyContext& c, CollectionKeyState& key, ElementValue member, ElementValue score);
 
+void listCommand(const KeyContext& c, CollectionKeyState& key, std::uint64_t elements, std::uint64_t totalBytes);
+void listPush(const KeyContext& c, CollectionKeyState& key, ElementValue element, bool atHead);
+void listPop(const KeyContext& c, CollectionKeyState& key, ElementValue element, bool atHead);
+CollectionFootprint listFootprint(const KeyContext& c, const CollectionKeyState& key);
+
 } // namespace layoutlab::collection

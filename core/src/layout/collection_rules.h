@@ -131,6 +131,13 @@ std::vector<CollectionPart> zsetMemberParts(const Rules& rules, std::uint32_t me
 // A skiplist's own parts: struct zset, and the skiplist with its header node (the table's are the table's).
 std::vector<CollectionPart> zsetSkiplistParts(const Rules& rules);
 
+// Lists (list_layout.cpp): quicklist.c's structs, and quicklistNodeExceedsLimit.
+inline constexpr std::uint64_t kQuicklistBytes = 40; // quicklist.h struct quicklist: 4 words and 36 bits of fields
+inline constexpr std::uint64_t kQuicklistNodeBytes = 40; // quicklist.h struct quicklistNode: 4 words and 32 bits
+bool listNodeExceedsLimit(std::int64_t fill, std::uint64_t bytes, std::uint64_t count);
+// quicklistNodeLimit: the node's byte and element limits (a byte limit alone below 0; else both).
+std::pair<std::uint64_t, std::uint64_t> listNodeLimits(std::int64_t fill);
+
 // The key's own allocations, as the layout makes them for a string key whose value it never embeds.
 std::vector<CollectionPart> keyPartsOf(
     const LayoutModel& layout, std::uint32_t keyBytes, bool hasTtl, const AllocatorModel& allocator);

@@ -22,21 +22,14 @@
 namespace layoutlab::collection {
 
 namespace {
-constexpr std::uint64_t kQuicklistBytes = 40; // quicklist.h struct quicklist: 4 words and 36 bits of fields
-constexpr std::uint64_t kQuicklistNodeBytes = 40; // quicklist.h struct quicklistNode: 4 words and 32 bits
 constexpr std::uint64_t kSizeEstimateOverhead = 8; // quicklist.c SIZE_ESTIMATE_OVERHEAD
 constexpr std::uint64_t kSizeSafetyLimit = 8192; // quicklist.c SIZE_SAFETY_LIMIT
 constexpr std::uint64_t kOptimizationLevel[] = { 4096, 8192, 16384, 32768, 65536 }; // quicklist.c
 constexpr std::uint64_t kPackedThreshold = 1ull << 30; // quicklist.c packed_threshold
 constexpr std::uint64_t kEmptyListpackBytes = listpack::kHeaderBytes + listpack::kEndBytes;
 
-// quicklistNodeExceedsLimit: whether a listpack of `bytes` and `count` entries is past the node limit.
 bool exceedsLimit(std::int64_t fill, std::uint64_t bytes, std::uint64_t count) {
-    if (fill < 0) {
-        const auto level = std::min<std::uint64_t>(static_cast<std::uint64_t>(-fill) - 1, 4);
-        return bytes > kOptimizationLevel[level];
-    }
-    return bytes > kSizeSafetyLimit || count > static_cast<std::uint64_t>(std::max<std::int64_t>(fill, 1));
+    return listNodeExceedsLimit(fill, bytes, count);
 }
 
 // The most entries of `entryBytes` (elements of `length` bytes) a listpack takes one push at a time, each
@@ -59,6 +52,20 @@ std::uint64_t entriesPerListpack(
     return lo;
 }
 } // namespace
+
+// quicklistNodeExceedsLimit: whether a listpack of `bytes` and `count` entries is past the node limit.
+bool listNodeExceedsLimit(std::int64_t fill, std::uint64_t bytes, std::uint64_t count) {
+    const auto [sizeLimit, countLimit] = listNodeLimits(fill);
+    return bytes > sizeLimit || count > countLimit;
+}
+
+std::pair<std::uint64_t, std::uint64_t> listNodeLimits(std::int64_t fill) {
+    if (fill < 0) {
+        const auto level = std::min<std::uint64_t>(static_cast<std::uint64_t>(-fill) - 1, 4);
+        return { kOptimizationLevel[level], UINT32_MAX };
+    }
+    return { kSizeSafetyLimit, static_cast<std::uint64_t>(std::max<std::int64_t>(fill, 1)) };
+}
 
 Status describeList(const Rules& rules, const CollectionShape& shape, const CollectionLimits& limits,
     const AllocatorModel& allocator, CollectionKeyLayout& out) {

@@ -37,7 +37,7 @@ Expected<bool> CollectionReplay::apply(std::uint32_t keyId, const Request& r, bo
     const ElementValue element { r.elementBytes, op.element };
     switch (op.action) {
     case ElementAction::Add:
-        m.add(key, element, { r.valueBytes, op.value });
+        m.add(key, element, { r.valueBytes, op.value }, op.atHead);
         break;
     case ElementAction::Update:
         m.update(key, element, { r.priorBytes(), op.prior }, { r.valueBytes, op.value });
@@ -45,6 +45,8 @@ Expected<bool> CollectionReplay::apply(std::uint32_t keyId, const Request& r, bo
     case ElementAction::Remove:
         if (op.collection == CollectionKind::Set) // a member has no value: its order instead (request.h)
             m.remove(key, element, {}, { r.valueBytes, r.priorBytes() });
+        else if (op.collection == CollectionKind::List) // a pop, at the head or the tail
+            m.remove(key, element, {}, {}, op.atHead);
         else
             m.remove(key, element, { r.priorBytes(), op.prior });
         break;

@@ -121,14 +121,11 @@ TEST_F(MonitorCommandsTest, AppendAndSetrangeCarryWhatTheReplayNeeds) {
 }
 
 TEST_F(MonitorCommandsTest, CommandsNotModelledAreNamed) {
-    import({ { "SPOP", "z" }, { "LPUSH", "l", "x" }, { "SPOP", "z" }, { "PING" }, { "STRLEN", "a" }, { "HGETALL", "h" },
-        { "SMEMBERS", "s" },
-        { "ZRANGE",
-            "z",
-            "0",
-            "-1" } });
+    const std::vector<std::vector<std::string>> commands { { "SPOP", "z" }, { "LSET", "l", "0", "x" }, { "SPOP", "z" },
+        { "PING" }, { "STRLEN", "a" }, { "HGETALL", "h" }, { "SMEMBERS", "s" }, { "ZRANGE", "z", "0", "-1" } };
+    import(commands);
     EXPECT_EQ(m_rejects.notModelled.at("SPOP"), 2u);
-    EXPECT_EQ(m_rejects.notModelled.at("LPUSH"), 1u);
+    EXPECT_EQ(m_rejects.notModelled.at("LSET"), 1u);
     EXPECT_EQ(m_rejects.skipped.at("command PING"), 1u);
     EXPECT_EQ(m_rejects.skipped.at("command HGETALL (reads the collection whole)"), 1u);
     EXPECT_EQ(m_rejects.skipped.at("command SMEMBERS (reads the collection whole)"), 1u);
@@ -256,6 +253,35 @@ TEST_F(MonitorCommandsTest, SortedSetCommandsBecomeElementRequests) {
     EXPECT_EQ(op(14).action, ElementAction::Remove); // the last member: "later" is not looked at
     EXPECT_EQ(m_rejects.refused.at("XX and NX options at the same time are not compatible"), 1u);
     EXPECT_EQ(m_rejects.refused.at("value is not a valid float"), 1u);
+}
+
+// List commands: a push's start with its count and the lengths summed, then each element at its end; pops
+// and LTRIM take elements off the ends with the lengths the importer's copy knows.
+TEST_F(MonitorCommandsTest, ListCommandsBecomePushesAndPops) {
+    const auto r = import({ { "RPUSH", "l", "abc", "12" }, { "LPUSH", "l", "head" }, { "RPUSHX", "none", "x" },
+        { "LPOP", "l" }, { "RPOP", "l", "5" }, { "RPUSH", "m", "a", "bb", "ccc", "dddd" }, { "LTRIM", "m", "1", "-2" },
+        { "LPOP", "m", "-1" } });
+    auto op = [&](std::size_t i) { return r.at(i).elementOp(); };
+    ASSERT_EQ(r.size(), 15u);
+    EXPECT_EQ(op(0).action, ElementAction::Command);
+    EXPECT_EQ(r[0].valueBytes, 2u);
+    EXPECT_EQ(r[0].elementBytes, 5u); // "abc" + "12"
+    EXPECT_EQ(op(1).action, ElementAction::Add);
+    EXPECT_FALSE(op(1).atHead);
+    EXPECT_EQ(op(2).element, IntegerClass::Uint7); // "12"
+    EXPECT_TRUE(op(4).atHead); // LPUSH head
+    EXPECT_EQ(op(5).action, ElementAction::Remove); // LPOP: "head"
+    EXPECT_TRUE(op(5).atHead);
+    EXPECT_EQ(r[5].elementBytes, 4u);
+    EXPECT_EQ(r[6].elementBytes, 2u); // RPOP 5: "12", then "abc", and the list is gone
+    EXPECT_EQ(op(6).element, IntegerClass::Uint7);
+    EXPECT_EQ(r[7].elementBytes, 3u);
+    // RPUSH m (a command, four pushes), LTRIM 1 -2: "a" off the head, "dddd" off the tail.
+    EXPECT_EQ(r[13].elementBytes, 1u);
+    EXPECT_TRUE(op(13).atHead);
+    EXPECT_EQ(r[14].elementBytes, 4u);
+    EXPECT_FALSE(op(14).atHead);
+    EXPECT_EQ(m_rejects.refused.at("value is out of range, must be positive"), 1u);
 }
 
 TEST_F(MonitorCommandsTest, ASetOverAHashMakesItAStringAgain) {

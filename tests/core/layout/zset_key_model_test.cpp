@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// A sorted set built member by member (layout/collection_key_model.h) must hold what the one-key model
+// A sorted set, and a list, built element by element (layout/collection_key_model.h) must hold what the one-key model
 // (describeCollection) gives for the same key made the same way, on every engine line, on both sides of each
 // limit; and score changes and removals must change it as t_zset.c does.
 
@@ -85,3 +85,52 @@ TEST(ZsetKeyModel, AScoreChangeRewritesTheListpackAndRemovalsGiveBackWhatAddsToo
 }
 
 } // namespace
+
+// Lists, pushed one element a command or all in one, hold what the one-key model gives, on every line and
+// both sides of the node limit; pops give back what pushes took, and a quicklist popped down to one small
+// node is a listpack again (Redis 7.2 and Valkey).
+TEST(ListKeyModel, AListPushedElementByElementHoldsWhatTheOneKeyModelGives) {
+    for (const char* spec : kLayouts) {
+        const auto l = layout(spec);
+        auto made = CollectionKeyModel::create(*l, jemalloc(), {}, CollectionKind::List);
+        ASSERT_TRUE(made);
+        const CollectionKeyModel& model = *made;
+        double keyOwn = 0;
+        for (const auto& part : model.keyParts(16, false))
+            keyOwn += static_cast<double>(jemalloc().usableSize(part.requestedBytes)) * part.count;
+        for (const std::uint64_t elements : { 1, 10, 100, 200, 1000, 5000 }) {
+            for (const std::uint32_t bytes : { 5u, 40u, 300u }) {
+                for (const bool oneCommand : { true, false }) {
+                    CollectionShape shape;
+                    shape.type = CollectionType::List;
+                    shape.entries = elements;
+                    shape.elementBytes = bytes;
+                    shape.oneCommand = oneCommand;
+                    CollectionKeyState key = model.created();
+                    for (std::uint64_t i = 0; i < elements; ++i) {
+                        if (i == 0 || !oneCommand)
+                            model.command(key, oneCommand ? elements : 1,
+                                static_cast<std::uint32_t>((oneCommand ? elements : 1) * bytes));
+                        model.add(key, { bytes }, {}, false);
+                    }
+                    const auto described = describeCollection(*l, shape, jemalloc());
+                    ASSERT_TRUE(described);
+                    const std::string what = fmt::format("{}: {} {}-byte elements, {}", spec, elements, bytes,
+                        oneCommand ? "one RPUSH" : "one RPUSH each");
+                    EXPECT_EQ(model.encoding(key), described->encoding) << what;
+                    EXPECT_NEAR(model.footprint(key).usableBytes, described->usableBytes(jemalloc()) - keyOwn, 1e-6)
+                        << what;
+                    // Popped from the head down to 3: the pops give back what the pushes took.
+                    for (std::uint64_t i = 3; i < elements; ++i)
+                        model.remove(key, { bytes }, {}, {}, true);
+                    if (elements >= 3 && std::string_view(spec) != "redis-7.0") {
+                        EXPECT_EQ(model.encoding(key), "listpack") << what;
+                        EXPECT_EQ(model.footprint(key).requestedBytes,
+                            listpack::kHeaderBytes + listpack::kEndBytes + 3 * listpack::stringEntryBytes(bytes))
+                            << what;
+                    }
+                }
+            }
+        }
+    }
+}

@@ -9,9 +9,8 @@
 // grows, rehashes and shrinks through the index model as the engine's does. Built with a layout and its
 // limits; a replay keeps a CollectionKeyState per live collection key.
 //
-// Modelled: hashes (hash_key_model.cpp), sets (set_key_model.cpp) and sorted sets (zset_key_model.cpp).
-// Lists have a one-key model (describeCollection) but no element-by-element one yet: create() refuses them
-// by name.
+// Modelled: hashes (hash_key_model.cpp), sets (set_key_model.cpp), sorted sets (zset_key_model.cpp) and
+// lists pushed and popped at their ends (list_key_model.cpp).
 
 #include "layoutlab/alloc/allocator_model.h"
 #include "layoutlab/expected.h"
@@ -40,6 +39,12 @@ struct ElementValue {
 struct MemberOrder {
     std::uint32_t place = 0;
     std::uint32_t younger = 0;
+};
+
+// A list's listpack (its only one, or a quicklist node's): its elements and bytes.
+struct ListNode {
+    std::uint32_t count = 0;
+    std::uint64_t bytes = 0;
 };
 
 struct CollectionKeyState {
@@ -77,6 +82,9 @@ struct CollectionKeyState {
     std::uint64_t adds = 0;
     std::int64_t orderBase = -1;
     std::uint64_t orderBuckets = 0;
+    // A list's listpacks from head to tail: one, when it is a listpack (table false), else its quicklist's
+    // nodes (table true: the full encoding).
+    std::vector<ListNode> nodes;
 };
 
 // The collection's memory, the key's own allocations aside.
@@ -105,11 +113,12 @@ public:
     // long (Redis 7.0's zaddGenericCommand).
     void command(CollectionKeyState& key, std::uint64_t elements, std::uint32_t longest,
         IntegerClass first = IntegerClass::None, std::uint32_t firstBytes = 0) const;
-    // An element added (a set's member: `value` is empty).
-    void add(CollectionKeyState& key, ElementValue element, ElementValue value = {}) const;
+    // An element added (a set's member: `value` is empty; a list's: pushed at its head when `atHead`).
+    void add(CollectionKeyState& key, ElementValue element, ElementValue value = {}, bool atHead = false) const;
     void update(CollectionKeyState& key, ElementValue element, ElementValue before, ElementValue after) const;
     // An element removed: a hash's field with its value; a set's member with its place in the order of adds.
-    void remove(CollectionKeyState& key, ElementValue element, ElementValue value = {}, MemberOrder order = {}) const;
+    void remove(CollectionKeyState& key, ElementValue element, ElementValue value = {}, MemberOrder order = {},
+        bool atHead = false) const;
     void read(CollectionKeyState& key) const;
 
     // OBJECT ENCODING's word for the key.

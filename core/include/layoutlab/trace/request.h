@@ -47,7 +47,9 @@ std::string_view opName(Op op);
 //            hashTypeTryConversion): valueBytes its elements, elementBytes its longest argument; a set's
 //            its first member's integer class as the element's (t_set.c setTypeCreate); a sorted set's its
 //            longest member in elementBytes and its first member's length in priorBytes (zsetTypeCreate,
-//            Redis 7.0's zaddGenericCommand)
+//            Redis 7.0's zaddGenericCommand); a list's push its elements' lengths summed in elementBytes
+//            (t_list.c listTypeTryConvertListpack)
+// A list's Add is a push and its Remove a pop, at its head when the op's atHead is set, else at its tail.
 // An element or value that is a canonical integer carries its integer class (IntegerClass), which a
 // listpack or an intset stores it by.
 enum class CollectionKind : std::uint8_t { Hash = 0, Set = 1, SortedSet = 2, List = 3 };
@@ -62,23 +64,24 @@ struct ElementOp {
     IntegerClass element = IntegerClass::None;
     IntegerClass value = IntegerClass::None;
     IntegerClass prior = IntegerClass::None;
+    bool atHead = false; // a list's element pushed or popped at its head (the left), else at its tail
 
     // bits 0-1 the collection, 2-4 the action, 5-7 the element's integer class, 8-10 the value's, 11-13 the
-    // prior value's; bits 14-15 are clear.
+    // prior value's, 14 atHead; bit 15 is clear.
     std::uint16_t packed() const {
         return static_cast<std::uint16_t>(static_cast<unsigned>(collection) | static_cast<unsigned>(action) << 2
             | static_cast<unsigned>(element) << 5 | static_cast<unsigned>(value) << 8
-            | static_cast<unsigned>(prior) << 11);
+            | static_cast<unsigned>(prior) << 11 | (atHead ? 1u << 14 : 0u));
     }
-    // Whether `bits` is a packed ElementOp (an action and integer classes in range, bits 14-15 clear).
+    // Whether `bits` is a packed ElementOp (an action and integer classes in range, bit 15 clear).
     static bool valid(std::uint16_t bits) {
-        return (bits >> 14) == 0 && ((bits >> 2) & 7) < kElementActionCount && ((bits >> 5) & 7) < kIntegerClassCount
+        return (bits >> 15) == 0 && ((bits >> 2) & 7) < kElementActionCount && ((bits >> 5) & 7) < kIntegerClassCount
             && ((bits >> 8) & 7) < kIntegerClassCount && ((bits >> 11) & 7) < kIntegerClassCount;
     }
     static ElementOp unpack(std::uint16_t bits) {
         return { static_cast<CollectionKind>(bits & 3), static_cast<ElementAction>((bits >> 2) & 7),
             static_cast<IntegerClass>((bits >> 5) & 7), static_cast<IntegerClass>((bits >> 8) & 7),
-            static_cast<IntegerClass>((bits >> 11) & 7) };
+            static_cast<IntegerClass>((bits >> 11) & 7), ((bits >> 14) & 1) != 0 };
     }
     bool operator==(const ElementOp&) const = default;
 };

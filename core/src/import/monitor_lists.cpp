@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+// List commands as t_list.c runs them (Redis 7.0-7.2, Valkey 8-9 alike for these):
+//   pushGenericCommand (LPUSH, RPUSH), pushxGenericCommand (LPUSHX, RPUSHX: only to a list that exists): the
+//     command's start (its element count and their lengths summed: listTypeTryConvertListpack), then each
+//     element pushed at the head (LPUSH: the first given ends up deepest) or the tail.
+//   popGenericCommand (LPOP, RPOP [count]): one element, or up to count, from the head or the tail, each
+//     with its length from the importer's copy; the key goes with its last element.
+//   ltrimCommand: the elements before start and after stop, popped from each end (quicklistDelRange).
+// The importer keeps each list's element lengths and integer classes in order. Commands that change a list
+// in its middle (LSET, LINSERT, LREM, LMOVE, ...) are not modelled, and counted so: after one, the copy and
+// the figures no longer follow the server.
+
+#include "monitor_collections.h"
+
+#include <algorithm>
+#include <array>
+#include <fmt/format.h>
+
+namespace layoutlab::monitor {
+
+namespace {
+constexpr std::array<std::string_view, 7> kElementCommands { "LPUSH", "RPUSH", "LPUSHX", "RPUSHX", "LPOP", "RPOP",
+    "LTRIM" };
+constexpr std::array<std::string_view, 4> kWholeReads { "LRANGE", "LLEN", "LINDEX", "LPOS" };
+
+class ListCommand : CollectionCommand {
+public:
+    ListCommand(std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs)
+        : CollectionCommand(CollectionKind::List, name, args, keys, nowMs) { }
+
+    CollectionCommandEffect run() {
+        const std::size_t n = m_args.size();
+        const bool push = m_name.find("PUSH") != std::string_view::npos;
+        const bool ok = push ? n >= 3 : m_name == "LTRIM" ? n == 4 : n == 2 || n == 3;
+        if (!ok) {
+            refuse("wrong number of arguments", fmt::format("{} arguments", n - 1));
+            return std::move(m_effect);
+        }
+        if (!lookUpKey(KeyValue::Content::List))
+            return std::move(m_effect);
+        if (push)
+            pushAll(m_name[0] == 'L');
+        else if (m_name == "LTRIM")
+            trim();
+        else
+            pop(m_name[0] == 'L');
+        return std::move(m_effect);
+    }
+
+private:
+    void pushAll(bool atHead) {
+        if (!present() && m_name.back() == 'X')
+            return; // LPUSHX, RPUSHX: no list, nothing pushed
+        auto& list = *keyMade(KeyValue::Content::List).list;
+        std::uint64_t total = 0;
+        for (std::size_t i = 2; i < m_args.size(); ++i)
+            total += m_args[i].size();
+        Request start = element(ElementAction::Command, "");
+        start.valueBytes = static_cast<std::uint32_t>(m_args.size() - 2);
+        start.elementBytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(total, UINT32_MAX));
+        m_op.element = IntegerClass::None;
+        push(start);
+        for (std::size_t i = 2; i < m_args.size(); ++i) {
+            Request r = element(ElementAction::Add, m_args[i]);
+            m_op.atHead = atHead;
+            push(r);
+            const std::uint64_t packed = std::uint64_t { r.elementBytes } | std::uint64_t(m_op.element) << 32;
+            if (atHead)
+                list.push_front(packed);
+            else
+                list.push_back(packed);
+        }
+    }
+    // One element off the head or the tail, the key deleted with the last.
+    void popOne(bool atHead) {
+        auto& list = *m_key->list;
+        const std::uint64_t packed = atHead ? list.front() : list.back();
+        Request r = element(ElementAction::Remove, "");
+        r.elementBytes = static_cast<std::uint32_t>(packed);
+        m_op.element = static_cast<IntegerClass>(packed >> 32);
+        m_op.atHead = atHead;
+        push(r);
+        if (atHead)
+            list.pop_front();
+        else
+            list.pop_back();
+        if (list.empty())
+            *m_key = KeyValue {}; // the server deletes an empty list
+    }
+    void pop(bool atHead) {
+        std::uint64_t count = 1;
+        if (m_args.size() == 3) {
+            const auto given = parseLongLong(m_args[2]);
+            if (!given || *given < 0)
+                return refuse("value is out of range, must be positive", "'" + m_args[2].substr(0, 40) + "'");
+            count = static_cast<std::uint64_t>(*given);
+        }
+        for (std::uint64_t i = 0; i < count && present(); ++i)
+            popOne(atHead);
+    }
+    void trim() {
+        const auto start = parseLongLong(m_args[2]), stop = parseLongLong(m_args[3]);
+        if (!start || !stop)
+            return refuse("value is not an integer or out of range", "start or stop");
+        if (!present())
+            return;
+        const auto length = static_cast<std::int64_t>(m_key->list->size());
+        std::int64_t first = *start < 0 ? length + *start : *start;
+        std::int64_t last = *stop < 0 ? length + *stop : *stop;
+        first = std::max<std::int64_t>(first, 0);
+        std::int64_t fromHead = length, fromTail = 0; // start past stop or past the end: all of it
+        if (first <= last && first < length) {
+            last = std::min(last, length - 1);
+            fromHead = first;
+            fromTail = length - last - 1;
+        }
+        for (std::int64_t i = 0; i < fromHead && present(); ++i)
+            popOne(true);
+        for (std::int64_t i = 0; i < fromTail && present(); ++i)
+            popOne(false);
+    }
+};
+} // namespace
+
+bool isListCommand(std::string_view name) {
+    return std::find(kElementCommands.begin(), kElementCommands.end(), name) != kElementCommands.end();
+}
+bool readsListWhole(std::string_view name) {
+    return std::find(kWholeReads.begin(), kWholeReads.end(), name) != kWholeReads.end();
+}
+
+CollectionCommandEffect applyListCommand(
+    std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs) {
+    return ListCommand(name, args, keys, nowMs).run();
+}
+
+} // namespace layoutlab::monitor
