@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: MIT
+// The collection workloads (collection_workloads.h): hashes grown by HSETs, emptied by HDEL, counters and
+// lifecycles beside strings; sets of strings and of integers of every intset width, grown and emptied;
+// sorted sets with every score shape and ZADD option; lists pushed and popped at both ends and trimmed.
+
+#include "collection_workloads.h"
+
+#include <cstdlib>
+#include <fmt/format.h>
+#include <fstream>
+#include <random>
+#include <set>
+#include <sstream>
+
+namespace layoutlab::test {
+
+namespace {
+
+class Draw {
+public:
+    explicit Draw(std::uint64_t seed)
+        : m_rng(seed) { }
+    std::uint64_t between(std::uint64_t lo, std::uint64_t hi) {
+        return std::uniform_int_distribution<std::uint64_t>(lo, hi)(m_rng);
+    }
+    bool chance(double p) { return std::bernoulli_distribution(p)(m_rng); }
+    // A value's length: mostly short, some at hash-max-listpack-value (64) and some past it.
+    std::string value(std::uint64_t salt) {
+        const std::uint64_t r = between(0, 99);
+        const std::uint64_t length = r < 80 ? between(1, 40) : r < 95 ? between(41, 64) : between(65, 120);
+        std::string v(length, 'v');
+        for (std::size_t c = 0; c < v.size(); ++c)
+            v[c] = static_cast<char>('a' + (salt * 7 + c) % 26);
+        return v;
+    }
+
+private:
+    std::mt19937_64 m_rng;
+};
+
+// Fields named apart in each key (one hash seed per server: the same names in every key would put every
+// key's fields in the same buckets), 4 to 20 bytes.
+std::string field(std::uint64_t key, std::uint64_t i) {
+    std::string f = fmt::format("f{:x}.{}", key * 2654435761ULL % 65521, i);
+    f.resize(4 + (key + i) % 17, '_');
+    return f;
+}
+std::string hashKey(std::uint64_t k) {
+    return fmt::format("hash:{:07}", k);
+}
+
+// Keys grown by HSETs of a few pairs each to field counts on both sides of 512.
+Workload grow(std::uint64_t keys) {
+    Workload w { fmt::format("grow-{}", keys), {}, {} };
+    Draw d(keys);
+    for (std::uint64_t k = 0; k < keys; ++k) {
+        const std::uint64_t r = d.between(0, 99);
+        const std::uint64_t fields = r < 60 ? d.between(1, 10)
+            : r < 85                        ? d.between(50, 400)
+            : r < 95                        ? d.between(500, 530)
+                                            : d.between(800, 1500);
+        w.collectionKeys.push_back(hashKey(k));
+        for (std::uint64_t i = 0; i < fields;) {
+            Command c { d.chance(0.1) ? "HMSET" : "HSET", hashKey(k) };
+            for (std::uint64_t n = d.between(1, 8); n > 0 && i < fields; --n, ++i) {
+                c.push_back(field(k, i));
+                c.push_back(d.value(k + i));
+            }
+            w.commands.push_back(std::move(c));
+        }
+    }
+    return w;
+}
+
+// Keys built in one HSET, then emptied field by field (tables shrink; some keys go with their last field),
+// with reads and overwrites between.
+Workload churn(std::uint64_t keys) {
+    Workload w { fmt::format("churn-{}", keys), {}, {} };
+    Draw d(keys * 31);
+    for (std::uint64_t k = 0; k < keys; ++k) {
+        static const std::uint64_t kSizes[] = { 20, 200, 600, 2000 };
+        const std::uint64_t fields = kSizes[d.between(0, 3)];
+        Command build { "HSET", hashKey(k) };
+        for (std::uint64_t i = 0; i < fields; ++i) {
+            build.push_back(field(k, i));
+            build.push_back(std::string(d.between(1, 30), 'x'));
+        }
+        w.commands.push_back(std::move(build));
+        w.collectionKeys.push_back(hashKey(k));
+        // Removed: from half to all of them.
+        const std::uint64_t removed = d.chance(0.1) ? fields : fields / 2 + d.between(0, fields / 2);
+        for (std::uint64_t i = 0; i < removed;) {
+            Command c { "HDEL", hashKey(k) };
+            for (std::uint64_t n = d.between(1, 5); n > 0 && i < removed; --n, ++i)
+                c.push_back(field(k, i));
+            w.commands.push_back(std::move(c));
+            if (d.chance(0.3))
+                w.commands.push_back({ "HGET", hashKey(k), field(k, d.between(0, fields - 1)) });
+            if (d.chance(0.2) && i < fields) // a kept field's value at another length
+                w.commands.push_back({ "HSET", hashKey(k), field(k, fields - 1), d.value(i) });
+        }
+        if (d.chance(0.2))
+            w.commands.push_back({ "HMGET", hashKey(k), field(k, 0), field(k, fields - 1), "missing" });
+    }
+    return w;
+}
+
+// Counters: HINCRBY and HINCRBYFLOAT whose results change length, HSETNX on fields present and absent, and
+// the errors the server answers (a non-integer field, an overflow).
+Workload counters(std::uint64_t keys) {
+    Workload w { fmt::format("counters-{}", keys), {}, {} };
+    Draw d(keys * 57);
+    for (std::uint64_t k = 0; k < keys; ++k) {
+        const std::uint64_t fields = d.chance(0.9) ? d.between(1, 30) : d.between(520, 600);
+        w.collectionKeys.push_back(hashKey(k));
+        w.commands.push_back({ "HSET", hashKey(k), "name", d.value(k) });
+        for (std::uint64_t i = 0; i < fields; ++i) {
+            for (std::uint64_t n = d.between(1, 4); n > 0; --n)
+                w.commands.push_back({ "HINCRBY", hashKey(k), field(k, i),
+                    std::to_string(static_cast<std::int64_t>(d.between(0, 200000)) - 1000) });
+            if (d.chance(0.2))
+                w.commands.push_back({ "HINCRBYFLOAT", hashKey(k), field(k, i), d.chance(0.5) ? "0.25" : "1e3" });
+            if (d.chance(0.2))
+                w.commands.push_back({ "HSETNX", hashKey(k), field(k, i + d.between(0, 1)), d.value(i) });
+        }
+        w.commands.push_back({ "HINCRBY", hashKey(k), "name", "1" }); // not an integer: refused
+        if (d.chance(0.1)) {
+            w.commands.push_back({ "HSET", hashKey(k), "big", "9223372036854775800" });
+            w.commands.push_back({ "HINCRBY", hashKey(k), "big", "100" }); // overflow: refused
+        }
+    }
+    return w;
+}
+
+// Hashes beside strings, deleted, expiring, persisted, overwritten by SET; string commands on hashes and hash
+// commands on strings, refused.
+Workload lifecycle(std::uint64_t keys) {
+    Workload w { fmt::format("lifecycle-{}", keys), {}, {} };
+    Draw d(keys * 91);
+    for (std::uint64_t k = 0; k < keys; ++k) {
+        Command c { "HSET", hashKey(k) };
+        const std::uint64_t fields = d.chance(0.95) ? d.between(1, 12) : d.between(513, 700);
+        for (std::uint64_t i = 0; i < fields; ++i) {
+            c.push_back(field(k, i));
+            c.push_back(d.value(i));
+        }
+        w.commands.push_back(std::move(c));
+        w.commands.push_back({ "SET", fmt::format("string:{:07}", k), d.value(k) });
+    }
+    for (std::uint64_t k = 0; k < keys; ++k) {
+        const std::uint64_t r = d.between(0, 99);
+        const std::string key = hashKey(k);
+        if (r < 10)
+            w.commands.push_back({ d.chance(0.5) ? "DEL" : "UNLINK", key });
+        else if (r < 40)
+            w.commands.push_back({ "EXPIRE", key, "100000" });
+        else if (r < 45)
+            w.commands.push_back({ "SET", key, d.value(k) }); // a string now
+        else if (r < 50)
+            w.commands.push_back({ "APPEND", key, "tail" }); // WRONGTYPE
+        else if (r < 55)
+            w.commands.push_back({ "HSET", fmt::format("string:{:07}", k), "f", "v" }); // WRONGTYPE
+        else if (r < 60)
+            w.commands.push_back({ "INCR", key }); // WRONGTYPE
+        if (r >= 10 && r < 40 && d.chance(0.3))
+            w.commands.push_back({ "PERSIST", key });
+        if (r >= 10 && (r < 40 || r >= 45)) // still a hash: expiring, or untouched by a refused command
+            w.collectionKeys.push_back(key);
+    }
+    return w;
+}
+
+// A set's member: an integer of a width drawn per key (an intset's 2, 4 or 8 bytes, the i-th apart from the
+// others), or a string of 4 to 80 bytes (some past set-max-listpack-value).
+std::string integerMember(std::uint64_t key, std::uint64_t i, std::uint64_t width) {
+    static const std::int64_t kBase[] = { 0, -20000, 70000, 5000000000LL };
+    const auto v = kBase[width % 4] + static_cast<std::int64_t>(i * (1 + key % 7));
+    return std::to_string(width % 4 == 1 ? -v : v);
+}
+std::string stringMember(std::uint64_t key, std::uint64_t i, std::uint64_t length) {
+    std::string m = fmt::format("m{:x}.{}", key * 40503ULL % 65521, i);
+    m.resize(std::max<std::size_t>(length, m.size()), '-');
+    return m;
+}
+std::string setKey(std::uint64_t k) {
+    return fmt::format("set:{:07}", k);
+}
+
+// Sets grown by SADDs of 1 to 8 members to counts on both sides of set-max-listpack-entries (128) and
+// set-max-intset-entries (512): integer-only sets of each width, some joined by a string member late (an
+// intset becomes a listpack or a table); string sets, a few with a member past 64 bytes; members repeated.
+Workload setsGrow(std::uint64_t keys) {
+    Workload w { fmt::format("sets-grow-{}", keys), {}, {} };
+    Draw d(keys * 13);
+    for (std::uint64_t k = 0; k < keys; ++k) {
+        const std::uint64_t r = d.between(0, 99);
+        const std::uint64_t members = r < 50 ? d.between(1, 20)
+            : r < 75                         ? d.between(100, 140)
+            : r < 92                         ? d.between(500, 530)
+                                             : d.between(600, 1200);
+        const bool integers = d.chance(0.5);
+        const std::uint64_t width = d.between(0, 3);
+        const std::uint64_t length = d.chance(0.95) ? d.between(4, 40) : d.between(60, 80);
+        const std::uint64_t stringAt = integers && d.chance(0.2) ? d.between(0, members) : members;
+        w.collectionKeys.push_back(setKey(k));
+        for (std::uint64_t i = 0; i < members;) {
+            Command c { "SADD", setKey(k) };
+            for (std::uint64_t n = d.between(1, 8); n > 0 && i < members; --n, ++i) {
+                c.push_back(i == stringAt || !integers ? stringMember(k, i, length) : integerMember(k, i, width));
+                if (d.chance(0.05)) // a member given again
+                    c.push_back(c.back());
+            }
+            w.commands.push_back(std::move(c));
+        }
+    }
+    return w;
+}
+
+// Sets made by one SADD (some past the limits at once), emptied by SREM to half or all, with SISMEMBER and
+// SMISMEMBER between, wider integers added to intsets, and SADDs to a set of another type refused.
+Workload setsChurn(std::uint64_t keys) {
+    Workload w { fmt::format("sets-churn-{}", keys), {}, {} };
+    Draw d(keys * 71);
+    for (std::uint64_t k = 0; k < keys; ++k) {
+        static const std::uint64_t kSizes[] = { 10, 120, 300, 600, 2000 };
+        const std::uint64_t members = kSizes[d.between(0, 4)];
+        const bool integers = d.chance(0.5);
+        const std::uint64_t width = d.between(0, 2), length = d.between(4, 30);
+        auto member
+            = [&](std::uint64_t i) { return integers ? integerMember(k, i, width) : stringMember(k, i, length); };
+        Command build { "SADD", setKey(k) };
+        for (std::uint64_t i = 0; i < members; ++i)
+            build.push_back(member(i));
+        w.commands.push_back(std::move(build));
+        w.collectionKeys.push_back(setKey(k));
+        if (integers && d.chance(0.3)) // an intset widened to 8 bytes
+            w.commands.push_back({ "SADD", setKey(k), integerMember(k, members, 3) });
+        const std::uint64_t removed = d.chance(0.1) ? members + 1 : members / 2 + d.between(0, members / 2);
+        for (std::uint64_t i = 0; i < removed;) {
+            Command c { "SREM", setKey(k) };
+            for (std::uint64_t n = d.between(1, 5); n > 0 && i < removed; --n, ++i)
+                c.push_back(i < members ? member(i) : integerMember(k, members, 3));
+            w.commands.push_back(std::move(c));
+            if (d.chance(0.3))
+                w.commands.push_back({ "SISMEMBER", setKey(k), member(d.between(0, members - 1)) });
+        }
+        if (d.chance(0.2))
+            w.commands.push_back({ "SMISMEMBER", setKey(k), member(0), member(members - 1), "missing" });
+        if (d.chance(0.05))
+            w.commands.push_back({ "HSET", setKey(k), "f", "v" }); // WRONGTYPE
+    }
+    return w;
+}
+
+std::string zsetKey(std::uint64_t k) {
+    return fmt::format("zset:{:07}", k);
+}
+// A score: an integer (a timestamp's or a small count's digits) or a fraction of 1 to 17 significant digits.
+std::string score(Draw& d) {
+    const std::uint64_t r = d.between(0, 99);
+    if (r < 40)
+        return std::to_string(d.between(0, 300));
+    if (r < 60)
+        return std::to_string(1700000000000 + d.between(0, 1000000000));
+    if (r < 80)
+        return fmt::format("{}.{}", d.between(0, 99), d.between(1, 9));
+    return fmt::format("{:.6f}", static_cast<double>(d.between(0, 1u << 30)) / 7.0);
+}
+
+// Sorted sets grown by ZADDs of 1 to 8 pairs to counts on both sides of zset-max-listpack-entries (128),
+// members on both sides of zset-max-listpack-value (64), scores of every length; ZINCRBY on members held.
+Workload zsetsGrow(std::uint64_t keys) {
+    Workload w { fmt::format("zsets-grow-{}", keys), {}, {} };
+    Draw d(keys * 17);
+    for (std::uint64_t k = 0; k < keys; ++k) {
+        const std::uint64_t r = d.between(0, 99);
+        const std::uint64_t members = r < 50 ? d.between(1, 20) : r < 80 ? d.between(100, 140) : d.between(300, 900);
+        const std::uint64_t length = d.chance(0.95) ? d.between(4, 40) : d.between(60, 80);
+        w.collectionKeys.push_back(zsetKey(k));
+        for (std::uint64_t i = 0; i < members;) {
+            Command c { "ZADD", zsetKey(k) };
+            for (std::uint64_t n = d.between(1, 8); n > 0 && i < members; --n, ++i) {
+                c.push_back(score(d));
+                c.push_back(stringMember(k, i, length));
+            }
+            w.commands.push_back(std::move(c));
+            if (d.chance(0.2))
+                w.commands.push_back(
+                    { "ZINCRBY", zsetKey(k), d.chance(0.5) ? "1" : "0.25", stringMember(k, i / 2, length) });
+        }
+    }
+    return w;
+}
+
+// Sorted sets of one ZADD (some past the limits at once), their scores rewritten (XX, GT, NX), emptied by ZREM
+// to half or all, with ZSCORE, ZMSCORE and ZRANK between.
+Workload zsetsChurn(std::uint64_t keys) {
+    Workload w { fmt::format("zsets-churn-{}", keys), {}, {} };
+    Draw d(keys * 29);
+    for (std::uint64_t k = 0; k < keys; ++k) {
+        static const std::uint64_t kSizes[] = { 10, 120, 300, 1000 };
+        const std::uint64_t members = kSizes[d.between(0, 3)], length = d.between(4, 30);
+        Command build { "ZADD", zsetKey(k) };
+        for (std::uint64_t i = 0; i < members; ++i) {
+            build.push_back(score(d));
+            build.push_back(stringMember(k, i, length));
+        }
+        w.commands.push_back(std::move(build));
+        w.collectionKeys.push_back(zsetKey(k));
+        for (std::uint64_t i = 0; i < members / 4; ++i) {
+            static const char* const kOptions[] = { "XX", "GT", "NX", "CH" };
+            w.commands.push_back({ "ZADD", zsetKey(k), kOptions[d.between(0, 3)], score(d),
+                stringMember(k, d.between(0, members), length) });
+        }
+        const std::uint64_t removed = d.chance(0.1) ? members : members / 2 + d.between(0, members / 2);
+        for (std::uint64_t i = 0; i < removed;) {
+            Command c { "ZREM", zsetKey(k) };
+            for (std::uint64_t n = d.between(1, 5); n > 0 && i < removed; --n, ++i)
+                c.push_back(stringMember(k, d.chance(0.8) ? i : d.between(0, members - 1), length));
+            w.commands.push_back(std::move(c));
+            if (d.chance(0.3))
+                w.commands.push_back({ d.chance(0.5) ? "ZSCORE" : "ZRANK", zsetKey(k),
+                    stringMember(k, d.between(0, members - 1), length) });
+        }
+        if (d.chance(0.2))
+            w.commands.push_back({ "ZMSCORE", zsetKey(k), stringMember(k, 0, length), "missing" });
+    }
+    return w;
+}
+
+std::string listKey(std::uint64_t k) {
+    return fmt::format("list:{:07}", k);
+}
+// A list element: a job of 10 to 400 bytes, or an id (an integer the listpack stores as one). No quotes: the
+// 2025 development trees' MONITOR writes printable characters unescaped (sds.c sdscatrepr copies a run of
+// them whole, '"' and '\\' included), so a quote in an argument makes their capture unreadable.
+std::string listElement(Draw& d, std::uint64_t k, std::uint64_t i) {
+    if (d.chance(0.3))
+        return std::to_string(d.between(0, 5000000000ull));
+    std::string v = fmt::format("job:{}:key:{}", i, k);
+    v.resize(std::max<std::size_t>(v.size(), d.chance(0.9) ? d.between(10, 60) : d.between(100, 400)), '.');
+    return v;
+}
+
+// Lists grown by RPUSH and LPUSH of 1 to 8 elements to lengths on both sides of a node's 8 KiB (a listpack
+// that becomes a quicklist, quicklists of many nodes), RPUSHX and LPUSHX to lists that are there or not.
+Workload listsGrow(std::uint64_t keys) {
+    Workload w { fmt::format("lists-grow-{}", keys), {}, {} };
+    Draw d(keys * 19);
+    for (std::uint64_t k = 0; k < keys; ++k) {
+        const std::uint64_t r = d.between(0, 99);
+        const std::uint64_t elements = r < 50 ? d.between(1, 30) : r < 80 ? d.between(100, 300) : d.between(500, 2000);
+        w.collectionKeys.push_back(listKey(k));
+        for (std::uint64_t i = 0; i < elements;) {
+            Command c { d.chance(0.5) ? "RPUSH" : "LPUSH", listKey(k) };
+            for (std::uint64_t n = d.between(1, 8); n > 0 && i < elements; --n, ++i)
+                c.push_back(listElement(d, k, i));
+            w.commands.push_back(std::move(c));
+        }
+        if (d.chance(0.1))
+            w.commands.push_back({ d.chance(0.5) ? "RPUSHX" : "LPUSHX", listKey(k + (d.chance(0.5) ? 0 : keys)), "x" });
+    }
+    return w;
+}
+
+// Queues: lists of one RPUSH (some past a node at once), popped from either end one or several at a time,
+// trimmed with LTRIM, pushed again; some emptied, one small node left a listpack again.
+Workload listsChurn(std::uint64_t keys) {
+    Workload w { fmt::format("lists-churn-{}", keys), {}, {} };
+    Draw d(keys * 23);
+    for (std::uint64_t k = 0; k < keys; ++k) {
+        static const std::uint64_t kSizes[] = { 20, 200, 1000, 3000 };
+        const std::uint64_t elements = kSizes[d.between(0, 3)];
+        Command build { "RPUSH", listKey(k) };
+        for (std::uint64_t i = 0; i < elements; ++i)
+            build.push_back(listElement(d, k, i));
+        w.commands.push_back(std::move(build));
+        w.collectionKeys.push_back(listKey(k));
+        const std::uint64_t rounds = d.between(5, 60);
+        for (std::uint64_t i = 0; i < rounds; ++i) {
+            const std::uint64_t r = d.between(0, 99);
+            if (r < 40)
+                w.commands.push_back({ d.chance(0.5) ? "LPOP" : "RPOP", listKey(k) });
+            else if (r < 70)
+                w.commands.push_back(
+                    { d.chance(0.5) ? "LPOP" : "RPOP", listKey(k), std::to_string(d.between(1, 200)) });
+            else if (r < 80)
+                w.commands.push_back({ "LTRIM", listKey(k), std::to_string(d.between(0, 50)),
+                    std::to_string(-static_cast<std::int64_t>(d.between(1, 50))) });
+            else
+                w.commands.push_back(
+                    { d.chance(0.5) ? "RPUSH" : "LPUSH", listKey(k), listElement(d, k, i), listElement(d, k, i + 1) });
+        }
+    }
+    return w;
+}
+
+} // namespace
+
+Workload hashesGrown(std::uint64_t keys) {
+    return grow(keys);
+}
+
+std::vector<Workload> collectionWorkloads() {
+    // LAYOUTLAB_COLLECTION_WORKLOAD=FILE runs the commands of FILE instead (one per line, arguments split at
+    // spaces; collection keys start with "hash:", "set:", "zset:" or "list:"), to look into a workload that
+    // fails.
+    if (const char* file = std::getenv("LAYOUTLAB_COLLECTION_WORKLOAD")) {
+        Workload w { "custom", {}, {} };
+        std::ifstream in(file);
+        std::set<std::string> keys;
+        for (std::string line; std::getline(in, line);) {
+            std::istringstream words(line);
+            Command c;
+            for (std::string word; words >> word;)
+                c.push_back(word);
+            if (c.size() > 1
+                && (c[1].rfind("hash:", 0) == 0 || c[1].rfind("set:", 0) == 0 || c[1].rfind("zset:", 0) == 0
+                    || c[1].rfind("list:", 0) == 0))
+                keys.insert(c[1]);
+            if (!c.empty())
+                w.commands.push_back(std::move(c));
+        }
+        w.collectionKeys.assign(keys.begin(), keys.end());
+        return { w };
+    }
+    return { grow(700), churn(512), counters(1000), lifecycle(1025), setsGrow(600), setsChurn(513), zsetsGrow(500),
+        zsetsChurn(511), listsGrow(400), listsChurn(257) };
+}
+
+} // namespace layoutlab::test

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The collection workloads collection_trace_test.cpp runs on real servers: drawn at random with fixed seeds,
+// every type's commands across its limits (the file's comment says what each covers).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace layoutlab::test {
+
+using Command = std::vector<std::string>;
+
+// One workload: its commands, and the collection keys whose encoding the server is asked for at the end.
+struct Workload {
+    std::string name;
+    std::vector<Command> commands;
+    std::vector<std::string> collectionKeys;
+};
+
+// Hashes grown to field counts on both sides of 512 (the warm-up the test runs first).
+Workload hashesGrown(std::uint64_t keys);
+// Every workload, or the one LAYOUTLAB_COLLECTION_WORKLOAD names (a file of commands, one a line).
+std::vector<Workload> collectionWorkloads();
+
+} // namespace layoutlab::test
