@@ -20,22 +20,33 @@ std::string_view typeName(KeyValue::Content content) {
     }
 }
 
+namespace {
+bool contains(std::span<const std::string_view> names, std::string_view name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+}
+// The type whose commands include `name`, or nullptr.
+const CollectionCommands* typeModelling(std::string_view name) {
+    for (const CollectionCommands* type : { &kHashCommands, &kSetCommands, &kSortedSetCommands, &kListCommands })
+        if (contains(type->modelled, name))
+            return type;
+    return nullptr;
+}
+} // namespace
+
 bool isCollectionCommand(std::string_view name) {
-    return isHashCommand(name) || isSetCommand(name) || isSortedSetCommand(name) || isListCommand(name);
+    return typeModelling(name) != nullptr;
 }
 bool readsCollectionWhole(std::string_view name) {
-    return readsHashWhole(name) || readsSetWhole(name) || readsSortedSetWhole(name) || readsListWhole(name);
+    for (const CollectionCommands* type : { &kHashCommands, &kSetCommands, &kSortedSetCommands, &kListCommands })
+        if (contains(type->wholeReads, name))
+            return true;
+    return false;
 }
 
 CollectionCommandEffect applyCollectionCommand(
     std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs) {
-    if (isSetCommand(name))
-        return applySetCommand(name, args, keys, nowMs);
-    if (isSortedSetCommand(name))
-        return applySortedSetCommand(name, args, keys, nowMs);
-    if (isListCommand(name))
-        return applyListCommand(name, args, keys, nowMs);
-    return applyHashCommand(name, args, keys, nowMs);
+    const CollectionCommands* type = typeModelling(name);
+    return type ? type->apply(name, args, keys, nowMs) : CollectionCommandEffect {};
 }
 
 bool CollectionCommand::lookUpKey(KeyValue::Content content) {

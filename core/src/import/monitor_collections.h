@@ -11,6 +11,7 @@
 
 #include "layoutlab/trace/request.h"
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -75,22 +76,17 @@ protected:
     CollectionCommandEffect m_effect;
 };
 
-// The types' commands (monitor_hashes.cpp, monitor_sets.cpp).
-bool isHashCommand(std::string_view name);
-bool readsHashWhole(std::string_view name);
-CollectionCommandEffect applyHashCommand(
-    std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs);
-bool isSetCommand(std::string_view name);
-bool readsSetWhole(std::string_view name);
-CollectionCommandEffect applySetCommand(
-    std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs);
-bool isSortedSetCommand(std::string_view name);
-bool readsSortedSetWhole(std::string_view name);
-CollectionCommandEffect applySortedSetCommand(
-    std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs);
-bool isListCommand(std::string_view name);
-bool readsListWhole(std::string_view name);
-CollectionCommandEffect applyListCommand(
-    std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs);
+// One type's commands (monitor_hashes.cpp, monitor_sets.cpp, monitor_zsets.cpp, monitor_lists.cpp): those it
+// models (upper case), those that read a key of it whole (skipped), and how one is applied.
+struct CollectionCommands {
+    std::span<const std::string_view> modelled;
+    std::span<const std::string_view> wholeReads;
+    CollectionCommandEffect (*apply)(
+        std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs);
+};
+extern const CollectionCommands kHashCommands;
+extern const CollectionCommands kSetCommands;
+extern const CollectionCommands kSortedSetCommands;
+extern const CollectionCommands kListCommands;
 
 } // namespace layoutlab::monitor

@@ -173,16 +173,9 @@ private:
 };
 } // namespace
 
-bool isHashCommand(std::string_view name) {
-    return std::find(kElementCommands.begin(), kElementCommands.end(), name) != kElementCommands.end();
-}
-bool readsHashWhole(std::string_view name) {
-    return std::find(kWholeReads.begin(), kWholeReads.end(), name) != kWholeReads.end();
-}
-
-CollectionCommandEffect applyHashCommand(
-    std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs) {
-    return HashCommand(name, args, keys, nowMs).run();
-}
+const CollectionCommands kHashCommands { kElementCommands, kWholeReads,
+    [](std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs) {
+        return HashCommand(name, args, keys, nowMs).run();
+    } };
 
 } // namespace layoutlab::monitor

@@ -122,16 +122,9 @@ private:
 };
 } // namespace
 
-bool isListCommand(std::string_view name) {
-    return std::find(kElementCommands.begin(), kElementCommands.end(), name) != kElementCommands.end();
-}
-bool readsListWhole(std::string_view name) {
-    return std::find(kWholeReads.begin(), kWholeReads.end(), name) != kWholeReads.end();
-}
-
-CollectionCommandEffect applyListCommand(
-    std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs) {
-    return ListCommand(name, args, keys, nowMs).run();
-}
+const CollectionCommands kListCommands { kElementCommands, kWholeReads,
+    [](std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs) {
+        return ListCommand(name, args, keys, nowMs).run();
+    } };
 
 } // namespace layoutlab::monitor

@@ -84,16 +84,9 @@ private:
 };
 } // namespace
 
-bool isSetCommand(std::string_view name) {
-    return std::find(kElementCommands.begin(), kElementCommands.end(), name) != kElementCommands.end();
-}
-bool readsSetWhole(std::string_view name) {
-    return std::find(kWholeReads.begin(), kWholeReads.end(), name) != kWholeReads.end();
-}
-
-CollectionCommandEffect applySetCommand(
-    std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs) {
-    return SetCommand(name, args, keys, nowMs).run();
-}
+const CollectionCommands kSetCommands { kElementCommands, kWholeReads,
+    [](std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs) {
+        return SetCommand(name, args, keys, nowMs).run();
+    } };
 
 } // namespace layoutlab::monitor

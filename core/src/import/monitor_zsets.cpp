@@ -214,16 +214,9 @@ private:
 };
 } // namespace
 
-bool isSortedSetCommand(std::string_view name) {
-    return std::find(kElementCommands.begin(), kElementCommands.end(), name) != kElementCommands.end();
-}
-bool readsSortedSetWhole(std::string_view name) {
-    return std::find(kWholeReads.begin(), kWholeReads.end(), name) != kWholeReads.end();
-}
-
-CollectionCommandEffect applySortedSetCommand(
-    std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs) {
-    return SortedSetCommand(name, args, keys, nowMs).run();
-}
+const CollectionCommands kSortedSetCommands { kElementCommands, kWholeReads,
+    [](std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs) {
+        return SortedSetCommand(name, args, keys, nowMs).run();
+    } };
 
 } // namespace layoutlab::monitor
