@@ -145,6 +145,7 @@ Expected<MemcachedLoadReport> loadTraceMemcached(MemcachedClient& client, TraceR
         case Op::Other: // reads: loadInBatches keeps them for the run phase
             return;
         case Op::SetRange: // a Redis command: no memcached import produces it
+        case Op::Resize: // a Redis snapshot's tables
             return;
         }
         commands.push_back(std::move(c));

@@ -51,6 +51,41 @@ std::map<std::string, std::uint64_t> encodings(RespClient& client, const std::ve
     return out;
 }
 
+struct Compared {
+    double predicted = 0;
+    double measured = 0;
+    double error() const { return (predicted - measured) / measured; }
+};
+
+// The server's keyspace saved and loaded again (DEBUG RELOAD: rdbSave, emptyData, rdbLoad), measured against
+// `before`; the file it saved imported as a snapshot (format rdb) and simulated with the layout of loaded keys
+// (layoutSpecForLoadedKeys): the keys, and the collections by type and encoding, must be the server's.
+Compared compareReloaded(test::RespServerUnderTest& under, const Workload& workload, std::uint64_t before) {
+    RespClient& client = *under.client;
+    Compared out;
+    EXPECT_TRUE(client.command({ "DEBUG", "RELOAD" }));
+    EXPECT_TRUE(waitUntilSettled(client));
+    out.measured = static_cast<double>(test::keyspaceMemory(client)) - static_cast<double>(before);
+    auto models = parseLayoutAndAllocator(layoutSpecForLoadedKeys(under.layoutName), under.allocatorName);
+    EXPECT_TRUE(models) << models.error().describe();
+    auto trace = openTrace(under.running->workDir + "/dump.rdb");
+    EXPECT_TRUE(trace) << trace.error().describe();
+    if (!models || !trace)
+        return out;
+    auto result = simulate({ models->layout, models->allocator, {} }, **trace);
+    EXPECT_TRUE(result) << result.error().describe();
+    if (!result)
+        return out;
+    out.predicted = static_cast<double>(result->points.at(0).usableBytes);
+    const auto keys = keyCount(client);
+    EXPECT_TRUE(keys && result->points.at(0).keys == *keys) << "live keys after the reload";
+    std::map<std::string, std::uint64_t> simulated;
+    for (const CollectionUsage& row : result->collections)
+        simulated[row.type + " " + row.encoding] += row.keys;
+    EXPECT_EQ(simulated, encodings(client, workload.collectionKeys)) << "loaded collections by type and encoding";
+    return out;
+}
+
 class CollectionTrace : public ::testing::TestWithParam<std::size_t> { };
 
 TEST_P(CollectionTrace, EveryCollectionWorkloadWithinOnePercentOfTheServer) {
@@ -59,7 +94,7 @@ TEST_P(CollectionTrace, EveryCollectionWorkloadWithinOnePercentOfTheServer) {
         GTEST_SKIP() << "no server " << GetParam()
                      << ": Debian's redis-server and the builds of tests/engines are all there are here";
     const test::EngineBuild& server = all[GetParam()];
-    auto under = test::startRespServer(server);
+    auto under = test::startRespServer(server, { "--enable-debug-command", "yes" });
     ASSERT_TRUE(under);
     auto& running = under->running;
     auto& client = under->client;
@@ -132,6 +167,13 @@ TEST_P(CollectionTrace, EveryCollectionWorkloadWithinOnePercentOfTheServer) {
         std::printf("%-14s %-17s keys %6llu  predicted %10.0f  measured %10.0f  (%+.3f%%)  %s\n", server.label.c_str(),
             workload.name.c_str(), static_cast<unsigned long long>(*keys), predicted, measured, 100 * error,
             byEncoding.c_str());
+
+        const Compared reloaded = compareReloaded(*under, workload, before);
+        EXPECT_LT(std::abs(reloaded.error()), 0.01)
+            << "(" << layoutName << ", loaded from its RDB file) predicted " << reloaded.predicted << " B, measured "
+            << reloaded.measured << " B";
+        std::printf("%-14s %-17s rdb          predicted %10.0f  measured %10.0f  (%+.3f%%)\n", server.label.c_str(),
+            workload.name.c_str(), reloaded.predicted, reloaded.measured, 100 * reloaded.error());
     }
     removeTree(*dir);
 }

@@ -18,6 +18,7 @@ struct RespServerUnderTest {
     std::unique_ptr<RunningServer> running;
     std::optional<RespClient> client;
     std::string layoutName;
+    std::string allocatorName; // as the server reports it (INFO mem_allocator), parsed into models.allocator
     LayoutAndAllocator models;
 };
 
@@ -53,6 +54,7 @@ inline std::unique_ptr<RespServerUnderTest> startRespServer(
         return nullptr;
     }
     out->models = std::move(*models);
+    out->allocatorName = info->allocator;
     out->client.emplace(std::move(*client));
     return out;
 }

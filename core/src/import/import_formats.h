@@ -23,6 +23,9 @@ bool detectWatch(std::string_view firstLine);
 bool detectMetadump(std::string_view firstLine);
 bool detectRdbCsv(std::string_view firstLine);
 bool detectRdb(std::string_view head);
+// A sorted set's score as the engines write it in a listpack (util.c d2string: an integer within +-2^62 as its
+// digits, else the shortest text that reads back; monitor_zsets.cpp).
+std::string zsetScoreText(double score);
 
 std::unique_ptr<Importer> makeTwitterImporter(std::unique_ptr<InputStream> input, const ImportOptions& options);
 std::unique_ptr<Importer> makeCachelibImporter(std::unique_ptr<InputStream> input, const ImportOptions& options);

@@ -12,6 +12,7 @@
 // text that reads back to it (fpconv_dtoa; Redis 7.0 writes "%.17g", longer for most fractions: the trace
 // carries the shortest), "inf", "-inf".
 
+#include "import_formats.h"
 #include "monitor_collections.h"
 
 #include <algorithm>
@@ -38,20 +39,6 @@ std::optional<double> parseScore(const std::string& text) {
     if (end != text.c_str() + text.size() || std::isnan(v))
         return std::nullopt;
     return v;
-}
-
-// util.c d2string.
-std::string scoreText(double v) {
-    if (std::isinf(v))
-        return v > 0 ? "inf" : "-inf";
-    if (v == 0)
-        return std::signbit(v) ? "-0" : "0";
-    constexpr double kIntegerLimit = 4611686018427387903.0; // double2ll: LLONG_MAX / 2
-    if (v >= -kIntegerLimit && v <= kIntegerLimit && v == std::trunc(v))
-        return std::to_string(static_cast<long long>(v));
-    std::array<char, 32> buf {};
-    const auto written = std::to_chars(buf.data(), buf.data() + buf.size(), v);
-    return std::string(buf.data(), written.ptr);
 }
 
 class SortedSetCommand : CollectionCommand {
@@ -167,7 +154,7 @@ private:
         if (found == members.end()) {
             if (o.xx)
                 return lookup(member);
-            const std::string text = scoreText(score);
+            const std::string text = zsetScoreText(score);
             Request r = element(ElementAction::Add, member);
             r.valueBytes = static_cast<std::uint32_t>(text.size());
             m_op.value = integerClassOf(text);
@@ -179,7 +166,7 @@ private:
             score += found->second;
         if (o.nx || (o.lt && score >= found->second) || (o.gt && score <= found->second) || score == found->second)
             return lookup(member);
-        const std::string before = scoreText(found->second), after = scoreText(score);
+        const std::string before = zsetScoreText(found->second), after = zsetScoreText(score);
         Request r = element(ElementAction::Update, member);
         r.valueBytes = static_cast<std::uint32_t>(after.size());
         r.ttlSeconds = static_cast<std::uint32_t>(before.size()); // the prior score's text
@@ -199,7 +186,7 @@ private:
                 lookup(m_args[i]);
                 continue;
             }
-            const std::string text = scoreText(found->second);
+            const std::string text = zsetScoreText(found->second);
             Request r = element(ElementAction::Remove, m_args[i]);
             r.ttlSeconds = static_cast<std::uint32_t>(text.size()); // the score's text, the listpack's entry
             m_op.prior = integerClassOf(text);
@@ -220,3 +207,21 @@ const CollectionCommands kSortedSetCommands { kElementCommands, kWholeReads,
     } };
 
 } // namespace layoutlab::monitor
+
+namespace layoutlab {
+
+std::string zsetScoreText(double v) {
+    // util.c d2string.
+    if (std::isinf(v))
+        return v > 0 ? "inf" : "-inf";
+    if (v == 0)
+        return std::signbit(v) ? "-0" : "0";
+    constexpr double kIntegerLimit = 4611686018427387903.0; // double2ll: LLONG_MAX / 2
+    if (v >= -kIntegerLimit && v <= kIntegerLimit && v == std::trunc(v))
+        return std::to_string(static_cast<long long>(v));
+    std::array<char, 32> buf {};
+    const auto written = std::to_chars(buf.data(), buf.data() + buf.size(), v);
+    return std::string(buf.data(), written.ptr);
+}
+
+} // namespace layoutlab

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: MIT
-// RDB files (rdb_parser.h) read directly as a snapshot: every string key becomes one SET at time 0, as
+// RDB files (rdb_parser.h) read directly as a snapshot: the tables sized as the file's first RESIZEDB says
+// (Op::Resize, before the keys: rdb.c dbExpand), then every string key becomes one SET at time 0, as
 // the server that loads the file would hold it (rdb.c rdbLoadObject: tryObjectEncodingEx, so an integer
-// of at most 20 digits is an integer, whether the file encodes it so or as text). A key with an expire
-// keeps a TTL for the whole replay (a snapshot has no clock); one that had expired when the file was
-// saved (its AUX ctime) is left out, as a primary loading the file then would drop it
-// (rdbLoadRioWithLoadingCtx). Keys of other types are counted as not modelled, by type and encoding.
+// of at most 20 digits is an integer, whether the file encodes it so or as text). A hash, set, sorted set or
+// list becomes an element Load (its count, and whether the file holds it compact; a list's before each
+// quicklist node) followed by an Add for each element, which the collection models take as the server's
+// loader does (CollectionKeyModel::load). A key with an expire keeps a TTL for the whole replay (a snapshot
+// has no clock; a collection's is set after its elements); one that had expired when the file was saved (its
+// AUX ctime) is left out, as a primary loading the file then would drop it (rdbLoadRioWithLoadingCtx). Keys
+// of other types (streams, modules, the encodings of Redis before 7.0, Valkey 9's hashes with field
+// expiries) are counted as not modelled, by type and encoding.
 
 #include "import_formats.h"
 #include "rdb_parser.h"
@@ -46,6 +51,19 @@ public:
     Expected<std::size_t> read(std::span<Request> out) override {
         std::size_t n = 0;
         while (n < out.size()) {
+            if (m_queued < m_queue.size()) {
+                out[n++] = m_queue[m_queued++];
+                continue;
+            }
+            if (m_collection) {
+                if (auto error = queueElements()) {
+                    if (n == 0)
+                        return *error;
+                    m_error = *error; // after the requests before it
+                    break;
+                }
+                continue;
+            }
             if (m_next == m_batch.size()) {
                 if (m_error) // after the keys read before it
                     return *std::exchange(m_error, std::nullopt);
@@ -53,12 +71,22 @@ public:
                     break;
                 continue;
             }
+            if (!m_resized) { // before the first key: the tables as the file's RESIZEDB sizes them
+                m_resized = true;
+                if (const std::uint64_t keys = std::min(m_parser.keysHint(), m_parser.fileBytes() / 3); keys > 0) {
+                    Request& r = out[n++];
+                    r = Request {};
+                    r.op = Op::Resize;
+                    r.keyId = static_cast<std::uint32_t>(m_keys.size()); // the first key's (request.h)
+                    r.keyBytes = static_cast<std::uint32_t>(m_batch[m_next].keyBytes);
+                    r.valueBytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(keys, UINT32_MAX));
+                    r.ttlSeconds = static_cast<std::uint32_t>(std::min(m_parser.expiresHint(), keys));
+                    continue;
+                }
+            }
             const RdbEntry& e = m_batch[m_next++];
             const std::uint64_t keysBefore = m_keys.size();
-            Request& r = out[n];
-            r = Request {};
-            r.op = Op::Set;
-            r.keyId = m_keys.idForHash(e.keyHash);
+            const std::uint32_t keyId = m_keys.idForHash(e.keyHash);
             if (m_keys.size() == keysBefore) {
                 // The server refuses such a file ("Duplicated key found in RDB file"); here it can also be
                 // two keys of one 64-bit hash (KeyInterner).
@@ -67,6 +95,14 @@ public:
                     return *error;
                 continue;
             }
+            if (e.collection) {
+                startCollection(e, keyId);
+                continue;
+            }
+            Request& r = out[n];
+            r = Request {};
+            r.op = Op::Set;
+            r.keyId = keyId;
             r.keyBytes = static_cast<std::uint32_t>(e.keyBytes);
             r.valueBytes = static_cast<std::uint32_t>(e.valueBytes);
             r.kind = e.kind;
@@ -96,7 +132,7 @@ private:
                 break;
             }
             const RdbEntry& e = **next;
-            if (e.type != rdb_type::kString) {
+            if (e.type != rdb_type::kString && !e.collection) {
                 // Its memory is missing from every figure: said so, by type and encoding.
                 ++m_notModelled[e.type];
                 continue;
@@ -122,19 +158,113 @@ private:
                 const std::uint64_t hint = std::min(m_parser.keysHint(), m_parser.fileBytes() / 3);
                 m_keys.reserve(hint);
             }
+            if (e.collection && e.collectionKind != CollectionKind::List && e.elements == 0) {
+                noteSkipped("empty collection"); // rdbLoadObject's emptykey: the server skips it
+                continue;
+            }
+            if (e.elements > UINT32_MAX) {
+                if (auto error = reject("size over 4 GiB", e.offset, false,
+                        fmt::format("a collection of {} elements: over 4G", e.elements))) {
+                    m_error = *error;
+                    break;
+                }
+                continue;
+            }
             m_keys.prefetch(e.keyHash);
             m_batch.push_back(e);
+            if (e.collection) // its elements come from the parser next, before the next key
+                break;
         }
         return !m_batch.empty() || m_error;
     }
 
+    // A collection key: its Load (a list's come with its nodes), its elements to follow.
+    void startCollection(const RdbEntry& e, std::uint32_t keyId) {
+        m_collection = true;
+        m_collectionKey = e;
+        m_collectionKeyId = keyId;
+        m_queue.clear();
+        m_queued = 0;
+        if (e.collectionKind != CollectionKind::List)
+            m_queue.push_back(loadRequest(e.elements, 0));
+    }
+
+    Request elementRequest(ElementOp op) const {
+        Request r;
+        r.op = Op::Element;
+        r.keyId = m_collectionKeyId;
+        r.keyBytes = static_cast<std::uint32_t>(m_collectionKey.keyBytes);
+        op.collection = m_collectionKey.collectionKind;
+        r.element = op.packed();
+        return r;
+    }
+
+    Request loadRequest(std::uint64_t elements, std::uint64_t nodesAfter) const {
+        ElementOp op;
+        op.action = ElementAction::Load;
+        op.element = m_collectionKey.intsetWidth;
+        op.atHead = m_collectionKey.compact;
+        Request r = elementRequest(op);
+        r.valueBytes = static_cast<std::uint32_t>(elements);
+        r.ttlSeconds = static_cast<std::uint32_t>(std::min<std::uint64_t>(nodesAfter, UINT32_MAX));
+        return r;
+    }
+
+    // The collection's next elements into m_queue, and after its last its TTL; an error ends the import.
+    std::optional<Error> queueElements() {
+        m_queue.clear();
+        m_queued = 0;
+        while (m_queue.size() < kQueuedElements) {
+            auto element = m_parser.nextElement();
+            if (!element)
+                return element.error();
+            if (!*element) {
+                m_collection = false;
+                if (m_collectionKey.expireMs >= 0) {
+                    Request r;
+                    r.op = Op::Expire;
+                    r.keyId = m_collectionKeyId;
+                    r.keyBytes = static_cast<std::uint32_t>(m_collectionKey.keyBytes);
+                    r.ttlSeconds = kSnapshotTtlSeconds;
+                    m_queue.push_back(r);
+                }
+                return std::nullopt;
+            }
+            const RdbElement& el = **element;
+            if (el.element.bytes > UINT32_MAX || el.value.bytes > UINT32_MAX || el.nodeElements > UINT32_MAX)
+                return dataError(fmt::format("a collection element of {} bytes, or a node of {} elements: over 4G "
+                                             "(rdb input)",
+                                     std::max(el.element.bytes, el.value.bytes), el.nodeElements),
+                    m_path, m_parser.offset(), true);
+            if (el.nodeElements > 0)
+                m_queue.push_back(loadRequest(el.nodeElements, el.nodesAfter));
+            ElementOp op;
+            op.action = ElementAction::Add;
+            op.element = el.element.integer;
+            op.value = el.value.integer;
+            Request r = elementRequest(op);
+            r.elementBytes = static_cast<std::uint32_t>(el.element.bytes);
+            r.valueBytes = static_cast<std::uint32_t>(el.value.bytes);
+            m_queue.push_back(r);
+        }
+        return std::nullopt;
+    }
+
     static constexpr std::size_t kBatchKeys = 64;
+    static constexpr std::size_t kQueuedElements = 256;
     std::array<std::uint64_t, 256> m_notModelled {};
     mutable RejectReport m_report; // m_rejects with m_notModelled named
     std::vector<RdbEntry> m_batch;
     std::size_t m_next = 0;
     std::optional<Error> m_error;
     bool m_ended = false;
+    bool m_resized = false;
+    // The collection being read, and the requests made of it not yet handed out.
+    bool m_collection = false;
+    RdbEntry m_collectionKey;
+    std::uint32_t m_collectionKeyId = 0;
+    std::vector<Request> m_queue;
+    std::size_t m_queued = 0;
     std::unique_ptr<InputStream> m_input;
     RdbParser m_parser;
     KeyInterner m_keys;

@@ -264,25 +264,21 @@ Expected<RdbParser::StringInfo> RdbParser::string(const char* what, bool classif
         }
         if (*n != rdb_detail::kEncLzf)
             return corrupt(fmt::format("unknown string encoding {} in {}", *n, what));
-        // rdbLoadLzfStringObject: the compressed length, the plain length, the compressed bytes. Only
-        // strings of more than 20 bytes are compressed (rdbSaveRawString), so never an integer.
-        auto compressed = plainLength(what);
-        if (!compressed)
-            return compressed.error();
-        auto plain = plainLength(what);
-        if (!plain)
-            return plain.error();
-        if (*plain == 0)
+        // Only strings of more than 20 bytes are compressed (rdbSaveRawString), so never an integer.
+        auto lzf = lzfLengths(what);
+        if (!lzf)
+            return lzf.error();
+        if (lzf->plain == 0)
             return corrupt(fmt::format("an LZF string of length 0 in {}", what));
-        out.bytes = *plain;
+        out.bytes = lzf->plain;
         if (!hash) {
-            if (auto ok = skip(*compressed, what); !ok)
+            if (auto ok = skip(lzf->compressed, what); !ok)
                 return ok.error();
             return out;
         }
         // The compressed bytes stand for the key: the same key compresses alike, and a plain key's hash
         // never meets them (the marker).
-        auto h = hashInPieces(0x4c5a46ULL ^ *compressed, *compressed, what);
+        auto h = hashInPieces(0x4c5a46ULL ^ lzf->compressed, lzf->compressed, what);
         if (!h)
             return h.error();
         out.hash = *h;
@@ -318,6 +314,16 @@ Expected<RdbParser::StringInfo> RdbParser::string(const char* what, bool classif
     return out;
 }
 
+Expected<RdbParser::LzfLengths> RdbParser::lzfLengths(const char* what) {
+    auto compressed = plainLength(what);
+    if (!compressed)
+        return compressed.error();
+    auto plain = plainLength(what);
+    if (!plain)
+        return plain.error();
+    return LzfLengths { *compressed, *plain };
+}
+
 Status RdbParser::skipStrings(std::uint64_t count, const char* what) {
     for (std::uint64_t i = 0; i < count; ++i)
         if (auto s = string(what, false, false); !s)
@@ -350,6 +356,11 @@ Expected<std::optional<RdbEntry>> RdbParser::next() {
     if (m_version == 0)
         if (auto ok = readHeader(); !ok)
             return ok.error();
+    while (m_inCollection) { // the rest of the collection before
+        auto element = nextElement();
+        if (!element)
+            return element.error();
+    }
     if (m_ended)
         return std::optional<RdbEntry> {};
     for (;;) {
@@ -379,12 +390,13 @@ Expected<std::optional<RdbEntry>> RdbParser::next() {
         }
         case kOpResizeDb:
         case kOpSlotInfo: {
+            const bool first = *type == kOpResizeDb && m_keysHint == 0;
             for (int i = 0; i < (*type == kOpResizeDb ? 2 : 3); ++i) {
                 auto n = plainLength(*type == kOpResizeDb ? "RESIZEDB" : "SLOT_INFO");
                 if (!n)
                     return n.error();
-                if (*type == kOpResizeDb && i == 0 && m_keysHint == 0)
-                    m_keysHint = *n;
+                if (first)
+                    (i == 0 ? m_keysHint : m_expiresHint) = *n;
             }
             continue;
         }
@@ -459,6 +471,9 @@ Expected<std::optional<RdbEntry>> RdbParser::next() {
                 return value.error();
             entry.valueBytes = value->bytes;
             entry.kind = value->kind;
+        } else if (rdbTypeIsModelled(*type)) {
+            if (auto ok = beginCollection(entry); !ok)
+                return ok.error();
         } else if (auto ok = skipValue(*type, at); !ok) {
             return ok.error();
         }

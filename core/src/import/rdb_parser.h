@@ -19,6 +19,7 @@
 
 #include "layoutlab/expected.h"
 #include "layoutlab/import/input_stream.h"
+#include "layoutlab/trace/request.h"
 #include "layoutlab/trace/value_kind.h"
 #include "rdb_crc64.h"
 
@@ -80,6 +81,23 @@ inline std::int64_t signedLittleEndian(const unsigned char* p, std::size_t bytes
 // "hash (listpack)", "string": the type and its encoding in the file, for counts and messages.
 const std::string& rdbTypeName(std::uint8_t type);
 
+// A collection's field, member, element, value or score as the loading server holds it: its length (an
+// integer's digits, a score's d2string text) and, where a listpack or intset would store it as an integer,
+// its integer class.
+struct RdbItem {
+    std::uint64_t bytes = 0;
+    IntegerClass integer = IntegerClass::None;
+};
+
+// One element of a collection key (RdbParser::nextElement).
+struct RdbElement {
+    RdbItem element; // a hash's field, a set's or sorted set's member, a list's element
+    RdbItem value; // a hash's value, a sorted set's score
+    // A list's: at the first element of each quicklist node, the node's elements and the nodes after it.
+    std::uint64_t nodeElements = 0;
+    std::uint64_t nodesAfter = 0;
+};
+
 struct RdbEntry {
     std::uint64_t offset = 0; // of the entry's type byte
     std::uint32_t db = 0;
@@ -94,7 +112,18 @@ struct RdbEntry {
     std::uint64_t valueBytes = 0;
     ValueKind kind = ValueKind::String;
     std::int64_t expireMs = -1; // unix milliseconds; -1: none
+    // A hash, set, sorted set or list in an encoding Redis 7.0 to Valkey 9 write (rdbTypeIsModelled), whose
+    // elements nextElement() gives: compact when the file holds a listpack or an intset (of width
+    // intsetWidth, as an integer class), and its element count (a list's come node by node: 0).
+    bool collection = false;
+    CollectionKind collectionKind = CollectionKind::Hash;
+    bool compact = false;
+    IntegerClass intsetWidth = IntegerClass::None;
+    std::uint64_t elements = 0;
 };
+
+// Whether the reader gives a key of this type element by element (RdbEntry::collection).
+bool rdbTypeIsModelled(std::uint8_t type);
 
 class RdbParser {
 public:
@@ -105,16 +134,21 @@ public:
     RdbParser(const RdbParser&) = delete;
     RdbParser& operator=(const RdbParser&) = delete;
 
-    // The next key, or nullopt after the last, once the checksum matched. An error names the offset.
+    // The next key, or nullopt after the last, once the checksum matched. An error names the offset. The
+    // elements of a collection not read through are passed over.
     Expected<std::optional<RdbEntry>> next();
+    // The next element of the collection next() gave last, or nullopt after its last.
+    Expected<std::optional<RdbElement>> nextElement();
 
     // What the file says it was saved at (AUX ctime, seconds), if it says.
     std::optional<std::int64_t> savedAtSeconds() const { return m_savedAtSeconds; }
     std::uint64_t offset() const { return m_base + m_pos; }
     std::uint64_t fileBytes() const { return m_input.sourceBytes(); }
     std::uint64_t bytesRead() const { return m_input.sourceBytesRead(); }
-    // The keys the file's first RESIZEDB says its database holds (0: none said so yet).
+    // The keys the file's first RESIZEDB says its database holds, and of them with an expire (0: none said so
+    // yet).
     std::uint64_t keysHint() const { return m_keysHint; }
+    std::uint64_t expiresHint() const { return m_expiresHint; }
 
 private:
     // Bytes.
@@ -149,10 +183,23 @@ private:
     // The next `bytes` bytes' hashes chained from `seed`, a buffer at a time (keys longer than a buffer).
     Expected<std::uint64_t> hashInPieces(std::uint64_t seed, std::uint64_t bytes, const char* what);
     Status skipStrings(std::uint64_t count, const char* what);
+    // rdbLoadLzfStringObject's lengths, after the LZF marker: the compressed bytes', then the plain string's.
+    struct LzfLengths {
+        std::uint64_t compressed = 0;
+        std::uint64_t plain = 0;
+    };
+    Expected<LzfLengths> lzfLengths(const char* what);
     Status skipValue(std::uint8_t type, std::uint64_t entryOffset);
     Status skipStream(std::uint8_t type);
     Status skipModuleValue(); // rdbLoadCheckModuleValue's opcodes, up to RDB_MODULE_OPCODE_EOF
     Status readAux();
+    // Collections (rdb_collections.cpp): the count, or the compact blob decoded into m_items.
+    Status beginCollection(RdbEntry& entry);
+    Expected<RdbItem> item(const char* what); // a string element: its length and integer class
+    Expected<RdbItem> score(std::uint8_t type, const char* what); // a sorted set's, as d2string writes it
+    Status readBlob(const char* what); // a string whole into m_blob, LZF decompressed
+    Status readInto(unsigned char* out, std::uint64_t bytes, const char* what);
+    Status nextNode(); // a list's next quicklist node with elements into m_items
     Status finish(); // after EOF: the checksum
 
     InputStream& m_input;
@@ -175,6 +222,17 @@ private:
     std::int64_t m_expireMs = -1;
     std::optional<std::int64_t> m_savedAtSeconds;
     std::uint64_t m_keysHint = 0;
+    std::uint64_t m_expiresHint = 0;
+
+    // The collection being read: its type, the elements (a list's nodes) still to read from the file, or
+    // those of its blob in m_items from m_nextItem.
+    bool m_inCollection = false;
+    std::uint8_t m_collectionType = 0;
+    std::uint64_t m_remaining = 0;
+    std::vector<RdbItem> m_items;
+    std::size_t m_nextItem = 0;
+    std::vector<unsigned char> m_blob;
+    std::vector<unsigned char> m_compressed;
 };
 
 } // namespace layoutlab

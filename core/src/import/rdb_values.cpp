@@ -296,13 +296,11 @@ Expected<std::optional<std::string>> RdbParser::shortText(const char* what, std:
     if (encoded && *n != rdb_detail::kEncLzf)
         return corrupt(fmt::format("unknown string encoding {} in {}", *n, what));
     std::uint64_t skipped = *n;
-    if (encoded) { // LZF: the compressed length, the plain one, the compressed bytes; not looked into
-        auto compressed = plainLength(what);
-        if (!compressed)
-            return compressed.error();
-        if (auto plain = plainLength(what); !plain)
-            return plain.error();
-        skipped = *compressed;
+    if (encoded) { // LZF: not looked into
+        auto lzf = lzfLengths(what);
+        if (!lzf)
+            return lzf.error();
+        skipped = lzf->compressed;
     } else if (*n <= maxBytes) {
         auto p = take(static_cast<std::size_t>(*n), what);
         if (!p)

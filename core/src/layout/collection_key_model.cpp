@@ -16,7 +16,6 @@ namespace layoutlab {
 namespace collection {
 namespace {
 constexpr std::uint64_t kElementBits = 28, kValueBits = 30;
-constexpr std::uint64_t kIntsetHeaderBytes = 8; // intset.h struct intset {uint32_t encoding, length}
 } // namespace
 
 std::uint64_t packEntry(ElementValue element, ElementValue value) {
@@ -104,8 +103,36 @@ void CollectionKeyModel::command(CollectionKeyState& key, std::uint64_t elements
         collection::hashCommand(c, key, elements, longest);
 }
 
+void CollectionKeyModel::load(CollectionKeyState& key, std::uint64_t elements, SnapshotForm form) const {
+    const collection::KeyContext c { *m_rules, m_limits, *m_allocator };
+    key.made = true;
+    key.loadRemaining = elements;
+    key.loadForm = form;
+    if (m_kind == CollectionKind::List)
+        collection::listLoad(c, key);
+    else if (m_kind == CollectionKind::Set)
+        collection::setLoad(c, key, elements);
+    else if (m_kind == CollectionKind::SortedSet)
+        collection::zsetLoad(c, key, elements);
+    else
+        collection::hashLoad(c, key, elements);
+}
+
 void CollectionKeyModel::add(CollectionKeyState& key, ElementValue element, ElementValue value, bool atHead) const {
     const collection::KeyContext c { *m_rules, m_limits, *m_allocator };
+    if (key.loadRemaining > 0) { // an element of a key being loaded
+        --key.loadRemaining;
+        key.loadLongest = std::max(key.loadLongest, element.bytes);
+        if (m_kind == CollectionKind::List)
+            collection::listLoadAdd(c, key, element);
+        else if (m_kind == CollectionKind::Set)
+            collection::setLoadAdd(c, key, element);
+        else if (m_kind == CollectionKind::SortedSet)
+            collection::zsetLoadAdd(c, key, element, value);
+        else
+            collection::hashLoadAdd(c, key, element, value);
+        return;
+    }
     if (m_kind == CollectionKind::List)
         collection::listPush(c, key, element, atHead);
     else if (m_kind == CollectionKind::Set)

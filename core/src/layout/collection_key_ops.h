@@ -35,10 +35,16 @@ void hashAdd(const KeyContext& c, CollectionKeyState& key, ElementValue field, E
 void hashUpdate(
     const KeyContext& c, CollectionKeyState& key, ElementValue field, ElementValue before, ElementValue after);
 void hashRemove(const KeyContext& c, CollectionKeyState& key, ElementValue field, ElementValue value);
+// A key loaded from a snapshot (CollectionKeyModel::load; key.loadForm and loadRemaining set), and each of its
+// elements (loadRemaining: those after it).
+void hashLoad(const KeyContext& c, CollectionKeyState& key, std::uint64_t fields);
+void hashLoadAdd(const KeyContext& c, CollectionKeyState& key, ElementValue field, ElementValue value);
 
 void setCommand(const KeyContext& c, CollectionKeyState& key, std::uint64_t members, IntegerClass first);
 void setAdd(const KeyContext& c, CollectionKeyState& key, ElementValue member);
 void setRemove(const KeyContext& c, CollectionKeyState& key, ElementValue member, MemberOrder order);
+void setLoad(const KeyContext& c, CollectionKeyState& key, std::uint64_t members);
+void setLoadAdd(const KeyContext& c, CollectionKeyState& key, ElementValue member);
 // A set table's entries beside its members (dict.c dictEntry or dictEntryNoValue), where the line has them.
 void addSetTableEntries(const KeyContext& c, const CollectionKeyState& key, CollectionFootprint& out);
 
@@ -48,10 +54,14 @@ void zsetAdd(const KeyContext& c, CollectionKeyState& key, ElementValue member, 
 void zsetUpdate(
     const KeyContext& c, CollectionKeyState& key, ElementValue member, ElementValue before, ElementValue after);
 void zsetRemove(const KeyContext& c, CollectionKeyState& key, ElementValue member, ElementValue score);
+void zsetLoad(const KeyContext& c, CollectionKeyState& key, std::uint64_t members);
+void zsetLoadAdd(const KeyContext& c, CollectionKeyState& key, ElementValue member, ElementValue score);
 
 void listCommand(const KeyContext& c, CollectionKeyState& key, std::uint64_t elements, std::uint64_t totalBytes);
 void listPush(const KeyContext& c, CollectionKeyState& key, ElementValue element, bool atHead);
 void listPop(const KeyContext& c, CollectionKeyState& key, ElementValue element, bool atHead);
+void listLoad(const KeyContext& c, CollectionKeyState& key); // a quicklist node's Load
+void listLoadAdd(const KeyContext& c, CollectionKeyState& key, ElementValue element);
 CollectionFootprint listFootprint(const KeyContext& c, const CollectionKeyState& key);
 
 } // namespace layoutlab::collection

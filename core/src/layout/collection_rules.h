@@ -18,6 +18,8 @@ inline constexpr std::uint64_t kDictEntryNoValueBytes = 16;
 inline constexpr std::uint64_t kDictBytes = 56; // dict.h struct dict (52 bytes of fields, 8-aligned): dictCreate
 inline constexpr std::uint32_t kZaddLookups = 2; // t_zset.c zsetAdd: the find, then the add, a rehash step each
 inline constexpr std::uint64_t kIntsetHeaderBytes = 8; // intset.h struct intset {uint32_t encoding, length}
+// dict.h DICT_HT_INITIAL_SIZE: rdb.c rdbLoadObject expands a dict for a loaded key only past it.
+inline constexpr std::uint64_t kDictInitialBuckets = 4;
 
 // intset.c _intsetValueEncoding: a member's width, 2, 4 or 8 bytes, by the ranges the integer classes share.
 inline constexpr std::uint8_t intsetWidthOf(IntegerClass integer) {

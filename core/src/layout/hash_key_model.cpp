@@ -34,6 +34,23 @@ void addHashEntry(const KeyContext& c, CollectionKeyState& key, ElementValue fie
     addEntryParts(c, key, hashEntryParts(c.rules, field.bytes, value.bytes, fromArgv), weight);
 }
 
+// A field or value longer than hash-max-listpack-value (t_hash.c hashTypeTryConversion, hashTypeSet).
+bool longerThanListpackValue(const KeyContext& c, ElementValue field, ElementValue value) {
+    return field.bytes > c.limits.hashMaxListpackValue || value.bytes > c.limits.hashMaxListpackValue;
+}
+
+// The pair counted, and appended to the listpack (lpAppend: the field, then the value) when the hash is one:
+// false when it is a table.
+bool countPair(CollectionKeyState& key, ElementValue field, ElementValue value) {
+    key.payloadBytes += std::uint64_t { field.bytes } + value.bytes;
+    ++key.entries;
+    if (key.table)
+        return false;
+    key.listpackBytes += pairBytes(field, value);
+    key.compactEntries.push_back(packEntry(field, value));
+    return true;
+}
+
 void convertToTable(const KeyContext& c, CollectionKeyState& key, std::uint64_t sizedFor) {
     // hashTypeConvertListpack: a table expanded for the listpack's pairs, each inserted once.
     key.index = newTable(c, key.entries);
@@ -61,13 +78,9 @@ void hashCommand(const KeyContext& c, CollectionKeyState& key, std::uint64_t ele
 }
 
 void hashAdd(const KeyContext& c, CollectionKeyState& key, ElementValue field, ElementValue value) {
-    if (!key.table && (field.bytes > c.limits.hashMaxListpackValue || value.bytes > c.limits.hashMaxListpackValue))
+    if (!key.table && longerThanListpackValue(c, field, value))
         convertToTable(c, key, 0);
-    key.payloadBytes += std::uint64_t { field.bytes } + value.bytes;
-    ++key.entries;
-    if (!key.table) {
-        key.listpackBytes += pairBytes(field, value);
-        key.compactEntries.push_back(packEntry(field, value));
+    if (countPair(key, field, value)) {
         if (key.entries > c.limits.hashMaxListpackEntries)
             convertToTable(c, key, 0);
         return;
@@ -81,7 +94,7 @@ void hashAdd(const KeyContext& c, CollectionKeyState& key, ElementValue field, E
 
 void hashUpdate(
     const KeyContext& c, CollectionKeyState& key, ElementValue field, ElementValue before, ElementValue after) {
-    if (!key.table && (field.bytes > c.limits.hashMaxListpackValue || after.bytes > c.limits.hashMaxListpackValue))
+    if (!key.table && longerThanListpackValue(c, field, after))
         convertToTable(c, key, 0);
     key.payloadBytes += after.bytes;
     key.payloadBytes -= std::min<std::uint64_t>(key.payloadBytes, before.bytes);
@@ -125,6 +138,38 @@ void hashRemove(const KeyContext& c, CollectionKeyState& key, ElementValue field
     addHashEntry(c, key, field, value, -fromArgv, true);
     addHashEntry(c, key, field, value, -(1 - fromArgv), false);
     key.argvEntries -= fromArgv;
+}
+
+} // namespace layoutlab::collection
+
+// rdb.c rdbLoadObject of a hash:
+//   RDB_TYPE_HASH_LISTPACK (compact in the file): the listpack as saved, whatever its lengths, converted only
+//     when it holds more than hash-max-listpack-entries (hashTypeConvert: a table expanded for them all).
+//   RDB_TYPE_HASH: more fields than hash-max-listpack-entries make a table at once, expanded for them all;
+//     else the pairs are appended to a listpack until a field or value longer than hash-max-listpack-value
+//     converts it (hashTypeConvert, sized for the pairs it holds), the pair is added, and the table is
+//     expanded for the pairs still to come (dictTryExpand when they are more than DICT_HT_INITIAL_SIZE;
+//     Valkey 8.1 and later: hashtableTryExpand).
+// A loaded field is an sds of its own (rdbGenericLoadStringObject), never a command's argument.
+namespace layoutlab::collection {
+
+void hashLoad(const KeyContext& c, CollectionKeyState& key, std::uint64_t fields) {
+    if (fields > c.limits.hashMaxListpackEntries) {
+        key.index = newTable(c, fields);
+        key.table = true;
+    }
+}
+
+void hashLoadAdd(const KeyContext& c, CollectionKeyState& key, ElementValue field, ElementValue value) {
+    const bool converts = !key.table && !key.loadForm.compact && longerThanListpackValue(c, field, value);
+    if (converts)
+        convertToTable(c, key, 0);
+    if (countPair(key, field, value))
+        return;
+    key.index->insert();
+    addHashEntry(c, key, field, value, 1, false);
+    if (converts && (!c.rules.dictTables() || key.loadRemaining > kDictInitialBuckets))
+        key.index->expand(key.loadRemaining);
 }
 
 } // namespace layoutlab::collection

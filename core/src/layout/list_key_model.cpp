@@ -103,3 +103,30 @@ CollectionFootprint listFootprint(const KeyContext& c, const CollectionKeyState&
 }
 
 } // namespace layoutlab::collection
+
+// rdb.c rdbLoadObject of a list (RDB_TYPE_LIST_QUICKLIST_2): a quicklist of the file's nodes, each listpack
+// as saved (quicklistAppendListpack), whatever the loading server's node limit; after the last, a list of
+// one node within the limits becomes a listpack (listTypeTryConversion, LIST_CONV_AUTO:
+// listTypeTryConvertQuicklist, not shrinking; Redis 7.2 and Valkey).
+namespace layoutlab::collection {
+
+void listLoad(const KeyContext& c, CollectionKeyState& key) {
+    (void)c;
+    key.table = true;
+    key.nodes.push_back({ 0, kEmptyListpack });
+}
+
+void listLoadAdd(const KeyContext& c, CollectionKeyState& key, ElementValue element) {
+    ++key.entries;
+    key.payloadBytes += element.bytes;
+    ListNode& node = key.nodes.back();
+    node.count += 1;
+    node.bytes += listpack::entryBytes(element.bytes, element.integer);
+    if (key.loadRemaining > 0 || key.loadForm.nodesAfter > 0 || !c.rules.listpackLists || key.nodes.size() != 1)
+        return;
+    const auto [sizeLimit, countLimit] = listNodeLimits(c.limits.listMaxListpackSize);
+    if (node.bytes <= sizeLimit && node.count <= countLimit)
+        key.table = false;
+}
+
+} // namespace layoutlab::collection

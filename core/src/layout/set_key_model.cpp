@@ -220,3 +220,63 @@ void addSetTableEntries(const KeyContext& c, const CollectionKeyState& key, Coll
 }
 
 } // namespace layoutlab::collection
+
+// rdb.c rdbLoadObject of a set:
+//   RDB_TYPE_SET_INTSET, RDB_TYPE_SET_LISTPACK (compact in the file): the intset (its width as saved) or
+//     listpack as saved, converted only when it holds more than set-max-intset-entries or
+//     set-max-listpack-entries (setTypeConvert: a table expanded for them all).
+//   RDB_TYPE_SET: more members than set-max-intset-entries (at most 2^30) make a table at once, expanded for
+//     them all; else an intset takes integers (intsetAdd) until a member that is not one: then, on Redis 7.2
+//     and Valkey, a listpack of the integers when the members so far are fewer than
+//     set-max-listpack-entries and none is longer than set-max-listpack-value, which appends each member
+//     while they stay so, else a table expanded for all the file's members (setTypeConvertAndExpand); on
+//     Redis 7.0 a table sized for the intset's members (setTypeConvert), then expanded for all
+//     (dictTryExpand).
+namespace layoutlab::collection {
+
+void setLoad(const KeyContext& c, CollectionKeyState& key, std::uint64_t members) {
+    const std::uint64_t limit = !key.loadForm.compact    ? intsetMaxEntries(c.limits)
+        : key.loadForm.intsetWidth != IntegerClass::None ? c.limits.setMaxIntsetEntries
+                                                         : c.limits.setMaxListpackEntries;
+    if (members > limit) {
+        convertToTable(c, key, members);
+        return;
+    }
+    if (!key.loadForm.compact) // createIntsetObject: intsetNew, INTSET_ENC_INT16
+        key.intsetWidth = intsetWidthOf(IntegerClass::Uint7);
+    else if (key.loadForm.intsetWidth != IntegerClass::None)
+        key.intsetWidth = intsetWidthOf(key.loadForm.intsetWidth);
+}
+
+void setLoadAdd(const KeyContext& c, CollectionKeyState& key, ElementValue member) {
+    key.payloadBytes += member.bytes;
+    const std::uint64_t held = key.entries++;
+    const std::uint64_t members = held + 1 + key.loadRemaining;
+    if (!key.table && !key.loadForm.compact) {
+        if (key.intsetWidth != 0 && member.integer == IntegerClass::None) {
+            if (c.rules.listpackSets && held < c.limits.setMaxListpackEntries
+                && key.loadLongest <= c.limits.setMaxListpackValue) {
+                convertIntsetToListpack(key);
+            } else if (c.rules.listpackSets) {
+                convertToTable(c, key, members);
+            } else { // Redis 7.0
+                convertToTable(c, key, held);
+                key.index->expand(members);
+            }
+        } else if (key.intsetWidth == 0 && !key.table
+            && (held >= c.limits.setMaxListpackEntries || member.bytes > c.limits.setMaxListpackValue)) {
+            convertToTable(c, key, members);
+        }
+    }
+    if (key.table) {
+        addMember(c, key, member);
+    } else if (key.intsetWidth != 0) {
+        key.intsetWidth = std::max(key.intsetWidth, intsetWidthOf(member.integer));
+        key.compactEntries.push_back(packEntry(member));
+    } else {
+        appendToListpack(key, member);
+    }
+    ++key.adds;
+}
+
+} // namespace layoutlab::collection

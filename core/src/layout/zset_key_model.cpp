@@ -113,3 +113,38 @@ void zsetRemove(const KeyContext& c, CollectionKeyState& key, ElementValue membe
 }
 
 } // namespace layoutlab::collection
+
+// rdb.c rdbLoadObject of a sorted set:
+//   RDB_TYPE_ZSET_LISTPACK (compact in the file): the listpack as saved, converted only when it holds more
+//     than zset-max-listpack-entries (zsetConvert: a table expanded for them all).
+//   RDB_TYPE_ZSET_2: a skiplist whose table is expanded for all the file's members (past
+//     DICT_HT_INITIAL_SIZE on the dict lines), each member inserted (zslInsert, then dictAdd or hashtableAdd:
+//     one rehash step), converted to a listpack after the last when they are at most zset-max-listpack-entries
+//     and none is longer than zset-max-listpack-value ("Convert *after* loading").
+namespace layoutlab::collection {
+
+void zsetLoad(const KeyContext& c, CollectionKeyState& key, std::uint64_t members) {
+    if (!key.loadForm.compact || members > c.limits.zsetMaxListpackEntries)
+        convertToSkiplist(c, key, members);
+    key.listpackBytes = listpack::kHeaderBytes + listpack::kEndBytes; // what a conversion after the last starts from
+}
+
+void zsetLoadAdd(const KeyContext& c, CollectionKeyState& key, ElementValue member, ElementValue score) {
+    key.payloadBytes += std::uint64_t { member.bytes } + score.bytes;
+    ++key.entries;
+    // A skiplist that may become a listpack keeps its pairs (they are at most the entries limit).
+    const bool mayConvert = !key.loadForm.compact && key.entries + key.loadRemaining <= c.limits.zsetMaxListpackEntries;
+    if (!key.table || mayConvert) {
+        key.listpackBytes += pairBytes(member, score);
+        key.compactEntries.push_back(packEntry(member, score));
+    }
+    if (key.table)
+        addMember(c, key, member, 1);
+    if (!mayConvert || key.loadRemaining > 0 || key.loadLongest > c.limits.zsetMaxListpackValue)
+        return;
+    key.table = false; // zsetConvert(o, OBJ_ENCODING_LISTPACK): the skiplist and its table freed
+    key.index.reset();
+    key.entryAllocations = key.entryRequestedBytes = key.entryUsableBytes = 0;
+}
+
+} // namespace layoutlab::collection

@@ -56,6 +56,9 @@ Expected<bool> CollectionReplay::apply(std::uint32_t keyId, const Request& r, bo
     case ElementAction::Command:
         m.command(key, r.valueBytes, r.elementBytes, op.element, r.priorBytes()); // request.h
         break;
+    case ElementAction::Load:
+        m.load(key, r.valueBytes, { op.atHead, op.element, r.priorBytes() });
+        break;
     }
     return key.entries == 0 && op.action == ElementAction::Remove;
 }

@@ -22,7 +22,8 @@ template <bool Observed> Status KeyspaceReplay::applyElement(KeyState& key, cons
     const bool created = !key.live();
     if (created) {
         // Only a write makes the key (HDEL or HGET of a missing key changes nothing).
-        if (op.action != ElementAction::Add && op.action != ElementAction::Command) {
+        if (op.action != ElementAction::Add && op.action != ElementAction::Command
+            && op.action != ElementAction::Load) {
             m_table.lookup();
             return Ok {};
         }

@@ -354,6 +354,13 @@ template <bool Observed> void KeyspaceReplay::applyOne(KeyState& key, const Requ
         if (key.live())
             clearTtl<Observed>(key);
         break;
+    case Op::Resize:
+        // rdb.c RESIZEDB: the loading server expands its tables for the file's keys before reading them
+        // (dbExpand), which a Valkey hashtable past its growth point holds at twice the buckets inserts grow.
+        m_table.expand(r.valueBytes);
+        if (m_hasExpiresTable)
+            m_expires.expand(r.ttlSeconds);
+        break;
     case Op::Other:
     case Op::Element: // applyElement
         break;

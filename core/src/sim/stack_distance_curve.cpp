@@ -190,6 +190,7 @@ public:
                 if (!use(r, m_stack.slot(r.keyId), packShape(r.keyBytes, r.valueBytes, false, r.kind), false))
                     return false;
                 break;
+            case Op::Resize: // a snapshot's tables sized before its keys
             case Op::Other: // a command the keyspace does not see; the server evicts before it all the same
                 m_endsOnUse = false;
                 break;

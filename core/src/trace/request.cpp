@@ -7,9 +7,9 @@
 namespace layoutlab {
 
 std::string_view opName(Op op) {
-    static constexpr std::array<std::string_view, 14> kNames { "get", "set", "add", "replace", "append", "prepend",
-        "incr", "decr", "delete", "expire", "persist", "other", "setrange", "element" };
-    static_assert(static_cast<std::size_t>(Op::Element) == kNames.size() - 1, "a name for every value");
+    static constexpr std::array<std::string_view, kOpCount> kNames { "get", "set", "add", "replace", "append",
+        "prepend", "incr", "decr", "delete", "expire", "persist", "other", "setrange", "element", "resize" };
+    static_assert(static_cast<std::size_t>(Op::Resize) == kNames.size() - 1, "a name for every value");
     return enumName(op, kNames);
 }
 
@@ -21,8 +21,8 @@ std::string_view collectionKindName(CollectionKind kind) {
 
 std::string_view elementActionName(ElementAction action) {
     static constexpr std::array<std::string_view, kElementActionCount> kNames { "add", "update", "remove", "read",
-        "command" };
-    static_assert(static_cast<std::size_t>(ElementAction::Command) == kNames.size() - 1, "a name for every value");
+        "command", "load" };
+    static_assert(static_cast<std::size_t>(ElementAction::Load) == kNames.size() - 1, "a name for every value");
     return enumName(action, kNames);
 }
 

@@ -27,9 +27,9 @@ std::string keyName(std::uint32_t id, std::uint32_t keyBytes) {
     return name;
 }
 
-// The Twitter trace names its operations as layoutlab does; these three have no Twitter counterpart.
+// The Twitter trace names its operations as layoutlab does; these four have no Twitter counterpart.
 bool twitterExpressible(Op op) {
-    return op != Op::Expire && op != Op::Persist && op != Op::Other;
+    return op != Op::Expire && op != Op::Persist && op != Op::Other && op != Op::Resize;
 }
 
 const char* cachelibOp(Op op) {

@@ -41,6 +41,15 @@ struct MemberOrder {
     std::uint32_t younger = 0;
 };
 
+// How a snapshot holds a key (rdb.c rdbLoadObject): compact (a listpack or intset the loading server keeps as
+// it is) or not; a compact set's intset width, as the integer class of that width; a list's quicklist node, the
+// nodes after it.
+struct SnapshotForm {
+    bool compact = false;
+    IntegerClass intsetWidth = IntegerClass::None;
+    std::uint64_t nodesAfter = 0;
+};
+
 // A list's listpack (its only one, or a quicklist node's): its elements and bytes.
 struct ListNode {
     std::uint32_t count = 0;
@@ -85,6 +94,11 @@ struct CollectionKeyState {
     // A list's listpacks from head to tail: one, when it is a listpack (table false), else its quicklist's
     // nodes (table true: the full encoding).
     std::vector<ListNode> nodes;
+    // A key being loaded from a snapshot (CollectionKeyModel::load): its elements still to come (a list's, of
+    // its node), its form in the file, the longest element so far.
+    std::uint64_t loadRemaining = 0;
+    SnapshotForm loadForm;
+    std::uint32_t loadLongest = 0;
 };
 
 // The collection's memory, the key's own allocations aside.
@@ -113,6 +127,10 @@ public:
     // long (Redis 7.0's zaddGenericCommand).
     void command(CollectionKeyState& key, std::uint64_t elements, std::uint32_t longest,
         IntegerClass first = IntegerClass::None, std::uint32_t firstBytes = 0) const;
+    // A key read from a snapshot, before its `elements` (a list's quicklist node, before its elements), which
+    // follow as add()s and are taken as the engine's loader takes them (rdb.c rdbLoadObject): the encoding the
+    // file holds kept within the entries limit, a table expanded for all its elements at once.
+    void load(CollectionKeyState& key, std::uint64_t elements, SnapshotForm form) const;
     // An element added (a set's member: `value` is empty; a list's: pushed at its head when `atHead`).
     void add(CollectionKeyState& key, ElementValue element, ElementValue value = {}, bool atHead = false) const;
     void update(CollectionKeyState& key, ElementValue element, ElementValue before, ElementValue after) const;

@@ -222,7 +222,8 @@ private:
     template <bool Observed> void applyOne(KeyState& key, const Request& r);
     // Whether the budget refuses a write now (`r` is one of the commands a server flags denyoom).
     static bool deniedOnOom(Op op) {
-        return op != Op::Get && op != Op::Delete && op != Op::Expire && op != Op::Persist && op != Op::Other;
+        return op != Op::Get && op != Op::Delete && op != Op::Expire && op != Op::Persist && op != Op::Other
+            && op != Op::Resize;
     }
     void queueFill(const KeyState& key, const Request& r);
     // An element request (collection_replay.h): creates the key with its first element, deletes it with its

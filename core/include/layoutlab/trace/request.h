@@ -31,8 +31,12 @@ enum class Op : std::uint8_t {
     // list's element), described by Request::element (ElementOp); the key is created by its first element
     // and deleted with its last, as the engines do.
     Element = 13,
+    // A snapshot's keyspace tables expanded at once before its keys (rdb.c RESIZEDB -> dbExpand): the keys'
+    // table for valueBytes keys, the expires table for ttlSeconds of them. Its keyId and keyBytes are those of
+    // the first key after it (a key's statistics see no key that is not one).
+    Resize = 14,
 };
-inline constexpr int kOpCount = 14;
+inline constexpr int kOpCount = 15;
 std::string_view opName(Op op);
 
 // What an Op::Element request does (Request::element packs it in 16 bits, the trace file stores it so):
@@ -49,12 +53,17 @@ std::string_view opName(Op op);
 //            longest member in elementBytes and its first member's length in priorBytes (zsetTypeCreate,
 //            Redis 7.0's zaddGenericCommand); a list's push its elements' lengths summed in elementBytes
 //            (t_list.c listTypeTryConvertListpack)
+//   Load     a key read whole from a snapshot (rdb.c rdbLoadObject), before its elements, which follow as
+//            Adds: valueBytes its elements; atHead set when the file holds it compact (a listpack or an
+//            intset, which the server keeps as it is), and then a set's intset its width as the integer class
+//            of its element (Int16, Int32 or Int64). A list has a Load before each quicklist node as the file
+//            holds it: valueBytes the node's elements, priorBytes the nodes after it.
 // A list's Add is a push and its Remove a pop, at its head when the op's atHead is set, else at its tail.
 // An element or value that is a canonical integer carries its integer class (IntegerClass), which a
 // listpack or an intset stores it by.
 enum class CollectionKind : std::uint8_t { Hash = 0, Set = 1, SortedSet = 2, List = 3 };
-enum class ElementAction : std::uint8_t { Add = 0, Update = 1, Remove = 2, Read = 3, Command = 4 };
-inline constexpr unsigned kElementActionCount = 5;
+enum class ElementAction : std::uint8_t { Add = 0, Update = 1, Remove = 2, Read = 3, Command = 4, Load = 5 };
+inline constexpr unsigned kElementActionCount = 6;
 std::string_view collectionKindName(CollectionKind kind); // "hash", "set", "zset", "list"
 std::string_view elementActionName(ElementAction action);
 
@@ -64,7 +73,8 @@ struct ElementOp {
     IntegerClass element = IntegerClass::None;
     IntegerClass value = IntegerClass::None;
     IntegerClass prior = IntegerClass::None;
-    bool atHead = false; // a list's element pushed or popped at its head (the left), else at its tail
+    // A list's element pushed or popped at its head (the left), else at its tail; a Load's key compact in the file.
+    bool atHead = false;
 
     // bits 0-1 the collection, 2-4 the action, 5-7 the element's integer class, 8-10 the value's, 11-13 the
     // prior value's, 14 atHead; bit 15 is clear.

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+// RDB files' hashes, sets, sorted sets and lists read element by element (format "rdb"): each encoding Redis
+// 7.0 to Valkey 9 write (tables, listpacks, intsets, quicklist nodes packed and plain), LZF-compressed
+// blobs, a collection's TTL, empty collections, and damaged blobs reported with their offset. The
+// integration test (collection_trace_test) holds loaded collections to real servers' memory.
+
+#include "rdb_writer.h"
+
+using namespace layoutlab;
+using namespace layoutlab::test;
+
+namespace {
+
+// What an element request says, for comparing: its action, its element's and value's lengths and classes.
+struct ElementSeen {
+    ElementAction action;
+    CollectionKind collection;
+    std::uint32_t elementBytes;
+    IntegerClass element;
+    std::uint32_t valueBytes;
+    IntegerClass value;
+    bool compact;
+    std::uint32_t priorBytes;
+    bool operator==(const ElementSeen&) const = default;
+};
+std::ostream& operator<<(std::ostream& os, const ElementSeen& e) {
+    return os << elementActionName(e.action) << " " << collectionKindName(e.collection) << " " << e.elementBytes << "/"
+              << static_cast<int>(e.element) << " " << e.valueBytes << "/" << static_cast<int>(e.value)
+              << (e.compact ? " compact" : "") << " prior " << e.priorBytes;
+}
+ElementSeen seen(const Request& r) {
+    const ElementOp op = r.elementOp();
+    return { op.action, op.collection, r.elementBytes, op.element, r.valueBytes, op.value, op.atHead, r.priorBytes() };
+}
+constexpr auto kAdd = ElementAction::Add;
+constexpr auto kLoad = ElementAction::Load;
+constexpr auto kNone = IntegerClass::None;
+
+TEST_F(RdbImporterTest, CollectionsComeAsALoadAndTheirElementsAsTheServerHoldsThem) {
+    RdbWriter w("VALKEY080");
+    w.u8(16).str("hash-lp").str(listpack({ "f", "value", "n", 12 })); // RDB_TYPE_HASH_LISTPACK
+    w.u8(4).str("hash").len(2).str("field").intStr(2, -300).str(std::string(30, 'v')).lzf(5, 40);
+    w.u8(11).str("intset").str(intset(4, { 1, 70000 })); // RDB_TYPE_SET_INTSET of 4-byte members
+    w.u8(20).str("set-lp").str(listpack({ "m", -5000 }));
+    w.u8(2).str("set").len(2).str("12").str("x");
+    w.u8(17).str("zset-lp").str(listpack({ "a", 3, "b", "1.5" }));
+    w.u8(5).str("zset").len(2).str("m").le(0x3ff8000000000000ULL, 8).str("n").le(0x4000000000000000ULL, 8); // 1.5, 2
+    w.u8(18).str("list").len(3).len(2).str(listpack({ "x", 100000 })).len(2).str(listpack({})).len(1).str("plain!");
+    w.setString("string", "v");
+    const auto got = import(w.finish());
+    ASSERT_FALSE(got.error) << got.error->describe();
+    std::vector<ElementSeen> elements;
+    for (const Request& r : got.requests)
+        if (r.op == Op::Element)
+            elements.push_back(seen(r));
+    using C = CollectionKind;
+    using I = IntegerClass;
+    const std::vector<ElementSeen> expected {
+        { kLoad, C::Hash, 0, kNone, 2, kNone, true, 0 },
+        { kAdd, C::Hash, 1, kNone, 5, kNone, false, 0 },
+        { kAdd, C::Hash, 1, kNone, 2, I::Uint7, false, 0 },
+        { kLoad, C::Hash, 0, kNone, 2, kNone, false, 0 },
+        { kAdd, C::Hash, 5, kNone, 4, I::Int13, false, 0 },
+        { kAdd, C::Hash, 30, kNone, 40, kNone, false, 0 },
+        { kLoad, C::Set, 0, I::Int32, 2, kNone, true, 0 },
+        { kAdd, C::Set, 1, I::Uint7, 0, kNone, false, 0 },
+        { kAdd, C::Set, 5, I::Int24, 0, kNone, false, 0 },
+        { kLoad, C::Set, 0, kNone, 2, kNone, true, 0 },
+        { kAdd, C::Set, 1, kNone, 0, kNone, false, 0 },
+        { kAdd, C::Set, 5, I::Int16, 0, kNone, false, 0 },
+        { kLoad, C::Set, 0, kNone, 2, kNone, false, 0 },
+        { kAdd, C::Set, 2, I::Uint7, 0, kNone, false, 0 },
+        { kAdd, C::Set, 1, kNone, 0, kNone, false, 0 },
+        { kLoad, C::SortedSet, 0, kNone, 2, kNone, true, 0 },
+        { kAdd, C::SortedSet, 1, kNone, 1, I::Uint7, false, 0 },
+        { kAdd, C::SortedSet, 1, kNone, 3, kNone, false, 0 },
+        { kLoad, C::SortedSet, 0, kNone, 2, kNone, false, 0 },
+        { kAdd, C::SortedSet, 1, kNone, 3, kNone, false, 0 }, // d2string: "1.5"
+        { kAdd, C::SortedSet, 1, kNone, 1, I::Uint7, false, 0 }, // "2"
+        { kLoad, C::List, 0, kNone, 2, kNone, false, 2 }, // a node, two after it (one empty, passed over)
+        { kAdd, C::List, 1, kNone, 0, kNone, false, 0 },
+        { kAdd, C::List, 6, I::Int24, 0, kNone, false, 0 },
+        { kLoad, C::List, 0, kNone, 1, kNone, false, 0 }, // the plain node: its one element
+        { kAdd, C::List, 6, kNone, 0, kNone, false, 0 },
+    };
+    EXPECT_EQ(elements, expected);
+    EXPECT_EQ(got.requests.back().op, Op::Set);
+    EXPECT_EQ(got.rejects.total, 0u);
+    EXPECT_TRUE(got.rejects.notModelled.empty());
+}
+
+TEST_F(RdbImporterTest, ACompressedListpackIsDecompressedAndACollectionsTtlFollowsItsElements) {
+    RdbWriter w;
+    w.aux("ctime", "1700000000");
+    const std::string lp = listpack({ std::string(40, 'f'), std::string(70, 'v'), "g", 5 });
+    w.expireMs(1800000000000).u8(16).str("h").u8(0xc3).len(lzfLiterals(lp).size()).len(lp.size()).raw(lzfLiterals(lp));
+    w.expireMs(1600000000000).u8(4).str("gone").len(1).str("f").str("v"); // expired when saved: left out
+    w.u8(4).str("empty").len(0); // the server skips an empty collection (emptykey)
+    w.setString("after", "1");
+    const auto got = import(w.finish());
+    ASSERT_FALSE(got.error) << got.error->describe();
+    ASSERT_EQ(got.requests.size(), 5u);
+    EXPECT_EQ(seen(got.requests[1]), (ElementSeen { kAdd, CollectionKind::Hash, 40, kNone, 70, kNone, false, 0 }));
+    EXPECT_EQ(got.requests[3].op, Op::Expire);
+    EXPECT_EQ(got.requests[3].keyId, got.requests[0].keyId);
+    EXPECT_EQ(got.requests[3].ttlSeconds, 10u * 365 * 86400); // import_formats.h kSnapshotTtlSeconds
+    EXPECT_EQ(got.requests[4].op, Op::Set);
+    EXPECT_EQ(got.rejects.skipped.at("expired when the file was saved"), 1u);
+    EXPECT_EQ(got.rejects.skipped.at("empty collection"), 1u);
+}
+
+TEST_F(RdbImporterTest, ADamagedListpackOrIntsetIsAnErrorWithItsOffset) {
+    const std::string good = listpack({ "a", 1 });
+    std::string badTotal = good;
+    badTotal[0] = static_cast<char>(good.size() + 1);
+    std::string badEncoding = good;
+    badEncoding[6] = static_cast<char>(0xF6);
+    std::string noEnd = good;
+    noEnd.back() = 'x';
+    for (const auto& [blob, says] : std::vector<std::pair<std::string, std::string>> { { badTotal, "header says" },
+             { badEncoding, "unknown encoding" }, { noEnd, "runs past" }, { listpack({ "odd" }), "not in pairs" } }) {
+        SCOPED_TRACE(says);
+        RdbWriter w;
+        w.setString("first", "1").u8(16).str("h").str(blob);
+        const auto got = import(w.finish());
+        ASSERT_TRUE(got.error);
+        EXPECT_TRUE(got.error->hasOffset);
+        EXPECT_NE(got.error->message.find(says), std::string::npos) << got.error->message;
+        EXPECT_NE(got.error->message.find("hash (listpack)"), std::string::npos) << got.error->message;
+    }
+    RdbWriter w;
+    w.u8(11).str("s").str(intset(3, { 1 }));
+    const auto got = import(w.finish());
+    ASSERT_TRUE(got.error);
+    EXPECT_NE(got.error->message.find("3-byte members"), std::string::npos) << got.error->message;
+    RdbWriter lzf;
+    lzf.u8(16).str("h").u8(0xc3).len(3).len(good.size()).raw("\x01ab"); // decompresses to 2 bytes, not 13
+    const auto short_ = import(lzf.finish());
+    ASSERT_TRUE(short_.error);
+    EXPECT_NE(short_.error->message.find("does not decompress"), std::string::npos) << short_.error->message;
+}
+
+} // namespace
