@@ -29,6 +29,9 @@ struct GenOptions {
     std::string fieldSize = "8";
     std::string setMembers; // empty: no sets
     std::string memberSize = "8";
+    std::string zsetMembers; // empty: no sorted sets
+    std::string listElements; // empty: no lists
+    std::string elementSize = "8";
 };
 
 int runGen(const GenOptions& o) {
@@ -38,15 +41,27 @@ int runGen(const GenOptions& o) {
         return reportError(config.error());
     config->load = !o.noLoad;
     config->ttlSeconds = o.ttlSeconds;
-    if (!o.hashFields.empty() && !o.setMembers.empty())
-        return reportError(
-            usageError("a key is a hash or a set: give --hash-fields or --set-members", "--set-members"));
-    if (!o.hashFields.empty())
-        if (auto ok = setCollectionElements(*config, CollectionKind::Hash, o.hashFields, o.fieldSize); !ok)
+    struct CollectionOption {
+        CollectionKind kind;
+        const std::string* count;
+        const std::string* size;
+        const char* flag;
+    };
+    const CollectionOption kinds[] { { CollectionKind::Hash, &o.hashFields, &o.fieldSize, "--hash-fields" },
+        { CollectionKind::Set, &o.setMembers, &o.memberSize, "--set-members" },
+        { CollectionKind::SortedSet, &o.zsetMembers, &o.memberSize, "--zset-members" },
+        { CollectionKind::List, &o.listElements, &o.elementSize, "--list-elements" } };
+    const char* given = nullptr;
+    for (const CollectionOption& c : kinds) {
+        if (c.count->empty())
+            continue;
+        if (given)
+            return reportError(
+                usageError(fmt::format("a key is one type: {} and {} cannot go together", given, c.flag), c.flag));
+        given = c.flag;
+        if (auto ok = setCollectionElements(*config, c.kind, *c.count, *c.size); !ok)
             return reportError(ok.error());
-    if (!o.setMembers.empty())
-        if (auto ok = setCollectionElements(*config, CollectionKind::Set, o.setMembers, o.memberSize); !ok)
-            return reportError(ok.error());
+    }
     if (!config->load && config->ops == 0)
         return reportError(usageError("--no-load without --ops would write an empty trace", "--no-load"));
     ProgressBar bar("gen");
@@ -91,7 +106,17 @@ void addGenCommand(CLI::App& app, int& status) {
         "Make every key a set of this many members (a length distribution's forms), loaded by one SADD; the "
         "operations become SISMEMBER, SREM and SADD of one member; --int-values gives the share of sets of "
         "integers");
-    cmd->add_option("--member-size", options->memberSize, "Set member length distribution (with --set-members)")
+    cmd->add_option("--zset-members", options->zsetMembers,
+        "Make every key a sorted set of this many members (a length distribution's forms), loaded by one ZADD, "
+        "each with an integer score of --value-size digits; the operations become ZSCORE, ZREM and ZADD of one "
+        "member");
+    cmd->add_option("--member-size", options->memberSize,
+           "Set or sorted set member length distribution (with --set-members or --zset-members)")
+        ->capture_default_str();
+    cmd->add_option("--list-elements", options->listElements,
+        "Make every key a list of this many elements (a length distribution's forms), loaded by one RPUSH; the "
+        "operations become LINDEX of the head, LPOP and RPUSH of one element");
+    cmd->add_option("--element-size", options->elementSize, "List element length distribution (with --list-elements)")
         ->capture_default_str();
     cmd->callback([options, &status] { status = runGen(*options); });
 }

@@ -78,16 +78,22 @@ GenerateDialog::GenerateDialog(QWidget* parent)
     m_keyType->addItem(tr("Strings (SET, GET, DEL)"), QStringLiteral("string"));
     m_keyType->addItem(tr("Hashes (HSET, HGET, HDEL of one field)"), QStringLiteral("hash"));
     m_keyType->addItem(tr("Sets (SADD, SISMEMBER, SREM of one member)"), QStringLiteral("set"));
+    m_keyType->addItem(tr("Sorted sets (ZADD, ZSCORE, ZREM of one member)"), QStringLiteral("zset"));
+    m_keyType->addItem(tr("Lists (RPUSH, LINDEX, LPOP of one element)"), QStringLiteral("list"));
     m_keyType->setCurrentIndex(
         std::max(0, m_keyType->findData(s.value(QStringLiteral("generate/keyType"), QStringLiteral("string")))));
     m_elements->setText(s.value(QStringLiteral("generate/elements"), QStringLiteral("uniform:1:100")).toString());
     m_elementSize->setText(s.value(QStringLiteral("generate/elementSize"), QStringLiteral("8")).toString());
-    m_elements->setToolTip(tr("Fields or members per key, drawn once per key: ") + sizeHelp);
-    m_elementSize->setToolTip(tr("Field or member length: ") + sizeHelp);
-    auto followKeyType = [this] {
+    m_elements->setToolTip(tr("Fields, members or elements per key, drawn once per key: ") + sizeHelp);
+    m_elementSize->setToolTip(tr("Field, member or element length: ") + sizeHelp);
+    auto followKeyType = [this, sizeHelp] {
         const QString type = m_keyType->currentData().toString();
         const bool collection = type != QStringLiteral("string");
-        m_valueSize->setEnabled(type != QStringLiteral("set")); // a set's member has no value
+        // A set's member and a list's element have no value; a sorted set's is its score, of that many digits.
+        m_valueSize->setEnabled(type != QStringLiteral("set") && type != QStringLiteral("list"));
+        m_valueSize->setToolTip(
+            type == QStringLiteral("zset") ? tr("Digits of each member's integer score: ") + sizeHelp : sizeHelp);
+        m_intValues->setEnabled(type == QStringLiteral("string") || type == QStringLiteral("set"));
         m_intValues->setToolTip(type == QStringLiteral("set") ? tr("Share of sets whose members are all integers")
                                                               : tr("Share of values that are decimal integers"));
         m_elements->setEnabled(collection);
@@ -155,7 +161,10 @@ Expected<GeneratorConfig> GenerateDialog::config() const {
     const QString keyType = m_keyType->currentData().toString();
     if (keyType != QStringLiteral("string")) {
         config->ttlFraction = 0;
-        const auto kind = keyType == QStringLiteral("set") ? CollectionKind::Set : CollectionKind::Hash;
+        const auto kind = keyType == QStringLiteral("set") ? CollectionKind::Set
+            : keyType == QStringLiteral("zset")            ? CollectionKind::SortedSet
+            : keyType == QStringLiteral("list")            ? CollectionKind::List
+                                                           : CollectionKind::Hash;
         if (auto ok = setCollectionElements(*config, kind, m_elements->text().trimmed().toStdString(),
                 m_elementSize->text().trimmed().toStdString());
             !ok)

@@ -155,6 +155,20 @@ private slots:
             auto config = dialog.config();
             QVERIFY2(config, config ? "" : config.error().describe().c_str());
             QCOMPARE(config->collection, CollectionKind::Set);
+            // Sorted sets and lists too, a list's elements named as such when refused.
+            dialog.keyTypeBox()->setCurrentIndex(dialog.keyTypeBox()->findData(QStringLiteral("zset")));
+            QVERIFY(dialog.valueSizeEdit()->isEnabled()); // the scores' digits
+            auto zsets = dialog.config();
+            QVERIFY2(zsets, zsets ? "" : zsets.error().describe().c_str());
+            QCOMPARE(zsets->collection, CollectionKind::SortedSet);
+            dialog.keyTypeBox()->setCurrentIndex(dialog.keyTypeBox()->findData(QStringLiteral("list")));
+            QVERIFY(!dialog.valueSizeEdit()->isEnabled());
+            dialog.elementsEdit()->setText(QStringLiteral("nonsense"));
+            const auto noList = dialog.config();
+            QVERIFY(!noList);
+            QCOMPARE(noList.error().field, std::string(field::kListElements));
+            dialog.elementsEdit()->setText(QStringLiteral("uniform:1:300"));
+            dialog.keyTypeBox()->setCurrentIndex(dialog.keyTypeBox()->findData(QStringLiteral("set")));
             dialog.saveSettings();
             const QString generated = scratch.path(QStringLiteral("sets.lltrace"));
             QVERIFY(window.generateTrace(*config, generated));

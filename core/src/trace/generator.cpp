@@ -82,14 +82,17 @@ constexpr std::uint32_t kMaxMemberDigits = 19;
 
 Status setCollectionElements(
     GeneratorConfig& config, CollectionKind collection, std::string_view elements, std::string_view elementSize) {
-    const bool set = collection == CollectionKind::Set;
-    const char* countField = set ? field::kSetMembers : field::kHashFields;
-    if (collection != CollectionKind::Hash && !set)
-        return usageError("only hashes and sets are generated", countField);
+    static constexpr const char* kCountFields[] { field::kHashFields, field::kSetMembers, field::kZsetMembers,
+        field::kListElements };
+    static constexpr const char* kSizeFields[] { field::kFieldSize, field::kMemberSize, field::kMemberSize,
+        field::kElementSize };
+    static constexpr const char* kNouns[] { "fields", "members", "members", "elements" };
+    const auto kind = static_cast<std::size_t>(collection);
+    const char* countField = kCountFields[kind];
     auto count = SizeDistribution::parse(elements, countField);
     if (!count)
         return count.error();
-    auto size = SizeDistribution::parse(elementSize, set ? field::kMemberSize : field::kFieldSize);
+    auto size = SizeDistribution::parse(elementSize, kSizeFields[kind]);
     if (!size)
         return size.error();
     config.elements = *count;
@@ -100,10 +103,9 @@ Status setCollectionElements(
         Random r = keyedRandom(config.seed, k, UINT64_MAX);
         total += std::max<std::uint32_t>(1, config.elements->sample(r));
         if (total > kMaxElements)
-            return usageError(
-                fmt::format("{} keys of {} {} are more than {} {} in all (the generator keeps 4 "
-                            "bytes each)",
-                    config.keys, elements, set ? "members" : "fields", kMaxElements, set ? "members" : "fields"),
+            return usageError(fmt::format("{} keys of {} {} are more than {} {} in all (the generator keeps 4 "
+                                          "bytes each)",
+                                  config.keys, elements, kNouns[kind], kMaxElements, kNouns[kind]),
                 countField);
     }
     return Ok {};
@@ -118,6 +120,8 @@ SyntheticTrace::SyntheticTrace(GeneratorConfig config)
         // Each key's element count, fixed per key: the load's length is known before its first request.
         m_loadFields.resize(m_config.keys);
         m_fieldValues.resize(m_config.keys);
+        if (m_config.collection == CollectionKind::List)
+            m_listHeads.resize(m_config.keys);
         for (std::uint64_t k = 0; k < m_config.keys; ++k) { // setCollectionElements checked their sum
             Random r = keyedRandom(m_config.seed, k, UINT64_MAX);
             m_loadFields[k] = std::max<std::uint32_t>(1, m_config.elements->sample(r));
@@ -162,26 +166,19 @@ Request SyntheticTrace::nextElementRequest() {
     if (!m_config.load || m_loadKey >= m_config.keys)
         return nextOperation();
     const std::uint32_t k = m_loadKey;
-    auto& values = m_fieldValues[k];
-    const bool set = m_config.collection == CollectionKind::Set;
-    if (m_loadField < 0) { // HSET or SADD with every element: the engine sees them all first
-        values.resize(m_loadFields[k]);
-        std::uint32_t longest = 0;
-        for (std::uint32_t f = 0; f < values.size(); ++f) {
-            values[f] = set ? 0 : m_config.valueSize.sample(m_random);
-            longest = std::max({ longest, values[f], elementBytesOf(k, f) });
-        }
-        Request r = element(k, ElementAction::Command, 0); // a set's: its first member's class
-        r.valueBytes = m_loadFields[k];
-        r.elementBytes = longest;
-        if (!set)
-            r.element = ElementOp { CollectionKind::Hash, ElementAction::Command }.packed();
+    const auto& values = m_fieldValues[k];
+    if (m_loadField < 0) { // HSET, SADD, ZADD or RPUSH with every element: the engine sees them all first
         m_loadField = 0;
-        return r;
+        return commandStart(k);
     }
     const auto f = static_cast<std::uint32_t>(m_loadField);
     Request r = element(k, ElementAction::Add, f);
     r.valueBytes = values[f];
+    if (m_config.collection == CollectionKind::SortedSet) {
+        ElementOp op = r.elementOp();
+        op.value = integerClassOf(largestOfDigits(values[f]));
+        r.element = op.packed();
+    }
     if (++m_loadField == static_cast<std::int64_t>(values.size())) {
         ++m_loadKey;
         m_loadField = -1;
@@ -189,10 +186,72 @@ Request SyntheticTrace::nextElementRequest() {
     return r;
 }
 
+std::uint32_t SyntheticTrace::scoreDigits() {
+    return std::clamp<std::uint32_t>(m_config.valueSize.sample(m_random), 1, kMaxMemberDigits);
+}
+
+Request SyntheticTrace::commandStart(std::uint32_t k) {
+    auto& values = m_fieldValues[k];
+    values.resize(m_loadFields[k]);
+    const CollectionKind kind = m_config.collection;
+    std::uint32_t longest = 0;
+    std::uint64_t summed = 0;
+    for (std::uint32_t f = 0; f < values.size(); ++f) {
+        values[f] = kind == CollectionKind::Hash ? m_config.valueSize.sample(m_random)
+            : kind == CollectionKind::SortedSet  ? scoreDigits()
+                                                 : 0;
+        const std::uint32_t bytes = elementBytesOf(k, f);
+        longest = std::max({ longest, kind == CollectionKind::Hash ? values[f] : 0, bytes });
+        summed += bytes;
+    }
+    Request r = element(k, ElementAction::Command, 0); // a set's: its first member's class
+    r.valueBytes = m_loadFields[k];
+    r.elementBytes = longest; // request.h: a hash's longest argument, a sorted set's longest member
+    if (kind == CollectionKind::List) // ... a list's elements' lengths summed
+        r.elementBytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(summed, UINT32_MAX));
+    if (kind == CollectionKind::SortedSet) // ... and its first member's length
+        r.ttlSeconds = elementBytesOf(k, 0);
+    if (kind != CollectionKind::Set)
+        r.element = ElementOp { kind, ElementAction::Command }.packed();
+    return r;
+}
+
+Request SyntheticTrace::nextListOperation(std::uint32_t k, double u) {
+    auto& values = m_fieldValues[k];
+    std::uint32_t& head = m_listHeads[k];
+    auto atHead = [](Request r) {
+        ElementOp op = r.elementOp();
+        op.atHead = true;
+        r.element = op.packed();
+        return r;
+    };
+    if (u < m_config.getFraction + m_config.deleteFraction) {
+        // LINDEX 0, or LPOP: the head, the first element not popped (a read of an empty list).
+        if (u < m_config.getFraction || head == values.size())
+            return atHead(element(k, ElementAction::Read, head));
+        values[head] = kAbsentField;
+        return atHead(element(k, ElementAction::Remove, head++));
+    }
+    values.push_back(0); // RPUSH of one element, at the tail
+    return element(k, ElementAction::Add, static_cast<std::uint32_t>(values.size() - 1));
+}
+
 Request SyntheticTrace::nextOperation() {
     const auto k = static_cast<std::uint32_t>(m_zipf ? m_zipf->sample(m_random) - 1 : m_random.below(m_config.keys));
     auto& values = m_fieldValues[k];
     const double u = m_random.uniform();
+    if (m_config.collection == CollectionKind::List)
+        return nextListOperation(k, u);
+    const bool zset = m_config.collection == CollectionKind::SortedSet;
+    auto withClasses = [zset](Request r, std::uint32_t value, std::uint32_t prior) {
+        if (!zset) // a sorted set's scores are integers of their digits, stored by their class
+            return r;
+        ElementOp op = r.elementOp();
+        op.value = value ? integerClassOf(largestOfDigits(value)) : IntegerClass::None;
+        op.prior = prior && prior != kAbsentField ? integerClassOf(largestOfDigits(prior)) : IntegerClass::None;
+        r.element = op.packed();
+        return r;
+    };
     if (u < m_config.getFraction || (u < m_config.getFraction + m_config.deleteFraction)) {
         // A lookup, or a removal: of an element the key has had (an absent one is a lookup, as the server's
         // is). A set's removal is of a member drawn at random, its place in the order of adds not given.
@@ -201,8 +260,9 @@ Request SyntheticTrace::nextOperation() {
         if (u < m_config.getFraction || !present)
             return element(k, ElementAction::Read, f);
         Request r = element(k, ElementAction::Remove, f);
-        if (m_config.collection == CollectionKind::Hash)
+        if (m_config.collection != CollectionKind::Set)
             r.ttlSeconds = values[f]; // the prior value's length
+        r = withClasses(r, 0, values[f]);
         values[f] = kAbsentField;
         return r;
     }
@@ -216,11 +276,12 @@ Request SyntheticTrace::nextOperation() {
         values[f] = 0;
         return element(k, held ? ElementAction::Read : ElementAction::Add, f);
     }
-    const std::uint32_t value = m_config.valueSize.sample(m_random);
+    const std::uint32_t value = zset ? scoreDigits() : m_config.valueSize.sample(m_random);
     Request r = element(k, values[f] == kAbsentField ? ElementAction::Add : ElementAction::Update, f);
     r.valueBytes = value;
     if (values[f] != kAbsentField)
         r.ttlSeconds = values[f];
+    r = withClasses(r, value, values[f]);
     values[f] = value;
     return r;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/trace/generator.h"
 
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -246,4 +247,112 @@ TEST(Generator, ASetWorkloadLoadsBySaddAndKeepsItsIntegerSets) {
     EXPECT_LT(integerSets, 200u);
     SyntheticTrace again(c);
     EXPECT_EQ(all, drain(again));
+}
+
+// Sorted-set workloads (`gen --zset-members`): one ZADD per key (its start with its member count, longest
+// member and first member's length, then an add per member with an integer score of --value-size digits),
+// then ZSCORE, ZREM and ZADD of single members, a score replaced naming the one it replaces.
+TEST(Generator, ASortedSetWorkloadLoadsByZaddWithIntegerScores) {
+    GeneratorConfig c = config(300, 20000, "16", "uniform:1:8", 0, 0, "uniform", 5);
+    c.getFraction = 0.3;
+    c.deleteFraction = 0.2;
+    ASSERT_TRUE(setCollectionElements(c, CollectionKind::SortedSet, "uniform:1:200", "uniform:2:70"));
+    SyntheticTrace trace(c);
+    const auto all = drain(trace);
+    std::map<ElementAction, std::uint64_t> actions;
+    Request start;
+    std::uint32_t longest = 0, left = 0;
+    for (const Request& r : all) {
+        ASSERT_EQ(r.op, Op::Element);
+        const ElementOp op = r.elementOp();
+        EXPECT_EQ(op.collection, CollectionKind::SortedSet);
+        ++actions[op.action];
+        if (op.action == ElementAction::Command) {
+            EXPECT_EQ(left, 0u);
+            start = r;
+            left = r.valueBytes;
+            longest = 0;
+            continue;
+        }
+        if (left > 0) { // the load's adds
+            ASSERT_EQ(op.action, ElementAction::Add);
+            if (left == start.valueBytes)
+                EXPECT_EQ(start.priorBytes(), r.elementBytes) << "the first member's length";
+            longest = std::max(longest, r.elementBytes);
+            if (--left == 0)
+                EXPECT_EQ(start.elementBytes, longest) << "the longest member";
+        }
+        if (op.action == ElementAction::Add || op.action == ElementAction::Update) {
+            EXPECT_GE(r.valueBytes, 1u);
+            EXPECT_LE(r.valueBytes, 8u);
+            EXPECT_EQ(op.value, integerClassOf(largestOfDigits(r.valueBytes)));
+        }
+        if (op.action == ElementAction::Update || op.action == ElementAction::Remove)
+            EXPECT_EQ(op.prior, integerClassOf(largestOfDigits(r.priorBytes())));
+    }
+    EXPECT_EQ(actions[ElementAction::Command], 300u);
+    EXPECT_GT(actions[ElementAction::Read], 4000u);
+    EXPECT_GT(actions[ElementAction::Remove], 2000u);
+    EXPECT_GT(actions[ElementAction::Update], 0u);
+    SyntheticTrace again(c);
+    EXPECT_EQ(all, drain(again));
+}
+
+// List workloads (`gen --list-elements`): one RPUSH per key (its start with its elements' lengths summed),
+// then LINDEX of the head, LPOP and RPUSH of one element: pops at the head of what was pushed at the tail, in
+// order, and never more than there are.
+TEST(Generator, AListWorkloadPushesAtTheTailAndPopsTheHead) {
+    GeneratorConfig c = config(100, 30000, "16", "8", 0, 0, "uniform", 3);
+    c.getFraction = 0.2;
+    c.deleteFraction = 0.5;
+    ASSERT_TRUE(setCollectionElements(c, CollectionKind::List, "uniform:1:40", "uniform:1:30"));
+    SyntheticTrace trace(c);
+    const auto all = drain(trace);
+    std::map<std::uint32_t, std::deque<std::uint32_t>> lists; // each key's element lengths, head first
+    std::map<ElementAction, std::uint64_t> actions;
+    Request start;
+    std::uint64_t summed = 0, left = 0;
+    for (const Request& r : all) {
+        ASSERT_EQ(r.op, Op::Element);
+        const ElementOp op = r.elementOp();
+        EXPECT_EQ(op.collection, CollectionKind::List);
+        ++actions[op.action];
+        auto& list = lists[r.keyId];
+        switch (op.action) {
+        case ElementAction::Command:
+            start = r;
+            left = r.valueBytes;
+            summed = 0;
+            break;
+        case ElementAction::Add:
+            EXPECT_FALSE(op.atHead) << "RPUSH";
+            list.push_back(r.elementBytes);
+            summed += r.elementBytes;
+            if (left > 0 && --left == 0)
+                EXPECT_EQ(start.elementBytes, summed) << "the load's lengths summed";
+            break;
+        case ElementAction::Remove:
+            EXPECT_TRUE(op.atHead) << "LPOP";
+            ASSERT_FALSE(list.empty()) << "a pop of an empty list";
+            EXPECT_EQ(r.elementBytes, list.front()) << "the head, as it was pushed";
+            list.pop_front();
+            break;
+        default:
+            EXPECT_EQ(op.action, ElementAction::Read);
+            break;
+        }
+    }
+    EXPECT_EQ(actions[ElementAction::Command], 100u);
+    EXPECT_GT(actions[ElementAction::Remove], 10000u);
+    EXPECT_GT(actions[ElementAction::Read], 4000u);
+}
+
+TEST(Generator, OnlyOneCollectionTypeAndItsOwnFieldsAreNamed) {
+    GeneratorConfig c = config(10, std::nullopt, "16", "8");
+    const auto refused = setCollectionElements(c, CollectionKind::List, "0x", "8");
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().field, field::kListElements);
+    const auto badSize = setCollectionElements(c, CollectionKind::SortedSet, "5", "nope");
+    ASSERT_FALSE(badSize);
+    EXPECT_EQ(badSize.error().field, field::kMemberSize);
 }

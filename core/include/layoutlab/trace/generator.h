@@ -36,15 +36,20 @@ struct GeneratorConfig {
     //     digits for a share intValueFraction of the keys; the operations are SISMEMBER (a lookup), SREM (a
     //     member, or the lookup of one already gone) and SADD of one member (a new one half the time, else
     //     one the set has had: added again, or looked up where it is held).
+    //   Sorted sets (`gen --zset-members`): members loaded by ZADD, each with an integer score of valueSize
+    //     digits (at most 19); the operations are ZSCORE (a lookup), ZREM (a member, or the lookup of one
+    //     already gone) and ZADD of one member (a new one half the time, else a new score for one it has had).
+    //   Lists (`gen --list-elements`): elements loaded by RPUSH; the operations are LINDEX of the head (a
+    //     read), LPOP (the head; a read of an empty list) and RPUSH of one element.
     // TTLs are for string keys only.
     std::optional<SizeDistribution> elements;
     CollectionKind collection = CollectionKind::Hash;
     SizeDistribution elementSize = *SizeDistribution::parse("8", field::kFieldSize);
 };
 
-// Makes `config` (its keys and seed set) a workload of `collection` keys of `elements` elements each (a size
-// distribution's text, at least 1) of `elementSize` bytes each; an error when they are more than 2^30
-// elements in all.
+// Makes `config` (its keys and seed set) a workload of `collection` keys (hashes, sets, sorted sets or lists)
+// of `elements` elements each (a size distribution's text, at least 1) of `elementSize` bytes each; an error
+// when they are more than 2^30 elements in all.
 Status setCollectionElements(
     GeneratorConfig& config, CollectionKind collection, std::string_view elements, std::string_view elementSize);
 
@@ -70,14 +75,19 @@ private:
     Request nextElementRequest();
     Request nextOperation();
     Request element(std::uint32_t keyId, ElementAction action, std::uint32_t index) const;
+    Request commandStart(std::uint32_t keyId); // the load's command, its elements' values drawn
+    Request nextListOperation(std::uint32_t keyId, double u);
+    std::uint32_t scoreDigits(); // a sorted set member's score: an integer of this many digits
     std::uint32_t elementBytesOf(std::uint32_t keyId, std::uint32_t index) const;
     bool integerMembers(std::uint32_t keyId) const;
 
     GeneratorConfig m_config;
-    // Collection workloads: each key's elements' value lengths (a set's: 0), kAbsentField once removed; its
+    // Collection workloads: each key's elements' value lengths (a set's and a list's: 0; a sorted set's: its
+    // score's digits), kAbsentField once removed; a list's head (its first element not popped); its
     // elements at load, and where the load is (key, element; the one before the first is the command's start).
     static constexpr std::uint32_t kAbsentField = UINT32_MAX;
     std::vector<std::vector<std::uint32_t>> m_fieldValues;
+    std::vector<std::uint32_t> m_listHeads;
     std::vector<std::uint32_t> m_loadFields;
     std::uint64_t m_loadRequests = 0;
     std::uint32_t m_loadKey = 0;
