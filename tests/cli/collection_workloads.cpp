@@ -364,7 +364,8 @@ Workload listsGrow(std::uint64_t keys) {
 }
 
 // Queues: lists of one RPUSH (some past a node at once), popped from either end one or several at a time,
-// trimmed with LTRIM, pushed again; some emptied, one small node left a listpack again.
+// trimmed with LTRIM, elements replaced with LSET (from either end, longer, shorter or integers; some out of
+// range), pushed again; some emptied, one small node left a listpack again.
 Workload listsChurn(std::uint64_t keys) {
     Workload w { fmt::format("lists-churn-{}", keys), {}, {} };
     Draw d(keys * 23);
@@ -387,7 +388,11 @@ Workload listsChurn(std::uint64_t keys) {
             else if (r < 80)
                 w.commands.push_back({ "LTRIM", listKey(k), std::to_string(d.between(0, 50)),
                     std::to_string(-static_cast<std::int64_t>(d.between(1, 50))) });
-            else
+            else if (r < 90) {
+                const auto at = static_cast<std::int64_t>(d.between(0, 1200));
+                w.commands.push_back({ "LSET", listKey(k), std::to_string(d.chance(0.5) ? at : -at - 1),
+                    d.chance(0.2) ? std::to_string(d.between(0, 100000)) : listElement(d, k, i + 7) });
+            } else
                 w.commands.push_back(
                     { d.chance(0.5) ? "RPUSH" : "LPUSH", listKey(k), listElement(d, k, i), listElement(d, k, i + 1) });
         }

@@ -6,8 +6,11 @@
 //   popGenericCommand (LPOP, RPOP [count]): one element, or up to count, from the head or the tail, each
 //     with its length from the importer's copy; the key goes with its last element.
 //   ltrimCommand: the elements before start and after stop, popped from each end (quicklistDelRange).
-// The importer keeps each list's element lengths and integer classes in order. Commands that change a list
-// in its middle (LSET, LINSERT, LREM, LMOVE, ...) are not modelled, and counted so: after one, the copy and
+//   lsetCommand: the element at an index (from the head; negative from the tail) replaced, its place from the
+//     head given in the update, with the element it replaces; an error for a missing key or an index out of
+//     range.
+// The importer keeps each list's element lengths and integer classes in order. Commands that insert or remove
+// in a list's middle (LINSERT, LREM, LMOVE, ...) are not modelled, and counted so: after one, the copy and
 // the figures no longer follow the server.
 
 #include "monitor_collections.h"
@@ -19,8 +22,8 @@
 namespace layoutlab::monitor {
 
 namespace {
-constexpr std::array<std::string_view, 7> kElementCommands { "LPUSH", "RPUSH", "LPUSHX", "RPUSHX", "LPOP", "RPOP",
-    "LTRIM" };
+constexpr std::array<std::string_view, 8> kElementCommands { "LPUSH", "RPUSH", "LPUSHX", "RPUSHX", "LPOP", "RPOP",
+    "LTRIM", "LSET" };
 constexpr std::array<std::string_view, 4> kWholeReads { "LRANGE", "LLEN", "LINDEX", "LPOS" };
 
 class ListCommand : CollectionCommand {
@@ -31,7 +34,7 @@ public:
     CollectionCommandEffect run() {
         const std::size_t n = m_args.size();
         const bool push = m_name.find("PUSH") != std::string_view::npos;
-        const bool ok = push ? n >= 3 : m_name == "LTRIM" ? n == 4 : n == 2 || n == 3;
+        const bool ok = push ? n >= 3 : m_name == "LTRIM" || m_name == "LSET" ? n == 4 : n == 2 || n == 3;
         if (!ok) {
             refuse("wrong number of arguments", fmt::format("{} arguments", n - 1));
             return std::move(m_effect);
@@ -42,6 +45,8 @@ public:
             pushAll(m_name[0] == 'L');
         else if (m_name == "LTRIM")
             trim();
+        else if (m_name == "LSET")
+            set();
         else
             pop(m_name[0] == 'L');
         return std::move(m_effect);
@@ -97,6 +102,25 @@ private:
         }
         for (std::uint64_t i = 0; i < count && present(); ++i)
             popOne(atHead);
+    }
+    void set() {
+        const auto index = parseLongLong(m_args[2]);
+        if (!index)
+            return refuse("value is not an integer or out of range", "index");
+        if (!present())
+            return refuse("no such key", "'" + m_args[1].substr(0, 40) + "'");
+        auto& list = *m_key->list;
+        const auto length = static_cast<std::int64_t>(list.size());
+        const std::int64_t at = *index < 0 ? length + *index : *index;
+        if (at < 0 || at >= length)
+            return refuse("index out of range", std::to_string(*index));
+        const std::uint64_t before = list[static_cast<std::size_t>(at)];
+        Request r = element(ElementAction::Update, m_args[3]);
+        r.valueBytes = static_cast<std::uint32_t>(at); // request.h: a list's update names its place from the head
+        r.ttlSeconds = static_cast<std::uint32_t>(before);
+        m_op.prior = static_cast<IntegerClass>(before >> 32);
+        push(r);
+        list[static_cast<std::size_t>(at)] = std::uint64_t { r.elementBytes } | std::uint64_t(m_op.element) << 32;
     }
     void trim() {
         const auto start = parseLongLong(m_args[2]), stop = parseLongLong(m_args[3]);

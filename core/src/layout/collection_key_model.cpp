@@ -152,6 +152,12 @@ void CollectionKeyModel::update(
         collection::hashUpdate(c, key, element, before, after);
 }
 
+void CollectionKeyModel::replaceAt(
+    CollectionKeyState& key, std::uint64_t index, ElementValue before, ElementValue after) const {
+    if (m_kind == CollectionKind::List)
+        collection::listReplace({ *m_rules, m_limits, *m_allocator }, key, index, before, after);
+}
+
 void CollectionKeyModel::remove(
     CollectionKeyState& key, ElementValue element, ElementValue value, MemberOrder order, bool atHead) const {
     if (key.entries == 0)

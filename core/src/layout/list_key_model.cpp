@@ -12,6 +12,11 @@
 //   popGenericCommand, ltrimCommand (listPop): the element leaves its node's listpack (lpDelete: realloc to
 //     its size), an emptied node is freed (__quicklistDelNode), and a quicklist of one node within half the
 //     limits becomes a listpack again (listTypeTryConvertQuicklist, shrinking; Redis 7.2 and Valkey).
+//   lsetCommand (listReplace): a listpack the new element would take past the node limit becomes a quicklist
+//     first (listTypeTryConversionAppend, as a push of it); the element is replaced in its node's listpack
+//     (quicklistReplaceEntry: lpReplace, in place for an element below the large-element size: 1 GiB on
+//     Redis 7.x, the node size limit on Valkey, past which the node is split around a node of its own, not
+//     modelled); then the shrinking conversion, as after a pop.
 
 #include "collection_key_ops.h"
 
@@ -66,6 +71,37 @@ void listPush(const KeyContext& c, CollectionKeyState& key, ElementValue element
     node.bytes += entry;
 }
 
+namespace {
+// listTypeTryConvertQuicklist, shrinking: a quicklist of one node within half the limits becomes a listpack
+// (Redis 7.2 and Valkey).
+void listpackAgainIfSmall(const KeyContext& c, CollectionKeyState& key) {
+    if (!key.table || !c.rules.listpackLists || key.nodes.size() != 1)
+        return;
+    const auto [sizeLimit, countLimit] = listNodeLimits(c.limits.listMaxListpackSize);
+    if (key.nodes.front().bytes <= sizeLimit / 2 && key.nodes.front().count <= countLimit / 2)
+        key.table = false; // the node's listpack is the list
+}
+} // namespace
+
+void listReplace(
+    const KeyContext& c, CollectionKeyState& key, std::uint64_t index, ElementValue before, ElementValue after) {
+    if (index >= key.entries)
+        return;
+    listCommand(c, key, 1, after.bytes);
+    key.payloadBytes += after.bytes;
+    key.payloadBytes -= std::min<std::uint64_t>(key.payloadBytes, before.bytes);
+    for (ListNode& node : key.nodes) {
+        if (index >= node.count) {
+            index -= node.count;
+            continue;
+        }
+        node.bytes += listpack::entryBytes(after.bytes, after.integer);
+        node.bytes -= std::min(node.bytes - kEmptyListpack, listpack::entryBytes(before.bytes, before.integer));
+        break;
+    }
+    listpackAgainIfSmall(c, key);
+}
+
 void listPop(const KeyContext& c, CollectionKeyState& key, ElementValue element, bool atHead) {
     if (key.nodes.empty())
         return;
@@ -78,11 +114,7 @@ void listPop(const KeyContext& c, CollectionKeyState& key, ElementValue element,
         return;
     if (node.count == 0)
         key.nodes.erase(atHead ? key.nodes.begin() : key.nodes.end() - 1);
-    if (!c.rules.listpackLists || key.nodes.size() != 1)
-        return;
-    const auto [sizeLimit, countLimit] = listNodeLimits(c.limits.listMaxListpackSize);
-    if (key.nodes.front().bytes <= sizeLimit / 2 && key.nodes.front().count <= countLimit / 2)
-        key.table = false; // listTypeTryConvertQuicklist(shrinking): the node's listpack is the list
+    listpackAgainIfSmall(c, key);
 }
 
 CollectionFootprint listFootprint(const KeyContext& c, const CollectionKeyState& key) {

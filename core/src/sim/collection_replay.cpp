@@ -40,7 +40,10 @@ Expected<bool> CollectionReplay::apply(std::uint32_t keyId, const Request& r, bo
         m.add(key, element, { r.valueBytes, op.value }, op.atHead);
         break;
     case ElementAction::Update:
-        m.update(key, element, { r.priorBytes(), op.prior }, { r.valueBytes, op.value });
+        if (op.collection == CollectionKind::List) // LSET: its place, the element it replaces, the new one
+            m.replaceAt(key, r.valueBytes, { r.priorBytes(), op.prior }, element);
+        else
+            m.update(key, element, { r.priorBytes(), op.prior }, { r.valueBytes, op.value });
         break;
     case ElementAction::Remove:
         if (op.collection == CollectionKind::Set) // a member has no value: its order instead (request.h)

@@ -121,11 +121,12 @@ TEST_F(MonitorCommandsTest, AppendAndSetrangeCarryWhatTheReplayNeeds) {
 }
 
 TEST_F(MonitorCommandsTest, CommandsNotModelledAreNamed) {
-    const std::vector<std::vector<std::string>> commands { { "SPOP", "z" }, { "LSET", "l", "0", "x" }, { "SPOP", "z" },
-        { "PING" }, { "STRLEN", "a" }, { "HGETALL", "h" }, { "SMEMBERS", "s" }, { "ZRANGE", "z", "0", "-1" } };
+    const std::vector<std::vector<std::string>> commands { { "SPOP", "z" }, { "LINSERT", "l", "BEFORE", "a", "x" },
+        { "SPOP", "z" }, { "PING" }, { "STRLEN", "a" }, { "HGETALL", "h" }, { "SMEMBERS", "s" },
+        { "ZRANGE", "z", "0", "-1" } };
     import(commands);
     EXPECT_EQ(m_rejects.notModelled.at("SPOP"), 2u);
-    EXPECT_EQ(m_rejects.notModelled.at("LSET"), 1u);
+    EXPECT_EQ(m_rejects.notModelled.at("LINSERT"), 1u);
     EXPECT_EQ(m_rejects.skipped.at("command PING"), 1u);
     EXPECT_EQ(m_rejects.skipped.at("command HGETALL (reads the collection whole)"), 1u);
     EXPECT_EQ(m_rejects.skipped.at("command SMEMBERS (reads the collection whole)"), 1u);
@@ -282,6 +283,28 @@ TEST_F(MonitorCommandsTest, ListCommandsBecomePushesAndPops) {
     EXPECT_EQ(r[14].elementBytes, 4u);
     EXPECT_FALSE(op(14).atHead);
     EXPECT_EQ(m_rejects.refused.at("value is out of range, must be positive"), 1u);
+}
+
+// LSET: the element at its place from the head (a negative index from the tail) replaced, with the one it
+// replaces from the importer's copy; a missing key and an index out of range refused as the server does.
+TEST_F(MonitorCommandsTest, LsetReplacesAnElementAtItsPlace) {
+    const auto r = import({ { "RPUSH", "l", "a", "bb", "ccc" }, { "LSET", "l", "-1", "12345" },
+        { "LSET", "l", "1", "x" }, { "LSET", "l", "3", "y" }, { "LSET", "none", "0", "z" },
+        { "LSET", "l", "0", "z", "extra" }, { "RPOP", "l" } });
+    auto op = [&](std::size_t i) { return r.at(i).elementOp(); };
+    ASSERT_EQ(r.size(), 7u);
+    EXPECT_EQ(op(4).action, ElementAction::Update);
+    EXPECT_EQ(r[4].valueBytes, 2u); // -1: the third from the head
+    EXPECT_EQ(r[4].elementBytes, 5u);
+    EXPECT_EQ(op(4).element, IntegerClass::Int16); // 12345
+    EXPECT_EQ(r[4].priorBytes(), 3u); // "ccc"
+    EXPECT_EQ(r[5].valueBytes, 1u);
+    EXPECT_EQ(r[5].priorBytes(), 2u); // "bb"
+    EXPECT_EQ(r[6].elementBytes, 5u); // RPOP: the "12345" LSET put there
+    EXPECT_EQ(op(6).element, IntegerClass::Int16);
+    EXPECT_EQ(m_rejects.refused.at("index out of range"), 1u);
+    EXPECT_EQ(m_rejects.refused.at("no such key"), 1u);
+    EXPECT_EQ(m_rejects.refused.at("wrong number of arguments"), 1u);
 }
 
 TEST_F(MonitorCommandsTest, ASetOverAHashMakesItAStringAgain) {

@@ -170,3 +170,34 @@ TEST(CollectionKeyModel, LayoutsWithoutACollectionModelAreRefusedByName) {
 }
 
 } // namespace
+
+// LSET (replaceAt): the element changes in its node's listpack, in place; a listpack the new element would
+// pass the node limit with becomes a quicklist first, and one node back within half the limits a listpack.
+TEST(CollectionKeyModel, AListElementReplacedChangesItsNode) {
+    for (const char* spec : kLayouts) {
+        SCOPED_TRACE(spec);
+        const auto l = layout(spec);
+        auto made = CollectionKeyModel::create(*l, jemalloc(), {}, CollectionKind::List);
+        ASSERT_TRUE(made);
+        const CollectionKeyModel& model = *made;
+        const bool redis70 = std::string_view(spec) == "redis-7.0";
+        CollectionKeyState key = model.created();
+        model.command(key, 3, 30);
+        for (int i = 0; i < 3; ++i)
+            model.add(key, { 10 });
+        const double before = model.footprint(key).requestedBytes;
+        model.replaceAt(key, 1, { 10 }, { 5, IntegerClass::Int24 }); // "12345": a 4-byte integer entry
+        EXPECT_EQ(model.footprint(key).requestedBytes, before - 12 + 5);
+        EXPECT_EQ(key.entries, 3u);
+        EXPECT_EQ(key.payloadBytes, 25u);
+        // An element that takes the listpack past the 8 KiB node limit (not itself past it, which Valkey would
+        // give a node of its own): the listpack becomes a quicklist before it (7.2 and Valkey).
+        model.replaceAt(key, 0, { 10 }, { 8180 });
+        EXPECT_EQ(model.encoding(key), "quicklist");
+        // ... and shrunk again, one node within half the limits: a listpack.
+        model.replaceAt(key, 0, { 8180 }, { 10 });
+        EXPECT_EQ(model.encoding(key), redis70 ? "quicklist" : "listpack");
+        ASSERT_EQ(key.nodes.size(), 1u);
+        EXPECT_EQ(key.nodes[0].count, 3u);
+    }
+}
