@@ -241,3 +241,18 @@ TEST(SlabModel, MemcachedPageMoverRunsOnTheTracesClock) {
 }
 
 } // namespace
+
+// Collection keys are replayed by the plain replay only: the slab model refuses a trace that holds them, in
+// one line that names what does take them, rather than leave their memory out.
+TEST(SlabModel, ATraceOfCollectionKeysIsRefusedNamingWhatTakesThem) {
+    auto config = makeGeneratorConfig(50, 100, "16", "8", 0, 0, 0.5, 0.1, "uniform", 3);
+    ASSERT_TRUE(config);
+    ASSERT_TRUE(setCollectionElements(*config, CollectionKind::Hash, "uniform:1:20", "8"));
+    const auto requests = generated(config);
+    MemoryTrace trace(requests);
+    const auto refused = simulate(slabConfig("valkey-9.1", "jemalloc", { 128 }), trace);
+    ASSERT_FALSE(refused);
+    EXPECT_NE(refused.error().describe().find("collection keys"), std::string::npos) << refused.error().describe();
+    EXPECT_NE(refused.error().describe().find("drive"), std::string::npos) << refused.error().describe();
+    EXPECT_NE(refused.error().describe().find("`sim` or `sweep`"), std::string::npos) << refused.error().describe();
+}
