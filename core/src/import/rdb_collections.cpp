@@ -5,6 +5,7 @@
 // quicklist node by node (RDB_TYPE_LIST_QUICKLIST_2: each node's container, then its listpack or, for a plain
 // node, its one element).
 
+#include "import_formats.h"
 #include "layoutlab/resources.h"
 #include "rdb_blobs.h"
 #include "rdb_parser.h"
@@ -16,8 +17,6 @@
 #include <lzf.h>
 
 namespace layoutlab {
-
-std::string zsetScoreText(double score); // import_formats.h
 
 namespace {
 // listpack.c LISTPACK_MAX_SAFETY_SIZE: no server writes a listpack larger (lpSafeToAdd).
@@ -95,8 +94,8 @@ Status RdbParser::readBlob(const char* what) {
     }
     if (plain > kMaxBlobBytes || stored > kMaxBlobBytes)
         return corrupt(fmt::format("{} of {} bytes: larger than any server writes (1 GiB)", what, plain));
-    if (plain + (encoded ? stored : 0) > kCheckedBlobBytes)
-        if (auto ok = checkMemory(plain + (encoded ? stored : 0), what); !ok)
+    if (const std::uint64_t held = plain + (encoded ? stored : 0); held > kCheckedBlobBytes)
+        if (auto ok = checkMemory(held, what); !ok)
             return ok.error();
     m_blob.resize(static_cast<std::size_t>(plain));
     if (!encoded)

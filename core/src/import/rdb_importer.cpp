@@ -73,7 +73,7 @@ public:
             }
             if (!m_resized) { // before the first key: the tables as the file's RESIZEDB sizes them
                 m_resized = true;
-                if (const std::uint64_t keys = std::min(m_parser.keysHint(), m_parser.fileBytes() / 3); keys > 0) {
+                if (const std::uint64_t keys = keysHinted(); keys > 0) {
                     Request& r = out[n++];
                     r = Request {};
                     r.op = Op::Resize;
@@ -152,11 +152,7 @@ private:
                 continue;
             }
             if (m_keys.size() == 0 && m_batch.empty()) {
-                // The file's RESIZEDB, within what the file can hold (a key takes at least 3 bytes of it): a
-                // damaged hint must not reserve memory for keys that are not there. A stream's size is not
-                // known: no hint taken.
-                const std::uint64_t hint = std::min(m_parser.keysHint(), m_parser.fileBytes() / 3);
-                m_keys.reserve(hint);
+                m_keys.reserve(keysHinted());
             }
             if (e.collection && e.collectionKind != CollectionKind::List && e.elements == 0) {
                 noteSkipped("empty collection"); // rdbLoadObject's emptykey: the server skips it
@@ -177,6 +173,10 @@ private:
         }
         return !m_batch.empty() || m_error;
     }
+
+    // The file's RESIZEDB, within what the file can hold (a key takes at least 3 bytes of it): a damaged hint
+    // must not reserve memory for keys that are not there. A stream's size is not known: no hint taken.
+    std::uint64_t keysHinted() const { return std::min(m_parser.keysHint(), m_parser.fileBytes() / 3); }
 
     // A collection key: its Load (a list's come with its nodes), its elements to follow.
     void startCollection(const RdbEntry& e, std::uint32_t keyId) {

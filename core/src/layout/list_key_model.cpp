@@ -72,14 +72,18 @@ void listPush(const KeyContext& c, CollectionKeyState& key, ElementValue element
 }
 
 namespace {
-// listTypeTryConvertQuicklist, shrinking: a quicklist of one node within half the limits becomes a listpack
-// (Redis 7.2 and Valkey).
-void listpackAgainIfSmall(const KeyContext& c, CollectionKeyState& key) {
+// listTypeTryConvertQuicklist: a quicklist of one node within the limits (half of them when `shrinking`)
+// becomes a listpack, the node's (Redis 7.2 and Valkey).
+void listpackIfOneSmallNode(const KeyContext& c, CollectionKeyState& key, bool shrinking) {
     if (!key.table || !c.rules.listpackLists || key.nodes.size() != 1)
         return;
-    const auto [sizeLimit, countLimit] = listNodeLimits(c.limits.listMaxListpackSize);
-    if (key.nodes.front().bytes <= sizeLimit / 2 && key.nodes.front().count <= countLimit / 2)
-        key.table = false; // the node's listpack is the list
+    auto [sizeLimit, countLimit] = listNodeLimits(c.limits.listMaxListpackSize);
+    if (shrinking) {
+        sizeLimit /= 2;
+        countLimit /= 2;
+    }
+    if (key.nodes.front().bytes <= sizeLimit && key.nodes.front().count <= countLimit)
+        key.table = false;
 }
 } // namespace
 
@@ -99,7 +103,7 @@ void listReplace(
         node.bytes -= std::min(node.bytes - kEmptyListpack, listpack::entryBytes(before.bytes, before.integer));
         break;
     }
-    listpackAgainIfSmall(c, key);
+    listpackIfOneSmallNode(c, key, true);
 }
 
 void listPop(const KeyContext& c, CollectionKeyState& key, ElementValue element, bool atHead) {
@@ -114,7 +118,7 @@ void listPop(const KeyContext& c, CollectionKeyState& key, ElementValue element,
         return;
     if (node.count == 0)
         key.nodes.erase(atHead ? key.nodes.begin() : key.nodes.end() - 1);
-    listpackAgainIfSmall(c, key);
+    listpackIfOneSmallNode(c, key, true);
 }
 
 CollectionFootprint listFootprint(const KeyContext& c, const CollectionKeyState& key) {
@@ -154,11 +158,8 @@ void listLoadAdd(const KeyContext& c, CollectionKeyState& key, ElementValue elem
     ListNode& node = key.nodes.back();
     node.count += 1;
     node.bytes += listpack::entryBytes(element.bytes, element.integer);
-    if (key.loadRemaining > 0 || key.loadForm.nodesAfter > 0 || !c.rules.listpackLists || key.nodes.size() != 1)
-        return;
-    const auto [sizeLimit, countLimit] = listNodeLimits(c.limits.listMaxListpackSize);
-    if (node.bytes <= sizeLimit && node.count <= countLimit)
-        key.table = false;
+    if (key.loadRemaining == 0 && key.loadForm.nodesAfter == 0) // after the last node
+        listpackIfOneSmallNode(c, key, false);
 }
 
 } // namespace layoutlab::collection

@@ -263,7 +263,7 @@ void setLoadAdd(const KeyContext& c, CollectionKeyState& key, ElementValue membe
                 convertToTable(c, key, held);
                 key.index->expand(members);
             }
-        } else if (key.intsetWidth == 0 && !key.table
+        } else if (key.intsetWidth == 0
             && (held >= c.limits.setMaxListpackEntries || member.bytes > c.limits.setMaxListpackValue)) {
             convertToTable(c, key, members);
         }

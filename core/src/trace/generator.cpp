@@ -121,7 +121,7 @@ SyntheticTrace::SyntheticTrace(GeneratorConfig config)
         m_loadFields.resize(m_config.keys);
         m_fieldValues.resize(m_config.keys);
         if (m_config.collection == CollectionKind::List)
-            m_listHeads.resize(m_config.keys);
+            m_listEnds.resize(m_config.keys);
         for (std::uint64_t k = 0; k < m_config.keys; ++k) { // setCollectionElements checked their sum
             Random r = keyedRandom(m_config.seed, k, UINT64_MAX);
             m_loadFields[k] = std::max<std::uint32_t>(1, m_config.elements->sample(r));
@@ -166,20 +166,19 @@ Request SyntheticTrace::nextElementRequest() {
     if (!m_config.load || m_loadKey >= m_config.keys)
         return nextOperation();
     const std::uint32_t k = m_loadKey;
-    const auto& values = m_fieldValues[k];
+    auto& values = m_fieldValues[k];
     if (m_loadField < 0) { // HSET, SADD, ZADD or RPUSH with every element: the engine sees them all first
         m_loadField = 0;
         return commandStart(k);
     }
     const auto f = static_cast<std::uint32_t>(m_loadField);
-    Request r = element(k, ElementAction::Add, f);
+    Request r = scored(element(k, ElementAction::Add, f), values[f], 0);
     r.valueBytes = values[f];
-    if (m_config.collection == CollectionKind::SortedSet) {
-        ElementOp op = r.elementOp();
-        op.value = integerClassOf(largestOfDigits(values[f]));
-        r.element = op.packed();
-    }
     if (++m_loadField == static_cast<std::int64_t>(values.size())) {
+        if (m_config.collection == CollectionKind::List) { // a list keeps its ends, not its elements
+            m_listEnds[k] = { 0, static_cast<std::uint32_t>(values.size()) };
+            values = {};
+        }
         ++m_loadKey;
         m_loadField = -1;
     }
@@ -216,9 +215,18 @@ Request SyntheticTrace::commandStart(std::uint32_t k) {
     return r;
 }
 
+Request SyntheticTrace::scored(Request r, std::uint32_t value, std::uint32_t prior) const {
+    if (m_config.collection != CollectionKind::SortedSet) // a sorted set's scores: integers of their digits
+        return r;
+    ElementOp op = r.elementOp();
+    op.value = value ? integerClassOf(largestOfDigits(value)) : IntegerClass::None;
+    op.prior = prior && prior != kAbsentField ? integerClassOf(largestOfDigits(prior)) : IntegerClass::None;
+    r.element = op.packed();
+    return r;
+}
+
 Request SyntheticTrace::nextListOperation(std::uint32_t k, double u) {
-    auto& values = m_fieldValues[k];
-    std::uint32_t& head = m_listHeads[k];
+    auto& [head, tail] = m_listEnds[k];
     auto atHead = [](Request r) {
         ElementOp op = r.elementOp();
         op.atHead = true;
@@ -227,13 +235,11 @@ Request SyntheticTrace::nextListOperation(std::uint32_t k, double u) {
     };
     if (u < m_config.getFraction + m_config.deleteFraction) {
         // LINDEX 0, or LPOP: the head, the first element not popped (a read of an empty list).
-        if (u < m_config.getFraction || head == values.size())
+        if (u < m_config.getFraction || head == tail)
             return atHead(element(k, ElementAction::Read, head));
-        values[head] = kAbsentField;
         return atHead(element(k, ElementAction::Remove, head++));
     }
-    values.push_back(0); // RPUSH of one element, at the tail
-    return element(k, ElementAction::Add, static_cast<std::uint32_t>(values.size() - 1));
+    return element(k, ElementAction::Add, tail++); // RPUSH of one element, at the tail
 }
 
 Request SyntheticTrace::nextOperation() {
@@ -243,15 +249,6 @@ Request SyntheticTrace::nextOperation() {
     if (m_config.collection == CollectionKind::List)
         return nextListOperation(k, u);
     const bool zset = m_config.collection == CollectionKind::SortedSet;
-    auto withClasses = [zset](Request r, std::uint32_t value, std::uint32_t prior) {
-        if (!zset) // a sorted set's scores are integers of their digits, stored by their class
-            return r;
-        ElementOp op = r.elementOp();
-        op.value = value ? integerClassOf(largestOfDigits(value)) : IntegerClass::None;
-        op.prior = prior && prior != kAbsentField ? integerClassOf(largestOfDigits(prior)) : IntegerClass::None;
-        r.element = op.packed();
-        return r;
-    };
     if (u < m_config.getFraction || (u < m_config.getFraction + m_config.deleteFraction)) {
         // A lookup, or a removal: of an element the key has had (an absent one is a lookup, as the server's
         // is). A set's removal is of a member drawn at random, its place in the order of adds not given.
@@ -262,7 +259,7 @@ Request SyntheticTrace::nextOperation() {
         Request r = element(k, ElementAction::Remove, f);
         if (m_config.collection != CollectionKind::Set)
             r.ttlSeconds = values[f]; // the prior value's length
-        r = withClasses(r, 0, values[f]);
+        r = scored(r, 0, values[f]);
         values[f] = kAbsentField;
         return r;
     }
@@ -281,7 +278,7 @@ Request SyntheticTrace::nextOperation() {
     r.valueBytes = value;
     if (values[f] != kAbsentField)
         r.ttlSeconds = values[f];
-    r = withClasses(r, value, values[f]);
+    r = scored(r, value, values[f]);
     values[f] = value;
     return r;
 }

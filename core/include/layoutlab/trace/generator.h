@@ -78,16 +78,19 @@ private:
     Request commandStart(std::uint32_t keyId); // the load's command, its elements' values drawn
     Request nextListOperation(std::uint32_t keyId, double u);
     std::uint32_t scoreDigits(); // a sorted set member's score: an integer of this many digits
+    // `r` with a sorted set's score classes: the new score's (`value` digits) and the one replaced (`prior`).
+    Request scored(Request r, std::uint32_t value, std::uint32_t prior) const;
     std::uint32_t elementBytesOf(std::uint32_t keyId, std::uint32_t index) const;
     bool integerMembers(std::uint32_t keyId) const;
 
     GeneratorConfig m_config;
-    // Collection workloads: each key's elements' value lengths (a set's and a list's: 0; a sorted set's: its
-    // score's digits), kAbsentField once removed; a list's head (its first element not popped); its
-    // elements at load, and where the load is (key, element; the one before the first is the command's start).
+    // Collection workloads: each key's elements' value lengths (a set's: 0; a sorted set's: its score's digits),
+    // kAbsentField once removed; a list's ends instead, once loaded (its first element not popped, and the
+    // elements pushed: 8 bytes a key, whatever it holds); its elements at load, and where the load is (key,
+    // element; the one before the first is the command's start).
     static constexpr std::uint32_t kAbsentField = UINT32_MAX;
     std::vector<std::vector<std::uint32_t>> m_fieldValues;
-    std::vector<std::uint32_t> m_listHeads;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> m_listEnds;
     std::vector<std::uint32_t> m_loadFields;
     std::uint64_t m_loadRequests = 0;
     std::uint32_t m_loadKey = 0;
