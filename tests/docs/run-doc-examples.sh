@@ -36,6 +36,7 @@ run_block() {
     db=$(mktemp -u "$scratch/transcript.XXXXXX.db")
   fi
   ran=$((ran + 1))
+  local started=$SECONDS
   if ! (cd "$root" && LAYOUTLAB_DB=$db bash -euo pipefail -c "$script") >"$scratch/out" 2>&1; then
     failed=$((failed + 1))
     echo "FAILED: $where ($kind block)"
@@ -43,7 +44,7 @@ run_block() {
     echo "  output (last 30 lines):"
     tail -30 "$scratch/out" | sed 's/^/    > /'
   else
-    echo "ok: $where ($kind block)"
+    echo "ok: $where ($kind block, $((SECONDS - started)) s)"
   fi
 }
 
