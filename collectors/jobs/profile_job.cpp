@@ -50,11 +50,11 @@ Expected<ProfileConfig> profileConfig(const ProfileRequest& r) {
     if (!layout)
         return layout.error();
     // The geometry, not how a shrink rehashes (shrinkStepSkipsEmpty: an engine release's own).
-    auto geometry = [](IndexParams p) {
+    auto tableGeometry = [](IndexParams p) {
         p.shrinkStepSkipsEmpty = false;
         return p;
     };
-    if (const auto policy = (*layout)->indexPolicy(); geometry(policy.params) != engineIndexParams(policy.kind))
+    if (const auto policy = (*layout)->indexPolicy(); tableGeometry(policy.params) != engineIndexParams(policy.kind))
         return usageError(
             fmt::format("profile's reference engine builds the engines' own hash tables, and {} changes the [index] "
                         "geometry (bucket size, entries, sizing or fill): compare it with a sweep instead",

@@ -35,7 +35,7 @@ const ValkeyPreset kValkeyPresets[] = {
     { "valkey-9.1", { 128, 8, 0, true, false, true, 16, 80, 8, true, true, true }, "Valkey 9.1" },
 };
 
-Expected<LayoutPtr> parseValkey(Spec& spec, ValkeyParams params, std::string presetName) {
+Expected<LayoutPtr> parseValkey(Spec& spec, ValkeyParams params, std::string presetName, std::string line) {
     auto threshold = spec.integer("threshold", params.threshold, 16, 1024);
     if (!threshold)
         return threshold.error();
@@ -79,7 +79,7 @@ Expected<LayoutPtr> parseValkey(Spec& spec, ValkeyParams params, std::string pre
     params.exactKeySizing = sizing == "exact";
     params.keyAsSent = keyHeader == "as-sent";
     params.keepsExpireField = expireField == "kept";
-    return LayoutPtr(std::make_shared<ValkeyLayout>(std::move(presetName), params));
+    return LayoutPtr(std::make_shared<ValkeyLayout>(std::move(presetName), params, std::move(line)));
 }
 
 // The parameters both dict-based layouts (Redis 7.0, Valkey 8.0) have: the EMBSTR limit and shared integers.
@@ -166,10 +166,12 @@ Expected<LayoutPtr> parseLayout(std::string_view text) {
     if (name == "valkey-8.0")
         return parseValkeyDict(*spec);
     if (name == "valkey")
-        return parseValkey(*spec, kValkeyPresets[2].params, "valkey (9.1 rules unless overridden)");
+        return parseValkey(*spec, kValkeyPresets[2].params, "valkey (9.1 rules unless overridden)", "valkey");
+    // The 9.1 preset's rules are plain "valkey"'s: its spec keeps that name.
     for (const auto& preset : kValkeyPresets)
         if (name == preset.name)
-            return parseValkey(*spec, preset.params, std::string(preset.note));
+            return parseValkey(*spec, preset.params, std::string(preset.note),
+                preset.name == kValkeyPresets[2].name ? "valkey" : std::string(preset.name));
     if (name == "redis-7.0" || name == "redis")
         return parseRedis(*spec, RedisRelease::V7_0);
     if (name == "redis-7.2")

@@ -35,12 +35,14 @@ constexpr std::uint32_t kHeaderWithPointer = 16;
 constexpr std::uint32_t kHeaderWithoutPointer = 8;
 } // namespace
 
-ValkeyLayout::ValkeyLayout(std::string presetName, const ValkeyParams& params)
+ValkeyLayout::ValkeyLayout(std::string presetName, const ValkeyParams& params, std::string line)
     : m_presetName(std::move(presetName))
-    , m_params(params) { }
+    , m_params(params)
+    , m_line(std::move(line)) { }
 
 std::string ValkeyLayout::spec() const {
-    return fmt::format("valkey:threshold={},header={},embstr-limit={},key-sizing={},key-header={},expire-field={}",
+    // Named by its line, so that the spec parses back to the same layout, collections and index tables included.
+    return fmt::format("{}:threshold={},header={},embstr-limit={},key-sizing={},key-header={},expire-field={}", m_line,
         m_params.threshold, m_params.headerBytes,
         m_params.embstrLimit == 0 ? std::string("auto") : std::to_string(m_params.embstrLimit),
         m_params.exactKeySizing ? "exact" : "legacy", m_params.keyAsSent ? "as-sent" : "smallest",

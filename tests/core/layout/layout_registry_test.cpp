@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/alloc/allocator_registry.h"
 #include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/layout/valkey_layout.h"
 
 #include <gtest/gtest.h>
 
@@ -14,14 +15,31 @@ TEST(LayoutRegistry, EverySpecRoundTrips) {
     }
 }
 
+// A spec parses back to the same layout, the traits it does not print included (ValkeyParams' collections and
+// index tables, which its name brings): what a run stores or a snapshot's layout re-parses is what ran.
+TEST(LayoutRegistry, ValkeySpecsParseBackToTheSameLine) {
+    for (const char* text :
+        { "valkey-8.1", "valkey-8.1:key-header=as-sent", "valkey-8.1:threshold=128,embstr-limit=108", "valkey-9.0",
+            "valkey-9.1", "valkey-9.1:threshold=64", "valkey" }) {
+        auto layout = parseLayout(text);
+        ASSERT_TRUE(layout) << text;
+        auto again = parseLayout((*layout)->spec());
+        ASSERT_TRUE(again) << (*layout)->spec();
+        const auto* first = dynamic_cast<const ValkeyLayout*>(layout->get());
+        const auto* second = dynamic_cast<const ValkeyLayout*>(again->get());
+        ASSERT_TRUE(first && second) << text;
+        EXPECT_TRUE(first->params() == second->params()) << text << " -> " << (*layout)->spec();
+    }
+}
+
 TEST(LayoutRegistry, PresetsCarryTheirReleaseParameters) {
     EXPECT_EQ((*parseLayout("valkey-8.1"))->spec(),
-        "valkey:threshold=64,header=16,embstr-limit=44,key-sizing=legacy,key-header=smallest,expire-field=kept");
+        "valkey-8.1:threshold=64,header=16,embstr-limit=44,key-sizing=legacy,key-header=smallest,expire-field=kept");
     EXPECT_EQ((*parseLayout("valkey-9.1"))->spec(),
         "valkey:threshold=128,header=8,embstr-limit=auto,key-sizing=exact,key-header=smallest,expire-field=kept");
     // The development tree of 2025-01-27 embeds keys with the header they arrived with.
     EXPECT_EQ((*parseLayout("valkey-8.1:key-header=as-sent"))->spec(),
-        "valkey:threshold=64,header=16,embstr-limit=44,key-sizing=legacy,key-header=as-sent,expire-field=kept");
+        "valkey-8.1:threshold=64,header=16,embstr-limit=44,key-sizing=legacy,key-header=as-sent,expire-field=kept");
     EXPECT_EQ((*parseLayout("valkey-8.0"))->spec(), "valkey-8.0:embstr-limit=44,shared-integers=yes");
     EXPECT_EQ((*parseLayout("valkey:threshold=96,header=16"))->spec(),
         "valkey:threshold=96,header=16,embstr-limit=auto,key-sizing=exact,key-header=smallest,expire-field=kept");

@@ -44,7 +44,7 @@ std::vector<LayoutInfo> listLayouts();
 // measured; any other parameters or a layout file as predicted from source.
 LayoutValidation layoutValidation(const std::string& name);
 // The name a stored run's canonical spec goes by: the preset it is ("valkey-8.1", not
-// "valkey:threshold=64,header=16,..."; a versioned preset before the family's own name), or the nearest
+// "valkey-8.1:threshold=64,header=16,..."; a versioned preset before the family's own name), or the nearest
 // preset of its family with the parameters that differ ("valkey-8.1:threshold=128"); a layout file by its
 // file name; any other spec as it is.
 std::string presetName(std::string_view spec);

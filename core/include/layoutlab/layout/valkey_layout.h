@@ -53,11 +53,15 @@ struct ValkeyParams {
     // hashtable.c rehashStepShrink (9.1): a shrinking table's rehash step skips up to 10 empty buckets to the
     // next non-empty one, as dict.c's does; 8.1 and 9.0 move one bucket per step, empty or not.
     bool shrinkStepSkipsEmpty = false;
+
+    bool operator==(const ValkeyParams&) const = default;
 };
 
 class ValkeyLayout final : public LayoutModel {
 public:
-    ValkeyLayout(std::string presetName, const ValkeyParams& params);
+    // `line`: the spec's name, which brings the parameters spec() does not list (the engine line's collections and
+    // index tables): "valkey-8.1", "valkey-9.0", or "valkey" for the 9.1 rules.
+    ValkeyLayout(std::string presetName, const ValkeyParams& params, std::string line = "valkey");
 
     std::string spec() const override;
     std::string description() const override;
@@ -86,6 +90,7 @@ public:
 private:
     std::string m_presetName;
     ValkeyParams m_params;
+    std::string m_line;
 };
 
 } // namespace layoutlab
