@@ -64,6 +64,10 @@ const char* flagFor(const std::string& field) {
         { field::kBuildThresholds, "--at-thresholds" },
         { field::kEngineBuilds, "--builds" },
         { field::kServerSettings, "--slab-settings" },
+        { field::kMaxmemory, "--maxmemory" },
+        { field::kEvictionPolicy, "--policy" },
+        { field::kEvictionSamples, "--maxmemory-samples" },
+        { field::kFillOnMiss, "--fill-on-miss" },
     };
     for (const auto& [name, flag] : kFlags)
         if (field == name)

@@ -102,7 +102,7 @@ Expected<MemcachedLoadReport> loadTraceMemcached(MemcachedClient& client, TraceR
     std::size_t pipeline, std::size_t keepReads, const std::function<void(std::uint64_t)>& progress,
     std::stop_token stop) {
     using Verb = MemcachedCommand::Verb;
-    auto translate = [framing](const Request& r, std::string key, std::vector<MemcachedCommand>& commands) {
+    auto translate = [framing](const Request& r, std::string key, std::vector<MemcachedCommand>& commands) -> Status {
         MemcachedCommand c;
         c.key = std::move(key);
         c.exptime = memcachedExptime(r.ttlSeconds);
@@ -143,12 +143,16 @@ Expected<MemcachedLoadReport> loadTraceMemcached(MemcachedClient& client, TraceR
             break;
         case Op::Get:
         case Op::Other: // reads: loadInBatches keeps them for the run phase
-            return;
+            return Ok {};
         case Op::SetRange: // a Redis command: no memcached import produces it
         case Op::Resize: // a Redis snapshot's tables
-            return;
+            return Ok {};
+        case Op::Element:
+            return usageError("memcached has no collections: this trace's hashes, sets, sorted sets and "
+                              "lists can be driven on Valkey or Redis");
         }
         commands.push_back(std::move(c));
+        return Ok {};
     };
     return loadInBatches<MemcachedCommand>(trace, pipeline, keepReads, progress, stop, translate,
         [&](const std::vector<MemcachedCommand>& commands) { return client.apply(commands, pipeline); });

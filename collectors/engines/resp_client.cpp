@@ -53,6 +53,10 @@ Expected<RespClient> RespClient::connect(const std::string& host, std::uint16_t 
     return RespClient(c);
 }
 
+void RespClient::setReplyTimeout(std::chrono::seconds timeout) {
+    redisSetTimeout(m_context, timeval { static_cast<time_t>(timeout.count()), 0 });
+}
+
 RespClient::RespClient(RespClient&& other) noexcept
     : m_context(other.m_context)
     , m_getBuffer(std::move(other.m_getBuffer)) {

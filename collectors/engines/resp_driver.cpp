@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/collect/resp_driver.h"
 
+#include "layoutlab/collect/element_commands.h"
+
+#include "layoutlab/import/input_stream.h"
+#include "layoutlab/resources.h"
+
 #include <algorithm>
+#include <cstdio>
 #include <fmt/format.h>
 #include <sstream>
 
@@ -172,7 +178,8 @@ Expected<MemoryFigures> memoryFigures(RespClient& client) {
     const auto used = number("used_memory");
     if (!used)
         return dataError("INFO memory has no used_memory");
-    return MemoryFigures { *used, number("allocator_allocated"), number("allocator_active") };
+    return MemoryFigures { *used, number("allocator_allocated"), number("allocator_active"),
+        number("mem_clients_normal") };
 }
 
 Expected<std::uint64_t> usedMemory(RespClient& client) {
@@ -189,10 +196,101 @@ Expected<std::uint64_t> keyCount(RespClient& client) {
     return std::stoull(*n);
 }
 
+Expected<std::uint64_t> keyCountAllDatabases(RespClient& client) {
+    auto keyspace = client.info("keyspace");
+    if (!keyspace)
+        return keyspace.error();
+    std::uint64_t keys = 0;
+    for (const auto& [name, value] : *keyspace) // db0:keys=3,expires=0,avg_ttl=0 (server.c, INFO keyspace)
+        if (name.rfind("db", 0) == 0 && value.rfind("keys=", 0) == 0)
+            keys += std::strtoull(value.c_str() + 5, nullptr, 10);
+    return keys;
+}
+
+namespace {
+// Copies `from` (through InputStream: zstd decompressed) to `to` in 1 MiB pieces, checking the disk's room
+// for each next 64 MiB before writing it.
+Expected<std::uint64_t> copyDecompressed(const std::string& from, const std::string& to, std::stop_token stop) {
+    constexpr std::uint64_t kCheckEvery = std::uint64_t { 64 } << 20;
+    auto input = InputStream::open(from);
+    if (!input)
+        return input.error();
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(std::fopen(to.c_str(), "wb"), &std::fclose);
+    if (!out)
+        return ioError(fmt::format("cannot write the server's snapshot file {}", to));
+    std::vector<char> piece(std::size_t { 1 } << 20);
+    std::uint64_t written = 0, room = 0;
+    while (true) {
+        if (stop.stop_requested())
+            return cancelledError();
+        auto n = (*input)->read(piece.data(), piece.size());
+        if (!n)
+            return n.error();
+        if (*n == 0)
+            break;
+        if (written + *n > room) {
+            if (auto ok = checkFreeSpace(to, kCheckEvery, "the snapshot copied for the server"); !ok)
+                return ok.error();
+            room = written + kCheckEvery;
+        }
+        if (std::fwrite(piece.data(), 1, *n, out.get()) != *n)
+            return ioError(fmt::format("cannot write the server's snapshot file {}", to));
+        written += *n;
+    }
+    if (std::fflush(out.get()) != 0)
+        return ioError(fmt::format("cannot write the server's snapshot file {}", to));
+    return written;
+}
+// " (its header: REDIS0011)": the magic and RDB version the file starts with (rdb.c rdbSaveRio), which says
+// which servers read it; empty when the file does not start so.
+std::string rdbHeaderNote(const std::string& path) {
+    char header[9] = {};
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> in(std::fopen(path.c_str(), "rb"), &std::fclose);
+    const std::size_t n = in ? std::fread(header, 1, sizeof header, in.get()) : 0;
+    const std::string_view text(header, n);
+    if (text.size() != sizeof header || text.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != text.npos)
+        return {};
+    return fmt::format(" (its header: {})", text);
+}
+} // namespace
+
+Expected<LoadReport> loadSnapshotFile(
+    RespClient& client, const std::string& rdbPath, const std::string& serverDir, std::stop_token stop) {
+    const auto started = std::chrono::steady_clock::now();
+    const std::string copy = serverDir + "/dump.rdb";
+    auto bytes = copyDecompressed(rdbPath, copy, stop);
+    if (!bytes)
+        return bytes.error();
+    // The server answers once the file is loaded: no reply timeout short of an hour stops a large one.
+    client.setReplyTimeout(std::chrono::hours(1));
+    const std::int64_t loadedAt
+        = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    auto reloaded = client.command({ "DEBUG", "RELOAD", "NOSAVE" });
+    client.setReplyTimeout(std::chrono::seconds(10));
+    if (!reloaded) {
+        Error e = reloaded.error();
+        e.message = fmt::format("the server did not load {}{}: {}", rdbPath, rdbHeaderNote(copy), e.message);
+        return e;
+    }
+    LoadReport report;
+    report.commands = 1;
+    report.snapshotBytes = *bytes;
+    report.snapshotLoadedAt = loadedAt;
+    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return report;
+}
+
 Expected<LoadReport> loadTrace(RespClient& client, TraceReader& trace, std::size_t pipeline, std::size_t keepReads,
     const std::function<void(std::uint64_t)>& progress, std::stop_token stop) {
     using Command = std::vector<std::string>;
-    auto translate = [](const Request& r, std::string key, std::vector<Command>& commands) {
+    ElementCommandWriter elements;
+    std::uint64_t elementRequests = 0;
+    auto translate = [&](const Request& r, std::string key, std::vector<Command>& commands) -> Status {
+        if (r.op == Op::Element) {
+            ++elementRequests;
+            return elements.write(r, key, commands);
+        }
+        elements.before(r, commands);
         auto withTtl = [&r](Command cmd) {
             if (r.ttlSeconds == kKeepTtl)
                 cmd.push_back("KEEPTTL");
@@ -239,11 +337,24 @@ Expected<LoadReport> loadTrace(RespClient& client, TraceReader& trace, std::size
         case Op::Get:
         case Op::Other: // reads: loadInBatches keeps them for the run phase
         case Op::Resize: // a snapshot's tables: the server sizes its own as keys arrive
+        case Op::Element: // above
             break;
         }
+        return Ok {};
     };
-    return loadInBatches<Command>(trace, pipeline, keepReads, progress, stop, translate,
+    auto report = loadInBatches<Command>(trace, pipeline, keepReads, progress, stop, translate,
         [&](const std::vector<Command>& commands) { return client.pipeline(commands, pipeline); });
+    if (!report)
+        return report;
+    std::vector<Command> last;
+    elements.flush(last); // a command the trace ended inside
+    if (auto ok = client.pipeline(last, pipeline); !ok)
+        return ok.error();
+    report->commands += last.size();
+    report->elements = elementRequests;
+    report->elementsApproximated = elements.approximated();
+    report->elementsUnmatched = elements.unmatched();
+    return report;
 }
 
 } // namespace layoutlab

@@ -16,38 +16,6 @@
 
 namespace layoutlab {
 
-Status checkDriveRequest(const DriveRequest& r) {
-    if (!r.connect.empty() && !r.serverBinary.empty())
-        return usageError("give a server to start or one to attach to, not both", field::kConnect);
-    if (!r.connect.empty() && !r.serverArgs.empty())
-        return usageError("server settings apply to a server layoutlab starts, not one attached to", field::kConnect);
-    if (r.pipeline == 0)
-        return usageError("the load pipeline must be at least 1", field::kPipeline);
-    if (r.run.connections == 0 || r.run.connections > 256)
-        return usageError("the run phase's connections must be between 1 and 256", field::kConnections);
-    if (r.run.pipeline == 0)
-        return usageError("the run phase's pipeline must be at least 1", field::kRunPipeline);
-    if (r.run.seconds < 0)
-        return usageError("the run phase's duration cannot be negative", field::kRunSeconds);
-    if (r.expireWaitSeconds < 0 || r.expireWaitSeconds > 3600)
-        return usageError("the wait for TTLs to pass must be between 0 and 3600 seconds", field::kExpireWait);
-    if (r.engine != Engine::Memcached && r.framing != "raw")
-        return usageError(
-            "a framing applies to memcached (Dalli and Rails store framed values there)", field::kFraming);
-    if (r.engine == Engine::Memcached && (!r.layout.empty() || r.calibrate))
-        return usageError("a layout to predict with, or calibration, applies to valkey and redis", field::kLayout);
-    constexpr std::uint64_t kMiB = 1024 * 1024;
-    if (r.budget && r.engine == Engine::Memcached
-        && (r.budget->maxmemoryBytes % kMiB != 0 || r.budget->maxmemoryBytes == 0))
-        return usageError(
-            fmt::format("memcached's -m is a whole number of megabytes (MiB), not {} bytes", r.budget->maxmemoryBytes),
-            field::kMemoryLimit);
-    if (r.budget && !r.connect.empty() && r.engine != Engine::Memcached) // memcached's -m is checked instead
-        return usageError(
-            "a cache drive sets maxmemory on a server it starts, not on one attached to", field::kMaxmemory);
-    return Ok {};
-}
-
 namespace drive {
 
 Expected<DriveTarget> DriveTarget::open(const DriveRequest& r) {
@@ -122,12 +90,13 @@ Expected<std::optional<RunPhaseResult>> runPhase(const DriveRequest& r, const st
 }
 
 Status countServerKeys(RespClient& client, DriveReport& report) {
-    auto count = keyCount(client);
+    auto count = keyCountAllDatabases(client);
     if (!count)
         return count.error();
     report.serverKeys = *count;
     report.measuredBytesPerKey = report.serverKeys
-        ? (static_cast<double>(report.usedAfter) - static_cast<double>(report.usedBefore))
+        ? (static_cast<double>(report.usedAfter) - static_cast<double>(report.usedBefore)
+              - (static_cast<double>(report.clientsAfter) - static_cast<double>(report.clientsBefore)))
             / static_cast<double>(report.serverKeys)
         : 0;
     return Ok {};
@@ -135,7 +104,10 @@ Status countServerKeys(RespClient& client, DriveReport& report) {
 
 Status predictAndComplete(const DriveRequest& r, const SimulationConfig& config, DriveReport& report,
     MeasuredRuns& runs, ProgressSink* progress, std::stop_token stop, const LookAsideReport* sentOn) {
-    auto trace = openTrace(r.tracePath, r.importOptions);
+    ImportOptions options = r.importOptions;
+    if (report.load.snapshotBytes) // the keys the server dropped as expired when it loaded the file
+        options.snapshotLoadedAt = report.load.snapshotLoadedAt;
+    auto trace = openTrace(r.tracePath, options);
     if (!trace)
         return trace.error();
     if (progress)
@@ -164,8 +136,9 @@ Status finish(const DriveRequest& r, const LayoutAndAllocator& models, DriveRepo
     predictionConfig.cache = r.cache;
     // The slab model as the server allocates: a thread cache in front of jemalloc's arena; memcached's page
     // mover off, since the load runs far faster than the trace's clock (the server's mover has not run by
-    // the time its pages are read).
-    if (slabModelCovers(*models.allocator))
+    // the time its pages are read). It models strings written by commands: not collection keys, nor a
+    // snapshot the server loads itself (its allocator's figures are then measured only).
+    if (slabModelCovers(*models.allocator) && report.load.elements == 0 && report.load.snapshotBytes == 0)
         predictionConfig.slabs = SlabModelOptions { true, 0, report.startBins };
     return predictAndComplete(r, predictionConfig, report, runs, progress, stop);
 }
@@ -306,10 +279,11 @@ Status chooseLayout(
     return Ok {};
 }
 
-// The Valkey/Redis drive once the server is up: everything up to the runs' begin, then the load, the
-// settled measurement and the run phase. Errors after the runs began end them (the caller's `runs`).
+// The Valkey/Redis drive once the server is up: everything up to the runs' begin, then the load (the trace's
+// writes as commands, or a snapshot: an RDB file the server loads itself), the settled measurement and the run
+// phase. Errors after the runs began end them (the caller's `runs`).
 Status driveResp(const DriveRequest& r, drive::DriveTarget& target, DriveReport& report, MeasuredRuns& runs,
-    TraceReader& trace, ProgressSink* progress, std::stop_token stop) {
+    TraceReader& trace, bool snapshot, ProgressSink* progress, std::stop_token stop) {
     auto connected = RespClient::connect(target.endpoint.host, target.endpoint.port);
     if (!connected)
         return connected.error();
@@ -361,6 +335,13 @@ Status driveResp(const DriveRequest& r, drive::DriveTarget& target, DriveReport&
     auto models = parseLayoutAndAllocator(layout, info->allocator);
     if (!models)
         return models.error();
+    // A snapshot's keys as the loader makes them, which some layouts hold differently from a client's.
+    if (const std::string loaded = layoutSpecForLoadedKeys(models->layout->spec());
+        snapshot && loaded != models->layout->spec()) {
+        models = parseLayoutAndAllocator(loaded, info->allocator);
+        if (!models)
+            return models.error();
+    }
     auto parameters = drive::driveParameters(r, *models, report, target);
     parameters.extra["layout_choice"] = layoutChoiceJson(report);
     if (r.budget) // begins the runs itself, once it knows the budget leaves room for keys
@@ -383,13 +364,20 @@ Status driveResp(const DriveRequest& r, drive::DriveTarget& target, DriveReport&
         report.startBins = std::move(*bins);
     }
     report.usedBefore = before->usedMemory;
+    report.clientsBefore = before->memory.clientsNormal.value_or(0);
     report.allocator.measured = before->memory.allocatorActive.has_value();
     report.allocator.allocatedBefore = before->memory.allocatorAllocated.value_or(0);
     report.allocator.activeBefore = before->memory.allocatorActive.value_or(0);
     if (progress)
         progress->phase("load");
-    auto load = loadTrace(
-        *client, trace, r.pipeline, kMaxRunKeys, drive::loadProgress(progress, trace.totalRequests()), stop);
+    auto load = snapshot ? loadSnapshotFile(*client, r.tracePath, target.server->workDir(), stop)
+                         : loadTrace(*client, trace, r.pipeline, kMaxRunKeys,
+                             drive::loadProgress(progress, trace.totalRequests()), stop);
+    if (!load && snapshot) { // the server says why in its log (an RDB version it does not read, a module type)
+        Error e = load.error();
+        e.message += "\nthe server's log ends:\n" + target.server->logTail(600);
+        return e;
+    }
     if (!load)
         return load.error();
     report.load = std::move(*load);
@@ -408,6 +396,7 @@ Status driveResp(const DriveRequest& r, drive::DriveTarget& target, DriveReport&
         r.notice(fmt::format("warning: the server did not settle: {}", after->describe()));
     report.settled = *after;
     report.usedAfter = after->usedMemory;
+    report.clientsAfter = after->memory.clientsNormal.value_or(0);
     report.allocator.allocatedAfter = after->memory.allocatorAllocated.value_or(0);
     report.allocator.activeAfter = after->memory.allocatorActive.value_or(0);
     if (auto ok = drive::countServerKeys(*client, report); !ok)
@@ -442,6 +431,12 @@ Expected<DriveReport> runDriveJob(const DriveRequest& r, ResultsDb* db, Progress
     auto trace = openTrace(r.tracePath, r.importOptions);
     if (!trace)
         return trace.error();
+    auto format = traceFormat(r.tracePath, r.importOptions);
+    if (!format)
+        return format.error();
+    const bool snapshot = *format == "rdb";
+    if (auto ok = drive::checkSnapshotDrive(r, snapshot); !ok)
+        return ok.error();
     auto target = drive::DriveTarget::open(r);
     if (!target)
         return target.error();
@@ -452,7 +447,7 @@ Expected<DriveReport> runDriveJob(const DriveRequest& r, ResultsDb* db, Progress
     MeasuredRuns runs(db);
     const Status done = r.engine == Engine::Memcached
         ? drive::driveMemcached(r, *target, report, runs, **trace, progress, stop)
-        : driveResp(r, *target, report, runs, **trace, progress, stop);
+        : driveResp(r, *target, report, runs, **trace, snapshot, progress, stop);
     if (!done)
         return runs.end(target->failure(done.error()));
     return report;

@@ -114,7 +114,9 @@ nlohmann::json toJson(const DriveReport& r) {
         { "load",
             { { "requests", r.load.requests }, { "commands", r.load.commands }, { "reads_skipped", r.load.reads },
                 { "seconds", r.load.seconds }, { "commands_per_sec", commandsPerSecond(r.load) },
-                { "key_names_repeat", r.load.namesRepeat } } },
+                { "key_names_repeat", r.load.namesRepeat }, { "element_requests", r.load.elements },
+                { "elements_approximated", r.load.elementsApproximated },
+                { "elements_unmatched", r.load.elementsUnmatched }, { "snapshot_bytes", r.load.snapshotBytes } } },
         { "run", runJson(r.run) },
         { "ops_per_sec", r.run ? nlohmann::json(r.run->requestsPerSecond) : nlohmann::json(nullptr) } };
     // The allocator's figures: null where the server does not report them or the slab model does not cover it.
@@ -143,7 +145,9 @@ nlohmann::json toJson(const DriveReport& r) {
                 { { "settled", r.settled.settled }, { "seconds", r.settled.seconds },
                     { "rehash_known", r.settled.rehashKnown }, { "still_rehashing", r.settled.stillRehashing } } },
             { "threshold", r.prediction.points.empty() ? 0u : r.prediction.points.front().threshold },
-            { "used_memory_before", r.usedBefore }, { "used_memory_after", r.usedAfter }, { "samples", samples } });
+            { "used_memory_before", r.usedBefore }, { "used_memory_after", r.usedAfter },
+            { "clients_memory_before", r.clientsBefore }, { "clients_memory_after", r.clientsAfter },
+            { "samples", samples } });
     }
     if (const auto& b = r.budget) {
         const auto& point = r.prediction.points.empty() ? ThresholdPoint {} : r.prediction.points.front();
@@ -220,9 +224,16 @@ std::string renderDriveTable(const DriveReport& r) {
             out += indented(r.calibration->table(), "           ");
         out += fmt::format("measured   {}\n", r.settled.describe());
     }
-    out += fmt::format("load       {} requests: {} commands in {:.2f} s ({:.0f} commands/s); {} GETs left for a run "
-                       "phase\n\n",
-        r.load.requests, r.load.commands, r.load.seconds, commandsPerSecond(r.load), r.load.reads);
+    if (r.load.snapshotBytes)
+        out += fmt::format("load       the RDB file ({:.1f} MiB), loaded by the server itself (DEBUG RELOAD) in "
+                           "{:.2f} s\n\n",
+            static_cast<double>(r.load.snapshotBytes) / (1 << 20), r.load.seconds);
+    else
+        out += fmt::format("load       {} requests{}: {} commands in {:.2f} s ({:.0f} commands/s); {} GETs left for "
+                           "a run phase\n\n",
+            r.load.requests,
+            r.load.elements ? fmt::format(" ({} of collection elements)", r.load.elements) : std::string(),
+            r.load.commands, r.load.seconds, commandsPerSecond(r.load), r.load.reads);
     const char* keys = r.isMemcached() ? "items" : "live keys";
     out += fmt::format("{:<26}{:>14}{:>14}\n", "", "measured", "predicted");
     out += fmt::format("{:<26}{:>14}{:>14}\n", keys, r.serverKeys, r.prediction.trace.liveKeys);
@@ -242,6 +253,9 @@ std::string renderDriveTable(const DriveReport& r) {
     } else {
         out += fmt::format("{:<26}{:>14}\n", "used_memory before", r.usedBefore);
         out += fmt::format("{:<26}{:>14}\n", "used_memory after", r.usedAfter);
+        if (r.clientsBefore != r.clientsAfter) // left out of the bytes per key
+            out += fmt::format("{:<26}{:>14}   before {} (the clients' buffers, no key's)\n", "mem_clients_normal",
+                r.clientsAfter, r.clientsBefore);
         if (!r.samples.empty()) {
             out += "\nsampled keys (OBJECT ENCODING, MEMORY USAGE):\n";
             for (const auto& s : r.samples)
@@ -256,6 +270,15 @@ std::string renderDriveTable(const DriveReport& r) {
     if (r.load.namesRepeat)
         out += "\nnote: some key sizes are too small to give every key its own name: keys of those sizes share "
                "names on the server\n";
+    if (r.load.elementsApproximated)
+        out += fmt::format("\nnote: {} collection elements could not be given a text of the trace's length and "
+                           "integer class, or a name of their own within their key (more of one short length than "
+                           "it has names): the server holds them otherwise than the replay\n",
+            r.load.elementsApproximated);
+    if (r.load.elementsUnmatched)
+        out += fmt::format("\nnote: {} removes or updates named an element of a shape its key did not hold (a trace "
+                           "cut out of a longer one): they were not sent\n",
+            r.load.elementsUnmatched);
     return out;
 }
 

@@ -12,6 +12,10 @@
 
 namespace layoutlab::drive {
 
+// An RDB file (`snapshot`) is driven by a Valkey or Redis server the job starts, with no budget
+// (drive_request.cpp).
+Status checkSnapshotDrive(const DriveRequest& request, bool snapshot);
+
 // The server to measure: started for this job (and stopped with it), or attached (`server` stays null).
 struct DriveTarget {
     std::unique_ptr<EngineServer> server;

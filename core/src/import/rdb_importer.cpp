@@ -29,6 +29,7 @@ public:
         , m_parser(*m_input, m_input->path(), readsOnTwoThreads(options)) {
         m_options = options;
         m_path = m_input->path();
+        m_loadedAt = options.snapshotLoadedAt;
     }
 
     std::string formatName() const override { return "rdb"; }
@@ -138,8 +139,9 @@ private:
                 continue;
             }
             if (e.expireMs >= 0) {
-                if (const auto saved = m_parser.savedAtSeconds(); saved && e.expireMs < *saved * 1000) {
-                    noteSkipped("expired when the file was saved");
+                const auto loadedAt = m_loadedAt ? m_loadedAt : m_parser.savedAtSeconds();
+                if (loadedAt && e.expireMs < *loadedAt * 1000) {
+                    noteSkipped(m_loadedAt ? "expired when the file is loaded" : "expired when the file was saved");
                     continue;
                 }
             }
@@ -267,6 +269,7 @@ private:
     std::size_t m_queued = 0;
     std::unique_ptr<InputStream> m_input;
     RdbParser m_parser;
+    std::optional<std::int64_t> m_loadedAt; // ImportOptions::snapshotLoadedAt
     KeyInterner m_keys;
 };
 

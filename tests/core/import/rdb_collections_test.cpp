@@ -134,7 +134,7 @@ TEST_F(RdbImporterTest, ADamagedListpackOrIntsetIsAnErrorWithItsOffset) {
     ASSERT_TRUE(got.error);
     EXPECT_NE(got.error->message.find("3-byte members"), std::string::npos) << got.error->message;
     RdbWriter lzf;
-    lzf.u8(16).str("h").u8(0xc3).len(3).len(good.size()).raw("\x01ab"); // decompresses to 2 bytes, not 13
+    lzf.u8(16).str("h").u8(0xc3).len(3).len(good.size()).raw("\x01" "ab"); // decompresses to 2 bytes, not 13
     const auto short_ = import(lzf.finish());
     ASSERT_TRUE(short_.error);
     EXPECT_NE(short_.error->message.find("does not decompress"), std::string::npos) << short_.error->message;

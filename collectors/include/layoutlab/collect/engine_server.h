@@ -46,6 +46,8 @@ public:
 
     Endpoint endpoint() const { return { "127.0.0.1", m_port }; }
     const std::string& binary() const { return m_binary; }
+    // The server's private working directory (its dir: where it reads dbfilename from).
+    const std::string& workDir() const { return m_workDir; }
     pid_t pid() const { return m_process ? m_process->pid() : -1; }
     bool running() { return m_process && m_process->running(); }
     // The end of the server's log, for error messages.

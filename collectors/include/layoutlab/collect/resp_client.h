@@ -6,6 +6,7 @@
 #include "layoutlab/collect/trace_keys.h"
 #include "layoutlab/expected.h"
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <span>
@@ -38,6 +39,9 @@ public:
     // What each request got (any error but OOM fails).
     using Outcome = RequestOutcome;
     Expected<std::vector<Outcome>> receiveOutcomes(std::span<const KeyRequest> requests);
+    // How long a reply may take before the call fails (10 s from connect); a server loading a large snapshot
+    // answers only once it is done.
+    void setReplyTimeout(std::chrono::seconds timeout);
     // INFO [section] parsed into field -> value.
     Expected<std::map<std::string, std::string>> info(const std::string& section);
 

@@ -68,6 +68,9 @@ struct MemoryFigures {
     std::uint64_t usedMemory = 0;
     std::optional<std::uint64_t> allocatorAllocated;
     std::optional<std::uint64_t> allocatorActive;
+    // mem_clients_normal: the clients' query and reply buffers, which grow and shrink with the commands a
+    // connection sends (networking.c, clientsCron's resizes), part of used_memory but no key's.
+    std::optional<std::uint64_t> clientsNormal;
     bool operator==(const MemoryFigures&) const = default;
 };
 Expected<MemoryFigures> memoryFigures(RespClient& client);
@@ -92,12 +95,23 @@ Expected<std::uint64_t> usedMemory(RespClient& client);
 // One figure of MEMORY STATS (clients.normal, overhead.hashtable.main, ...); nothing when the server has none.
 Expected<std::optional<std::uint64_t>> memoryStatsField(RespClient& client, std::string_view name);
 Expected<std::uint64_t> keyCount(RespClient& client);
+// The keys of every database the server holds (INFO keyspace): a snapshot may fill more than db 0.
+Expected<std::uint64_t> keyCountAllDatabases(RespClient& client);
+
+// Loads an RDB file into a server layoutlab started, as the server loads its own snapshot: the file is
+// copied (decompressed, when zstd) into the server's directory `serverDir` as its dbfilename (dump.rdb, the
+// default engineArgv keeps), then DEBUG RELOAD NOSAVE empties the server and runs rdbLoad on it (debug.c).
+// The copy is read in bounded pieces, its disk space checked as it grows; a file the server cannot load
+// (a newer RDB version, a module type) fails with the server's reply.
+Expected<LoadReport> loadSnapshotFile(
+    RespClient& client, const std::string& rdbPath, const std::string& serverDir, std::stop_token stop = {});
 
 // Applies the trace's writes in order: SET (NX for add, XX for replace, EX for a TTL, KEEPTTL where the
-// trace keeps it), APPEND, integers for INCR/DECR, DEL, EXPIRE, PERSIST; GETs are left for the run
-// phase. Batches of `pipeline` commands; an error reply (OOM, a wrong type) stops the load with what
-// the server said and how far it got. The first `keepReads` GETs' key names are kept for the run phase.
-// `progress` gets the requests read so far.
+// trace keeps it), APPEND, integers for INCR/DECR, DEL, EXPIRE, PERSIST, and the collection commands of its
+// element requests (ElementCommandWriter: HSET, SADD, ZADD, LPUSH... with texts of the trace's lengths); GETs
+// are left for the run phase. Batches of `pipeline` commands; an error reply (OOM, a wrong type) stops the load with
+// what the server said and how far it got. The first `keepReads` GETs' key names are kept for the run phase. `progress`
+// gets the requests read so far.
 Expected<LoadReport> loadTrace(RespClient& client, TraceReader& trace, std::size_t pipeline, std::size_t keepReads,
     const std::function<void(std::uint64_t)>& progress = {}, std::stop_token stop = {});
 

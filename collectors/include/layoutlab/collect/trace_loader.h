@@ -22,6 +22,11 @@ struct LoadReport {
     std::uint64_t reads = 0; // GETs and others the load phase does not send
     std::uint64_t batches = 0; // round trips of `pipeline` commands
     bool namesRepeat = false; // some key sizes were too small to name every key apart
+    std::uint64_t elements = 0; // element requests (Op::Element) sent as collection commands
+    std::uint64_t elementsApproximated = 0; // ... whose text could not match (ElementCommandWriter::approximated)
+    std::uint64_t elementsUnmatched = 0; // ... removing or updating an element of a shape the key did not hold
+    std::uint64_t snapshotBytes = 0; // an RDB file loaded by the server itself (loadSnapshotFile): its bytes
+    std::int64_t snapshotLoadedAt = 0; // ... and when (Unix seconds): keys that had expired by then are dropped
     double seconds = 0;
     std::vector<RunKey> readKeys; // the trace's reads in order, up to the loader's keepReads
 };
@@ -29,7 +34,8 @@ struct LoadReport {
 // Reads `trace` in batches. Each request is counted and its key size checked (KeyNameCheck):
 // - a GET keeps its key name for the run phase (the first `keepReads` of them) and is not sent, nor is
 //   any other read;
-// - every other request becomes commands through `translate(request, keyName, commands)`.
+// - every other request becomes commands through `translate(request, keyName, commands)`, which may refuse it
+//   (a Status).
 // `send(commands)` sends one batch's commands, `pipeline` per round trip; an error it returns is
 // annotated with how many requests the load had read. `progress` gets the requests read so far.
 template <class Command, class Translate, class Send>
@@ -56,7 +62,11 @@ Expected<LoadReport> loadInBatches(TraceReader& trace, std::size_t pipeline, std
                 ++report.reads;
                 continue;
             }
-            translate(r, std::move(key), commands);
+            if (auto ok = translate(r, std::move(key), commands); !ok) {
+                Error e = ok.error();
+                e.message += fmt::format(" (load phase: request {} of the trace)", report.requests);
+                return e;
+            }
         }
         if (auto ok = send(commands); !ok) {
             Error e = ok.error();

@@ -158,6 +158,10 @@ struct DriveReport {
     SettleReport settled; // valkey, redis: how the server settled after the load
     std::uint64_t usedBefore = 0; // valkey, redis: used_memory before and after the load
     std::uint64_t usedAfter = 0;
+    // valkey, redis: mem_clients_normal before and after the load, left out of the measured bytes per key (the
+    // load's connection holds buffers no key does).
+    std::uint64_t clientsBefore = 0;
+    std::uint64_t clientsAfter = 0;
     std::uint64_t serverKeys = 0; // keys (memcached: items) the server holds after the load
     LoadReport load;
     std::vector<DriveKeySample> samples; // valkey, redis
@@ -169,8 +173,8 @@ struct DriveReport {
     std::optional<RunPhaseResult> run;
     std::optional<DriveBudgetFigures> budget; // a cache drive's
     SimulationResult prediction;
-    // Measured: used_memory's growth per key (memcached: slab-chunk bytes per item). Predicted: the
-    // model's bytes per key (memcached: chunk bytes per item, without the hash index, as measured).
+    // Measured: the growth of used_memory less the clients' buffers, per key (memcached: slab-chunk bytes per item).
+    // Predicted: the model's bytes per key (memcached: chunk bytes per item, without the hash index, as measured).
     double measuredBytesPerKey = 0;
     double predictedBytesPerKey = 0;
     std::int64_t predictionRun = 0; // stored runs (0: not stored)

@@ -40,6 +40,10 @@ struct ImportOptions {
     // (DecodeAheadReader, PipelinedImporter). Off where the process must run one thread only (the replay
     // cachegrind counts).
     bool decodeAhead = true;
+    // RDB: the time (Unix seconds) the snapshot is loaded at, when it is loaded now rather than when it was
+    // saved: a key whose expiry is before it is left out, as a primary loading the file then drops it
+    // (rdbLoadRioWithLoadingCtx). Unset: the file's save time (its AUX ctime).
+    std::optional<std::int64_t> snapshotLoadedAt;
 };
 
 // Import options from their words: a format name ("auto": detect), "fail" or "skip", the oracleGeneral key

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: MIT
+#include "layoutlab/collect/element_commands.h"
+
+#include "layoutlab/trace/random.h"
+
+#include <algorithm>
+#include <array>
+#include <fmt/format.h>
+#include <limits>
+
+namespace layoutlab {
+
+namespace {
+
+// Wide enough for every count of integers of one length and class (a long long's whole range and more).
+__extension__ typedef __int128 Wide;
+
+struct Range {
+    Wide low = 0;
+    Wide high = -1; // empty when high < low
+    Wide count() const { return high >= low ? high - low + 1 : 0; }
+};
+
+Range intersect(Range a, Range b) {
+    return { std::max(a.low, b.low), std::min(a.high, b.high) };
+}
+
+Wide powerOfTen(std::uint32_t e) {
+    Wide v = 1;
+    for (std::uint32_t i = 0; i < e; ++i)
+        v *= 10;
+    return v;
+}
+
+// The integers of each class (value_kind.h integerClassOf, listpack.c lpEncodeIntegerGetType): the positive
+// part, then the negative part.
+std::array<Range, 2> classRanges(IntegerClass cls) {
+    constexpr Wide kMin = std::numeric_limits<std::int64_t>::min();
+    constexpr Wide kMax = std::numeric_limits<std::int64_t>::max();
+    switch (cls) {
+    case IntegerClass::Uint7:
+        return { Range { 0, 127 }, Range {} };
+    case IntegerClass::Int13:
+        return { Range { 128, 4095 }, Range { -4096, -1 } };
+    case IntegerClass::Int16:
+        return { Range { 4096, 32767 }, Range { -32768, -4097 } };
+    case IntegerClass::Int24:
+        return { Range { 32768, 8388607 }, Range { -8388608, -32769 } };
+    case IntegerClass::Int32:
+        return { Range { 8388608, 2147483647 }, Range { -2147483648LL, -8388609 } };
+    case IntegerClass::Int64:
+        return { Range { 2147483648LL, kMax }, Range { kMin, -2147483649LL } };
+    case IntegerClass::None:
+        break;
+    }
+    return {};
+}
+
+// The integers printed in exactly `bytes` characters: positive (no leading zero), and negative.
+std::array<Range, 2> lengthRanges(std::uint32_t bytes) {
+    Range positive, negative;
+    if (bytes >= 1 && bytes <= 19)
+        positive = { bytes == 1 ? 0 : powerOfTen(bytes - 1), powerOfTen(bytes) - 1 };
+    if (bytes >= 2 && bytes <= 20)
+        negative = { -(powerOfTen(bytes - 1) - 1), bytes == 2 ? -1 : -powerOfTen(bytes - 2) };
+    return { positive, negative };
+}
+
+std::string printed(Wide v) {
+    return fmt::format("{}", static_cast<std::int64_t>(v));
+}
+
+constexpr std::string_view kLetters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+constexpr std::string_view kChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+
+// How many texts of `bytes` letters and digits, a letter first, there are (saturated).
+Wide letterTexts(std::uint32_t bytes) {
+    if (bytes == 0)
+        return 1;
+    Wide count = kLetters.size();
+    for (std::uint32_t i = 1; i < bytes && count < Wide { UINT64_MAX }; ++i)
+        count *= kChars.size();
+    return std::min(count, Wide { UINT64_MAX });
+}
+
+// The `n`th such text: never an integer string2ll takes, nor a float strtold does.
+std::string letterText(std::uint32_t bytes, Wide n) {
+    std::string out(bytes, 'x');
+    if (bytes == 0)
+        return out;
+    out[0] = kLetters[static_cast<std::size_t>(n % kLetters.size())];
+    n /= kLetters.size();
+    for (std::uint32_t i = 1; i < bytes && n; ++i) {
+        out[i] = kChars[static_cast<std::size_t>(n % kChars.size())];
+        n /= kChars.size();
+    }
+    return out;
+}
+
+} // namespace
+
+bool elementText(std::uint32_t bytes, IntegerClass cls, std::uint64_t n, std::string& out, std::uint64_t first) {
+    if (cls != IntegerClass::None) {
+        const auto classes = classRanges(cls);
+        const auto lengths = lengthRanges(bytes);
+        const Range positive = intersect(classes[0], lengths[0]);
+        const Range negative = intersect(classes[1], lengths[1]);
+        const Wide total = positive.count() + negative.count();
+        if (total > 0) {
+            const Wide at = (Wide { first } + n) % total;
+            out = printed(at < positive.count() ? positive.low + at : negative.low + (at - positive.count()));
+            return Wide { n } < total;
+        }
+        // No integer of this class is this long: a string of the length.
+        out = letterText(bytes, (Wide { first } + n) % letterTexts(bytes));
+        return false;
+    }
+    const Wide total = letterTexts(bytes);
+    out = letterText(bytes, (Wide { first } + n) % total);
+    return Wide { n } < total; // else the name repeats one made before
+}
+
+bool scoreText(std::uint32_t bytes, IntegerClass cls, std::string& out) {
+    if (cls != IntegerClass::None)
+        return elementText(bytes, cls, 0, out);
+    // 1 + 2^-k prints in full in k fraction digits (2^-k = 5^k / 10^k), within the 17 significant digits
+    // d2string keeps: from "1.5" (3 characters) to 16 fraction digits (18).
+    constexpr std::uint32_t kShortest = 3, kLongest = 18;
+    const std::uint32_t length = std::clamp(bytes, kShortest, kLongest);
+    const std::uint32_t k = length - 2;
+    std::uint64_t fivePower = 1;
+    for (std::uint32_t i = 0; i < k; ++i)
+        fivePower *= 5;
+    out = fmt::format("1.{:0>{}}", fivePower, k);
+    return length == bytes;
+}
+
+ElementCommandWriter::Key& ElementCommandWriter::keyOf(std::uint32_t keyId) {
+    auto [at, made] = m_keys.try_emplace(keyId);
+    if (made) {
+        std::uint64_t seed = keyId;
+        at->second.firstName = Random::splitmix64(seed);
+    }
+    return at->second;
+}
+
+std::string ElementCommandWriter::newName(Key& key, std::uint32_t bytes, IntegerClass cls) {
+    std::string name;
+    auto& made = key.made[std::uint64_t { bytes } << 3 | static_cast<std::uint64_t>(cls)];
+    if (!elementText(bytes, cls, made++, name, key.firstName))
+        ++m_approximated;
+    return name;
+}
+
+std::string ElementCommandWriter::take(Key& key, const Shape& shape) {
+    const auto found = key.held.find(shape);
+    if (found == key.held.end() || found->second.empty()) {
+        ++m_unmatched;
+        return {};
+    }
+    std::string name = std::move(found->second.back());
+    found->second.pop_back();
+    if (found->second.empty())
+        key.held.erase(found);
+    return name;
+}
+
+std::string ElementCommandWriter::value(std::uint32_t bytes, IntegerClass cls) {
+    std::string text;
+    if (!elementText(bytes, cls, 0, text))
+        ++m_approximated;
+    return text;
+}
+
+std::string ElementCommandWriter::score(std::uint32_t bytes, IntegerClass cls) {
+    std::string text;
+    if (!scoreText(bytes, cls, text))
+        ++m_approximated;
+    return text;
+}
+
+void ElementCommandWriter::add(
+    std::uint32_t keyId, std::vector<std::string> words, Command whole, std::vector<Command>& out) {
+    if (!m_pending || m_pending->keyId != keyId) {
+        flush(out);
+        out.push_back(std::move(whole));
+        return;
+    }
+    Command& held = m_pending->command;
+    if (held.empty())
+        held = { whole[0], whole[1] }; // the verb and the key
+    for (auto& w : words)
+        held.push_back(std::move(w));
+    if (--m_pending->remaining == 0)
+        flush(out);
+}
+
+void ElementCommandWriter::removed(std::uint32_t keyId, Key& key) {
+    if (key.elements > 0 && --key.elements == 0)
+        m_keys.erase(keyId); // the server deletes a collection with its last element
+}
+
+void ElementCommandWriter::flush(std::vector<Command>& out) {
+    if (m_pending && !m_pending->command.empty())
+        out.push_back(std::move(m_pending->command));
+    m_pending.reset();
+}
+
+void ElementCommandWriter::before(const Request& r, std::vector<Command>& out) {
+    flush(out);
+    if (r.op == Op::Set || r.op == Op::Replace || r.op == Op::Delete)
+        m_keys.erase(r.keyId);
+}
+
+Status ElementCommandWriter::listCommand(const Request& r, const std::string& key, std::vector<Command>& out) {
+    const ElementOp op = r.elementOp();
+    Key& state = keyOf(r.keyId);
+    switch (op.action) {
+    case ElementAction::Add: {
+        std::string text = value(r.elementBytes, op.element);
+        ++state.elements;
+        add(r.keyId, { text }, { op.atHead ? "LPUSH" : "RPUSH", key, text }, out);
+        break;
+    }
+    case ElementAction::Remove:
+        flush(out);
+        out.push_back({ op.atHead ? "LPOP" : "RPOP", key });
+        removed(r.keyId, state);
+        break;
+    case ElementAction::Update: // request.h: the place from the head in valueBytes
+        flush(out);
+        out.push_back({ "LSET", key, std::to_string(r.valueBytes), value(r.elementBytes, op.element) });
+        break;
+    default:
+        break;
+    }
+    return Ok {};
+}
+
+Status ElementCommandWriter::write(const Request& r, const std::string& key, std::vector<Command>& out) {
+    const ElementOp op = r.elementOp();
+    if (op.action == ElementAction::Load)
+        return usageError("the trace holds keys loaded from a snapshot: drive the RDB file itself, which the server "
+                          "loads as it would its own");
+    if (op.action == ElementAction::Read) {
+        // A lookup moves a rehashing table on by a step (dict.c _dictRehashStep, hashtable.c
+        // rehashStepOnReadIfNeeded), and a table that is still rehashing is not resized: the lookups are sent
+        // for that. Which element is looked up changes nothing; a list's read changes nothing at all.
+        if (op.collection == CollectionKind::List)
+            return Ok {};
+        flush(out);
+        std::string text;
+        elementText(r.elementBytes, op.element, 0, text);
+        const char* verb = op.collection == CollectionKind::Hash ? "HEXISTS"
+            : op.collection == CollectionKind::Set               ? "SISMEMBER"
+                                                                 : "ZSCORE";
+        out.push_back({ verb, key, std::move(text) });
+        return Ok {};
+    }
+    if (op.action == ElementAction::Command) {
+        flush(out);
+        if (r.valueBytes > 0)
+            m_pending = Pending { r.keyId, r.valueBytes, {} };
+        return Ok {};
+    }
+    if (m_pending && m_pending->keyId != r.keyId)
+        flush(out);
+    if (op.collection == CollectionKind::List)
+        return listCommand(r, key, out);
+    Key& state = keyOf(r.keyId);
+    const bool hash = op.collection == CollectionKind::Hash, set = op.collection == CollectionKind::Set;
+    // A set's member has no value; a hash's value and a sorted set's score go with their field's shape.
+    const Shape now { r.elementBytes, set ? 0 : r.valueBytes, op.element, set ? IntegerClass::None : op.value };
+    const Shape prior { r.elementBytes, set ? 0 : r.priorBytes(), op.element, set ? IntegerClass::None : op.prior };
+    std::string name;
+    if (op.action == ElementAction::Add) {
+        name = newName(state, r.elementBytes, op.element);
+        ++state.elements;
+    } else {
+        name = take(state, prior);
+        if (name.empty() && r.elementBytes != 0)
+            return Ok {}; // nothing of that shape held: unmatched, counted
+    }
+    if (op.action == ElementAction::Remove) {
+        flush(out);
+        out.push_back({ hash ? "HDEL" : set ? "SREM" : "ZREM", key, name });
+        removed(r.keyId, state);
+        return Ok {};
+    }
+    state.held[now].push_back(name);
+    if (hash) {
+        std::string text = value(r.valueBytes, op.value);
+        add(r.keyId, { name, text }, { "HSET", key, name, text }, out);
+    } else if (set) {
+        add(r.keyId, { name }, { "SADD", key, name }, out);
+    } else {
+        std::string text = score(r.valueBytes, op.value);
+        add(r.keyId, { text, name }, { "ZADD", key, text, name }, out);
+    }
+    return Ok {};
+}
+
+} // namespace layoutlab

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// A trace's collection keys rebuilt on a real Valkey or Redis server from its element requests (Op::Element).
+// A trace keeps each field's, member's or element's length and integer class, not its text, so the writer
+// makes texts up, per key: names unique within their key, of exactly the trace's length and integer class (an
+// integer of that many characters in that class's range, listpack.c lpEncodeIntegerGetType's; else letters
+// and digits that start with a letter, which no server takes for an integer), and remembers each one's shape
+// to remove or update one of the same shape later. Which of two fields of one shape goes changes nothing a
+// server's memory shows.
+//
+// Each request becomes the command that makes the same change:
+//   hash     HSET (a field added or its value replaced), HDEL;
+//   set      SADD, SREM;
+//   zset     ZADD (a member added, or its score replaced), ZREM;
+//   list     LPUSH or RPUSH, LPOP or RPOP, LSET at the trace's place from the head.
+// A command's start (ElementAction::Command) holds its elements back until they have all come, and sends them
+// as one command, as the capture's did: the engines decide a conversion on all of a command's arguments at
+// once (t_hash.c hashTypeTryConversion, t_set.c, t_zset.c, t_list.c listTypeTryConversionAppend). A lookup is
+// sent as HEXISTS, SISMEMBER or ZSCORE, for the rehash step it takes (a list's read changes nothing, and is not
+// sent). A snapshot's loaded key (ElementAction::Load) is refused: the server loads an RDB
+// file itself (loadSnapshotFile), as it would.
+
+#include "layoutlab/expected.h"
+#include "layoutlab/trace/request.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace layoutlab {
+
+// A text of exactly `bytes` characters in integer class `cls` (None: not an integer), the `n`th from the
+// `first`th of them, round again past the last: the positive integers of that length and class, then the
+// negative ones; else letters and digits, a letter first. False when `n` has gone round (the text repeats the
+// `n - count`th), or no integer of that class is that long (a 2-digit Int64: `out` is then letters).
+bool elementText(std::uint32_t bytes, IntegerClass cls, std::uint64_t n, std::string& out, std::uint64_t first = 0);
+
+// A sorted-set score whose text (t_zset.c: d2string, as listpacks keep scores) is `bytes` characters of
+// class `cls`: an integer as above, else 1 + 2^-k, whose k fraction digits print exactly. False when none is
+// that long (a non-integer score of 1, 2 or more than 18 characters): the nearest is given.
+bool scoreText(std::uint32_t bytes, IntegerClass cls, std::string& out);
+
+class ElementCommandWriter {
+public:
+    using Command = std::vector<std::string>;
+
+    // Appends the commands of `r` (Op::Element) on key `key`: none while a command's elements are still coming.
+    Status write(const Request& r, const std::string& key, std::vector<Command>& out);
+    // Any other request on `keyId` is about to be sent: a command still held is sent first, and a write that
+    // replaces or deletes the key (SET, SET XX, DEL) forgets its elements.
+    void before(const Request& r, std::vector<Command>& out);
+    // The end of the trace: a command still held (its trace ended inside it) is sent as it stands.
+    void flush(std::vector<Command>& out);
+    // Elements whose text could not have the trace's length and class, or whose name had to repeat within its
+    // key (more of one short length than it has names): the server's figures differ from the trace's by these.
+    std::uint64_t approximated() const { return m_approximated; }
+    // Removes and updates of an element of a shape the key did not hold (a trace cut out of a longer one).
+    std::uint64_t unmatched() const { return m_unmatched; }
+
+private:
+    // A field's or member's shape: its length and class, and its value's (a hash's value, a sorted set's score).
+    struct Shape {
+        std::uint32_t bytes = 0;
+        std::uint32_t valueBytes = 0;
+        IntegerClass cls = IntegerClass::None;
+        IntegerClass valueClass = IntegerClass::None;
+        auto operator<=>(const Shape&) const = default;
+    };
+    struct Key {
+        std::map<Shape, std::vector<std::string>> held; // names held, by shape (hashes, sets, sorted sets)
+        std::map<std::uint64_t, std::uint64_t> made; // names made so far, by length and class
+        // Where the key's names start: keys that hold the same number of fields do not all hold the same
+        // names, which would place them alike in every table (their hashes are the same) and make one random
+        // draw of a table's layout count once per key.
+        std::uint64_t firstName = 0;
+        std::uint64_t elements = 0;
+    };
+    struct Pending {
+        std::uint32_t keyId = 0;
+        std::uint64_t remaining = 0;
+        Command command;
+    };
+
+    Key& keyOf(std::uint32_t keyId);
+    std::string newName(Key& key, std::uint32_t bytes, IntegerClass cls);
+    // A held name of `shape` taken out of the key (removed or about to be re-filed); empty when none.
+    std::string take(Key& key, const Shape& shape);
+    std::string value(std::uint32_t bytes, IntegerClass cls);
+    std::string score(std::uint32_t bytes, IntegerClass cls);
+    // Appends `words` to the command held for the key, or sends `whole` when none is held.
+    void add(std::uint32_t keyId, std::vector<std::string> words, Command whole, std::vector<Command>& out);
+    void removed(std::uint32_t keyId, Key& key);
+    Status listCommand(const Request& r, const std::string& key, std::vector<Command>& out);
+
+    std::unordered_map<std::uint32_t, Key> m_keys;
+    std::optional<Pending> m_pending; // the command whose elements are coming
+    std::uint64_t m_approximated = 0;
+    std::uint64_t m_unmatched = 0;
+};
+
+} // namespace layoutlab

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+// `layoutlab drive` of collection keys, against Debian's redis-server and every build of tests/engines
+// (skipped with the reason where there are none):
+//   - traces `gen` makes of each type, their element counts and lengths on both sides of the engines' default
+//     limits and their key counts around powers of two, sent as the collection commands their element requests
+//     stand for (ElementCommandWriter);
+//   - the server's own RDB file of the collection workloads (collection_workloads.h), loaded by the server
+//     itself (DEBUG RELOAD), as `drive dump.rdb` does for an operator's file.
+// Each must be predicted within 1% of the settled server's Δ(used_memory - mem_clients_normal) per key, with
+// the keys the replay holds, and every element given a text of its trace's length and integer class.
+
+#include "cli_runner.h"
+#include "collection_workloads.h"
+#include "resp_server_under_test.h"
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+using layoutlab::test::CliRun;
+
+class DriveCollections : public layoutlab::test::CliTestBase, public ::testing::WithParamInterface<std::size_t> {
+protected:
+    // The server of this instance; nullptr (the test skipped) where there is none.
+    const layoutlab::test::EngineBuild* server() {
+        static const auto all = layoutlab::test::respServers(LAYOUTLAB_ENGINE_MANIFEST);
+        return GetParam() < all.size() ? &all[GetParam()] : nullptr;
+    }
+
+    // `drive FILE` on the server's binary, with its layout where the manifest names one (a development build;
+    // else drive takes the one its version names); the report's JSON.
+    nlohmann::json drive(const layoutlab::test::EngineBuild& s, const std::string& file) {
+        std::vector<std::string> args { "drive", file, "--engine", s.engine, "--server-binary", s.binary,
+            "--run-requests", "0", "--json", "--no-db" };
+        if (!s.layout.empty())
+            args.insert(args.end(), { "--layout", s.layout });
+        const CliRun r = run(args);
+        EXPECT_EQ(r.exitCode, 0) << r.err;
+        return r.exitCode == 0 ? nlohmann::json::parse(r.out) : nlohmann::json();
+    }
+
+    void expectWithinOnePercent(const nlohmann::json& report, const std::string& what) {
+        ASSERT_TRUE(report.is_object()) << what;
+        const double error = report.at("relative_error").get<double>();
+        std::printf("%-14s %-10s keys %6llu  measured %9.2f B/key  predicted %9.2f  (%+.3f%%)\n",
+            server()->label.c_str(), what.c_str(), report.at("server_keys").get<unsigned long long>(),
+            report.at("measured_bytes_per_key").get<double>(), report.at("predicted_bytes_per_key").get<double>(),
+            100 * error);
+        EXPECT_LT(std::abs(error), 0.01) << what << ": " << report.dump();
+        EXPECT_EQ(report.at("server_keys"), report.at("predicted_keys")) << what;
+        EXPECT_EQ(report.at("load").at("elements_approximated"), 0) << what;
+        EXPECT_EQ(report.at("load").at("elements_unmatched"), 0) << what;
+    }
+};
+
+TEST_P(DriveCollections, GeneratedTracesOfEveryTypeWithinOnePercent) {
+    const auto* s = server();
+    if (!s)
+        GTEST_SKIP() << "no server " << GetParam()
+                     << ": Debian's redis-server and the builds of tests/engines are all there are here";
+    // The default limits: hash and sorted-set listpacks to 128 entries and 64-byte elements, an intset to 512
+    // members, a set listpack to 128 and 64 bytes (7.2 and later), a list node to 8 KiB.
+    struct Generated {
+        std::string name;
+        std::vector<std::string> args;
+    };
+    const Generated traces[] {
+        { "hashes",
+            { "--keys", "1023", "--hash-fields", "uniform:1:300", "--field-size", "uniform:1:24", "--value-size",
+                "uniform:1:90" } },
+        { "sets",
+            { "--keys", "2048", "--set-members", "uniform:1:700", "--int-values", "0.5", "--member-size",
+                "uniform:3:40" } },
+        { "zsets",
+            { "--keys", "1025", "--zset-members", "uniform:1:250", "--member-size", "uniform:1:80", "--value-size",
+                "uniform:1:12" } },
+        { "lists", { "--keys", "512", "--list-elements", "uniform:1:3000", "--element-size", "uniform:1:60" } },
+    };
+    for (const auto& t : traces) {
+        SCOPED_TRACE(s->label + " " + t.name);
+        const std::string path = (m_dir / (t.name + ".lltrace")).string();
+        std::vector<std::string> gen { "gen", "-o", path, "--ops", "8000", "--seed", "7" };
+        gen.insert(gen.end(), t.args.begin(), t.args.end());
+        const CliRun made = run(gen);
+        ASSERT_EQ(made.exitCode, 0) << made.err;
+        expectWithinOnePercent(drive(*s, path), t.name);
+    }
+}
+
+TEST_P(DriveCollections, ItsOwnSnapshotLoadedWithinOnePercent) {
+    const auto* s = server();
+    if (!s)
+        GTEST_SKIP() << "no server " << GetParam()
+                     << ": Debian's redis-server and the builds of tests/engines are all there are here";
+    // The workloads' keys, as a server that ran them saves them (some commands on keys of another type are
+    // refused, as in the workloads themselves).
+    const std::string file = (m_dir / "dump.rdb").string();
+    {
+        auto under = layoutlab::test::startRespServer(*s);
+        ASSERT_TRUE(under);
+        std::uint64_t refused = 0;
+        for (const auto& workload : layoutlab::test::collectionWorkloads())
+            ASSERT_TRUE(under->client->pipeline(workload.commands, 512, &refused));
+        ASSERT_TRUE(under->client->command({ "SAVE" }));
+        std::filesystem::copy_file(under->running->workDir + "/dump.rdb", file);
+    }
+    expectWithinOnePercent(drive(*s, file), "snapshot");
+}
+
+INSTANTIATE_TEST_SUITE_P(Servers, DriveCollections, ::testing::Range<std::size_t>(0, 12),
+    [](const auto& info) { return "server" + std::to_string(info.param); });
+
+} // namespace

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: MIT
+// ElementCommandWriter: the collection commands a trace's element requests stand for, with texts of exactly the
+// trace's lengths and integer classes, names unique within their key, and a command's elements sent together.
+
+#include "layoutlab/collect/element_commands.h"
+
+#include <cstdlib>
+#include <gtest/gtest.h>
+#include <set>
+
+using namespace layoutlab;
+
+namespace {
+
+using Command = ElementCommandWriter::Command;
+
+Request element(std::uint32_t keyId, CollectionKind kind, ElementAction action, std::uint32_t elementBytes,
+    std::uint32_t valueBytes = 0, std::uint32_t priorBytes = 0, bool atHead = false,
+    IntegerClass cls = IntegerClass::None) {
+    Request r;
+    r.op = Op::Element;
+    r.keyId = keyId;
+    r.keyBytes = 8;
+    r.elementBytes = elementBytes;
+    r.valueBytes = valueBytes;
+    r.ttlSeconds = priorBytes;
+    ElementOp op;
+    op.collection = kind;
+    op.action = action;
+    op.atHead = atHead;
+    op.element = cls;
+    r.element = op.packed();
+    return r;
+}
+
+TEST(ElementText, EveryClassAndLengthThatHoldsOneGivesIt) {
+    const IntegerClass classes[] { IntegerClass::Uint7, IntegerClass::Int13, IntegerClass::Int16, IntegerClass::Int24,
+        IntegerClass::Int32, IntegerClass::Int64 };
+    for (const IntegerClass cls : classes)
+        for (std::uint32_t bytes = 1; bytes <= 20; ++bytes) {
+            std::string text;
+            if (!elementText(bytes, cls, 0, text)) {
+                EXPECT_EQ(text.size(), bytes); // no integer of the class is that long: letters of the length
+                EXPECT_EQ(integerClassOf(text), IntegerClass::None);
+                continue;
+            }
+            std::set<std::string> seen;
+            for (std::uint64_t n = 0; n < 40; ++n) {
+                const bool fits = elementText(bytes, cls, n, text, 12345);
+                EXPECT_EQ(text.size(), bytes) << text;
+                EXPECT_EQ(integerClassOf(text), cls) << text;
+                if (fits)
+                    EXPECT_TRUE(seen.insert(text).second) << "repeated " << text;
+            }
+        }
+    std::string text;
+    EXPECT_TRUE(elementText(3, IntegerClass::Uint7, 27, text)); // 100..127: 28 of them
+    EXPECT_FALSE(elementText(3, IntegerClass::Uint7, 28, text)); // round again
+    EXPECT_FALSE(elementText(2, IntegerClass::Int64, 0, text)); // no 2-character integer needs 64 bits
+}
+
+TEST(ElementText, StringsAreNeverIntegersAndDistinctUpToTheirCount) {
+    std::string text;
+    std::set<std::string> seen;
+    for (std::uint64_t n = 0; n < 52; ++n) {
+        EXPECT_TRUE(elementText(1, IntegerClass::None, n, text, 7));
+        EXPECT_TRUE(seen.insert(text).second);
+        EXPECT_EQ(integerClassOf(text), IntegerClass::None);
+    }
+    EXPECT_FALSE(elementText(1, IntegerClass::None, 52, text)); // one letter: 52 names
+    EXPECT_TRUE(elementText(0, IntegerClass::None, 0, text)); // the empty name, once
+    EXPECT_FALSE(elementText(0, IntegerClass::None, 1, text));
+    for (std::uint32_t bytes : { 2u, 19u, 64u, 1000u }) {
+        EXPECT_TRUE(elementText(bytes, IntegerClass::None, 3, text));
+        EXPECT_EQ(text.size(), bytes);
+        EXPECT_EQ(integerClassOf(text), IntegerClass::None);
+    }
+}
+
+TEST(ScoreText, NonIntegerScoresPrintInTheirLength) {
+    for (std::uint32_t bytes = 3; bytes <= 18; ++bytes) {
+        std::string text;
+        EXPECT_TRUE(scoreText(bytes, IntegerClass::None, text));
+        EXPECT_EQ(text.size(), bytes) << text;
+        EXPECT_EQ(integerClassOf(text), IntegerClass::None) << text;
+        char printed[64];
+        std::snprintf(printed, sizeof printed, "%.17g", std::strtod(text.c_str(), nullptr)); // Redis 7.0's d2string
+        EXPECT_EQ(std::string(printed), text);
+    }
+    std::string text;
+    EXPECT_FALSE(scoreText(2, IntegerClass::None, text));
+    EXPECT_TRUE(scoreText(5, IntegerClass::Int24, text));
+    EXPECT_EQ(integerClassOf(text), IntegerClass::Int24);
+}
+
+TEST(ElementCommandWriter, ACommandsElementsGoTogetherAndRemovesNameWhatWasAdded) {
+    ElementCommandWriter writer;
+    std::vector<Command> out;
+    Request start = element(1, CollectionKind::Hash, ElementAction::Command, 10);
+    start.valueBytes = 2;
+    ASSERT_TRUE(writer.write(start, "h", out));
+    ASSERT_TRUE(writer.write(element(1, CollectionKind::Hash, ElementAction::Add, 5, 7), "h", out));
+    EXPECT_TRUE(out.empty()); // held until its last element
+    ASSERT_TRUE(writer.write(element(1, CollectionKind::Hash, ElementAction::Add, 5, 70), "h", out));
+    ASSERT_EQ(out.size(), 1u);
+    ASSERT_EQ(out[0].size(), 6u);
+    EXPECT_EQ(out[0][0], "HSET");
+    EXPECT_NE(out[0][2], out[0][4]); // two fields of one length, two names
+    EXPECT_EQ(out[0][3].size(), 7u);
+    EXPECT_EQ(out[0][5].size(), 70u);
+    const std::string second = out[0][4];
+    out.clear();
+    // The field whose value is 70 bytes long, updated to 3, then removed by its new shape.
+    ASSERT_TRUE(writer.write(element(1, CollectionKind::Hash, ElementAction::Update, 5, 3, 70), "h", out));
+    ASSERT_TRUE(writer.write(element(1, CollectionKind::Hash, ElementAction::Remove, 5, 0, 3), "h", out));
+    ASSERT_TRUE(writer.write(element(1, CollectionKind::Hash, ElementAction::Read, 5), "h", out));
+    ASSERT_EQ(out.size(), 3u);
+    ASSERT_EQ(out[0].size(), 4u);
+    EXPECT_EQ(out[0][2], second);
+    EXPECT_EQ(out[0][3].size(), 3u);
+    EXPECT_EQ(out[1], (Command { "HDEL", "h", second }));
+    EXPECT_EQ(out[2][0], "HEXISTS");
+    EXPECT_EQ(writer.unmatched(), 0u);
+    ASSERT_TRUE(writer.write(element(1, CollectionKind::Hash, ElementAction::Remove, 5, 0, 99), "h", out));
+    EXPECT_EQ(writer.unmatched(), 1u); // no field of that shape: not sent
+    EXPECT_EQ(out.size(), 3u);
+}
+
+TEST(ElementCommandWriter, ListsPushPopAndSetInPlace) {
+    ElementCommandWriter writer;
+    std::vector<Command> out;
+    Request start = element(2, CollectionKind::List, ElementAction::Command, 9);
+    start.valueBytes = 2;
+    ASSERT_TRUE(writer.write(start, "l", out));
+    ASSERT_TRUE(writer.write(element(2, CollectionKind::List, ElementAction::Add, 4, 0, 0, true), "l", out));
+    ASSERT_TRUE(writer.write(
+        element(2, CollectionKind::List, ElementAction::Add, 5, 0, 0, true, IntegerClass::Int24), "l", out));
+    ASSERT_TRUE(writer.write(element(2, CollectionKind::List, ElementAction::Remove, 4, 0, 0, false), "l", out));
+    ASSERT_TRUE(writer.write(element(2, CollectionKind::List, ElementAction::Update, 6, 0, 4), "l", out));
+    ASSERT_EQ(out.size(), 3u);
+    EXPECT_EQ(out[0][0], "LPUSH");
+    ASSERT_EQ(out[0].size(), 4u);
+    EXPECT_EQ(integerClassOf(out[0][3]), IntegerClass::Int24);
+    EXPECT_EQ(out[1], (Command { "RPOP", "l" }));
+    EXPECT_EQ(out[2][0], "LSET");
+    EXPECT_EQ(out[2][2], "0");
+    EXPECT_EQ(out[2][3].size(), 6u);
+}
+
+TEST(ElementCommandWriter, AStringWriteForgetsTheKeyAndASnapshotIsRefused) {
+    ElementCommandWriter writer;
+    std::vector<Command> out;
+    ASSERT_TRUE(writer.write(element(3, CollectionKind::Set, ElementAction::Add, 4), "s", out));
+    Request set;
+    set.op = Op::Set;
+    set.keyId = 3;
+    writer.before(set, out);
+    ASSERT_TRUE(writer.write(element(3, CollectionKind::Set, ElementAction::Remove, 4), "s", out));
+    EXPECT_EQ(writer.unmatched(), 1u); // the set went with the SET over it
+    const auto refused = writer.write(element(4, CollectionKind::Hash, ElementAction::Load, 0), "k", out);
+    ASSERT_FALSE(refused);
+    EXPECT_NE(refused.error().message.find("RDB file"), std::string::npos) << refused.error().message;
+}
+
+} // namespace
