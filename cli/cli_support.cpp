@@ -68,6 +68,7 @@ const char* flagFor(const std::string& field) {
         { field::kEvictionPolicy, "--policy" },
         { field::kEvictionSamples, "--maxmemory-samples" },
         { field::kFillOnMiss, "--fill-on-miss" },
+        { field::kLimitSweep, "--param" },
     };
     for (const auto& [name, flag] : kFlags)
         if (field == name)

@@ -55,6 +55,9 @@ struct TraceSourceOptions {
 // there: the --layout values in the order given, then the --layout-file ones (the last is `layout`).
 void addLayoutOptions(
     CLI::App& command, std::string& layout, const std::string& help, std::vector<std::string>* every = nullptr);
+// The collections' limits, one option each by the engine's name (--hash-max-listpack-entries N, ...), their
+// defaults config.c's (layouts, sim, sweep, advise).
+void addCollectionLimitOptions(CLI::App& command, CollectionLimits& limits);
 // The trace argument of the commands that read one (sim, sweep, advise, profile, drive).
 void addTraceArgument(CLI::App& command, std::string& trace);
 // --json (described by `jsonHelp`) and -o/--output FILE.

@@ -308,17 +308,7 @@ void addListCommands(CLI::App& app, int& status) {
         ->capture_default_str();
     layouts->add_flag("--one-by-one,--fields-one-by-one", lo->oneByOne,
         "the entries arrived one per command (a table grew) rather than in one HSET, SADD, ZADD or RPUSH");
-    auto limit = [&](const char* name, auto& field) {
-        layouts->add_option(name, field, "the engine's limit (config.c default shown)")->capture_default_str();
-    };
-    limit("--hash-max-listpack-entries", lo->limits.hashMaxListpackEntries);
-    limit("--hash-max-listpack-value", lo->limits.hashMaxListpackValue);
-    limit("--set-max-intset-entries", lo->limits.setMaxIntsetEntries);
-    limit("--set-max-listpack-entries", lo->limits.setMaxListpackEntries);
-    limit("--set-max-listpack-value", lo->limits.setMaxListpackValue);
-    limit("--zset-max-listpack-entries", lo->limits.zsetMaxListpackEntries);
-    limit("--zset-max-listpack-value", lo->limits.zsetMaxListpackValue);
-    limit("--list-max-listpack-size", lo->limits.listMaxListpackSize);
+    addCollectionLimitOptions(*layouts, lo->limits);
     layouts->add_flag("--json", lo->json, "JSON output (the list, or a collection key's parts)");
     layouts
         ->add_option_function<std::string>(

@@ -30,6 +30,22 @@ void addTraceArgument(CLI::App& command, std::string& trace) {
     command.add_option("trace", trace, "Trace: a layoutlab trace, or any importable format (see `import`)")->required();
 }
 
+void addCollectionLimitOptions(CLI::App& command, CollectionLimits& limits) {
+    auto limit = [&](const char* name, auto& field) {
+        command.add_option(name, field, "the engine's limit (config.c default shown)")
+            ->capture_default_str()
+            ->group("Collection limits");
+    };
+    limit("--hash-max-listpack-entries", limits.hashMaxListpackEntries);
+    limit("--hash-max-listpack-value", limits.hashMaxListpackValue);
+    limit("--set-max-intset-entries", limits.setMaxIntsetEntries);
+    limit("--set-max-listpack-entries", limits.setMaxListpackEntries);
+    limit("--set-max-listpack-value", limits.setMaxListpackValue);
+    limit("--zset-max-listpack-entries", limits.zsetMaxListpackEntries);
+    limit("--zset-max-listpack-value", limits.zsetMaxListpackValue);
+    limit("--list-max-listpack-size", limits.listMaxListpackSize);
+}
+
 void addJsonAndOutput(CLI::App& command, bool& json, std::string& output, const std::string& jsonHelp) {
     command.add_flag("--json", json, jsonHelp);
     command.add_option("-o,--output", output, "Write the output to this file instead of stdout");

@@ -45,6 +45,8 @@ struct SimOptions {
     std::uint32_t automoveWindow = SlabModelOptions {}.pageMoverWindow;
     std::uint32_t timeline = 0;
     BudgetOptions budget;
+    CollectionLimits limits;
+    std::string limitSweep; // sweep --param
 };
 
 // The slab model's part of a request, as the options give it.
@@ -54,6 +56,8 @@ void fillSlabModel(SimulationRequest& request, const SimOptions& o) {
     request.pageMoverWindow = o.automoveWindow;
     request.timeline = o.timeline;
     o.budget.fill(request);
+    request.collectionLimits = o.limits;
+    request.limitSweep = o.limitSweep;
 }
 
 // Several layouts: each at its shipped setting, one table (layoutlab/report/migration.h); a sweep also
@@ -127,6 +131,8 @@ int runSim(const SimOptions& o, bool sweep) {
     SimulationRequest request;
     if (auto ok = fillTraceAndModels(request, o); !ok)
         return reportError(ok.error());
+    if (sweep && o.thresholds.empty() && o.limitSweep.empty())
+        return reportError(usageError("a sweep needs --thresholds, --param or both", "--thresholds"));
     request.threshold = sweep ? std::nullopt : o.threshold;
     request.thresholds = sweep ? o.thresholds : std::string();
     request.cache = o.cache;
@@ -218,6 +224,7 @@ CLI::App* addCommon(CLI::App& app, const char* name, const char* help, SimOption
         "Sample the live keys and each threshold's allocated and active bytes at N even steps of the trace "
         "(implies --slabs)");
     o.budget.addTo(*cmd);
+    addCollectionLimitOptions(*cmd, o.limits);
     auto* json = cmd->add_flag("--json", o.json, "One JSON object with a `points` array");
     cmd->add_flag("--csv", o.csv, "CSV rows, one per threshold")->excludes(json);
     cmd->add_option("-o,--output", o.output, "Write the output to this file instead of stdout");
@@ -233,8 +240,10 @@ void addSimCommands(CLI::App& app, int& status) {
 
     auto sweepOptions = std::make_shared<SimOptions>();
     auto* sweep = addCommon(app, "sweep", "Replay a trace once and evaluate many embed thresholds", *sweepOptions);
-    sweep->add_option("--thresholds", sweepOptions->thresholds, "FIRST:LAST:STEP (e.g. 32:512:16) or a list (64,128)")
-        ->required();
+    sweep->add_option("--thresholds", sweepOptions->thresholds, "FIRST:LAST:STEP (e.g. 32:512:16) or a list (64,128)");
+    sweep->add_option("--param", sweepOptions->limitSweep,
+        "A collection limit at several values in the same pass, NAME=FIRST:LAST:STEP or NAME=V1,V2 (e.g. "
+        "hash-max-listpack-entries=64:1024:64; the names are the --*-max-* options')");
     sweep->add_flag("--classes", sweepOptions->classes, "Also print the size-class breakdown of every threshold");
     sweep->callback([sweepOptions, &status] { status = runSim(*sweepOptions, true); });
 }

@@ -49,4 +49,48 @@ TEST_F(CliTest, ACollectionRunIsStoredAndReportedByTypeAndEncoding) {
     EXPECT_NE(memcached.err.find("no collection model"), std::string::npos) << memcached.err;
 }
 
+// A limit as a run's setting (sim --hash-max-listpack-entries) and swept (sweep --param), in the table and the
+// JSON; the run's parameters keep both; a bad sweep names --param.
+TEST_F(CliTest, ACollectionLimitIsSetOrSweptInOnePass) {
+    const auto gen = run({ "gen", "-o", path("hashes.lltrace"), "--keys", "2000", "--hash-fields", "uniform:1:400",
+        "--value-size", "uniform:1:40", "--ops", "5000" });
+    ASSERT_EQ(gen.exitCode, 0) << gen.err;
+    const auto swept = run({ "sweep", path("hashes.lltrace"), "--layout", "valkey-9.1", "--param",
+        "hash-max-listpack-entries=128,512,1024", "--json", "--db", path("runs.db") });
+    ASSERT_EQ(swept.exitCode, 0) << swept.err;
+    const auto j = nlohmann::json::parse(swept.out);
+    ASSERT_TRUE(j.contains("limit_sweep")) << swept.out;
+    EXPECT_EQ(j["limit_sweep"]["name"], "hash-max-listpack-entries");
+    EXPECT_EQ(j["limit_sweep"]["run_value"], 512);
+    ASSERT_EQ(j["limit_sweep"]["points"].size(), 3u);
+    // Each value as a run of its own gives: the value's bytes per key.
+    for (const auto& point : j["limit_sweep"]["points"]) {
+        const auto value = std::to_string(point["value"].get<std::int64_t>());
+        const auto alone = run({ "sim", path("hashes.lltrace"), "--layout", "valkey-9.1", "--hash-max-listpack-entries",
+            value, "--json", "--no-db" });
+        ASSERT_EQ(alone.exitCode, 0) << alone.err;
+        EXPECT_DOUBLE_EQ(point["usable_bytes_per_key"].get<double>(),
+            nlohmann::json::parse(alone.out)["points"][0]["usable_bytes_per_key"].get<double>())
+            << value;
+    }
+    EXPECT_NE(
+        j["limit_sweep"]["points"][0]["usable_bytes_per_key"], j["limit_sweep"]["points"][1]["usable_bytes_per_key"])
+        << "128 entries and 512 hold these hashes alike: the sweep shows nothing";
+    const auto table = run({ "sweep", path("hashes.lltrace"), "--layout", "valkey-9.1", "--param",
+        "hash-max-listpack-entries=128:1024:128", "--no-db" });
+    ASSERT_EQ(table.exitCode, 0) << table.err;
+    EXPECT_NE(table.out.find("hash-max-listpack-entries swept in the same pass"), std::string::npos) << table.out;
+    EXPECT_NE(table.out.find("fewest bytes per key: hash-max-listpack-entries ="), std::string::npos) << table.out;
+    const auto shown = run({ "db", "show", "1", "--json", "--db", path("runs.db") });
+    ASSERT_EQ(shown.exitCode, 0) << shown.err;
+    EXPECT_NE(shown.out.find("\"limit_sweep\""), std::string::npos) << shown.out;
+    const auto bad = run({ "sweep", path("hashes.lltrace"), "--layout", "valkey-9.1", "--param",
+        "list-max-listpack-size=0", "--no-db" });
+    EXPECT_EQ(bad.exitCode, 2);
+    EXPECT_NE(bad.err.find("--param"), std::string::npos) << bad.err;
+    const auto neither = run({ "sweep", path("hashes.lltrace"), "--layout", "valkey-9.1", "--no-db" });
+    EXPECT_EQ(neither.exitCode, 2);
+    EXPECT_NE(neither.err.find("--thresholds, --param"), std::string::npos) << neither.err;
+}
+
 } // namespace

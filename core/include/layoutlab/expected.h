@@ -41,6 +41,7 @@ namespace field {
 inline constexpr const char* kLayout = "layout";
 inline constexpr const char* kThreshold = "threshold";
 inline constexpr const char* kThresholds = "thresholds";
+inline constexpr const char* kLimitSweep = "collection limit swept";
 inline constexpr const char* kCacheGeometry = "cache geometry";
 inline constexpr const char* kStartRegions = "start regions";
 inline constexpr const char* kSlabs = "slab model";

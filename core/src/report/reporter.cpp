@@ -100,6 +100,21 @@ nlohmann::json toJson(const SimulationResult& r) {
                     { "payload_bytes", c.payloadBytes }, { "allocations", rounded(c.allocations) },
                     { "requested_bytes", rounded(c.requestedBytes) }, { "usable_bytes", rounded(c.usableBytes) } });
     }
+    if (r.limitSweep) {
+        auto& sweep = j["limit_sweep"];
+        sweep = { { "name", r.limitSweep->name }, { "run_value", r.limitSweep->runValue },
+            { "threshold",
+                r.thresholdName.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.limitSweep->threshold) } };
+        auto& points = sweep["points"] = nlohmann::json::array();
+        for (const LimitPoint& p : r.limitSweep->points) {
+            auto encodings = nlohmann::json::array();
+            for (const CollectionUsage& c : p.collections)
+                encodings.push_back({ { "type", c.type }, { "encoding", c.encoding }, { "keys", c.keys },
+                    { "entries", c.entries }, { "usable_bytes", rounded(c.usableBytes) } });
+            points.push_back({ { "value", p.value }, { "keys", p.point.keys }, { "usable_bytes", p.point.usableBytes },
+                { "usable_bytes_per_key", p.point.usableBytesPerKey }, { "collections", encodings } });
+        }
+    }
     if (r.trace.fills || r.trace.unfillableMisses)
         t.update({ { "fills", r.trace.fills }, { "unfillable_misses", r.trace.unfillableMisses } });
     if (!r.budgetPolicy.empty())
@@ -192,6 +207,42 @@ std::string collectionLines(const SimulationResult& r) {
         out += fmt::format("           {} {} the server answers WRONGTYPE (a string command on a collection, or "
                            "the other way round): no effect\n",
             r.trace.wrongTypeRequests, r.trace.wrongTypeRequests == 1 ? "request" : "requests");
+    return out;
+}
+} // namespace
+
+namespace {
+// A swept collection limit: each value's keys, bytes per key against the run's own value, and the collection
+// keys by encoding.
+std::string limitSweepLines(const SimulationResult& r) {
+    if (!r.limitSweep)
+        return {};
+    const LimitSweepResult& s = *r.limitSweep;
+    std::string out = fmt::format("\n{} swept in the same pass ({}, the run's own value {}){}:\n", s.name,
+        r.thresholdName.empty() ? std::string("one point") : fmt::format("at {} = {}", r.thresholdName, s.threshold),
+        s.runValue, r.collections.empty() ? "; the trace holds no collection keys" : "");
+    const ThresholdPoint* own = nullptr;
+    for (const auto& p : r.points)
+        if (p.threshold == s.threshold)
+            own = &p;
+    out += fmt::format("{:>12} {:>10} {:>12} {:>10}   {}\n", "value", "keys", "bytes/key",
+        fmt::format("vs {}", s.runValue), "collection keys by encoding");
+    const LimitPoint* leanest = nullptr;
+    for (const LimitPoint& p : s.points) {
+        std::string encodings;
+        for (const CollectionUsage& c : p.collections)
+            encodings += fmt::format("{}{} {} {}", encodings.empty() ? "" : ", ", c.keys, c.type, c.encoding);
+        const double change
+            = own && own->usableBytesPerKey > 0 ? 100 * (p.point.usableBytesPerKey / own->usableBytesPerKey - 1) : 0.0;
+        out += fmt::format("{:>12} {:>10} {:>12.2f} {:>+9.2f}%   {}\n", p.value, p.point.keys,
+            p.point.usableBytesPerKey, change, encodings);
+        if (!leanest || p.point.usableBytesPerKey < leanest->point.usableBytesPerKey)
+            leanest = &p;
+    }
+    if (leanest && own)
+        out += fmt::format("fewest bytes per key: {} = {} ({:.2f} B/key, {:+.2f}% against {})\n", s.name,
+            leanest->value, leanest->point.usableBytesPerKey,
+            100 * (leanest->point.usableBytesPerKey / own->usableBytesPerKey - 1), s.runValue);
     return out;
 }
 } // namespace
@@ -302,6 +353,7 @@ std::string renderTable(const SimulationResult& r, bool withClasses) {
                 v.at64->linesTouchedPerGet - v.at128->linesTouchedPerGet);
         }
     }
+    out += limitSweepLines(r);
     if (withClasses) {
         for (const auto& p : r.points) {
             out += fmt::format("\nsize classes{}:\n",

@@ -7,19 +7,28 @@ namespace layoutlab {
 
 CollectionReplay::CollectionReplay(
     const LayoutModel& layout, const AllocatorModel& allocator, const CollectionLimits& limits)
-    : m_layout(&layout)
-    , m_allocator(&allocator)
-    , m_limits(limits) { }
+    : CollectionReplay(layout, allocator, std::vector<CollectionLimits> { limits }) { }
 
-bool CollectionReplay::holds(std::uint32_t keyId, CollectionKind kind) const {
-    const auto it = m_keys.find(keyId);
-    return it != m_keys.end() && it->second.kind == kind;
+CollectionReplay::CollectionReplay(
+    const LayoutModel& layout, const AllocatorModel& allocator, std::vector<CollectionLimits> variants)
+    : m_layout(&layout)
+    , m_allocator(&allocator) {
+    if (variants.empty())
+        variants.emplace_back();
+    for (const CollectionLimits& limits : variants)
+        m_variants.push_back(Variant { limits, {}, {} });
 }
 
-Expected<const CollectionKeyModel*> CollectionReplay::modelFor(CollectionKind kind) {
-    auto& model = m_models[static_cast<std::size_t>(kind)];
+bool CollectionReplay::holds(std::uint32_t keyId, CollectionKind kind) const {
+    const auto& keys = m_variants.front().keys;
+    const auto it = keys.find(keyId);
+    return it != keys.end() && it->second.kind == kind;
+}
+
+Expected<const CollectionKeyModel*> CollectionReplay::modelFor(Variant& variant, CollectionKind kind) {
+    auto& model = variant.models[static_cast<std::size_t>(kind)];
     if (!model) {
-        auto made = CollectionKeyModel::create(*m_layout, *m_allocator, m_limits, kind);
+        auto made = CollectionKeyModel::create(*m_layout, *m_allocator, variant.limits, kind);
         if (!made)
             return made.error();
         model.emplace(std::move(*made));
@@ -29,11 +38,22 @@ Expected<const CollectionKeyModel*> CollectionReplay::modelFor(CollectionKind ki
 
 Expected<bool> CollectionReplay::apply(std::uint32_t keyId, const Request& r, bool created) {
     const ElementOp op = r.elementOp();
-    auto model = modelFor(op.collection);
-    if (!model)
-        return model.error();
-    const CollectionKeyModel& m = **model;
-    CollectionKeyState& key = created ? (m_keys[keyId] = m.created()) : m_keys.at(keyId);
+    bool emptied = false;
+    for (std::size_t i = 0; i < m_variants.size(); ++i) {
+        Variant& variant = m_variants[i];
+        auto model = modelFor(variant, op.collection);
+        if (!model)
+            return model.error();
+        CollectionKeyState& key = created ? (variant.keys[keyId] = (*model)->created()) : variant.keys.at(keyId);
+        const bool left = applyTo(**model, key, r, op);
+        if (i == 0)
+            emptied = left;
+    }
+    return emptied;
+}
+
+bool CollectionReplay::applyTo(
+    const CollectionKeyModel& m, CollectionKeyState& key, const Request& r, const ElementOp& op) {
     const ElementValue element { r.elementBytes, op.element };
     switch (op.action) {
     case ElementAction::Add:
@@ -66,12 +86,13 @@ Expected<bool> CollectionReplay::apply(std::uint32_t keyId, const Request& r, bo
     return key.entries == 0 && op.action == ElementAction::Remove;
 }
 
-std::vector<CollectionUsage> CollectionReplay::usage(const std::vector<KeyState>& keys) const {
+std::vector<CollectionUsage> CollectionReplay::usage(const std::vector<KeyState>& keys, std::size_t variant) const {
+    const Variant& v = m_variants.at(variant);
     // The key's own parts depend only on its length and TTL: described once per pair.
     std::map<std::pair<std::uint32_t, bool>, CollectionFootprint> keyOwn;
     std::map<std::pair<CollectionKind, std::string_view>, CollectionUsage> rows;
-    for (const auto& [id, state] : m_keys) {
-        const CollectionKeyModel& model = *m_models[static_cast<std::size_t>(state.kind)];
+    for (const auto& [id, state] : v.keys) {
+        const CollectionKeyModel& model = *v.models[static_cast<std::size_t>(state.kind)];
         const KeyState& k = keys[id];
         const auto own = std::make_pair(k.keyBytes(), k.hasTtl());
         auto found = keyOwn.find(own);

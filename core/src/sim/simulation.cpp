@@ -222,6 +222,22 @@ std::optional<StaleExpireRule> staleExpireRule(
     return StaleExpireRule(layout, allocator, thresholds);
 }
 
+namespace {
+// The swept limit's points, from the run's point at the layout's own threshold (else its first) before its
+// collections are added.
+LimitSweepResult sweptLimit(const SimulationConfig& config, const SimulationResult& result,
+    const CollectionReplay& collections, const KeyspaceReplay& replay) {
+    const ThresholdPoint* base = &result.points.front();
+    for (const ThresholdPoint& p : result.points)
+        if (p.threshold == result.configuredThreshold)
+            base = &p;
+    std::vector<std::vector<CollectionUsage>> usage;
+    for (std::size_t v = 1; v < collections.variants(); ++v)
+        usage.push_back(collections.usage(replay.keys(), v));
+    return limitSweepResult(*config.limitSweep, config.collectionLimits, *base, usage);
+}
+} // namespace
+
 Expected<SimulationResult> simulate(
     const SimulationConfig& config, TraceReader& trace, ProgressSink* progress, std::stop_token stop) {
     if (!config.layout || !config.allocator)
@@ -259,7 +275,12 @@ Expected<SimulationResult> simulate(
         staleExpireRule(*config.layout, *config.allocator, thresholds),
         StringRewriteRule(*config.layout, *config.allocator, stringThreshold));
     replay.setFillOnMiss(config.fillOnMiss);
-    CollectionReplay collections(*config.layout, *config.allocator);
+    // The run's limits first, then each swept value's, all replayed in this pass.
+    std::vector<CollectionLimits> limitSets { config.collectionLimits };
+    if (config.limitSweep)
+        for (const CollectionLimits& limits : limitVariants(config.collectionLimits, *config.limitSweep))
+            limitSets.push_back(limits);
+    CollectionReplay collections(*config.layout, *config.allocator, std::move(limitSets));
     replay.setCollections(&collections);
     std::unique_ptr<ArenaReplay> slabs;
     if (config.slabs) {
@@ -285,6 +306,8 @@ Expected<SimulationResult> simulate(
         return points.error();
     result.points = std::move(*points);
     result.collections = collections.usage(replay.keys());
+    if (config.limitSweep)
+        result.limitSweep = sweptLimit(config, result, collections, replay);
     addCollections(result.points, result.collections);
     if (!timeline.empty()) // the end's sample, once the index tables have settled
         timeline.back() = timelineSample(replay, *slabs, thresholds, done, timeline.back().timeMs);

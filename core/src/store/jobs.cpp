@@ -223,6 +223,13 @@ Expected<SimulationJobOutcome> runSimulationJob(
         }
         if (config.fillOnMiss)
             parameters.extra["fill_batch"] = config.fillOnMiss;
+        // The collections' limits a run changed from the engines' defaults, and the one it swept.
+        for (std::string_view name : allCollectionLimitNames())
+            if (const auto v = collectionLimit(config.collectionLimits, name); v != collectionLimit({}, name))
+                parameters.extra["collection_limits"][std::string(name)] = v;
+        if (config.limitSweep)
+            parameters.extra["limit_sweep"]
+                = { { "name", config.limitSweep->name }, { "values", config.limitSweep->values } };
         RunRecord record;
         record.kind = job.kind;
         record.traceId = *traceId;

@@ -4,6 +4,7 @@
 #include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/report/get_time.h"
 #include "layoutlab/sim/arena_replay.h"
+#include "layoutlab/sim/limit_sweep.h"
 #include "layoutlab/spec.h"
 
 #include <fmt/format.h>
@@ -72,6 +73,25 @@ Status addBudget(const SimulationRequest& request, SimulationJob& job) {
         job.config.budgets = std::move(*budgets);
     job.config.eviction = std::move(budget);
     job.config.budgetSampleRate = request.budgetSampleRate;
+    return Ok {};
+}
+
+// The collections' limits as given, each checked as the engines take it, and the one swept.
+Status addCollectionLimits(const SimulationRequest& request, SimulationJob& job) {
+    for (std::string_view name : allCollectionLimitNames())
+        if (auto ok = checkCollectionLimit(name, collectionLimit(request.collectionLimits, name)); !ok)
+            return ok;
+    job.config.collectionLimits = request.collectionLimits;
+    if (request.limitSweep.empty())
+        return Ok {};
+    if (job.config.eviction || job.config.slabs)
+        return usageError("a limit sweep replays collection keys, which the slab model and a memory budget do not "
+                          "take yet: sweep it without --slabs, --timeline or a budget",
+            field::kLimitSweep);
+    auto sweep = parseLimitSweep(request.limitSweep);
+    if (!sweep)
+        return sweep.error();
+    job.config.limitSweep = std::move(*sweep);
     return Ok {};
 }
 
@@ -172,6 +192,8 @@ Expected<SimulationJob> buildSimulationJob(const SimulationRequest& request) {
                               kMaxPrefetchBatch, *request.prefetchBatch),
             field::kPrefetchBatch);
     if (auto ok = addBudget(request, job); !ok)
+        return ok.error();
+    if (auto ok = addCollectionLimits(request, job); !ok)
         return ok.error();
     job.overlappedLookups = overlappedLookups(
         request.getPipeline, request.prefetchBatch.value_or(job.config.layout->queuedKeyPrefetchBatch()));

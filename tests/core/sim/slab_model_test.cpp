@@ -7,6 +7,8 @@
 #include "layoutlab/trace/generator.h"
 #include "layoutlab/trace/memory_trace.h"
 
+#include "generated_requests.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
@@ -28,13 +30,7 @@ SimulationConfig slabConfig(const char* layout, const char* alloc, std::vector<s
 
 // Every request `gen` makes of `config`.
 std::vector<Request> generated(const Expected<GeneratorConfig>& config) {
-    EXPECT_TRUE(config);
-    SyntheticTrace trace(*config);
-    std::vector<Request> all(trace.totalRequests());
-    auto n = trace.read(all);
-    EXPECT_TRUE(n);
-    all.resize(*n);
-    return all;
+    return test::generatedRequests(config);
 }
 
 // A churn: keys written with log-normal sizes, overwritten, deleted, expired.

@@ -153,6 +153,20 @@ struct TimelineSample {
     auto operator<=>(const TimelineSample&) const = default;
 };
 
+// One value of a collection limit swept in the run's pass (SimulationConfig::limitSweep, sim/limit_sweep.h): the
+// run's point with the collection keys as that value leaves them.
+struct LimitPoint {
+    std::int64_t value = 0;
+    ThresholdPoint point;
+    std::vector<CollectionUsage> collections;
+};
+struct LimitSweepResult {
+    std::string name; // the limit, in the engine's words
+    std::int64_t runValue = 0; // the run's own value of it
+    std::uint32_t threshold = 0; // the threshold of the point the values change
+    std::vector<LimitPoint> points;
+};
+
 struct SimulationResult {
     std::string traceName;
     std::string layoutSpec;
@@ -189,6 +203,8 @@ struct SimulationResult {
     std::vector<CollectionUsage> collections;
     // With a timeline asked for: samples at even steps of the trace's requests, the last at its end.
     std::vector<TimelineSample> timeline;
+    // With a collection limit swept: each value's point.
+    std::optional<LimitSweepResult> limitSweep;
 };
 
 // The index of the point that uses the least memory (usable bytes); ties go to fewer lines touched per

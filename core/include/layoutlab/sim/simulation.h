@@ -13,6 +13,7 @@
 #include "layoutlab/sim/cache_model.h"
 #include "layoutlab/sim/eviction.h"
 #include "layoutlab/sim/keyspace_replay.h"
+#include "layoutlab/sim/limit_sweep.h"
 #include "layoutlab/sim/results.h"
 #include "layoutlab/trace/trace_reader.h"
 
@@ -78,6 +79,10 @@ struct SimulationConfig {
     // tries one pass of stack distances (sim/stack_distance_curve.h) and finds the trace breaks their
     // conditions replays its budgets from a second reading. Without it the budgets are replayed at once.
     std::function<Expected<std::unique_ptr<TraceReader>>()> reopenTrace;
+    // The collections' limits (the engines' defaults unless given: hash-max-listpack-entries, ...).
+    CollectionLimits collectionLimits;
+    // One of them at several values, in the same pass (sim/limit_sweep.h): SimulationResult::limitSweep.
+    std::optional<LimitSweep> limitSweep;
 };
 
 // The most samples a timeline takes.

@@ -60,6 +60,10 @@ struct SimulationRequest {
     // several as parseBudgets reads them, "16mb:1gb:32" or "64mb,128mb": SimulationConfig::budgets),
     // the policy (the server's default: noeviction), its settings, and the server's own used_memory before
     // the trace (`baseMemory`, as typed; empty: none counted).
+    // The collections' limits (SimulationConfig::collectionLimits), and one of them swept in the same pass:
+    // "hash-max-listpack-entries=64:1024:64" or "NAME=V1,V2" (empty: none; sim/limit_sweep.h).
+    CollectionLimits collectionLimits;
+    std::string limitSweep;
     std::string maxmemory;
     // memcached's budget instead (-m, read as maxmemory is: "64mb"): its own eviction, no policy.
     std::string memoryLimit;

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+// A collection limit swept in one pass (sim/limit_sweep.h): each value's point is what a run of its own with
+// that limit gives, the values are checked as the engines take them, and a bad sweep says why.
+#include "layoutlab/alloc/allocator_registry.h"
+#include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/sim/limit_sweep.h"
+#include "layoutlab/sim/simulation.h"
+#include "layoutlab/trace/generator.h"
+#include "layoutlab/trace/memory_trace.h"
+
+#include "generated_requests.h"
+
+#include <gtest/gtest.h>
+
+using namespace layoutlab;
+
+namespace {
+
+std::vector<Request> collectionTrace(CollectionKind kind, const char* counts, const char* sizes, const char* values) {
+    auto config = makeGeneratorConfig(500, 3000, "16", values, 0, 0.3, 0.2, 0.1, "uniform", 11);
+    EXPECT_TRUE(config);
+    EXPECT_TRUE(setCollectionElements(*config, kind, counts, sizes));
+    return test::generatedRequests(config);
+}
+
+SimulationConfig configFor(const char* layout) {
+    auto l = parseLayout(layout);
+    auto a = parseAllocator("jemalloc:quantum=8,page=4096");
+    EXPECT_TRUE(l && a);
+    return SimulationConfig { *l, *a, {} };
+}
+
+TEST(LimitSweep, EachValueIsWhatARunOfItsOwnGives) {
+    struct Case {
+        CollectionKind kind;
+        const char* counts;
+        const char* sizes;
+        const char* values; // a hash's values, a sorted set's score digits
+        const char* sweep;
+    };
+    const Case cases[] {
+        { CollectionKind::Hash, "uniform:1:400", "uniform:1:20", "uniform:1:60",
+            "hash-max-listpack-entries=32,128,256,1024" },
+        { CollectionKind::Hash, "uniform:1:100", "uniform:1:20", "uniform:1:90", "hash-max-listpack-value=0:96:32" },
+        { CollectionKind::Set, "uniform:1:700", "uniform:1:30", "8", "set-max-listpack-entries=16,128,512" },
+        { CollectionKind::SortedSet, "uniform:1:300", "uniform:1:70", "uniform:1:12",
+            "zset-max-listpack-value=16,64,128" },
+        { CollectionKind::List, "uniform:1:2000", "uniform:1:50", "8", "list-max-listpack-size=-5,-2,-1,16,128" },
+    };
+    for (const char* layout : { "valkey-9.1", "redis-7.0", "valkey-8.1" })
+        for (const Case& c : cases) {
+            SCOPED_TRACE(std::string(layout) + " " + c.sweep);
+            const auto requests = collectionTrace(c.kind, c.counts, c.sizes, c.values);
+            MemoryTrace trace(requests);
+            SimulationConfig swept = configFor(layout);
+            auto sweep = parseLimitSweep(c.sweep);
+            ASSERT_TRUE(sweep) << sweep.error().describe();
+            swept.limitSweep = *sweep;
+            auto result = simulate(swept, trace);
+            ASSERT_TRUE(result) << result.error().describe();
+            ASSERT_TRUE(result->limitSweep);
+            ASSERT_EQ(result->limitSweep->points.size(), sweep->values.size());
+            std::set<std::uint64_t> distinct;
+            for (const LimitPoint& p : result->limitSweep->points) {
+                SimulationConfig own = configFor(layout);
+                ASSERT_TRUE(setCollectionLimit(own.collectionLimits, sweep->name, p.value));
+                MemoryTrace again(requests);
+                auto alone = simulate(own, again);
+                ASSERT_TRUE(alone);
+                EXPECT_EQ(p.point.usableBytes, alone->points.at(0).usableBytes) << p.value;
+                EXPECT_EQ(p.point.keys, alone->points.at(0).keys) << p.value;
+                EXPECT_EQ(p.collections, alone->collections) << p.value;
+                distinct.insert(p.point.usableBytes);
+            }
+            // Redis 7.0 has no listpack sets (t_set.c: an intset or a table): that limit is none of its.
+            if (std::string(layout) == "redis-7.0" && c.kind == CollectionKind::Set)
+                EXPECT_EQ(distinct.size(), 1u);
+            else
+                EXPECT_GT(distinct.size(), 1u) << "the limit changed nothing: the case tests nothing";
+            // The run's own point is the engines' defaults.
+            MemoryTrace plain(requests);
+            auto defaults = simulate(configFor(layout), plain);
+            ASSERT_TRUE(defaults);
+            EXPECT_EQ(result->points.at(0).usableBytes, defaults->points.at(0).usableBytes);
+        }
+}
+
+TEST(LimitSweep, BadSweepsSayWhy) {
+    struct Case {
+        const char* text;
+        const char* says;
+    };
+    const Case cases[] {
+        { "hash-max-listpack-entries", "NAME=VALUES" },
+        { "hash-max-entries=1,2", "not a collection limit" },
+        { "hash-max-listpack-entries=64:32:8", "FIRST:LAST:STEP" },
+        { "hash-max-listpack-entries=0:100000:1", "more than 256" },
+        { "hash-max-listpack-entries=64,x", "integers" },
+        { "hash-max-listpack-entries=64,64", "twice" },
+        { "hash-max-listpack-value=-1", "below 0" },
+        { "list-max-listpack-size=0", "-5 to -1" },
+        { "list-max-listpack-size=-6,-1", "-5 to -1" },
+    };
+    for (const Case& c : cases) {
+        auto sweep = parseLimitSweep(c.text);
+        ASSERT_FALSE(sweep) << c.text;
+        EXPECT_NE(sweep.error().message.find(c.says), std::string::npos) << c.text << ": " << sweep.error().message;
+        EXPECT_EQ(sweep.error().field, field::kLimitSweep);
+    }
+    auto ok = parseLimitSweep("list-max-listpack-size=-5:-1:1");
+    ASSERT_TRUE(ok);
+    EXPECT_EQ(ok->values, (std::vector<std::int64_t> { -5, -4, -3, -2, -1 }));
+}
+
+} // namespace
