@@ -11,8 +11,8 @@ template <bool Observed> Status KeyspaceReplay::applyElement(KeyState& key, cons
     // Only simulate()'s plain replay hands collections over; the observers model strings alone.
     if (Observed || !m_collections)
         return usageError("collection keys (hashes, sets, sorted sets, lists) are not yet modelled by the slab "
-                          "model (--slabs, --timeline), under a memory budget, by the reference engine (profile) "
-                          "or by drive: run `sim` or `sweep` without those options");
+                          "model (--slabs, --timeline), under a memory budget or by the reference engine (profile): "
+                          "run `sim` or `sweep` without those options, or `drive` for a real server's figures");
     const ElementOp op = r.elementOp();
     const std::uint32_t id = idOf(key);
     if (key.live() && !(key.collection() && m_collections->holds(id, op.collection))) {

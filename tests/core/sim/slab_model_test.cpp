@@ -249,6 +249,6 @@ TEST(SlabModel, ATraceOfCollectionKeysIsRefusedNamingWhatTakesThem) {
     const auto refused = simulate(slabConfig("valkey-9.1", "jemalloc", { 128 }), trace);
     ASSERT_FALSE(refused);
     EXPECT_NE(refused.error().describe().find("collection keys"), std::string::npos) << refused.error().describe();
-    EXPECT_NE(refused.error().describe().find("drive"), std::string::npos) << refused.error().describe();
+    EXPECT_NE(refused.error().describe().find("profile"), std::string::npos) << refused.error().describe();
     EXPECT_NE(refused.error().describe().find("`sim` or `sweep`"), std::string::npos) << refused.error().describe();
 }
