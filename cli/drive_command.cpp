@@ -159,6 +159,7 @@ void addDriveCommand(CLI::App& app, int& status) {
         ->capture_default_str();
     cmd->add_option("--layout", r.layout,
         "valkey, redis: predict with this layout (see `layouts`) instead of the one the server is detected to have");
+    addCollectionLimitOptions(*cmd, r.collectionLimits);
     cmd->add_flag("--calibrate", r.calibrate,
         "valkey, redis: tell the server's layout from calibration keys even when its version names one");
     cmd->add_option("--server-binary", r.serverBinary,

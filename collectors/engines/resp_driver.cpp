@@ -5,6 +5,7 @@
 
 #include "layoutlab/import/input_stream.h"
 #include "layoutlab/resources.h"
+#include "layoutlab/sim/limit_sweep.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -194,6 +195,26 @@ Expected<std::uint64_t> keyCount(RespClient& client) {
     if (!n)
         return n.error();
     return std::stoull(*n);
+}
+
+Expected<CollectionLimits> applyCollectionLimits(RespClient& client, const CollectionLimits& limits) {
+    const CollectionLimits defaults;
+    CollectionLimits held;
+    for (std::string_view name : allCollectionLimitNames()) {
+        const std::string limit(name);
+        if (const auto v = collectionLimit(limits, name); v != collectionLimit(defaults, name))
+            if (auto set = client.command({ "CONFIG", "SET", limit, std::to_string(v) }); !set) {
+                Error e = set.error();
+                e.message = fmt::format("the server did not take {} {}: {}", limit, v, e.message);
+                return e;
+            }
+        auto got = client.command({ "CONFIG", "GET", limit }); // "name\nvalue", or nothing when it has none
+        if (!got)
+            return got.error();
+        if (const auto newline = got->find('\n'); newline != std::string::npos)
+            setCollectionLimit(held, name, std::strtoll(got->c_str() + newline + 1, nullptr, 10));
+    }
+    return held;
 }
 
 Expected<std::uint64_t> keyCountAllDatabases(RespClient& client) {

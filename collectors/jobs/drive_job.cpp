@@ -134,6 +134,7 @@ Status finish(const DriveRequest& r, const LayoutAndAllocator& models, DriveRepo
     predictionConfig.layout = models.layout;
     predictionConfig.allocator = models.allocator;
     predictionConfig.cache = r.cache;
+    predictionConfig.collectionLimits = report.collectionLimits;
     // The slab model as the server allocates: a thread cache in front of jemalloc's arena; memcached's page
     // mover off, since the load runs far faster than the trace's clock (the server's mover has not run by
     // the time its pages are read). It models strings written by commands: not collection keys, nor a
@@ -348,6 +349,10 @@ Status driveResp(const DriveRequest& r, drive::DriveTarget& target, DriveReport&
         return drive::driveBudget(r, *client, *models, parameters, report, runs, trace, progress, stop);
     if (auto ok = runs.begin(r.tracePath, r.importOptions, "sim", "drive", parameters, r.toolVersion); !ok)
         return ok;
+    auto limits = applyCollectionLimits(*client, r.collectionLimits);
+    if (!limits)
+        return limits.error();
+    report.collectionLimits = *limits;
     if (auto warm = warmUpCommands(*client); !warm)
         return warm;
     const bool jemalloc = info->memAllocator.rfind("jemalloc", 0) == 0;

@@ -5,6 +5,8 @@
 
 #include "drive_steps.h"
 
+#include "layoutlab/sim/limit_sweep.h"
+
 #include "layoutlab/printable.h"
 
 #include <fmt/format.h>
@@ -105,6 +107,17 @@ nlohmann::json layoutChoiceJson(const DriveReport& r) {
     return out;
 }
 
+namespace {
+// The collection limits that differ from config.c's defaults, as "hash-max-listpack-entries 64, ...".
+std::string changedLimits(const CollectionLimits& limits) {
+    std::string out;
+    for (std::string_view name : allCollectionLimitNames())
+        if (const auto v = collectionLimit(limits, name); v != collectionLimit({}, name))
+            out += fmt::format("{}{} {}", out.empty() ? "" : ", ", name, v);
+    return out;
+}
+} // namespace
+
 nlohmann::json toJson(const DriveReport& r) {
     nlohmann::json out { { "trace", r.trace }, { "engine", r.engine }, { "version", r.version },
         { "endpoint", r.endpoint }, { "started", r.started }, { "layout", r.prediction.layoutSpec },
@@ -148,6 +161,9 @@ nlohmann::json toJson(const DriveReport& r) {
             { "used_memory_before", r.usedBefore }, { "used_memory_after", r.usedAfter },
             { "clients_memory_before", r.clientsBefore }, { "clients_memory_after", r.clientsAfter },
             { "samples", samples } });
+        auto& limits = out["collection_limits"] = nlohmann::json::object();
+        for (std::string_view name : allCollectionLimitNames())
+            limits[std::string(name)] = collectionLimit(r.collectionLimits, name);
     }
     if (const auto& b = r.budget) {
         const auto& point = r.prediction.points.empty() ? ThresholdPoint {} : r.prediction.points.front();
@@ -220,6 +236,8 @@ std::string renderDriveTable(const DriveReport& r) {
             + budgetTable(r);
     if (!r.isMemcached()) {
         out += fmt::format("           chosen because: {}\n", r.layoutReason);
+        if (const std::string limits = changedLimits(r.collectionLimits); !limits.empty())
+            out += fmt::format("limits     {} (the rest config.c's defaults)\n", limits);
         if (r.calibration)
             out += indented(r.calibration->table(), "           ");
         out += fmt::format("measured   {}\n", r.settled.describe());

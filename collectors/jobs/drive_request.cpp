@@ -3,6 +3,8 @@
 
 #include "drive_steps.h"
 
+#include "layoutlab/sim/limit_sweep.h"
+
 #include <fmt/format.h>
 
 namespace layoutlab {
@@ -33,6 +35,18 @@ Status checkDriveRequest(const DriveRequest& r) {
         return usageError(
             fmt::format("memcached's -m is a whole number of megabytes (MiB), not {} bytes", r.budget->maxmemoryBytes),
             field::kMemoryLimit);
+    const bool limitsGiven = r.collectionLimits != CollectionLimits {};
+    if (limitsGiven && r.engine == Engine::Memcached)
+        return usageError("memcached has no collections, nor their limits", field::kEngine);
+    if (limitsGiven && !r.connect.empty())
+        return usageError("collection limits are set on a server layoutlab starts; an attached server is measured "
+                          "with the limits it has (read with CONFIG GET)",
+            field::kConnect);
+    if (limitsGiven && r.budget)
+        return usageError("a cache drive sends strings: collection limits change nothing in it", field::kMaxmemory);
+    for (std::string_view name : allCollectionLimitNames())
+        if (auto ok = checkCollectionLimit(name, collectionLimit(r.collectionLimits, name)); !ok)
+            return ok;
     if (r.budget && !r.connect.empty() && r.engine != Engine::Memcached) // memcached's -m is checked instead
         return usageError(
             "a cache drive sets maxmemory on a server it starts, not on one attached to", field::kMaxmemory);

@@ -31,9 +31,11 @@ protected:
 
     // `drive FILE` on the server's binary, with its layout where the manifest names one (a development build;
     // else drive takes the one its version names); the report's JSON.
-    nlohmann::json drive(const layoutlab::test::EngineBuild& s, const std::string& file) {
+    nlohmann::json drive(
+        const layoutlab::test::EngineBuild& s, const std::string& file, const std::vector<std::string>& limits = {}) {
         std::vector<std::string> args { "drive", file, "--engine", s.engine, "--server-binary", s.binary,
             "--run-requests", "0", "--json", "--no-db" };
+        args.insert(args.end(), limits.begin(), limits.end());
         if (!s.layout.empty())
             args.insert(args.end(), { "--layout", s.layout });
         const CliRun r = run(args);
@@ -62,21 +64,31 @@ TEST_P(DriveCollections, GeneratedTracesOfEveryTypeWithinOnePercent) {
                      << ": Debian's redis-server and the builds of tests/engines are all there are here";
     // The default limits: hash and sorted-set listpacks to 128 entries and 64-byte elements, an intset to 512
     // members, a set listpack to 128 and 64 bytes (7.2 and later), a list node to 8 KiB.
+    // Each trace is driven again with limits of its type set on the server (CONFIG SET before the load), which
+    // the prediction reads back: the same keys on the other side of each limit. Redis 7.0 has no listpack sets.
+    const bool redis70 = s->label == "redis-debian";
     struct Generated {
         std::string name;
         std::vector<std::string> args;
+        std::vector<std::string> limits;
     };
     const Generated traces[] {
         { "hashes",
             { "--keys", "1023", "--hash-fields", "uniform:1:300", "--field-size", "uniform:1:24", "--value-size",
-                "uniform:1:90" } },
+                "uniform:1:90" },
+            { "--hash-max-listpack-entries", "64", "--hash-max-listpack-value", "128" } },
         { "sets",
             { "--keys", "2048", "--set-members", "uniform:1:700", "--int-values", "0.5", "--member-size",
-                "uniform:3:40" } },
+                "uniform:3:40" },
+            redis70 ? std::vector<std::string> { "--set-max-intset-entries", "100" }
+                    : std::vector<std::string> { "--set-max-intset-entries", "100", "--set-max-listpack-entries", "300",
+                        "--set-max-listpack-value", "16" } },
         { "zsets",
             { "--keys", "1025", "--zset-members", "uniform:1:250", "--member-size", "uniform:1:80", "--value-size",
-                "uniform:1:12" } },
-        { "lists", { "--keys", "512", "--list-elements", "uniform:1:3000", "--element-size", "uniform:1:60" } },
+                "uniform:1:12" },
+            { "--zset-max-listpack-entries", "32", "--zset-max-listpack-value", "100" } },
+        { "lists", { "--keys", "512", "--list-elements", "uniform:1:3000", "--element-size", "uniform:1:60" },
+            { "--list-max-listpack-size", "100" } },
     };
     for (const auto& t : traces) {
         SCOPED_TRACE(s->label + " " + t.name);
@@ -86,6 +98,10 @@ TEST_P(DriveCollections, GeneratedTracesOfEveryTypeWithinOnePercent) {
         const CliRun made = run(gen);
         ASSERT_EQ(made.exitCode, 0) << made.err;
         expectWithinOnePercent(drive(*s, path), t.name);
+        const auto limited = drive(*s, path, t.limits);
+        expectWithinOnePercent(limited, t.name + "+limits");
+        if (limited.is_object()) // the server held the limits asked for, and the prediction took them
+            EXPECT_EQ(limited.at("collection_limits").at(t.limits[0].substr(2)), std::stoll(t.limits[1]));
     }
 }
 

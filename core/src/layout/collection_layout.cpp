@@ -68,6 +68,10 @@ namespace {
 double occupiedBuckets(double buckets, double members) {
     if (buckets <= 0 || members <= 0)
         return 0;
+    // Less than one bucket (the part of a table a rehash has not reached, near its end): occupied as far as
+    // it holds members, where the formula below would take the log of a negative number.
+    if (buckets < 1)
+        return std::min(buckets, members);
     return buckets * -std::expm1(members * std::log1p(-1.0 / buckets));
 }
 } // namespace
@@ -238,6 +242,8 @@ double membersWithEntries(const IndexTableModel& table, bool bucketRehashOnAcces
     const auto oldBuckets = static_cast<double>(table.buckets());
     if (table.targetBuckets() == 0)
         return members - occupiedBuckets(oldBuckets, members);
+    if (oldBuckets == 0) // the first table, not a rehash (dict.c _dictExpand of an empty dict)
+        return members - occupiedBuckets(static_cast<double>(table.targetBuckets()), members);
     const double newBuckets = static_cast<double>(table.targetBuckets());
     const double visited = std::min(table.rehashedBuckets(), oldBuckets);
     if (newBuckets < oldBuckets) {

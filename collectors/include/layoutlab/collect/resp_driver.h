@@ -9,6 +9,7 @@
 #include "layoutlab/collect/resp_client.h"
 #include "layoutlab/collect/trace_keys.h"
 #include "layoutlab/collect/trace_loader.h"
+#include "layoutlab/layout/collection_layout.h"
 #include "layoutlab/trace/trace_reader.h"
 
 #include <chrono>
@@ -95,6 +96,11 @@ Expected<std::uint64_t> usedMemory(RespClient& client);
 // One figure of MEMORY STATS (clients.normal, overhead.hashtable.main, ...); nothing when the server has none.
 Expected<std::optional<std::uint64_t>> memoryStatsField(RespClient& client, std::string_view name);
 Expected<std::uint64_t> keyCount(RespClient& client);
+// Sets each of `limits` that differs from config.c's default with CONFIG SET (a limit the server does not have
+// fails with its reply), then reads every limit back with CONFIG GET: what the server holds, config.c's default
+// for a limit it does not have (Redis 7.0's set-max-listpack-*).
+Expected<CollectionLimits> applyCollectionLimits(RespClient& client, const CollectionLimits& limits);
+
 // The keys of every database the server holds (INFO keyspace): a snapshot may fill more than db 0.
 Expected<std::uint64_t> keyCountAllDatabases(RespClient& client);
 

@@ -66,6 +66,10 @@ struct DriveRequest {
     // requests (layoutlab/collect/look_aside.h); its hit ratio and evictions go beside the predicted, which
     // starts from the server's own used_memory and reads the clock the drive ran on.
     std::optional<EvictionOptions> budget;
+    // valkey, redis: the collections' limits to run the server with, set by CONFIG SET on a server the job starts
+    // before the load (those left at config.c's defaults are not sent). The prediction takes the limits the
+    // server then reports (CONFIG GET), whether set here or not.
+    CollectionLimits collectionLimits;
     std::string toolVersion;
     // Notes and warnings on the way (the model chosen, a calibration, a server that did not settle).
     std::function<void(const std::string&)> notice;
@@ -154,6 +158,9 @@ struct DriveReport {
     // valkey, redis: the layout predicted with, why that one, and the calibration when one ran.
     std::string chosenLayout;
     std::string layoutReason;
+    // valkey, redis: the collections' limits the server held for the load (CONFIG GET; config.c's default for
+    // one it does not have), which the prediction takes.
+    CollectionLimits collectionLimits;
     std::optional<Calibration> calibration;
     SettleReport settled; // valkey, redis: how the server settled after the load
     std::uint64_t usedBefore = 0; // valkey, redis: used_memory before and after the load

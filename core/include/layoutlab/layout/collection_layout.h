@@ -61,6 +61,8 @@ struct CollectionLimits {
     std::uint64_t zsetMaxListpackEntries = 128; // zset-max-listpack-entries (zset-max-ziplist-entries)
     std::uint64_t zsetMaxListpackValue = 64; // zset-max-listpack-value
     std::int64_t listMaxListpackSize = -2; // list-max-listpack-size: < 0 a byte limit (-2: 8 KiB), > 0 entries
+
+    bool operator==(const CollectionLimits&) const = default;
 };
 
 // A type's limits by the engines' names, in config.c's order, the one on an entry's length last (lists
