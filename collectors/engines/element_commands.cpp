@@ -263,8 +263,6 @@ Status ElementCommandWriter::write(const Request& r, const std::string& key, std
             m_pending = Pending { r.keyId, r.valueBytes, {} };
         return Ok {};
     }
-    if (m_pending && m_pending->keyId != r.keyId)
-        flush(out);
     if (op.collection == CollectionKind::List)
         return listCommand(r, key, out);
     Key& state = keyOf(r.keyId);

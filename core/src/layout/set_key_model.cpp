@@ -197,9 +197,7 @@ void setRemove(const KeyContext& c, CollectionKeyState& key, ElementValue member
         const std::int64_t place = static_cast<std::int64_t>(order.place) - 1;
         const bool ordered = key.orderBase >= 0 && key.index->targetBuckets() == 0
             && key.index->buckets() == key.orderBuckets && place >= key.orderBase;
-        if (ordered && buckets <= 1) { // one bucket: every member in it, the first added held by it
-            strands = place == key.orderBase && order.younger > 0 ? 1 : 0;
-        } else if (ordered) {
+        if (ordered) {
             const double miss = std::log1p(-1 / buckets);
             strands = std::exp(static_cast<double>(place - key.orderBase) * miss)
                 * -std::expm1(static_cast<double>(order.younger) * miss);
