@@ -186,6 +186,28 @@ std::string_view CollectionKeyModel::encoding(const CollectionKeyState& key) con
     return key.intsetWidth != 0 ? "intset" : "listpack";
 }
 
+namespace {
+CollectionFootprint sumParts(const std::vector<CollectionPart>& parts, const AllocatorModel& allocator) {
+    CollectionFootprint out;
+    for (const CollectionPart& part : parts) {
+        out.allocations += part.count;
+        out.requestedBytes += static_cast<double>(part.requestedBytes) * part.count;
+        out.usableBytes += static_cast<double>(allocator.usableSize(part.requestedBytes)) * part.count;
+    }
+    return out;
+}
+} // namespace
+
+CollectionFootprint CollectionKeyModel::tableFootprint(const CollectionKeyState& key) const {
+    std::vector<CollectionPart> parts;
+    if (m_kind == CollectionKind::SortedSet)
+        parts = collection::zsetSkiplistParts(*m_rules);
+    const std::uint64_t structBytes
+        = m_rules->tableStructBytes + (m_kind == CollectionKind::Hash ? m_rules->hashMetadataBytes : 0);
+    collection::addTableParts(parts, *key.index, *m_allocator, m_rules->tableStruct, structBytes);
+    return sumParts(parts, *m_allocator);
+}
+
 CollectionFootprint CollectionKeyModel::footprint(const CollectionKeyState& key) const {
     if (m_kind == CollectionKind::List)
         return collection::listFootprint({ *m_rules, m_limits, *m_allocator }, key);
@@ -198,23 +220,20 @@ CollectionFootprint CollectionKeyModel::footprint(const CollectionKeyState& key)
         out.usableBytes = static_cast<double>(m_allocator->usableSize(bytes));
         return out;
     }
-    std::vector<CollectionPart> parts;
-    if (m_kind == CollectionKind::SortedSet)
-        parts = collection::zsetSkiplistParts(*m_rules);
-    const std::uint64_t structBytes
-        = m_rules->tableStructBytes + (m_kind == CollectionKind::Hash ? m_rules->hashMetadataBytes : 0);
-    collection::addTableParts(parts, *key.index, *m_allocator, m_rules->tableStruct, structBytes);
-    for (const CollectionPart& part : parts) {
-        out.allocations += part.count;
-        out.requestedBytes += static_cast<double>(part.requestedBytes) * part.count;
-        out.usableBytes += static_cast<double>(m_allocator->usableSize(part.requestedBytes)) * part.count;
-    }
+    out = tableFootprint(key);
     out.allocations += key.entryAllocations;
     out.requestedBytes += key.entryRequestedBytes;
     out.usableBytes += key.entryUsableBytes;
     if (m_kind == CollectionKind::Set)
         collection::addSetTableEntries({ *m_rules, m_limits, *m_allocator }, key, out);
     return out;
+}
+
+double CollectionKeyModel::lookupLines(const CollectionKeyState& key) const {
+    const collection::KeyContext c { *m_rules, m_limits, *m_allocator };
+    if (m_kind == CollectionKind::List || !key.table)
+        return collection::lookupLines(c, key, m_kind, {}, {});
+    return collection::lookupLines(c, key, m_kind, footprint(key), tableFootprint(key));
 }
 
 std::vector<CollectionPart> CollectionKeyModel::keyParts(std::uint32_t keyBytes, bool hasTtl) const {

@@ -30,6 +30,11 @@ std::unique_ptr<IndexTableModel> newTable(const KeyContext& c, std::uint64_t siz
 void addEntryParts(
     const KeyContext& c, CollectionKeyState& key, const std::vector<CollectionPart>& parts, double weight);
 
+// The lines lookups of the key's elements read, summed over its elements (element_lookup.cpp); a table's
+// footprint whole and without its entries.
+double lookupLines(const KeyContext& c, const CollectionKeyState& key, CollectionKind kind,
+    const CollectionFootprint& whole, const CollectionFootprint& table);
+
 void hashCommand(const KeyContext& c, CollectionKeyState& key, std::uint64_t elements, std::uint32_t longest);
 void hashAdd(const KeyContext& c, CollectionKeyState& key, ElementValue field, ElementValue value);
 void hashUpdate(

@@ -98,7 +98,8 @@ nlohmann::json toJson(const SimulationResult& r) {
             rows.push_back(
                 { { "type", c.type }, { "encoding", c.encoding }, { "keys", c.keys }, { "entries", c.entries },
                     { "payload_bytes", c.payloadBytes }, { "allocations", rounded(c.allocations) },
-                    { "requested_bytes", rounded(c.requestedBytes) }, { "usable_bytes", rounded(c.usableBytes) } });
+                    { "requested_bytes", rounded(c.requestedBytes) }, { "usable_bytes", rounded(c.usableBytes) },
+                    { "lookup_lines_per_element", rounded(c.lookupLinesPerElement()) } });
     }
     if (r.limitSweep) {
         auto& sweep = j["limit_sweep"];
@@ -110,7 +111,8 @@ nlohmann::json toJson(const SimulationResult& r) {
             auto encodings = nlohmann::json::array();
             for (const CollectionUsage& c : p.collections)
                 encodings.push_back({ { "type", c.type }, { "encoding", c.encoding }, { "keys", c.keys },
-                    { "entries", c.entries }, { "usable_bytes", rounded(c.usableBytes) } });
+                    { "entries", c.entries }, { "usable_bytes", rounded(c.usableBytes) },
+                    { "lookup_lines_per_element", rounded(c.lookupLinesPerElement()) } });
             points.push_back({ { "value", p.value }, { "keys", p.point.keys }, { "usable_bytes", p.point.usableBytes },
                 { "usable_bytes_per_key", p.point.usableBytesPerKey }, { "collections", encodings } });
         }
@@ -189,6 +191,11 @@ std::string renderCsv(const SimulationResult& r) {
 }
 
 namespace {
+// The element lookup CollectionUsage::lookupLines counts for a type.
+std::string_view lookupCommand(std::string_view type) {
+    return type == "hash" ? "HGET" : type == "set" ? "SISMEMBER" : type == "zset" ? "ZSCORE" : "LINDEX";
+}
+
 // The collection keys, by type and encoding, the same at every threshold (counted in each point).
 std::string collectionLines(const SimulationResult& r) {
     std::string out;
@@ -196,9 +203,10 @@ std::string collectionLines(const SimulationResult& r) {
         const CollectionUsage& c = r.collections[i];
         const auto keys = static_cast<double>(c.keys);
         out += fmt::format("{} {} {} keys as {}: {:.1f} entries and {} usable per key (its own allocations "
-                           "included), {} in all\n",
+                           "included), {} in all; {:.2f} lines per {}\n",
             i == 0 ? "collection" : "          ", c.keys, c.type, c.encoding, static_cast<double>(c.entries) / keys,
-            bytesText(c.usableBytes / keys), bytesText(c.usableBytes));
+            bytesText(c.usableBytes / keys), bytesText(c.usableBytes), c.lookupLinesPerElement(),
+            lookupCommand(c.type));
     }
     if (!r.collections.empty())
         out += "           the same at every threshold; counted in every row's keys and bytes, not in its size "

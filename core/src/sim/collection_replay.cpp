@@ -116,6 +116,7 @@ std::vector<CollectionUsage> CollectionReplay::usage(const std::vector<KeyState>
         row.allocations += found->second.allocations + collection.allocations;
         row.requestedBytes += found->second.requestedBytes + collection.requestedBytes;
         row.usableBytes += found->second.usableBytes + collection.usableBytes;
+        row.lookupLines += model.lookupLines(state);
     }
     std::vector<CollectionUsage> out;
     for (auto& [kindAndEncoding, row] : rows)

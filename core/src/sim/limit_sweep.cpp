@@ -3,7 +3,9 @@
 
 #include "threshold_evaluation.h"
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <fmt/format.h>
 #include <set>
 
@@ -139,6 +141,27 @@ LimitSweepResult limitSweepResult(const LimitSweep& sweep, const CollectionLimit
         p.point = std::move(one.front());
         out.points.push_back(std::move(p));
     }
+    return out;
+}
+
+LimitSweepResult limitSweepOfRun(const LimitSweep& sweep, std::int64_t runValue, std::uint32_t threshold,
+    const SimulationResult& run, const std::vector<std::vector<CollectionUsage>>& usage) {
+    LimitSweepResult out { sweep.name, runValue, threshold, {} };
+    const auto own = std::find_if(
+        run.points.begin(), run.points.end(), [&](const ThresholdPoint& p) { return p.threshold == threshold; });
+    if (own == run.points.end())
+        return out;
+    // The run's point without its collections: what addCollections added, taken away row for row.
+    ThresholdPoint strings = *own;
+    for (const CollectionUsage& c : run.collections) {
+        strings.keys -= c.keys;
+        strings.payloadBytes -= c.payloadBytes;
+        strings.requestedBytes -= static_cast<std::uint64_t>(std::llround(c.requestedBytes));
+        strings.usableBytes -= static_cast<std::uint64_t>(std::llround(c.usableBytes));
+        strings.allocations -= static_cast<std::uint64_t>(std::llround(c.allocations));
+    }
+    LimitSweepResult swept = limitSweepResult(sweep, CollectionLimits {}, strings, usage);
+    out.points = std::move(swept.points);
     return out;
 }
 

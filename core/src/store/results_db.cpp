@@ -415,17 +415,22 @@ Status ResultsDb::completeRun(std::int64_t runId, const SimulationResult& result
             "active_bytes) VALUES (?,?,?,?,?,?,?,?)");
         Statement collection(m_db,
             "INSERT INTO collections (run_id, type, encoding, keys, entries, payload_bytes, allocations, "
-            "requested_bytes, usable_bytes) VALUES (?,?,?,?,?,?,?,?,?)");
+            "requested_bytes, usable_bytes, lookup_lines) VALUES (?,?,?,?,?,?,?,?,?,?)");
         if (!point.ok() || !cls.ok() || !sample.ok() || !collection.ok())
             return rollbackWith("cannot prepare the result statements");
         for (const CollectionUsage& c : result.collections) {
             collection.reset();
             collection.bind(1, runId).bind(2, c.type).bind(3, c.encoding).bind(4, toInt(c.keys));
             collection.bind(5, toInt(c.entries)).bind(6, toInt(c.payloadBytes)).bind(7, c.allocations);
-            collection.bind(8, c.requestedBytes).bind(9, c.usableBytes);
+            collection.bind(8, c.requestedBytes).bind(9, c.usableBytes).bind(10, c.lookupLines);
             if (collection.step() != SQLITE_DONE)
                 return rollbackWith("cannot store a collection row");
         }
+        if (result.limitSweep)
+            if (auto ok = storeLimitSweep(runId, *result.limitSweep); !ok) {
+                rollbackQuietly();
+                return ok;
+            }
         for (std::size_t i = 0; i < result.points.size(); ++i) {
             const auto& p = result.points[i];
             point.reset();
@@ -481,6 +486,9 @@ Status ResultsDb::completeRun(std::int64_t runId, const SimulationResult& result
         for (const char* key : { "budget", "fill_batch" })
             if (summary.contains(key))
                 replay[key] = summary[key];
+        if (result.limitSweep) // its header: the values are the limit tables' rows
+            replay["limit_sweep"] = { { "name", result.limitSweep->name }, { "run_value", result.limitSweep->runValue },
+                { "threshold", result.limitSweep->threshold } };
         if (auto ok = markComplete(runId, replay.dump()); !ok)
             return ok;
         // A trace first seen by a run has no counts yet: take them from the replay.
@@ -492,6 +500,34 @@ Status ResultsDb::completeRun(std::int64_t runId, const SimulationResult& result
             return rollbackWith("cannot update the trace's counts");
     }
     return exec("COMMIT");
+}
+
+Status ResultsDb::storeLimitSweep(std::int64_t runId, const LimitSweepResult& sweep) {
+    Statement value(m_db,
+        "INSERT INTO limit_points (run_id, value_index, limit_name, limit_value, keys, usable_bytes, "
+        "usable_bytes_per_key) VALUES (?,?,?,?,?,?,?)");
+    Statement row(m_db,
+        "INSERT INTO limit_collections (run_id, value_index, type, encoding, keys, entries, payload_bytes, "
+        "allocations, requested_bytes, usable_bytes, lookup_lines) VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+    if (!value.ok() || !row.ok())
+        return dbError(m_db, m_path, "cannot prepare the swept limit's statements");
+    for (std::size_t i = 0; i < sweep.points.size(); ++i) {
+        const LimitPoint& p = sweep.points[i];
+        value.reset();
+        value.bind(1, runId).bind(2, static_cast<std::int64_t>(i)).bind(3, sweep.name).bind(4, p.value);
+        value.bind(5, toInt(p.point.keys)).bind(6, toInt(p.point.usableBytes)).bind(7, p.point.usableBytesPerKey);
+        if (value.step() != SQLITE_DONE)
+            return dbError(m_db, m_path, "cannot store a swept limit's value");
+        for (const CollectionUsage& c : p.collections) {
+            row.reset();
+            row.bind(1, runId).bind(2, static_cast<std::int64_t>(i)).bind(3, c.type).bind(4, c.encoding);
+            row.bind(5, toInt(c.keys)).bind(6, toInt(c.entries)).bind(7, toInt(c.payloadBytes));
+            row.bind(8, c.allocations).bind(9, c.requestedBytes).bind(10, c.usableBytes).bind(11, c.lookupLines);
+            if (row.step() != SQLITE_DONE)
+                return dbError(m_db, m_path, "cannot store a swept limit's collection row");
+        }
+    }
+    return Ok {};
 }
 
 Status ResultsDb::failRun(std::int64_t runId, const std::string& error) {

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
 // Merging results databases (`layoutlab db merge`): the runs of another database, with their points,
-// size classes, timelines, collections and measurements, are copied in under new ids, in one transaction. Traces are
-// matched by content hash and format. A run already present (same trace, kind, models, parameters, start and end) is
-// not copied twice, so merging the same shard again changes nothing.
+// size classes, timelines, collections, swept limits and measurements, are copied in under new ids, in one transaction.
+// Traces are matched by content hash and format. A run already present (same trace, kind, models, parameters, start and
+// end) is not copied twice, so merging the same shard again changes nothing.
 #include "sqlite_statement.h"
 
 #include "layoutlab/store/results_db.h"
 
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <vector>
 
 namespace layoutlab {
 
@@ -70,37 +73,24 @@ Expected<std::uint64_t> ResultsDb::mergeFrom(const std::string& otherPath) {
         Statement insertRun(m_db,
             fmt::format("INSERT INTO main.runs ({}) SELECT {} FROM src.runs r WHERE r.id = ?", runColumns, selectRun)
                 .c_str());
-        const std::string pointColumns = columnsExcept(m_db, "points", "run_id");
-        const std::string classColumns = columnsExcept(m_db, "size_classes", "run_id");
+        // The tables of a run's results, keyed by run_id, copied row for row under the new id.
+        std::vector<Statement> perRun;
+        for (const char* table :
+            { "points", "size_classes", "timeline", "collections", "limit_points", "limit_collections" })
+            perRun.emplace_back(m_db,
+                fmt::format("INSERT INTO main.{0} (run_id, {1}) SELECT ?1, {1} FROM src.{0} WHERE run_id = ?2", table,
+                    columnsExcept(m_db, table, "run_id"))
+                    .c_str());
         const std::string measurementColumns = columnsExcept(m_db, "measurements", "id");
         std::string measurementSelect = measurementColumns;
         measurementSelect.replace(measurementSelect.find("run_id"), 6, "?1");
-        Statement points(m_db,
-            fmt::format(
-                "INSERT INTO main.points (run_id, {0}) SELECT ?1, {0} FROM src.points WHERE run_id = ?2", pointColumns)
-                .c_str());
-        Statement classes(m_db,
-            fmt::format(
-                "INSERT INTO main.size_classes (run_id, {0}) SELECT ?1, {0} FROM src.size_classes WHERE run_id = ?2",
-                classColumns)
-                .c_str());
-        const std::string timelineColumns = columnsExcept(m_db, "timeline", "run_id");
-        Statement timeline(m_db,
-            fmt::format("INSERT INTO main.timeline (run_id, {0}) SELECT ?1, {0} FROM src.timeline WHERE run_id = ?2",
-                timelineColumns)
-                .c_str());
-        const std::string collectionColumns = columnsExcept(m_db, "collections", "run_id");
-        Statement collections(m_db,
-            fmt::format(
-                "INSERT INTO main.collections (run_id, {0}) SELECT ?1, {0} FROM src.collections WHERE run_id = ?2",
-                collectionColumns)
-                .c_str());
         Statement measurements(m_db,
             fmt::format("INSERT INTO main.measurements ({}) SELECT {} FROM src.measurements WHERE run_id = ?2",
                 measurementColumns, measurementSelect)
                 .c_str());
-        if (!runs.ok() || !present.ok() || !insertRun.ok() || !points.ok() || !classes.ok() || !timeline.ok()
-            || !collections.ok() || !measurements.ok())
+        perRun.push_back(std::move(measurements));
+        if (!runs.ok() || !present.ok() || !insertRun.ok()
+            || !std::all_of(perRun.begin(), perRun.end(), [](const Statement& s) { return s.ok(); }))
             return fail("cannot prepare the merge");
         while (runs.step() == SQLITE_ROW) {
             const std::int64_t oldId = runs.integer(0);
@@ -115,10 +105,10 @@ Expected<std::uint64_t> ResultsDb::mergeFrom(const std::string& otherPath) {
             if (insertRun.step() != SQLITE_DONE)
                 return fail("cannot copy a run");
             const std::int64_t newId = sqlite3_last_insert_rowid(m_db);
-            for (Statement* s : { &points, &classes, &timeline, &collections, &measurements }) {
-                s->reset();
-                s->bind(1, newId).bind(2, oldId);
-                if (s->step() != SQLITE_DONE)
+            for (Statement& s : perRun) {
+                s.reset();
+                s.bind(1, newId).bind(2, oldId);
+                if (s.step() != SQLITE_DONE)
                     return fail("cannot copy a run's results");
             }
             ++copied;

@@ -159,25 +159,53 @@ Expected<std::vector<TimelineSample>> ResultsDb::timeline(std::int64_t runId) {
     return out;
 }
 
+namespace {
+constexpr const char* kCollectionColumns
+    = "type, encoding, keys, entries, payload_bytes, allocations, requested_bytes, usable_bytes, lookup_lines";
+CollectionUsage collectionFrom(const Statement& s) {
+    CollectionUsage c;
+    c.type = s.text(0);
+    c.encoding = s.text(1);
+    c.keys = static_cast<std::uint64_t>(s.integer(2));
+    c.entries = static_cast<std::uint64_t>(s.integer(3));
+    c.payloadBytes = static_cast<std::uint64_t>(s.integer(4));
+    c.allocations = s.real(5);
+    c.requestedBytes = s.real(6);
+    c.usableBytes = s.real(7);
+    c.lookupLines = s.real(8);
+    return c;
+}
+} // namespace
+
 Expected<std::vector<CollectionUsage>> ResultsDb::collections(std::int64_t runId) {
     Statement s(m_db,
-        "SELECT type, encoding, keys, entries, payload_bytes, allocations, requested_bytes, usable_bytes FROM "
-        "collections WHERE run_id = ? ORDER BY type, encoding");
+        fmt::format("SELECT {} FROM collections WHERE run_id = ? ORDER BY type, encoding", kCollectionColumns).c_str());
     if (!s.ok())
         return dbError(m_db, m_path, "cannot read the run's collections");
     s.bind(1, runId);
     std::vector<CollectionUsage> out;
-    while (s.step() == SQLITE_ROW) {
-        CollectionUsage c;
-        c.type = s.text(0);
-        c.encoding = s.text(1);
-        c.keys = static_cast<std::uint64_t>(s.integer(2));
-        c.entries = static_cast<std::uint64_t>(s.integer(3));
-        c.payloadBytes = static_cast<std::uint64_t>(s.integer(4));
-        c.allocations = s.real(5);
-        c.requestedBytes = s.real(6);
-        c.usableBytes = s.real(7);
-        out.push_back(std::move(c));
+    while (s.step() == SQLITE_ROW)
+        out.push_back(collectionFrom(s));
+    return out;
+}
+
+Expected<std::vector<StoredLimitValue>> ResultsDb::limitValues(std::int64_t runId) {
+    Statement values(m_db, "SELECT value_index, limit_value FROM limit_points WHERE run_id = ? ORDER BY value_index");
+    Statement rows(m_db,
+        fmt::format("SELECT {} FROM limit_collections WHERE run_id = ? AND value_index = ? ORDER BY type, encoding",
+            kCollectionColumns)
+            .c_str());
+    if (!values.ok() || !rows.ok())
+        return dbError(m_db, m_path, "cannot read the run's swept limit");
+    values.bind(1, runId);
+    std::vector<StoredLimitValue> out;
+    while (values.step() == SQLITE_ROW) {
+        StoredLimitValue v { values.integer(1), {} };
+        rows.reset();
+        rows.bind(1, runId).bind(2, values.integer(0));
+        while (rows.step() == SQLITE_ROW)
+            v.collections.push_back(collectionFrom(rows));
+        out.push_back(std::move(v));
     }
     return out;
 }

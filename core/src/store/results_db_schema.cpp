@@ -184,6 +184,36 @@ CREATE TABLE collections (
   PRIMARY KEY (run_id, type, encoding)
 );
 )SQL",
+    // 8 -> 9: the lines lookups of a collection's elements read (0 in older runs), and a collection limit swept
+    // in the run's pass (sweep --param): each value's point figures and its collections.
+    R"SQL(
+ALTER TABLE collections ADD COLUMN lookup_lines REAL NOT NULL DEFAULT 0;
+CREATE TABLE limit_points (
+  run_id               INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  value_index          INTEGER NOT NULL,
+  limit_name           TEXT NOT NULL,
+  limit_value          INTEGER NOT NULL,
+  keys                 INTEGER NOT NULL,
+  usable_bytes         INTEGER NOT NULL,
+  usable_bytes_per_key REAL NOT NULL,
+  PRIMARY KEY (run_id, value_index)
+);
+CREATE TABLE limit_collections (
+  run_id          INTEGER NOT NULL,
+  value_index     INTEGER NOT NULL,
+  type            TEXT NOT NULL,
+  encoding        TEXT NOT NULL,
+  keys            INTEGER NOT NULL,
+  entries         INTEGER NOT NULL,
+  payload_bytes   INTEGER NOT NULL,
+  allocations     REAL NOT NULL,
+  requested_bytes REAL NOT NULL,
+  usable_bytes    REAL NOT NULL,
+  lookup_lines    REAL NOT NULL,
+  PRIMARY KEY (run_id, value_index, type, encoding),
+  FOREIGN KEY (run_id, value_index) REFERENCES limit_points(run_id, value_index) ON DELETE CASCADE
+);
+)SQL",
 };
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kMigrationCount == kResultsSchemaVersion, "one migration per schema version");

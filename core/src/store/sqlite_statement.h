@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 #include <string>
+#include <utility>
 
 namespace layoutlab::sqlite {
 
@@ -20,6 +21,10 @@ public:
     ~Statement() { sqlite3_finalize(m_stmt); }
     Statement(const Statement&) = delete;
     Statement& operator=(const Statement&) = delete;
+    Statement(Statement&& other) noexcept
+        : m_stmt(std::exchange(other.m_stmt, nullptr))
+        , m_rc(other.m_rc) { }
+    Statement& operator=(Statement&&) = delete;
     bool ok() const { return m_rc == SQLITE_OK; }
     Statement& bind(int i, std::int64_t v) {
         sqlite3_bind_int64(m_stmt, i, v);

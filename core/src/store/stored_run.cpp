@@ -2,6 +2,7 @@
 #include "layoutlab/store/stored_run.h"
 
 #include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/sim/limit_sweep.h"
 #include "layoutlab/store/run_parameters.h"
 
 #include <fmt/format.h>
@@ -25,6 +26,9 @@ Expected<StoredRun> loadStoredRun(ResultsDb& db, std::int64_t runId) {
     auto collections = db.collections(runId);
     if (!collections)
         return collections.error();
+    auto limitValues = db.limitValues(runId);
+    if (!limitValues)
+        return limitValues.error();
     SimulationResult r;
     r.traceName = run->traceSource;
     r.layoutSpec = run->layout;
@@ -81,6 +85,17 @@ Expected<StoredRun> loadStoredRun(ResultsDb& db, std::int64_t runId) {
             r.budgetMethod = replay["budget"].value("method", std::string());
         }
         r.fillBatch = replay.value("fill_batch", std::uint32_t { 0 });
+        if (replay.contains("limit_sweep") && !limitValues->empty()) {
+            const auto& header = replay["limit_sweep"];
+            LimitSweep sweep { header.value("name", std::string()), {} };
+            std::vector<std::vector<CollectionUsage>> usage;
+            for (StoredLimitValue& v : *limitValues) {
+                sweep.values.push_back(v.value);
+                usage.push_back(std::move(v.collections));
+            }
+            r.limitSweep = limitSweepOfRun(sweep, header.value("run_value", std::int64_t { 0 }),
+                header.value("threshold", std::uint32_t { 0 }), r, usage);
+        }
         if (replay.contains("cache")) {
             r.cacheGeometry = replay["cache"].value("geometry", std::string());
             r.cacheStartRegions = replay["cache"].value("start_regions", std::string());

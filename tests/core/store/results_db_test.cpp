@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/alloc/allocator_registry.h"
 #include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/sim/limit_sweep.h"
 #include "layoutlab/sim/simulation.h"
 #include "layoutlab/store/results_db.h"
+#include "layoutlab/store/stored_run.h"
 #include "layoutlab/trace/generator.h"
 #include "scratch_dir.h"
 #include "threshold_points.h"
@@ -169,6 +171,54 @@ TEST_F(ResultsDbTest, CollectionRowsReadBackAndMerge) {
     EXPECT_EQ(*(*merged)->collections(otherId), result->collections);
     ASSERT_TRUE((*db)->deleteRuns({ runId }));
     EXPECT_TRUE((*db)->collections(runId)->empty());
+}
+
+// A collection limit swept in the run's pass reads back as the run made it: each value's point (the run's with
+// that value's collections) and collections; a merge copies the values, a delete takes them.
+TEST_F(ResultsDbTest, SweptLimitReadsBackAndMerges) {
+    auto cfg = makeGeneratorConfig(400, 1500, "16", "24", 0, 0.5, 0.8, 0.05, "uniform", 5);
+    ASSERT_TRUE(setCollectionElements(*cfg, CollectionKind::Set, "uniform:1:900", "uniform:2:12"));
+    SyntheticTrace trace(*cfg);
+    auto models = parseLayoutAndAllocator("valkey-9.1", "");
+    SimulationConfig config { models->layout, models->allocator, { 64, 128 } };
+    config.limitSweep = *parseLimitSweep("set-max-intset-entries=16,128,1024");
+    auto result = simulate(config, trace);
+    ASSERT_TRUE(result) << result.error().describe();
+    ASSERT_TRUE(result->limitSweep);
+    const auto expectSame = [](const LimitSweepResult& got, const LimitSweepResult& want) {
+        EXPECT_EQ(got.name, want.name);
+        EXPECT_EQ(got.runValue, want.runValue);
+        EXPECT_EQ(got.threshold, want.threshold);
+        ASSERT_EQ(got.points.size(), want.points.size());
+        for (std::size_t i = 0; i < got.points.size(); ++i) {
+            EXPECT_EQ(got.points[i].value, want.points[i].value);
+            EXPECT_EQ(got.points[i].collections, want.points[i].collections);
+            EXPECT_EQ(got.points[i].point.keys, want.points[i].point.keys);
+            EXPECT_EQ(got.points[i].point.usableBytes, want.points[i].point.usableBytes);
+            EXPECT_EQ(got.points[i].point.requestedBytes, want.points[i].point.requestedBytes);
+            EXPECT_EQ(got.points[i].point.allocations, want.points[i].point.allocations);
+            EXPECT_DOUBLE_EQ(got.points[i].point.usableBytesPerKey, want.points[i].point.usableBytesPerKey);
+        }
+    };
+    // The intsets change encoding across the values: the sweep is not the same row three times.
+    EXPECT_NE(result->limitSweep->points.front().collections, result->limitSweep->points.back().collections);
+    const std::int64_t runId = store(*result);
+    auto db = ResultsDb::open(path());
+    ASSERT_TRUE(db);
+    auto stored = loadStoredRun(**db, runId);
+    ASSERT_TRUE(stored) << stored.error().describe();
+    ASSERT_TRUE(stored->result.limitSweep);
+    expectSame(*stored->result.limitSweep, *result->limitSweep);
+    EXPECT_FALSE(loadStoredRun(**db, store(sweep()))->result.limitSweep); // a run without one has none
+
+    const std::int64_t otherId = store(*result, "other.db");
+    auto merged = ResultsDb::open(path("merged.db"));
+    ASSERT_TRUE((*merged)->mergeFrom(path("other.db")));
+    auto copied = loadStoredRun(**merged, otherId);
+    ASSERT_TRUE(copied && copied->result.limitSweep);
+    expectSame(*copied->result.limitSweep, *result->limitSweep);
+    ASSERT_TRUE((*db)->deleteRuns({ runId }));
+    EXPECT_TRUE((*db)->limitValues(runId)->empty());
 }
 
 TEST_F(ResultsDbTest, FailedAndInterruptedRunsAreNeverComplete) {

@@ -144,12 +144,17 @@ public:
     // OBJECT ENCODING's word for the key.
     std::string_view encoding(const CollectionKeyState& key) const;
     CollectionFootprint footprint(const CollectionKeyState& key) const;
+    // The cache lines lookups of the key's elements read, summed over its elements (an expectation:
+    // element_lookup.cpp): HGET, SISMEMBER and ZSCORE of each element, LINDEX of each index of a list.
+    double lookupLines(const CollectionKeyState& key) const;
     // The key's own allocations (its keyspace entry, key, object header, expire entry), as the layout makes
     // them for a key of `keyBytes` with or without a TTL.
     std::vector<CollectionPart> keyParts(std::uint32_t keyBytes, bool hasTtl) const;
 
 private:
     CollectionKeyModel() = default;
+    // A table's own parts (its struct, buckets; a sorted set's skiplist), its entries aside.
+    CollectionFootprint tableFootprint(const CollectionKeyState& key) const;
 
     CollectionKind m_kind = CollectionKind::Hash;
     const LayoutModel* m_layout = nullptr;

@@ -42,4 +42,9 @@ std::vector<CollectionLimits> limitVariants(const CollectionLimits& base, const 
 LimitSweepResult limitSweepResult(const LimitSweep& sweep, const CollectionLimits& base,
     const ThresholdPoint& stringPoint, const std::vector<std::vector<CollectionUsage>>& usage);
 
+// A sweep as a stored run gives it back: the run's point at `threshold` (its collections in it, `run`'s) with
+// each value's collections in their place. Values without the point: none.
+LimitSweepResult limitSweepOfRun(const LimitSweep& sweep, std::int64_t runValue, std::uint32_t threshold,
+    const SimulationResult& run, const std::vector<std::vector<CollectionUsage>>& usage);
+
 } // namespace layoutlab

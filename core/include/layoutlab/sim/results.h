@@ -106,7 +106,11 @@ struct CollectionUsage {
     double allocations = 0;
     double requestedBytes = 0;
     double usableBytes = 0;
+    // The cache lines lookups of the keys' elements read, summed over the elements (HGET, SISMEMBER, ZSCORE;
+    // a list's LINDEX: CollectionKeyModel::lookupLines): what a compact encoding pays for its bytes.
+    double lookupLines = 0;
 
+    double lookupLinesPerElement() const { return entries ? lookupLines / static_cast<double>(entries) : 0.0; }
     bool operator==(const CollectionUsage&) const = default;
 };
 

@@ -31,7 +31,7 @@ struct sqlite3;
 
 namespace layoutlab {
 
-inline constexpr int kResultsSchemaVersion = 8;
+inline constexpr int kResultsSchemaVersion = 9;
 
 struct TraceRecord {
     std::int64_t id = 0;
@@ -89,6 +89,12 @@ struct IncompleteDeletion {
 };
 
 // One measured figure: what a profile's reference engine (or a driven server) measured.
+// One value of a collection limit a run swept, as stored: its collections (the point is the run's with them).
+struct StoredLimitValue {
+    std::int64_t value = 0;
+    std::vector<CollectionUsage> collections;
+};
+
 struct Measurement {
     std::optional<std::uint32_t> threshold; // the threshold it was measured at (none: the whole run)
     std::string engine; // "reference", "redis-server", ...
@@ -144,6 +150,9 @@ public:
     Expected<std::vector<TimelineSample>> timeline(std::int64_t runId);
     // The run's collection keys by type and encoding (empty: its trace held only strings).
     Expected<std::vector<CollectionUsage>> collections(std::int64_t runId);
+    // A collection limit the run swept (sweep --param): each value's point figures and collections, in the
+    // sweep's order (empty: none). The points are the run's point with them: limitSweepOfStoredRun.
+    Expected<std::vector<StoredLimitValue>> limitValues(std::int64_t runId);
     Expected<std::vector<Measurement>> measurements(std::int64_t runId);
     Expected<std::uint64_t> deleteRuns(const std::vector<std::int64_t>& runIds);
     // Deletes the failed and interrupted runs, and the running ones whose owner is gone; live runs stay.
@@ -165,6 +174,8 @@ private:
     Error rollbackWith(const char* what);
     // Inside a write transaction: marks a running run complete with its replay summary.
     Status markComplete(std::int64_t runId, const std::string& replayJson);
+    // Inside a write transaction: the rows of a swept collection limit.
+    Status storeLimitSweep(std::int64_t runId, const LimitSweepResult& sweep);
     Status migrate();
     // Refuses a file that holds tables but no layoutlab schema.
     Status checkIsOurs();
