@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // `layoutlab advise TRACE`: sweep the trace, then recommend a threshold by weighing bytes per key
 // against cache-model misses per GET (core/include/layoutlab/report/advice.h), and say how far 64 and
-// 128 are from it.
+// 128 are from it; with --param, a collection limit's value by bytes per key against lines per element lookup
+// (core/include/layoutlab/report/limit_advice.h).
 
 #include "commands.h"
 
@@ -12,6 +13,7 @@
 
 #include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/report/advice.h"
+#include "layoutlab/report/limit_advice.h"
 #include "layoutlab/report/reporter.h"
 
 #include <fmt/format.h>
@@ -39,6 +41,8 @@ struct AdviseOptions {
     std::string output;
     TraceSourceOptions source;
     DbOptions db;
+    CollectionLimits limits;
+    std::string limitSweep; // --param: a collection limit's values instead of thresholds
 };
 
 const AdvicePoint* at(const Advice& a, std::uint32_t threshold) {
@@ -165,8 +169,133 @@ std::string renderAdvice(const Advice& a, const SimulationResult& r, const Advic
     return out;
 }
 
-int runAdvise(const AdviseOptions& o) {
+// Why the advised value won, in one sentence.
+std::string whyLimit(const LimitAdvice& a) {
+    const auto& c = a.points[a.chosen];
+    const auto& lean = a.points[a.leanest];
+    const auto& quick = a.points[a.fewestLines];
+    const std::string lines = fmt::format("lines per {}", a.lookup);
+    if (a.chosen != a.cheapest)
+        return fmt::format("it is the engine's default, and the cheapest by the weights, {}, differs from it by less "
+                           "than the model can tell ({:+.2f} bytes per key, the same {})",
+            a.points[a.cheapest].value, a.points[a.cheapest].bytesPerKey - c.bytesPerKey, lines);
+    if (c.bytesPerKey == lean.bytesPerKey && c.lookupLines == quick.lookupLines)
+        return fmt::format("it has both the fewest bytes per key ({:.2f}) and the fewest {} ({:.2f})", c.bytesPerKey,
+            lines, c.lookupLines);
+    if (c.bytesPerKey == lean.bytesPerKey)
+        return fmt::format("it has the fewest bytes per key ({:.2f}); {} would read {:.2f} fewer {} for {:.2f} more "
+                           "bytes per key, which the weights do not repay",
+            c.bytesPerKey, quick.value, c.lookupLines - quick.lookupLines, lines, quick.bytesPerKey - c.bytesPerKey);
+    if (c.lookupLines == quick.lookupLines)
+        return fmt::format("it reads the fewest {} ({:.2f}); {} would save {:.2f} bytes per key for {:.2f} more, "
+                           "which the weights do not repay",
+            lines, c.lookupLines, lean.value, c.bytesPerKey - lean.bytesPerKey, lean.lookupLines - c.lookupLines);
+    return fmt::format("it trades {:.2f} bytes per key more than {} (the leanest) for {:.2f} fewer {}",
+        c.bytesPerKey - lean.bytesPerKey, lean.value, lean.lookupLines - c.lookupLines, lines);
+}
+
+std::string renderLimitAdvice(const LimitAdvice& a, const SimulationResult& r, const AdviceWeights& w) {
+    std::string out = fmt::format("advice for {} on {}\n  layout {} under {}; weights: memory {} (bytes per key), "
+                                  "lookups {} (lines per {} of a {}'s element)\n\n",
+        a.limit, r.traceName, r.layoutSpec, r.allocatorSpec, w.memory, w.misses, a.lookup, a.type);
+    out += fmt::format("{:>12} {:>11} {:>12} {:>12} {:>12} {:>8}\n", "value", "bytes/key",
+        fmt::format("lines/{}", a.lookup), "memory cost", "lookup cost", "cost");
+    for (std::size_t i = 0; i < a.points.size(); ++i) {
+        const auto& p = a.points[i];
+        out += fmt::format("{:>12} {:>11.2f} {:>12.2f} {:>11.1f}% {:>11.1f}% {:>8.4f}{}{}\n", p.value, p.bytesPerKey,
+            p.lookupLines, 100 * p.memoryCost, 100 * p.lookupCost, p.cost,
+            i == a.chosen           ? "  <- advised"
+                : p.tiesWithAdvised ? "  ~ ties"
+                                    : "",
+            p.value == a.defaultValue ? "  (default)" : "");
+    }
+    const auto& c = a.points[a.chosen];
+    out += fmt::format("\nadvised {}: {} ({:.2f} bytes per key, {:.2f} lines per {})\n  because {}\n", a.limit, c.value,
+        c.bytesPerKey, c.lookupLines, a.lookup, whyLimit(a));
+    const auto shipped = std::find_if(
+        a.points.begin(), a.points.end(), [&](const LimitAdvicePoint& p) { return p.value == a.defaultValue; });
+    if (shipped == a.points.end())
+        out += fmt::format("  the default, {}, is not among the values\n", a.defaultValue);
+    else if (&*shipped != &c)
+        out += fmt::format("  the default, {}: {:+.2f} bytes per key ({:+.1f}%), {:+.2f} lines per {} against the "
+                           "advice\n",
+            a.defaultValue, shipped->bytesPerKey - c.bytesPerKey, 100 * (shipped->bytesPerKey / c.bytesPerKey - 1),
+            shipped->lookupLines - c.lookupLines, a.lookup);
+    out += fmt::format("  lines per lookup are predicted from the engines' lookups (not measured); ties: bytes per key "
+                       "within {:g}%, lines equal\n",
+        100 * a.bytesPerKeyUncertainty);
+    return out;
+}
+
+nlohmann::json limitAdviceJson(
+    const LimitAdvice& a, const SimulationResult& r, const AdviceWeights& w, std::int64_t runId) {
+    nlohmann::json points = nlohmann::json::array();
+    for (const auto& p : a.points)
+        points.push_back({ { "value", p.value }, { "bytes_per_key", p.bytesPerKey },
+            { "lookup_lines_per_element", p.lookupLines }, { "memory_cost", p.memoryCost },
+            { "lookup_cost", p.lookupCost }, { "cost", p.cost }, { "ties_with_advised", p.tiesWithAdvised } });
+    std::vector<std::int64_t> ties;
+    for (const auto& p : a.points)
+        if (p.tiesWithAdvised)
+            ties.push_back(p.value);
+    const auto& c = a.points[a.chosen];
+    return { { "trace", r.traceName }, { "layout", r.layoutSpec }, { "allocator", r.allocatorSpec },
+        { "limit", a.limit }, { "type", a.type }, { "lookup", a.lookup }, { "run_value", a.runValue },
+        { "default_value", a.defaultValue }, { "weights", { { "memory", w.memory }, { "lookups", w.misses } } },
+        { "points", points },
+        { "advised",
+            { { "value", c.value }, { "bytes_per_key", c.bytesPerKey }, { "lookup_lines_per_element", c.lookupLines },
+                { "why", whyLimit(a) } } },
+        { "leanest", a.points[a.leanest].value }, { "fewest_lookup_lines", a.points[a.fewestLines].value },
+        { "cheapest", a.points[a.cheapest].value }, { "ties", ties },
+        { "uncertainty", { { "bytes_per_key_fraction", a.bytesPerKeyUncertainty } } },
+        { "run", runId ? nlohmann::json(runId) : nlohmann::json(nullptr) } };
+}
+
+// advise --param: the limit's values in one pass at the layout's threshold, then the advice on them.
+int runLimitAdvise(const AdviseOptions& o, const AdviceWeights& weights, const CLI::App& command) {
+    for (const char* flag : { "--thresholds", "--miss-level", "--no-cache", "--cache-geometry", "--slabs",
+             "--no-thread-cache", "--latency" })
+        if (command.count(flag) > 0)
+            return reportError(usageError(fmt::format("{} weighs thresholds; --param weighs a collection limit's "
+                                                      "values by bytes per key and lines per lookup",
+                                              flag),
+                flag));
+    SimulationRequest request;
+    if (auto ok = fillTraceAndModels(request, o); !ok)
+        return reportError(ok.error());
+    request.collectionLimits = o.limits;
+    request.limitSweep = o.limitSweep;
+    request.kind = "advise";
+    request.toolVersion = LAYOUTLAB_VERSION;
+    request.extraParametersJson
+        = nlohmann::json { { "weight_memory", o.weightMemory }, { "weight_lookups", o.weightMisses } }.dump();
+    if (auto ok = checkWeights(weights); !ok)
+        return reportError(ok.error());
+    auto job = buildSimulationJob(request);
+    if (!job)
+        return reportError(job.error());
+    auto db = o.db.open();
+    if (!db)
+        return reportError(db.error());
+    ProgressBar bar("advise");
+    auto outcome = runSimulationJob(*job, db->get(), &bar, interruptToken());
+    if (!outcome)
+        return reportError(outcome.error());
+    if (*db)
+        fmt::print(stderr, "stored as run {} in {}\n", outcome->runId, o.db.resolvedPath());
+    auto advice = adviseLimit(*outcome->result.limitSweep, weights);
+    if (!advice)
+        return reportError(advice.error());
+    return printOutput(o.json ? limitAdviceJson(*advice, outcome->result, weights, outcome->runId).dump(2) + "\n"
+                              : renderLimitAdvice(*advice, outcome->result, weights),
+        o.output);
+}
+
+int runAdvise(const AdviseOptions& o, const CLI::App& command) {
     AdviceWeights weights { o.weightMemory, o.weightMisses, std::nullopt };
+    if (!o.limitSweep.empty())
+        return runLimitAdvise(o, weights, command);
     if (o.missLevel == "l1")
         weights.missLevel = 0;
     else if (o.missLevel == "l2")
@@ -269,7 +398,8 @@ void addAdviseCommand(CLI::App& app, int& status) {
         ->capture_default_str();
     cmd->add_option("--weight-memory", o->weightMemory, "Weight of bytes per key above the leanest threshold's")
         ->capture_default_str();
-    cmd->add_option("--weight-misses", o->weightMisses, "Weight of misses per GET above the fewest")
+    cmd->add_option("--weight-misses", o->weightMisses,
+           "Weight of misses per GET above the fewest (with --param: of lines per element lookup)")
         ->capture_default_str();
     cmd->add_option("--miss-level", o->missLevel, "The cache level whose misses count: l1, l2 or llc")
         ->capture_default_str();
@@ -283,9 +413,14 @@ void addAdviseCommand(CLI::App& app, int& status) {
     cmd->add_option("--cache-geometry", o->cacheGeometry, "Cache levels, SIZE:WAYS from L1 outward (default: sysfs)");
     addJsonAndOutput(
         *cmd, o->json, o->output, "One JSON object: points with their costs, the advice, 64 and 128 beside it");
+    cmd->add_option("--param", o->limitSweep,
+        "Weigh a collection limit's values instead of thresholds, NAME=FIRST:LAST:STEP or NAME=V1,V2 (e.g. "
+        "hash-max-listpack-entries=64:1024:64): bytes per key against the lines each lookup of the type's elements "
+        "reads (--weight-misses weighs those)");
+    addCollectionLimitOptions(*cmd, o->limits);
     o->source.addTo(*cmd);
     o->db.addTo(*cmd);
-    cmd->callback([o, &status] { status = runAdvise(*o); });
+    cmd->callback([o, &status, cmd] { status = runAdvise(*o, *cmd); });
 }
 
 } // namespace layoutlab::cli

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/report/reporter.h"
 
+#include "layoutlab/report/limit_advice.h"
+
 #include "layoutlab/sim/point_metrics.h"
 
 #include <cmath>
@@ -191,11 +193,6 @@ std::string renderCsv(const SimulationResult& r) {
 }
 
 namespace {
-// The element lookup CollectionUsage::lookupLines counts for a type.
-std::string_view lookupCommand(std::string_view type) {
-    return type == "hash" ? "HGET" : type == "set" ? "SISMEMBER" : type == "zset" ? "ZSCORE" : "LINDEX";
-}
-
 // The collection keys, by type and encoding, the same at every threshold (counted in each point).
 std::string collectionLines(const SimulationResult& r) {
     std::string out;
@@ -233,8 +230,9 @@ std::string limitSweepLines(const SimulationResult& r) {
     for (const auto& p : r.points)
         if (p.threshold == s.threshold)
             own = &p;
-    out += fmt::format("{:>12} {:>10} {:>12} {:>10}   {}\n", "value", "keys", "bytes/key",
-        fmt::format("vs {}", s.runValue), "collection keys by encoding");
+    const std::string type = limitType(s.name);
+    out += fmt::format("{:>12} {:>10} {:>12} {:>10} {:>14}   {}\n", "value", "keys", "bytes/key",
+        fmt::format("vs {}", s.runValue), fmt::format("lines/{}", lookupCommand(type)), "collection keys by encoding");
     const LimitPoint* leanest = nullptr;
     for (const LimitPoint& p : s.points) {
         std::string encodings;
@@ -242,8 +240,8 @@ std::string limitSweepLines(const SimulationResult& r) {
             encodings += fmt::format("{}{} {} {}", encodings.empty() ? "" : ", ", c.keys, c.type, c.encoding);
         const double change
             = own && own->usableBytesPerKey > 0 ? 100 * (p.point.usableBytesPerKey / own->usableBytesPerKey - 1) : 0.0;
-        out += fmt::format("{:>12} {:>10} {:>12.2f} {:>+9.2f}%   {}\n", p.value, p.point.keys,
-            p.point.usableBytesPerKey, change, encodings);
+        out += fmt::format("{:>12} {:>10} {:>12.2f} {:>+9.2f}% {:>14.2f}   {}\n", p.value, p.point.keys,
+            p.point.usableBytesPerKey, change, lookupLinesPerElement(p.collections, type), encodings);
         if (!leanest || p.point.usableBytesPerKey < leanest->point.usableBytesPerKey)
             leanest = &p;
     }

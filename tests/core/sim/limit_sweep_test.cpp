@@ -3,6 +3,7 @@
 // that limit gives, the values are checked as the engines take them, and a bad sweep says why.
 #include "layoutlab/alloc/allocator_registry.h"
 #include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/report/limit_advice.h"
 #include "layoutlab/sim/limit_sweep.h"
 #include "layoutlab/sim/simulation.h"
 #include "layoutlab/trace/generator.h"
@@ -113,3 +114,46 @@ TEST(LimitSweep, BadSweepsSayWhy) {
 }
 
 } // namespace
+
+namespace {
+
+LimitPoint limitPoint(std::int64_t value, double bytesPerKey, double linesPerLookup) {
+    LimitPoint p;
+    p.value = value;
+    p.point.usableBytesPerKey = bytesPerKey;
+    p.collections.push_back({ "hash", "listpack", 10, 100, 0, 0, 0, 0, linesPerLookup * 100 });
+    return p;
+}
+
+} // namespace
+
+// adviseLimit (report/limit_advice.h): each value's cost is its excess over the leanest and the fewest lines;
+// values within the bytes' uncertainty and with equal lines tie, and the engine's default among them is advised.
+TEST(LimitAdvice, TheCheapestValueOrTheDefaultItTiesWith) {
+    LimitSweepResult sweep { "hash-max-listpack-entries", 512, 0, {} };
+    sweep.points
+        = { limitPoint(64, 120, 2), limitPoint(256, 100, 8), limitPoint(512, 100.2, 8), limitPoint(1024, 100.1, 8) };
+    auto both = adviseLimit(sweep, { 1, 1, std::nullopt });
+    ASSERT_TRUE(both) << both.error().describe();
+    EXPECT_EQ(both->type, "hash");
+    EXPECT_EQ(both->lookup, "HGET");
+    EXPECT_EQ(both->defaultValue, 512);
+    EXPECT_EQ(both->points[both->leanest].value, 256);
+    EXPECT_EQ(both->points[both->fewestLines].value, 64);
+    EXPECT_NEAR(both->points[0].cost, 0.2, 1e-12); // 20% more bytes, the fewest lines
+    EXPECT_NEAR(both->points[1].cost, 3.0, 1e-12); // the fewest bytes, 4x the lines
+    EXPECT_EQ(both->points[both->chosen].value, 64);
+    // Memory alone: 256 is the cheapest, and 512 and 1024 are within 0.5% of its bytes with the same lines: the
+    // default is advised.
+    auto memory = adviseLimit(sweep, { 1, 0, std::nullopt });
+    ASSERT_TRUE(memory);
+    EXPECT_EQ(memory->points[memory->cheapest].value, 256);
+    EXPECT_EQ(memory->points[memory->chosen].value, 512);
+    EXPECT_TRUE(memory->points[3].tiesWithAdvised);
+    EXPECT_FALSE(memory->points[0].tiesWithAdvised);
+    // A sweep of a type the trace lacks says so.
+    auto sets = sweep;
+    sets.name = "set-max-intset-entries";
+    EXPECT_FALSE(adviseLimit(sets, { 1, 1, std::nullopt }));
+    EXPECT_FALSE(adviseLimit(sweep, { 0, 0, std::nullopt }));
+}
