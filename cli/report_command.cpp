@@ -4,6 +4,7 @@
 // network to read: no scripts, fonts, styles or images are fetched.
 
 #include "commands.h"
+#include "report_limits.h"
 #include "run_store.h"
 
 #include "layoutlab/layout/layout_registry.h"
@@ -146,6 +147,8 @@ std::vector<Figure> figuresOf(const StoredRun& stored) {
     }
     if (auto timeline = timelineFigure(r, base))
         out.push_back(std::move(*timeline));
+    if (auto limit = limitSweepChart(r, base))
+        out.push_back({ std::move(limit->first), std::move(limit->second) });
     const auto measured = engineSweepPoints(stored.measurements);
     if (auto series = measuredSeries(measured, "measured (real servers)")) {
         SvgSeries predicted { "predicted", {}, false, {} };
@@ -303,6 +306,7 @@ std::string runSection(const StoredRun& stored, const std::vector<Figure>& figur
         html += "</table>\n";
     }
     html += collectionTable(r);
+    html += limitSweepTable(r);
     html += stallTable(stored);
     if (const auto measured = engineSweepPoints(stored.measurements); !measured.empty())
         html += engineSweepTable(measured);

@@ -3,6 +3,7 @@
 #include "sweep_page.h"
 
 #include "chart_panel.h"
+#include "limit_sweep_panel.h"
 
 #include "layoutlab/sim/results.h"
 
@@ -104,6 +105,7 @@ void SweepPage::redraw() {
                                       : tr("Cache-model misses per GET (cache model off)") };
     for (std::size_t i = 0; i < m_charts.size(); ++i)
         m_charts[i]->chart()->setTitle(titles[int(i)]);
+    m_limitChart->show(m_model.result());
     drawCursor();
     drawTimeline();
 }

@@ -4,6 +4,7 @@
 #include "kept_splitter.h"
 
 #include "chart_panel.h"
+#include "limit_sweep_panel.h"
 #include "stored_job.h"
 
 #include "layoutlab/alloc/allocator_registry.h"
@@ -133,7 +134,9 @@ SweepPage::SweepPage(TaskRunner& runner, std::function<QString()> databasePath, 
     , m_table(new QTableView(this))
     , m_cursorLine(new QLabel(this))
     , m_measuredLine(new QLabel(this))
-    , m_timelineChart(nullptr) {
+    , m_timelineChart(nullptr)
+    , m_limitControls(new LimitSweepControls(this))
+    , m_limitChart(nullptr) {
     m_layout->setEditable(true);
     for (const auto& l : listLayouts()) {
         m_layout->addItem(qt(l.name), qt(l.spec));
@@ -197,6 +200,9 @@ SweepPage::SweepPage(TaskRunner& runner, std::function<QString()> databasePath, 
     auto* budgetLabel = new QLabel(tr("&maxmemory:"), this);
     budgetLabel->setBuddy(m_maxmemory);
     form->addRow(budgetLabel, budgetRow());
+    auto* limitLabel = new QLabel(tr("Collection li&mit:"), this);
+    limitLabel->setBuddy(m_limitControls->limitBox());
+    form->addRow(limitLabel, m_limitControls);
     form2->addRow(QString(), m_rerunOnChange);
     controls->addLayout(form, 2);
     controls->addLayout(form2, 1);
@@ -217,9 +223,10 @@ SweepPage::SweepPage(TaskRunner& runner, std::function<QString()> databasePath, 
     }
     m_timelineChart = new ChartPanel(QStringLiteral("allocator-over-the-trace"), chartGrid);
     m_timelineChart->setDataModel(&m_timelineData);
-    // A third column beside the four charts, when the result has a timeline: the window keeps its height.
-    grid->addWidget(m_timelineChart, 0, 2, 2, 1);
     m_timelineChart->hide();
+    m_limitChart = new LimitSweepChart(chartGrid);
+    m_chartGrid = grid; // the two are placed beside the four charts when the result has them
+
     m_table->setModel(&m_model);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->verticalHeader()->hide();
@@ -410,6 +417,7 @@ bool SweepPage::startSweep(QString* error) {
         request.slabs = false;
         request.timeline = 0;
     }
+    request.limitSweep = m_limitControls->parameter().toStdString();
     request.toolVersion = LAYOUTLAB_VERSION;
     auto built = buildSimulationJob(request);
     if (!built)
@@ -549,6 +557,9 @@ void SweepPage::showStoredRun(const StoredRun& stored) {
         if (budget.contains("policy"))
             m_policy->setCurrentText(qt(budget["policy"].get<std::string>()));
         m_fillOnMiss->setChecked(parameters->extra.contains("fill_batch"));
+        const auto& limit = parameters->extra.value("limit_sweep", nlohmann::json::object());
+        m_limitControls->setFromParameters(
+            qt(limit.value("name", std::string())), limit.value("values", std::vector<std::int64_t> {}));
         if (QFileInfo::exists(qt(parameters->trace)))
             m_tracePath = qt(parameters->trace);
         if (parameters->extra.contains("load_latencies")) {
@@ -579,6 +590,7 @@ void SweepPage::saveSettings() const {
     s.setValue(QStringLiteral("sweep/policy"), m_policy->currentText());
     s.setValue(QStringLiteral("sweep/fillOnMiss"), m_fillOnMiss->isChecked());
     s.setValue(QStringLiteral("sweep/rerunOnChange"), m_rerunOnChange->isChecked());
+    m_limitControls->saveSettings();
 }
 
 void SweepPage::restoreSettings() {
@@ -598,6 +610,7 @@ void SweepPage::restoreSettings() {
     m_maxmemory->setText(s.value(QStringLiteral("sweep/maxmemory"), QString()).toString());
     m_policy->setCurrentText(s.value(QStringLiteral("sweep/policy"), m_policy->currentText()).toString());
     m_fillOnMiss->setChecked(s.value(QStringLiteral("sweep/fillOnMiss"), true).toBool());
+    m_limitControls->restoreSettings();
 }
 
 } // namespace layoutlab::gui

@@ -20,6 +20,7 @@
 class QCheckBox;
 class QComboBox;
 class QFileSystemWatcher;
+class QGridLayout;
 class QTimer;
 class QToolButton;
 class QLabel;
@@ -31,6 +32,8 @@ class QTableView;
 namespace layoutlab::gui {
 
 class ChartPanel;
+class LimitSweepChart;
+class LimitSweepControls;
 class TaskRunner;
 
 // Whether the threshold changes nothing in `points`: every one uses the same memory.
@@ -88,6 +91,10 @@ public:
     // The timeline chart: allocated beside active bytes over the trace at the cursor's threshold (hidden
     // when the result has no timeline).
     ChartPanel* timelineChart() const { return m_timelineChart; }
+    // A collection limit swept in the same pass (sweep --param): the form's row, and its chart of bytes per key
+    // and lines per lookup against the limit's value (hidden when the result has none).
+    LimitSweepControls* limitControls() const { return m_limitControls; }
+    LimitSweepChart* limitChart() const { return m_limitChart; }
     static constexpr std::uint32_t kTimelineSamples = 200;
 
     void saveSettings() const;
@@ -114,6 +121,7 @@ private:
     QHBoxLayout* budgetRow();
     void drawMeasured();
     void drawTimeline(); // sweep_timeline.cpp
+    void placeSideCharts(); // the timeline and the limit chart, beside the four (sweep_timeline.cpp)
     void watchLayoutFile();
     void layoutFileChanged();
     // One line of a chart: the metric (by its CLI name), its legend name, and whether it is read on the
@@ -165,6 +173,9 @@ private:
     void drawCursor();
     std::vector<ChartPanel*> m_charts;
     ChartPanel* m_timelineChart;
+    QGridLayout* m_chartGrid = nullptr;
+    LimitSweepControls* m_limitControls;
+    LimitSweepChart* m_limitChart;
     QStandardItemModel m_timelineData; // the timeline chart's data, for its CSV
 };
 

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: MIT
-// The sweep page's timeline chart: what the allocator holds over the trace (SimulationResult::timeline,
+// The sweep page's side charts: a swept collection limit's (limit_sweep_panel.h), and the timeline chart: what the
+// allocator holds over the trace (SimulationResult::timeline,
 // `--timeline`, taken with the slab model) at the cursor's threshold: allocated beside active bytes, and
 // the live keys. Deletes take the keys and the allocated bytes down; the active bytes stay where the
 // slabs keep a live region.
 #include "sweep_page.h"
 
 #include "chart_panel.h"
+#include "limit_sweep_panel.h"
+
+#include <QGridLayout>
 
 #include <QtCharts/QLineSeries>
 #include <QtCharts/QValueAxis>
@@ -14,14 +18,28 @@
 
 namespace layoutlab::gui {
 
+void SweepPage::placeSideCharts() {
+    // A third column beside the four charts, for the timeline, the swept limit or both (one above the other):
+    // the window keeps its height.
+    m_chartGrid->removeWidget(m_timelineChart);
+    m_chartGrid->removeWidget(m_limitChart);
+    const bool timeline = !m_timelineChart->isHidden(), limit = !m_limitChart->isHidden();
+    if (timeline)
+        m_chartGrid->addWidget(m_timelineChart, 0, 2, limit ? 1 : 2, 1);
+    if (limit)
+        m_chartGrid->addWidget(m_limitChart, timeline ? 1 : 0, 2, timeline ? 1 : 2, 1);
+}
+
 void SweepPage::drawTimeline() {
     const SimulationResult& result = m_model.result();
     m_timelineData.clear();
     if (result.timeline.empty() || result.points.empty()) {
         m_timelineChart->hide();
+        placeSideCharts();
         return;
     }
     m_timelineChart->show();
+    placeSideCharts();
     // The cursor's threshold; before the cursor is placed, the setting the engine ships with (else the first).
     std::size_t at = 0;
     if (const ThresholdPoint* shipped = shippedPoint(result))

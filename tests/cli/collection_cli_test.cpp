@@ -85,6 +85,13 @@ TEST_F(CliTest, ACollectionLimitIsSetOrSweptInOnePass) {
     ASSERT_EQ(shown.exitCode, 0) << shown.err;
     // Stored: the run read back gives the same values, bytes and collections.
     EXPECT_EQ(nlohmann::json::parse(shown.out)["result"]["limit_sweep"], j["limit_sweep"]) << shown.out;
+    // The report charts it and tables each value with its lines per HGET.
+    const auto report = run({ "report", "1", "-o", path("report"), "--db", path("runs.db") });
+    ASSERT_EQ(report.exitCode, 0) << report.err;
+    const auto html = layoutlab::test::slurp(path("report") + "/index.html");
+    EXPECT_NE(html.find("<h3>hash-max-listpack-entries swept</h3>"), std::string::npos);
+    EXPECT_NE(html.find("<th>lines/HGET</th>"), std::string::npos);
+    EXPECT_NE(layoutlab::test::slurp(path("report") + "/run-1-limit.svg").find("<svg"), std::string::npos);
     const auto bad = run({ "sweep", path("hashes.lltrace"), "--layout", "valkey-9.1", "--param",
         "list-max-listpack-size=0", "--no-db" });
     EXPECT_EQ(bad.exitCode, 2);

@@ -7,13 +7,17 @@
 #include "collections_page.h"
 #include "generate_dialog.h"
 #include "gui_test_support.h"
+#include "limit_sweep_panel.h"
 #include "main_window.h"
+#include "sweep_page.h"
 #include "task_runner.h"
 
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLineEdit>
@@ -22,6 +26,9 @@
 #include <QTabWidget>
 #include <QTest>
 #include <QtCharts/QLineSeries>
+
+#include "layoutlab/store/results_db.h"
+#include "layoutlab/store/stored_run.h"
 
 using namespace layoutlab;
 using namespace layoutlab::gui;
@@ -193,6 +200,91 @@ private slots:
         GenerateDialog again(&window);
         QCOMPARE(again.keyTypeBox()->currentData().toString(), QStringLiteral("set"));
         QCOMPARE(again.elementsEdit()->text(), QStringLiteral("uniform:1:300"));
+    }
+
+    // A collection limit swept in the Sweep view: the bundled RDB file's hashes at each value of
+    // hash-max-listpack-entries, bytes per key and lines per HGET charted as `sweep --param --json` gives them, the
+    // advice under the chart, the run stored and shown again with its limit, the choice kept in the settings.
+    void aSweptLimitIsChartedAsTheCliGivesIt() {
+        test::Scratch scratch;
+        const QString rdb = QStringLiteral(LAYOUTLAB_DATASETS_DIR "/samples/keyspace.rdb");
+        MainWindow window(scratch.database());
+        window.openTrace(rdb);
+        QVERIFY(window.runner().waitForIdle(120000));
+        SweepPage* sweep = window.sweepPage();
+        QVERIFY(sweep->limitChart()->isHidden());
+        sweep->layoutBox()->setCurrentText(QStringLiteral("valkey-9.1"));
+        sweep->thresholdsEdit()->setText(QStringLiteral("64,128"));
+        sweep->cacheBox()->setChecked(false);
+        sweep->slabsBox()->setChecked(false);
+        const QString values = QStringLiteral("2,4,8,16,64,512");
+        sweep->limitControls()->limitBox()->setCurrentIndex(
+            sweep->limitControls()->limitBox()->findData(QStringLiteral("hash-max-listpack-entries")));
+        sweep->limitControls()->valuesEdit()->setText(values);
+        QString error;
+        QVERIFY2(sweep->startSweep(&error), qPrintable(error));
+        QVERIFY(window.runner().waitForIdle(120000));
+        QVERIFY2(window.lastError().isEmpty(), qPrintable(window.lastError()));
+        QVERIFY(!sweep->limitChart()->isHidden());
+
+        const auto cli = test::runCli({ QStringLiteral("sweep"), rdb, QStringLiteral("--layout"),
+            QStringLiteral("valkey-9.1"), QStringLiteral("--thresholds"), QStringLiteral("64,128"),
+            QStringLiteral("--param"), QStringLiteral("hash-max-listpack-entries=") + values, QStringLiteral("--json"),
+            QStringLiteral("--no-db") });
+        QCOMPARE(cli.exitCode, 0);
+        const QJsonArray points = QJsonDocument::fromJson(cli.out)
+                                      .object()
+                                      .value(QStringLiteral("limit_sweep"))
+                                      .toObject()
+                                      .value(QStringLiteral("points"))
+                                      .toArray();
+        QCOMPARE(points.size(), 6);
+        const auto* data = qobject_cast<QStandardItemModel*>(sweep->limitChart()->chart()->dataModel());
+        QVERIFY(data);
+        QCOMPARE(data->rowCount(), 6);
+        for (int r = 0; r < 6; ++r) {
+            const QJsonObject p = points[r].toObject();
+            QCOMPARE(data->item(r, 0)->data(Qt::DisplayRole).toDouble(), p.value(QStringLiteral("value")).toDouble());
+            QVERIFY(std::abs(data->item(r, 1)->data(Qt::DisplayRole).toDouble()
+                        - p.value(QStringLiteral("usable_bytes_per_key")).toDouble())
+                < 1e-9);
+            // Lines per HGET: the hashes' rows' lookups over their fields.
+            double lines = 0, fields = 0;
+            for (const auto& row : p.value(QStringLiteral("collections")).toArray()) {
+                const QJsonObject c = row.toObject();
+                if (c.value(QStringLiteral("type")).toString() != QLatin1String("hash"))
+                    continue;
+                const double entries = c.value(QStringLiteral("entries")).toDouble();
+                lines += c.value(QStringLiteral("lookup_lines_per_element")).toDouble() * entries;
+                fields += entries;
+            }
+            QVERIFY(std::abs(data->item(r, 2)->data(Qt::DisplayRole).toDouble() - lines / fields) < 1e-3);
+        }
+        // These hashes are small: a table's bucket and entry cost more lines than their one- or two-line listpacks.
+        QVERIFY(
+            data->item(0, 2)->data(Qt::DisplayRole).toDouble() > data->item(5, 2)->data(Qt::DisplayRole).toDouble());
+        QCOMPARE(sweep->limitChart()->chart()->chart()->series().size(), 3); // bytes, lines, the advised mark
+        QVERIFY2(sweep->limitChart()->adviceText().startsWith(QStringLiteral("Advised at equal weights")),
+            qPrintable(sweep->limitChart()->adviceText()));
+        const QString png = scratch.path(QStringLiteral("limit.png"));
+        QVERIFY(sweep->limitChart()->chart()->exportPng(png));
+        QVERIFY(QFileInfo(png).size() > 1000);
+
+        // The stored run, shown again: the form holds its limit, the chart its values.
+        sweep->limitControls()->limitBox()->setCurrentIndex(0);
+        auto db = ResultsDb::open(scratch.database().toStdString());
+        QVERIFY(db);
+        const auto stored = (*db)->listRuns();
+        QVERIFY(stored && !stored->empty());
+        auto run = loadStoredRun(**db, stored->back().id);
+        QVERIFY(run);
+        sweep->showStoredRun(*run);
+        QCOMPARE(sweep->limitControls()->parameter(), QStringLiteral("hash-max-listpack-entries=") + values);
+        QCOMPARE(qobject_cast<QStandardItemModel*>(sweep->limitChart()->chart()->dataModel())->rowCount(), 6);
+        sweep->saveSettings();
+        sweep->limitControls()->limitBox()->setCurrentIndex(0);
+        sweep->restoreSettings();
+        QCOMPARE(sweep->limitControls()->parameter(), QStringLiteral("hash-max-listpack-entries=") + values);
     }
 };
 
