@@ -85,6 +85,33 @@ void showHashGrowing(CollectionsPage& collections) {
     }
 }
 
+// The Sweep view with a collection limit swept on the bundled RDB file: bytes per key and lines per HGET at each
+// value of hash-max-listpack-entries, beside the thresholds.
+bool limitSweepScreenshot(MainWindow& window, const QString& directory, QString* error) {
+    auto fail = [error](const QString& text) {
+        if (error)
+            *error = text;
+        return false;
+    };
+    window.sweepPage()->layoutBox()->setCurrentText(QStringLiteral("valkey-9.1"));
+    window.openTrace(QStringLiteral(LAYOUTLAB_DATASETS_DIR "/samples/keyspace.rdb"));
+    if (!window.runner().waitForIdle(120000) || !window.lastError().isEmpty())
+        return fail(window.lastError().isEmpty() ? QObject::tr("reading the RDB file timed out") : window.lastError());
+    QComboBox* limit = window.sweepPage()->limitControls()->limitBox();
+    limit->setCurrentIndex(limit->findData(QStringLiteral("hash-max-listpack-entries")));
+    window.sweepPage()->limitControls()->valuesEdit()->setText(QStringLiteral("1,2,4,6,8,10,12,16,32,64,128,512"));
+    if (QString limitError; !window.sweepPage()->startSweep(&limitError))
+        return fail(limitError);
+    if (!window.runner().waitForIdle(300000) || !window.lastError().isEmpty())
+        return fail(window.lastError().isEmpty() ? QObject::tr("the sweep timed out") : window.lastError());
+    window.sweepPage()->setCursorThreshold(128);
+    QApplication::processEvents();
+    if (const QString swept = directory + QStringLiteral("/sweep-limit.png"); !window.grab().save(swept, "PNG"))
+        return fail(QObject::tr("cannot write %1").arg(swept));
+    limit->setCurrentIndex(0);
+    return true;
+}
+
 } // namespace
 
 bool renderScreenshots(
@@ -228,25 +255,8 @@ bool renderScreenshots(
     const QString path = directory + QStringLiteral("/sweep-layout-file.png");
     if (!window.grab().save(path, "PNG"))
         return fail(QObject::tr("cannot write %1").arg(path));
-    // Last, a collection limit swept on the bundled RDB file: bytes per key and lines per HGET at each value of
-    // hash-max-listpack-entries, beside the thresholds.
-    window.sweepPage()->layoutBox()->setCurrentText(QStringLiteral("valkey-9.1"));
-    window.openTrace(QStringLiteral(LAYOUTLAB_DATASETS_DIR "/samples/keyspace.rdb"));
-    if (!window.runner().waitForIdle(120000) || !window.lastError().isEmpty())
-        return fail(window.lastError().isEmpty() ? QObject::tr("reading the RDB file timed out") : window.lastError());
-    QComboBox* limit = window.sweepPage()->limitControls()->limitBox();
-    limit->setCurrentIndex(limit->findData(QStringLiteral("hash-max-listpack-entries")));
-    window.sweepPage()->limitControls()->valuesEdit()->setText(QStringLiteral("1,2,4,6,8,10,12,16,32,64,128,512"));
-    if (QString limitError; !window.sweepPage()->startSweep(&limitError))
-        return fail(limitError);
-    if (!window.runner().waitForIdle(300000) || !window.lastError().isEmpty())
-        return fail(window.lastError().isEmpty() ? QObject::tr("the sweep timed out") : window.lastError());
-    window.sweepPage()->setCursorThreshold(128);
-    QApplication::processEvents();
-    if (const QString swept = directory + QStringLiteral("/sweep-limit.png"); !window.grab().save(swept, "PNG"))
-        return fail(QObject::tr("cannot write %1").arg(swept));
-    limit->setCurrentIndex(0);
-    return true;
+    // Last, a collection limit swept on the bundled RDB file.
+    return limitSweepScreenshot(window, directory, error);
 }
 
 } // namespace layoutlab::gui

@@ -400,6 +400,110 @@ Workload listsChurn(std::uint64_t keys) {
     return w;
 }
 
+// Elements moved between keys and popped from the first of several: lists moved onto others and onto themselves
+// (LMOVE every way, RPOPLPUSH, their blocking forms), popped by BLPOP, BRPOP, LMPOP and BLMPOP across keys that
+// are absent or of another type; members moved between sets (held or not, onto the same set, onto a set not
+// there yet); sorted sets popped from both ends (ZPOPMIN, ZPOPMAX with counts, BZPOPMIN, BZPOPMAX, ZMPOP,
+// BZMPOP). The workload follows the keys' lengths so that a blocking form finds something to take (a blocked
+// client waits out its timeout, which a server checks only every 100 ms), but for a few that wait 10 ms.
+Workload moves(std::uint64_t keys) {
+    Workload w { fmt::format("moves-{}", keys), {}, {} };
+    Draw d(keys * 31);
+    std::vector<std::vector<std::string>> members(keys);
+    std::vector<std::uint64_t> listLength(keys + 2), zsetSize(keys);
+    for (std::uint64_t k = 0; k < keys; ++k) {
+        static const std::uint64_t kLengths[] = { 1, 12, 150, 900, 2500 };
+        Command list { "RPUSH", listKey(k) };
+        listLength[k] = kLengths[d.between(0, 4)];
+        for (std::uint64_t i = 0; i < listLength[k]; ++i)
+            list.push_back(listElement(d, k, i));
+        w.commands.push_back(std::move(list));
+        const bool integers = d.chance(0.4);
+        Command set { "SADD", setKey(k) };
+        for (std::uint64_t i = 0, n = d.chance(0.6) ? d.between(1, 30) : d.between(100, 600); i < n; ++i) {
+            members[k].push_back(integers ? integerMember(k, i, k % 4) : stringMember(k, i, d.between(4, 40)));
+            set.push_back(members[k].back());
+        }
+        w.commands.push_back(std::move(set));
+        Command zset { "ZADD", zsetKey(k) };
+        zsetSize[k] = d.chance(0.6) ? d.between(1, 30) : d.between(100, 300);
+        for (std::uint64_t i = 0; i < zsetSize[k]; ++i) {
+            zset.push_back(d.chance(0.3) ? "7" : score(d)); // ties broken by member
+            zset.push_back(stringMember(k, i, d.between(4, 30)));
+        }
+        w.commands.push_back(std::move(zset));
+        for (const std::string& key : { listKey(k), setKey(k), zsetKey(k) })
+            w.collectionKeys.push_back(key);
+    }
+    for (const std::uint64_t extra : { keys, keys + 1 }) // destinations made by the moves
+        for (const std::string& key : { listKey(extra), setKey(extra) })
+            w.collectionKeys.push_back(key);
+    auto side = [&d] { return d.chance(0.5) ? "LEFT" : "RIGHT"; };
+    auto popped = [](std::uint64_t& length, std::uint64_t n) { length -= std::min(length, n); };
+    std::uint64_t waits = 0; // blocking forms that find nothing (each waits out its timeout)
+    for (std::uint64_t round = 0; round < keys * 12; ++round) {
+        const std::uint64_t k = d.between(0, keys - 1), r = d.between(0, 99);
+        const std::uint64_t j = d.chance(0.1) ? k : d.chance(0.1) ? keys + d.between(0, 1) : d.between(0, keys - 1);
+        const std::uint64_t n = d.chance(0.5) ? 1 : d.between(2, 40);
+        const bool blocking = d.chance(0.4) && (listLength[k] > 0 || waits++ < 3);
+        if (r < 27) { // a move, blocking or not; a list of one moved onto itself changes nothing
+            const bool rpoplpush = d.chance(0.3);
+            Command c { blocking ? (rpoplpush ? "BRPOPLPUSH" : "BLMOVE") : (rpoplpush ? "RPOPLPUSH" : "LMOVE"),
+                listKey(k), listKey(j) };
+            if (!rpoplpush) {
+                c.push_back(side());
+                c.push_back(side());
+            }
+            if (blocking)
+                c.push_back("0.01");
+            w.commands.push_back(std::move(c));
+            if (listLength[k] > 0 && j != k) {
+                --listLength[k];
+                ++listLength[j];
+            }
+        } else if (r < 32) { // an absent key first, then maybe a set (WRONGTYPE), then the list
+            const bool wrongType = d.chance(0.1);
+            if (!wrongType && listLength[k] == 0 && waits++ >= 3)
+                continue;
+            w.commands.push_back(
+                { d.chance(0.5) ? "BLPOP" : "BRPOP", listKey(keys + 5), wrongType ? setKey(k) : listKey(k), "0.01" });
+            if (!wrongType)
+                popped(listLength[k], 1);
+        } else if (r < 40) {
+            if (blocking)
+                w.commands.push_back({ "BLMPOP", "0.01", "1", listKey(k), side(), "COUNT", std::to_string(n) });
+            else
+                w.commands.push_back(
+                    { "LMPOP", "2", listKey(keys + 5), listKey(k), side(), "COUNT", std::to_string(n) });
+            popped(listLength[k], n);
+        } else if (r < 60) {
+            const std::string member = members[k].empty() || d.chance(0.1)
+                ? "absent-member"
+                : members[k][d.between(0, members[k].size() - 1)];
+            w.commands.push_back({ "SMOVE", setKey(k), setKey(j), member });
+        } else if (r < 78) {
+            Command c { d.chance(0.5) ? "ZPOPMIN" : "ZPOPMAX", zsetKey(k) };
+            if (d.chance(0.6))
+                c.push_back(std::to_string(n));
+            popped(zsetSize[k], c.size() == 3 ? n : 1);
+            w.commands.push_back(std::move(c));
+        } else if (zsetSize[k] > 0 || waits++ < 3) {
+            const bool many = d.chance(0.6);
+            if (many && d.chance(0.6))
+                w.commands.push_back({ "ZMPOP", "2", zsetKey(keys + 5), zsetKey(k), d.chance(0.5) ? "MIN" : "MAX",
+                    "COUNT", std::to_string(n) });
+            else if (many)
+                w.commands.push_back(
+                    { "BZMPOP", "0.01", "1", zsetKey(k), d.chance(0.5) ? "MIN" : "MAX", "COUNT", std::to_string(n) });
+            else
+                w.commands.push_back(
+                    { d.chance(0.5) ? "BZPOPMIN" : "BZPOPMAX", zsetKey(keys + 5), zsetKey(k), "0.01" });
+            popped(zsetSize[k], many ? n : 1);
+        }
+    }
+    return w;
+}
+
 } // namespace
 
 Workload hashesGrown(std::uint64_t keys) {
@@ -430,7 +534,7 @@ std::vector<Workload> collectionWorkloads() {
         return { w };
     }
     return { grow(700), churn(512), counters(1000), lifecycle(1025), setsGrow(600), setsChurn(513), zsetsGrow(500),
-        zsetsChurn(511), listsGrow(400), listsChurn(257) };
+        zsetsChurn(511), listsGrow(400), listsChurn(257), moves(130) };
 }
 
 } // namespace layoutlab::test

@@ -27,12 +27,25 @@ bool readsCollectionWhole(std::string_view name);
 // caller's), or the error the server answers with (nothing changes).
 struct CollectionCommandEffect {
     std::vector<Request> requests;
+    // Each request's key when the command names several (LMOVE's source and destination); empty: args[1].
+    std::vector<std::string> keys;
     std::string refusal; // the server's error, empty when applied
     std::string detail;
 };
 
 CollectionCommandEffect applyCollectionCommand(
     std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs);
+
+// Commands that pop from the first non-empty of several keys or move an element between two (BLPOP, LMPOP,
+// LMOVE, RPOPLPUSH, SMOVE, ZPOPMIN, BZPOPMAX, ZMPOP and their blocking forms: monitor_moves.cpp), applied as
+// the single-key commands whose effect they have; each request names its key.
+bool isMultiKeyCollectionCommand(std::string_view name);
+CollectionCommandEffect applyMultiKeyCollectionCommand(
+    std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs);
+// LMOVE's push: one element of `shape` (class << 32 | length, as the importer's lists keep them) pushed onto
+// the list `key` as an LPUSH or RPUSH of it would (t_list.c lmoveHandlePush).
+CollectionCommandEffect pushListElement(
+    const std::string& key, std::uint64_t shape, bool atHead, MonitorKeyspace& keys, std::uint64_t nowMs);
 
 // "a hash", "a set", "a sorted set", "a string": what a key holds, for a WRONGTYPE's detail.
 std::string_view typeName(KeyValue::Content content);

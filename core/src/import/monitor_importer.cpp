@@ -12,6 +12,7 @@
 
 #include "import_formats.h"
 #include "line_importer.h"
+#include "monitor_blocking.h"
 #include "monitor_collections.h"
 #include "monitor_keyspace.h"
 
@@ -137,6 +138,8 @@ protected:
             return LineError { "bad quoting", "arguments are not sdscatrepr-quoted strings" };
         m_absoluteMs = seconds * 1000 + micros / 1000;
         m_now = relativeMs(m_absoluteMs);
+        m_client.assign(line.substr(open + 1, close - open - 1));
+        m_blocked.sent(m_client); // a client that sends a command waits no more
         m_name = m_args[0].substr(0, 32);
         for (auto& c : m_name)
             c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -225,6 +228,8 @@ private:
     void expire(const std::string& unit);
     void getex();
     void collectionCommand();
+    // A collection command's requests emitted, each on its key; its refusal counted.
+    void emitEffect(const monitor::CollectionCommandEffect& effect);
     // A string command on a collection key: the server answers WRONGTYPE and nothing changes (checkType).
     bool holdsCollection(const std::string& key) {
         const monitor::KeyValue* v = m_keys.find(key, m_absoluteMs);
@@ -236,6 +241,8 @@ private:
     void command();
 
     std::vector<std::string> m_args;
+    std::string m_client; // "<db> <peer>": who sent the command
+    monitor::BlockedClients m_blocked;
     std::string m_name; // the command, upper case
     std::string_view m_baseKey; // the key of the request base() made last
     std::uint64_t m_now = 0;
@@ -281,9 +288,27 @@ void MonitorImporter::set() {
 }
 
 void MonitorImporter::collectionCommand() {
-    auto effect = monitor::applyCollectionCommand(m_name, m_args, m_keys, m_absoluteMs);
-    for (const Request& element : effect.requests) {
-        Request r = base(m_args[1], Op::Element);
+    auto effect = monitor::isMultiKeyCollectionCommand(m_name)
+        ? monitor::applyMultiKeyCollectionCommand(m_name, m_args, m_keys, m_absoluteMs)
+        : monitor::applyCollectionCommand(m_name, m_args, m_keys, m_absoluteMs);
+    if (m_name[0] == 'B' && monitor::isMultiKeyCollectionCommand(m_name) && effect.requests.empty()
+        && effect.refusal.empty()) {
+        std::vector<std::string> args = m_args; // nothing to take: the client waits (monitor_blocking.h)
+        args[0] = m_name;
+        m_blocked.block(m_client, args, m_absoluteMs);
+        return;
+    }
+    emitEffect(effect);
+    if (m_blocked.empty())
+        return;
+    for (const auto& served : m_blocked.serve(monitor::keysGivenElements(effect, m_args[1]), m_keys, m_absoluteMs))
+        emitEffect(served);
+}
+
+void MonitorImporter::emitEffect(const monitor::CollectionCommandEffect& effect) {
+    for (std::size_t i = 0; i < effect.requests.size(); ++i) {
+        const Request& element = effect.requests[i];
+        Request r = base(effect.keys.empty() ? m_args[1] : effect.keys[i], Op::Element);
         r.element = element.element;
         r.elementBytes = element.elementBytes;
         r.valueBytes = element.valueBytes;
@@ -578,7 +603,7 @@ void MonitorImporter::command() {
         if (auto* v = lookup(a[1]))
             v->expireAtMs = 0;
         emit(base(a[1], Op::Persist));
-    } else if (monitor::isCollectionCommand(m_name)) {
+    } else if (monitor::isCollectionCommand(m_name) || monitor::isMultiKeyCollectionCommand(m_name)) {
         collectionCommand();
     } else if (monitor::readsCollectionWhole(m_name)) {
         noteSkipped("command " + m_name + " (reads the collection whole)");

@@ -9,15 +9,17 @@
 //   lsetCommand: the element at an index (from the head; negative from the tail) replaced, its place from the
 //     head given in the update, with the element it replaces; an error for a missing key or an index out of
 //     range.
-// The importer keeps each list's element lengths and integer classes in order. Commands that insert or remove
-// in a list's middle (LINSERT, LREM, LMOVE, ...) are not modelled, and counted so: after one, the copy and
-// the figures no longer follow the server.
+// The importer keeps each list's element lengths and integer classes in order. Commands that move elements
+// between lists or pop from the first of several (LMOVE, BLPOP, LMPOP, ...) are rewritten into these
+// (monitor_moves.cpp). Commands that insert or remove in a list's middle (LINSERT, LREM) are not modelled,
+// and counted so: after one, the copy and the figures no longer follow the server.
 
 #include "monitor_collections.h"
 
 #include <algorithm>
 #include <array>
 #include <fmt/format.h>
+#include <optional>
 
 namespace layoutlab::monitor {
 
@@ -28,8 +30,12 @@ constexpr std::array<std::string_view, 4> kWholeReads { "LRANGE", "LLEN", "LINDE
 
 class ListCommand : CollectionCommand {
 public:
-    ListCommand(std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs)
-        : CollectionCommand(CollectionKind::List, name, args, keys, nowMs) { }
+    // `shape`: the one element a push carries, given as a list keeps it (class << 32 | length) instead of
+    // its text (LMOVE's push of the element it popped).
+    ListCommand(std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs,
+        std::optional<std::uint64_t> shape = std::nullopt)
+        : CollectionCommand(CollectionKind::List, name, args, keys, nowMs)
+        , m_shape(shape) { }
 
     CollectionCommandEffect run() {
         const std::size_t n = m_args.size();
@@ -53,12 +59,14 @@ public:
     }
 
 private:
+    std::optional<std::uint64_t> m_shape;
+
     void pushAll(bool atHead) {
         if (!present() && m_name.back() == 'X')
             return; // LPUSHX, RPUSHX: no list, nothing pushed
         auto& list = *keyMade(KeyValue::Content::List).list;
-        std::uint64_t total = 0;
-        for (std::size_t i = 2; i < m_args.size(); ++i)
+        std::uint64_t total = m_shape ? static_cast<std::uint32_t>(*m_shape) : 0;
+        for (std::size_t i = 2; !m_shape && i < m_args.size(); ++i)
             total += m_args[i].size();
         Request start = element(ElementAction::Command, "");
         start.valueBytes = static_cast<std::uint32_t>(m_args.size() - 2);
@@ -67,6 +75,10 @@ private:
         push(start);
         for (std::size_t i = 2; i < m_args.size(); ++i) {
             Request r = element(ElementAction::Add, m_args[i]);
+            if (m_shape) {
+                r.elementBytes = static_cast<std::uint32_t>(*m_shape);
+                m_op.element = static_cast<IntegerClass>(*m_shape >> 32);
+            }
             m_op.atHead = atHead;
             push(r);
             const std::uint64_t packed = std::uint64_t { r.elementBytes } | std::uint64_t(m_op.element) << 32;
@@ -145,6 +157,12 @@ private:
     }
 };
 } // namespace
+
+CollectionCommandEffect pushListElement(
+    const std::string& key, std::uint64_t shape, bool atHead, MonitorKeyspace& keys, std::uint64_t nowMs) {
+    const std::vector<std::string> args { atHead ? "LPUSH" : "RPUSH", key, std::string() };
+    return ListCommand(args[0], args, keys, nowMs, shape).run();
+}
 
 const CollectionCommands kListCommands { kElementCommands, kWholeReads,
     [](std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs) {

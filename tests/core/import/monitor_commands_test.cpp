@@ -353,3 +353,118 @@ TEST_F(MonitorCommandsTest, ACaptureCutShortKeepsEveryWholeLine) {
     ASSERT_FALSE(bad);
     EXPECT_NE(bad.error().describe().find("line 4"), std::string::npos) << bad.error().describe();
 }
+
+namespace {
+
+// Commands that move elements between keys or pop from the first of several become the requests of the
+// single-key commands whose effect they have, each on its key (keys told apart here by their lengths): LMOVE a
+// pop off the source and a push of that element onto the destination; a list of one moved onto itself nothing;
+// BLPOP and LMPOP the first key holding a list (a key of another type before it: refused, nothing popped);
+// SMOVE a removal and an add, a lookup onto the same set; ZPOPMIN and ZMPOP the lowest scores, ties by member.
+class MonitorMovesTest : public MonitorCommandsTest { };
+
+TEST_F(MonitorMovesTest, EachKeyGetsTheRequestsOfItsPart) {
+    const auto r = import({ { "RPUSH", "a", "x", "12", "zzz" }, { "LMOVE", "a", "bb", "LEFT", "RIGHT" },
+        { "RPOPLPUSH", "bb", "bb" }, { "BLPOP", "ggggggg", "a", "0" }, { "SET", "ffffff", "v" },
+        { "LMPOP", "2", "ffffff", "a", "LEFT" }, { "SADD", "ccc", "m1", "m2" }, { "SMOVE", "ccc", "dddd", "m1" },
+        { "SMOVE", "ccc", "ccc", "m2" }, { "ZADD", "eeeee", "2", "b", "1", "z", "1", "y", "3", "a" },
+        { "ZPOPMIN", "eeeee", "2" }, { "ZMPOP", "1", "eeeee", "MAX" } });
+    std::vector<Request> elements;
+    for (const Request& q : r)
+        if (q.op == Op::Element)
+            elements.push_back(q);
+    auto op = [&](std::size_t i) { return elements.at(i).elementOp(); };
+    // RPUSH a: a command and three adds.
+    ASSERT_GE(elements.size(), 4u);
+    // LMOVE a bb LEFT RIGHT: "x" off a's head, then bb made by a push's start and "x" added at its tail.
+    EXPECT_EQ(elements[4].keyBytes, 1u);
+    EXPECT_EQ(op(4).action, ElementAction::Remove);
+    EXPECT_TRUE(op(4).atHead);
+    EXPECT_EQ(elements[4].elementBytes, 1u);
+    EXPECT_EQ(elements[5].keyBytes, 2u);
+    EXPECT_EQ(op(5).action, ElementAction::Command);
+    EXPECT_EQ(elements[6].keyBytes, 2u);
+    EXPECT_EQ(op(6).action, ElementAction::Add);
+    EXPECT_FALSE(op(6).atHead);
+    EXPECT_EQ(elements[6].elementBytes, 1u);
+    // RPOPLPUSH bb bb with one element: nothing. BLPOP ggggggg a: "12" off a (the first key holding a list).
+    EXPECT_EQ(elements[7].keyBytes, 1u);
+    EXPECT_EQ(op(7).action, ElementAction::Remove);
+    EXPECT_EQ(elements[7].elementBytes, 2u);
+    EXPECT_EQ(op(7).element, IntegerClass::Uint7);
+    // LMPOP 2 ffffff a: ffffff holds a string: WRONGTYPE, nothing popped. SADD ccc: a command and two adds.
+    EXPECT_EQ(elements[8].keyBytes, 3u);
+    EXPECT_EQ(op(8).action, ElementAction::Command);
+    // SMOVE ccc dddd m1: m1 removed from ccc, then dddd made for it and m1 added.
+    EXPECT_EQ(elements[11].keyBytes, 3u);
+    EXPECT_EQ(op(11).action, ElementAction::Remove);
+    EXPECT_EQ(elements[12].keyBytes, 4u);
+    EXPECT_EQ(op(12).action, ElementAction::Command);
+    EXPECT_EQ(elements[13].keyBytes, 4u);
+    EXPECT_EQ(op(13).action, ElementAction::Add);
+    // SMOVE ccc ccc m2: a lookup.
+    EXPECT_EQ(elements[14].keyBytes, 3u);
+    EXPECT_EQ(op(14).action, ElementAction::Read);
+    // ZADD eeeee: a command and four adds; ZPOPMIN 2: y and z (score 1, by member), ZMPOP MAX: a (score 3).
+    ASSERT_EQ(elements.size(), 23u);
+    for (const std::size_t i : { 20u, 21u, 22u }) {
+        EXPECT_EQ(elements[i].keyBytes, 5u);
+        EXPECT_EQ(op(i).action, ElementAction::Remove);
+        EXPECT_EQ(elements[i].elementBytes, 1u);
+    }
+    EXPECT_EQ(
+        m_rejects.refused.at(std::string("WRONGTYPE Operation against a key holding the wrong kind of value")), 1u);
+    EXPECT_EQ(m_rejects.notModelled.count("LMOVE"), 0u);
+}
+
+} // namespace
+
+namespace {
+
+// A blocking pop that finds nothing leaves its client waiting; the capture does not show the pop when a later
+// push serves it (blocked.c), so the importer serves it there: the clients waiting on the key in the order they
+// blocked, before their timeout; a client seen sending anything else has stopped waiting.
+TEST_F(MonitorMovesTest, AWaitingClientIsServedByTheNextPush) {
+    const std::string capture
+        = "OK\n"
+          "1700000000.000000 [0 127.0.0.1:1001] \"BLPOP\" \"q\" \"0\"\n"
+          "1700000000.100000 [0 127.0.0.1:1002] \"BRPOP\" \"q\" \"other\" \"5\"\n"
+          "1700000000.200000 [0 127.0.0.1:1003] \"BLPOP\" \"q\" \"0.5\"\n"
+          "1700000000.300000 [0 127.0.0.1:1004] \"BLMOVE\" \"q\" \"dst\" \"LEFT\" \"RIGHT\" \"0\"\n"
+          "1700000000.400000 [0 127.0.0.1:1004] \"PING\"\n"
+          "1700000001.000000 [0 127.0.0.1:2000] \"RPUSH\" \"q\" \"a\" \"bb\" \"ccc\"\n";
+    auto r = importText(capture);
+    ASSERT_TRUE(r) << r.error().describe();
+    std::vector<Request> elements;
+    for (const Request& q : *r)
+        if (q.op == Op::Element)
+            elements.push_back(q);
+    // RPUSH q: a command and three adds; then the first waiting client's BLPOP takes "a", the second's BRPOP
+    // "ccc"; the third's timeout (0.5 s) passed before the push, and the fourth sent PING: "bb" stays.
+    ASSERT_EQ(elements.size(), 6u);
+    EXPECT_EQ(elements[4].elementOp().action, ElementAction::Remove);
+    EXPECT_TRUE(elements[4].elementOp().atHead);
+    EXPECT_EQ(elements[4].elementBytes, 1u);
+    EXPECT_EQ(elements[5].elementOp().action, ElementAction::Remove);
+    EXPECT_FALSE(elements[5].elementOp().atHead);
+    EXPECT_EQ(elements[5].elementBytes, 3u);
+    // A push that fills a list a BLMOVE waits on serves the move, and its push serves a waiter on the
+    // destination.
+    const std::string chain
+        = "OK\n"
+          "1700000000.000000 [0 127.0.0.1:1001] \"BLMOVE\" \"src\" \"dst\" \"LEFT\" \"LEFT\" \"0\"\n"
+          "1700000000.100000 [0 127.0.0.1:1002] \"BLPOP\" \"dst\" \"0\"\n"
+          "1700000001.000000 [0 127.0.0.1:2000] \"LPUSH\" \"src\" \"x\"\n";
+    auto c = importText(chain);
+    ASSERT_TRUE(c) << c.error().describe();
+    std::vector<ElementAction> actions;
+    for (const Request& q : *c)
+        if (q.op == Op::Element)
+            actions.push_back(q.elementOp().action);
+    // LPUSH src (command, add); BLMOVE: src's pop, dst's push (command, add); BLPOP dst: its pop.
+    EXPECT_EQ(actions,
+        (std::vector<ElementAction> { ElementAction::Command, ElementAction::Add, ElementAction::Remove,
+            ElementAction::Command, ElementAction::Add, ElementAction::Remove }));
+}
+
+} // namespace
