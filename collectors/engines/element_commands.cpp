@@ -224,7 +224,15 @@ Status ElementCommandWriter::listCommand(const Request& r, const std::string& ke
     }
     case ElementAction::Remove:
         flush(out);
-        out.push_back({ op.atHead ? "LPOP" : "RPOP", key });
+        if (r.valueBytes > 0) {
+            // request.h: the element valueBytes - 1 places from the head (LREM). Its text is made up, so it is
+            // marked first: a one-byte string LSET puts there in place (lpReplace, a node no larger), which LREM
+            // then finds from the head, the only one (no made-up element is "~").
+            out.push_back({ "LSET", key, std::to_string(r.valueBytes - 1), "~" });
+            out.push_back({ "LREM", key, "1", "~" });
+        } else {
+            out.push_back({ op.atHead ? "LPOP" : "RPOP", key });
+        }
         removed(r.keyId, state);
         break;
     case ElementAction::Update: // request.h: the place from the head in valueBytes

@@ -404,7 +404,8 @@ Workload listsChurn(std::uint64_t keys) {
 // (LMOVE every way, RPOPLPUSH, their blocking forms), popped by BLPOP, BRPOP, LMPOP and BLMPOP across keys that
 // are absent or of another type; members moved between sets (held or not, onto the same set, onto a set not
 // there yet); sorted sets popped from both ends (ZPOPMIN, ZPOPMAX with counts, BZPOPMIN, BZPOPMAX, ZMPOP,
-// BZMPOP). The workload follows the keys' lengths so that a blocking form finds something to take (a blocked
+// BZMPOP); elements removed by LREM from the head, the tail or all through, from lists of repeated elements.
+// The workload follows the keys' lengths so that a blocking form finds something to take (a blocked
 // client waits out its timeout, which a server checks only every 100 ms), but for a few that wait 10 ms.
 Workload moves(std::uint64_t keys) {
     Workload w { fmt::format("moves-{}", keys), {}, {} };
@@ -438,6 +439,18 @@ Workload moves(std::uint64_t keys) {
     for (const std::uint64_t extra : { keys, keys + 1 }) // destinations made by the moves
         for (const std::string& key : { listKey(extra), setKey(extra) })
             w.collectionKeys.push_back(key);
+    // Lists LREM takes elements from: six texts repeated (an integer among them), some past a node's bytes.
+    constexpr std::uint64_t kRemovalLists = 20;
+    auto repeated = [](std::uint64_t m, std::uint64_t j) {
+        return j == 5 ? std::to_string(1000 + m) : fmt::format("task:{}:{}", m, std::string(10 + j * 30, 't'));
+    };
+    for (std::uint64_t m = 0; m < kRemovalLists; ++m) {
+        Command c { "RPUSH", listKey(keys + 10 + m) };
+        for (std::uint64_t i = 0, n = m % 4 == 0 ? 600 : 60; i < n; ++i)
+            c.push_back(repeated(m, d.between(0, 5)));
+        w.commands.push_back(std::move(c));
+        w.collectionKeys.push_back(listKey(keys + 10 + m));
+    }
     auto side = [&d] { return d.chance(0.5) ? "LEFT" : "RIGHT"; };
     auto popped = [](std::uint64_t& length, std::uint64_t n) { length -= std::min(length, n); };
     std::uint64_t waits = 0; // blocking forms that find nothing (each waits out its timeout)
@@ -461,6 +474,10 @@ Workload moves(std::uint64_t keys) {
                 --listLength[k];
                 ++listLength[j];
             }
+        } else if (r < 30) { // LREM on lists of their own, of repeated elements: from the head, the tail, all
+            const std::uint64_t m = k % kRemovalLists;
+            w.commands.push_back({ "LREM", listKey(keys + 10 + m),
+                std::to_string(static_cast<std::int64_t>(d.between(0, 4)) - 2), repeated(m, d.between(0, 5)) });
         } else if (r < 32) { // an absent key first, then maybe a set (WRONGTYPE), then the list
             const bool wrongType = d.chance(0.1);
             if (!wrongType && listLength[k] == 0 && waits++ >= 3)
@@ -508,6 +525,10 @@ Workload moves(std::uint64_t keys) {
 
 Workload hashesGrown(std::uint64_t keys) {
     return grow(keys);
+}
+
+Workload movesAndRemovals(std::uint64_t keys) {
+    return moves(keys);
 }
 
 std::vector<Workload> collectionWorkloads() {

@@ -21,6 +21,8 @@ struct Workload {
 
 // Hashes grown to field counts on both sides of 512 (the warm-up the test runs first).
 Workload hashesGrown(std::uint64_t keys);
+// Elements moved between keys (LMOVE, SMOVE, ...), popped from the first of several keys, removed by LREM.
+Workload movesAndRemovals(std::uint64_t keys);
 // Every workload, or the one LAYOUTLAB_COLLECTION_WORKLOAD names (a file of commands, one a line).
 std::vector<Workload> collectionWorkloads();
 

@@ -4,6 +4,7 @@
 //   - traces `gen` makes of each type, their element counts and lengths on both sides of the engines' default
 //     limits and their key counts around powers of two, sent as the collection commands their element requests
 //     stand for (ElementCommandWriter);
+//   - a MONITOR capture of elements moved between keys and removed by LREM;
 //   - the server's own RDB file of the collection workloads (collection_workloads.h), loaded by the server
 //     itself (DEBUG RELOAD), as `drive dump.rdb` does for an operator's file.
 // Each must be predicted within 1% of the settled server's Δ(used_memory - mem_clients_normal) per key, with
@@ -11,10 +12,12 @@
 
 #include "cli_runner.h"
 #include "collection_workloads.h"
+#include "monitor_capture.h"
 #include "resp_server_under_test.h"
 
 #include <filesystem>
 #include <fmt/format.h>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 namespace {
@@ -123,6 +126,29 @@ TEST_P(DriveCollections, ItsOwnSnapshotLoadedWithinOnePercent) {
         std::filesystem::copy_file(under->running->workDir + "/dump.rdb", file);
     }
     expectWithinOnePercent(drive(*s, file), "snapshot");
+}
+
+// A MONITOR capture of elements moved between keys and removed from lists' middles (LMOVE, BLPOP, SMOVE, ZPOPMIN,
+// LREM...: collection_workloads.h), driven into a fresh server of the same build: the moves as the pops and
+// pushes they are, each LREM as an LSET of a mark at the element's place and an LREM of the mark.
+TEST_P(DriveCollections, ACaptureOfMovesAndRemovalsWithinOnePercent) {
+    const auto* s = server();
+    if (!s)
+        GTEST_SKIP() << "no server " << GetParam()
+                     << ": Debian's redis-server and the builds of tests/engines are all there are here";
+    const std::string file = (m_dir / "moves.monitor").string();
+    {
+        auto under = layoutlab::test::startRespServer(*s);
+        ASSERT_TRUE(under);
+        layoutlab::test::MonitorCapture monitor(under->running->port);
+        std::uint64_t refused = 0;
+        ASSERT_TRUE(under->client->pipeline(layoutlab::test::movesAndRemovals(130).commands, 512, &refused));
+        ASSERT_TRUE(under->client->command({ "ECHO", "layoutlab-capture-end" }));
+        monitor.waitFor("layoutlab-capture-end");
+        monitor.close();
+        std::ofstream(file) << monitor.lines();
+    }
+    expectWithinOnePercent(drive(*s, file), "moves");
 }
 
 INSTANTIATE_TEST_SUITE_P(Servers, DriveCollections, ::testing::Range<std::size_t>(0, 12),

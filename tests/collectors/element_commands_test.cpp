@@ -145,6 +145,12 @@ TEST(ElementCommandWriter, ListsPushPopAndSetInPlace) {
     EXPECT_EQ(out[2][0], "LSET");
     EXPECT_EQ(out[2][2], "0");
     EXPECT_EQ(out[2][3].size(), 6u);
+    // A removal at a place (LREM, request.h: the place plus one): the element marked there, then removed.
+    out.clear();
+    ASSERT_TRUE(writer.write(element(2, CollectionKind::List, ElementAction::Remove, 6, 1), "l", out));
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_EQ(out[0], (Command { "LSET", "l", "0", "~" }));
+    EXPECT_EQ(out[1], (Command { "LREM", "l", "1", "~" }));
 }
 
 TEST(ElementCommandWriter, AStringWriteForgetsTheKeyAndASnapshotIsRefused) {

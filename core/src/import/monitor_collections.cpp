@@ -70,7 +70,7 @@ KeyValue& CollectionCommand::keyMade(KeyValue::Content content) {
         else if (content == KeyValue::Content::SortedSet)
             k.zset = std::make_unique<std::unordered_map<std::string, double>>();
         else
-            k.list = std::make_unique<std::deque<std::uint64_t>>();
+            k.list = std::make_unique<std::deque<std::string>>();
         m_key = &k;
     }
     return *m_key;

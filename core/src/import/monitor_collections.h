@@ -42,10 +42,6 @@ CollectionCommandEffect applyCollectionCommand(
 bool isMultiKeyCollectionCommand(std::string_view name);
 CollectionCommandEffect applyMultiKeyCollectionCommand(
     std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs);
-// LMOVE's push: one element of `shape` (class << 32 | length, as the importer's lists keep them) pushed onto
-// the list `key` as an LPUSH or RPUSH of it would (t_list.c lmoveHandlePush).
-CollectionCommandEffect pushListElement(
-    const std::string& key, std::uint64_t shape, bool atHead, MonitorKeyspace& keys, std::uint64_t nowMs);
 
 // "a hash", "a set", "a sorted set", "a string": what a key holds, for a WRONGTYPE's detail.
 std::string_view typeName(KeyValue::Content content);

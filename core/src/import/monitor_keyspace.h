@@ -52,8 +52,8 @@ struct KeyValue {
     std::unique_ptr<HashFields> hash; // Content::Hash: its fields
     std::unique_ptr<SetMembers> set; // Content::Set: its members
     std::unique_ptr<std::unordered_map<std::string, double>> zset; // Content::SortedSet: members and scores
-    // Content::List: each element's length and integer class (class << 32 | length), head first.
-    std::unique_ptr<std::deque<std::uint64_t>> list;
+    // Content::List: its elements, head first (LREM finds them by their text).
+    std::unique_ptr<std::deque<std::string>> list;
 
     // The value's text where it is known (Integer, Float), else nullopt.
     std::optional<std::string> knownText() const {

@@ -9,10 +9,11 @@
 //   lsetCommand: the element at an index (from the head; negative from the tail) replaced, its place from the
 //     head given in the update, with the element it replaces; an error for a missing key or an index out of
 //     range.
-// The importer keeps each list's element lengths and integer classes in order. Commands that move elements
+// The importer keeps each list's elements in order. Commands that move elements
 // between lists or pop from the first of several (LMOVE, BLPOP, LMPOP, ...) are rewritten into these
-// (monitor_moves.cpp). Commands that insert or remove in a list's middle (LINSERT, LREM) are not modelled,
-// and counted so: after one, the copy and the figures no longer follow the server.
+// (monitor_moves.cpp). lremCommand: each element equal to the argument removed where it is, from the head or
+// the tail as the count says. LINSERT is not modelled, and counted so: after one, the copy and the figures no
+// longer follow the server.
 
 #include "monitor_collections.h"
 
@@ -24,23 +25,21 @@
 namespace layoutlab::monitor {
 
 namespace {
-constexpr std::array<std::string_view, 8> kElementCommands { "LPUSH", "RPUSH", "LPUSHX", "RPUSHX", "LPOP", "RPOP",
-    "LTRIM", "LSET" };
+constexpr std::array<std::string_view, 9> kElementCommands { "LPUSH", "RPUSH", "LPUSHX", "RPUSHX", "LPOP", "RPOP",
+    "LTRIM", "LSET", "LREM" };
 constexpr std::array<std::string_view, 4> kWholeReads { "LRANGE", "LLEN", "LINDEX", "LPOS" };
 
 class ListCommand : CollectionCommand {
 public:
-    // `shape`: the one element a push carries, given as a list keeps it (class << 32 | length) instead of
-    // its text (LMOVE's push of the element it popped).
-    ListCommand(std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs,
-        std::optional<std::uint64_t> shape = std::nullopt)
-        : CollectionCommand(CollectionKind::List, name, args, keys, nowMs)
-        , m_shape(shape) { }
+    ListCommand(std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs)
+        : CollectionCommand(CollectionKind::List, name, args, keys, nowMs) { }
 
     CollectionCommandEffect run() {
         const std::size_t n = m_args.size();
         const bool push = m_name.find("PUSH") != std::string_view::npos;
-        const bool ok = push ? n >= 3 : m_name == "LTRIM" || m_name == "LSET" ? n == 4 : n == 2 || n == 3;
+        const bool ok = push                                            ? n >= 3
+            : m_name == "LTRIM" || m_name == "LSET" || m_name == "LREM" ? n == 4
+                                                                        : n == 2 || n == 3;
         if (!ok) {
             refuse("wrong number of arguments", fmt::format("{} arguments", n - 1));
             return std::move(m_effect);
@@ -53,20 +52,20 @@ public:
             trim();
         else if (m_name == "LSET")
             set();
+        else if (m_name == "LREM")
+            removeEqual();
         else
             pop(m_name[0] == 'L');
         return std::move(m_effect);
     }
 
 private:
-    std::optional<std::uint64_t> m_shape;
-
     void pushAll(bool atHead) {
         if (!present() && m_name.back() == 'X')
             return; // LPUSHX, RPUSHX: no list, nothing pushed
         auto& list = *keyMade(KeyValue::Content::List).list;
-        std::uint64_t total = m_shape ? static_cast<std::uint32_t>(*m_shape) : 0;
-        for (std::size_t i = 2; !m_shape && i < m_args.size(); ++i)
+        std::uint64_t total = 0;
+        for (std::size_t i = 2; i < m_args.size(); ++i)
             total += m_args[i].size();
         Request start = element(ElementAction::Command, "");
         start.valueBytes = static_cast<std::uint32_t>(m_args.size() - 2);
@@ -75,26 +74,18 @@ private:
         push(start);
         for (std::size_t i = 2; i < m_args.size(); ++i) {
             Request r = element(ElementAction::Add, m_args[i]);
-            if (m_shape) {
-                r.elementBytes = static_cast<std::uint32_t>(*m_shape);
-                m_op.element = static_cast<IntegerClass>(*m_shape >> 32);
-            }
             m_op.atHead = atHead;
             push(r);
-            const std::uint64_t packed = std::uint64_t { r.elementBytes } | std::uint64_t(m_op.element) << 32;
             if (atHead)
-                list.push_front(packed);
+                list.push_front(m_args[i]);
             else
-                list.push_back(packed);
+                list.push_back(m_args[i]);
         }
     }
     // One element off the head or the tail, the key deleted with the last.
     void popOne(bool atHead) {
         auto& list = *m_key->list;
-        const std::uint64_t packed = atHead ? list.front() : list.back();
-        Request r = element(ElementAction::Remove, "");
-        r.elementBytes = static_cast<std::uint32_t>(packed);
-        m_op.element = static_cast<IntegerClass>(packed >> 32);
+        Request r = element(ElementAction::Remove, atHead ? list.front() : list.back());
         m_op.atHead = atHead;
         push(r);
         if (atHead)
@@ -126,13 +117,42 @@ private:
         const std::int64_t at = *index < 0 ? length + *index : *index;
         if (at < 0 || at >= length)
             return refuse("index out of range", std::to_string(*index));
-        const std::uint64_t before = list[static_cast<std::size_t>(at)];
+        std::string& before = list[static_cast<std::size_t>(at)];
         Request r = element(ElementAction::Update, m_args[3]);
         r.valueBytes = static_cast<std::uint32_t>(at); // request.h: a list's update names its place from the head
-        r.ttlSeconds = static_cast<std::uint32_t>(before);
-        m_op.prior = static_cast<IntegerClass>(before >> 32);
+        r.ttlSeconds = static_cast<std::uint32_t>(before.size());
+        m_op.prior = integerClassOf(before);
         push(r);
-        list[static_cast<std::size_t>(at)] = std::uint64_t { r.elementBytes } | std::uint64_t(m_op.element) << 32;
+        before = m_args[3];
+    }
+    // lremCommand: the elements equal to args[3], from the head (a count of 0 or more: that many, 0 all) or
+    // from the tail (below 0), each removed where it is (quicklistDelIndex), the key deleted when emptied.
+    void removeEqual() {
+        const auto count = parseLongLong(m_args[2]);
+        if (!count)
+            return refuse("value is not an integer or out of range", "count");
+        if (!present())
+            return;
+        auto& list = *m_key->list;
+        const bool fromTail = *count < 0;
+        const std::uint64_t most = *count == 0 ? UINT64_MAX
+            : fromTail                         ? static_cast<std::uint64_t>(-(*count + 1)) + 1
+                                               : static_cast<std::uint64_t>(*count);
+        std::uint64_t removed = 0;
+        for (std::size_t k = 0; k < list.size() && removed < most;) {
+            const std::size_t at = fromTail ? list.size() - 1 - k : k;
+            if (list[at] != m_args[3]) {
+                ++k;
+                continue;
+            }
+            Request r = element(ElementAction::Remove, list[at]);
+            r.valueBytes = static_cast<std::uint32_t>(at + 1); // request.h: a list's removal at a place
+            push(r);
+            list.erase(list.begin() + static_cast<std::ptrdiff_t>(at));
+            ++removed; // the next element to look at is k places from the walk's end still
+        }
+        if (list.empty())
+            *m_key = KeyValue {}; // the server deletes an empty list
     }
     void trim() {
         const auto start = parseLongLong(m_args[2]), stop = parseLongLong(m_args[3]);
@@ -157,12 +177,6 @@ private:
     }
 };
 } // namespace
-
-CollectionCommandEffect pushListElement(
-    const std::string& key, std::uint64_t shape, bool atHead, MonitorKeyspace& keys, std::uint64_t nowMs) {
-    const std::vector<std::string> args { atHead ? "LPUSH" : "RPUSH", key, std::string() };
-    return ListCommand(args[0], args, keys, nowMs, shape).run();
-}
 
 const CollectionCommands kListCommands { kElementCommands, kWholeReads,
     [](std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs) {

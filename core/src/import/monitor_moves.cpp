@@ -179,12 +179,12 @@ private:
             return; // WRONGTYPE, or nothing to move (a blocking form blocks)
         if (!typed(m_args[2], KeyValue::Content::List))
             return;
-        const std::deque<std::uint64_t>& list = *(*source)->list;
+        const std::deque<std::string>& list = *(*source)->list;
         if (m_args[1] == m_args[2] && list.size() == 1)
             return; // the one element popped and pushed back onto the same list
-        const std::uint64_t shape = fromHead ? list.front() : list.back();
+        const std::string element = fromHead ? list.front() : list.back();
         apply({ fromHead ? "LPOP" : "RPOP", m_args[1] });
-        append(pushListElement(m_args[2], shape, toHead, m_keys, m_nowMs), m_args[2]);
+        apply({ toHead ? "LPUSH" : "RPUSH", m_args[2], element }); // lmoveHandlePush: as a push of it
     }
 
     void smove() {

@@ -158,6 +158,11 @@ void CollectionKeyModel::replaceAt(
         collection::listReplace({ *m_rules, m_limits, *m_allocator }, key, index, before, after);
 }
 
+void CollectionKeyModel::removeAt(CollectionKeyState& key, std::uint64_t index, ElementValue element) const {
+    if (m_kind == CollectionKind::List && index < key.entries)
+        collection::listRemoveAt({ *m_rules, m_limits, *m_allocator }, key, index, element);
+}
+
 void CollectionKeyModel::remove(
     CollectionKeyState& key, ElementValue element, ElementValue value, MemberOrder order, bool atHead) const {
     if (key.entries == 0)

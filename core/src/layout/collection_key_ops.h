@@ -65,6 +65,8 @@ void zsetLoadAdd(const KeyContext& c, CollectionKeyState& key, ElementValue memb
 void listCommand(const KeyContext& c, CollectionKeyState& key, std::uint64_t elements, std::uint64_t totalBytes);
 void listPush(const KeyContext& c, CollectionKeyState& key, ElementValue element, bool atHead);
 void listPop(const KeyContext& c, CollectionKeyState& key, ElementValue element, bool atHead);
+// The element `index` places from the head removed from its node (LREM).
+void listRemoveAt(const KeyContext& c, CollectionKeyState& key, std::uint64_t index, ElementValue element);
 void listReplace(
     const KeyContext& c, CollectionKeyState& key, std::uint64_t index, ElementValue before, ElementValue after);
 void listLoad(const KeyContext& c, CollectionKeyState& key); // a quicklist node's Load

@@ -12,6 +12,8 @@
 //   popGenericCommand, ltrimCommand (listPop): the element leaves its node's listpack (lpDelete: realloc to
 //     its size), an emptied node is freed (__quicklistDelNode), and a quicklist of one node within half the
 //     limits becomes a listpack again (listTypeTryConvertQuicklist, shrinking; Redis 7.2 and Valkey).
+//   lremCommand (listRemoveAt): the element leaves its node's listpack where it is (quicklistDelIndex:
+//     lpDelete), an emptied node is freed, nothing merged; then the shrinking conversion, as after a pop.
 //   lsetCommand (listReplace): a listpack the new element would take past the node limit becomes a quicklist
 //     first (listTypeTryConversionAppend, as a push of it); the element is replaced in its node's listpack
 //     (quicklistReplaceEntry: lpReplace, in place for an element below the large-element size: 1 GiB on
@@ -119,6 +121,23 @@ void listPop(const KeyContext& c, CollectionKeyState& key, ElementValue element,
     if (node.count == 0)
         key.nodes.erase(atHead ? key.nodes.begin() : key.nodes.end() - 1);
     listpackIfOneSmallNode(c, key, true);
+}
+
+void listRemoveAt(const KeyContext& c, CollectionKeyState& key, std::uint64_t index, ElementValue element) {
+    for (auto node = key.nodes.begin(); node != key.nodes.end(); ++node) {
+        if (index >= node->count) {
+            index -= node->count;
+            continue;
+        }
+        --key.entries;
+        key.payloadBytes -= std::min<std::uint64_t>(key.payloadBytes, element.bytes);
+        node->count -= 1;
+        node->bytes -= std::min(node->bytes - kEmptyListpack, listpack::entryBytes(element.bytes, element.integer));
+        if (key.table && node->count == 0)
+            key.nodes.erase(node); // quicklistDelIndex: an emptied node freed, its neighbours left as they are
+        listpackIfOneSmallNode(c, key, true);
+        return;
+    }
 }
 
 CollectionFootprint listFootprint(const KeyContext& c, const CollectionKeyState& key) {

@@ -68,6 +68,8 @@ bool CollectionReplay::applyTo(
     case ElementAction::Remove:
         if (op.collection == CollectionKind::Set) // a member has no value: its order instead (request.h)
             m.remove(key, element, {}, { r.valueBytes, r.priorBytes() });
+        else if (op.collection == CollectionKind::List && r.valueBytes > 0) // LREM: at its place (request.h)
+            m.removeAt(key, r.valueBytes - 1, element);
         else if (op.collection == CollectionKind::List) // a pop, at the head or the tail
             m.remove(key, element, {}, {}, op.atHead);
         else

@@ -468,3 +468,30 @@ TEST_F(MonitorMovesTest, AWaitingClientIsServedByTheNextPush) {
 }
 
 } // namespace
+
+namespace {
+
+// LREM: each element equal to the argument removed where it is, walking from the head (a count of 0 or more;
+// 0: all) or from the tail (below 0), with its place from the head at that moment; an emptied list deleted.
+TEST_F(MonitorMovesTest, LremRemovesEqualElementsWhereTheyAre) {
+    const auto r = import({ { "RPUSH", "l", "x", "yy", "x", "zzz", "x" }, { "LREM", "l", "-2", "x" },
+        { "LREM", "l", "1", "zzz" }, { "LREM", "l", "0", "nothing" }, { "LREM", "l", "0", "x" },
+        { "LREM", "l", "0", "yy" }, { "LREM", "l", "x", "yy" } });
+    std::vector<Request> removals;
+    for (const Request& q : r)
+        if (q.op == Op::Element && q.elementOp().action == ElementAction::Remove)
+            removals.push_back(q);
+    // x yy x zzz x: -2 x takes the last x (place 4), then the one at 2; x yy zzz: zzz at 2; x yy: x at 0;
+    // yy: at 0, the list gone.
+    ASSERT_EQ(removals.size(), 5u);
+    const std::uint32_t places[] = { 5, 3, 3, 1, 1 }; // request.h: the place from the head, plus one
+    const std::uint32_t lengths[] = { 1, 1, 3, 1, 2 };
+    for (std::size_t i = 0; i < removals.size(); ++i) {
+        EXPECT_EQ(removals[i].valueBytes, places[i]) << i;
+        EXPECT_EQ(removals[i].elementBytes, lengths[i]) << i;
+    }
+    EXPECT_EQ(m_rejects.refused.at("value is not an integer or out of range"), 1u);
+    EXPECT_EQ(m_rejects.notModelled.count("LREM"), 0u);
+}
+
+} // namespace

@@ -134,6 +134,8 @@ public:
     // An element added (a set's member: `value` is empty; a list's: pushed at its head when `atHead`).
     void add(CollectionKeyState& key, ElementValue element, ElementValue value = {}, bool atHead = false) const;
     void update(CollectionKeyState& key, ElementValue element, ElementValue before, ElementValue after) const;
+    // A list's element `index` places from its head removed (LREM).
+    void removeAt(CollectionKeyState& key, std::uint64_t index, ElementValue element) const;
     // A list's element `index` places from its head replaced (LSET).
     void replaceAt(CollectionKeyState& key, std::uint64_t index, ElementValue before, ElementValue after) const;
     // An element removed: a hash's field with its value; a set's member with its place in the order of adds.

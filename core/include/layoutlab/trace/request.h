@@ -58,8 +58,9 @@ std::string_view opName(Op op);
 //            intset, which the server keeps as it is), and then a set's intset its width as the integer class
 //            of its element (Int16, Int32 or Int64). A list has a Load before each quicklist node as the file
 //            holds it: valueBytes the node's elements, priorBytes the nodes after it.
-// A list's Add is a push and its Remove a pop, at its head when the op's atHead is set, else at its tail; its
-// Update replaces the element valueBytes places from its head (LSET) by one of elementBytes, the one replaced
+// A list's Add is a push and its Remove a pop, at its head when the op's atHead is set, else at its tail; a
+// Remove with valueBytes k > 0 removes the element k - 1 places from its head instead (LREM); its Update
+// replaces the element valueBytes places from its head (LSET) by one of elementBytes, the one replaced
 // priorBytes long.
 // An element or value that is a canonical integer carries its integer class (IntegerClass), which a
 // listpack or an intset stores it by.
