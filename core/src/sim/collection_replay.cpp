@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/sim/collection_replay.h"
 
+#include "layoutlab/sim/limit_sweep.h"
+
+#include <algorithm>
+
 #include <map>
+#include <tuple>
 
 namespace layoutlab {
 
@@ -17,9 +22,180 @@ CollectionReplay::CollectionReplay(
         variants.emplace_back();
     for (const CollectionLimits& limits : variants)
         m_variants.push_back(Variant { limits, {}, {} });
+    // The limit the variants differ by; sharing keys needs one, and one whose values order.
+    std::vector<std::string_view> differing;
+    for (const std::string_view name : allCollectionLimitNames())
+        for (const Variant& v : m_variants)
+            if (collectionLimit(v.limits, name) != collectionLimit(m_variants.front().limits, name)) {
+                differing.push_back(name);
+                break;
+            }
+    if (m_variants.size() < 2 || differing.size() != 1 || differing.front() == "list-max-listpack-size")
+        return;
+    const std::string_view name = differing.front();
+    Swept swept;
+    swept.kind = name.starts_with("hash") ? CollectionKind::Hash
+        : name.starts_with("zset")        ? CollectionKind::SortedSet
+                                          : CollectionKind::Set;
+    swept.entries = name.ends_with("-entries");
+    swept.smallest = collectionLimit(m_variants.front().limits, name);
+    for (std::size_t i = 1; i < m_variants.size(); ++i)
+        if (const auto v = collectionLimit(m_variants[i].limits, name); v < swept.smallest) {
+            swept.smallest = v;
+            swept.smallestVariant = i;
+        }
+    m_swept = swept;
+    m_sweptName = std::string(name);
+}
+
+namespace {
+// A key's state as it is, its table included (a split gives each variant its own).
+CollectionKeyState copyOf(const CollectionKeyState& key) {
+    CollectionKeyState out;
+    out.kind = key.kind;
+    out.made = key.made;
+    out.table = key.table;
+    out.intsetWidth = key.intsetWidth;
+    out.entries = key.entries;
+    out.payloadBytes = key.payloadBytes;
+    out.listpackBytes = key.listpackBytes;
+    out.compactEntries = key.compactEntries;
+    if (key.index)
+        out.index = std::make_unique<IndexTableModel>(*key.index);
+    out.entryAllocations = key.entryAllocations;
+    out.entryRequestedBytes = key.entryRequestedBytes;
+    out.entryUsableBytes = key.entryUsableBytes;
+    out.argvEntries = key.argvEntries;
+    out.strandedEntries = key.strandedEntries;
+    out.strandedUnmoved = key.strandedUnmoved;
+    out.strandedTable = key.strandedTable;
+    out.adds = key.adds;
+    out.orderBase = key.orderBase;
+    out.orderBuckets = key.orderBuckets;
+    out.nodes = key.nodes;
+    out.loadRemaining = key.loadRemaining;
+    out.loadForm = key.loadForm;
+    out.loadLongest = key.loadLongest;
+    return out;
+}
+} // namespace
+
+std::int64_t CollectionReplay::sweptValue(std::size_t variant) const {
+    return collectionLimit(m_variants[variant].limits, m_sweptName);
+}
+
+namespace {
+// Whether two states of a key are the same in every respect the models follow.
+bool sameState(const CollectionKeyState& a, const CollectionKeyState& b) {
+    if (a.made != b.made || a.table != b.table || a.intsetWidth != b.intsetWidth || a.entries != b.entries
+        || a.payloadBytes != b.payloadBytes || a.listpackBytes != b.listpackBytes
+        || a.entryAllocations != b.entryAllocations || a.entryRequestedBytes != b.entryRequestedBytes
+        || a.entryUsableBytes != b.entryUsableBytes || a.argvEntries != b.argvEntries
+        || a.strandedEntries != b.strandedEntries || a.strandedUnmoved != b.strandedUnmoved
+        || a.strandedTable != b.strandedTable || a.adds != b.adds || a.orderBase != b.orderBase
+        || a.orderBuckets != b.orderBuckets || a.loadRemaining != b.loadRemaining || a.loadLongest != b.loadLongest
+        || a.compactEntries != b.compactEntries || bool(a.index) != bool(b.index))
+        return false;
+    return !a.index || a.index->sameAs(*b.index);
+}
+} // namespace
+
+bool CollectionReplay::mightConvert(const Group& group, const Request& r, const ElementOp& op) const {
+    if (op.collection != m_swept->kind || op.action == ElementAction::Remove || op.action == ElementAction::Read)
+        return false; // another type's keys, and removals and lookups, convert alike under every value
+    const CollectionKeyState& key = group.state;
+    if (key.table)
+        return false; // a table stays one
+    if (!key.made)
+        return true; // the first command chooses the encoding, by the limits
+    const auto smallest = static_cast<std::uint64_t>(std::max<std::int64_t>(group.smallest, 0));
+    if (m_swept->entries) {
+        const bool hinted = op.action == ElementAction::Command || op.action == ElementAction::Load;
+        return key.entries + (hinted ? std::uint64_t { r.valueBytes } : 1) > smallest;
+    }
+    return std::max({ r.elementBytes, r.valueBytes, r.priorBytes() }) > smallest;
+}
+
+Status CollectionReplay::part(const Group& group, const CollectionKeyState& before, CollectionKeyState&& applied,
+    const Request& r, const ElementOp& op, std::vector<Group>& out) {
+    const std::size_t first = out.size();
+    auto place = [&](std::size_t variant, CollectionKeyState&& state) {
+        for (std::size_t g = first; g < out.size(); ++g)
+            if (sameState(out[g].state, state)) {
+                out[g].variants.set(variant);
+                if (sweptValue(variant) < out[g].smallest) {
+                    out[g].smallest = sweptValue(variant);
+                    out[g].smallestVariant = variant;
+                }
+                return;
+            }
+        Group g { std::move(state), {}, sweptValue(variant), variant };
+        g.variants.set(variant);
+        out.push_back(std::move(g));
+    };
+    place(group.smallestVariant, std::move(applied));
+    for (std::size_t i = 0; i < m_variants.size(); ++i) {
+        if (!group.variants.test(i) || i == group.smallestVariant)
+            continue;
+        auto own = modelFor(m_variants[i], op.collection);
+        if (!own)
+            return own.error();
+        CollectionKeyState mine = copyOf(before);
+        applyTo(**own, mine, r, op);
+        place(i, std::move(mine));
+    }
+    return Ok {};
+}
+
+Expected<bool> CollectionReplay::applyGrouped(
+    std::uint32_t keyId, const Request& r, const ElementOp& op, bool created) {
+    std::vector<Group>& groups = m_grouped[keyId];
+    if (created) {
+        groups.clear();
+        Group all;
+        for (std::size_t i = 0; i < m_variants.size(); ++i)
+            all.variants.set(i);
+        all.smallest = m_swept->smallest;
+        all.smallestVariant = m_swept->smallestVariant;
+        groups.push_back(std::move(all));
+    }
+    std::optional<bool> emptied;
+    std::vector<Group> parted;
+    for (Group& group : groups) {
+        auto model = modelFor(m_variants[group.smallestVariant], op.collection);
+        if (!model)
+            return model.error();
+        if (created)
+            group.state = (*model)->created();
+        const bool check = mightConvert(group, r, op);
+        CollectionKeyState before = check ? copyOf(group.state) : CollectionKeyState {};
+        const std::string_view encoding = check && before.made ? (*model)->encoding(before) : std::string_view();
+        const bool left = applyTo(**model, group.state, r, op);
+        if (!emptied)
+            emptied = left;
+        if (!check || (before.made && !left && (*model)->encoding(group.state) == encoding)) {
+            parted.push_back(std::move(group)); // the smallest value keeps the encoding: every value does
+            continue;
+        }
+        if (auto ok = part(group, before, std::move(group.state), r, op, parted); !ok)
+            return ok.error();
+    }
+    groups = std::move(parted);
+    return emptied.value_or(false);
+}
+
+std::size_t CollectionReplay::heldStates() const {
+    std::size_t n = 0;
+    for (const auto& [id, groups] : m_grouped)
+        n += groups.size();
+    for (const Variant& v : m_variants)
+        n += v.keys.size();
+    return n;
 }
 
 bool CollectionReplay::holds(std::uint32_t keyId, CollectionKind kind) const {
+    if (const auto grouped = m_grouped.find(keyId); grouped != m_grouped.end())
+        return !grouped->second.empty() && grouped->second.front().state.kind == kind;
     const auto& keys = m_variants.front().keys;
     const auto it = keys.find(keyId);
     return it != keys.end() && it->second.kind == kind;
@@ -38,6 +214,8 @@ Expected<const CollectionKeyModel*> CollectionReplay::modelFor(Variant& variant,
 
 Expected<bool> CollectionReplay::apply(std::uint32_t keyId, const Request& r, bool created) {
     const ElementOp op = r.elementOp();
+    if (m_swept)
+        return applyGrouped(keyId, r, op, created);
     bool emptied = false;
     for (std::size_t i = 0; i < m_variants.size(); ++i) {
         Variant& variant = m_variants[i];
@@ -93,8 +271,8 @@ std::vector<CollectionUsage> CollectionReplay::usage(const std::vector<KeyState>
     // The key's own parts depend only on its length and TTL: described once per pair.
     std::map<std::pair<std::uint32_t, bool>, CollectionFootprint> keyOwn;
     std::map<std::pair<CollectionKind, std::string_view>, CollectionUsage> rows;
-    for (const auto& [id, state] : v.keys) {
-        const CollectionKeyModel& model = *v.models[static_cast<std::size_t>(state.kind)];
+    auto add = [&](const Variant& of, std::uint32_t id, const CollectionKeyState& state) {
+        const CollectionKeyModel& model = *of.models[static_cast<std::size_t>(state.kind)];
         const KeyState& k = keys[id];
         const auto own = std::make_pair(k.keyBytes(), k.hasTtl());
         auto found = keyOwn.find(own);
@@ -119,7 +297,22 @@ std::vector<CollectionUsage> CollectionReplay::usage(const std::vector<KeyState>
         row.requestedBytes += found->second.requestedBytes + collection.requestedBytes;
         row.usableBytes += found->second.usableBytes + collection.usableBytes;
         row.lookupLines += model.lookupLines(state);
-    }
+    };
+    // In key order, so that the sums are the same bits whichever keys a variant shares (a run of one value
+    // gives exactly what the sweep gives for it). A group's state is described by the model of the variant it
+    // was applied under: encodings and footprints do not depend on the limits, only the decisions do.
+    std::vector<std::tuple<std::uint32_t, const Variant*, const CollectionKeyState*>> ordered;
+    ordered.reserve(v.keys.size() + m_grouped.size());
+    for (const auto& [id, state] : v.keys)
+        ordered.emplace_back(id, &v, &state);
+    for (const auto& [id, groups] : m_grouped)
+        for (const Group& g : groups)
+            if (g.variants.test(variant))
+                ordered.emplace_back(id, &m_variants[g.smallestVariant], &g.state);
+    std::sort(
+        ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });
+    for (const auto& [id, of, state] : ordered)
+        add(*of, id, *state);
     std::vector<CollectionUsage> out;
     for (auto& [kindAndEncoding, row] : rows)
         out.push_back(std::move(row));

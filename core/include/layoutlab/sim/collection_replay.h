@@ -6,15 +6,23 @@
 // keys themselves (their ids, lengths, TTLs, index entries) and hands this their elements.
 //
 // Several sets of limits can be replayed at once, in one pass over the trace (a limit swept: `sweep
-// --param`): each variant keeps every key's state under its own limits. Which keys hold elements, and how
-// many, does not depend on the limits, so the keyspace replay sees only the first variant's answers.
+// --param`), each variant under its own limits. Which keys hold elements, and how many, does not depend on
+// the limits, so the keyspace replay sees only the first variant's answers. Variants whose state of a key is
+// the same hold it once, as a group: a key of a type the swept limit leaves alone stays in one group, and a
+// hash of 30 fields under hash-max-listpack-entries 64 to 1,024 too. An element request that could take a
+// group's key past its smallest value (its entries, or its lengths, beyond it) is applied under that value
+// first; if the key keeps its encoding there it keeps it under every larger value (a larger limit converts
+// later), else each of the group's variants applies it to its own copy of the state before, and variants that
+// come out alike form a group again. A table never goes back to a compact encoding: its group stays whole.
 
 #include "layoutlab/layout/collection_key_model.h"
 #include "layoutlab/sim/keyspace_replay.h"
 #include "layoutlab/sim/results.h"
 
 #include <array>
+#include <bitset>
 #include <optional>
+#include <string>
 #include <unordered_map>
 
 namespace layoutlab {
@@ -32,6 +40,7 @@ public:
     // left without elements (the engine then deletes it). An error when the layout has no model for the kind.
     Expected<bool> apply(std::uint32_t keyId, const Request& r, bool created);
     void erase(std::uint32_t keyId) {
+        m_grouped.erase(keyId);
         for (auto& v : m_variants)
             v.keys.erase(keyId);
     }
@@ -39,7 +48,9 @@ public:
     // The live keys' memory by type and encoding under variant `variant`'s limits, each key's own allocations
     // (by its length and TTL in `keys`, the keyspace replay's) included.
     std::vector<CollectionUsage> usage(const std::vector<KeyState>& keys, std::size_t variant = 0) const;
-    std::size_t liveKeys() const { return m_variants.front().keys.size(); }
+    std::size_t liveKeys() const { return m_grouped.size() + m_variants.front().keys.size(); }
+    // The states held for the live keys, over every variant (a run of one value: its keys).
+    std::size_t heldStates() const;
     std::size_t variants() const { return m_variants.size(); }
 
 private:
@@ -48,7 +59,30 @@ private:
         std::array<std::optional<CollectionKeyModel>, 4> models;
         std::unordered_map<std::uint32_t, CollectionKeyState> keys;
     };
+    // The one limit the variants differ by, when sharing applies (not a list's node size, whose values do not
+    // order: -2 is 8 KiB, 100 is entries).
+    struct Swept {
+        CollectionKind kind = CollectionKind::Hash;
+        bool entries = true; // an entries limit, else an element length's
+        std::int64_t smallest = 0;
+        std::size_t smallestVariant = 0;
+    };
     Expected<const CollectionKeyModel*> modelFor(Variant& variant, CollectionKind kind);
+    // Variants holding one key's state alike, and the one of them with the smallest swept value, under whose
+    // limits the state is changed.
+    struct Group {
+        CollectionKeyState state;
+        std::bitset<256> variants;
+        std::int64_t smallest = 0;
+        std::size_t smallestVariant = 0;
+    };
+    // Whether `r` could take a group's key past its smallest value (conservative).
+    bool mightConvert(const Group& group, const Request& r, const ElementOp& op) const;
+    Expected<bool> applyGrouped(std::uint32_t keyId, const Request& r, const ElementOp& op, bool created);
+    // The group's variants each apply `r` to the state before; alike ones are grouped again, into `out`.
+    Status part(const Group& group, const CollectionKeyState& before, CollectionKeyState&& applied, const Request& r,
+        const ElementOp& op, std::vector<Group>& out);
+    std::int64_t sweptValue(std::size_t variant) const;
     // Whether the key is left without elements.
     static bool applyTo(
         const CollectionKeyModel& model, CollectionKeyState& key, const Request& r, const ElementOp& op);
@@ -56,6 +90,9 @@ private:
     const LayoutModel* m_layout;
     const AllocatorModel* m_allocator;
     std::vector<Variant> m_variants;
+    std::optional<Swept> m_swept;
+    std::string m_sweptName;
+    std::unordered_map<std::uint32_t, std::vector<Group>> m_grouped; // with a limit swept: every key's groups
 };
 
 } // namespace layoutlab

@@ -75,6 +75,12 @@ public:
     // dictResize), and Valkey's on every delete. True when it resized.
     bool shrinkIfNeeded();
 
+    // The same table in every respect the model follows (a limit sweep holds keys alike once).
+    bool sameAs(const IndexTableModel& o) const {
+        return m_kind == o.m_kind && m_used == o.m_used && m_buckets == o.m_buckets
+            && m_targetBuckets == o.m_targetBuckets && m_rehashIndex == o.m_rehashIndex
+            && m_oldEntries == o.m_oldEntries && m_bucketRehashOnAccess == o.m_bucketRehashOnAccess;
+    }
     std::uint64_t entries() const { return m_used; }
     // Top-level buckets of the table in use, and of the table being rehashed into (0 when not rehashing).
     std::uint64_t buckets() const { return m_buckets; }
