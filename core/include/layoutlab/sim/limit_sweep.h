@@ -23,7 +23,7 @@ struct LimitSweep {
     std::vector<std::int64_t> values;
 };
 
-// The most values one sweep takes (each keeps every collection key's state).
+// The most values one sweep takes (a key held once per group of values alike: collection_replay.h).
 inline constexpr std::size_t kMaxLimitValues = 256;
 
 // "NAME=FIRST:LAST:STEP" or "NAME=V1,V2,...", NAME one of the engines' limits. Errors name field::kLimitSweep.
