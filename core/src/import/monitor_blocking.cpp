@@ -81,6 +81,11 @@ std::vector<CollectionCommandEffect> BlockedClients::serve(
     return out;
 }
 
+std::size_t BlockedClients::waiting(std::uint64_t nowMs) const {
+    return static_cast<std::size_t>(std::count_if(m_clients.begin(), m_clients.end(),
+        [nowMs](const auto& c) { return c.second.deadlineMs == 0 || c.second.deadlineMs >= nowMs; }));
+}
+
 std::vector<std::string> keysGivenElements(const CollectionCommandEffect& effect, const std::string& firstKey) {
     std::vector<std::string> out;
     for (std::size_t i = 0; i < effect.requests.size(); ++i)

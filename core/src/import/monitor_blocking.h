@@ -30,6 +30,8 @@ public:
     std::vector<CollectionCommandEffect> serve(
         std::vector<std::string> ready, MonitorKeyspace& keys, std::uint64_t nowMs);
     bool empty() const { return m_clients.empty(); }
+    // Clients still waiting at `nowMs` (their timeout not passed).
+    std::size_t waiting(std::uint64_t nowMs) const;
 
 private:
     struct Waiting {

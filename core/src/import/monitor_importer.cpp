@@ -147,6 +147,13 @@ protected:
         return std::nullopt;
     }
 
+    // The capture ends with clients waiting in blocking pops: said once each, since what the server hands them
+    // after the capture is not in it.
+    void inputEnded() override {
+        for (std::size_t n = m_blocked.waiting(m_absoluteMs); n > 0; --n)
+            noteSkipped("a blocking pop still waiting when the capture ends (nothing popped)");
+    }
+
 private:
     // A request for `key`; its key id is resolved when it is pushed (emit), so base() is always
     // followed by emit() of that request before the next base().

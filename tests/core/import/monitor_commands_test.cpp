@@ -465,6 +465,14 @@ TEST_F(MonitorMovesTest, AWaitingClientIsServedByTheNextPush) {
     EXPECT_EQ(actions,
         (std::vector<ElementAction> { ElementAction::Command, ElementAction::Add, ElementAction::Remove,
             ElementAction::Command, ElementAction::Add, ElementAction::Remove }));
+    EXPECT_EQ(m_rejects.skipped.count("a blocking pop still waiting when the capture ends (nothing popped)"), 0u);
+    // A client still waiting when the capture ends is said; one whose timeout has passed is not.
+    const std::string waiting = "OK\n"
+                                "1700000000.000000 [0 127.0.0.1:1001] \"BLPOP\" \"q\" \"0\"\n"
+                                "1700000000.000000 [0 127.0.0.1:1002] \"BRPOP\" \"q\" \"0.1\"\n"
+                                "1700000001.000000 [0 127.0.0.1:2000] \"SET\" \"k\" \"v\"\n";
+    ASSERT_TRUE(importText(waiting));
+    EXPECT_EQ(m_rejects.skipped.at("a blocking pop still waiting when the capture ends (nothing popped)"), 1u);
 }
 
 } // namespace
