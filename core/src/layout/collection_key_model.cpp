@@ -234,6 +234,16 @@ CollectionFootprint CollectionKeyModel::footprint(const CollectionKeyState& key)
     return out;
 }
 
+std::uint32_t CollectionKeyModel::longestCompactElement(const CollectionKeyState& key) const {
+    std::uint32_t longest = 0;
+    if (!key.table)
+        for (const std::uint64_t packed : key.compactEntries) {
+            const auto [element, value] = collection::unpackEntry(packed);
+            longest = std::max({ longest, element.bytes, value.bytes });
+        }
+    return longest;
+}
+
 double CollectionKeyModel::lookupLines(const CollectionKeyState& key) const {
     const collection::KeyContext c { *m_rules, m_limits, *m_allocator };
     if (m_kind == CollectionKind::List || !key.table)

@@ -113,7 +113,12 @@ bool CollectionReplay::mightConvert(const Group& group, const Request& r, const 
         const bool hinted = op.action == ElementAction::Command || op.action == ElementAction::Load;
         return key.entries + (hinted ? std::uint64_t { r.valueBytes } : 1) > smallest;
     }
-    return std::max({ r.elementBytes, r.valueBytes, r.priorBytes() }) > smallest;
+    // A key loaded from a snapshot converts after its last element by the longest of them all (rdb.c), and an
+    // intset joined by a string by the longest member it holds (t_set.c maxelelen).
+    if (std::max({ r.elementBytes, r.valueBytes, r.priorBytes(), key.loadLongest }) > smallest)
+        return true;
+    const auto& model = m_variants[group.smallestVariant].models[static_cast<std::size_t>(op.collection)];
+    return model && model->longestCompactElement(key) > smallest;
 }
 
 Status CollectionReplay::part(const Group& group, const CollectionKeyState& before, CollectionKeyState&& applied,

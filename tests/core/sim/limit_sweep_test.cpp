@@ -2,6 +2,7 @@
 // A collection limit swept in one pass (sim/limit_sweep.h): each value's point is what a run of its own with
 // that limit gives, the values are checked as the engines take them, and a bad sweep says why.
 #include "layoutlab/alloc/allocator_registry.h"
+#include "layoutlab/import/importer.h"
 #include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/report/limit_advice.h"
 #include "layoutlab/sim/limit_sweep.h"
@@ -11,7 +12,11 @@
 
 #include "generated_requests.h"
 
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
 #include <gtest/gtest.h>
+#include <set>
 
 using namespace layoutlab;
 
@@ -168,4 +173,76 @@ TEST(LimitAdvice, TheCheapestValueOrTheDefaultItTiesWith) {
     sets.name = "set-max-intset-entries";
     EXPECT_FALSE(adviseLimit(sets, { 1, 1, std::nullopt }));
     EXPECT_FALSE(adviseLimit(sweep, { 0, 0, std::nullopt }));
+}
+
+// Keys loaded from a snapshot (rdb.c rdbLoadObject): the bundled RDB file's hashes, sets and sorted sets swept
+// by their entries and value limits, each value as a run of its own gives.
+TEST(LimitSweep, KeysLoadedFromASnapshotAsTheirOwnRuns) {
+    const std::string file = LAYOUTLAB_DATASETS_DIR "/samples/keyspace.rdb";
+    for (const char* text : { "hash-max-listpack-value=4,8,16,64", "hash-max-listpack-entries=2,4,8,512",
+             "set-max-intset-entries=2,8,64", "zset-max-listpack-value=4,16,64" }) {
+        SCOPED_TRACE(text);
+        auto sweep = parseLimitSweep(text);
+        ASSERT_TRUE(sweep);
+        SimulationConfig swept = configFor("valkey-9.1");
+        swept.limitSweep = *sweep;
+        auto trace = openTrace(file);
+        ASSERT_TRUE(trace) << trace.error().describe();
+        auto result = simulate(swept, **trace);
+        ASSERT_TRUE(result && result->limitSweep) << (result ? "" : result.error().describe());
+        std::set<std::uint64_t> distinct;
+        for (const LimitPoint& p : result->limitSweep->points) {
+            SimulationConfig own = configFor("valkey-9.1");
+            ASSERT_TRUE(setCollectionLimit(own.collectionLimits, sweep->name, p.value));
+            auto again = openTrace(file);
+            ASSERT_TRUE(again);
+            auto alone = simulate(own, **again);
+            ASSERT_TRUE(alone);
+            EXPECT_EQ(p.point.usableBytes, alone->points.at(0).usableBytes) << p.value;
+            EXPECT_EQ(p.collections, alone->collections) << p.value;
+            distinct.insert(p.point.usableBytes);
+        }
+        // A snapshot's listpack is kept within the entries limit whatever its elements' lengths (rdb.c): the
+        // value limits change nothing here, the entries limits do.
+        if (std::string(text).find("-entries") != std::string::npos)
+            EXPECT_GT(distinct.size(), 1u) << "the limit changed nothing: the case tests nothing";
+        else
+            EXPECT_EQ(distinct.size(), 1u);
+    }
+}
+
+// An intset joined by a string converts by the longest member it already holds (t_set.c maxelelen), not the
+// new one's length: a capture of integer sets of 6-digit members each joined late by a 2-byte string, swept
+// by set-max-listpack-value on both sides of the members' length.
+TEST(LimitSweep, AnIntsetJoinedByAStringWeighsTheMembersItHolds) {
+    std::string capture = "OK\n";
+    for (int k = 0; k < 40; ++k) {
+        std::string line = fmt::format("1700000000.{:06} [0 127.0.0.1:5000] \"SADD\" \"s{}\"", k, k);
+        for (int m = 0; m < 3 + k % 20; ++m)
+            line += fmt::format(" \"{}\"", 100000 + k * 50 + m);
+        capture += line + "\n";
+        capture += fmt::format("1700000001.{:06} [0 127.0.0.1:5000] \"SADD\" \"s{}\" \"ab\"\n", k, k);
+    }
+    const auto path = (std::filesystem::temp_directory_path() / "layoutlab-limit-sweep-intsets.monitor").string();
+    std::ofstream(path) << capture;
+    auto sweep = parseLimitSweep("set-max-listpack-value=4,16,64");
+    ASSERT_TRUE(sweep);
+    SimulationConfig swept = configFor("valkey-9.1");
+    swept.limitSweep = *sweep;
+    auto trace = openTrace(path, { "monitor", OnError::Fail, 16 });
+    ASSERT_TRUE(trace) << trace.error().describe();
+    auto result = simulate(swept, **trace);
+    ASSERT_TRUE(result && result->limitSweep);
+    std::set<std::uint64_t> distinct;
+    for (const LimitPoint& p : result->limitSweep->points) {
+        SimulationConfig own = configFor("valkey-9.1");
+        ASSERT_TRUE(setCollectionLimit(own.collectionLimits, sweep->name, p.value));
+        auto again = openTrace(path, { "monitor", OnError::Fail, 16 });
+        auto alone = simulate(own, **again);
+        ASSERT_TRUE(alone);
+        EXPECT_EQ(p.collections, alone->collections) << p.value;
+        distinct.insert(p.point.usableBytes);
+    }
+    EXPECT_GT(distinct.size(), 1u); // 4: tables; 16 and 64: listpacks
+    std::filesystem::remove(path);
 }

@@ -146,6 +146,9 @@ public:
     // OBJECT ENCODING's word for the key.
     std::string_view encoding(const CollectionKeyState& key) const;
     CollectionFootprint footprint(const CollectionKeyState& key) const;
+    // The longest element or value a compact key holds (0 for a table or a list): what a conversion that
+    // weighs the elements already held against a length limit reads (t_set.c's maxelelen of an intset).
+    std::uint32_t longestCompactElement(const CollectionKeyState& key) const;
     // The cache lines lookups of the key's elements read, summed over its elements (an expectation:
     // element_lookup.cpp): HGET, SISMEMBER and ZSCORE of each element, LINDEX of each index of a list.
     double lookupLines(const CollectionKeyState& key) const;
