@@ -169,6 +169,18 @@ std::string renderAdvice(const Advice& a, const SimulationResult& r, const Advic
     return out;
 }
 
+// The sweep an advice weighs, run with a progress bar and stored where the options say.
+Expected<SimulationJobOutcome> runAdviseJob(const SimulationJob& job, const AdviseOptions& o) {
+    auto db = o.db.open();
+    if (!db)
+        return db.error();
+    ProgressBar bar("advise");
+    auto outcome = runSimulationJob(job, db->get(), &bar, interruptToken());
+    if (outcome && *db)
+        fmt::print(stderr, "stored as run {} in {}\n", outcome->runId, o.db.resolvedPath());
+    return outcome;
+}
+
 // Why the advised value won, in one sentence.
 std::string whyLimit(const LimitAdvice& a) {
     const auto& c = a.points[a.chosen];
@@ -275,15 +287,9 @@ int runLimitAdvise(const AdviseOptions& o, const AdviceWeights& weights, const C
     auto job = buildSimulationJob(request);
     if (!job)
         return reportError(job.error());
-    auto db = o.db.open();
-    if (!db)
-        return reportError(db.error());
-    ProgressBar bar("advise");
-    auto outcome = runSimulationJob(*job, db->get(), &bar, interruptToken());
+    auto outcome = runAdviseJob(*job, o);
     if (!outcome)
         return reportError(outcome.error());
-    if (*db)
-        fmt::print(stderr, "stored as run {} in {}\n", outcome->runId, o.db.resolvedPath());
     auto advice = adviseLimit(*outcome->result.limitSweep, weights);
     if (!advice)
         return reportError(advice.error());
@@ -332,15 +338,9 @@ int runAdvise(const AdviseOptions& o, const CLI::App& command) {
     if (!kept)
         return reportError(kept.error());
     const std::optional<LoadLatencies> latencies = *kept;
-    auto db = o.db.open();
-    if (!db)
-        return reportError(db.error());
-    ProgressBar bar("advise");
-    auto outcome = runSimulationJob(*job, db->get(), &bar, interruptToken());
+    auto outcome = runAdviseJob(*job, o);
     if (!outcome)
         return reportError(outcome.error());
-    if (*db)
-        fmt::print(stderr, "stored as run {} in {}\n", outcome->runId, o.db.resolvedPath());
     auto advice = advise(outcome->result, weights);
     if (!advice)
         return reportError(advice.error());

@@ -189,15 +189,6 @@ Expected<bool> CollectionReplay::applyGrouped(
     return emptied.value_or(false);
 }
 
-std::size_t CollectionReplay::heldStates() const {
-    std::size_t n = 0;
-    for (const auto& [id, groups] : m_grouped)
-        n += groups.size();
-    for (const Variant& v : m_variants)
-        n += v.keys.size();
-    return n;
-}
-
 bool CollectionReplay::holds(std::uint32_t keyId, CollectionKind kind) const {
     if (const auto grouped = m_grouped.find(keyId); grouped != m_grouped.end())
         return !grouped->second.empty() && grouped->second.front().state.kind == kind;

@@ -49,8 +49,6 @@ public:
     // (by its length and TTL in `keys`, the keyspace replay's) included.
     std::vector<CollectionUsage> usage(const std::vector<KeyState>& keys, std::size_t variant = 0) const;
     std::size_t liveKeys() const { return m_grouped.size() + m_variants.front().keys.size(); }
-    // The states held for the live keys, over every variant (a run of one value: its keys).
-    std::size_t heldStates() const;
     std::size_t variants() const { return m_variants.size(); }
 
 private:
