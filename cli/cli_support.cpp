@@ -23,6 +23,7 @@ const char* flagFor(const std::string& field) {
         { field::kCacheGeometry, "--cache-geometry" },
         { field::kStartRegions, "--start-regions" },
         { field::kTimeline, "--timeline" },
+        { field::kPageMoverWindow, "--automove-window" },
         { field::kGetPipeline, "--get-pipeline" },
         { field::kPrefetchBatch, "--prefetch-batch" },
         { field::kFormat, "--format" },

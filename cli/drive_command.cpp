@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 namespace layoutlab::cli {
 
@@ -35,6 +36,7 @@ struct DriveOptions {
     bool json = false;
     bool latency = false; // predict the GET throughput change between settings
     std::string cacheGeometry;
+    std::optional<std::uint32_t> automoveWindow; // memcached's -o slab_automove_window for the started server
     std::string output;
     TraceSourceOptions source;
     DbOptions db;
@@ -133,6 +135,21 @@ int runDrive(DriveOptions o) {
                 "--policy"));
         request.budget = std::move(*budget);
     }
+    if (o.automoveWindow) {
+        if (*engine != Engine::Memcached || !request.connect.empty())
+            return reportError(usageError("--automove-window starts memcached with that page mover window: give "
+                                          "--engine memcached, without --connect (a running server's own settings "
+                                          "are read)",
+                "--automove-window"));
+        if (*o.automoveWindow == 1 || *o.automoveWindow == 2)
+            return reportError(usageError(
+                fmt::format("memcached's slab_automove_window is 3 or more (0: no page mover), got {}", *o.automoveWindow),
+                "--automove-window"));
+        request.serverArgs.insert(request.serverArgs.end(),
+            { "-o",
+                *o.automoveWindow == 0 ? std::string("slab_automove=0")
+                                       : fmt::format("slab_automove_window={}", *o.automoveWindow) });
+    }
     if (o.sweep.asked())
         return runEngineSweep(o);
     if (o.latency)
@@ -211,6 +228,9 @@ void addDriveCommand(CLI::App& app, int& status) {
     o->budget.addTo(*cache,
         "valkey, redis: the server's maxmemory, as it reads it: 100mb (MiB), 1gb, 100m (10^6 bytes), bytes",
         "memcached: the server's -m, in whole MiB (64mb); values go through --framing");
+    cache->add_option("--automove-window", o->automoveWindow,
+        "memcached: start the server with this page mover window (-o slab_automove_window, 3 or more; 0: no page "
+        "mover); the prediction reads the server's own settings");
     o->source.addTo(*cmd);
     o->db.addTo(*cmd);
     addJsonAndOutput(*cmd, o->json, o->output,

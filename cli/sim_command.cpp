@@ -217,8 +217,8 @@ CLI::App* addCommon(CLI::App& app, const char* name, const char* help, SimOption
         "With --slabs: allocate straight from the arena, without a thread cache in front (as the reference engine "
         "does)");
     cmd->add_option("--automove-window", o.automoveWindow,
-           "With --slabs on memcached: the page mover's window in seconds of the trace's clock, as "
-           "-o slab_automove_window (0: no page moves, as -o slab_automove=0)")
+           "With --slabs or --memory-limit on memcached: the page mover's window in seconds of the trace's clock, "
+           "as -o slab_automove_window (3 or more; 0: no page moves, as -o slab_automove=0)")
         ->capture_default_str();
     cmd->add_option("--timeline", o.timeline,
         "Sample the live keys and each threshold's allocated and active bytes at N even steps of the trace "

@@ -3,6 +3,7 @@
 
 #include "layoutlab/collect/trace_keys.h"
 
+#include <charconv>
 #include <chrono>
 #include <fmt/format.h>
 #include <thread>
@@ -136,7 +137,7 @@ Expected<LookAsideReport> driveLookAside(LookAsideConnection& client, TraceReade
     return report;
 }
 
-Expected<std::chrono::nanoseconds> memcachedSecondPhase(MemcachedClient& client) {
+Expected<MemcachedClock> memcachedSecondPhase(MemcachedClient& client) {
     // memcached.c server_stats: "uptime" is current_time less a constant, so it changes when the timer does.
     auto uptime = [&]() -> Expected<std::string> {
         auto stats = client.stats();
@@ -157,8 +158,14 @@ Expected<std::chrono::nanoseconds> memcachedSecondPhase(MemcachedClient& client)
         auto now = uptime();
         if (!now)
             return now.error();
-        if (*now != *first) // the tick came within the last poll: its phase in the wall clock's second
-            return std::chrono::system_clock::now().time_since_epoch() % std::chrono::seconds(1);
+        if (*now != *first) { // the tick came within the last poll: its phase in the wall clock's second
+            MemcachedClock clock;
+            const auto since = std::chrono::system_clock::now().time_since_epoch();
+            clock.phase = since % std::chrono::seconds(1);
+            clock.second = static_cast<std::uint64_t>(std::chrono::floor<std::chrono::seconds>(since).count());
+            std::from_chars(now->data(), now->data() + now->size(), clock.uptime); // 0 if it is not a number
+            return clock;
+        }
     }
     return dataError("memcached's clock (stats uptime) did not move in 2.5 seconds");
 }

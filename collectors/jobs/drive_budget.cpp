@@ -5,7 +5,9 @@
 
 #include "drive_steps.h"
 
+#include <cstdlib>
 #include <fmt/format.h>
+#include <map>
 
 namespace layoutlab::drive {
 
@@ -75,6 +77,23 @@ SimulationConfig budgetPrediction(const DriveRequest& r, const LayoutAndAllocato
     return config;
 }
 
+// The server's page mover as `stats settings` gives it: its window (0 when it has none) and age ratio.
+Expected<std::pair<std::uint32_t, double>> memcachedPageMover(const std::map<std::string, std::string>& settings) {
+    auto automove = memcachedStatsNumber(settings, "slab_automove");
+    auto window = memcachedStatsNumber(settings, "slab_automove_window");
+    const auto ratio = settings.find("slab_automove_ratio");
+    if (!automove || !window || ratio == settings.end())
+        return dataError("memcached's `stats settings` lacks slab_automove, slab_automove_window or "
+                         "slab_automove_ratio (memcached 1.6 reports all three)");
+    if (*automove == 2)
+        return dataError("memcached runs with -o slab_automove=2 (a page moved at every eviction), which layoutlab "
+                         "does not model: start it with the default (1) or 0");
+    const bool reassigns = settings.count("slab_reassign") == 0 || settings.at("slab_reassign") == "yes";
+    if (*automove == 0 || !reassigns)
+        return std::pair<std::uint32_t, double> { 0, 0.8 };
+    return std::pair { static_cast<std::uint32_t>(*window), std::strtod(ratio->second.c_str(), nullptr) };
+}
+
 } // namespace
 
 Status driveMemcachedBudget(const DriveRequest& r, MemcachedClient& client, Framing framing,
@@ -92,8 +111,12 @@ Status driveMemcachedBudget(const DriveRequest& r, MemcachedClient& client, Fram
     if (*maxbytes != figures.maxmemoryBytes)
         return dataError(
             fmt::format("memcached runs with -m {} bytes, not the {} asked for", *maxbytes, figures.maxmemoryBytes));
+    auto mover = memcachedPageMover(*settings);
+    if (!mover)
+        return mover.error();
     RunParameters withBudget = parameters;
-    withBudget.extra["budget"] = { { "memory_limit_bytes", figures.maxmemoryBytes }, { "policy", figures.policy } };
+    withBudget.extra["budget"] = { { "memory_limit_bytes", figures.maxmemoryBytes }, { "policy", figures.policy },
+        { "slab_automove_window", mover->first }, { "slab_automove_ratio", mover->second } };
     withBudget.extra["fill_batch"] = r.pipeline;
     if (auto ok = runs.begin(r.tracePath, r.importOptions, "sim", "drive", withBudget, r.toolVersion); !ok)
         return ok;
@@ -102,7 +125,7 @@ Status driveMemcachedBudget(const DriveRequest& r, MemcachedClient& client, Fram
     if (!phase)
         return phase.error();
     MemcachedConnection connection(client, framing);
-    auto sent = sendAsCache(r, connection, trace, progress, stop, *phase);
+    auto sent = sendAsCache(r, connection, trace, progress, stop, phase->phase);
     if (!sent)
         return sent.error();
     const DriveRequest& sentRequest = sent->first;
@@ -125,9 +148,13 @@ Status driveMemcachedBudget(const DriveRequest& r, MemcachedClient& client, Fram
         return slabs.error();
     report.serverKeys = slabs->items;
     report.usedAfter = slabs->totalMalloced;
+    report.classes = measuredSlabClasses(*slabs);
     report.budget = std::move(figures);
-    return predictAndComplete(
-        sentRequest, budgetPrediction(sentRequest, models, 0), report, runs, progress, stop, &report.budget->sent);
+    SimulationConfig prediction = budgetPrediction(sentRequest, models, 0);
+    prediction.eviction->pageMoverWindow = mover->first;
+    prediction.eviction->pageMoverAgeRatio = mover->second;
+    prediction.eviction->serverSecondsBefore = phase->secondsRunBefore(report.budget->sent.clockStartSecond);
+    return predictAndComplete(sentRequest, prediction, report, runs, progress, stop, &report.budget->sent);
 }
 
 Status driveBudget(const DriveRequest& r, RespClient& client, const LayoutAndAllocator& models,

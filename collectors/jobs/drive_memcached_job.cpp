@@ -29,6 +29,22 @@ private:
 
 } // namespace
 
+std::vector<DriveSlabClass> measuredSlabClasses(const MemcachedSlabs& slabs) {
+    // Every class with chunks in use or pages held (a class whose items were all deleted keeps its pages).
+    std::map<std::uint64_t, DriveSlabClass> classes;
+    for (const auto& [chunk, used] : slabs.usedChunksByChunkBytes)
+        classes[chunk].measuredChunks = used;
+    for (const auto& [chunk, pages] : slabs.pagesByChunkBytes)
+        classes[chunk].measuredPages = pages;
+    std::vector<DriveSlabClass> out;
+    for (auto& [chunk, c] : classes) {
+        c.chunkBytes = chunk;
+        c.measuredItems = slabs.itemsByChunkBytes.count(chunk) ? slabs.itemsByChunkBytes.at(chunk) : 0;
+        out.push_back(c);
+    }
+    return out;
+}
+
 Status driveMemcached(const DriveRequest& r, DriveTarget& target, DriveReport& report, MeasuredRuns& runs,
     TraceReader& trace, ProgressSink* progress, std::stop_token stop) {
     auto framing = parseFraming(r.framing);
@@ -79,17 +95,7 @@ Status driveMemcached(const DriveRequest& r, DriveTarget& target, DriveReport& r
     report.serverKeys = slabs->items;
     report.measuredBytesPerKey
         = slabs->items ? static_cast<double>(slabs->chunkBytes()) / static_cast<double>(slabs->items) : 0;
-    // Every class with chunks in use or pages held (a class whose items were all deleted keeps its pages).
-    std::map<std::uint64_t, DriveSlabClass> classes;
-    for (const auto& [chunk, used] : slabs->usedChunksByChunkBytes)
-        classes[chunk].measuredChunks = used;
-    for (const auto& [chunk, pages] : slabs->pagesByChunkBytes)
-        classes[chunk].measuredPages = pages;
-    for (auto& [chunk, c] : classes) {
-        c.chunkBytes = chunk;
-        c.measuredItems = slabs->itemsByChunkBytes.count(chunk) ? slabs->itemsByChunkBytes.at(chunk) : 0;
-        report.classes.push_back(c);
-    }
+    report.classes = measuredSlabClasses(*slabs);
     report.allocator.measured = true;
     report.allocator.allocatedBefore = empty->chunkBytes();
     report.allocator.allocatedAfter = slabs->chunkBytes();

@@ -80,6 +80,9 @@ Status driveMemcachedBudget(const DriveRequest& request, MemcachedClient& client
     TraceReader& trace, ProgressSink* progress, std::stop_token stop);
 
 // The memcached drive once the server is up and the trace open.
+// memcached's classes as `stats slabs` gives them: chunks in use, items and pages held, by chunk size.
+std::vector<DriveSlabClass> measuredSlabClasses(const MemcachedSlabs& slabs);
+
 Status driveMemcached(const DriveRequest& request, DriveTarget& target, DriveReport& report, MeasuredRuns& runs,
     TraceReader& trace, ProgressSink* progress, std::stop_token stop);
 

@@ -54,9 +54,9 @@ void work(std::uint16_t port, std::size_t worker, std::size_t rounds, std::atomi
         auto reply = client->command(command);
         if (reply && !reply->empty()) {
             ++served;
-            client->command({ "SET", fmt::format("result:{}:{}", worker, i), "ok" });
+            EXPECT_TRUE(client->command({ "SET", fmt::format("result:{}:{}", worker, i), "ok" }).hasValue());
             if (command[0] == "BLMOVE" && i % 2 == 0) // a reliable queue: the job done, taken off its list
-                client->command({ "LREM", command[2], "1", *reply });
+                EXPECT_TRUE(client->command({ "LREM", command[2], "1", *reply }).hasValue());
         }
     }
 }

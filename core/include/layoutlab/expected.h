@@ -46,6 +46,7 @@ inline constexpr const char* kCacheGeometry = "cache geometry";
 inline constexpr const char* kStartRegions = "start regions";
 inline constexpr const char* kSlabs = "slab model";
 inline constexpr const char* kTimeline = "timeline";
+inline constexpr const char* kPageMoverWindow = "page mover window";
 inline constexpr const char* kGetPipeline = "GET pipeline";
 inline constexpr const char* kPrefetchBatch = "prefetch batch";
 inline constexpr const char* kMaxmemory = "maxmemory";

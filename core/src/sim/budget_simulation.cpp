@@ -5,6 +5,7 @@
 #include "layoutlab/sim/key_sample.h"
 #include "layoutlab/sim/memcached_eviction.h"
 #include "stack_distance_curve.h"
+#include "threshold_evaluation.h"
 
 #include <algorithm>
 #include <array>
@@ -260,6 +261,8 @@ Expected<SimulationResult> BudgetReplays::results(const TraceReader& trace, std:
             return points.error();
         ThresholdPoint& point = points->front();
         point.budget = pooled;
+        if (m_samples == 1)
+            addHeldSlabs(point, m_evictors[i]->heldSlabs(), m_config.allocator->classes());
         if (m_samples > 1) {
             // The point's keyspace figures are the first sample's; the budget's counts are both samples'.
             scaleCounts(point, 1.0 / m_each);

@@ -394,12 +394,13 @@ template <bool Observed> void KeyspaceReplay::applyFills() {
     m_pendingFills.clear();
 }
 
-void KeyspaceReplay::evict(std::uint32_t keyId) {
+void KeyspaceReplay::evict(std::uint32_t keyId, bool counted) {
     KeyState& key = m_keys[keyId];
     if (!key.live())
         return;
     remove<true>(key);
-    ++m_summary.evictedKeys;
+    if (counted)
+        ++m_summary.evictedKeys;
 }
 
 void KeyspaceReplay::dropRefusedWrite(std::uint32_t keyId) {

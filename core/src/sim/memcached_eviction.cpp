@@ -25,9 +25,15 @@ MemcachedEviction::MemcachedEviction(const EvictionOptions& options, const Layou
     , m_slabs(&slabs)
     , m_replay(&replay)
     , m_items(layout, slabs, threshold)
-    , m_pages(slabs, MemcachedPageModel::Options { .memoryLimitBytes = options.maxmemoryBytes })
+    , m_pages(slabs,
+          MemcachedPageModel::Options { .moverWindow = options.pageMoverWindow,
+              .memoryLimitBytes = options.maxmemoryBytes,
+              .moverAgeRatio = options.pageMoverAgeRatio,
+              .owners = this })
     , m_lrus((slabs.slabClasses().size() + 1) * 3)
-    , m_now(kFirstCurrentTime) {
+    , m_now(kFirstCurrentTime)
+    , m_evicted(slabs.slabClasses().size() + 1)
+    , m_outOfMemory(slabs.slabClasses().size() + 1) {
     m_keys.resize(replay.keys().size());
     m_pages.advanceTo(0); // the mover's first run, as the server starts
 }
@@ -71,8 +77,13 @@ void MemcachedEviction::freeItem(std::uint32_t keyId) {
         return;
     unlink(keyId);
     KeyItem& k = m_keys[keyId];
-    for (const auto& [classId, count] : m_items.item(k.item).chunks)
-        m_pages.release(classId, count);
+    if (const auto list = m_chunkLists.find(keyId); list != m_chunkLists.end()) {
+        for (const MemcachedChunk& chunk : list->second)
+            m_pages.releaseChunk(chunk);
+        m_chunkLists.erase(list);
+    } else {
+        m_pages.releaseChunk(k.chunk);
+    }
     k = KeyItem {};
 }
 
@@ -81,6 +92,7 @@ int MemcachedEviction::pullCold(std::uint32_t classId, bool evict, std::uint32_t
     if (tail == kNone)
         return 0;
     if (evict) { // LRU_PULL_EVICT: whatever its flags
+        ++m_evicted[classId];
         if (tail == storing)
             freeItem(tail); // the key's old item, being replaced: item_replace's unlink finds it gone
         else
@@ -146,14 +158,14 @@ void MemcachedEviction::juggle(std::uint32_t classId) {
     }
 }
 
-bool MemcachedEviction::allocateChunk(std::uint32_t classId, std::uint32_t storing) {
+std::optional<MemcachedChunk> MemcachedEviction::allocateChunk(std::uint32_t classId, std::uint32_t storing) {
     for (int i = 0; i < kAllocTries; ++i) {
-        if (m_pages.tryAllocate(classId))
-            return true;
+        if (const auto chunk = m_pages.tryPlace(classId, storing))
+            return chunk;
         if (pullCold(classId, true, storing) <= 0)
             pullHotOrWarm(classId, kHot, 0, 0); // total 0: HOT's tail goes down whatever its share
     }
-    return false;
+    return std::nullopt;
 }
 
 void MemcachedEviction::stored(std::uint32_t keyId, const KeyState& key, Op) {
@@ -166,31 +178,71 @@ void MemcachedEviction::stored(std::uint32_t keyId, const KeyState& key, Op) {
     m_storedKey = keyId;
     m_storedCommand = m_command;
     const MemcachedItem& item = m_items.item(id);
-    // The chunks one entry at a time: `full` entries taken whole, then `partial` chunks of the next.
-    std::size_t full = 0;
-    std::uint32_t partial = 0;
-    for (; full < item.chunks.size(); ++full) {
-        const auto [classId, count] = item.chunks[full];
-        for (partial = 0; partial < count && allocateChunk(classId, keyId);)
-            ++partial;
-        if (partial < count)
-            break;
-    }
+    // The chunks one entry at a time, until one is refused.
+    m_newChunks.clear();
+    bool placed = true;
+    for (const auto& [classId, count] : item.chunks)
+        for (std::uint32_t n = 0; placed && n < count; ++n) {
+            const auto chunk = allocateChunk(classId, keyId);
+            if (chunk)
+                m_newChunks.push_back(*chunk);
+            placed = chunk.has_value();
+        }
     freeItem(keyId); // the old item, once the new one has its chunks (item_replace)
     if (item.chunks.empty())
         return; // refused (larger than -I): only the old item unlinked
-    if (full < item.chunks.size()) {
-        for (std::size_t i = 0; i < full; ++i)
-            m_pages.release(item.chunks[i].first, item.chunks[i].second);
-        m_pages.release(item.chunks[full].first, partial);
+    if (!placed) {
+        for (const MemcachedChunk& chunk : m_newChunks)
+            m_pages.releaseChunk(chunk);
+        ++m_outOfMemory[item.lruClass]; // items.c do_item_alloc
         m_failedKey = keyId; // SERVER_ERROR out of memory: the key is gone from the next request
         return;
     }
     KeyItem& k = m_keys[keyId];
     k.item = id;
     k.time = m_now;
+    k.chunk = m_newChunks.front();
+    if (m_newChunks.size() > 1)
+        m_chunkLists[keyId] = m_newChunks;
     link(keyId, item.lruClass, kHot);
     juggle(item.lruClass);
+}
+
+MemcachedChunkOwners::ClassStats MemcachedEviction::itemStats(std::uint32_t classId, std::uint64_t nowSeconds) const {
+    ClassStats stats { .evicted = m_evicted[classId], .outOfMemory = m_outOfMemory[classId] };
+    const std::uint32_t tail = m_lrus[classId * 3 + kCold].tail;
+    if (tail != kNone)
+        stats.age = kFirstCurrentTime + nowSeconds - m_keys[tail].time;
+    return stats;
+}
+
+void MemcachedEviction::rescued(std::uint32_t owner, MemcachedChunk from, MemcachedChunk to, std::uint64_t nowSeconds) {
+    KeyItem& k = m_keys[owner];
+    if (const auto list = m_chunkLists.find(owner); list != m_chunkLists.end())
+        std::replace(list->second.begin(), list->second.end(), from, to);
+    if (k.chunk != from)
+        return; // a chunk of a chunked item: the item stays where it is in its LRU
+    k.chunk = to;
+    if (!k.linked)
+        return;
+    // do_item_replace: the copy is linked as new, at the head of the LRU the item was in.
+    const Segment segment = k.segment;
+    unlink(owner);
+    k.time = static_cast<std::uint32_t>(kFirstCurrentTime + nowSeconds);
+    link(owner, m_items.item(k.item).lruClass, segment);
+}
+
+void MemcachedEviction::lostToPageMove(std::uint32_t owner) {
+    // Unlinked by the mover, not evicted by the LRU: memcached's `evictions` does not count it.
+    m_replay->evict(owner, false);
+}
+
+std::vector<HeldSlabs> MemcachedEviction::heldSlabs() const {
+    std::vector<HeldSlabs> out;
+    for (const MemcachedSlabClass& c : m_slabs->slabClasses())
+        if (const std::uint64_t pages = m_pages.pagesOf(c.id))
+            out.push_back({ c.chunkBytes, pages });
+    return out;
 }
 
 void MemcachedEviction::removed(std::uint32_t keyId) {
@@ -223,7 +275,7 @@ bool MemcachedEviction::makeRoom(KeyspaceReplay& replay, std::uint64_t timeMs) {
     ++m_command;
     const std::uint64_t clockSecond = timeMs / 1000;
     m_firstSecond = std::min(m_firstSecond, clockSecond);
-    const std::uint64_t seconds = clockSecond - m_firstSecond;
+    const std::uint64_t seconds = m_options.serverSecondsBefore + clockSecond - m_firstSecond;
     if (kFirstCurrentTime + seconds != m_now) {
         m_now = static_cast<std::uint32_t>(kFirstCurrentTime + seconds);
         m_pages.advanceTo(seconds);

@@ -25,25 +25,6 @@ constexpr std::size_t kBatchRequests = 4096;
 
 constexpr std::size_t kMaxThresholds = 4096;
 
-// The slab model's slabs per class beside the point's classes (a class can hold slabs and no live
-// allocation: memcached keeps its pages, jemalloc a slab with only cached regions).
-void addHeldSlabs(
-    ThresholdPoint& point, const std::vector<HeldSlabs>& held, const std::vector<AllocatorClass>& allocatorClasses) {
-    for (const HeldSlabs& h : held) {
-        auto row = std::lower_bound(point.sizeClasses.begin(), point.sizeClasses.end(), h.classBytes,
-            [](const SizeClassUsage& c, std::uint64_t bytes) { return c.classBytes < bytes; });
-        if (row == point.sizeClasses.end() || row->classBytes != h.classBytes) {
-            SizeClassUsage empty;
-            empty.classBytes = h.classBytes;
-            for (const auto& c : allocatorClasses)
-                if (c.size == h.classBytes)
-                    empty.regionsPerSlab = c.regionsPerSlab;
-            row = point.sizeClasses.insert(row, empty);
-        }
-        row->heldSlabs = h.slabs;
-    }
-}
-
 // What the slab model holds at every threshold now, with the replay's live keys.
 TimelineSample timelineSample(const KeyspaceReplay& replay, ArenaReplay& slabs,
     const std::vector<std::uint32_t>& thresholds, std::uint64_t requests, std::uint64_t timeMs) {

@@ -299,4 +299,21 @@ Expected<std::vector<ThresholdPoint>> evaluateThresholds(const SimulationConfig&
     return points;
 }
 
+void addHeldSlabs(
+    ThresholdPoint& point, const std::vector<HeldSlabs>& held, const std::vector<AllocatorClass>& allocatorClasses) {
+    for (const HeldSlabs& h : held) {
+        auto row = std::lower_bound(point.sizeClasses.begin(), point.sizeClasses.end(), h.classBytes,
+            [](const SizeClassUsage& c, std::uint64_t bytes) { return c.classBytes < bytes; });
+        if (row == point.sizeClasses.end() || row->classBytes != h.classBytes) {
+            SizeClassUsage empty;
+            empty.classBytes = h.classBytes;
+            for (const auto& c : allocatorClasses)
+                if (c.size == h.classBytes)
+                    empty.regionsPerSlab = c.regionsPerSlab;
+            row = point.sizeClasses.insert(row, empty);
+        }
+        row->heldSlabs = h.slabs;
+    }
+}
+
 } // namespace layoutlab

@@ -21,6 +21,10 @@ Expected<std::vector<ThresholdPoint>> evaluateThresholds(const SimulationConfig&
 
 // A point's per-key figures (bytes, allocations, pointers per key, embedded share) from its sums.
 void setPerKeyFigures(ThresholdPoint& point);
+// The slab model's slabs per class beside the point's classes (a class can hold slabs and no live
+// allocation: memcached keeps its pages, jemalloc a slab with only cached regions).
+void addHeldSlabs(
+    ThresholdPoint& point, const std::vector<HeldSlabs>& held, const std::vector<AllocatorClass>& allocatorClasses);
 // Adds the collection keys (the same at every threshold) to each point's keys and bytes.
 void addCollections(std::vector<ThresholdPoint>& points, const std::vector<CollectionUsage>& collections);
 

@@ -58,6 +58,7 @@ Status addBudget(const SimulationRequest& request, SimulationJob& job) {
     EvictionOptions budget = std::move(*made);
     budget.seed = request.evictionSeed;
     budget.rawSizes = request.rawSizes;
+    budget.pageMoverWindow = request.pageMoverWindow;
     if (!request.baseMemory.empty()) {
         auto base = parseMemorySize(request.baseMemory, field::kMaxmemory);
         if (!base)
@@ -164,6 +165,10 @@ Expected<SimulationJob> buildSimulationJob(const SimulationRequest& request) {
     }
     if (request.timeline > kMaxTimelineSamples)
         return usageError(fmt::format("a timeline takes at most {} samples", kMaxTimelineSamples), field::kTimeline);
+    if (request.pageMoverWindow == 1 || request.pageMoverWindow == 2) // memcached.c: "must be > 2"
+        return usageError(fmt::format("memcached's slab_automove_window is 3 or more (0: no page mover), got {}",
+                              request.pageMoverWindow),
+            field::kPageMoverWindow);
     if (request.slabs || request.timeline > 0) {
         if (auto covered = slabModelCovers(*job.config.allocator); covered) {
             SlabModelOptions slabs;

@@ -4,6 +4,7 @@
 #include "layoutlab/alloc/memcached_page_model.h"
 
 #include <gtest/gtest.h>
+#include <map>
 
 using namespace layoutlab;
 
@@ -110,6 +111,134 @@ TEST(MemcachedPageModel, GrowthWithinTheWindowHoldsThePages) {
     }
     EXPECT_EQ(pages.pagesMoved(), 0u);
     EXPECT_EQ(pages.pagesOf(1), 7u);
+}
+
+// The items of a memory limit's eviction, as the page mover sees them: each class's stats set by the test, each
+// owner's chunk kept, and what the mover did to them.
+class FakeOwners final : public MemcachedChunkOwners {
+public:
+    MemcachedPageModel* pages = nullptr;
+    std::map<std::uint32_t, ClassStats> stats; // by class id; age grows with the second from `since`
+    std::map<std::uint32_t, std::uint64_t> youngSince; // classes whose age is 0 (they evict all the time)
+    std::map<std::uint32_t, MemcachedChunk> chunkOf; // by owner
+    std::vector<std::uint32_t> lost;
+    std::vector<std::uint32_t> rescuedOwners;
+
+    ClassStats itemStats(std::uint32_t classId, std::uint64_t nowSeconds) const override {
+        ClassStats s = stats.count(classId) ? stats.at(classId) : ClassStats {};
+        if (s.age == 0 && !youngSince.count(classId) && stats.count(classId))
+            s.age = nowSeconds; // items stored at second 0 and never touched
+        return s;
+    }
+    void rescued(std::uint32_t owner, MemcachedChunk from, MemcachedChunk to, std::uint64_t) override {
+        EXPECT_EQ(chunkOf.at(owner), from);
+        chunkOf[owner] = to;
+        rescuedOwners.push_back(owner);
+    }
+    void lostToPageMove(std::uint32_t owner) override {
+        pages->releaseChunk(chunkOf.at(owner));
+        chunkOf.erase(owner);
+        lost.push_back(owner);
+    }
+    void place(std::uint32_t classId, std::uint32_t owner) {
+        const auto chunk = pages->tryPlace(classId, owner);
+        ASSERT_TRUE(chunk.has_value());
+        chunkOf[owner] = *chunk;
+    }
+};
+
+TEST(MemcachedPageModel, ChunksAreTakenFromTheFreeListHeadAsSlabsCDoes) {
+    FakeOwners owners;
+    MemcachedPageModel pages(defaults(), { .moverWindow = 0, .owners = &owners });
+    owners.pages = &pages;
+    // A new page's chunks are pushed in address order: its last chunk goes first.
+    owners.place(1, 1);
+    owners.place(1, 2);
+    EXPECT_EQ(owners.chunkOf[1], (MemcachedChunk { 0, 10921 }));
+    EXPECT_EQ(owners.chunkOf[2], (MemcachedChunk { 0, 10920 }));
+    // A freed chunk goes to the head and is the next one taken (LIFO).
+    pages.releaseChunk(owners.chunkOf[1]);
+    owners.place(1, 3);
+    EXPECT_EQ(owners.chunkOf[3], (MemcachedChunk { 0, 10921 }));
+    EXPECT_EQ(pages.allocatedBytes(), 2u * 96);
+    // Another class's page is the next one malloc'ed.
+    owners.place(2, 4);
+    EXPECT_EQ(owners.chunkOf[4], (MemcachedChunk { 1, 8737 }));
+}
+
+TEST(MemcachedPageModel, TheOldestClassGivesItsFirstPageToTheYoungestEvictingOne) {
+    // Class 4 (192-byte chunks, 5461 a page) holds four full pages stored at second 0 and never touched; class 9
+    // (600-byte chunks, 1747 a page) fills the rest of a 6-page limit and evicts every second from then on.
+    FakeOwners owners;
+    MemcachedPageModel pages(defaults(), { .moverWindow = 3, .memoryLimitBytes = 6u << 20, .owners = &owners });
+    owners.pages = &pages;
+    pages.advanceTo(0);
+    std::uint32_t owner = 0;
+    for (std::uint32_t i = 0; i < 4 * 5461; ++i)
+        owners.place(4, ++owner);
+    for (std::uint32_t i = 0; i < 2 * 1747; ++i)
+        owners.place(9, ++owner);
+    EXPECT_FALSE(pages.tryPlace(9, ++owner).has_value()) << "the limit: no seventh page";
+    owners.stats[4] = {};
+    owners.youngSince[9] = 0;
+    for (std::uint64_t second = 1; second <= 2; ++second) {
+        owners.stats[9].evicted += 100;
+        pages.advanceTo(second);
+        EXPECT_EQ(pages.pagesMoved(), 0u) << "no move before the window has filled once, second " << second;
+    }
+    // The run of second 3 is the fourth, past the window of 3: class 4's window-averaged age is (1 + 2 + 3) / 3,
+    // class 9's 0. Class 4's page 0 goes to class 9, its items lost (class 4 has no free chunk).
+    owners.stats[9].evicted += 100;
+    pages.advanceTo(3);
+    EXPECT_EQ(pages.pagesMoved(), 1u);
+    EXPECT_EQ(pages.pagesOf(4), 3u);
+    EXPECT_EQ(pages.pagesOf(9), 3u);
+    EXPECT_EQ(owners.lost.size(), 5461u);
+    EXPECT_EQ(owners.lost.front(), 5461u) << "walked in address order: the item in chunk 0 was stored last";
+    EXPECT_EQ(pages.lostToMoves(), 5461u);
+    // The new page's chunks are class 9's free list; the moved page is the end of class 9's slab list.
+    EXPECT_EQ(pages.tryPlace(9, ++owner), (MemcachedChunk { 0, 1746 }));
+    // No move in a run in which the youngest did not evict.
+    pages.advanceTo(4);
+    EXPECT_EQ(pages.pagesOf(4), 3u);
+    // One move a second (not a burst), until class 4 holds 2 pages.
+    owners.stats[9].evicted += 100;
+    pages.advanceTo(5);
+    EXPECT_EQ(pages.pagesOf(4), 2u);
+    owners.stats[9].evicted += 100;
+    pages.advanceTo(6);
+    EXPECT_EQ(pages.pagesOf(4), 2u) << "MIN_PAGES_FOR_SOURCE: a class gives pages only while it has more than 2";
+    EXPECT_EQ(pages.pagesMoved(), 2u);
+    EXPECT_EQ(pages.mallocedPages(), 6u);
+}
+
+TEST(MemcachedPageModel, AMovedPagesItemsGoToFreeChunksOfTheirClassFirst) {
+    // Class 4 holds 3 pages with 2000 chunks free (from its last page); class 9 evicts. The first page's items
+    // take those free chunks, from the free list's head, and the rest are lost.
+    FakeOwners owners;
+    MemcachedPageModel pages(defaults(), { .moverWindow = 3, .memoryLimitBytes = 5u << 20, .owners = &owners });
+    owners.pages = &pages;
+    pages.advanceTo(0);
+    std::uint32_t owner = 0;
+    for (std::uint32_t i = 0; i < 3 * 5461 - 2000; ++i)
+        owners.place(4, ++owner);
+    for (std::uint32_t i = 0; i < 2 * 1747; ++i)
+        owners.place(9, 100000 + i);
+    owners.stats[4] = {};
+    owners.youngSince[9] = 0;
+    for (std::uint64_t second = 1; second <= 4; ++second) {
+        owners.stats[9].evicted += 10;
+        pages.advanceTo(second);
+    }
+    ASSERT_EQ(pages.pagesMoved(), 1u);
+    EXPECT_EQ(pages.rescues(), 2000u);
+    EXPECT_EQ(owners.rescuedOwners.size(), 2000u);
+    EXPECT_EQ(owners.lost.size(), 5461u - 2000u);
+    // Chunk 0 held the page's last item; rescued first, into the free list's head (the third page's highest
+    // free chunk).
+    EXPECT_EQ(owners.rescuedOwners.front(), 5461u);
+    EXPECT_EQ(owners.chunkOf.at(5461), (MemcachedChunk { 2, 1999 }));
+    EXPECT_EQ(pages.usedChunksOf(4), 2u * 5461);
 }
 
 } // namespace

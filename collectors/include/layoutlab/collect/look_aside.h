@@ -86,6 +86,19 @@ Expected<LookAsideReport> driveLookAside(LookAsideConnection& connection, TraceR
 // second from the server's start and sets current_time then, so its seconds begin part-way through the wall
 // clock's. TTLs expire (exptime <= current_time) and the LRU ages run on those seconds. Found by reading
 // `stats` uptime until it changes (within a few milliseconds); fails when it does not within 2.5 seconds.
-Expected<std::chrono::nanoseconds> memcachedSecondPhase(MemcachedClient& client);
+struct MemcachedClock {
+    std::chrono::nanoseconds phase { 0 };
+    // The server's uptime (current_time less ITEM_UPDATE_INTERVAL: 2 when it starts) from the second
+    // `second` on (Unix time, each second begun at `phase`).
+    std::uint64_t uptime = 0;
+    std::uint64_t second = 0;
+    // Whole seconds the server had run before its second `unixSecond`: its page mover ran once in each
+    // (items.c lru_maintainer_thread, from the thread's start at current_time 62, uptime 2).
+    std::uint64_t secondsRunBefore(std::uint64_t unixSecond) const {
+        const std::uint64_t up = uptime + (unixSecond > second ? unixSecond - second : 0);
+        return up > 2 ? up - 2 : 0;
+    }
+};
+Expected<MemcachedClock> memcachedSecondPhase(MemcachedClient& client);
 
 } // namespace layoutlab

@@ -34,16 +34,54 @@
 //  - the memory limit (-m, settings.maxbytes; slabs.c mem_limit): do_slabs_newslab refuses a page once
 //    mem_malloced + a page would pass it, unless the class has no page yet or the global pool has one
 //    (tryAllocate; the eviction beside the replay, sim/memcached_eviction.h, then frees a chunk);
-//  - not modelled yet: the second automove rule (slab_automove.c: a page from the class with the oldest
-//    items to one that evicted in more than half of the last 30 runs), which needs 16 seconds of
-//    evictions before it moves anything.
+//  - the second rule, which needs items (a memory limit's eviction owns them: Options::owners): each run
+//    records per class whether its COLD LRU evicted since the run before, its share of those evictions,
+//    and its COLD tail's age (items.c fill_item_stats_automove). The class whose window-averaged age is the
+//    oldest, of those holding more than MIN_PAGES_FOR_SOURCE (2) pages, gives its first page to the
+//    youngest class that evicted in more than half the window's runs (or took more than a quarter of the
+//    evictions), when that one evicted in this run and its age is under slab_automove_ratio (0.8) of the
+//    oldest's, once a whole window has run. Such a move waits for the next second (it does not burst).
+//  - with owners the model places chunks as slabs.c does: a class's free chunks are one LIFO list
+//    (do_slabs_alloc takes its head, do_slabs_free pushes there; a new page's chunks are pushed in address
+//    order, so its last chunk goes first), and a move takes the class's first page (slab_rebalance_start:
+//    slab_list[0]). slab_rebalance_move walks that page: its free chunks leave the list, each live item
+//    moves to the head of the free list outside the page (slab_rebalance_alloc; the owner links it again
+//    as new: do_item_replace), or, with none left, is unlinked (slab_reassign_evictions_nomem). The page
+//    then goes to the end of the destination's slab_list and is split into its free list
+//    (slab_rebalance_finish), or to the global pool.
 
 #include "layoutlab/alloc/memcached_slabs.h"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace layoutlab {
+
+// A chunk placed by the model: the page (numbered as pages are malloc'ed) and its place in that page.
+struct MemcachedChunk {
+    std::uint32_t page = 0;
+    std::uint32_t index = 0;
+    bool operator==(const MemcachedChunk&) const = default;
+};
+
+// The items in the chunks, as the page mover reads and moves them (a memory limit's eviction model).
+class MemcachedChunkOwners {
+public:
+    // items.c fill_item_stats_automove: the class's COLD evictions and HOT outofmemory so far, and the age
+    // of its COLD tail (0 when COLD is empty) at `nowSeconds` since the server started.
+    struct ClassStats {
+        std::uint64_t evicted = 0;
+        std::uint64_t outOfMemory = 0;
+        std::uint64_t age = 0;
+    };
+    virtual ~MemcachedChunkOwners() = default;
+    virtual ClassStats itemStats(std::uint32_t classId, std::uint64_t nowSeconds) const = 0;
+    // The item of `owner` was copied from `from`, on the page being moved, to `to`, and linked again.
+    virtual void rescued(std::uint32_t owner, MemcachedChunk from, MemcachedChunk to, std::uint64_t nowSeconds) = 0;
+    // No free chunk was left for it: the owner unlinks the item and releases its chunks.
+    virtual void lostToPageMove(std::uint32_t owner) = 0;
+};
 
 class MemcachedPageModel {
 public:
@@ -52,6 +90,11 @@ public:
         // (-o slab_automove=0, or a trace whose clock is not the server's).
         std::uint32_t moverWindow = 30;
         std::uint64_t memoryLimitBytes = 0; // -m (settings.maxbytes); 0: none
+        // settings.slab_automove_ratio (memcached.c: 0.8; -o slab_automove_ratio=R).
+        double moverAgeRatio = 0.8;
+        // The items: chunks are placed (tryPlace, releaseChunk) and the second rule moves pages. None: counts
+        // per class only (allocate, release), and only the first rule.
+        MemcachedChunkOwners* owners = nullptr;
     };
 
     MemcachedPageModel(const MemcachedSlabModel& slabs, Options options);
@@ -59,6 +102,9 @@ public:
     // A chunk of class `classId` (1-based, as slabs_clsid gives it), `count` times.
     void allocate(std::uint32_t classId, std::uint32_t count = 1);
     void release(std::uint32_t classId, std::uint32_t count = 1);
+    // With owners: a chunk of `classId` for `owner`, as tryAllocate gives one (nullopt: refused).
+    std::optional<MemcachedChunk> tryPlace(std::uint32_t classId, std::uint32_t owner);
+    void releaseChunk(MemcachedChunk chunk);
     // One chunk of class `classId` as slabs_alloc gives it under the memory limit: false when the class has
     // no free chunk and may not have another page (do_slabs_newslab's mem_limit_reached).
     bool tryAllocate(std::uint32_t classId);
@@ -80,6 +126,8 @@ public:
     std::uint64_t globalPoolPages() const { return m_poolPages; }
     std::uint64_t mallocedPages() const { return m_mallocedPages; }
     std::uint64_t pagesMoved() const { return m_pagesMoved; } // the `slabs_moved` stat
+    std::uint64_t rescues() const { return m_rescues; } // slab_reassign_rescues
+    std::uint64_t lostToMoves() const { return m_lostToMoves; } // slab_reassign_evictions_nomem
     std::size_t classCount() const { return m_classes.size(); }
 
 private:
@@ -89,27 +137,58 @@ private:
         std::uint64_t pages = 0;
         std::uint64_t used = 0;
         std::uint64_t pagesAtLastRun = 0; // sam_before[n].total_pages
+        std::uint64_t evictedAtLastRun = 0; // iam_before[n].evicted
+        std::uint64_t outOfMemoryAtLastRun = 0; // iam_before[n].outofmemory
+        // With owners: slab_list (page numbers, oldest first) and the free list (its head at the back).
+        std::vector<std::uint32_t> slabList;
+        std::vector<MemcachedChunk> freeList;
         std::uint64_t free() const { return pages * perPage - used; }
         // free_chunks > chunks_per_page * MIN_PAGES_FOR_RECLAIM, in integers (2.5 = 5 / 2).
         bool overReclaimLine() const { return 2 * free() > 5 * perPage; }
     };
-    // One slab_automove_run; returns whether it moved a page.
-    bool runMover();
+    // slab_automove.c struct window_data: one run's record of one class.
+    struct WindowSlot {
+        std::uint64_t age = 0;
+        float evictedRatio = 0;
+        bool dirty = false;
+        bool evictedSeen = false;
+    };
+    struct Page {
+        std::uint32_t classId = 0; // 0: the global pool
+        std::vector<std::uint32_t> owners; // per chunk: its owner, or kFreeChunk
+    };
+    static constexpr std::uint32_t kFreeChunk = UINT32_MAX;
+    enum class Move { None, ToPool, ToClass };
+
+    // One slab_automove_run at `nowSeconds`, and the move it asks for.
+    Move runMover(std::uint64_t nowSeconds);
     // The runs of the next second.
     void runSecond();
+    // do_slabs_newslab's page for `c`: from the global pool, else malloc'ed.
+    void addPage(std::uint32_t classId);
+    // slabs_reassign(src, dst) carried out at once (dst 0: the global pool).
+    void movePage(std::uint32_t src, std::uint32_t dst, std::uint64_t nowSeconds);
+    void splitIntoFreeList(std::uint32_t page, std::uint32_t classId);
+    bool placing() const { return m_options.owners != nullptr; }
 
     std::vector<SlabClass> m_classes;
     std::uint64_t m_pageBytes;
     Options m_options;
     std::vector<std::uint64_t> m_pagesAtRunStart; // a run's scratch
-    std::vector<std::uint8_t> m_dirty; // window_data[class * window + slot].dirty
+    std::vector<WindowSlot> m_window; // window_data[class * window + slot]
     std::uint64_t m_runs = 0; // window_cur: runs so far
     std::uint64_t m_seconds = 0; // the seconds whose runs have happened
     std::uint64_t m_poolPages = 0;
     std::uint64_t m_mallocedPages = 0;
     std::uint64_t m_pagesMoved = 0;
+    std::uint64_t m_rescues = 0;
+    std::uint64_t m_lostToMoves = 0;
     std::uint64_t m_allocatedBytes = 0;
     std::uint64_t m_peakAllocatedBytes = 0;
+    // With owners: every page malloc'ed, the global pool's (taken from the back), and the page being moved.
+    std::vector<Page> m_pageTable;
+    std::vector<std::uint32_t> m_poolList;
+    std::optional<std::uint32_t> m_leavingPage;
 };
 
 } // namespace layoutlab

@@ -34,12 +34,6 @@ struct SlabModelOptions {
     std::vector<JemallocArenaModel::StartBin> startBins;
 };
 
-// One slab class's slabs (memcached: pages) the model holds.
-struct HeldSlabs {
-    std::uint64_t classBytes = 0;
-    std::uint64_t slabs = 0;
-};
-
 class ArenaReplay : public KeyspaceObserver {
 public:
     // After KeyspaceReplay::finish(): what the engine's cron leaves (the index tables settled).

@@ -60,6 +60,13 @@ struct EvictionOptions {
     // Count each key as its key and value bytes only, without the layout, the allocator or the index
     // tables, as a cache simulator given raw object sizes does (libCacheSim's obj_size).
     bool rawSizes = false;
+    // memcached's page mover (-o slab_automove_window=N, slab_automove_ratio=R; memcached.c settings_init: 30
+    // and 0.8); a window of 0 is no mover (-o slab_automove=0).
+    std::uint32_t pageMoverWindow = 30;
+    double pageMoverAgeRatio = 0.8;
+    // memcached: the whole seconds the server had run before the trace's first request (its page mover ran once
+    // in each; a drive reads them from `stats` uptime). 0: the server starts with the trace.
+    std::uint64_t serverSecondsBefore = 0;
     // The server's clock, from which its LRU seconds and LFU minutes come, is the trace's timestamps (a drive's
     // prediction reads the trace restamped with the seconds it was sent in: trace/restamped_trace.h).
 };

@@ -110,6 +110,8 @@ public:
     // The memory the budget counts now, as the server reports it (Valkey, Redis: used_memory; memcached:
     // total_malloced).
     virtual std::uint64_t usedBytes() = 0;
+    // The slabs per class the budget's own allocator model holds (memcached's pages); none for the others.
+    virtual std::vector<HeldSlabs> heldSlabs() const { return {}; }
 };
 
 // For layouts whose objects keep a removed TTL's expire field (LayoutModel::tracksStaleExpire): up to
@@ -208,8 +210,9 @@ public:
     // misses of each `batch` requests are filled after them, as a client that pipelines its GETs does.
     // 0: no filling.
     void setFillOnMiss(std::uint32_t batch) { m_fillBatch = batch; }
-    // Removes a live key for the budget (an eviction).
-    void evict(std::uint32_t keyId);
+    // Removes a live key for the budget: an eviction, counted in evictedKeys unless `counted` is false (an item
+    // memcached's page mover had no chunk for).
+    void evict(std::uint32_t keyId, bool counted = true);
     // Removes a key whose last write the budget could not hold (memcached: SERVER_ERROR out of memory, and
     // the old item unlinked), counted as a refused write.
     void dropRefusedWrite(std::uint32_t keyId);

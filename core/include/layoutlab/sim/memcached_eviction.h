@@ -26,18 +26,23 @@
 //    process_update_command: "avoid stale data persisting in cache"): the replay drops the key.
 //  - the clock is memcached's current_time, in whole seconds from ITEM_UPDATE_INTERVAL + 2 (memcached.c
 //    process_started), from the trace's timestamps or the wall clock a drive recorded.
+//  - the page mover (alloc/memcached_page_model.h) reads each class's COLD evictions, failed stores and COLD
+//    tail age; an item it moves out of a page is linked again at the head of its LRU with the time of the
+//    move (do_item_replace -> do_item_link), and one it finds no chunk for is gone (not an eviction to
+//    memcached's `evictions`: slab_reassign_evictions_nomem).
 // Not modelled: items locked by a reader at the tail (lru_pull_tail skips them), the LRU crawler (the replay
-// expires keys itself), the age-balancing page mover (memcached_page_model.h).
+// expires keys itself).
 
 #include "layoutlab/alloc/memcached_page_model.h"
 #include "layoutlab/sim/eviction.h"
 #include "layoutlab/sim/memcached_items.h"
 
 #include <array>
+#include <unordered_map>
 
 namespace layoutlab {
 
-class MemcachedEviction final : public KeyspaceBudget {
+class MemcachedEviction final : public KeyspaceBudget, private MemcachedChunkOwners {
 public:
     // `options`: maxmemoryBytes is -m in bytes.
     MemcachedEviction(const EvictionOptions& options, const LayoutModel& layout, const MemcachedSlabModel& slabs,
@@ -53,9 +58,10 @@ public:
     // total_malloced: the pages taken from the limit.
     std::uint64_t usedBytes() override { return m_pages.mallocedPages() * m_slabs->params().pageBytes; }
     const MemcachedPageModel& pages() const { return m_pages; }
+    std::vector<HeldSlabs> heldSlabs() const override;
 
-    // Bytes of state per key id.
-    static constexpr std::uint64_t kStateBytesPerKey = 20;
+    // Bytes of state per key id: its record, and about a chunk's owner in the pages.
+    static constexpr std::uint64_t kStateBytesPerKey = 32;
 
 private:
     enum Segment : std::uint8_t { kHot = 0, kWarm = 1, kCold = 2 };
@@ -65,6 +71,7 @@ private:
         std::uint32_t next = kNone; // towards the tail
         std::uint32_t item = MemcachedItemTable::kNoItem;
         std::uint32_t time = 0; // item->time: current_time when linked or bumped
+        MemcachedChunk chunk; // its chunk; an item of several: its first (all in m_chunkLists)
         Segment segment = kHot;
         bool fetched = false; // ITEM_FETCHED
         bool active = false; // ITEM_ACTIVE
@@ -80,14 +87,18 @@ private:
     void link(std::uint32_t keyId, std::uint32_t classId, Segment segment);
     void unlink(std::uint32_t keyId);
     void freeItem(std::uint32_t keyId);
-    // Chunks of `classId` for the item being stored; false when even eviction found none.
-    bool allocateChunk(std::uint32_t classId, std::uint32_t storing);
+    // A chunk of `classId` for the item being stored; none when even eviction found none.
+    std::optional<MemcachedChunk> allocateChunk(std::uint32_t classId, std::uint32_t storing);
     // lru_pull_tail of HOT or WARM (limit from `totalBytes`, age `maxAge`): 1 when it moved an item.
     int pullHotOrWarm(std::uint32_t classId, Segment segment, std::uint64_t totalBytes, std::uint32_t maxAge);
     // lru_pull_tail of COLD: evicts the tail (`evict`), or moves an ACTIVE tail to WARM.
     int pullCold(std::uint32_t classId, bool evict, std::uint32_t storing);
     void juggle(std::uint32_t classId);
     void setClock(std::uint64_t requestNumber, std::uint64_t timeMs);
+    // MemcachedChunkOwners: what the page mover reads and does.
+    ClassStats itemStats(std::uint32_t classId, std::uint64_t nowSeconds) const override;
+    void rescued(std::uint32_t owner, MemcachedChunk from, MemcachedChunk to, std::uint64_t nowSeconds) override;
+    void lostToPageMove(std::uint32_t owner) override;
 
     EvictionOptions m_options;
     const MemcachedSlabModel* m_slabs;
@@ -102,6 +113,10 @@ private:
     std::uint64_t m_storedCommand = 0;
     std::uint32_t m_failedKey = kNone; // a store that failed: its key is dropped before the next request
     std::uint64_t m_firstSecond = UINT64_MAX; // the clock's first second: current_time starts from it
+    std::vector<MemcachedChunk> m_newChunks; // stored()'s: the new item's chunks, before the old item goes
+    std::unordered_map<std::uint32_t, std::vector<MemcachedChunk>> m_chunkLists; // items of several chunks
+    std::vector<std::uint64_t> m_evicted; // per class id: itemstats[id | COLD_LRU].evicted
+    std::vector<std::uint64_t> m_outOfMemory; // per class id: itemstats[id | HOT_LRU].outofmemory
 };
 
 } // namespace layoutlab

@@ -29,6 +29,12 @@ struct SizeClassUsage {
     auto operator<=>(const SizeClassUsage&) const = default;
 };
 
+// One slab class's slabs (memcached: pages) a model holds.
+struct HeldSlabs {
+    std::uint64_t classBytes = 0;
+    std::uint64_t slabs = 0;
+};
+
 // What the allocator keeps for the keyspace, from the slab model (sim --slabs): jemalloc's stats.allocated
 // and stats.active (INFO's allocator_allocated and allocator_active), at the end of the trace and at the
 // trace's peak of each.

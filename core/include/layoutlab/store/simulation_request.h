@@ -49,7 +49,8 @@ struct SimulationRequest {
     std::optional<std::uint32_t> prefetchBatch;
     bool slabs = false; // the slab model: what the allocator keeps active (SimulationConfig::slabs)
     bool slabThreadCache = true; // with `slabs`: a thread cache in front of the arena, as in a server
-    // With `slabs` on memcached: the page mover's window (SlabModelOptions::pageMoverWindow; 0: no moves).
+    // With `slabs` or a memory limit on memcached: the page mover's window (SlabModelOptions::pageMoverWindow,
+    // EvictionOptions::pageMoverWindow; 0: no moves).
     std::uint32_t pageMoverWindow = SlabModelOptions {}.pageMoverWindow;
     // Samples of a timeline along the trace (SimulationConfig::timelineSamples; 0: none). Implies `slabs`.
     std::uint32_t timeline = 0;
