@@ -142,9 +142,10 @@ int runDrive(DriveOptions o) {
                                           "are read)",
                 "--automove-window"));
         if (*o.automoveWindow == 1 || *o.automoveWindow == 2)
-            return reportError(usageError(
-                fmt::format("memcached's slab_automove_window is 3 or more (0: no page mover), got {}", *o.automoveWindow),
-                "--automove-window"));
+            return reportError(
+                usageError(fmt::format("memcached's slab_automove_window is 3 or more (0: no page mover), got {}",
+                               *o.automoveWindow),
+                    "--automove-window"));
         request.serverArgs.insert(request.serverArgs.end(),
             { "-o",
                 *o.automoveWindow == 0 ? std::string("slab_automove=0")

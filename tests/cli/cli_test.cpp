@@ -607,6 +607,14 @@ TEST_F(CliTest, AMemoryBudgetGivesHitRatiosAndRefusesWhatItCannotModel) {
         = run({ "sim", trace, "--layout", "memcached-1.6", "--memory-limit", "1mb", "--policy", "allkeys-lru" });
     EXPECT_EQ(memcachedPolicy.exitCode, 2);
     EXPECT_NE(memcachedPolicy.err.find("segmented LRU"), std::string::npos) << memcachedPolicy.err;
+    // memcached.c refuses a slab_automove_window under 3 ("must be > 2"); 0 is no page mover.
+    const auto shortWindow = run(
+        { "sim", trace, "--layout", "memcached-1.6", "--memory-limit", "1mb", "--automove-window", "2", "--no-db" });
+    EXPECT_EQ(shortWindow.exitCode, 2);
+    EXPECT_NE(shortWindow.err.find("--automove-window"), std::string::npos) << shortWindow.err;
+    const auto windowOnValkey = run({ "drive", trace, "--engine", "valkey", "--automove-window", "3", "--no-db" });
+    EXPECT_EQ(windowOnValkey.exitCode, 2);
+    EXPECT_NE(windowOnValkey.err.find("--engine memcached"), std::string::npos) << windowOnValkey.err;
     for (const char* rate : { "0", "1.5", "-0.1" }) {
         const auto badRate
             = run({ "sim", trace, "--layout", "valkey-9.1", "--maxmemory", "1mb", "--sample-rate", rate, "--no-db" });
