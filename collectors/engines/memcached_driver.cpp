@@ -84,8 +84,10 @@ Expected<MemcachedSlabs> readSlabs(MemcachedClient& client) {
     auto itemStats = client.stats("items");
     if (!itemStats)
         return itemStats.error();
+    // And the items each class's LRU evicted (items:<id>:evicted).
     for (const auto& [name, value] : *itemStats) {
-        if (name.rfind("items:", 0) != 0 || name.size() < 7 || name.substr(name.rfind(':') + 1) != "number")
+        const std::string field = name.substr(name.rfind(':') + 1);
+        if (name.rfind("items:", 0) != 0 || name.size() < 7 || (field != "number" && field != "evicted"))
             continue;
         const std::string id = name.substr(6, name.rfind(':') - 6);
         auto chunk = memcachedStatsNumber(*slabs, id + ":chunk_size");
@@ -93,7 +95,7 @@ Expected<MemcachedSlabs> readSlabs(MemcachedClient& client) {
         if (!chunk || !count)
             continue; // a class without slabs (never allocated) or a damaged line
         if (*count > 0)
-            out.itemsByChunkBytes[*chunk] += *count;
+            (field == "number" ? out.itemsByChunkBytes : out.evictedByChunkBytes)[*chunk] += *count;
     }
     return out;
 }

@@ -190,6 +190,7 @@ void completePrediction(DriveReport& report) {
         if (c.heldSlabs) {
             classes[c.classBytes].chunkBytes = c.classBytes;
             classes[c.classBytes].predictedPages = c.heldSlabs;
+            classes[c.classBytes].predictedEvictions = c.evictions;
         }
     report.classes.clear();
     for (const auto& [chunk, c] : classes)

@@ -36,6 +36,8 @@ std::vector<DriveSlabClass> measuredSlabClasses(const MemcachedSlabs& slabs) {
         classes[chunk].measuredChunks = used;
     for (const auto& [chunk, pages] : slabs.pagesByChunkBytes)
         classes[chunk].measuredPages = pages;
+    for (const auto& [chunk, evicted] : slabs.evictedByChunkBytes)
+        classes[chunk].measuredEvictions = evicted;
     std::vector<DriveSlabClass> out;
     for (auto& [chunk, c] : classes) {
         c.chunkBytes = chunk;

@@ -63,6 +63,24 @@ double commandsPerSecond(const LoadReport& load) {
     return load.seconds > 0 ? static_cast<double>(load.commands) / load.seconds : 0.0;
 }
 
+// memcached's slab classes, measured beside predicted: items, chunks, pages and (a cache drive) evictions.
+std::string slabClassRows(const DriveReport& r) {
+    std::string out;
+    const bool evictions = r.budget.has_value();
+    out += fmt::format("\nper slab class:\n  {:>11} {:>12} {:>12} {:>12} {:>8} {:>10}{}\n", "chunk", "items", "chunks",
+        "predicted", "pages", "predicted", evictions ? fmt::format(" {:>10} {:>10}", "evicted", "predicted") : "");
+    for (const auto& c : r.classes) {
+        const bool pagesCompared = r.allocator.predicted || evictions;
+        const bool same
+            = c.measuredChunks == c.predictedChunks && (!pagesCompared || c.measuredPages == c.predictedPages);
+        out += fmt::format("  {:>9} B {:>12} {:>12} {:>12} {:>8} {:>10}{}{}\n", c.chunkBytes, c.measuredItems,
+            c.measuredChunks, c.predictedChunks, c.measuredPages, c.predictedPages,
+            evictions ? fmt::format(" {:>10} {:>10}", c.measuredEvictions, c.predictedEvictions) : "",
+            same ? "" : "   differs");
+    }
+    return out;
+}
+
 // The allocator's growth over the load beside the slab model's, as rows of the measured/predicted table.
 std::string allocatorRows(const DriveReport& r) {
     const auto& a = r.allocator;
@@ -143,10 +161,16 @@ nlohmann::json toJson(const DriveReport& r) {
     if (r.isMemcached()) {
         out["framing"] = r.framing;
         nlohmann::json classes = nlohmann::json::array();
-        for (const auto& c : r.classes)
-            classes.push_back({ { "chunk_bytes", c.chunkBytes }, { "measured_chunks", c.measuredChunks },
+        for (const auto& c : r.classes) {
+            nlohmann::json row { { "chunk_bytes", c.chunkBytes }, { "measured_chunks", c.measuredChunks },
                 { "predicted_chunks", c.predictedChunks }, { "measured_items", c.measuredItems },
-                { "measured_pages", c.measuredPages }, { "predicted_pages", c.predictedPages } });
+                { "measured_pages", c.measuredPages }, { "predicted_pages", c.predictedPages } };
+            if (r.budget) {
+                row["measured_evictions"] = c.measuredEvictions;
+                row["predicted_evictions"] = c.predictedEvictions;
+            }
+            classes.push_back(std::move(row));
+        }
         out["classes"] = classes;
     } else {
         nlohmann::json samples = nlohmann::json::array();
@@ -217,10 +241,8 @@ std::string budgetTable(const DriveReport& r) {
         predicted.usedBytes);
     if (!mc)
         out += fmt::format("{:<26}{:>14}\n", "  clients' buffers", b.clientsAfter);
-    else if (b.pagesMoved != 0)
-        out += fmt::format("note: the server's page mover moved {} pages (slabs_moved), a rule the model does not "
-                           "have: the prediction may differ for it\n",
-            b.pagesMoved);
+    else
+        out += fmt::format("{:<26}{:>14}\n", "pages moved (slabs_moved)", b.pagesMoved) + slabClassRows(r);
     return out;
 }
 
@@ -260,14 +282,7 @@ std::string renderDriveTable(const DriveReport& r) {
         100 * r.relativeError());
     out += allocatorRows(r);
     if (r.isMemcached()) {
-        out += fmt::format("\nper slab class:\n  {:>11} {:>12} {:>12} {:>12} {:>8} {:>10}\n", "chunk", "items",
-            "chunks", "predicted", "pages", "predicted");
-        for (const auto& c : r.classes)
-            out += fmt::format("  {:>9} B {:>12} {:>12} {:>12} {:>8} {:>10}{}\n", c.chunkBytes, c.measuredItems,
-                c.measuredChunks, c.predictedChunks, c.measuredPages, c.predictedPages,
-                c.measuredChunks == c.predictedChunks && (!r.allocator.predicted || c.measuredPages == c.predictedPages)
-                    ? ""
-                    : "   differs");
+        out += slabClassRows(r);
     } else {
         out += fmt::format("{:<26}{:>14}\n", "used_memory before", r.usedBefore);
         out += fmt::format("{:<26}{:>14}\n", "used_memory after", r.usedAfter);

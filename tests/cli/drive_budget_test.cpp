@@ -122,6 +122,12 @@ TEST_F(DriveBudgetTest, MemcachedHitRatioForRawAndMarshalValues) {
             EXPECT_GT(j["evictions"]["measured"].get<std::uint64_t>(), 0u);
             EXPECT_EQ(j["predicted_used_memory"].get<std::uint64_t>(), j["measured_used_memory"].get<std::uint64_t>())
                 << "total_malloced, predicted and measured";
+            // Each class's evictions (`stats items`): within 0.2% in the runs seen (294,100 against 294,631).
+            for (const auto& c : j["classes"]) {
+                const auto measured = c["measured_evictions"].get<double>();
+                EXPECT_NEAR(c["predicted_evictions"].get<double>(), measured, 0.01 * measured + 10)
+                    << framing << " at " << limit << ", " << c["chunk_bytes"] << "-byte chunks";
+            }
             std::printf("memcached %-13s -m %-5s measured %.4f predicted %.4f, error %+.2f points, keys %llu\n",
                 framing, limit.c_str(), j["measured_hit_ratio"].get<double>(), j["predicted_hit_ratio"].get<double>(),
                 error, static_cast<unsigned long long>(j["server_keys"].get<std::uint64_t>()));
@@ -206,10 +212,11 @@ TEST_F(DriveBudgetTest, MemcachedTtlsExpireOnItsOwnSeconds) {
 // left evicts in its class every second. Once a window of runs has gone by, each second the old class's first
 // page goes to the evicting one (its items lost, but for those the old class has free chunks for), until the
 // old class has 2; then the old keys are read again: the ones that took the free chunks are the hits. With
-// `-o slab_automove_window=3` the moves come within the drive's 10 seconds. Two drives each: -0.13 and -0.12
+// `-o slab_automove_window=3` the moves come within the drive's 10 seconds. Two drives each: -0.07 and -0.06
 // points, pages and keys exact. Without the rule the model kept 7 and 3 pages where the server ended with 2 and
 // 8, twice the keys, and was 1.25 and 1.28 points low; with the mover's runs counted from the trace's first
-// request instead of the server's start (the window filled later), 0.97 and 0.94 points low.
+// request instead of the server's start (the window filled later), 0.97 and 0.94 points low; without the LRU
+// maintainer's juggle of every class once a second (the old class's HOT items aged into COLD), 0.13 and 0.12.
 TEST_F(DriveBudgetTest, MemcachedMovesPagesToTheClassThatEvicts) {
     if (!layoutlab::findExecutable("memcached"))
         GTEST_SKIP() << "memcached is not installed";
@@ -240,8 +247,13 @@ TEST_F(DriveBudgetTest, MemcachedMovesPagesToTheClassThatEvicts) {
     EXPECT_GE(j["pages_moved"].get<std::uint64_t>(), 3u) << "the server moved pages by age";
     // -0.10 points in two drives on a quiet machine.
     EXPECT_LT(std::abs(j["hit_ratio_error_points"].get<double>()), 0.5);
-    for (const auto& c : j["classes"])
+    for (const auto& c : j["classes"]) {
         EXPECT_EQ(c["measured_pages"], c["predicted_pages"]) << c["chunk_bytes"] << "-byte chunks";
+        // The old class's evictions come from the last phase, after the moves: 33,773 measured, 34,512 predicted.
+        const auto measured = c["measured_evictions"].get<double>();
+        EXPECT_NEAR(c["predicted_evictions"].get<double>(), measured, 0.03 * measured + 100)
+            << c["chunk_bytes"] << "-byte chunks";
+    }
     const auto keys = j["server_keys"].get<double>();
     EXPECT_NEAR(keys, j["predicted_keys"].get<double>(), 0.01 * keys);
     std::printf("memcached page mover: %llu pages moved, hit ratio measured %.4f predicted %.4f (%+.2f points)\n",

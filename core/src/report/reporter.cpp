@@ -25,6 +25,13 @@ double rounded(double v) {
     return std::round(v * 10000.0) / 10000.0;
 }
 
+// A point of memcached under a memory limit: its budget's model gave each class its pages and evictions.
+bool evictsByClass(const ThresholdPoint& p) {
+    return p.budget && std::any_of(p.sizeClasses.begin(), p.sizeClasses.end(), [](const SizeClassUsage& c) {
+        return c.heldSlabs != 0;
+    });
+}
+
 nlohmann::json outputValue(const PointMetric& m, double v) {
     return m.integral ? nlohmann::json(static_cast<std::uint64_t>(v)) : nlohmann::json(rounded(v));
 }
@@ -137,12 +144,15 @@ nlohmann::json toJson(const SimulationResult& r) {
             if (const auto v = m->get(p))
                 point[std::string(m->name)] = outputValue(*m, *v);
         auto& classes = point["size_classes"] = nlohmann::json::array();
+        const bool perClassBudget = evictsByClass(p);
         for (const auto& c : p.sizeClasses) {
             nlohmann::json row { { "class_bytes", c.classBytes }, { "allocations", c.allocations },
                 { "requested_bytes", c.requestedBytes }, { "payload_bytes", c.payloadBytes },
                 { "usable_bytes", c.usableBytes }, { "regions_per_slab", c.regionsPerSlab }, { "slabs", c.slabs } };
-            if (p.arena)
+            if (p.arena || perClassBudget)
                 row["held_slabs"] = c.heldSlabs;
+            if (perClassBudget)
+                row["evictions"] = c.evictions;
             classes.push_back(std::move(row));
         }
         points.push_back(std::move(point));
@@ -364,15 +374,20 @@ std::string renderTable(const SimulationResult& r, bool withClasses) {
         for (const auto& p : r.points) {
             out += fmt::format("\nsize classes{}:\n",
                 r.thresholdName.empty() ? std::string() : fmt::format(" at {} = {}", r.thresholdName, p.threshold));
-            out += fmt::format("{:>10} {:>12} {:>14} {:>14} {:>14} {:>12} {:>10}{}\n", "class", "allocations",
-                "requested", "payload", "usable", "waste", "slabs", p.arena ? fmt::format(" {:>10}", "held") : "");
+            // Held slabs with the slab model; memcached under -m: its pages and each class's evictions.
+            const bool perClassBudget = evictsByClass(p);
+            const bool held = p.arena || perClassBudget;
+            out += fmt::format("{:>10} {:>12} {:>14} {:>14} {:>14} {:>12} {:>10}{}{}\n", "class", "allocations",
+                "requested", "payload", "usable", "waste", "slabs", held ? fmt::format(" {:>10}", "held") : "",
+                perClassBudget ? fmt::format(" {:>10}", "evicted") : "");
             for (const auto& c : p.sizeClasses)
-                out += fmt::format("{:>10} {:>12} {:>14} {:>14} {:>14} {:>12} {:>10}{}\n", c.classBytes, c.allocations,
-                    c.requestedBytes, c.payloadBytes, c.usableBytes, c.usableBytes - c.requestedBytes,
+                out += fmt::format("{:>10} {:>12} {:>14} {:>14} {:>14} {:>12} {:>10}{}{}\n", c.classBytes,
+                    c.allocations, c.requestedBytes, c.payloadBytes, c.usableBytes, c.usableBytes - c.requestedBytes,
                     c.regionsPerSlab ? std::to_string(c.slabs) : std::string("-"),
-                    !p.arena               ? std::string()
+                    !held                  ? std::string()
                         : c.regionsPerSlab ? fmt::format(" {:>10}", c.heldSlabs)
-                                           : fmt::format(" {:>10}", "-"));
+                                           : fmt::format(" {:>10}", "-"),
+                    perClassBudget ? fmt::format(" {:>10}", c.evictions) : std::string());
         }
     }
     if (!r.timeline.empty())

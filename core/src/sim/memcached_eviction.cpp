@@ -241,7 +241,7 @@ std::vector<HeldSlabs> MemcachedEviction::heldSlabs() const {
     std::vector<HeldSlabs> out;
     for (const MemcachedSlabClass& c : m_slabs->slabClasses())
         if (const std::uint64_t pages = m_pages.pagesOf(c.id))
-            out.push_back({ c.chunkBytes, pages });
+            out.push_back({ c.chunkBytes, pages, m_evicted[c.id] });
     return out;
 }
 
@@ -278,6 +278,11 @@ bool MemcachedEviction::makeRoom(KeyspaceReplay& replay, std::uint64_t timeMs) {
     const std::uint64_t seconds = m_options.serverSecondsBefore + clockSecond - m_firstSecond;
     if (kFirstCurrentTime + seconds != m_now) {
         m_now = static_cast<std::uint32_t>(kFirstCurrentTime + seconds);
+        // items.c lru_maintainer_thread juggles every class at least once a second (its sleep grows to
+        // MAX_LRU_MAINTAINER_SLEEP, a second, while a class has nothing to move): a class no item is stored
+        // into still moves its HOT and WARM tails down as they age.
+        for (std::uint32_t classId = 1; classId < m_evicted.size(); ++classId)
+            juggle(classId);
         m_pages.advanceTo(seconds);
     }
     if (m_failedKey != kNone) {

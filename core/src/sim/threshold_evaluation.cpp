@@ -313,6 +313,7 @@ void addHeldSlabs(
             row = point.sizeClasses.insert(row, empty);
         }
         row->heldSlabs = h.slabs;
+        row->evictions = h.evictions;
     }
 }
 

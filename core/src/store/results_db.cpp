@@ -409,7 +409,7 @@ Status ResultsDb::completeRun(std::int64_t runId, const SimulationResult& result
         Statement point(m_db, pointInsertSql(stored).c_str());
         Statement cls(m_db,
             "INSERT INTO size_classes (run_id, point_index, class_bytes, allocations, requested_bytes, usable_bytes, "
-            "regions_per_slab, slabs, payload_bytes, held_slabs) VALUES (?,?,?,?,?,?,?,?,?,?)");
+            "regions_per_slab, slabs, payload_bytes, held_slabs, evictions) VALUES (?,?,?,?,?,?,?,?,?,?,?)");
         Statement sample(m_db,
             "INSERT INTO timeline (run_id, sample_index, point_index, requests, time_ms, live_keys, allocated_bytes, "
             "active_bytes) VALUES (?,?,?,?,?,?,?,?)");
@@ -457,10 +457,14 @@ Status ResultsDb::completeRun(std::int64_t runId, const SimulationResult& result
                 cls.bind(1, runId).bind(2, static_cast<std::int64_t>(i)).bind(3, toInt(c.classBytes));
                 cls.bind(4, toInt(c.allocations)).bind(5, toInt(c.requestedBytes)).bind(6, toInt(c.usableBytes));
                 cls.bind(7, toInt(c.regionsPerSlab)).bind(8, toInt(c.slabs)).bind(9, toInt(c.payloadBytes));
-                if (p.arena)
+                if (p.arena || p.budget)
                     cls.bind(10, toInt(c.heldSlabs));
                 else
                     cls.bindNull(10);
+                if (p.budget)
+                    cls.bind(11, toInt(c.evictions));
+                else
+                    cls.bindNull(11);
                 if (cls.step() != SQLITE_DONE)
                     return rollbackWith("cannot store a size class");
             }

@@ -93,7 +93,7 @@ Expected<std::vector<ThresholdPoint>> ResultsDb::points(std::int64_t runId) {
     Statement s(m_db, (sql + " FROM points WHERE run_id = ? ORDER BY point_index").c_str());
     Statement c(m_db,
         "SELECT class_bytes, allocations, requested_bytes, usable_bytes, regions_per_slab, slabs, payload_bytes, "
-        "held_slabs FROM size_classes WHERE run_id = ? AND point_index = ? ORDER BY class_bytes");
+        "held_slabs, evictions FROM size_classes WHERE run_id = ? AND point_index = ? ORDER BY class_bytes");
     if (!s.ok() || !c.ok())
         return dbError(m_db, m_path, "cannot read the run's points");
     s.bind(1, runId);
@@ -130,6 +130,7 @@ Expected<std::vector<ThresholdPoint>> ResultsDb::points(std::int64_t runId) {
             usage.slabs = column(5);
             usage.payloadBytes = column(6);
             usage.heldSlabs = c.isNull(7) ? 0 : column(7);
+            usage.evictions = c.isNull(8) ? 0 : column(8);
             p.sizeClasses.push_back(usage);
         }
         out.push_back(std::move(p));

@@ -214,6 +214,10 @@ CREATE TABLE limit_collections (
   FOREIGN KEY (run_id, value_index) REFERENCES limit_points(run_id, value_index) ON DELETE CASCADE
 );
 )SQL",
+    // 9 -> 10: memcached under a memory limit: the items each slab class's LRU evicted (NULL: no budget).
+    R"SQL(
+ALTER TABLE size_classes ADD COLUMN evictions INTEGER;
+)SQL",
 };
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kMigrationCount == kResultsSchemaVersion, "one migration per schema version");

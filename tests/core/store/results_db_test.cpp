@@ -112,6 +112,30 @@ TEST_F(ResultsDbTest, StoredRunsReadBackExactly) {
     EXPECT_EQ(traces->front().requests, result.trace.requests); // filled in from the run
 }
 
+TEST_F(ResultsDbTest, MemcachedPagesAndEvictionsPerClassReadBack) {
+    // memcached under -m: each class's pages at the end and the items its LRU evicted (schema 10).
+    auto cfg
+        = makeGeneratorConfig(20000, 60000, "uniform:8:40", "uniform:100:300", 0.2, 0.05, 0.7, 0.05, "zipf:0.9", 3);
+    SyntheticTrace trace(*cfg);
+    auto models = parseLayoutAndAllocator("memcached-1.6", "");
+    SimulationConfig config { models->layout, models->allocator, {} };
+    config.eviction = EvictionOptions { .maxmemoryBytes = 2u << 20 };
+    auto result = simulate(config, trace);
+    ASSERT_TRUE(result) << result.error().describe();
+    std::uint64_t evicted = 0;
+    for (const auto& c : result->points.at(0).sizeClasses)
+        evicted += c.evictions;
+    EXPECT_GT(evicted, 0u);
+    // A class also counts the old item its key's own overwrite evicted (the key stays): at least the keys evicted.
+    EXPECT_GE(evicted, result->points[0].budget->evictedKeys);
+    const std::int64_t runId = store(*result);
+    auto db = ResultsDb::open(path());
+    ASSERT_TRUE(db);
+    auto points = (*db)->points(runId);
+    ASSERT_TRUE(points);
+    test::expectSamePoint(points->at(0), result->points[0]);
+}
+
 TEST_F(ResultsDbTest, SlabModelFiguresAndTimelinesReadBackAndMerge) {
     const auto result = sweep(6);
     ASSERT_EQ(result.timeline.size(), 6u);

@@ -30,6 +30,7 @@ struct MemcachedSlabs {
     std::map<std::uint64_t, std::uint64_t> usedChunksByChunkBytes; // classes in use only
     std::map<std::uint64_t, std::uint64_t> itemsByChunkBytes; // `stats items` number, per class in use
     std::map<std::uint64_t, std::uint64_t> pagesByChunkBytes; // `stats slabs` total_pages, classes with pages
+    std::map<std::uint64_t, std::uint64_t> evictedByChunkBytes; // `stats items` evicted, classes that evicted
     std::uint64_t totalMalloced = 0; // `stats slabs` total_malloced: the pages malloc'ed, in bytes
     std::uint64_t chunkBytes() const; // sum of used chunks times their size
 };

@@ -95,6 +95,9 @@ struct DriveSlabClass {
     std::uint64_t measuredItems = 0;
     std::uint64_t measuredPages = 0; // `stats slabs` total_pages
     std::uint64_t predictedPages = 0; // the slab model's pages of the class
+    // A cache drive (--memory-limit): the items the class's LRU evicted (`stats items` evicted), and the model's.
+    std::uint64_t measuredEvictions = 0;
+    std::uint64_t predictedEvictions = 0;
 };
 
 // What the allocator holds for the trace, measured and predicted by the slab model: Valkey/Redis INFO

@@ -25,14 +25,18 @@ struct SizeClassUsage {
     // Slabs (memcached: pages) the slab model holds in this class at the end of the trace, live regions or
     // not (with the slab model only; 0 without it, and for large extents).
     std::uint64_t heldSlabs = 0;
+    // memcached under a memory limit: items this class's LRU evicted (`stats items` evicted); 0 otherwise.
+    std::uint64_t evictions = 0;
 
     auto operator<=>(const SizeClassUsage&) const = default;
 };
 
-// One slab class's slabs (memcached: pages) a model holds.
+// One slab class's slabs (memcached: pages) a model holds, and (memcached under a memory limit) the items its LRU
+// evicted.
 struct HeldSlabs {
     std::uint64_t classBytes = 0;
     std::uint64_t slabs = 0;
+    std::uint64_t evictions = 0;
 };
 
 // What the allocator keeps for the keyspace, from the slab model (sim --slabs): jemalloc's stats.allocated
