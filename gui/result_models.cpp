@@ -137,6 +137,12 @@ QVariant SizeClassTableModel::cell(const SizeClassUsage& c, int column, int role
     case Slabs:
         v = c.slabs;
         break;
+    case HeldSlabs:
+        v = c.heldSlabs;
+        break;
+    case Evictions:
+        v = c.evictions;
+        break;
     case ColumnCount:
         break;
     }
@@ -145,7 +151,8 @@ QVariant SizeClassTableModel::cell(const SizeClassUsage& c, int column, int role
 
 QStringList SizeClassTableModel::headers() const {
     return { tr("Size class (bytes)"), tr("Allocations"), tr("Payload (bytes)"), tr("Header (bytes)"),
-        tr("Waste (bytes)"), tr("Usable (bytes)"), tr("Regions per slab"), tr("Slabs") };
+        tr("Waste (bytes)"), tr("Usable (bytes)"), tr("Regions per slab"), tr("Slabs"), tr("Held slabs"),
+        tr("Evicted") };
 }
 
 } // namespace layoutlab::gui

@@ -74,6 +74,8 @@ public:
         UsableBytes,
         RegionsPerSlab,
         Slabs,
+        HeldSlabs, // the slab model's slabs (memcached: pages) at the end, or a memcached budget's pages
+        Evictions, // memcached under -m: the items the class's LRU evicted
         ColumnCount
     };
     using RecordTableModel::RecordTableModel;

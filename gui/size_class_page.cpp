@@ -87,6 +87,14 @@ void SizeClassPage::redraw() {
     }
     const ThresholdPoint& point = m_result.points[std::size_t(index)];
     m_model.setPoint(point);
+    // Held slabs only where a model held them (the slab model, memcached's pages under -m), evictions only under
+    // a memcached budget: else the columns would read 0 for what was not modelled.
+    const auto any = [&point](std::uint64_t SizeClassUsage::*field) {
+        return std::any_of(point.sizeClasses.begin(), point.sizeClasses.end(),
+            [field](const SizeClassUsage& c) { return c.*field != 0; });
+    };
+    m_table->setColumnHidden(SizeClassTableModel::HeldSlabs, !any(&SizeClassUsage::heldSlabs));
+    m_table->setColumnHidden(SizeClassTableModel::Evictions, !point.budget || !any(&SizeClassUsage::evictions));
     const double keys = point.keys ? double(point.keys) : 1.0;
     // The largest classes by usable bytes get a bar each, in class order; the rest are summed.
     std::vector<SizeClassUsage> shown = point.sizeClasses;

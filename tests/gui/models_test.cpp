@@ -102,6 +102,23 @@ private slots:
         }
     }
 
+    void sizeClassModelShowsAMemcachedBudgetsPagesAndEvictions() {
+        // What `sim --memory-limit` gives each class (held pages, items evicted) is in the table's last columns.
+        SizeClassTableModel model;
+        ThresholdPoint point;
+        point.budget = BudgetUsage {};
+        SizeClassUsage c;
+        c.classBytes = 192;
+        c.heldSlabs = 7;
+        c.evictions = 33773;
+        point.sizeClasses = { c };
+        model.setPoint(point);
+        QCOMPARE(model.data(model.index(0, SizeClassTableModel::HeldSlabs), Qt::EditRole).toULongLong(), 7ull);
+        QCOMPARE(model.data(model.index(0, SizeClassTableModel::Evictions), Qt::EditRole).toULongLong(), 33773ull);
+        QCOMPARE(
+            model.headerData(SizeClassTableModel::Evictions, Qt::Horizontal).toString(), QStringLiteral("Evicted"));
+    }
+
     void libraryModelsListTheDatabase() {
         QTemporaryDir dir;
         const std::string dbPath = dir.filePath(QStringLiteral("library.db")).toStdString();
