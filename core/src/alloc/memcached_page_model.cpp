@@ -138,6 +138,7 @@ void MemcachedPageModel::movePage(std::uint32_t src, std::uint32_t dst, std::uin
             if (from.freeList.empty()) {
                 ++m_lostToMoves;
                 m_options.owners->lostToPageMove(owner); // releases its chunks, this one among them
+                assert(m_pageTable[page].owners[i] == kFreeChunk && "the owner released its chunk");
                 continue;
             }
             const MemcachedChunk to = from.freeList.back(); // slab_rebalance_alloc: the head, outside the page
