@@ -5,6 +5,7 @@
 
 #include "measured_job.h"
 
+#include "layoutlab/alloc/memcached_page_model.h"
 #include "layoutlab/collect/memory_latency.h"
 #include "layoutlab/jobs/drive_job.h"
 #include "layoutlab/jobs/engine_sweep_job.h"
@@ -141,11 +142,8 @@ int runDrive(DriveOptions o) {
                                           "--engine memcached, without --connect (a running server's own settings "
                                           "are read)",
                 "--automove-window"));
-        if (*o.automoveWindow == 1 || *o.automoveWindow == 2)
-            return reportError(
-                usageError(fmt::format("memcached's slab_automove_window is 3 or more (0: no page mover), got {}",
-                               *o.automoveWindow),
-                    "--automove-window"));
+        if (auto ok = checkPageMoverWindow(*o.automoveWindow); !ok)
+            return reportError(ok.error());
         request.serverArgs.insert(request.serverArgs.end(),
             { "-o",
                 *o.automoveWindow == 0 ? std::string("slab_automove=0")

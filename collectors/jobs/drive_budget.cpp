@@ -90,7 +90,7 @@ Expected<std::pair<std::uint32_t, double>> memcachedPageMover(const std::map<std
                          "does not model: start it with the default (1) or 0");
     const bool reassigns = settings.count("slab_reassign") == 0 || settings.at("slab_reassign") == "yes";
     if (*automove == 0 || !reassigns)
-        return std::pair<std::uint32_t, double> { 0, 0.8 };
+        return std::pair<std::uint32_t, double> { 0, EvictionOptions {}.pageMoverAgeRatio };
     return std::pair { static_cast<std::uint32_t>(*window), std::strtod(ratio->second.c_str(), nullptr) };
 }
 

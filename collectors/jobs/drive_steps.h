@@ -79,10 +79,11 @@ Status driveMemcachedBudget(const DriveRequest& request, MemcachedClient& client
     const LayoutAndAllocator& models, const RunParameters& parameters, DriveReport& report, MeasuredRuns& runs,
     TraceReader& trace, ProgressSink* progress, std::stop_token stop);
 
-// The memcached drive once the server is up and the trace open.
-// memcached's classes as `stats slabs` gives them: chunks in use, items and pages held, by chunk size.
+// memcached's classes as `stats slabs` and `stats items` give them: chunks in use, items, pages held and
+// evictions, by chunk size.
 std::vector<DriveSlabClass> measuredSlabClasses(const MemcachedSlabs& slabs);
 
+// The memcached drive once the server is up and the trace open.
 Status driveMemcached(const DriveRequest& request, DriveTarget& target, DriveReport& report, MeasuredRuns& runs,
     TraceReader& trace, ProgressSink* progress, std::stop_token stop);
 

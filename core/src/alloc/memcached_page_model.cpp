@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <fmt/format.h>
 
 namespace layoutlab {
 
@@ -12,6 +13,14 @@ constexpr std::size_t kMaxRunsASecond = std::size_t { 1 } << 32;
 // slab_automove.c MIN_PAGES_FOR_SOURCE: a class gives a page to another only while it holds more.
 constexpr std::uint64_t kMinPagesForSource = 2;
 } // namespace
+
+Status checkPageMoverWindow(std::uint32_t window) {
+    if (window == 1 || window == 2)
+        return usageError(
+            fmt::format("memcached's slab_automove_window is 3 or more (0: no page mover), got {}", window),
+            field::kPageMoverWindow);
+    return Ok {};
+}
 
 MemcachedPageModel::MemcachedPageModel(const MemcachedSlabModel& slabs, Options options)
     : m_pageBytes(slabs.params().pageBytes)
@@ -71,14 +80,17 @@ void MemcachedPageModel::allocate(std::uint32_t classId, std::uint32_t count) {
     m_peakAllocatedBytes = std::max(m_peakAllocatedBytes, m_allocatedBytes);
 }
 
+bool MemcachedPageModel::mayAddPage(const SlabClass& c) const {
+    // slabs.c do_slabs_newslab: `mem_limit && mem_malloced + len > mem_limit && p->slabs > 0 && g->slabs == 0`
+    // fails; len is slab_page_size (slab_reassign is on by default).
+    return m_options.memoryLimitBytes == 0 || (m_mallocedPages + 1) * m_pageBytes <= m_options.memoryLimitBytes
+        || c.pages == 0 || m_poolPages > 0;
+}
+
 bool MemcachedPageModel::tryAllocate(std::uint32_t classId) {
     assert(classId >= 1 && classId <= m_classes.size() && !placing());
     SlabClass& c = m_classes[classId - 1];
-    // slabs.c do_slabs_newslab: `mem_limit && mem_malloced + len > mem_limit && p->slabs > 0 && g->slabs == 0`
-    // fails; len is slab_page_size (slab_reassign is on by default).
-    const bool full = c.used == c.pages * c.perPage;
-    if (full && m_options.memoryLimitBytes != 0 && (m_mallocedPages + 1) * m_pageBytes > m_options.memoryLimitBytes
-        && c.pages > 0 && m_poolPages == 0)
+    if (c.used == c.pages * c.perPage && !mayAddPage(c))
         return false;
     allocate(classId);
     return true;
@@ -88,9 +100,8 @@ std::optional<MemcachedChunk> MemcachedPageModel::tryPlace(std::uint32_t classId
     assert(classId >= 1 && classId <= m_classes.size() && placing());
     SlabClass& c = m_classes[classId - 1];
     if (c.freeList.empty()) {
-        if (m_options.memoryLimitBytes != 0 && (m_mallocedPages + 1) * m_pageBytes > m_options.memoryLimitBytes
-            && c.pages > 0 && m_poolPages == 0)
-            return std::nullopt; // do_slabs_newslab's limit, as in tryAllocate
+        if (!mayAddPage(c))
+            return std::nullopt;
         addPage(classId);
     }
     const MemcachedChunk chunk = c.freeList.back(); // do_slabs_alloc: the free list's head
@@ -174,7 +185,8 @@ MemcachedPageModel::Move MemcachedPageModel::runMover(std::uint64_t nowSeconds) 
     // starts; they become the "before" of the next run (the memcpy after the loop).
     std::vector<std::uint64_t>& pagesAtStart = m_pagesAtRunStart;
     pagesAtStart.resize(m_classes.size());
-    std::vector<MemcachedChunkOwners::ClassStats> stats(placing() ? m_classes.size() : 0);
+    std::vector<MemcachedChunkOwners::ClassStats>& stats = m_statsAtRunStart;
+    stats.resize(placing() ? m_classes.size() : 0);
     std::uint64_t evictedTotal = 0;
     for (std::size_t n = 0; n < m_classes.size(); ++n) {
         pagesAtStart[n] = m_classes[n].pages;
@@ -253,6 +265,17 @@ MemcachedPageModel::Move MemcachedPageModel::runMover(std::uint64_t nowSeconds) 
     return Move::None;
 }
 
+bool MemcachedPageModel::itemsChangedSinceLastRun(std::uint64_t nowSeconds) const {
+    if (!placing())
+        return false;
+    for (std::size_t n = 0; n < m_classes.size(); ++n) {
+        const auto stats = m_options.owners->itemStats(static_cast<std::uint32_t>(n + 1), nowSeconds);
+        if (stats.evicted != m_classes[n].evictedAtLastRun || stats.outOfMemory != m_classes[n].outOfMemoryAtLastRun)
+            return true;
+    }
+    return false;
+}
+
 void MemcachedPageModel::runSecond() {
     const std::uint64_t now = m_seconds++;
     // items.c lru_maintainer_thread: a run once a second, except that a run that gave a page to the global
@@ -267,12 +290,13 @@ void MemcachedPageModel::advanceTo(std::uint64_t nowSeconds) {
     while (m_seconds < nowSeconds + 1) { // the runs at seconds 0 .. nowSeconds
         const bool anyOver
             = std::any_of(m_classes.begin(), m_classes.end(), [](const SlabClass& c) { return c.overReclaimLine(); });
-        const bool evictionsInWindow = std::any_of(
+        const bool marked = std::any_of(
             m_window.begin(), m_window.end(), [](const WindowSlot& w) { return w.evictedSeen || w.dirty; });
         const std::uint64_t left = nowSeconds + 1 - m_seconds;
-        if (!anyOver && !evictionsInWindow && left > 2 * window) {
-            // Nothing to move, no mark in the window, and nothing allocated or evicted until the next request:
-            // the runs change nothing but the ages they record, so only the last window's are run.
+        if (!anyOver && !marked && left > 2 * window && !itemsChangedSinceLastRun(m_seconds)) {
+            // Nothing to move, no mark in the window, nothing evicted since the last run and nothing allocated
+            // or evicted until the next request: the runs change nothing but the ages they record, so only the
+            // last window's are run.
             m_runs += left - window;
             m_seconds += left - window;
             continue;

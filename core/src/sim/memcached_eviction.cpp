@@ -34,6 +34,8 @@ MemcachedEviction::MemcachedEviction(const EvictionOptions& options, const Layou
     , m_now(kFirstCurrentTime)
     , m_evicted(slabs.slabClasses().size() + 1)
     , m_outOfMemory(slabs.slabClasses().size() + 1) {
+    // The memory check's figure: a key's record, and a chunk's owner in the pages for each item.
+    static_assert(sizeof(KeyItem) + sizeof(std::uint32_t) <= kStateBytesPerKey);
     m_keys.resize(replay.keys().size());
     m_pages.advanceTo(0); // the mover's first run, as the server starts
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/store/simulation_request.h"
 
+#include "layoutlab/alloc/memcached_page_model.h"
 #include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/report/get_time.h"
 #include "layoutlab/sim/arena_replay.h"
@@ -165,10 +166,8 @@ Expected<SimulationJob> buildSimulationJob(const SimulationRequest& request) {
     }
     if (request.timeline > kMaxTimelineSamples)
         return usageError(fmt::format("a timeline takes at most {} samples", kMaxTimelineSamples), field::kTimeline);
-    if (request.pageMoverWindow == 1 || request.pageMoverWindow == 2) // memcached.c: "must be > 2"
-        return usageError(fmt::format("memcached's slab_automove_window is 3 or more (0: no page mover), got {}",
-                              request.pageMoverWindow),
-            field::kPageMoverWindow);
+    if (auto ok = checkPageMoverWindow(request.pageMoverWindow); !ok)
+        return ok.error();
     if (request.slabs || request.timeline > 0) {
         if (auto covered = slabModelCovers(*job.config.allocator); covered) {
             SlabModelOptions slabs;

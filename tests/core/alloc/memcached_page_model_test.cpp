@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 #include <map>
+#include <set>
 
 using namespace layoutlab;
 
@@ -119,21 +120,23 @@ class FakeOwners final : public MemcachedChunkOwners {
 public:
     MemcachedPageModel* pages = nullptr;
     std::map<std::uint32_t, ClassStats> stats; // by class id; age grows with the second from `since`
-    std::map<std::uint32_t, std::uint64_t> youngSince; // classes whose age is 0 (they evict all the time)
+    std::set<std::uint32_t> young; // classes whose age is 0 (they evict all the time)
     std::map<std::uint32_t, MemcachedChunk> chunkOf; // by owner
     std::vector<std::uint32_t> lost;
     std::vector<std::uint32_t> rescuedOwners;
+    std::uint64_t rescuedAt = 0; // the second of the last rescue
 
     ClassStats itemStats(std::uint32_t classId, std::uint64_t nowSeconds) const override {
         ClassStats s = stats.count(classId) ? stats.at(classId) : ClassStats {};
-        if (s.age == 0 && !youngSince.count(classId) && stats.count(classId))
+        if (s.age == 0 && !young.count(classId) && stats.count(classId))
             s.age = nowSeconds; // items stored at second 0 and never touched
         return s;
     }
-    void rescued(std::uint32_t owner, MemcachedChunk from, MemcachedChunk to, std::uint64_t) override {
+    void rescued(std::uint32_t owner, MemcachedChunk from, MemcachedChunk to, std::uint64_t nowSeconds) override {
         EXPECT_EQ(chunkOf.at(owner), from);
         chunkOf[owner] = to;
         rescuedOwners.push_back(owner);
+        rescuedAt = nowSeconds;
     }
     void lostToPageMove(std::uint32_t owner) override {
         pages->releaseChunk(chunkOf.at(owner));
@@ -144,6 +147,12 @@ public:
         const auto chunk = pages->tryPlace(classId, owner);
         ASSERT_TRUE(chunk.has_value());
         chunkOf[owner] = *chunk;
+    }
+    // `count` items of `classId`, owners numbered on from `owner`; returns the last owner.
+    std::uint32_t placeMany(std::uint32_t classId, std::uint32_t count, std::uint32_t owner) {
+        for (std::uint32_t i = 0; i < count; ++i)
+            place(classId, ++owner);
+        return owner;
     }
 };
 
@@ -173,14 +182,11 @@ TEST(MemcachedPageModel, TheOldestClassGivesItsFirstPageToTheYoungestEvictingOne
     MemcachedPageModel pages(defaults(), { .moverWindow = 3, .memoryLimitBytes = 6u << 20, .owners = &owners });
     owners.pages = &pages;
     pages.advanceTo(0);
-    std::uint32_t owner = 0;
-    for (std::uint32_t i = 0; i < 4 * 5461; ++i)
-        owners.place(4, ++owner);
-    for (std::uint32_t i = 0; i < 2 * 1747; ++i)
-        owners.place(9, ++owner);
+    std::uint32_t owner = owners.placeMany(4, 4 * 5461, 0);
+    owner = owners.placeMany(9, 2 * 1747, owner);
     EXPECT_FALSE(pages.tryPlace(9, ++owner).has_value()) << "the limit: no seventh page";
     owners.stats[4] = {};
-    owners.youngSince[9] = 0;
+    owners.young.insert(9);
     for (std::uint64_t second = 1; second <= 2; ++second) {
         owners.stats[9].evicted += 100;
         pages.advanceTo(second);
@@ -219,13 +225,10 @@ TEST(MemcachedPageModel, AMovedPagesItemsGoToFreeChunksOfTheirClassFirst) {
     MemcachedPageModel pages(defaults(), { .moverWindow = 3, .memoryLimitBytes = 5u << 20, .owners = &owners });
     owners.pages = &pages;
     pages.advanceTo(0);
-    std::uint32_t owner = 0;
-    for (std::uint32_t i = 0; i < 3 * 5461 - 2000; ++i)
-        owners.place(4, ++owner);
-    for (std::uint32_t i = 0; i < 2 * 1747; ++i)
-        owners.place(9, 100000 + i);
+    owners.placeMany(4, 3 * 5461 - 2000, 0);
+    owners.placeMany(9, 2 * 1747, 100000);
     owners.stats[4] = {};
-    owners.youngSince[9] = 0;
+    owners.young.insert(9);
     for (std::uint64_t second = 1; second <= 4; ++second) {
         owners.stats[9].evicted += 10;
         pages.advanceTo(second);
@@ -239,6 +242,26 @@ TEST(MemcachedPageModel, AMovedPagesItemsGoToFreeChunksOfTheirClassFirst) {
     EXPECT_EQ(owners.rescuedOwners.front(), 5461u);
     EXPECT_EQ(owners.chunkOf.at(5461), (MemcachedChunk { 2, 1999 }));
     EXPECT_EQ(pages.usedChunksOf(4), 2u * 5461);
+}
+
+TEST(MemcachedPageModel, EvictionsBeforeAQuietSpellAreRecordedByTheRunThatFollowsThem) {
+    // A quiet window, then one run's evictions in class 9 (all of them: a share over a quarter) and a long gap
+    // before the next request. The server's run of the next second records them and moves a page; the runs of
+    // the gap are skipped only once that run has been made.
+    FakeOwners owners;
+    MemcachedPageModel pages(defaults(), { .moverWindow = 3, .memoryLimitBytes = 5u << 20, .owners = &owners });
+    owners.pages = &pages;
+    owners.placeMany(4, 3 * 5461 - 2000, 0);
+    owners.placeMany(9, 2 * 1747, 100000);
+    owners.stats[4] = {};
+    owners.young.insert(9);
+    pages.advanceTo(10); // the pages' growth is recorded, then a window of runs without it
+    pages.advanceTo(20);
+    ASSERT_EQ(pages.pagesMoved(), 0u);
+    owners.stats[9].evicted += 10; // between the run of second 20 and the next request, at second 100
+    pages.advanceTo(100);
+    ASSERT_EQ(pages.pagesMoved(), 1u);
+    EXPECT_EQ(owners.rescuedAt, 21u);
 }
 
 } // namespace

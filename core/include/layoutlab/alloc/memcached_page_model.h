@@ -51,12 +51,17 @@
 //    (slab_rebalance_finish), or to the global pool.
 
 #include "layoutlab/alloc/memcached_slabs.h"
+#include "layoutlab/expected.h"
 
 #include <cstdint>
 #include <optional>
 #include <vector>
 
 namespace layoutlab {
+
+// memcached.c refuses a slab_automove_window under 3 ("must be > 2"); 0 here is no page mover. An error naming
+// the field (field::kPageMoverWindow) otherwise.
+Status checkPageMoverWindow(std::uint32_t window);
 
 // A chunk placed by the model: the page (numbered as pages are malloc'ed) and its place in that page.
 struct MemcachedChunk {
@@ -166,6 +171,10 @@ private:
     void runSecond();
     // do_slabs_newslab's page for `c`: from the global pool, else malloc'ed.
     void addPage(std::uint32_t classId);
+    // Whether `c` may have another page under the memory limit (do_slabs_newslab).
+    bool mayAddPage(const SlabClass& c) const;
+    // Whether the items' counts a run reads changed since the last run (a run must record them).
+    bool itemsChangedSinceLastRun(std::uint64_t nowSeconds) const;
     // slabs_reassign(src, dst) carried out at once (dst 0: the global pool).
     void movePage(std::uint32_t src, std::uint32_t dst, std::uint64_t nowSeconds);
     void splitIntoFreeList(std::uint32_t page, std::uint32_t classId);
@@ -175,6 +184,7 @@ private:
     std::uint64_t m_pageBytes;
     Options m_options;
     std::vector<std::uint64_t> m_pagesAtRunStart; // a run's scratch
+    std::vector<MemcachedChunkOwners::ClassStats> m_statsAtRunStart; // a run's scratch, with owners
     std::vector<WindowSlot> m_window; // window_data[class * window + slot]
     std::uint64_t m_runs = 0; // window_cur: runs so far
     std::uint64_t m_seconds = 0; // the seconds whose runs have happened
