@@ -5,10 +5,13 @@
 #include <atomic>
 #include <bit>
 #include <cassert>
+#include <cstring>
 #include <fmt/format.h>
 #include <future>
 #include <span>
 #include <thread>
+#include <type_traits>
+#include <xxhash.h>
 
 namespace layoutlab {
 
@@ -16,7 +19,7 @@ namespace {
 constexpr JemallocArenaModel::Handle kNoHandle { UINT32_MAX, UINT32_MAX };
 constexpr std::uint32_t kInExpires = 1u << 31; // record flag: the key is in the expires index
 constexpr std::uint32_t kLayoutMask = kInExpires - 1; // record: the id of the key's layout (0: none)
-constexpr std::uint8_t kUnmade = 0xff; // ArenaLayout::count of a layout not made yet
+constexpr std::uint32_t kUnmade = UINT32_MAX; // ThresholdArena::layoutOfShape of a shape not met yet
 // A class index in an ArenaLayout: 16 bits, as in SizeClassTable's own lookup (jemalloc has about 230).
 std::uint16_t narrowClass(std::uint32_t classIndex) {
     assert(classIndex <= UINT16_MAX);
@@ -51,6 +54,45 @@ struct alignas(64) ArenaLayout {
     }
 };
 static_assert(sizeof(ArenaLayout) == 64, "a layout stays in one cache line");
+static_assert(std::is_trivially_copyable_v<ArenaLayout>, "DistinctLayouts compares a layout's bytes");
+
+// The distinct layouts of one arena, each with its id: an open-addressed table of ids over the layouts'
+// bytes, small enough to stay in the host's caches where a node-based map's lookups each missed (a
+// sweep's arenas meet a hundred thousand shapes each). The caller zeroes a layout whole, padding included,
+// before filling it in.
+class DistinctLayouts {
+public:
+    DistinctLayouts() { m_layouts.push_back(ArenaLayout {}); } // 0: no layout, never matched
+    const ArenaLayout& operator[](std::uint32_t id) const { return m_layouts[id]; }
+    std::uint32_t idOf(const ArenaLayout& layout) {
+        if ((m_layouts.size() + 1) * 2 > m_slots.size())
+            grow();
+        for (std::size_t slot = hashOf(layout);; ++slot) {
+            std::uint32_t& id = m_slots[slot & (m_slots.size() - 1)];
+            if (id == 0) {
+                id = static_cast<std::uint32_t>(m_layouts.size());
+                m_layouts.push_back(layout);
+                return id;
+            }
+            if (std::memcmp(&m_layouts[id], &layout, sizeof layout) == 0)
+                return id;
+        }
+    }
+
+private:
+    static std::size_t hashOf(const ArenaLayout& layout) { return XXH3_64bits(&layout, sizeof layout); }
+    void grow() {
+        m_slots.assign(std::max<std::size_t>(64, m_slots.size() * 2), 0);
+        for (std::uint32_t id = 1; id < m_layouts.size(); ++id)
+            for (std::size_t slot = hashOf(m_layouts[id]);; ++slot)
+                if (std::uint32_t& free = m_slots[slot & (m_slots.size() - 1)]; free == 0) {
+                    free = id;
+                    break;
+                }
+    }
+    std::vector<ArenaLayout> m_layouts;
+    std::vector<std::uint32_t> m_slots; // a power of two, at most half full; 0: empty
+};
 static_assert(KeyLayout::kMaxAllocations <= 8, "ArenaLayout::unmatchable has a bit per allocation");
 
 struct SlabReplay::ThresholdArena {
@@ -67,9 +109,13 @@ struct SlabReplay::ThresholdArena {
     // first growth takes them all, so that they are not doubled and copied (twice the memory at once, in
     // every player) as keys arrive.
     std::size_t keyIdHint = 0;
-    // The layouts keys have at this threshold, as the arena needs them, by the replay's shape id
-    // (SlabReplay::shapeIdOf; 0: none), made when first asked for (`count` 0xff: not yet).
-    std::vector<ArenaLayout> layouts { ArenaLayout {} };
+    // The distinct layouts keys have at this threshold, as the arena needs them (0: none), and each
+    // shape's among them by the replay's shape id (SlabReplay::shapeIdOf; kUnmade: not made yet). Many
+    // shapes share a layout (the same classes), so the few layouts a write reads stay in the host's
+    // caches, and the shapes' ids are four bytes each: with a layout per shape, a trace's hundred
+    // thousand shapes made two more misses a write.
+    DistinctLayouts layouts;
+    std::vector<std::uint32_t> layoutOfShape { 0 };
     // store()'s room for the old and the new layout's identities, kept from write to write.
     std::array<LayoutModel::AllocationIdentity, KeyLayout::kMaxAllocations> wasIdentities {};
     std::array<LayoutModel::AllocationIdentity, KeyLayout::kMaxAllocations> willIdentities {};
@@ -320,8 +366,8 @@ void SlabReplay::prefetchFor(const ThresholdArena& t, const Event& e, std::uint3
     const bool removes = e.flags & Event::kRemove;
     if (oldId == 0 || removes)
         t.keys.prefetch(e.keyId);
-    if (!removes && shapeId < t.layouts.size())
-        __builtin_prefetch(&t.layouts[shapeId]);
+    if (!removes && shapeId < t.layoutOfShape.size())
+        __builtin_prefetch(&t.layoutOfShape[shapeId]);
     if ((record & kInExpires) || (e.flags & Event::kHasTtl)) // leaves or joins the expires index
         t.expires.prefetch(e.keyId);
 }
@@ -354,19 +400,17 @@ std::uint32_t SlabReplay::shapeIdOf(std::uint64_t packed, std::uint32_t sdsBytes
 }
 
 std::uint32_t SlabReplay::layoutIdFor(ThresholdArena& t, std::uint32_t shapeId) const {
-    if (shapeId >= t.layouts.size()) {
-        ArenaLayout unmade;
-        unmade.count = kUnmade;
-        t.layouts.resize(std::max<std::size_t>(shapeId + 1, t.layouts.size() * 2), unmade);
-    }
-    ArenaLayout& a = t.layouts[shapeId];
-    if (a.count != kUnmade)
-        return shapeId;
+    if (shapeId >= t.layoutOfShape.size())
+        t.layoutOfShape.resize(std::max<std::size_t>(shapeId + 1, t.layoutOfShape.size() * 2), kUnmade);
+    std::uint32_t& id = t.layoutOfShape[shapeId];
+    if (id != kUnmade)
+        return id;
     const ShapeBound& bound = m_shapes[shapeId - 1];
     KeyShape shape = unpackShape(bound.shape);
     shape.sdsBytes = bound.sdsBytes;
     const KeyLayout layout = m_layout->describe(shape, t.threshold, *m_allocator);
-    a = ArenaLayout {};
+    ArenaLayout a;
+    std::memset(static_cast<void*>(&a), 0, sizeof a); // the padding too: the table compares bytes
     a.stored = layout.stored;
     a.count = layout.allocationCount;
     a.transientCount = layout.transientCount;
@@ -384,7 +428,8 @@ std::uint32_t SlabReplay::layoutIdFor(ThresholdArena& t, std::uint32_t shapeId) 
     for (std::size_t r = 0; r < std::size(kRuleOps); ++r)
         if (m_layout->newValueArrivesUnembedded(shape, kRuleOps[r], t.threshold))
             a.unembeddedByRule |= static_cast<std::uint8_t>(1u << r);
-    return shapeId;
+    id = t.layouts.idOf(a);
+    return id;
 }
 
 void SlabReplay::syncIndexes(ThresholdArena& t, const IndexSizes& sizes) {
