@@ -13,6 +13,10 @@
 #include <type_traits>
 #include <xxhash.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace layoutlab {
 
 namespace {
@@ -158,7 +162,7 @@ struct SlabReplay::ThresholdArena {
 };
 
 // One call of the replay's, as the arenas play it.
-struct SlabReplay::Event {
+struct alignas(16) SlabReplay::Event {
     static constexpr std::uint8_t kRemove = 1; // removed(): else stored()
     static constexpr std::uint8_t kHasTtl = 2;
     static constexpr std::uint8_t kDependent = 4; // `shape` is the first of Log::dependentShapes' ids for it
@@ -179,6 +183,41 @@ constexpr std::size_t kMaxPlayers = 4;
 // the record points to.
 constexpr std::size_t kFarEvents = 16;
 constexpr std::size_t kNearEvents = 4;
+
+// Copies a key's first `count` handles as words. A plain loop became `rep movsq`, whose start-up cost
+// for two or three words was most of store()'s time.
+[[gnu::always_inline]] inline void copyHandles(
+    const JemallocArenaModel::Handle* from, std::uint32_t count, std::uint64_t (&to)[KeyLayout::kMaxAllocations]) {
+    static_assert(KeyLayout::kMaxAllocations == 8, "one case per allocation");
+    switch (count) {
+    case 8:
+        to[7] = std::bit_cast<std::uint64_t>(from[7]);
+        [[fallthrough]];
+    case 7:
+        to[6] = std::bit_cast<std::uint64_t>(from[6]);
+        [[fallthrough]];
+    case 6:
+        to[5] = std::bit_cast<std::uint64_t>(from[5]);
+        [[fallthrough]];
+    case 5:
+        to[4] = std::bit_cast<std::uint64_t>(from[4]);
+        [[fallthrough]];
+    case 4:
+        to[3] = std::bit_cast<std::uint64_t>(from[3]);
+        [[fallthrough]];
+    case 3:
+        to[2] = std::bit_cast<std::uint64_t>(from[2]);
+        [[fallthrough]];
+    case 2:
+        to[1] = std::bit_cast<std::uint64_t>(from[1]);
+        [[fallthrough]];
+    case 1:
+        to[0] = std::bit_cast<std::uint64_t>(from[0]);
+        [[fallthrough]];
+    default:
+        break;
+    }
+}
 
 // The ops whose rewrite rules are the same (LayoutModel::keptPurposes): one representative each.
 constexpr Op kRuleOps[] = { Op::Set, Op::Expire, Op::Append, Op::Incr };
@@ -210,6 +249,8 @@ SlabReplay::SlabReplay(const LayoutModel& layout, const JemallocModel& allocator
     options.threadCache = slabOptions.threadCache;
     options.largePad = allocator.largePad();
     options.startBins = slabOptions.startBins;
+    m_filling.events.resize(kLogEvents);
+    m_played.events.resize(kLogEvents);
     for (std::uint32_t t : thresholds)
         m_arenas.push_back(
             std::make_unique<ThresholdArena>(t, allocator.table(), options, m_policy, replay.keys().size()));
@@ -228,7 +269,7 @@ const SlabReplay::ThresholdArena* SlabReplay::arenaOf(std::uint32_t threshold) c
 }
 
 std::optional<ArenaUsage> SlabReplay::usageAt(std::uint32_t threshold) const {
-    assert(m_filling.events.empty() && !m_playing.valid() && "catchUp() first");
+    assert(m_filling.count == 0 && !m_playing.valid() && "catchUp() first");
     const ThresholdArena* t = arenaOf(threshold);
     if (!t)
         return std::nullopt;
@@ -259,14 +300,23 @@ std::uint32_t SlabReplay::indexSizesNow() {
 }
 
 void SlabReplay::log(const Event& event) {
-    static_assert(sizeof(Event) <= 16, "a log of events stays small");
-    m_filling.events.push_back(event);
-    if (m_filling.events.size() >= kLogEvents)
+    static_assert(sizeof(Event) == 16, "a log of events stays small");
+    Event* to = &m_filling.events[m_filling.count];
+#if defined(__SSE2__)
+    // A non-temporal store: the line was last read by a player on another core, and a plain store would
+    // fetch it back first (most of log()'s time, in the replay's thread).
+    __m128i bytes;
+    std::memcpy(&bytes, &event, sizeof event);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(to), bytes);
+#else
+    *to = event;
+#endif
+    if (++m_filling.count == kLogEvents)
         flush();
 }
 
 void SlabReplay::Log::clear() {
-    events.clear();
+    count = 0;
     dependentShapes.clear();
     newShapes.clear();
     indexSizes.clear();
@@ -327,8 +377,11 @@ void SlabReplay::waitForPlayers() {
 }
 
 void SlabReplay::flush() {
-    if (m_filling.events.empty())
+    if (m_filling.count == 0)
         return;
+#if defined(__SSE2__)
+    _mm_sfence(); // the log's non-temporal stores are done before the players read it
+#endif
     waitForPlayers();
     std::swap(m_filling, m_played);
     m_filling.clear();
@@ -374,7 +427,7 @@ void SlabReplay::prefetchFor(const ThresholdArena& t, const Event& e, std::uint3
 
 void SlabReplay::play(ThresholdArena& t, std::size_t arenaIndex) const {
     const Event* events = m_played.events.data();
-    const std::size_t n = m_played.events.size();
+    const std::size_t n = m_played.count;
     const IndexSizes* sizes = m_played.indexSizes.data();
     for (std::size_t i = 0; i < n; ++i) {
         if (i + kFarEvents < n)
@@ -455,8 +508,7 @@ void SlabReplay::store(ThresholdArena& t, std::uint32_t keyId, bool hasTtl, Op o
     std::uint64_t old[KeyLayout::kMaxAllocations];
     const std::uint32_t oldHeld = std::min<std::uint32_t>(oldCount, t.stride);
     const JemallocArenaModel::Handle* held = t.of(keyId);
-    for (std::uint32_t j = 0; j < oldHeld; ++j)
-        old[j] = std::bit_cast<std::uint64_t>(held[j]);
+    copyHandles(held, oldHeld, old);
     // What the engine keeps in place of a live key (LayoutModel::keptOnRewrite): those regions stay.
     KeptAllocations kept;
     if (oldId != 0) {

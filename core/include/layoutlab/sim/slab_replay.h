@@ -65,7 +65,10 @@ private:
     static constexpr std::uint64_t kNoTable = UINT64_MAX;
     // Events and what they refer to, filled by the replay's thread, then played.
     struct Log {
+        // Room for a whole log, allocated once; the first `count` are filled. The replay writes them past
+        // its caches (SlabReplay::log), since the players read them on other cores.
         std::vector<Event> events;
+        std::size_t count = 0;
         // A key whose shape depends on the threshold (a stale expire field): its shape id at each threshold.
         std::vector<std::uint32_t> dependentShapes;
         std::vector<IndexSizes> indexSizes; // each the sizes from one event on
