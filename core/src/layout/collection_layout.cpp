@@ -228,10 +228,16 @@ void addTableParts(std::vector<CollectionPart>& parts, const IndexTableModel& ta
     const IndexFootprint footprint = table.footprint(allocator);
     // Its parts: the table, the one it rehashes into, child buckets (hashtable.c). The one in use after the
     // rehash comes first.
+    // The old array of a rehash in expectation: the engine may have freed it already, or still hold one
+    // whose rehash the model has ended (IndexFootprint::oldArrayHeld, residualArrayHeld).
     const std::size_t arrays = footprint.parts.size() - (footprint.childBuckets != 0 ? 1 : 0);
-    for (std::size_t i = arrays; i-- > 0;)
-        parts.push_back({ i + 1 == arrays ? "buckets" : "buckets being rehashed", footprint.parts[i].requestedBytes,
-            static_cast<double>(footprint.parts[i].count) });
+    for (std::size_t i = arrays; i-- > 0;) {
+        const bool old = i + 1 != arrays;
+        parts.push_back({ old ? "buckets being rehashed" : "buckets", footprint.parts[i].requestedBytes,
+            static_cast<double>(footprint.parts[i].count) * (old ? footprint.oldArrayHeld : 1.0) });
+    }
+    if (footprint.residualArrayHeld > 0)
+        parts.push_back({ "buckets being rehashed", footprint.residualArrayBytes, footprint.residualArrayHeld });
     // One collection's table holds a fraction of a child bucket in expectation; the keyspace's rounds it away.
     if (footprint.expectedChildBuckets > 0)
         parts.push_back({ "child buckets", footprint.childBucketBytes, footprint.expectedChildBuckets });

@@ -121,6 +121,9 @@ void IndexTableModel::resize(std::uint64_t minCapacity) {
     const std::uint64_t buckets = bucketsFor(std::max<std::uint64_t>(minCapacity, 1));
     if (buckets == m_buckets || !gateAllows(buckets, minCapacity))
         return;
+    m_residualBuckets = 0; // the engine resizes only once a rehash has ended
+    m_indexVariance = 0;
+    m_stepDensity = 0;
     if (m_used == 0) {
         m_buckets = buckets; // an empty table is replaced at once (rehashingCompleted / _dictExpand)
         return;
@@ -130,16 +133,49 @@ void IndexTableModel::resize(std::uint64_t minCapacity) {
     m_oldEntries = static_cast<double>(m_used);
 }
 
+namespace {
+// The variance a rehash step that skips empty buckets adds to where the engine's index stands, in buckets:
+// the steps it takes to cross `advance` buckets vary with how many of them hold entries (a table holds a
+// fixed number, so a bucket's occupancy varies as e^-d (1 - (1 + d) e^-d), less than on its own) and with
+// how long the runs of empty buckets before them are, modulo the 10 a step skips (the remainder r of a
+// geometric run: chance p q^r / (1 - q^10)). Checked against the engine's steps (index_table_model_test).
+double skippingStepVariance(double density, double advance, double found, double p) {
+    if (p <= 1e-12)
+        return 0;
+    const double q = 1 - p;
+    double total = 0, mean = 0, square = 0, chance = p;
+    for (int r = 0; r < static_cast<int>(kRedisEmptyVisits); ++r, chance *= q) {
+        total += chance;
+        mean += r * chance;
+        square += r * r * chance;
+    }
+    const double remainderVariance = square / total - (mean / total) * (mean / total);
+    const double occupancyVariance = std::exp(-density) * (1 - (1 + density) * std::exp(-density));
+    const double steps
+        = advance * occupancyVariance + found * remainderVariance / (kRedisEmptyVisits * kRedisEmptyVisits);
+    return steps * advance * advance;
+}
+// The same for a step taken with chance `weight`: it may not come at all.
+double weightedStepVariance(double weight, double variance, double advance) {
+    return weight * variance + weight * (1 - weight) * advance * advance;
+}
+} // namespace
+
+bool IndexTableModel::stepSkipsEmpty() const {
+    return m_kind != IndexKind::ValkeyHashtable || (m_params.shrinkStepSkipsEmpty && m_targetBuckets < m_buckets);
+}
+
 void IndexTableModel::rehashStep(double weight) {
-    if (m_targetBuckets == 0)
+    if (m_targetBuckets == 0) {
+        if (m_residualBuckets != 0)
+            advanceResidual(weight);
         return;
+    }
     // The entries still in the old table sit in the buckets from the rehash index on.
     const double remaining = std::max(1.0, static_cast<double>(m_buckets) - m_rehashIndex);
     const double density = m_oldEntries / remaining;
     double advance = 1, moved = density;
-    const bool skipsEmpty
-        = m_kind != IndexKind::ValkeyHashtable || (m_params.shrinkStepSkipsEmpty && m_targetBuckets < m_buckets);
-    if (skipsEmpty) {
+    if (stepSkipsEmpty()) {
         // dict.c dictRehash(d, 1) (and Valkey 9.1 hashtable.c rehashStepShrink): moves the first non-empty
         // bucket within empty_visits = 10 of the index, else stops after 10 empty ones: E[min(G, 10)] buckets for G
         // geometric in a bucket's chance of holding an entry, and a non-empty bucket's entries when one is found.
@@ -147,10 +183,47 @@ void IndexTableModel::rehashStep(double weight) {
         const double found = 1 - std::pow(1 - p, kRedisEmptyVisits);
         advance = p > 1e-12 ? found / p : kRedisEmptyVisits;
         moved = p > 1e-12 ? found * density / p : 0;
+        // How far the engine's index is from the mean: each step adds to its variance. It decides whether
+        // the old table is gone near the end.
+        m_indexVariance += weightedStepVariance(weight, skippingStepVariance(density, advance, found, p), advance);
+        m_stepDensity = density;
     } // else hashtable.c rehashStep(): one bucket (and its chain) per step
     m_rehashIndex += weight * advance;
     m_oldEntries = std::max(0.0, m_oldEntries - weight * moved);
     finishRehashIfDone();
+}
+
+// The chance of an old array still held below which a residual is dropped.
+constexpr double kResidualGone = 1e-3;
+
+double IndexTableModel::stillShort(double lead, double variance, double density) {
+    // The engine's index x ~ Normal(-lead, variance) from the array's end; the buckets from x on hold
+    // Poisson(density) entries each, so some are left with chance 1 - e^(-density (end - x)). Averaged over x
+    // on a grid of standard deviations (the tails past 6 count for nothing).
+    const auto leftBehind = [&](double x) { return x < 0 ? -std::expm1(density * x) : 0.0; };
+    if (variance <= 0)
+        return leftBehind(lead);
+    const double sd = std::sqrt(variance);
+    double held = 0, weights = 0;
+    for (int i = -24; i <= 24; ++i) {
+        const double z = i / 4.0;
+        const double w = std::exp(-z * z / 2);
+        held += w * leftBehind(lead + z * sd);
+        weights += w;
+    }
+    return held / weights;
+}
+
+void IndexTableModel::advanceResidual(double weight) {
+    // One more step of the engine's rehash, where it has not ended: it advances as the last one did.
+    const double p = -std::expm1(-m_residualDensity);
+    const double found = 1 - std::pow(1 - p, kRedisEmptyVisits);
+    const double advance = p > 1e-12 ? found / p : kRedisEmptyVisits;
+    m_residualLead += weight * advance;
+    m_residualVariance
+        += weightedStepVariance(weight, skippingStepVariance(m_residualDensity, advance, found, p), advance);
+    if (stillShort(m_residualLead, m_residualVariance, m_residualDensity) < kResidualGone)
+        m_residualBuckets = 0;
 }
 
 // The expected entries left in the old table below which it is taken as empty: the chance that one is still
@@ -162,6 +235,22 @@ void IndexTableModel::finishRehashIfDone() {
     // dictCheckRehashingCompleted, hashtable.c rehashStep: used[0] == 0), which deletes and moves on access
     // can bring about first.
     if (m_rehashIndex >= static_cast<double>(m_buckets) || m_oldEntries < kLastEntryGone) {
+        // The engine's index may still be short of the last non-empty bucket: its old array stays, in
+        // expectation, until the steps that follow take the chance of that away (advanceResidual).
+        m_residualBuckets = 0;
+        if (m_indexVariance > 0 && m_stepDensity > 0) {
+            m_residualBuckets = m_buckets;
+            m_residualLead = m_rehashIndex - static_cast<double>(m_buckets);
+            m_residualVariance = m_indexVariance;
+            // Ended by the old entries running out before the end (deletes, moves on access): the few
+            // expected left are spread over the buckets the index has not reached.
+            const double unreached = static_cast<double>(m_buckets) - m_rehashIndex;
+            m_residualDensity = unreached > 1 ? m_oldEntries / unreached : m_stepDensity;
+            if (stillShort(m_residualLead, m_residualVariance, m_residualDensity) < kResidualGone)
+                m_residualBuckets = 0;
+        }
+        m_indexVariance = 0;
+        m_stepDensity = 0;
         m_buckets = m_targetBuckets;
         m_targetBuckets = 0;
         m_rehashIndex = 0;
@@ -170,8 +259,11 @@ void IndexTableModel::finishRehashIfDone() {
 }
 
 void IndexTableModel::access(bool existingKey) {
-    if (m_targetBuckets == 0)
+    if (m_targetBuckets == 0) {
+        if (m_residualBuckets != 0)
+            advanceResidual(1);
         return;
+    }
     if (!m_bucketRehashOnAccess) {
         rehashStep();
         return;
@@ -278,6 +370,7 @@ void IndexTableModel::settle() {
         resize(m_used + 1);
         return true;
     };
+    m_residualBuckets = 0; // the cron's rehashing ends every rehash
     do {
         if (m_targetBuckets != 0) {
             m_buckets = m_targetBuckets;
@@ -328,6 +421,15 @@ IndexFootprint IndexTableModel::footprint(const AllocatorModel& allocator) const
     };
     f.rehashing = m_targetBuckets != 0;
     f.buckets = m_buckets + m_targetBuckets;
+    if (m_targetBuckets != 0 && m_indexVariance > 0) {
+        const double unreached = std::max(1e-9, static_cast<double>(m_buckets) - m_rehashIndex);
+        f.oldArrayHeld
+            = stillShort(m_rehashIndex - static_cast<double>(m_buckets), m_indexVariance, m_oldEntries / unreached);
+    }
+    if (m_residualBuckets != 0) {
+        f.residualArrayBytes = std::uint64_t { m_params.bucketBytes } * m_residualBuckets;
+        f.residualArrayHeld = stillShort(m_residualLead, m_residualVariance, m_residualDensity);
+    }
     switch (m_kind) {
     case IndexKind::ValkeyHashtable: {
         const std::uint64_t bucketBytes = m_params.bucketBytes;

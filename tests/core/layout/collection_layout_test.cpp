@@ -118,10 +118,12 @@ TEST(HashLayout, ATableHasAPowerOfTwoBucketsAndKeepsAnOldHalfWhileRehashing) {
     EXPECT_EQ(requestedOf(grown, "buckets"), 2048 * 8);
     EXPECT_EQ(requestedOf(grown, "buckets being rehashed"), 1024 * 8);
     // 100 long values one per HSET: grown to 128 at the 65th; 35 inserts after it. Redis 7.0 looks each
-    // field up before adding it (70 steps, past the old half's ~40 non-empty buckets); 7.2 does not.
+    // field up before adding it (70 steps, past the old half's ~40 non-empty buckets); 7.2 does not: its old
+    // half is still there unless its 35 steps met long runs of empty buckets (a chance of a few in a hundred).
     const auto longValues = hash(100, 8, 200, false, false, false);
     EXPECT_EQ(requestedOf(describe("redis-7.0", longValues), "buckets being rehashed"), 0);
-    EXPECT_EQ(requestedOf(describe("redis-7.2", longValues), "buckets being rehashed"), 64 * 8);
+    EXPECT_GT(requestedOf(describe("redis-7.2", longValues), "buckets being rehashed"), 0.9 * 64 * 8);
+    EXPECT_LT(requestedOf(describe("redis-7.2", longValues), "buckets being rehashed"), 64 * 8);
 }
 
 TEST(HashLayout, TheKeysOwnAllocationsAreTheLayouts) {

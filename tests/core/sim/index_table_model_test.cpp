@@ -3,6 +3,9 @@
 #include "layoutlab/sim/index_table_model.h"
 
 #include <gtest/gtest.h>
+#include <random>
+#include <string>
+#include <vector>
 
 using namespace layoutlab;
 
@@ -84,3 +87,106 @@ TEST(IndexTableModel, ChildBucketEstimate) {
 }
 
 } // namespace
+
+namespace {
+// Valkey's hashtable.c shrink, entry by entry: `entries` placed at random in `buckets` buckets, then `ops`
+// ('D' a delete of a random entry, 'L' a lookup), each a find first (rehashStepOnReadIfNeeded ->
+// rehashStepShrink: up to 10 empty buckets skipped, then one non-empty bucket moved; rehashStepFinalize ends
+// the rehash once the old table holds nothing). True when the old table is still held after them.
+bool engineStillRehashing(std::uint64_t buckets, std::uint64_t entries, std::string_view ops, std::mt19937_64& random) {
+    std::vector<std::uint32_t> inBucket(buckets, 0);
+    std::vector<std::uint64_t> oldEntries; // the bucket of each entry still in the old table
+    for (std::uint64_t e = 0; e < entries; ++e) {
+        oldEntries.push_back(random() % buckets);
+        ++inBucket[oldEntries.back()];
+    }
+    std::uint64_t moved = 0, index = 0;
+    bool rehashing = true;
+    auto finalize = [&] { // rehashStepFinalize
+        ++index;
+        if (oldEntries.empty())
+            rehashing = false;
+    };
+    auto step = [&] {
+        for (int emptyVisits = 10; rehashing && inBucket[index] == 0;) {
+            finalize();
+            if (--emptyVisits == 0)
+                return;
+        }
+        if (!rehashing)
+            return;
+        moved += inBucket[index];
+        std::erase(oldEntries, index);
+        inBucket[index] = 0;
+        finalize();
+    };
+    for (const char op : ops) {
+        step();
+        if (op == 'D') { // hashtablePop: the entry leaves whichever table holds it; nothing more
+            const std::uint64_t pick = random() % (oldEntries.size() + moved);
+            if (pick < oldEntries.size()) {
+                --inBucket[oldEntries[pick]];
+                oldEntries.erase(oldEntries.begin() + static_cast<std::ptrdiff_t>(pick));
+            } else {
+                --moved;
+            }
+        }
+    }
+    return rehashing;
+}
+} // namespace
+
+TEST(IndexTableModel, AShrinksOldArrayIsHeldAsOftenAsTheEnginesRandomStepsLeaveIt) {
+    // Valkey 9.1's hash-field tables: 2,000 fields in 512 buckets, deleted to 465 (13% of the slots) and the
+    // table shrinks to 128; then two deletes for each lookup. Where the engine's rehash stands after a
+    // number of them depends on how its steps met runs of empty buckets (the hash seed's doing): the
+    // model's chance that the old array is still held follows the engine's over many seeds, before and
+    // after its own mean rehash ends.
+    IndexParams params = engineIndexParams(IndexKind::ValkeyHashtable);
+    params.shrinkStepSkipsEmpty = true;
+    const JemallocModel allocator(SizeClassParams { 3, 12 });
+    std::mt19937_64 random(7);
+    for (const std::size_t count : { 200u, 250u, 262u, 268u, 274u, 285u, 320u }) {
+        std::string ops;
+        for (std::size_t i = 0; i < count; ++i)
+            ops += i % 3 == 2 ? 'L' : 'D';
+        IndexTableModel table(IndexKind::ValkeyHashtable, params);
+        table.expand(2000);
+        for (int i = 0; i < 2000; ++i)
+            table.insert();
+        while (table.targetBuckets() == 0)
+            table.erase();
+        ASSERT_EQ(table.entries(), 465u);
+        ASSERT_EQ(table.buckets(), 512u);
+        for (const char op : ops)
+            op == 'D' ? table.erase() : table.lookup();
+        const IndexFootprint f = table.footprint(allocator);
+        const double modelled = f.rehashing ? f.oldArrayHeld : f.residualArrayHeld;
+        constexpr int kRuns = 2000;
+        int held = 0;
+        for (int run = 0; run < kRuns; ++run)
+            held += engineStillRehashing(512, 465, ops, random) ? 1 : 0;
+        EXPECT_NEAR(modelled, static_cast<double>(held) / kRuns, 0.04) << count << " operations after the shrink";
+    }
+}
+
+TEST(IndexTableModel, TheCronEndsWhatARehashLeftInDoubt) {
+    IndexParams params = engineIndexParams(IndexKind::ValkeyHashtable);
+    params.shrinkStepSkipsEmpty = true;
+    IndexTableModel table(IndexKind::ValkeyHashtable, params);
+    table.expand(2000);
+    for (int i = 0; i < 2000; ++i)
+        table.insert();
+    while (table.targetBuckets() == 0)
+        table.erase();
+    while (table.targetBuckets() != 0)
+        table.lookup();
+    const JemallocModel allocator(SizeClassParams { 3, 12 });
+    EXPECT_GT(table.footprint(allocator).residualArrayHeld, 0.2); // just ended in the mean: a fair chance
+    for (int i = 0; i < 40; ++i)
+        table.lookup();
+    EXPECT_EQ(table.footprint(allocator).residualArrayHeld, 0); // forty steps later, none
+    table.erase();
+    table.settle();
+    EXPECT_EQ(table.footprint(allocator).residualArrayHeld, 0);
+}

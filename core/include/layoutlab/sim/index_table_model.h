@@ -31,6 +31,14 @@ struct IndexFootprint {
     std::uint64_t childBucketBytes = 0; // each one's size
     bool rehashing = false;
     std::vector<IndexAllocation> parts;
+    // While rehashing: the chance that the engine still holds the old array (parts[0]). The model's rehash
+    // index is a mean; the engine's steps skip runs of empty buckets, so where it stands is random (the
+    // hash seed's) and near the end the old array may be gone already, or, after the model's rehash has
+    // ended, still there: `residual*` below.
+    double oldArrayHeld = 1;
+    // The old array of a rehash the model has ended, and the chance the engine still holds it (0: none).
+    std::uint64_t residualArrayBytes = 0;
+    double residualArrayHeld = 0;
 };
 
 // Asked before a table takes a new array: a server under maxmemory refuses one that would take it over
@@ -62,6 +70,8 @@ public:
     void lookup() {
         if (m_targetBuckets != 0)
             access(true);
+        else if (m_residualBuckets != 0)
+            advanceResidual(1);
     }
     // Valkey 8.0 dict.c: an access rehashes the key's own old bucket when it has not been moved yet
     // (dictBucketRehash), else the next one. Modelled for the collections' tables; the keyspace's, which the
@@ -79,7 +89,10 @@ public:
     bool sameAs(const IndexTableModel& o) const {
         return m_kind == o.m_kind && m_used == o.m_used && m_buckets == o.m_buckets
             && m_targetBuckets == o.m_targetBuckets && m_rehashIndex == o.m_rehashIndex
-            && m_oldEntries == o.m_oldEntries && m_bucketRehashOnAccess == o.m_bucketRehashOnAccess;
+            && m_oldEntries == o.m_oldEntries && m_bucketRehashOnAccess == o.m_bucketRehashOnAccess
+            && m_indexVariance == o.m_indexVariance && m_residualBuckets == o.m_residualBuckets
+            && m_residualLead == o.m_residualLead && m_residualVariance == o.m_residualVariance
+            && m_stepDensity == o.m_stepDensity && m_residualDensity == o.m_residualDensity;
     }
     std::uint64_t entries() const { return m_used; }
     // Top-level buckets of the table in use, and of the table being rehashed into (0 when not rehashing).
@@ -105,6 +118,13 @@ private:
     // One incremental rehash step, `weight` of one in expectation.
     void rehashStep(double weight = 1);
     void finishRehashIfDone();
+    // Whether a step skips empty buckets (dict.c dictRehash's empty_visits; hashtable.c rehashStepShrink).
+    bool stepSkipsEmpty() const;
+    // The chance that the engine's rehash index is still short of its table's last non-empty bucket, `lead`
+    // buckets past it in the mean, with `variance`, at `density` entries per bucket there.
+    static double stillShort(double lead, double variance, double density);
+    // A step the engine may still give a rehash the model has ended (residual): `weight` of one.
+    void advanceResidual(double weight);
     // An access to a key (present, or about to be added) while rehashing.
     void access(bool existingKey);
     void resize(std::uint64_t minCapacity);
@@ -119,6 +139,16 @@ private:
     std::uint64_t m_targetBuckets = 0; // table 1 while rehashing, else 0
     double m_rehashIndex = 0; // buckets of table 0 already moved
     double m_oldEntries = 0; // while rehashing: entries still in table 0 (an expectation)
+    // The variance of the engine's rehash index about m_rehashIndex (steps that skip empty buckets advance
+    // by a random count), and the density of old entries per bucket the last step met.
+    double m_indexVariance = 0;
+    double m_stepDensity = 0;
+    // A rehash the model has ended that the engine may not have: its old array's buckets (0: none), how far
+    // the mean index has passed the array's last non-empty bucket, its variance and the density there.
+    std::uint64_t m_residualBuckets = 0;
+    double m_residualLead = 0;
+    double m_residualVariance = 0;
+    double m_residualDensity = 0;
     bool m_bucketRehashOnAccess = false;
     IndexGrowthGate* m_gate = nullptr;
 };
