@@ -150,8 +150,8 @@ TEST_P(CollectionTrace, EveryCollectionWorkloadWithinOnePercentOfTheServer) {
         // an old table by the chance that it is still held, and a run measures one draw of it (the churn rows
         // move by about a point from run to run on the 9.1 line). Known gaps, left open (docs/validation.md
         // has them, with their commands):
-        //  - on the 9.1 line, tables emptied by HDEL measure 0.9% above the model in the mean (+0.46% to
-        //    -1.82% over 15 runs), about 50 KB the bucket arrays do not explain;
+        //  - on the 9.1 line, tables emptied by HDEL measure 0.55% above the model in the mean (+0.65% to
+        //    -1.52% over 16 runs), about 33 KB the bucket arrays do not explain;
         //  - Redis 7.2's and Valkey 8.0's set dicts (no_value), emptied in the order added after a table has
         //    rehashed: a rehash puts each bucket's newest member where the bucket holds it, which the model
         //    does not follow (it takes the order of adds until the first rehash, then removals at random);

@@ -96,6 +96,23 @@ void CollectionCommand::push(Request r) {
     m_effect.requests.push_back(r);
 }
 
+void CollectionCommand::markRemovalsOfOneCommand(std::size_t first) {
+    auto isRemoval = [](const Request& r) {
+        return r.op == Op::Element && ElementOp::unpack(r.element).action == ElementAction::Remove;
+    };
+    auto& requests = m_effect.requests;
+    std::size_t last = requests.size();
+    for (std::size_t i = first; i < requests.size(); ++i)
+        if (isRemoval(requests[i]))
+            last = i;
+    for (std::size_t i = first; i < last && last < requests.size(); ++i)
+        if (isRemoval(requests[i])) {
+            ElementOp op = ElementOp::unpack(requests[i].element);
+            op.atHead = true;
+            requests[i].element = op.packed();
+        }
+}
+
 void CollectionCommand::command(std::uint64_t elements, std::size_t firstArg, IntegerClass first) {
     std::size_t longest = 0;
     for (std::size_t i = firstArg; i < m_args.size(); ++i)

@@ -71,6 +71,10 @@ protected:
     Request element(ElementAction action, std::string_view text);
     void push(Request r);
     void lookup(std::string_view text) { push(element(ElementAction::Read, text)); }
+    // The removals pushed since request `first` are one command's: all but the last carry atHead (request.h),
+    // for the engines whose table waits for the command's end to shrink (HDEL, SREM, ZREM on Valkey 9.1).
+    void markRemovalsOfOneCommand(std::size_t first);
+    std::size_t requestsSoFar() const { return m_effect.requests.size(); }
     // A command's start: `elements` elements, the longest of args[firstArg...] (t_hash.c
     // hashTypeTryConversion), the first's integer class (t_set.c setTypeCreate).
     void command(std::uint64_t elements, std::size_t firstArg, IntegerClass first = IntegerClass::None);

@@ -105,6 +105,7 @@ private:
         if (!present())
             return; // a missing key: nothing to delete
         HashFields& hash = *m_key->hash;
+        const std::size_t first = requestsSoFar();
         for (std::size_t i = 2; i < m_args.size(); ++i) {
             const auto found = hash.find(m_args[i]);
             if (found == hash.end()) { // looked up all the same (a table's delete takes a rehash step first)
@@ -117,6 +118,7 @@ private:
             push(r);
             hash.erase(found);
         }
+        markRemovalsOfOneCommand(first);
         if (hash.empty())
             *m_key = KeyValue {}; // the server deletes an empty hash
     }

@@ -60,6 +60,7 @@ private:
         if (!present())
             return; // a missing key: nothing to remove
         SetMembers& members = *m_key->set;
+        const std::size_t first = requestsSoFar();
         for (std::size_t i = 2; i < m_args.size(); ++i) {
             const auto found = members.added.find(m_args[i]);
             if (found == members.added.end()) {
@@ -77,9 +78,10 @@ private:
             members.added.erase(found);
             if (members.added.empty()) {
                 *m_key = KeyValue {}; // the server deletes an empty set
-                return;
+                break;
             }
         }
+        markRemovalsOfOneCommand(first);
     }
 };
 } // namespace

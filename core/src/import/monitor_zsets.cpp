@@ -180,6 +180,7 @@ private:
         if (!present())
             return;
         auto& members = *m_key->zset;
+        const std::size_t first = requestsSoFar();
         for (std::size_t i = 2; i < m_args.size(); ++i) {
             const auto found = members.find(m_args[i]);
             if (found == members.end()) {
@@ -194,9 +195,10 @@ private:
             members.erase(found);
             if (members.empty()) {
                 *m_key = KeyValue {}; // the server deletes an empty sorted set
-                return;
+                break;
             }
         }
+        markRemovalsOfOneCommand(first);
     }
 };
 } // namespace

@@ -168,14 +168,15 @@ void CollectionKeyModel::remove(
     if (key.entries == 0)
         return;
     const collection::KeyContext c { *m_rules, m_limits, *m_allocator };
+    // A list's atHead is the end it pops from; another's, that more removals of its command follow.
     if (m_kind == CollectionKind::List)
         collection::listPop(c, key, element, atHead);
     else if (m_kind == CollectionKind::Set)
-        collection::setRemove(c, key, element, order);
+        collection::setRemove(c, key, element, order, atHead);
     else if (m_kind == CollectionKind::SortedSet)
-        collection::zsetRemove(c, key, element, value);
+        collection::zsetRemove(c, key, element, value, atHead);
     else
-        collection::hashRemove(c, key, element, value);
+        collection::hashRemove(c, key, element, value, atHead);
 }
 
 void CollectionKeyModel::read(CollectionKeyState& key) const {

@@ -39,7 +39,9 @@ void hashCommand(const KeyContext& c, CollectionKeyState& key, std::uint64_t ele
 void hashAdd(const KeyContext& c, CollectionKeyState& key, ElementValue field, ElementValue value);
 void hashUpdate(
     const KeyContext& c, CollectionKeyState& key, ElementValue field, ElementValue before, ElementValue after);
-void hashRemove(const KeyContext& c, CollectionKeyState& key, ElementValue field, ElementValue value);
+// `moreFollow`: more removals of the same command follow (Rules::removalsPauseShrink).
+void hashRemove(
+    const KeyContext& c, CollectionKeyState& key, ElementValue field, ElementValue value, bool moreFollow = false);
 // A key loaded from a snapshot (CollectionKeyModel::load; key.loadForm and loadRemaining set), and each of its
 // elements (loadRemaining: those after it).
 void hashLoad(const KeyContext& c, CollectionKeyState& key, std::uint64_t fields);
@@ -47,7 +49,8 @@ void hashLoadAdd(const KeyContext& c, CollectionKeyState& key, ElementValue fiel
 
 void setCommand(const KeyContext& c, CollectionKeyState& key, std::uint64_t members, IntegerClass first);
 void setAdd(const KeyContext& c, CollectionKeyState& key, ElementValue member);
-void setRemove(const KeyContext& c, CollectionKeyState& key, ElementValue member, MemberOrder order);
+void setRemove(
+    const KeyContext& c, CollectionKeyState& key, ElementValue member, MemberOrder order, bool moreFollow = false);
 void setLoad(const KeyContext& c, CollectionKeyState& key, std::uint64_t members);
 void setLoadAdd(const KeyContext& c, CollectionKeyState& key, ElementValue member);
 // A set table's entries beside its members (dict.c dictEntry or dictEntryNoValue), where the line has them.
@@ -58,7 +61,8 @@ void zsetCommand(const KeyContext& c, CollectionKeyState& key, std::uint64_t mem
 void zsetAdd(const KeyContext& c, CollectionKeyState& key, ElementValue member, ElementValue score);
 void zsetUpdate(
     const KeyContext& c, CollectionKeyState& key, ElementValue member, ElementValue before, ElementValue after);
-void zsetRemove(const KeyContext& c, CollectionKeyState& key, ElementValue member, ElementValue score);
+void zsetRemove(
+    const KeyContext& c, CollectionKeyState& key, ElementValue member, ElementValue score, bool moreFollow = false);
 void zsetLoad(const KeyContext& c, CollectionKeyState& key, std::uint64_t members);
 void zsetLoadAdd(const KeyContext& c, CollectionKeyState& key, ElementValue member, ElementValue score);
 

@@ -200,6 +200,7 @@ std::optional<Rules> rulesOf(const LayoutModel& layout, const CollectionShape& s
         rules.hashFieldsAsSent = p.keyAsSent;
         rules.zsetNodesEmbedMembers = p.zsetNodesEmbedMembers;
         rules.tableParams.shrinkStepSkipsEmpty = p.shrinkStepSkipsEmpty;
+        rules.removalsPauseShrink = p.removalsPauseShrink;
         rules.sdsBytes = sds::valkeyNewLenBytes;
     } else if (const auto* redis = dynamic_cast<const RedisLayout*>(&layout)) {
         const bool is70 = redis->params().release == RedisRelease::V7_0;

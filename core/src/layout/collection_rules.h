@@ -75,6 +75,7 @@ struct Rules {
     bool zsetSizeHints = true;
     // Valkey 9.1: a skiplist node holds its member after its levels (t_zset.c zslCreateNode).
     bool zsetNodesEmbedMembers = false;
+    bool removalsPauseShrink = false; // ValkeyParams::removalsPauseShrink
 
     bool dictTables() const { return tableKind != IndexKind::ValkeyHashtable; }
 };

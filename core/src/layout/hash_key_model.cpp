@@ -114,7 +114,7 @@ void hashUpdate(
     addHashEntry(c, key, field, after, 1, false);
 }
 
-void hashRemove(const KeyContext& c, CollectionKeyState& key, ElementValue field, ElementValue value) {
+void hashRemove(const KeyContext& c, CollectionKeyState& key, ElementValue field, ElementValue value, bool moreFollow) {
     --key.entries;
     key.payloadBytes -= std::min<std::uint64_t>(key.payloadBytes, std::uint64_t { field.bytes } + value.bytes);
     if (!key.table) {
@@ -123,7 +123,7 @@ void hashRemove(const KeyContext& c, CollectionKeyState& key, ElementValue field
         eraseCompactEntry(key, packEntry(field, value));
         return;
     }
-    key.index->erase();
+    key.index->erase(!(c.rules.removalsPauseShrink && moreFollow));
     // Redis 7.x t_hash.c hashTypeDelete: htNeedsResize -> dictResize, below 10% fill. Valkey's tables shrink
     // in their own delete (the index model's erase).
     if (c.rules.tableKind == IndexKind::RedisDict)

@@ -32,7 +32,7 @@ const ValkeyPreset kValkeyPresets[] = {
     // Both 9.x lines prefetch a pipelined client's queued keys in batches of 16 (ValkeyParams::queuedKeyPrefetch).
     { "valkey-9.0", { 64, 16, 44, true, false, true, 16, 72, 8, true, false }, "Valkey 9.0" },
     // 9.1.0: PR #3397 (threshold 128) and PR #2516 (8-byte header when embedded, limit derived).
-    { "valkey-9.1", { 128, 8, 0, true, false, true, 16, 80, 8, true, true, true }, "Valkey 9.1" },
+    { "valkey-9.1", { 128, 8, 0, true, false, true, 16, 80, 8, true, true, true, true }, "Valkey 9.1" },
 };
 
 Expected<LayoutPtr> parseValkey(Spec& spec, ValkeyParams params, std::string presetName, std::string line) {

@@ -169,7 +169,7 @@ void setAdd(const KeyContext& c, CollectionKeyState& key, ElementValue member) {
     ++key.adds;
 }
 
-void setRemove(const KeyContext& c, CollectionKeyState& key, ElementValue member, MemberOrder order) {
+void setRemove(const KeyContext& c, CollectionKeyState& key, ElementValue member, MemberOrder order, bool moreFollow) {
     --key.entries;
     key.payloadBytes -= std::min<std::uint64_t>(key.payloadBytes, member.bytes);
     if (!key.table) {
@@ -204,7 +204,7 @@ void setRemove(const KeyContext& c, CollectionKeyState& key, ElementValue member
         }
         key.strandedEntries = std::max(0.0, key.strandedEntries + strands - key.strandedEntries * alone / members);
     }
-    key.index->erase();
+    key.index->erase(!(c.rules.removalsPauseShrink && moreFollow));
     if (c.rules.tableKind == IndexKind::RedisDict) // Redis 7.x setTypeRemoveAux: htNeedsResize -> dictResize
         key.index->shrinkIfNeeded();
     addEntryParts(c, key, setMemberParts(c.rules, member.bytes), -1);

@@ -97,7 +97,8 @@ void zsetUpdate(
         *it = packEntry(member, after);
 }
 
-void zsetRemove(const KeyContext& c, CollectionKeyState& key, ElementValue member, ElementValue score) {
+void zsetRemove(
+    const KeyContext& c, CollectionKeyState& key, ElementValue member, ElementValue score, bool moreFollow) {
     --key.entries;
     key.payloadBytes -= std::min<std::uint64_t>(key.payloadBytes, std::uint64_t { member.bytes } + score.bytes);
     if (!key.table) {
@@ -106,7 +107,7 @@ void zsetRemove(const KeyContext& c, CollectionKeyState& key, ElementValue membe
         eraseCompactEntry(key, packEntry(member, score));
         return;
     }
-    key.index->erase();
+    key.index->erase(!(c.rules.removalsPauseShrink && moreFollow));
     if (c.rules.tableKind == IndexKind::RedisDict) // Redis 7.x zsetDel: htNeedsResize -> dictResize
         key.index->shrinkIfNeeded();
     addEntryParts(c, key, zsetMemberParts(c.rules, member.bytes), -1);

@@ -241,13 +241,13 @@ bool CollectionReplay::applyTo(
         break;
     case ElementAction::Remove:
         if (op.collection == CollectionKind::Set) // a member has no value: its order instead (request.h)
-            m.remove(key, element, {}, { r.valueBytes, r.priorBytes() });
+            m.remove(key, element, {}, { r.valueBytes, r.priorBytes() }, op.atHead);
         else if (op.collection == CollectionKind::List && r.valueBytes > 0) // LREM: at its place (request.h)
             m.removeAt(key, r.valueBytes - 1, element);
         else if (op.collection == CollectionKind::List) // a pop, at the head or the tail
             m.remove(key, element, {}, {}, op.atHead);
-        else
-            m.remove(key, element, { r.priorBytes(), op.prior });
+        else // atHead: more removals of the same command follow (request.h)
+            m.remove(key, element, { r.priorBytes(), op.prior }, {}, op.atHead);
         break;
     case ElementAction::Read:
         m.read(key);

@@ -339,7 +339,7 @@ bool IndexTableModel::shrinkIfNeeded() {
     return m_targetBuckets != 0 || m_buckets != before;
 }
 
-void IndexTableModel::erase() {
+void IndexTableModel::erase(bool mayShrink) {
     if (m_used == 0)
         return;
     if (m_targetBuckets != 0 && !m_bucketRehashOnAccess) {
@@ -355,7 +355,7 @@ void IndexTableModel::erase() {
     // Valkey shrinks on delete (hashtableDelete -> hashtableShrinkIfNeeded; 8.0 dictGenericDelete ->
     // dictShrinkIfAutoResizeAllowed); Redis 7.0 only from serverCron (tryResizeHashTables), which settle()
     // stands for.
-    if (m_kind == IndexKind::ValkeyHashtable || m_kind == IndexKind::ValkeyDict)
+    if (mayShrink && (m_kind == IndexKind::ValkeyHashtable || m_kind == IndexKind::ValkeyDict))
         shrinkIfNeeded();
 }
 

@@ -174,6 +174,25 @@ TEST_F(MonitorCommandsTest, HashCommandsBecomeElementRequests) {
     EXPECT_EQ(r[10].priorBytes(), 4u);
 }
 
+// A removal command's removals are one command's: all but its last carry atHead (request.h), which Valkey
+// 9.1's tables follow (t_hash.c hdelCommand, t_set.c sremCommand, t_zset.c zremCommand shrink once, at the
+// end); a command of one removal, or one whose other fields are not there, marks none.
+TEST_F(MonitorCommandsTest, ARemovalCommandsRemovalsButTheLastSayMoreFollow) {
+    const auto r
+        = import({ { "HSET", "h", "a", "1", "b", "2", "c", "3", "d", "4" }, { "HDEL", "h", "a", "x", "b", "c" },
+            { "HDEL", "h", "d", "y" }, { "SADD", "s", "m", "n", "o" }, { "SREM", "s", "m", "n" }, { "SREM", "s", "o" },
+            { "ZADD", "z", "1", "p", "2", "q" }, { "ZREM", "z", "p", "q" } });
+    std::vector<std::pair<CollectionKind, bool>> removals;
+    for (const Request& q : r)
+        if (q.elementOp().action == ElementAction::Remove)
+            removals.emplace_back(q.elementOp().collection, q.elementOp().atHead);
+    const std::vector<std::pair<CollectionKind, bool>> expected { { CollectionKind::Hash, true },
+        { CollectionKind::Hash, true }, { CollectionKind::Hash, false }, { CollectionKind::Hash, false },
+        { CollectionKind::Set, true }, { CollectionKind::Set, false }, { CollectionKind::Set, false },
+        { CollectionKind::SortedSet, true }, { CollectionKind::SortedSet, false } };
+    EXPECT_EQ(removals, expected);
+}
+
 TEST_F(MonitorCommandsTest, TheServersRefusalsOfHashCommandsChangeNothing) {
     const auto r = import(
         { { "SET", "s", "x" }, { "HSET", "s", "f", "v" }, { "HSET", "h", "f", "text" }, { "HINCRBY", "h", "f", "1" },

@@ -130,6 +130,30 @@ TEST(CollectionKeyModel, ATableEmptiedBelowItsFillShrinks) {
     }
 }
 
+// Valkey 9.1's HDEL pauses its table's auto shrink until the command's last field (t_hash.c hdelCommand:
+// hashtablePauseAutoShrink ... hashtableResumeAutoShrink); 9.0 shrinks at the field that crosses 13%. The
+// removals a command's last one follows carry atHead (request.h).
+TEST(CollectionKeyModel, ARemovalCommandShrinksAtItsEndOnValkey91) {
+    for (const char* spec : { "valkey-9.0", "valkey-9.1" }) {
+        const CollectionKeyModel model = hashModel(*layout(spec));
+        CollectionKeyState key = model.created();
+        model.command(key, 2000, 10);
+        for (int f = 0; f < 2000; ++f)
+            model.add(key, { 10 }, { 10 });
+        ASSERT_EQ(key.index->buckets(), 512u) << spec;
+        // Down to 466 fields: 13% of 512 buckets' 3,584 slots is 465.9, so the next removal crosses it.
+        for (int f = 0; f < 1534; ++f)
+            model.remove(key, { 10 }, { 10 });
+        ASSERT_EQ(key.index->targetBuckets(), 0u) << spec;
+        // One command of five fields: on 9.1 the first four wait, the fifth shrinks.
+        for (int f = 0; f < 4; ++f)
+            model.remove(key, { 10 }, { 10 }, {}, true);
+        EXPECT_EQ(key.index->targetBuckets() != 0, std::string_view(spec) == "valkey-9.0") << spec;
+        model.remove(key, { 10 }, { 10 });
+        EXPECT_NE(key.index->targetBuckets(), 0u) << spec;
+    }
+}
+
 // `gen --hash-fields N` then `sim`: every key is the one-key model's hash of N fields made by one HSET, plus
 // the keyspace's table; on every engine line, on both sides of the entries limit.
 TEST(CollectionKeyModel, AGeneratedHashKeyspaceIsTheOneKeyModelTimesItsKeys) {

@@ -53,6 +53,10 @@ struct ValkeyParams {
     // hashtable.c rehashStepShrink (9.1): a shrinking table's rehash step skips up to 10 empty buckets to the
     // next non-empty one, as dict.c's does; 8.1 and 9.0 move one bucket per step, empty or not.
     bool shrinkStepSkipsEmpty = false;
+    // t_hash.c hdelCommand, t_set.c sremCommand, t_zset.c zremCommand (9.1): the table's auto shrink waits
+    // for the command's last field or member (hashtablePauseAutoShrink, then hashtableResumeAutoShrink);
+    // 8.1 and 9.0 shrink at the removal that crosses the fill limit.
+    bool removalsPauseShrink = false;
 
     bool operator==(const ValkeyParams&) const = default;
 };

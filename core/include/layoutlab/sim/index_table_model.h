@@ -64,7 +64,9 @@ public:
         if (m_targetBuckets == 0 && entries >= m_used)
             resize(entries);
     }
-    void erase();
+    // A removed entry; `mayShrink` false while the engine has paused the table's auto shrink (Valkey 9.1's
+    // removal commands until their last field or member: ValkeyParams::removalsPauseShrink).
+    void erase(bool mayShrink = true);
     // A read access of a key the table holds: findBucket -> rehashStepOnReadIfNeeded / dictFind ->
     // _dictRehashStep (Valkey 8.0, with bucket rehashing on access: dictBucketRehash).
     void lookup() {

@@ -76,7 +76,9 @@ struct ElementOp {
     IntegerClass element = IntegerClass::None;
     IntegerClass value = IntegerClass::None;
     IntegerClass prior = IntegerClass::None;
-    // A list's element pushed or popped at its head (the left), else at its tail; a Load's key compact in the file.
+    // A list's element pushed or popped at its head (the left), else at its tail; a Load's key compact in the file;
+    // a hash's, set's or sorted set's Remove that more removals of the same command follow (HDEL, SREM, ZREM
+    // naming several: Valkey 9.1 shrinks the table once, at the command's end).
     bool atHead = false;
 
     // bits 0-1 the collection, 2-4 the action, 5-7 the element's integer class, 8-10 the value's, 11-13 the
