@@ -204,6 +204,11 @@ double IndexTableModel::stillShort(double lead, double variance, double density)
     if (variance <= 0)
         return leftBehind(lead);
     const double sd = std::sqrt(variance);
+    // Most tables a footprint asks about are far from the end, one way or the other: no need for the grid.
+    if (lead - 6 * sd >= 0)
+        return 0;
+    if (density * (lead + 6 * sd) < -40)
+        return 1;
     double held = 0, weights = 0;
     for (int i = -24; i <= 24; ++i) {
         const double z = i / 4.0;
