@@ -45,6 +45,7 @@ bool eraseCompactEntry(CollectionKeyState& key, std::uint64_t packed) {
 std::unique_ptr<IndexTableModel> newTable(const KeyContext& c, std::uint64_t sizedFor) {
     auto table = std::make_unique<IndexTableModel>(c.rules.tableKind, c.rules.tableParams);
     table->setBucketRehashOnAccess(c.rules.bucketRehashOnAccess);
+    table->setFollowsRehashSpread(true); // its footprint counts an old array by chance (addTableParts)
     table->expand(sizedFor);
     return table;
 }

@@ -95,6 +95,7 @@ inline IndexTableModel filledTable(IndexKind kind, std::uint64_t sizedFor, std::
     std::uint32_t lookupsPerAdd, std::uint64_t converted = 0, bool bucketRehashOnAccess = false) {
     IndexTableModel table(kind); // grown by inserts alone: no shrink ever starts
     table.setBucketRehashOnAccess(bucketRehashOnAccess);
+    table.setFollowsRehashSpread(true);
     table.expand(sizedFor);
     for (std::uint64_t e = 0; e < entries; ++e) {
         for (std::uint32_t l = 1; e >= converted && l < lookupsPerAdd; ++l)

@@ -139,7 +139,25 @@ namespace {
 // fixed number, so a bucket's occupancy varies as e^-d (1 - (1 + d) e^-d), less than on its own) and with
 // how long the runs of empty buckets before them are, modulo the 10 a step skips (the remainder r of a
 // geometric run: chance p q^r / (1 - q^10)). Checked against the engine's steps (index_table_model_test).
-double skippingStepVariance(double density, double advance, double found, double p) {
+struct SkippingStep {
+    double p = 0; // a bucket's chance of holding an entry
+    double found = 0; // the chance the step finds a non-empty bucket within empty_visits
+    double advance = 0; // buckets it passes, in expectation
+    double moved = 0; // entries it moves, in expectation
+};
+// dict.c dictRehash(d, 1) (and Valkey 9.1 hashtable.c rehashStepShrink): moves the first non-empty bucket
+// within empty_visits = 10 of the index, else stops after 10 empty ones: E[min(G, 10)] buckets for G geometric
+// in a bucket's chance of holding an entry, and a non-empty bucket's entries when one is found.
+SkippingStep skippingStep(double density) {
+    SkippingStep s;
+    s.p = -std::expm1(-density);
+    s.found = 1 - std::pow(1 - s.p, kRedisEmptyVisits);
+    s.advance = s.p > 1e-12 ? s.found / s.p : kRedisEmptyVisits;
+    s.moved = s.p > 1e-12 ? s.found * density / s.p : 0;
+    return s;
+}
+double skippingStepVariance(double density, const SkippingStep& s) {
+    const double p = s.p, found = s.found, advance = s.advance;
     if (p <= 1e-12)
         return 0;
     const double q = 1 - p;
@@ -176,17 +194,15 @@ void IndexTableModel::rehashStep(double weight) {
     const double density = m_oldEntries / remaining;
     double advance = 1, moved = density;
     if (stepSkipsEmpty()) {
-        // dict.c dictRehash(d, 1) (and Valkey 9.1 hashtable.c rehashStepShrink): moves the first non-empty
-        // bucket within empty_visits = 10 of the index, else stops after 10 empty ones: E[min(G, 10)] buckets for G
-        // geometric in a bucket's chance of holding an entry, and a non-empty bucket's entries when one is found.
-        const double p = -std::expm1(-density);
-        const double found = 1 - std::pow(1 - p, kRedisEmptyVisits);
-        advance = p > 1e-12 ? found / p : kRedisEmptyVisits;
-        moved = p > 1e-12 ? found * density / p : 0;
+        const SkippingStep step = skippingStep(density);
+        advance = step.advance;
+        moved = step.moved;
         // How far the engine's index is from the mean: each step adds to its variance. It decides whether
-        // the old table is gone near the end.
-        m_indexVariance += weightedStepVariance(weight, skippingStepVariance(density, advance, found, p), advance);
-        m_stepDensity = density;
+        // the old table is gone near the end, for the tables whose footprint counts that (followsRehashSpread).
+        if (m_followsRehashSpread) {
+            m_indexVariance += weightedStepVariance(weight, skippingStepVariance(density, step), advance);
+            m_stepDensity = density;
+        }
     } // else hashtable.c rehashStep(): one bucket (and its chain) per step
     m_rehashIndex += weight * advance;
     m_oldEntries = std::max(0.0, m_oldEntries - weight * moved);
@@ -221,12 +237,9 @@ double IndexTableModel::stillShort(double lead, double variance, double density)
 
 void IndexTableModel::advanceResidual(double weight) {
     // One more step of the engine's rehash, where it has not ended: it advances as the last one did.
-    const double p = -std::expm1(-m_residualDensity);
-    const double found = 1 - std::pow(1 - p, kRedisEmptyVisits);
-    const double advance = p > 1e-12 ? found / p : kRedisEmptyVisits;
-    m_residualLead += weight * advance;
-    m_residualVariance
-        += weightedStepVariance(weight, skippingStepVariance(m_residualDensity, advance, found, p), advance);
+    const SkippingStep step = skippingStep(m_residualDensity);
+    m_residualLead += weight * step.advance;
+    m_residualVariance += weightedStepVariance(weight, skippingStepVariance(m_residualDensity, step), step.advance);
     if (stillShort(m_residualLead, m_residualVariance, m_residualDensity) < kResidualGone)
         m_residualBuckets = 0;
 }

@@ -79,6 +79,10 @@ public:
     // (dictBucketRehash), else the next one. Modelled for the collections' tables; the keyspace's, which the
     // cron settles, keep the plain steps.
     void setBucketRehashOnAccess(bool on) { m_bucketRehashOnAccess = on; }
+    // Whether the table follows how far the engine's rehash index may stand from the model's mean, so that
+    // its footprint counts an old array by the chance it is still held (IndexFootprint::oldArrayHeld). A
+    // collection's table does; the keyspace's, which the cron settles, need not pay for it on every step.
+    void setFollowsRehashSpread(bool on) { m_followsRehashSpread = on; }
     // What the engine's cron does once the load goes quiet (Valkey/Redis databasesCron: finish incremental
     // rehashing, resize tables whose fill crossed a limit): the state in which used_memory is read.
     void settle();
@@ -94,7 +98,8 @@ public:
             && m_oldEntries == o.m_oldEntries && m_bucketRehashOnAccess == o.m_bucketRehashOnAccess
             && m_indexVariance == o.m_indexVariance && m_residualBuckets == o.m_residualBuckets
             && m_residualLead == o.m_residualLead && m_residualVariance == o.m_residualVariance
-            && m_stepDensity == o.m_stepDensity && m_residualDensity == o.m_residualDensity;
+            && m_stepDensity == o.m_stepDensity && m_residualDensity == o.m_residualDensity
+            && m_followsRehashSpread == o.m_followsRehashSpread;
     }
     std::uint64_t entries() const { return m_used; }
     // Top-level buckets of the table in use, and of the table being rehashed into (0 when not rehashing).
@@ -152,6 +157,7 @@ private:
     double m_residualVariance = 0;
     double m_residualDensity = 0;
     bool m_bucketRehashOnAccess = false;
+    bool m_followsRehashSpread = false;
     IndexGrowthGate* m_gate = nullptr;
 };
 
