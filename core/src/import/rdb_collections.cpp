@@ -181,6 +181,7 @@ Status RdbParser::beginCollection(RdbEntry& entry) {
                                                              : CollectionKind::Set;
     m_inCollection = true;
     m_collectionType = type;
+    m_collectionWhat = what;
     m_items.clear();
     m_nextItem = 0;
     m_remaining = 0;
@@ -239,7 +240,7 @@ Expected<std::optional<RdbElement>> RdbParser::nextElement() {
     if (!m_inCollection)
         return std::optional<RdbElement> {};
     const std::uint8_t type = m_collectionType;
-    const char* what = rdbTypeName(type).c_str();
+    const char* what = m_collectionWhat;
     RdbElement out;
     if (type == rdb_type::kListQuicklist2) {
         if (m_nextItem == m_items.size()) {

@@ -228,6 +228,7 @@ private:
     // those of its blob in m_items from m_nextItem.
     bool m_inCollection = false;
     std::uint8_t m_collectionType = 0;
+    const char* m_collectionWhat = ""; // its type's name (rdbTypeName), for errors: looked up once a key
     std::uint64_t m_remaining = 0;
     std::vector<RdbItem> m_items;
     std::size_t m_nextItem = 0;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/trace/trace_file.h"
 
+#include "block_encoder.h"
 #include "trace_block.h"
 
 #include <algorithm>
@@ -217,6 +218,7 @@ Expected<std::optional<RequestColumns>> TraceFileReader::readColumns(std::vector
     return std::optional<RequestColumns>(columns);
 }
 
+TraceFileWriter::TraceFileWriter() = default;
 TraceFileWriter::~TraceFileWriter() = default; // an unfinished output removes its temporary file
 
 Expected<std::unique_ptr<TraceFileWriter>> TraceFileWriter::create(const std::string& path) {
@@ -232,59 +234,35 @@ Expected<std::unique_ptr<TraceFileWriter>> TraceFileWriter::create(const std::st
     if (std::fwrite(header, 1, kHeaderBytes, w->m_file) != kHeaderBytes)
         return ioError("cannot write the header", w->m_output->writingPath());
     w->m_pending.reserve(trace_block::kBlockRecords);
+    w->m_encoder = std::make_unique<BlockEncoder>(w->m_file, w->m_output->writingPath());
     return w;
-}
-
-Status TraceFileWriter::flush() {
-    if (!m_buffer.empty() && std::fwrite(m_buffer.data(), 1, m_buffer.size(), m_file) != m_buffer.size())
-        return ioError(fmt::format("write failed: {}", std::strerror(errno)), m_output->writingPath());
-    m_recordBytes += m_buffer.size();
-    m_buffer.clear();
-    return Ok {};
 }
 
 Status TraceFileWriter::write(std::span<const Request> requests) {
     while (!requests.empty()) {
-        if (m_pending.empty() && requests.size() >= trace_block::kBlockRecords) {
-            // A whole block in the caller's requests: encoded from there, not copied first.
-            if (auto ok = writeBlock(requests.first(trace_block::kBlockRecords)); !ok)
-                return ok;
-            requests = requests.subspan(trace_block::kBlockRecords);
-            m_recordCount += trace_block::kBlockRecords;
-            continue;
-        }
         const std::size_t take = std::min(trace_block::kBlockRecords - m_pending.size(), requests.size());
         m_pending.insert(m_pending.end(), requests.begin(), requests.begin() + static_cast<std::ptrdiff_t>(take));
         requests = requests.subspan(take);
         m_recordCount += take;
-        if (m_pending.size() == trace_block::kBlockRecords) {
-            if (auto ok = writeBlock(m_pending); !ok)
+        if (m_pending.size() == trace_block::kBlockRecords)
+            if (auto ok = m_encoder->hand(m_pending); !ok)
                 return ok;
-            m_pending.clear();
-        }
     }
     return Ok {};
 }
 
-Status TraceFileWriter::writeBlock(std::span<const Request> block) {
-    if (block.empty())
-        return Ok {};
-    const std::uint32_t maxKeyId = trace_block::encode(block, m_lastTimeMs, m_buffer);
-    m_keyIdLimit = std::max<std::uint64_t>(m_keyIdLimit, std::uint64_t { maxKeyId } + 1);
-    return m_buffer.size() >= kBufferBytes ? flush() : Status { Ok {} };
-}
-
 Status TraceFileWriter::finish() {
-    if (auto ok = writeBlock(m_pending); !ok)
-        return ok;
-    m_pending.clear();
-    if (auto ok = flush(); !ok)
-        return ok;
+    if (!m_pending.empty())
+        if (auto ok = m_encoder->hand(m_pending); !ok)
+            return ok;
+    auto totals = m_encoder->finish();
+    if (!totals)
+        return totals.error();
     unsigned char trailer[kTrailerBytes] = {};
     std::memcpy(trailer, kTrailerMagic, sizeof kTrailerMagic);
     putU64(trailer + 8, m_recordCount);
-    putU64(trailer + 16, m_keyIdLimit);
-    putU64(trailer + 24, m_recordBytes);
+    putU64(trailer + 16, totals->keyIdLimit);
+    putU64(trailer + 24, totals->recordBytes);
     putU32(trailer + 32, trailerChecksum(trailer));
     if (std::fwrite(trailer, 1, kTrailerBytes, m_file) != kTrailerBytes)
         return ioError(fmt::format("write failed: {}", std::strerror(errno)), m_output->writingPath());

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <span>
 #define XXH_STATIC_LINKING_ONLY
 #include <xxhash.h>
 
@@ -124,6 +125,48 @@ TEST_F(TraceFileTest, AbandonedWriterLeavesNoFile) {
     }
     EXPECT_FALSE(std::filesystem::exists(path("gone.lltrace")));
     EXPECT_EQ(partialFileLeft(), "");
+}
+
+// Blocks are encoded on a thread of their own (block_encoder.h), several in flight: many blocks handed over
+// in pieces of every size, some crossing blocks, come back in order.
+TEST_F(TraceFileTest, ManyBlocksWrittenInPiecesOfEverySizeComeBackInOrder) {
+    std::vector<Request> requests;
+    for (std::uint32_t round = 0; round < 40; ++round)
+        for (Request r : sample()) {
+            r.keyId += round * 3001u;
+            r.timeMs += round * 7500u;
+            requests.push_back(r);
+        }
+    {
+        auto writer = TraceFileWriter::create(path("pieces.lltrace"));
+        ASSERT_TRUE(writer);
+        std::span<const Request> left(requests);
+        for (std::size_t piece = 1; !left.empty(); piece = piece * 7 % 9001) {
+            const std::size_t take = std::min(piece, left.size());
+            ASSERT_TRUE((*writer)->write(left.first(take)));
+            left = left.subspan(take);
+        }
+        ASSERT_TRUE((*writer)->finish());
+    }
+    auto reader = TraceFileReader::open(path("pieces.lltrace"));
+    ASSERT_TRUE(reader) << reader.error().describe();
+    EXPECT_EQ((*reader)->keyIdLimit(), 40u * 3001u);
+    EXPECT_EQ(readAll(**reader), requests);
+}
+
+// A write the encoding thread fails (a full device) comes back from a later write() or from finish().
+TEST_F(TraceFileTest, AWriteFailedOnTheEncodingThreadIsReported) {
+    if (!std::filesystem::exists("/dev/full"))
+        GTEST_SKIP() << "this system has no /dev/full";
+    auto writer = TraceFileWriter::create("/dev/full");
+    ASSERT_TRUE(writer) << writer.error().describe();
+    Status failed = Ok {};
+    for (int i = 0; i < 200 && failed; ++i) // more than a MiB encoded: the thread writes
+        failed = (*writer)->write(sample());
+    if (failed)
+        failed = (*writer)->finish();
+    ASSERT_FALSE(failed);
+    EXPECT_NE(failed.error().describe().find("No space left"), std::string::npos) << failed.error().describe();
 }
 
 TEST_F(TraceFileTest, TruncatedFileIsRefusedAtOpen) {

@@ -26,6 +26,7 @@
 
 namespace layoutlab {
 
+class BlockEncoder;
 namespace trace_block {
 struct Header;
 struct DecodeFailure;
@@ -84,7 +85,8 @@ private:
 };
 
 // Writes through an OutputFile (output_file.h): a temporary file renamed over PATH by finish(), or a
-// device or pipe written through; abandoning it removes the temporary file.
+// device or pipe written through; abandoning it removes the temporary file. Blocks are encoded and written
+// on a second thread, while the caller makes the next requests.
 class TraceFileWriter {
 public:
     static Expected<std::unique_ptr<TraceFileWriter>> create(const std::string& path);
@@ -95,18 +97,14 @@ public:
     std::uint64_t recordCount() const { return m_recordCount; }
 
 private:
-    TraceFileWriter() = default;
-    Status writeBlock(std::span<const Request> block); // encodes one block into m_buffer
-    Status flush();
+    TraceFileWriter();
 
     std::unique_ptr<OutputFile> m_output;
     std::FILE* m_file = nullptr; // m_output's stream
     std::uint64_t m_recordCount = 0;
-    std::uint64_t m_keyIdLimit = 0;
-    std::uint64_t m_recordBytes = 0;
-    std::uint64_t m_lastTimeMs = 0; // of the last request in a written block
     std::vector<Request> m_pending; // the block being filled
-    ByteBuffer m_buffer; // blocks encoded, not yet written
+    // Encodes and writes the filled blocks on its own thread (block_encoder.h); destroyed before m_output.
+    std::unique_ptr<BlockEncoder> m_encoder;
 };
 
 // Copies a whole trace to a file (used by `gen`, and by imports later).
