@@ -134,10 +134,65 @@ TEST_F(RdbImporterTest, ADamagedListpackOrIntsetIsAnErrorWithItsOffset) {
     ASSERT_TRUE(got.error);
     EXPECT_NE(got.error->message.find("3-byte members"), std::string::npos) << got.error->message;
     RdbWriter lzf;
-    lzf.u8(16).str("h").u8(0xc3).len(3).len(good.size()).raw("\x01" "ab"); // decompresses to 2 bytes, not 13
+    lzf.u8(16)
+        .str("h")
+        .u8(0xc3)
+        .len(3)
+        .len(good.size())
+        .raw("\x01"
+             "ab"); // decompresses to 2 bytes, not 13
     const auto short_ = import(lzf.finish());
     ASSERT_TRUE(short_.error);
     EXPECT_NE(short_.error->message.find("does not decompress"), std::string::npos) << short_.error->message;
+}
+
+// Where a second thread may take part (ImportOptions::decodeAhead: the checksum summed aside, the trace
+// written aside), a file of collections of thousands of elements, keys expired when saved and a duplicate key
+// (whose elements are passed over), and cuts of it anywhere, give what one thread gives: the same requests,
+// rejects and errors.
+TEST_F(RdbImporterTest, ReadAheadOnASecondThreadGivesWhatOneThreadGives) {
+    RdbWriter w;
+    w.aux("ctime", "1700000000").u8(254).len(0);
+    for (int k = 0; k < 1000; ++k) {
+        const std::string key = "k" + std::to_string(k);
+        if (k % 50 == 7)
+            w.expireMs(1600000000000);
+        if (k % 3 == 0) { // a hash table of 1 to 20 fields
+            const int fields = 1 + k % 20;
+            w.u8(4).str(key).len(static_cast<std::uint64_t>(fields));
+            for (int f = 0; f < fields; ++f)
+                w.str("f" + std::to_string(f)).str(std::string(static_cast<std::size_t>(1 + (k + f) % 70), 'v'));
+        } else if (k % 3 == 1) { // a listpack set of 1 to 40 members, words and integers
+            std::vector<std::variant<std::string, std::int64_t>> members;
+            for (int m = 0; m <= k % 40; ++m)
+                members.push_back(m % 2 ? std::variant<std::string, std::int64_t>(std::string(1 + m % 9, 'm'))
+                                        : std::variant<std::string, std::int64_t>(std::int64_t { k * 100 + m }));
+            w.u8(20).str(key).str(listpack(members));
+        } else {
+            w.setString(key, std::string(static_cast<std::size_t>(k % 90), 's'));
+        }
+    }
+    w.u8(4).str("k0").len(2).str("a").str("b").str("c").str("d"); // a duplicate: refused, its elements passed over
+    w.setString("last", "1");
+    const std::string whole = w.finish();
+    const auto one = import(whole, OnError::Skip, "", false);
+    const auto two = import(whole, OnError::Skip, "", true);
+    ASSERT_FALSE(one.error) << one.error->describe();
+    ASSERT_FALSE(two.error) << two.error->describe();
+    EXPECT_GT(one.requests.size(), 8000u);
+    EXPECT_EQ(one.requests, two.requests);
+    EXPECT_EQ(one.rejects.total, 1u);
+    EXPECT_EQ(two.rejects.total, one.rejects.total);
+    EXPECT_EQ(two.rejects.skipped, one.rejects.skipped);
+    for (std::size_t cut = 9; cut < whole.size(); cut += 997) {
+        SCOPED_TRACE(cut);
+        const auto cutOne = import(whole.substr(0, cut), OnError::Skip, "rdb", false);
+        const auto cutTwo = import(whole.substr(0, cut), OnError::Skip, "rdb", true);
+        ASSERT_TRUE(cutOne.error);
+        ASSERT_TRUE(cutTwo.error);
+        EXPECT_EQ(cutTwo.error->describe(), cutOne.error->describe());
+        EXPECT_EQ(cutTwo.requests, cutOne.requests);
+    }
 }
 
 } // namespace

@@ -162,9 +162,13 @@ protected:
         std::ofstream(p, std::ios::binary) << content;
         return p;
     }
-    Imported import(const std::string& content, OnError onError = OnError::Fail, const std::string& format = "") {
+    // `twoThreads`: ImportOptions::decodeAhead (a second thread takes part where the host has two).
+    Imported import(const std::string& content, OnError onError = OnError::Fail, const std::string& format = "",
+        bool twoThreads = true) {
         Imported out;
-        auto importer = openImporter(write(content), { format, onError, 16 });
+        ImportOptions options { format, onError, 16 };
+        options.decodeAhead = twoThreads;
+        auto importer = openImporter(write(content), options);
         if (!importer) {
             out.error = importer.error();
             return out;
