@@ -51,6 +51,27 @@ std::map<std::string, std::uint64_t> encodings(RespClient& client, const std::ve
     return out;
 }
 
+// The bucket arrays and child buckets a Valkey hashtable build holds for `keys` (DEBUG HTSTATS-KEY KEY full:
+// each table's top-level buckets and child buckets, 64 bytes each, hashtable.c's bucket), or nullopt where
+// none says so: no key in a table, or a build whose tables are dicts (Redis 7.0 refuses "full"; the others'
+// replies have no "top-level buckets").
+std::optional<double> serverBucketArrayBytes(RespClient& client, const std::vector<std::string>& keys) {
+    double bytes = 0;
+    bool told = false;
+    for (const std::string& key : keys) {
+        auto stats = client.command({ "DEBUG", "HTSTATS-KEY", key, "full" });
+        if (!stats) // a compact encoding, a key the workload removed, or no "full"
+            continue;
+        if (stats->find("top-level buckets:") == std::string::npos)
+            return std::nullopt;
+        told = true;
+        for (const std::string_view label : { "top-level buckets: ", "child buckets: " })
+            for (std::size_t at = stats->find(label); at != std::string::npos; at = stats->find(label, at + 1))
+                bytes += 64.0 * std::stod(stats->substr(at + label.size()));
+    }
+    return told ? std::optional<double>(bytes) : std::nullopt;
+}
+
 struct Compared {
     double predicted = 0;
     double measured = 0;
@@ -148,10 +169,10 @@ TEST_P(CollectionTrace, EveryCollectionWorkloadWithinOnePercentOfTheServer) {
         EXPECT_EQ(simulated, served) << "collections by type and encoding";
         // Where a rehash that skips empty buckets stands is the server's hash seed's doing: the model counts
         // an old table by the chance that it is still held, and a run measures one draw of it (the churn rows
-        // move by about a point from run to run on the 9.1 line). Known gaps, left open (docs/validation.md
-        // has them, with their commands):
-        //  - on the 9.1 line, tables emptied by HDEL measure 0.55% above the model in the mean (+0.65% to
-        //    -1.52% over 16 runs), about 33 KB the bucket arrays do not explain;
+        // move by about a point from run to run on the 9.1 line, all of it in the bucket arrays: below). Known
+        // gaps, left open (docs/validation.md has them, with their commands):
+        //  - the 9.1 line's two churn workloads, held to 2% for the arrays' draw (and all but the arrays to
+        //    0.2%, below);
         //  - Redis 7.2's and Valkey 8.0's set dicts (no_value), emptied in the order added after a table has
         //    rehashed: a rehash puts each bucket's newest member where the bucket holds it, which the model
         //    does not follow (it takes the order of adds until the first rehash, then removals at random);
@@ -164,12 +185,27 @@ TEST_P(CollectionTrace, EveryCollectionWorkloadWithinOnePercentOfTheServer) {
                 || layoutName.starts_with("redis-7.0"));
         EXPECT_LT(std::abs(error), shrinkGap || setOrderGap ? 0.02 : 0.01)
             << "(" << layoutName << ") predicted " << predicted << " B, measured " << measured << " B";
+        // How many bucket arrays a server holds is its hash seed's draw (where the entries fall, how a rehash's
+        // steps meet empty buckets), which the model counts in expectation: on the 9.1 line, whose servers tell
+        // their own (DEBUG HTSTATS-KEY), all but them must agree closely, whatever the seed. Printed for 8.1
+        // and 9.0 too, not held: their reports do not follow the memory held (docs/validation.md).
+        std::string arrays;
+        if (const auto serverArrays = serverBucketArrayBytes(*client, workload.collectionKeys)) {
+            double modelArrays = 0;
+            for (const CollectionUsage& row : result->collections)
+                modelArrays += row.bucketArrayBytes;
+            const double rest = ((predicted - modelArrays) - (measured - *serverArrays)) / measured;
+            arrays = fmt::format(
+                " arrays: server {:.0f}, model {:.0f}; the rest {:+.3f}%", *serverArrays, modelArrays, 100 * rest);
+            if (layoutName.starts_with("valkey-9.1"))
+                EXPECT_LT(std::abs(rest), 0.002) << "(" << layoutName << ") all but the bucket arrays:" << arrays;
+        }
         std::string byEncoding;
         for (const auto& [encoding, count] : served)
             byEncoding += fmt::format("{} {}, ", count, encoding);
-        std::printf("%-14s %-17s keys %6llu  predicted %10.0f  measured %10.0f  (%+.3f%%)  %s\n", server.label.c_str(),
-            workload.name.c_str(), static_cast<unsigned long long>(*keys), predicted, measured, 100 * error,
-            byEncoding.c_str());
+        std::printf("%-14s %-17s keys %6llu  predicted %10.0f  measured %10.0f  (%+.3f%%)  %s%s\n",
+            server.label.c_str(), workload.name.c_str(), static_cast<unsigned long long>(*keys), predicted, measured,
+            100 * error, byEncoding.c_str(), arrays.c_str());
 
         const Compared reloaded = compareReloaded(*under, workload, before);
         EXPECT_LT(std::abs(reloaded.error()), 0.01)

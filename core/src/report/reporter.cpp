@@ -108,7 +108,8 @@ nlohmann::json toJson(const SimulationResult& r) {
                 { { "type", c.type }, { "encoding", c.encoding }, { "keys", c.keys }, { "entries", c.entries },
                     { "payload_bytes", c.payloadBytes }, { "allocations", rounded(c.allocations) },
                     { "requested_bytes", rounded(c.requestedBytes) }, { "usable_bytes", rounded(c.usableBytes) },
-                    { "lookup_lines_per_element", rounded(c.lookupLinesPerElement()) } });
+                    { "lookup_lines_per_element", rounded(c.lookupLinesPerElement()) },
+                    { "bucket_array_bytes", rounded(c.bucketArrayBytes) } });
     }
     if (r.limitSweep) {
         auto& sweep = j["limit_sweep"];

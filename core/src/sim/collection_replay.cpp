@@ -292,6 +292,7 @@ std::vector<CollectionUsage> CollectionReplay::usage(const std::vector<KeyState>
         row.allocations += found->second.allocations + collection.allocations;
         row.requestedBytes += found->second.requestedBytes + collection.requestedBytes;
         row.usableBytes += found->second.usableBytes + collection.usableBytes;
+        row.bucketArrayBytes += collection.bucketArrayBytes;
         row.lookupLines += model.lookupLines(state);
     };
     // In key order, so that the sums are the same bits whichever keys a variant shares (a run of one value

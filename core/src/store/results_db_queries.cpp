@@ -162,7 +162,8 @@ Expected<std::vector<TimelineSample>> ResultsDb::timeline(std::int64_t runId) {
 
 namespace {
 constexpr const char* kCollectionColumns
-    = "type, encoding, keys, entries, payload_bytes, allocations, requested_bytes, usable_bytes, lookup_lines";
+    = "type, encoding, keys, entries, payload_bytes, allocations, requested_bytes, usable_bytes, lookup_lines, "
+      "bucket_array_bytes";
 CollectionUsage collectionFrom(const Statement& s) {
     CollectionUsage c;
     c.type = s.text(0);
@@ -174,6 +175,7 @@ CollectionUsage collectionFrom(const Statement& s) {
     c.requestedBytes = s.real(6);
     c.usableBytes = s.real(7);
     c.lookupLines = s.real(8);
+    c.bucketArrayBytes = s.real(9);
     return c;
 }
 } // namespace

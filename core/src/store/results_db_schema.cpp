@@ -218,6 +218,11 @@ CREATE TABLE limit_collections (
     R"SQL(
 ALTER TABLE size_classes ADD COLUMN evictions INTEGER;
 )SQL",
+    // 10 -> 11: of a collection row's usable bytes, its tables' bucket arrays in expectation (0 in older runs).
+    R"SQL(
+ALTER TABLE collections ADD COLUMN bucket_array_bytes REAL NOT NULL DEFAULT 0;
+ALTER TABLE limit_collections ADD COLUMN bucket_array_bytes REAL NOT NULL DEFAULT 0;
+)SQL",
 };
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kMigrationCount == kResultsSchemaVersion, "one migration per schema version");

@@ -130,6 +130,37 @@ TEST(CollectionKeyModel, ATableEmptiedBelowItsFillShrinks) {
     }
 }
 
+// The part of a table's bytes a server's hash seed draws (bucketArrayBytes): its arrays, the one being
+// rehashed by the chance it is still held, and its child buckets, each at its usable size; none for a
+// listpack.
+TEST(CollectionKeyModel, TheBucketArraysArePartOfATablesBytes) {
+    for (const char* spec : kLayouts) {
+        const CollectionKeyModel model = hashModel(*layout(spec));
+        CollectionKeyState key = model.created();
+        model.command(key, 20, 10);
+        for (int f = 0; f < 20; ++f)
+            model.add(key, { 10 }, { 10 });
+        EXPECT_EQ(model.footprint(key).bucketArrayBytes, 0) << spec; // a listpack
+        model.command(key, 2000, 10);
+        for (int f = 0; f < 2000; ++f)
+            model.add(key, { 10 }, { 10 });
+        for (int f = 0; f < 1700; ++f) // a shrink's rehash under way
+            model.remove(key, { 10 }, { 10 });
+        const IndexFootprint table = key.index->footprint(jemalloc());
+        double arrays = 0;
+        const std::size_t held = table.parts.size() - (table.childBuckets != 0 ? 1 : 0);
+        for (std::size_t i = 0; i < held; ++i) // the array in use last; an old one by its chance
+            arrays += static_cast<double>(jemalloc().usableSize(table.parts[i].requestedBytes)) * table.parts[i].count
+                * (i + 1 == held ? 1.0 : table.oldArrayHeld);
+        arrays += static_cast<double>(table.residualArrayBytes) * table.residualArrayHeld;
+        arrays += static_cast<double>(table.childBucketBytes) * table.expectedChildBuckets;
+        const CollectionFootprint f = model.footprint(key);
+        EXPECT_GT(arrays, 0) << spec;
+        EXPECT_NEAR(f.bucketArrayBytes, arrays, 1e-6 * arrays) << spec;
+        EXPECT_LT(f.bucketArrayBytes, f.usableBytes) << spec;
+    }
+}
+
 // Valkey 9.1's HDEL pauses its table's auto shrink until the command's last field (t_hash.c hdelCommand:
 // hashtablePauseAutoShrink ... hashtableResumeAutoShrink); 9.0 shrinks at the field that crosses 13%. The
 // removals a command's last one follows carry atHead (request.h).

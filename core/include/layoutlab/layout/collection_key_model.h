@@ -106,6 +106,11 @@ struct CollectionFootprint {
     double allocations = 0;
     double requestedBytes = 0;
     double usableBytes = 0;
+    // Of usableBytes: the table's bucket arrays (the one being rehashed by the chance it is still held) and
+    // child buckets, in expectation. How many a server holds is its hash seed's draw (where entries fall,
+    // how a rehash's steps meet empty buckets), so a run measures one draw of it; the rest of a key's bytes
+    // do not depend on the seed.
+    double bucketArrayBytes = 0;
 };
 
 class CollectionKeyModel {

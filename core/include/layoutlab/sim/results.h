@@ -119,6 +119,9 @@ struct CollectionUsage {
     // The cache lines lookups of the keys' elements read, summed over the elements (HGET, SISMEMBER, ZSCORE;
     // a list's LINDEX: CollectionKeyModel::lookupLines): what a compact encoding pays for its bytes.
     double lookupLines = 0;
+    // Of usableBytes: the tables' bucket arrays and child buckets, in expectation, which a real server's
+    // hash seed draws (CollectionFootprint::bucketArrayBytes).
+    double bucketArrayBytes = 0;
 
     double lookupLinesPerElement() const { return entries ? lookupLines / static_cast<double>(entries) : 0.0; }
     bool operator==(const CollectionUsage&) const = default;

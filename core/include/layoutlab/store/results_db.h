@@ -31,7 +31,7 @@ struct sqlite3;
 
 namespace layoutlab {
 
-inline constexpr int kResultsSchemaVersion = 10;
+inline constexpr int kResultsSchemaVersion = 11;
 
 struct TraceRecord {
     std::int64_t id = 0;
