@@ -211,8 +211,8 @@ CollectionFootprint CollectionKeyModel::tableFootprint(const CollectionKeyState&
         parts = collection::zsetSkiplistParts(*m_rules);
     const std::uint64_t structBytes
         = m_rules->tableStructBytes + (m_kind == CollectionKind::Hash ? m_rules->hashMetadataBytes : 0);
-    const std::size_t arraysFrom = parts.size() + 1; // addTableParts: the table's struct, then its arrays
-    collection::addTableParts(parts, *key.index, *m_allocator, m_rules->tableStruct, structBytes);
+    const std::size_t arraysFrom
+        = collection::addTableParts(parts, *key.index, *m_allocator, m_rules->tableStruct, structBytes);
     CollectionFootprint out = sumParts(parts, *m_allocator);
     for (std::size_t i = arraysFrom; i < parts.size(); ++i)
         out.bucketArrayBytes += static_cast<double>(m_allocator->usableSize(parts[i].requestedBytes)) * parts[i].count;

@@ -223,9 +223,10 @@ std::optional<Rules> rulesOf(const LayoutModel& layout, const CollectionShape& s
     return rules;
 }
 
-void addTableParts(std::vector<CollectionPart>& parts, const IndexTableModel& table, const AllocatorModel& allocator,
-    const std::string& structName, std::uint64_t structBytes) {
+std::size_t addTableParts(std::vector<CollectionPart>& parts, const IndexTableModel& table,
+    const AllocatorModel& allocator, const std::string& structName, std::uint64_t structBytes) {
     parts.push_back({ structName, structBytes, 1 });
+    const std::size_t firstArray = parts.size();
     const IndexFootprint footprint = table.footprint(allocator);
     // Its parts: the table, the one it rehashes into, child buckets (hashtable.c). The one in use after the
     // rehash comes first.
@@ -242,6 +243,7 @@ void addTableParts(std::vector<CollectionPart>& parts, const IndexTableModel& ta
     // One collection's table holds a fraction of a child bucket in expectation; the keyspace's rounds it away.
     if (footprint.expectedChildBuckets > 0)
         parts.push_back({ "child buckets", footprint.childBucketBytes, footprint.expectedChildBuckets });
+    return firstArray;
 }
 
 double membersWithEntries(const IndexTableModel& table, bool bucketRehashOnAccess) {

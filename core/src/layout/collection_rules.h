@@ -84,9 +84,10 @@ struct Rules {
 std::optional<Rules> rulesOf(const LayoutModel& layout, const CollectionShape& shape, const AllocatorModel& allocator);
 
 // A table as the index model leaves it: its struct, its buckets (the one in use after the rehash first, then
-// the half being rehashed), and hashtable.c's child buckets.
-void addTableParts(std::vector<CollectionPart>& parts, const IndexTableModel& table, const AllocatorModel& allocator,
-    const std::string& structName, std::uint64_t structBytes);
+// the half being rehashed), and hashtable.c's child buckets. Returns the index in `parts` of its first
+// bucket array: the parts from there are the ones a server's hash seed draws.
+std::size_t addTableParts(std::vector<CollectionPart>& parts, const IndexTableModel& table,
+    const AllocatorModel& allocator, const std::string& structName, std::uint64_t structBytes);
 
 // A table made for `sizedFor` entries (hashtableExpand, dictExpand; 0: none), given the `converted` entries
 // of the compact encoding it replaces with one add each, then the rest of `entries` one by one, each after

@@ -71,12 +71,12 @@ Expected<BlockEncoder::Totals> BlockEncoder::finish() {
 }
 
 void BlockEncoder::run(std::stop_token stop) {
+    std::vector<std::vector<Request>> taken; // the blocks queued when the thread last looked, in order
     for (;;) {
-        std::vector<Request> block;
         {
             std::unique_lock lock(m_mutex);
-            // Woken for a few blocks at a time; the first taken, the others follow without waiting.
-            const auto ready = [this] { return m_queued.size() >= (m_taking ? 1 : kWakeBlocks) || m_finishing; };
+            // Woken for a few blocks at a time, and takes them all.
+            const auto ready = [this] { return m_queued.size() >= kWakeBlocks || m_finishing; };
             if (!ready()) {
                 m_encoderWaiting = true;
                 const bool woken = m_changed.wait(lock, stop, ready);
@@ -94,22 +94,23 @@ void BlockEncoder::run(std::stop_token stop) {
                 m_changed.notify_all();
                 return;
             }
-            block = std::move(m_queued.front());
-            m_queued.pop_front();
-            m_taking = !m_queued.empty();
+            taken.swap(m_queued);
         }
-        Status encoded = m_error ? Status { Ok {} } : encode(block);
-        block.clear();
-        bool wake = false;
-        {
-            std::lock_guard lock(m_mutex);
-            if (!encoded && !m_error)
-                m_error = encoded.error();
-            m_free.push_back(std::move(block));
-            wake = m_writerWaiting;
+        for (std::vector<Request>& block : taken) {
+            Status encoded = m_error ? Status { Ok {} } : encode(block);
+            block.clear();
+            bool wake = false;
+            {
+                std::lock_guard lock(m_mutex);
+                if (!encoded && !m_error)
+                    m_error = encoded.error();
+                m_free.push_back(std::move(block));
+                wake = m_writerWaiting;
+            }
+            if (wake)
+                m_changed.notify_all();
         }
-        if (wake)
-            m_changed.notify_all();
+        taken.clear();
     }
 }
 

@@ -12,7 +12,6 @@
 
 #include <condition_variable>
 #include <cstdio>
-#include <deque>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -54,14 +53,12 @@ private:
     // Shared, under m_mutex.
     std::mutex m_mutex;
     std::condition_variable_any m_changed;
-    std::deque<std::vector<Request>> m_queued;
+    std::vector<std::vector<Request>> m_queued; // in order; the thread takes them all at once
     std::vector<std::vector<Request>> m_free;
     bool m_finishing = false;
-    // Who waits on m_changed, so that a side is woken only when it waits; whether the thread is taking
-    // the blocks queued before it last waited (it does not wait for more until they are done).
+    // Who waits on m_changed, so that a side is woken only when it waits.
     bool m_writerWaiting = false;
     bool m_encoderWaiting = false;
-    bool m_taking = false;
     bool m_done = false; // the thread has written everything queued before finish(), or stopped at an error
     std::optional<Error> m_error;
     std::jthread m_thread; // last: started once everything above exists

@@ -36,6 +36,13 @@ double describedUsable(const LayoutModel& l, const CollectionShape& shape, const
     return described->usableBytes(jemalloc()) - keyOwn;
 }
 
+// One HSET of `fields` fields of 10 bytes with values of 10.
+void hsetFields(const CollectionKeyModel& model, CollectionKeyState& key, int fields) {
+    model.command(key, static_cast<std::uint64_t>(fields), 10);
+    for (int f = 0; f < fields; ++f)
+        model.add(key, { 10 }, { 10 });
+}
+
 const char* const kLayouts[] = { "redis-7.0", "redis-7.2", "valkey-8.0", "valkey-8.1", "valkey-9.0", "valkey-9.1" };
 
 TEST(CollectionKeyModel, AHashBuiltFieldByFieldHoldsWhatTheOneKeyModelGives) {
@@ -113,9 +120,7 @@ TEST(CollectionKeyModel, ATableEmptiedBelowItsFillShrinks) {
     for (const char* spec : kLayouts) {
         const CollectionKeyModel model = hashModel(*layout(spec));
         CollectionKeyState key = model.created();
-        model.command(key, 2000, 10);
-        for (int f = 0; f < 2000; ++f)
-            model.add(key, { 10 }, { 10 });
+        hsetFields(model, key, 2000);
         const double full = model.footprint(key).usableBytes;
         const std::uint64_t fullBuckets = key.index->heldBuckets();
         for (int f = 0; f < 1990; ++f)
@@ -137,13 +142,9 @@ TEST(CollectionKeyModel, TheBucketArraysArePartOfATablesBytes) {
     for (const char* spec : kLayouts) {
         const CollectionKeyModel model = hashModel(*layout(spec));
         CollectionKeyState key = model.created();
-        model.command(key, 20, 10);
-        for (int f = 0; f < 20; ++f)
-            model.add(key, { 10 }, { 10 });
+        hsetFields(model, key, 20);
         EXPECT_EQ(model.footprint(key).bucketArrayBytes, 0) << spec; // a listpack
-        model.command(key, 2000, 10);
-        for (int f = 0; f < 2000; ++f)
-            model.add(key, { 10 }, { 10 });
+        hsetFields(model, key, 2000);
         for (int f = 0; f < 1700; ++f) // a shrink's rehash under way
             model.remove(key, { 10 }, { 10 });
         const IndexFootprint table = key.index->footprint(jemalloc());
@@ -168,9 +169,7 @@ TEST(CollectionKeyModel, ARemovalCommandShrinksAtItsEndOnValkey91) {
     for (const char* spec : { "valkey-9.0", "valkey-9.1" }) {
         const CollectionKeyModel model = hashModel(*layout(spec));
         CollectionKeyState key = model.created();
-        model.command(key, 2000, 10);
-        for (int f = 0; f < 2000; ++f)
-            model.add(key, { 10 }, { 10 });
+        hsetFields(model, key, 2000);
         ASSERT_EQ(key.index->buckets(), 512u) << spec;
         // Down to 466 fields: 13% of 512 buckets' 3,584 slots is 465.9, so the next removal crosses it.
         for (int f = 0; f < 1534; ++f)
