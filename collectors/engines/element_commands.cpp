@@ -5,8 +5,12 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
+#include <cstdio>
 #include <fmt/format.h>
 #include <limits>
+#include <map>
+#include <optional>
 
 namespace layoutlab {
 
@@ -120,9 +124,47 @@ bool elementText(std::uint32_t bytes, IntegerClass cls, std::uint64_t n, std::st
     return Wide { n } < total; // else the name repeats one made before
 }
 
-bool scoreText(std::uint32_t bytes, IntegerClass cls, std::string& out) {
+namespace {
+// Texts of `shortest` characters, digits around one point, whose number prints back as them (the shortest
+// text that reads back) and in "%.17g" (Redis 7.0's util.c d2string) in `seventeen` characters: drawn from a
+// fixed sequence, the first that fits remembered for each pair of lengths.
+std::optional<std::string> printedInSeventeen(std::uint32_t shortest, std::uint32_t seventeen) {
+    thread_local std::map<std::pair<std::uint32_t, std::uint32_t>, std::optional<std::string>> found;
+    const auto [at, made] = found.try_emplace({ shortest, seventeen });
+    if (!made || shortest < 3 || shortest > 17)
+        return at->second;
+    std::uint64_t state = std::uint64_t { shortest } << 32 | seventeen;
+    auto digit = [&state](char from) { return static_cast<char>(from + Random::splitmix64(state) % ('9' - from + 1)); };
+    for (int tries = 0; tries < 20000; ++tries) {
+        const std::uint32_t point = 1 + static_cast<std::uint32_t>(Random::splitmix64(state) % (shortest - 2));
+        std::string text(shortest, '.');
+        for (std::uint32_t i = 0; i < shortest; ++i)
+            if (i != point) // no leading zero but "0.", no trailing one
+                text[i] = digit((i == 0 && point > 1) || i + 1 == shortest ? '1' : '0');
+        const double v = std::strtod(text.c_str(), nullptr);
+        std::array<char, 40> shortestText {}, printed {};
+        const auto end = std::to_chars(shortestText.data(), shortestText.data() + shortestText.size(), v).ptr;
+        const int n = std::snprintf(printed.data(), printed.size(), "%.17g", v);
+        if (std::string_view(shortestText.data(), static_cast<std::size_t>(end - shortestText.data())) == text
+            && n == static_cast<int>(seventeen)) {
+            at->second = text;
+            break;
+        }
+    }
+    return at->second;
+}
+} // namespace
+
+bool scoreText(std::uint32_t packed, IntegerClass cls, std::string& out) {
+    const std::uint32_t bytes = shortestScoreBytes(packed), seventeen = seventeenDigitScoreBytes(packed);
     if (cls != IntegerClass::None)
         return elementText(bytes, cls, 0, out);
+    if (seventeen != 0) {
+        if (auto text = printedInSeventeen(bytes, seventeen)) {
+            out = std::move(*text);
+            return true;
+        }
+    }
     // 1 + 2^-k prints in full in k fraction digits (2^-k = 5^k / 10^k), within the 17 significant digits
     // d2string keeps: from "1.5" (3 characters) to 16 fraction digits (18).
     constexpr std::uint32_t kShortest = 3, kLongest = 18;
@@ -132,7 +174,7 @@ bool scoreText(std::uint32_t bytes, IntegerClass cls, std::string& out) {
     for (std::uint32_t i = 0; i < k; ++i)
         fivePower *= 5;
     out = fmt::format("1.{:0>{}}", fivePower, k);
-    return length == bytes;
+    return length == bytes && seventeen == 0;
 }
 
 ElementCommandWriter::Key& ElementCommandWriter::keyOf(std::uint32_t keyId) {
@@ -204,6 +246,31 @@ void ElementCommandWriter::flush(std::vector<Command>& out) {
     if (m_pending && !m_pending->command.empty())
         out.push_back(std::move(m_pending->command));
     m_pending.reset();
+    sendRemovals(out);
+}
+
+void ElementCommandWriter::sendRemovals(std::vector<Command>& out) {
+    if (!m_removals)
+        return;
+    Removals held = std::move(*m_removals);
+    m_removals.reset();
+    if (held.byRange) {
+        Command mark { "ZADD", held.key, "XX" };
+        for (auto& name : held.names) {
+            mark.push_back("-inf");
+            mark.push_back(std::move(name));
+        }
+        out.push_back(std::move(mark));
+        out.push_back({ "ZREMRANGEBYSCORE", held.key, "-inf", "-inf" });
+        return;
+    }
+    const char* verb = held.collection == CollectionKind::Hash ? "HDEL"
+        : held.collection == CollectionKind::Set               ? "SREM"
+                                                               : "ZREM";
+    Command command { verb, std::move(held.key) };
+    for (auto& name : held.names)
+        command.push_back(std::move(name));
+    out.push_back(std::move(command));
 }
 
 void ElementCommandWriter::before(const Request& r, std::vector<Command>& out) {
@@ -288,9 +355,15 @@ Status ElementCommandWriter::write(const Request& r, const std::string& key, std
             return Ok {}; // nothing of that shape held: unmatched, counted
     }
     if (op.action == ElementAction::Remove) {
-        flush(out);
-        out.push_back({ hash ? "HDEL" : set ? "SREM" : "ZREM", key, name });
+        const bool byRange = op.collection == CollectionKind::SortedSet && r.valueBytes == kRemovedByRange;
+        if (!m_removals || m_removals->keyId != r.keyId || m_removals->byRange != byRange) {
+            flush(out);
+            m_removals = Removals { r.keyId, key, op.collection, byRange, {} };
+        }
+        m_removals->names.push_back(std::move(name));
         removed(r.keyId, state);
+        if (!op.atHead) // the command's last (request.h)
+            sendRemovals(out);
         return Ok {};
     }
     state.held[now].push_back(name);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // The collection workloads (collection_workloads.h): hashes grown by HSETs, emptied by HDEL, counters and
 // lifecycles beside strings; sets of strings and of integers of every intset width, grown and emptied;
-// sorted sets with every score shape and ZADD option; lists pushed and popped at both ends and trimmed.
+// sorted sets with every score shape and ZADD option, and emptied by ranges; lists pushed and popped at both ends and
+// trimmed.
 
 #include "collection_workloads.h"
+#include "workload_draw.h"
 
 #include <cstdlib>
 #include <fmt/format.h>
@@ -15,39 +17,7 @@
 namespace layoutlab::test {
 
 namespace {
-
-class Draw {
-public:
-    explicit Draw(std::uint64_t seed)
-        : m_rng(seed) { }
-    std::uint64_t between(std::uint64_t lo, std::uint64_t hi) {
-        return std::uniform_int_distribution<std::uint64_t>(lo, hi)(m_rng);
-    }
-    bool chance(double p) { return std::bernoulli_distribution(p)(m_rng); }
-    // A value's length: mostly short, some at hash-max-listpack-value (64) and some past it.
-    std::string value(std::uint64_t salt) {
-        const std::uint64_t r = between(0, 99);
-        const std::uint64_t length = r < 80 ? between(1, 40) : r < 95 ? between(41, 64) : between(65, 120);
-        std::string v(length, 'v');
-        for (std::size_t c = 0; c < v.size(); ++c)
-            v[c] = static_cast<char>('a' + (salt * 7 + c) % 26);
-        return v;
-    }
-
-private:
-    std::mt19937_64 m_rng;
-};
-
-// Fields named apart in each key (one hash seed per server: the same names in every key would put every
-// key's fields in the same buckets), 4 to 20 bytes.
-std::string field(std::uint64_t key, std::uint64_t i) {
-    std::string f = fmt::format("f{:x}.{}", key * 2654435761ULL % 65521, i);
-    f.resize(4 + (key + i) % 17, '_');
-    return f;
-}
-std::string hashKey(std::uint64_t k) {
-    return fmt::format("hash:{:07}", k);
-}
+using namespace workload;
 
 // Keys grown by HSETs of a few pairs each to field counts on both sides of 512.
 Workload grow(std::uint64_t keys) {
@@ -170,22 +140,6 @@ Workload lifecycle(std::uint64_t keys) {
     return w;
 }
 
-// A set's member: an integer of a width drawn per key (an intset's 2, 4 or 8 bytes, the i-th apart from the
-// others), or a string of 4 to 80 bytes (some past set-max-listpack-value).
-std::string integerMember(std::uint64_t key, std::uint64_t i, std::uint64_t width) {
-    static const std::int64_t kBase[] = { 0, -20000, 70000, 5000000000LL };
-    const auto v = kBase[width % 4] + static_cast<std::int64_t>(i * (1 + key % 7));
-    return std::to_string(width % 4 == 1 ? -v : v);
-}
-std::string stringMember(std::uint64_t key, std::uint64_t i, std::uint64_t length) {
-    std::string m = fmt::format("m{:x}.{}", key * 40503ULL % 65521, i);
-    m.resize(std::max<std::size_t>(length, m.size()), '-');
-    return m;
-}
-std::string setKey(std::uint64_t k) {
-    return fmt::format("set:{:07}", k);
-}
-
 // Sets grown by SADDs of 1 to 8 members to counts on both sides of set-max-listpack-entries (128) and
 // set-max-intset-entries (512): integer-only sets of each width, some joined by a string member late (an
 // intset becomes a listpack or a table); string sets, a few with a member past 64 bytes; members repeated.
@@ -248,82 +202,6 @@ Workload setsChurn(std::uint64_t keys) {
             w.commands.push_back({ "SMISMEMBER", setKey(k), member(0), member(members - 1), "missing" });
         if (d.chance(0.05))
             w.commands.push_back({ "HSET", setKey(k), "f", "v" }); // WRONGTYPE
-    }
-    return w;
-}
-
-std::string zsetKey(std::uint64_t k) {
-    return fmt::format("zset:{:07}", k);
-}
-// A score: an integer (a timestamp's or a small count's digits) or a fraction of 1 to 17 significant digits.
-std::string score(Draw& d) {
-    const std::uint64_t r = d.between(0, 99);
-    if (r < 40)
-        return std::to_string(d.between(0, 300));
-    if (r < 60)
-        return std::to_string(1700000000000 + d.between(0, 1000000000));
-    if (r < 80)
-        return fmt::format("{}.{}", d.between(0, 99), d.between(1, 9));
-    return fmt::format("{:.6f}", static_cast<double>(d.between(0, 1u << 30)) / 7.0);
-}
-
-// Sorted sets grown by ZADDs of 1 to 8 pairs to counts on both sides of zset-max-listpack-entries (128),
-// members on both sides of zset-max-listpack-value (64), scores of every length; ZINCRBY on members held.
-Workload zsetsGrow(std::uint64_t keys) {
-    Workload w { fmt::format("zsets-grow-{}", keys), {}, {} };
-    Draw d(keys * 17);
-    for (std::uint64_t k = 0; k < keys; ++k) {
-        const std::uint64_t r = d.between(0, 99);
-        const std::uint64_t members = r < 50 ? d.between(1, 20) : r < 80 ? d.between(100, 140) : d.between(300, 900);
-        const std::uint64_t length = d.chance(0.95) ? d.between(4, 40) : d.between(60, 80);
-        w.collectionKeys.push_back(zsetKey(k));
-        for (std::uint64_t i = 0; i < members;) {
-            Command c { "ZADD", zsetKey(k) };
-            for (std::uint64_t n = d.between(1, 8); n > 0 && i < members; --n, ++i) {
-                c.push_back(score(d));
-                c.push_back(stringMember(k, i, length));
-            }
-            w.commands.push_back(std::move(c));
-            if (d.chance(0.2))
-                w.commands.push_back(
-                    { "ZINCRBY", zsetKey(k), d.chance(0.5) ? "1" : "0.25", stringMember(k, i / 2, length) });
-        }
-    }
-    return w;
-}
-
-// Sorted sets of one ZADD (some past the limits at once), their scores rewritten (XX, GT, NX), emptied by ZREM
-// to half or all, with ZSCORE, ZMSCORE and ZRANK between.
-Workload zsetsChurn(std::uint64_t keys) {
-    Workload w { fmt::format("zsets-churn-{}", keys), {}, {} };
-    Draw d(keys * 29);
-    for (std::uint64_t k = 0; k < keys; ++k) {
-        static const std::uint64_t kSizes[] = { 10, 120, 300, 1000 };
-        const std::uint64_t members = kSizes[d.between(0, 3)], length = d.between(4, 30);
-        Command build { "ZADD", zsetKey(k) };
-        for (std::uint64_t i = 0; i < members; ++i) {
-            build.push_back(score(d));
-            build.push_back(stringMember(k, i, length));
-        }
-        w.commands.push_back(std::move(build));
-        w.collectionKeys.push_back(zsetKey(k));
-        for (std::uint64_t i = 0; i < members / 4; ++i) {
-            static const char* const kOptions[] = { "XX", "GT", "NX", "CH" };
-            w.commands.push_back({ "ZADD", zsetKey(k), kOptions[d.between(0, 3)], score(d),
-                stringMember(k, d.between(0, members), length) });
-        }
-        const std::uint64_t removed = d.chance(0.1) ? members : members / 2 + d.between(0, members / 2);
-        for (std::uint64_t i = 0; i < removed;) {
-            Command c { "ZREM", zsetKey(k) };
-            for (std::uint64_t n = d.between(1, 5); n > 0 && i < removed; --n, ++i)
-                c.push_back(stringMember(k, d.chance(0.8) ? i : d.between(0, members - 1), length));
-            w.commands.push_back(std::move(c));
-            if (d.chance(0.3))
-                w.commands.push_back({ d.chance(0.5) ? "ZSCORE" : "ZRANK", zsetKey(k),
-                    stringMember(k, d.between(0, members - 1), length) });
-        }
-        if (d.chance(0.2))
-            w.commands.push_back({ "ZMSCORE", zsetKey(k), stringMember(k, 0, length), "missing" });
     }
     return w;
 }
@@ -530,6 +408,9 @@ Workload hashesGrown(std::uint64_t keys) {
 Workload movesAndRemovals(std::uint64_t keys) {
     return moves(keys);
 }
+Workload rangeRemovals(std::uint64_t keys) {
+    return workload::zsetsRanges(keys);
+}
 
 std::vector<Workload> collectionWorkloads() {
     // LAYOUTLAB_COLLECTION_WORKLOAD=FILE runs the commands of FILE instead (one per line, arguments split at
@@ -555,7 +436,7 @@ std::vector<Workload> collectionWorkloads() {
         return { w };
     }
     return { grow(700), churn(512), counters(1000), lifecycle(1025), setsGrow(600), setsChurn(513), zsetsGrow(500),
-        zsetsChurn(511), listsGrow(400), listsChurn(257), moves(130) };
+        zsetsChurn(511), zsetsRanges(511), listsGrow(400), listsChurn(257), moves(130) };
 }
 
 } // namespace layoutlab::test

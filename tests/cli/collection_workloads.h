@@ -23,6 +23,8 @@ struct Workload {
 Workload hashesGrown(std::uint64_t keys);
 // Elements moved between keys (LMOVE, SMOVE, ...), popped from the first of several keys, removed by LREM.
 Workload movesAndRemovals(std::uint64_t keys);
+// Sorted sets emptied by ranges (ZREMRANGEBYSCORE, ...BYRANK, ...BYLEX) as windows, leaderboards and indexes.
+Workload rangeRemovals(std::uint64_t keys);
 // Every workload, or the one LAYOUTLAB_COLLECTION_WORKLOAD names (a file of commands, one a line).
 std::vector<Workload> collectionWorkloads();
 

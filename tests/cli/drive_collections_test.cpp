@@ -4,7 +4,7 @@
 //   - traces `gen` makes of each type, their element counts and lengths on both sides of the engines' default
 //     limits and their key counts around powers of two, sent as the collection commands their element requests
 //     stand for (ElementCommandWriter);
-//   - a MONITOR capture of elements moved between keys and removed by LREM;
+//   - MONITOR captures of elements moved between keys and removed by LREM, and of sorted sets emptied by ranges;
 //   - the server's own RDB file of the collection workloads (collection_workloads.h), loaded by the server
 //     itself (DEBUG RELOAD), as `drive dump.rdb` does for an operator's file.
 // Each must be predicted within 1% of the settled server's Δ(used_memory - mem_clients_normal) per key, with
@@ -128,27 +128,30 @@ TEST_P(DriveCollections, ItsOwnSnapshotLoadedWithinOnePercent) {
     expectWithinOnePercent(drive(*s, file), "snapshot");
 }
 
-// A MONITOR capture of elements moved between keys and removed from lists' middles (LMOVE, BLPOP, SMOVE, ZPOPMIN,
-// LREM...: collection_workloads.h), driven into a fresh server of the same build: the moves as the pops and
-// pushes they are, each LREM as an LSET of a mark at the element's place and an LREM of the mark.
-TEST_P(DriveCollections, ACaptureOfMovesAndRemovalsWithinOnePercent) {
+// MONITOR captures driven into a fresh server of the same build: elements moved between keys and removed from
+// lists' middles (LMOVE, BLPOP, SMOVE, ZPOPMIN, LREM...: collection_workloads.h), the moves as the pops and
+// pushes they are, each LREM as an LSET of a mark at the element's place and an LREM of the mark; and sorted
+// sets emptied by ranges (ZREMRANGEBY*), each range as its members moved to -inf and a ZREMRANGEBYSCORE of it.
+TEST_P(DriveCollections, CapturesOfMovesAndRemovalsWithinOnePercent) {
     const auto* s = server();
     if (!s)
         GTEST_SKIP() << "no server " << GetParam()
                      << ": Debian's redis-server and the builds of tests/engines are all there are here";
-    const std::string file = (m_dir / "moves.monitor").string();
-    {
-        auto under = layoutlab::test::startRespServer(*s);
-        ASSERT_TRUE(under);
-        layoutlab::test::MonitorCapture monitor(under->running->port);
-        std::uint64_t refused = 0;
-        ASSERT_TRUE(under->client->pipeline(layoutlab::test::movesAndRemovals(130).commands, 512, &refused));
-        ASSERT_TRUE(under->client->command({ "ECHO", "layoutlab-capture-end" }));
-        monitor.waitFor("layoutlab-capture-end");
-        monitor.close();
-        std::ofstream(file) << monitor.lines();
+    for (const auto& workload : { layoutlab::test::movesAndRemovals(130), layoutlab::test::rangeRemovals(255) }) {
+        const std::string file = (m_dir / (workload.name + ".monitor")).string();
+        {
+            auto under = layoutlab::test::startRespServer(*s);
+            ASSERT_TRUE(under);
+            layoutlab::test::MonitorCapture monitor(under->running->port);
+            std::uint64_t refused = 0;
+            ASSERT_TRUE(under->client->pipeline(workload.commands, 512, &refused));
+            ASSERT_TRUE(under->client->command({ "ECHO", "layoutlab-capture-end" }));
+            monitor.waitFor("layoutlab-capture-end");
+            monitor.close();
+            std::ofstream(file) << monitor.lines();
+        }
+        expectWithinOnePercent(drive(*s, file), workload.name);
     }
-    expectWithinOnePercent(drive(*s, file), "moves");
 }
 
 INSTANTIATE_TEST_SUITE_P(Servers, DriveCollections, ::testing::Range<std::size_t>(0, 12),

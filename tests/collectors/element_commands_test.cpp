@@ -93,6 +93,21 @@ TEST(ScoreText, NonIntegerScoresPrintInTheirLength) {
     EXPECT_EQ(integerClassOf(text), IntegerClass::Int24);
 }
 
+// Where Redis 7.0's 17 digits are longer than the shortest text (request.h packScoreBytes), the score made up
+// has both lengths.
+TEST(ScoreText, AScoreLongerInSeventeenDigitsIsMadeSo) {
+    for (const auto [shortest, seventeen] :
+        { std::pair { 3u, 19u }, { 4u, 18u }, { 13u, 18u }, { 15u, 17u }, { 8u, 19u } }) {
+        std::string text;
+        EXPECT_TRUE(scoreText(packScoreBytes(shortest, seventeen), IntegerClass::None, text)) << shortest;
+        const double v = std::strtod(text.c_str(), nullptr);
+        char printed[64];
+        EXPECT_EQ(std::snprintf(printed, sizeof printed, "%.17g", v), static_cast<int>(seventeen)) << text;
+        EXPECT_EQ(text.size(), shortest) << text;
+        EXPECT_EQ(integerClassOf(text), IntegerClass::None) << text;
+    }
+}
+
 TEST(ElementCommandWriter, ACommandsElementsGoTogetherAndRemovesNameWhatWasAdded) {
     ElementCommandWriter writer;
     std::vector<Command> out;
@@ -124,6 +139,36 @@ TEST(ElementCommandWriter, ACommandsElementsGoTogetherAndRemovesNameWhatWasAdded
     ASSERT_TRUE(writer.write(element(1, CollectionKind::Hash, ElementAction::Remove, 5, 0, 99), "h", out));
     EXPECT_EQ(writer.unmatched(), 1u); // no field of that shape: not sent
     EXPECT_EQ(out.size(), 3u);
+}
+
+// One command's removals go as one command (all but the last say more follow); a range's (ZREMRANGEBY*) as
+// its members moved to -inf and a ZREMRANGEBYSCORE of -inf.
+TEST(ElementCommandWriter, OneCommandsRemovalsGoTogetherAndARangeAsARange) {
+    ElementCommandWriter writer;
+    std::vector<Command> out;
+    for (int i = 0; i < 4; ++i)
+        ASSERT_TRUE(writer.write(element(4, CollectionKind::SortedSet, ElementAction::Add, 6, 2, 0, false), "z", out));
+    std::set<std::string> members;
+    for (const Command& c : out)
+        members.insert(c.at(3));
+    ASSERT_EQ(members.size(), 4u);
+    out.clear();
+    ASSERT_TRUE(writer.write(element(4, CollectionKind::SortedSet, ElementAction::Remove, 6, 0, 2, true), "z", out));
+    EXPECT_TRUE(out.empty()); // held until its last
+    ASSERT_TRUE(writer.write(element(4, CollectionKind::SortedSet, ElementAction::Remove, 6, 0, 2, false), "z", out));
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].size(), 4u);
+    EXPECT_EQ(out[0][0], "ZREM");
+    out.clear();
+    for (const bool moreFollow : { true, false })
+        ASSERT_TRUE(writer.write(
+            element(4, CollectionKind::SortedSet, ElementAction::Remove, 6, kRemovedByRange, 2, moreFollow), "z", out));
+    ASSERT_EQ(out.size(), 2u);
+    ASSERT_EQ(out[0].size(), 7u);
+    EXPECT_EQ((Command { out[0][0], out[0][1], out[0][2], out[0][3], out[0][5] }),
+        (Command { "ZADD", "z", "XX", "-inf", "-inf" }));
+    EXPECT_TRUE(members.contains(out[0][4]) && members.contains(out[0][6]));
+    EXPECT_EQ(out[1], (Command { "ZREMRANGEBYSCORE", "z", "-inf", "-inf" }));
 }
 
 TEST(ElementCommandWriter, ListsPushPopAndSetInPlace) {

@@ -8,6 +8,11 @@
 //   zremCommand: zsetDel for each member, a lookup for one that is not there; the key goes with its last
 //     member, and the members after it are not looked at.
 //   zscoreCommand, zmscoreCommand, zrankGenericCommand: a lookup per member.
+//   zremrangeGenericCommand (ZREMRANGEBYSCORE, ZREMRANGEBYRANK, ZREMRANGEBYLEX): the range parsed first (an
+//     error changes nothing, whatever the key holds), then the members in it removed, lowest first
+//     (zzlDeleteRangeBy*, zslDeleteRangeBy*), the key with the last. Each removal says it is a range's
+//     (request.h kRemovedByRange): every engine's table shrinks once, at the command's end (Redis 7.x
+//     dictResize after the range; Valkey 8.0 dictPauseAutoResize; 8.1 and later hashtablePauseAutoShrink).
 // A score is stored as util.c d2string writes it: an integer within +-2^62 as its digits, else the shortest
 // text that reads back to it (fpconv_dtoa; Redis 7.0 writes "%.17g", longer for most fractions: the trace
 // carries the shortest), "inf", "-inf".
@@ -19,14 +24,15 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fmt/format.h>
 
 namespace layoutlab::monitor {
 
 namespace {
-constexpr std::array<std::string_view, 7> kElementCommands { "ZADD", "ZINCRBY", "ZREM", "ZSCORE", "ZMSCORE", "ZRANK",
-    "ZREVRANK" };
+constexpr std::array<std::string_view, 10> kElementCommands { "ZADD", "ZINCRBY", "ZREM", "ZSCORE", "ZMSCORE", "ZRANK",
+    "ZREVRANK", "ZREMRANGEBYSCORE", "ZREMRANGEBYRANK", "ZREMRANGEBYLEX" };
 constexpr std::array<std::string_view, 11> kWholeReads { "ZRANGE", "ZREVRANGE", "ZRANGEBYSCORE", "ZREVRANGEBYSCORE",
     "ZRANGEBYLEX", "ZREVRANGEBYLEX", "ZCARD", "ZCOUNT", "ZLEXCOUNT", "ZSCAN", "ZRANDMEMBER" };
 
@@ -41,6 +47,46 @@ std::optional<double> parseScore(const std::string& text) {
     return v;
 }
 
+// t_zset.c zslParseRange: a score, "(" before it for an open end; strtod of the rest whole, not NaN.
+struct ScoreRange {
+    double min = 0, max = 0;
+    bool minOpen = false, maxOpen = false;
+    bool holds(double v) const { return (minOpen ? v > min : v >= min) && (maxOpen ? v < max : v <= max); }
+};
+std::optional<double> parseRangeScore(const std::string& text, bool& open) {
+    open = !text.empty() && text[0] == '(';
+    const char* begin = text.c_str() + (open ? 1 : 0);
+    char* end = nullptr;
+    const double v = std::strtod(begin, &end);
+    if (end != text.c_str() + text.size() || std::isnan(v))
+        return std::nullopt;
+    return v;
+}
+
+// t_zset.c zslParseLexRangeItem: "-" and "+" (below and above every member), "(" or "[" before a member for an
+// open or a closed end; and sdscmplex, which compares with them.
+struct LexBound {
+    enum class Kind : std::uint8_t { Lowest, Highest, Member } kind = Kind::Member;
+    std::string member;
+    bool open = false;
+};
+std::optional<LexBound> parseLexBound(const std::string& text) {
+    if (text == "-" || text == "+")
+        return LexBound { text == "-" ? LexBound::Kind::Lowest : LexBound::Kind::Highest, {}, true };
+    if (text.empty() || (text[0] != '(' && text[0] != '['))
+        return std::nullopt;
+    return LexBound { LexBound::Kind::Member, text.substr(1), text[0] == '(' };
+}
+int compareLex(const LexBound& a, const LexBound& b) {
+    if (a.kind == b.kind && a.kind != LexBound::Kind::Member)
+        return 0; // the same shared string
+    if (a.kind == LexBound::Kind::Lowest || b.kind == LexBound::Kind::Highest)
+        return -1;
+    if (a.kind == LexBound::Kind::Highest || b.kind == LexBound::Kind::Lowest)
+        return 1;
+    return a.member.compare(b.member); // sdscmp: memcmp, then the shorter first
+}
+
 class SortedSetCommand : CollectionCommand {
 public:
     SortedSetCommand(
@@ -50,8 +96,9 @@ public:
     CollectionCommandEffect run() {
         const std::size_t n = m_args.size();
         // ZRANK and ZREVRANK take an optional WITHSCORE.
+        const bool ranged = m_name.starts_with("ZREMRANGEBY");
         const bool ok = m_name == "ZADD"              ? n >= 4
-            : m_name == "ZINCRBY"                     ? n == 4
+            : m_name == "ZINCRBY" || ranged           ? n == 4
             : m_name == "ZREM" || m_name == "ZMSCORE" ? n >= 3
             : m_name == "ZSCORE"                      ? n == 3
                                                       : n == 3 || n == 4;
@@ -61,6 +108,8 @@ public:
         }
         if (m_name == "ZADD" || m_name == "ZINCRBY") {
             add();
+        } else if (ranged) {
+            removeRange();
         } else if (lookUpKey(KeyValue::Content::SortedSet)) {
             if (m_name == "ZREM")
                 remove();
@@ -156,7 +205,7 @@ private:
                 return lookup(member);
             const std::string text = zsetScoreText(score);
             Request r = element(ElementAction::Add, member);
-            r.valueBytes = static_cast<std::uint32_t>(text.size());
+            r.valueBytes = packedScoreBytes(score);
             m_op.value = integerClassOf(text);
             push(r);
             members.emplace(member, score);
@@ -168,8 +217,8 @@ private:
             return lookup(member);
         const std::string before = zsetScoreText(found->second), after = zsetScoreText(score);
         Request r = element(ElementAction::Update, member);
-        r.valueBytes = static_cast<std::uint32_t>(after.size());
-        r.ttlSeconds = static_cast<std::uint32_t>(before.size()); // the prior score's text
+        r.valueBytes = packedScoreBytes(score);
+        r.ttlSeconds = packedScoreBytes(found->second); // the prior score's text
         m_op.value = integerClassOf(after);
         m_op.prior = integerClassOf(before);
         push(r);
@@ -187,18 +236,136 @@ private:
                 lookup(m_args[i]);
                 continue;
             }
-            const std::string text = zsetScoreText(found->second);
-            Request r = element(ElementAction::Remove, m_args[i]);
-            r.ttlSeconds = static_cast<std::uint32_t>(text.size()); // the score's text, the listpack's entry
-            m_op.prior = integerClassOf(text);
-            push(r);
-            members.erase(found);
-            if (members.empty()) {
-                *m_key = KeyValue {}; // the server deletes an empty sorted set
+            if (removeMember(found, 0))
                 break;
-            }
         }
         markRemovalsOfOneCommand(first);
+    }
+    // The member removed, with its score's text (the listpack's entry); true when it was the last, and the
+    // key is gone with it.
+    bool removeMember(std::unordered_map<std::string, double>::iterator found, std::uint32_t how) {
+        auto& members = *m_key->zset;
+        const std::string text = zsetScoreText(found->second);
+        Request r = element(ElementAction::Remove, found->first);
+        r.valueBytes = how;
+        r.ttlSeconds = packedScoreBytes(found->second);
+        m_op.prior = integerClassOf(text);
+        push(r);
+        members.erase(found);
+        if (!members.empty())
+            return false;
+        *m_key = KeyValue {}; // the server deletes an empty sorted set
+        return true;
+    }
+
+    // The members, lowest first: by score, then by member (zslInsert's order, and a listpack's).
+    using Ordered = std::vector<std::pair<double, const std::string*>>;
+    static bool lower(const Ordered::value_type& a, const Ordered::value_type& b) {
+        return a.first < b.first || (a.first == b.first && *a.second < *b.second);
+    }
+    Ordered members() const {
+        Ordered out;
+        out.reserve(m_key->zset->size());
+        for (const auto& [member, score] : *m_key->zset)
+            out.emplace_back(score, &member);
+        return out;
+    }
+
+    void removeRange() {
+        std::optional<Ordered> chosen;
+        if (m_name == "ZREMRANGEBYSCORE")
+            chosen = inScoreRange();
+        else if (m_name == "ZREMRANGEBYRANK")
+            chosen = inRankRange();
+        else
+            chosen = inLexRange();
+        if (!chosen)
+            return; // refused
+        std::sort(chosen->begin(), chosen->end(), lower);
+        std::vector<std::string> names;
+        names.reserve(chosen->size());
+        for (const auto& [score, member] : *chosen)
+            names.push_back(*member);
+        const std::size_t first = requestsSoFar();
+        for (const std::string& name : names)
+            if (removeMember(m_key->zset->find(name), kRemovedByRange))
+                break;
+        markRemovalsOfOneCommand(first);
+    }
+    // Whether the key is a sorted set to remove from: absent or empty, nothing (the reply is 0); another
+    // type, refused.
+    bool holdsMembers() { return lookUpKey(KeyValue::Content::SortedSet) && present(); }
+
+    std::optional<Ordered> inScoreRange() {
+        ScoreRange range;
+        const auto min = parseRangeScore(m_args[2], range.minOpen), max = parseRangeScore(m_args[3], range.maxOpen);
+        if (!min || !max)
+            return refused(
+                "min or max is not a float", "'" + m_args[2].substr(0, 40) + "' '" + m_args[3].substr(0, 40) + "'");
+        range.min = *min;
+        range.max = *max;
+        Ordered out;
+        if (!holdsMembers())
+            return out;
+        for (const auto& [member, score] : *m_key->zset)
+            if (range.holds(score))
+                out.emplace_back(score, &member);
+        return out;
+    }
+
+    // Ranks from 0, lowest first; below 0 counted from the highest; the range clipped to the members.
+    std::optional<Ordered> inRankRange() {
+        auto start = parseLongLong(m_args[2]), end = parseLongLong(m_args[3]);
+        if (!start || !end)
+            return refused("value is not an integer or out of range",
+                "'" + m_args[2].substr(0, 40) + "' '" + m_args[3].substr(0, 40) + "'");
+        if (!holdsMembers())
+            return Ordered {};
+        const auto length = static_cast<std::int64_t>(m_key->zset->size());
+        std::int64_t from = *start < 0 ? length + *start : *start, to = *end < 0 ? length + *end : *end;
+        from = std::max<std::int64_t>(from, 0);
+        if (from > to || from >= length)
+            return Ordered {};
+        to = std::min(to, length - 1);
+        Ordered all = members();
+        const auto first = all.begin() + from, last = all.begin() + to + 1;
+        std::nth_element(all.begin(), first, all.end(), lower);
+        if (last != all.end())
+            std::nth_element(first, last, all.end(), lower);
+        return Ordered(first, last);
+    }
+
+    // zzlDeleteRangeByLex: nothing when the range is empty, the highest member is below it or the lowest above
+    // it (zzlIsInLexRange); else, walking from the lowest, the first member not below the range and those after
+    // it while not above it. Where every score is equal, as the command asks, that is every member in the range;
+    // where they are not, the server's skiplist may start elsewhere (its levels are drawn at random).
+    std::optional<Ordered> inLexRange() {
+        const auto min = parseLexBound(m_args[2]), max = parseLexBound(m_args[3]);
+        if (!min || !max)
+            return refused("min or max not valid string range item",
+                "'" + m_args[2].substr(0, 40) + "' '" + m_args[3].substr(0, 40) + "'");
+        if (!holdsMembers())
+            return Ordered {};
+        const int bounds = compareLex(*min, *max);
+        if (bounds > 0 || (bounds == 0 && (min->open || max->open)))
+            return Ordered {};
+        auto aboveMin = [&](const std::string& m) {
+            const int c = compareLex({ LexBound::Kind::Member, m, false }, *min);
+            return min->open ? c > 0 : c >= 0;
+        };
+        auto belowMax = [&](const std::string& m) {
+            const int c = compareLex({ LexBound::Kind::Member, m, false }, *max);
+            return max->open ? c < 0 : c <= 0;
+        };
+        Ordered all = members();
+        std::sort(all.begin(), all.end(), lower);
+        Ordered out;
+        if (!aboveMin(*all.back().second) || !belowMax(*all.front().second))
+            return out;
+        auto at = std::find_if(all.begin(), all.end(), [&](const auto& e) { return aboveMin(*e.second); });
+        for (; at != all.end() && belowMax(*at->second); ++at)
+            out.push_back(*at);
+        return out;
     }
 };
 } // namespace
@@ -224,6 +391,24 @@ std::string zsetScoreText(double v) {
     std::array<char, 32> buf {};
     const auto written = std::to_chars(buf.data(), buf.data() + buf.size(), v);
     return std::string(buf.data(), written.ptr);
+}
+
+std::string zsetScoreText70(double v) {
+    // Redis 7.0 util.c d2string: inf, -inf, 0 and -0 as the later lines write them; an integer strictly within
+    // +-2^52 by ll2string; anything else snprintf "%.17g".
+    if (std::isinf(v) || v == 0)
+        return zsetScoreText(v);
+    constexpr double kIntegerLimit = 4503599627370496.0; // 2^52
+    if (v > -kIntegerLimit && v < kIntegerLimit && v == std::trunc(v))
+        return std::to_string(static_cast<long long>(v));
+    std::array<char, 40> buf {};
+    const int n = std::snprintf(buf.data(), buf.size(), "%.17g", v);
+    return std::string(buf.data(), static_cast<std::size_t>(std::max(n, 0)));
+}
+
+std::uint32_t packedScoreBytes(double v) {
+    return packScoreBytes(
+        static_cast<std::uint32_t>(zsetScoreText(v).size()), static_cast<std::uint32_t>(zsetScoreText70(v).size()));
 }
 
 } // namespace layoutlab

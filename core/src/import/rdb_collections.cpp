@@ -168,7 +168,9 @@ Expected<RdbItem> RdbParser::score(std::uint8_t type, const char* what) {
     }
     if (std::isnan(v)) // rdbLoadObject: "Zset with NAN score detected"
         return corrupt(fmt::format("a NaN score in {}", what));
-    return textItem(zsetScoreText(v));
+    RdbItem out = textItem(zsetScoreText(v));
+    out.bytes = packedScoreBytes(v); // Redis 7.0 writes it in 17 digits where it converts the set to a listpack
+    return out;
 }
 
 Status RdbParser::beginCollection(RdbEntry& entry) {

@@ -164,8 +164,8 @@ void CollectionKeyModel::removeAt(CollectionKeyState& key, std::uint64_t index, 
         collection::listRemoveAt({ *m_rules, m_limits, *m_allocator }, key, index, element);
 }
 
-void CollectionKeyModel::remove(
-    CollectionKeyState& key, ElementValue element, ElementValue value, MemberOrder order, bool atHead) const {
+void CollectionKeyModel::remove(CollectionKeyState& key, ElementValue element, ElementValue value, MemberOrder order,
+    bool atHead, bool byRange) const {
     if (key.entries == 0)
         return;
     const collection::KeyContext c { *m_rules, m_limits, *m_allocator };
@@ -175,7 +175,7 @@ void CollectionKeyModel::remove(
     else if (m_kind == CollectionKind::Set)
         collection::setRemove(c, key, element, order, atHead);
     else if (m_kind == CollectionKind::SortedSet)
-        collection::zsetRemove(c, key, element, value, atHead);
+        collection::zsetRemove(c, key, element, value, atHead, byRange);
     else
         collection::hashRemove(c, key, element, value, atHead);
 }

@@ -61,8 +61,9 @@ void zsetCommand(const KeyContext& c, CollectionKeyState& key, std::uint64_t mem
 void zsetAdd(const KeyContext& c, CollectionKeyState& key, ElementValue member, ElementValue score);
 void zsetUpdate(
     const KeyContext& c, CollectionKeyState& key, ElementValue member, ElementValue before, ElementValue after);
-void zsetRemove(
-    const KeyContext& c, CollectionKeyState& key, ElementValue member, ElementValue score, bool moreFollow = false);
+// `byRange`: removed by ZREMRANGEBY*, whose table shrinks after its last removal on every engine.
+void zsetRemove(const KeyContext& c, CollectionKeyState& key, ElementValue member, ElementValue score,
+    bool moreFollow = false, bool byRange = false);
 void zsetLoad(const KeyContext& c, CollectionKeyState& key, std::uint64_t members);
 void zsetLoadAdd(const KeyContext& c, CollectionKeyState& key, ElementValue member, ElementValue score);
 

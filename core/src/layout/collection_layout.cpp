@@ -201,6 +201,7 @@ std::optional<Rules> rulesOf(const LayoutModel& layout, const CollectionShape& s
         rules.zsetNodesEmbedMembers = p.zsetNodesEmbedMembers;
         rules.tableParams.shrinkStepSkipsEmpty = p.shrinkStepSkipsEmpty;
         rules.removalsPauseShrink = p.removalsPauseShrink;
+        rules.rangeRemovalsPauseShrink = p.shrinkPauseHonoured;
         rules.sdsBytes = sds::valkeyNewLenBytes;
     } else if (const auto* redis = dynamic_cast<const RedisLayout*>(&layout)) {
         const bool is70 = redis->params().release == RedisRelease::V7_0;
@@ -210,6 +211,7 @@ std::optional<Rules> rulesOf(const LayoutModel& layout, const CollectionShape& s
         rules.listpackLists = !is70;
         rules.setEntriesOnlyWhenShared = !is70;
         rules.zsetSizeHints = !is70;
+        rules.zsetScoresIn17Digits = is70;
         rules.sdsBytes = sds::redisNewLenBytes;
     } else if (dynamic_cast<const ValkeyDictLayout*>(&layout)) {
         rules.tableKind = IndexKind::ValkeyDict; // t_hash.c hashTypeSet: dictAddRaw, one lookup

@@ -73,9 +73,16 @@ struct Rules {
     // Redis 7.0's are unsized: a listpack unless the first member is too long, and a converted listpack's
     // table grows from 4 buckets as its members are added (zsetConvert).
     bool zsetSizeHints = true;
+    // Redis 7.0 writes a listpack's score that is not an integer within +-2^52 with "%.17g" (util.c d2string);
+    // the later lines the shortest text that reads back (fpconv_dtoa).
+    bool zsetScoresIn17Digits = false;
     // Valkey 9.1: a skiplist node holds its member after its levels (t_zset.c zslCreateNode).
     bool zsetNodesEmbedMembers = false;
     bool removalsPauseShrink = false; // ValkeyParams::removalsPauseShrink
+    // A ZREMRANGEBY*'s table shrinks once, at its end (t_zset.c zremrangeGenericCommand): Redis 7.x resizes it
+    // after the range, Valkey 8.0 pauses its dict's auto resize, 9.0 and later its hashtable's auto shrink;
+    // the 8.1 trees' pause is not honoured (ValkeyParams::shrinkPauseHonoured).
+    bool rangeRemovalsPauseShrink = true;
 
     bool dictTables() const { return tableKind != IndexKind::ValkeyHashtable; }
 };

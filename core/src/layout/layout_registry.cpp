@@ -27,7 +27,8 @@ struct ValkeyPreset {
 const ValkeyPreset kValkeyPresets[] = {
     // 8.1.x: threshold 64 (object.c `size <= 64`), 16-byte robj, OBJ_ENCODING_EMBSTR_SIZE_LIMIT 44,
     // embed decision counting K + 3 (before PR #2087).
-    { "valkey-8.1", { 64, 16, 44, false, false, true, 0, 72, 0, false, false }, "Valkey 8.1" },
+    // Its hashtable.c shrinks on a delete even while auto shrink is paused (ValkeyParams::shrinkPauseHonoured).
+    { "valkey-8.1", { 64, 16, 44, false, false, true, 0, 72, 0, false, false, false, false, false }, "Valkey 8.1" },
     // 9.0.x: as 8.1 but with PR #2087's exact key-header sizing.
     // Both 9.x lines prefetch a pipelined client's queued keys in batches of 16 (ValkeyParams::queuedKeyPrefetch).
     { "valkey-9.0", { 64, 16, 44, true, false, true, 16, 72, 8, true, false }, "Valkey 9.0" },

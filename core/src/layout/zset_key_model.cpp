@@ -19,12 +19,22 @@
 // chance (zsetMemberParts), so a removed member takes away what an added one brings.
 
 #include "collection_key_ops.h"
+#include "layoutlab/trace/request.h"
 
 #include <algorithm>
 
 namespace layoutlab::collection {
 
 namespace {
+// A score as the engine writes it (request.h packScoreBytes): Redis 7.0 in 17 digits where that differs from
+// the shortest text, and then never as an integer (util.c d2string "%.17g").
+ElementValue stored(const KeyContext& c, ElementValue score) {
+    const std::uint32_t seventeen = seventeenDigitScoreBytes(score.bytes);
+    if (c.rules.zsetScoresIn17Digits && seventeen != 0)
+        return { seventeen, IntegerClass::None };
+    return { shortestScoreBytes(score.bytes), score.integer };
+}
+
 std::uint64_t pairBytes(ElementValue member, ElementValue score) {
     return listpack::entryBytes(member.bytes, member.integer) + listpack::entryBytes(score.bytes, score.integer);
 }
@@ -66,6 +76,7 @@ void zsetCommand(const KeyContext& c, CollectionKeyState& key, std::uint64_t mem
 }
 
 void zsetAdd(const KeyContext& c, CollectionKeyState& key, ElementValue member, ElementValue score) {
+    score = stored(c, score);
     if (!key.made)
         zsetCommand(c, key, 1, member.bytes, member.bytes);
     key.payloadBytes += std::uint64_t { member.bytes } + score.bytes;
@@ -83,7 +94,8 @@ void zsetAdd(const KeyContext& c, CollectionKeyState& key, ElementValue member, 
 
 void zsetUpdate(
     const KeyContext& c, CollectionKeyState& key, ElementValue member, ElementValue before, ElementValue after) {
-    (void)c;
+    before = stored(c, before);
+    after = stored(c, after);
     key.payloadBytes += after.bytes;
     key.payloadBytes -= std::min<std::uint64_t>(key.payloadBytes, before.bytes);
     if (key.table) {
@@ -97,8 +109,9 @@ void zsetUpdate(
         *it = packEntry(member, after);
 }
 
-void zsetRemove(
-    const KeyContext& c, CollectionKeyState& key, ElementValue member, ElementValue score, bool moreFollow) {
+void zsetRemove(const KeyContext& c, CollectionKeyState& key, ElementValue member, ElementValue score, bool moreFollow,
+    bool byRange) {
+    score = stored(c, score);
     --key.entries;
     key.payloadBytes -= std::min<std::uint64_t>(key.payloadBytes, std::uint64_t { member.bytes } + score.bytes);
     if (!key.table) {
@@ -107,8 +120,13 @@ void zsetRemove(
         eraseCompactEntry(key, packEntry(member, score));
         return;
     }
-    key.index->erase(!(c.rules.removalsPauseShrink && moreFollow));
-    if (c.rules.tableKind == IndexKind::RedisDict) // Redis 7.x zsetDel: htNeedsResize -> dictResize
+    // A ZREM's table may shrink after each removal, but on Valkey 9.1 (zremCommand: hashtablePauseAutoShrink); a
+    // range's only after its last (zremrangeGenericCommand: Redis 7.x dictResize after zslDeleteRangeBy*, Valkey
+    // 8.0 dictPauseAutoResize, 9.0 and later hashtablePauseAutoShrink; not the 8.1 trees: Rules).
+    const bool shrinkWaits
+        = moreFollow && (c.rules.removalsPauseShrink || (byRange && c.rules.rangeRemovalsPauseShrink));
+    key.index->erase(!shrinkWaits);
+    if (c.rules.tableKind == IndexKind::RedisDict && !shrinkWaits) // Redis 7.x: htNeedsResize -> dictResize
         key.index->shrinkIfNeeded();
     addEntryParts(c, key, zsetMemberParts(c.rules, member.bytes), -1);
 }
@@ -131,6 +149,7 @@ void zsetLoad(const KeyContext& c, CollectionKeyState& key, std::uint64_t member
 }
 
 void zsetLoadAdd(const KeyContext& c, CollectionKeyState& key, ElementValue member, ElementValue score) {
+    score = stored(c, score);
     key.payloadBytes += std::uint64_t { member.bytes } + score.bytes;
     ++key.entries;
     // A skiplist that may become a listpack keeps its pairs (they are at most the entries limit).

@@ -115,7 +115,10 @@ bool CollectionReplay::mightConvert(const Group& group, const Request& r, const 
     }
     // A key loaded from a snapshot converts after its last element by the longest of them all (rdb.c), and an
     // intset joined by a string by the longest member it holds (t_set.c maxelelen).
-    if (std::max({ r.elementBytes, r.valueBytes, r.priorBytes(), key.loadLongest }) > smallest)
+    const bool scores = op.collection == CollectionKind::SortedSet; // a score's lengths packed (request.h)
+    const std::uint32_t value = scores ? shortestScoreBytes(r.valueBytes) : r.valueBytes;
+    const std::uint32_t prior = scores ? shortestScoreBytes(r.priorBytes()) : r.priorBytes();
+    if (std::max({ r.elementBytes, value, prior, key.loadLongest }) > smallest)
         return true;
     const auto& model = m_variants[group.smallestVariant].models[static_cast<std::size_t>(op.collection)];
     return model && model->longestCompactElement(key) > smallest;
@@ -246,8 +249,9 @@ bool CollectionReplay::applyTo(
             m.removeAt(key, r.valueBytes - 1, element);
         else if (op.collection == CollectionKind::List) // a pop, at the head or the tail
             m.remove(key, element, {}, {}, op.atHead);
-        else // atHead: more removals of the same command follow (request.h)
-            m.remove(key, element, { r.priorBytes(), op.prior }, {}, op.atHead);
+        else // atHead: more removals of the same command follow; a sorted set's range in valueBytes (request.h)
+            m.remove(key, element, { r.priorBytes(), op.prior }, {}, op.atHead,
+                op.collection == CollectionKind::SortedSet && r.valueBytes == kRemovedByRange);
         break;
     case ElementAction::Read:
         m.read(key);

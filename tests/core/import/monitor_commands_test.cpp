@@ -275,6 +275,72 @@ TEST_F(MonitorCommandsTest, SortedSetCommandsBecomeElementRequests) {
     EXPECT_EQ(m_rejects.refused.at("value is not a valid float"), 1u);
 }
 
+// A score's request carries its text's length as Redis 7.2 and Valkey write it (the shortest that reads
+// back) and, where longer, as Redis 7.0 does ("%.17g"), for its add, its change and its removal.
+TEST_F(MonitorCommandsTest, AScoreCarriesTheLengthRedis70WritesItIn) {
+    const auto r = import({ { "ZADD", "z", "0.1", "a", "2.5", "b", "7", "c", "1e300", "d" },
+        { "ZADD", "z", "12.3", "a" }, { "ZREM", "z", "a" } });
+    ASSERT_EQ(r.size(), 8u); // a start and four adds, a start and a change, a removal
+    EXPECT_EQ(r[1].valueBytes, packScoreBytes(3, 19)); // "0.1", "0.10000000000000001"
+    EXPECT_EQ(r[2].valueBytes, 3u); // "2.5" both ways
+    EXPECT_EQ(r[3].valueBytes, 1u); // "7"
+    EXPECT_EQ(r[4].valueBytes, packScoreBytes(6, 23)); // "1e+300", "1.0000000000000001e+300"
+    EXPECT_EQ(r[6].elementOp().action, ElementAction::Update);
+    EXPECT_EQ(r[6].valueBytes, packScoreBytes(4, 18)); // "12.3", "12.300000000000001"
+    EXPECT_EQ(r[6].priorBytes(), packScoreBytes(3, 19));
+    EXPECT_EQ(r[7].priorBytes(), packScoreBytes(4, 18));
+    EXPECT_EQ(shortestScoreBytes(r[7].priorBytes()), 4u);
+    EXPECT_EQ(seventeenDigitScoreBytes(r[7].priorBytes()), 18u);
+}
+
+// ZREMRANGEBYSCORE, ...BYRANK and ...BYLEX (t_zset.c zremrangeGenericCommand): the range parsed before the key
+// is looked at, the members in it removed lowest first (by score, then member), each marked as a range's
+// (kRemovedByRange) and all but the last saying more follow; the key goes with its last member.
+TEST_F(MonitorCommandsTest, RangeRemovalsTakeTheMembersInTheirRangeLowestFirst) {
+    const auto r = import({ { "ZADD", "z", "1", "a", "2", "c", "2", "b", "3.5", "d", "-inf", "e", "7", "f" },
+        { "ZREMRANGEBYSCORE", "z", "(1", "3.5" }, { "ZREMRANGEBYRANK", "z", "-2", "-1" },
+        { "ZADD", "w", "0", "kiwi", "0", "apple", "0", "fig", "0", "plum" }, { "ZREMRANGEBYLEX", "w", "[b", "(kiwi" },
+        { "ZREMRANGEBYLEX", "w", "-", "+" }, { "ZREMRANGEBYRANK", "w", "0", "0" }, { "SET", "s", "v" },
+        { "ZREMRANGEBYSCORE", "s", "x", "1" }, { "ZREMRANGEBYRANK", "s", "0", "1" },
+        { "ZREMRANGEBYLEX", "z", "a", "b" }, { "ZREMRANGEBYRANK", "z", "0", "1.5" },
+        { "ZREMRANGEBYSCORE", "z", "5", "(5" } });
+    struct Removal {
+        std::uint32_t member, score;
+        bool moreFollow;
+        auto operator<=>(const Removal&) const = default;
+    };
+    std::vector<Removal> removals;
+    for (const Request& q : r)
+        if (q.elementOp().action == ElementAction::Remove) {
+            EXPECT_EQ(q.valueBytes, kRemovedByRange);
+            removals.push_back({ q.elementBytes, q.priorBytes(), q.elementOp().atHead });
+        }
+    // (1 3.5: b, c (2, by member), d ("3.5"); ranks -2..-1 of e a f: a, f; [b (kiwi of apple fig kiwi plum: fig;
+    // - +: the rest, and w is gone.
+    const std::vector<Removal> expected { { 1, 1, true }, { 1, 1, true }, { 1, 3, false }, { 1, 1, true },
+        { 1, 1, false }, { 3, 1, false }, { 5, 1, true }, { 4, 1, true }, { 4, 1, false } };
+    EXPECT_EQ(removals, expected);
+    EXPECT_EQ(m_rejects.refused.at("min or max is not a float"), 1u);
+    EXPECT_EQ(m_rejects.refused.at("WRONGTYPE Operation against a key holding the wrong kind of value"), 1u);
+    EXPECT_EQ(m_rejects.refused.at("min or max not valid string range item"), 1u);
+    EXPECT_EQ(m_rejects.refused.at("value is not an integer or out of range"), 1u);
+}
+
+// ZREMRANGEBYLEX as a listpack walks it (zzlDeleteRangeByLex) where scores differ: nothing when the highest
+// member is below the range or the lowest above it; else from the first member not below it, while not above.
+TEST_F(MonitorCommandsTest, ALexRangeOverDifferentScoresStopsAtTheFirstMemberAboveIt) {
+    const auto r
+        = import({ { "ZADD", "z", "1", "b", "2", "a", "3", "c", "4", "bb" }, { "ZREMRANGEBYLEX", "z", "[a", "[a" },
+            { "ZREMRANGEBYLEX", "z", "[b", "[bz" }, { "ZREMRANGEBYLEX", "z", "(c", "+" } });
+    std::vector<std::uint32_t> removed;
+    for (const Request& q : r)
+        if (q.elementOp().action == ElementAction::Remove)
+            removed.push_back(q.elementBytes);
+    // [a [a: the first, "b", is above the range; [b [bz: "b", then "a" too (below [b, but the walk only looks
+    // for the first member above the range, "c"); (c +: the last, "bb", is below it.
+    EXPECT_EQ(removed, std::vector<std::uint32_t>({ 1, 1 }));
+}
+
 // List commands: a push's start with its count and the lengths summed, then each element at its end; pops
 // and LTRIM take elements off the ends with the lengths the importer's copy knows.
 TEST_F(MonitorCommandsTest, ListCommandsBecomePushesAndPops) {

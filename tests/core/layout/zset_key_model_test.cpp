@@ -6,6 +6,7 @@
 #include "layoutlab/layout/collection_key_model.h"
 
 #include "layout_fixtures.h"
+#include "layoutlab/trace/request.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -82,6 +83,56 @@ TEST(ZsetKeyModel, AScoreChangeRewritesTheListpackAndRemovalsGiveBackWhatAddsToo
     model.add(big, { 12 }, { 4 });
     model.remove(big, { 12 }, { 4 });
     EXPECT_NEAR(model.footprint(big).usableBytes, full, 1e-6);
+}
+
+// Redis 7.0 writes a listpack's score in 17 digits ("%.17g") where that is longer than the shortest text
+// that reads back, which the later lines write: a request carries both lengths (packScoreBytes).
+TEST(ZsetKeyModel, Redis70WritesAScoreInSeventeenDigits) {
+    const std::uint32_t tenth = packScoreBytes(3, 19); // 0.1: "0.1", "0.10000000000000001"
+    for (const char* spec : kLayouts) {
+        const CollectionKeyModel model = zsetModel(*layout(spec));
+        CollectionKeyState key = model.created();
+        model.command(key, 1, 5, IntegerClass::None, 5);
+        model.add(key, { 5 }, { tenth });
+        const std::uint64_t stored = std::string_view(spec) == "redis-7.0" ? 19 : 3;
+        EXPECT_EQ(key.listpackBytes,
+            listpack::kHeaderBytes + listpack::kEndBytes + listpack::stringEntryBytes(5)
+                + listpack::stringEntryBytes(stored))
+            << spec;
+        EXPECT_EQ(key.payloadBytes, 5 + stored) << spec;
+        model.update(key, { 5 }, { tenth }, { 1, IntegerClass::Uint7 });
+        EXPECT_EQ(key.listpackBytes,
+            listpack::kHeaderBytes + listpack::kEndBytes + listpack::stringEntryBytes(5)
+                + listpack::entryBytes(1, IntegerClass::Uint7))
+            << spec;
+    }
+}
+
+// ZREMRANGEBY* removes its members with its table's shrink held back to its end (t_zset.c
+// zremrangeGenericCommand), where a ZREM of one member a command may shrink it after each; on every line but
+// 8.1, whose hashtable.c shrinks on a delete while paused all the same.
+TEST(ZsetKeyModel, ARangesRemovalsShrinkTheTableOnlyAtItsEnd) {
+    for (const char* spec : kLayouts) {
+        const CollectionKeyModel model = zsetModel(*layout(spec));
+        CollectionKeyState byRange = model.created(), oneByOne = model.created();
+        for (CollectionKeyState* key : { &byRange, &oneByOne }) {
+            model.command(*key, 1000, 12, IntegerClass::None, 12);
+            for (int i = 0; i < 1000; ++i)
+                model.add(*key, { 12 }, { 4 });
+        }
+        const std::uint64_t full = byRange.index->heldBuckets();
+        for (int i = 0; i < 989; ++i) {
+            model.remove(byRange, { 12 }, { 4 }, {}, true, true);
+            model.remove(oneByOne, { 12 }, { 4 });
+        }
+        if (std::string_view(spec) == "valkey-8.1")
+            EXPECT_EQ(byRange.index->heldBuckets(), oneByOne.index->heldBuckets()) << spec;
+        else
+            EXPECT_EQ(byRange.index->heldBuckets(), full) << spec;
+        EXPECT_LT(oneByOne.index->heldBuckets(), full) << spec;
+        model.remove(byRange, { 12 }, { 4 }, {}, false, true); // the last: the table shrinks
+        EXPECT_LT(byRange.index->heldBuckets(), full) << spec;
+    }
 }
 
 } // namespace

@@ -12,10 +12,14 @@
 // Each request becomes the command that makes the same change:
 //   hash     HSET (a field added or its value replaced), HDEL;
 //   set      SADD, SREM;
-//   zset     ZADD (a member added, or its score replaced), ZREM;
+//   zset     ZADD (a member added, or its score replaced), ZREM; a range's removals (ZREMRANGEBY*) as a ZADD XX
+//            of their members at -inf (no made-up score is one) and ZREMRANGEBYSCORE -inf -inf, which removes
+//            them as the range did, the table's shrink held to the end on every engine (the ZADD's lookups
+//            take rehash steps the range did not: a table still rehashing then may finish sooner);
 //   list     LPUSH or RPUSH, LPOP or RPOP, LSET at the trace's place from the head.
 // A command's start (ElementAction::Command) holds its elements back until they have all come, and sends them
-// as one command, as the capture's did: the engines decide a conversion on all of a command's arguments at
+// as one command, as the capture's did, and so does one command's removals (Valkey 9.1 shrinks a table once, at
+// the end of an HDEL, SREM or ZREM of several): the engines decide a conversion on all of a command's arguments at
 // once (t_hash.c hashTypeTryConversion, t_set.c, t_zset.c, t_list.c listTypeTryConversionAppend). A lookup is
 // sent as HEXISTS, SISMEMBER or ZSCORE, for the rehash step it takes (a list's read changes nothing, and is not
 // sent). A snapshot's loaded key (ElementAction::Load) is refused: the server loads an RDB
@@ -39,10 +43,12 @@ namespace layoutlab {
 // `n - count`th), or no integer of that class is that long (a 2-digit Int64: `out` is then letters).
 bool elementText(std::uint32_t bytes, IntegerClass cls, std::uint64_t n, std::string& out, std::uint64_t first = 0);
 
-// A sorted-set score whose text (t_zset.c: d2string, as listpacks keep scores) is `bytes` characters of
-// class `cls`: an integer as above, else 1 + 2^-k, whose k fraction digits print exactly. False when none is
-// that long (a non-integer score of 1, 2 or more than 18 characters): the nearest is given.
-bool scoreText(std::uint32_t bytes, IntegerClass cls, std::string& out);
+// A sorted-set score whose text (t_zset.c: d2string, as listpacks keep scores) has the lengths `packed` gives
+// (request.h packScoreBytes) and class `cls`: an integer as above; else 1 + 2^-k, whose k fraction digits print
+// exactly, also in 17 digits; else, where Redis 7.0's 17 digits are longer, a number of that shortest text
+// that prints in 17 digits to that length, drawn from a fixed sequence. False when none is found (a non-integer
+// score of 1, 2 or more than 18 characters, a pair of lengths no number has): the nearest is given.
+bool scoreText(std::uint32_t packed, IntegerClass cls, std::string& out);
 
 class ElementCommandWriter {
 public:
@@ -84,6 +90,14 @@ private:
         std::uint64_t remaining = 0;
         Command command;
     };
+    // One command's removals (request.h: all but its last say more follow), sent together.
+    struct Removals {
+        std::uint32_t keyId = 0;
+        std::string key;
+        CollectionKind collection = CollectionKind::Hash;
+        bool byRange = false; // ZREMRANGEBY*'s (kRemovedByRange)
+        std::vector<std::string> names;
+    };
 
     Key& keyOf(std::uint32_t keyId);
     std::string newName(Key& key, std::uint32_t bytes, IntegerClass cls);
@@ -94,10 +108,12 @@ private:
     // Appends `words` to the command held for the key, or sends `whole` when none is held.
     void add(std::uint32_t keyId, std::vector<std::string> words, Command whole, std::vector<Command>& out);
     void removed(std::uint32_t keyId, Key& key);
+    void sendRemovals(std::vector<Command>& out);
     Status listCommand(const Request& r, const std::string& key, std::vector<Command>& out);
 
     std::unordered_map<std::uint32_t, Key> m_keys;
     std::optional<Pending> m_pending; // the command whose elements are coming
+    std::optional<Removals> m_removals; // the command whose removals are coming
     std::uint64_t m_approximated = 0;
     std::uint64_t m_unmatched = 0;
 };

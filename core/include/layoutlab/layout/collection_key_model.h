@@ -144,8 +144,10 @@ public:
     // A list's element `index` places from its head replaced (LSET).
     void replaceAt(CollectionKeyState& key, std::uint64_t index, ElementValue before, ElementValue after) const;
     // An element removed: a hash's field with its value; a set's member with its place in the order of adds.
+    // `atHead`: a list's end; another's, that more removals of its command follow. `byRange`: a sorted set's
+    // member removed by a range command (request.h kRemovedByRange).
     void remove(CollectionKeyState& key, ElementValue element, ElementValue value = {}, MemberOrder order = {},
-        bool atHead = false) const;
+        bool atHead = false, bool byRange = false) const;
     void read(CollectionKeyState& key) const;
 
     // OBJECT ENCODING's word for the key.

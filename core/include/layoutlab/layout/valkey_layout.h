@@ -57,6 +57,10 @@ struct ValkeyParams {
     // for the command's last field or member (hashtablePauseAutoShrink, then hashtableResumeAutoShrink);
     // 8.1 and 9.0 shrink at the removal that crosses the fill limit.
     bool removalsPauseShrink = false;
+    // hashtable.c hashtableShrinkIfNeeded does nothing while the table's auto shrink is paused (9.0 and later),
+    // so a ZREMRANGEBY* (t_zset.c zremrangeGenericCommand: hashtablePauseAutoShrink) shrinks once, at its end;
+    // the 8.1 trees' checks only that it is not rehashing, and shrink at every removal all the same.
+    bool shrinkPauseHonoured = true;
 
     bool operator==(const ValkeyParams&) const = default;
 };

@@ -45,7 +45,8 @@ std::string_view opName(Op op);
 //   Update   an element's value replaced: valueBytes the new one, priorBytes (the TTL's field) the old one
 //   Remove   an element removed: elementBytes, and its value's length in priorBytes; a set's member its
 //            place in the order the set's members were added in valueBytes (from 1; 0 when not known), and
-//            in priorBytes the members added after it that the set still holds
+//            in priorBytes the members added after it that the set still holds; a sorted set's member
+//            kRemovedByRange in valueBytes when a range command removes it (ZREMRANGEBY*)
 //   Read     an element looked up (HGET, HEXISTS, ...): a table's lookup, which may advance its rehashing
 //   Command  a command's start, for the engines' decisions on all its arguments at once (t_hash.c
 //            hashTypeTryConversion): valueBytes its elements, elementBytes its longest argument; a set's
@@ -65,6 +66,24 @@ std::string_view opName(Op op);
 // An element or value that is a canonical integer carries its integer class (IntegerClass), which a
 // listpack or an intset stores it by.
 enum class CollectionKind : std::uint8_t { Hash = 0, Set = 1, SortedSet = 2, List = 3 };
+// A sorted set's Remove whose valueBytes is this was made by ZREMRANGEBYSCORE, ...BYRANK or ...BYLEX: every
+// engine shrinks that command's table once, at its end (t_zset.c zremrangeGenericCommand), where a ZREM of
+// several members shrinks it after each on all but Valkey 9.1.
+inline constexpr std::uint32_t kRemovedByRange = 1;
+// A sorted set's score in a request (an Add's or Update's valueBytes, an Update's or Remove's priorBytes): the low
+// 16 bits are its text's length as Redis 7.2 and Valkey write it (util.c d2string: an integer's digits, else the
+// shortest text that reads back, which the op's integer class is of), bits 16-23 its length as Redis 7.0's
+// d2string writes it ("%.17g", never an integer's digits) where the two differ, else 0.
+inline constexpr std::uint32_t packScoreBytes(std::uint32_t shortest, std::uint32_t seventeenDigits) {
+    return shortest | (seventeenDigits == shortest ? 0u : seventeenDigits << 16);
+}
+inline constexpr std::uint32_t shortestScoreBytes(std::uint32_t packed) {
+    return packed & 0xffffu;
+}
+// The "%.17g" length where it differs from the shortest, else 0.
+inline constexpr std::uint32_t seventeenDigitScoreBytes(std::uint32_t packed) {
+    return packed >> 16;
+}
 enum class ElementAction : std::uint8_t { Add = 0, Update = 1, Remove = 2, Read = 3, Command = 4, Load = 5 };
 inline constexpr unsigned kElementActionCount = 6;
 std::string_view collectionKindName(CollectionKind kind); // "hash", "set", "zset", "list"
@@ -78,7 +97,7 @@ struct ElementOp {
     IntegerClass prior = IntegerClass::None;
     // A list's element pushed or popped at its head (the left), else at its tail; a Load's key compact in the file;
     // a hash's, set's or sorted set's Remove that more removals of the same command follow (HDEL, SREM, ZREM
-    // naming several: Valkey 9.1 shrinks the table once, at the command's end).
+    // naming several: Valkey 9.1 shrinks the table once, at the command's end; ZREMRANGEBY*: every engine).
     bool atHead = false;
 
     // bits 0-1 the collection, 2-4 the action, 5-7 the element's integer class, 8-10 the value's, 11-13 the
