@@ -127,6 +127,17 @@ std::vector<Scenario> scenarios() {
                            c.push_back({ "SETRANGE", "new:" + key(i), std::to_string(i % 70), "abc" });
                        return c;
                    } });
+    out.push_back({ "setbit", [](std::uint32_t n) {
+                       auto c = load(n);
+                       for (std::uint32_t i = 0; i < n; ++i)
+                           if (i % 4 == 0) // inside the value: unshared, no growth
+                               c.push_back({ "SETBIT", key(i), "3", "1" });
+                           else // past its end: zero-filled growth to the bit's byte
+                               c.push_back({ "SETBIT", key(i), std::to_string(8 * (20 + i % 300) + i % 8), "1" });
+                       for (std::uint32_t i = 0; i < n / 4; ++i) // a bitmap made bit by bit
+                           c.push_back({ "SETBIT", "bits:" + key(i % 64), std::to_string(i * 13), i % 5 ? "1" : "0" });
+                       return c;
+                   } });
     out.push_back({ "set-options", [](std::uint32_t n) {
                        std::vector<Command> c;
                        const std::string at = std::to_string(std::time(nullptr) + 100000);

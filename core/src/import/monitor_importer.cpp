@@ -232,6 +232,10 @@ private:
     void incrementByFloat();
     void append();
     void setRange();
+    void setBit();
+    // The bytes from `offset` written with `piece` (t_string.c setrangeCommand, bitops.c setbitCommand): the
+    // value made RAW and grown zero-filled to the range's end, or created so.
+    void writeRange(std::uint64_t offset, const std::string& piece);
     void expire(const std::string& unit);
     void getex();
     void collectionCommand();
@@ -420,17 +424,43 @@ void MonitorImporter::setRange() {
     if (*offset > kMaxStringBytes - static_cast<std::int64_t>(piece.size()))
         return refuse(
             "string exceeds maximum allowed size", fmt::format("offset {} + {} bytes", *offset, piece.size()));
-    monitor::KeyValue* v = lookup(m_args[1]);
     if (piece.empty()) {
         noteSkipped("command SETRANGE of nothing (no effect)"); // the reply is the length; nothing changes
         return;
     }
-    const std::uint64_t end = static_cast<std::uint64_t>(*offset) + piece.size();
+    writeRange(static_cast<std::uint64_t>(*offset), piece);
+}
+
+void MonitorImporter::setBit() {
+    // bitops.c setbitCommand: the bit offset (getBitOffsetFromArgument: below 2^32, 512 MB of bytes), then the
+    // bit (0 or 1), then the key (lookupStringForBitCommand: a string grown zero-filled to the offset's byte,
+    // made RAW, or created so): SETRANGE of that one byte.
+    const auto offset = monitor::parseLongLong(m_args[2]);
+    if (!offset || *offset < 0 || (*offset >> 3) >= kMaxStringBytes)
+        return refuse("bit offset is not an integer or out of range", "'" + m_args[2].substr(0, 40) + "'");
+    const auto bit = monitor::parseLongLong(m_args[3]);
+    if (!bit || (*bit & ~1LL) != 0)
+        return refuse("bit is not an integer or out of range", "'" + m_args[3].substr(0, 40) + "'");
+    if (holdsCollection(m_args[1]))
+        return;
+    const auto byte = static_cast<std::uint64_t>(*offset >> 3);
+    std::string piece(1, '\0');
+    if (monitor::KeyValue* v = lookup(m_args[1]); v && v->present())
+        if (auto text = v->knownText(); text && byte < text->size())
+            piece[0] = (*text)[byte];
+    const auto mask = static_cast<char>(1 << (7 - (*offset & 7)));
+    piece[0] = static_cast<char>(*bit ? piece[0] | mask : piece[0] & ~mask);
+    writeRange(byte, piece);
+}
+
+void MonitorImporter::writeRange(std::uint64_t offset, const std::string& piece) {
+    monitor::KeyValue* v = lookup(m_args[1]);
+    const std::uint64_t end = offset + piece.size();
     if (v && v->present()) {
         if (auto text = v->knownText()) {
             if (text->size() < end)
                 text->resize(end, '\0');
-            text->replace(static_cast<std::size_t>(*offset), piece.size(), piece);
+            text->replace(static_cast<std::size_t>(offset), piece.size(), piece);
             v->assign(*text);
         } else {
             v->length = std::max(v->length, end);
@@ -574,6 +604,9 @@ void MonitorImporter::command() {
     } else if (is("SETRANGE")) {
         if (arity(4))
             setRange();
+    } else if (is("SETBIT")) {
+        if (arity(4))
+            setBit();
     } else if (is("INCR") || is("DECR")) {
         if (arity(2))
             increment(is("INCR") ? 1 : -1, false);

@@ -71,6 +71,21 @@ TEST_F(MonitorCommandsTest, IncrementsCarryTheirResults) {
     EXPECT_EQ(m_rejects.unseenKeys.at("INCRBYFLOAT"), 1u);
 }
 
+// SETBIT is the SETRANGE of its offset's byte (bitops.c lookupStringForBitCommand), the value's text followed:
+// a bit set in "12" makes "q2", which INCR then refuses.
+TEST_F(MonitorCommandsTest, SetBitWritesTheByteOfItsOffset) {
+    const auto r = import({ { "SETBIT", "b", "100", "1" }, { "SET", "n", "12" }, { "SETBIT", "n", "1", "1" },
+        { "INCR", "n" }, { "SETBIT", "n", "-1", "1" }, { "SETBIT", "n", "1", "2" } });
+    ASSERT_EQ(r.size(), 3u);
+    EXPECT_EQ(r[0].op, Op::SetRange);
+    EXPECT_EQ(r[0].valueBytes, 13u); // bit 100 is in byte 12
+    EXPECT_EQ(r[2].op, Op::SetRange);
+    EXPECT_EQ(r[2].valueBytes, 1u);
+    EXPECT_EQ(m_rejects.refused.at("value is not an integer or out of range"), 1u); // INCR of "q2"
+    EXPECT_EQ(m_rejects.refused.at("bit offset is not an integer or out of range"), 1u);
+    EXPECT_EQ(m_rejects.refused.at("bit is not an integer or out of range"), 1u);
+}
+
 TEST_F(MonitorCommandsTest, WhatTheServerRefusedIsCountedAndLeftOut) {
     const auto r = import(
         { { "SET", "s", "text" }, { "INCR", "s" }, { "INCRBY", "n", "x" }, { "SET", "big", "9223372036854775807" },

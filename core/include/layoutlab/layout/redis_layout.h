@@ -34,8 +34,12 @@ public:
     Status checkAllocator(const AllocatorModel& allocator) const override;
     IndexPolicy indexPolicy() const override { return engineIndexPolicy(IndexKind::RedisDict, true); }
     KeyLayout describe(const KeyShape& shape, std::uint32_t threshold, const AllocatorModel& allocator) const override;
-    // Redis 7.0.15 sds.c, and object.c tryObjectEncoding's trimStringObjectIfNeeded for every RAW value.
-    StringRules stringRules() const override { return { StringRules::Mode::Sds, sds::Flavor::Redis70, true }; }
+    // Redis 7.0.15's and 7.2.6's sds.c (the same sdsReqType, the alloc field capped at the type's maximum);
+    // object.c tryObjectEncoding's trimStringObjectIfNeeded trims every RAW value in 7.0, and in 7.2 only
+    // arguments of PROTO_MBULK_BIG_ARG (32 KiB) or more, as Valkey's does.
+    StringRules stringRules() const override {
+        return { StringRules::Mode::Sds, sds::Flavor::Redis70, m_params.release == RedisRelease::V7_0 };
+    }
 
 private:
     RedisParams m_params;
