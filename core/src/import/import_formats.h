@@ -26,10 +26,9 @@ bool detectRdb(std::string_view head);
 // A sorted set's score as the engines write it in a listpack (util.c d2string: an integer within +-2^62 as its
 // digits, else the shortest text that reads back; monitor_zsets.cpp).
 std::string zsetScoreText(double score);
-// The same score as Redis 7.0's d2string writes it: an integer within +-2^52 as its digits, else "%.17g".
-std::string zsetScoreText70(double score);
-// A score's lengths as a request carries them (request.h packScoreBytes).
-std::uint32_t packedScoreBytes(double score);
+// A score's lengths as a request carries them (request.h packScoreBytes): its text's, `shortest`, and as Redis
+// 7.0's d2string writes it (an integer within +-2^52 as its digits, else "%.17g").
+std::uint32_t packedScoreBytes(double score, std::size_t shortest);
 
 std::unique_ptr<Importer> makeTwitterImporter(std::unique_ptr<InputStream> input, const ImportOptions& options);
 std::unique_ptr<Importer> makeCachelibImporter(std::unique_ptr<InputStream> input, const ImportOptions& options);

@@ -24,7 +24,6 @@
 #include <array>
 #include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <fmt/format.h>
 
@@ -205,7 +204,7 @@ private:
                 return lookup(member);
             const std::string text = zsetScoreText(score);
             Request r = element(ElementAction::Add, member);
-            r.valueBytes = packedScoreBytes(score);
+            r.valueBytes = packedScoreBytes(score, text.size());
             m_op.value = integerClassOf(text);
             push(r);
             members.emplace(member, score);
@@ -217,8 +216,8 @@ private:
             return lookup(member);
         const std::string before = zsetScoreText(found->second), after = zsetScoreText(score);
         Request r = element(ElementAction::Update, member);
-        r.valueBytes = packedScoreBytes(score);
-        r.ttlSeconds = packedScoreBytes(found->second); // the prior score's text
+        r.valueBytes = packedScoreBytes(score, after.size());
+        r.ttlSeconds = packedScoreBytes(found->second, before.size()); // the prior score's text
         m_op.value = integerClassOf(after);
         m_op.prior = integerClassOf(before);
         push(r);
@@ -248,7 +247,7 @@ private:
         const std::string text = zsetScoreText(found->second);
         Request r = element(ElementAction::Remove, found->first);
         r.valueBytes = how;
-        r.ttlSeconds = packedScoreBytes(found->second);
+        r.ttlSeconds = packedScoreBytes(found->second, text.size());
         m_op.prior = integerClassOf(text);
         push(r);
         members.erase(found);
@@ -393,22 +392,16 @@ std::string zsetScoreText(double v) {
     return std::string(buf.data(), written.ptr);
 }
 
-std::string zsetScoreText70(double v) {
-    // Redis 7.0 util.c d2string: inf, -inf, 0 and -0 as the later lines write them; an integer strictly within
-    // +-2^52 by ll2string; anything else snprintf "%.17g".
-    if (std::isinf(v) || v == 0)
-        return zsetScoreText(v);
+std::uint32_t packedScoreBytes(double v, std::size_t shortest) {
+    // Redis 7.0 util.c d2string: inf, -inf, 0, -0 and an integer strictly within +-2^52 (ll2string) as the
+    // later lines write them; anything else as snprintf "%.17g" prints it.
+    const auto length = static_cast<std::uint32_t>(shortest);
     constexpr double kIntegerLimit = 4503599627370496.0; // 2^52
-    if (v > -kIntegerLimit && v < kIntegerLimit && v == std::trunc(v))
-        return std::to_string(static_cast<long long>(v));
-    std::array<char, 40> buf {};
-    const int n = std::snprintf(buf.data(), buf.size(), "%.17g", v);
-    return std::string(buf.data(), static_cast<std::size_t>(std::max(n, 0)));
-}
-
-std::uint32_t packedScoreBytes(double v) {
-    return packScoreBytes(
-        static_cast<std::uint32_t>(zsetScoreText(v).size()), static_cast<std::uint32_t>(zsetScoreText70(v).size()));
+    if (std::isinf(v) || v == 0 || (v > -kIntegerLimit && v < kIntegerLimit && v == std::trunc(v)))
+        return length;
+    std::array<char, 40> buf {}; // to_chars with a precision prints as printf does, several times faster
+    const auto written = std::to_chars(buf.data(), buf.data() + buf.size(), v, std::chars_format::general, 17);
+    return packScoreBytes(length, static_cast<std::uint32_t>(written.ptr - buf.data()));
 }
 
 } // namespace layoutlab

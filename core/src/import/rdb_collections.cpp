@@ -169,7 +169,7 @@ Expected<RdbItem> RdbParser::score(std::uint8_t type, const char* what) {
     if (std::isnan(v)) // rdbLoadObject: "Zset with NAN score detected"
         return corrupt(fmt::format("a NaN score in {}", what));
     RdbItem out = textItem(zsetScoreText(v));
-    out.bytes = packedScoreBytes(v); // Redis 7.0 writes it in 17 digits where it converts the set to a listpack
+    out.bytes = packedScoreBytes(v, out.bytes); // Redis 7.0 writes it in 17 digits where it makes a listpack of it
     return out;
 }
 
