@@ -85,6 +85,12 @@ int compareLex(const LexBound& a, const LexBound& b) {
         return 1;
     return a.member.compare(b.member); // sdscmp: memcmp, then the shorter first
 }
+// A member against a bound (sdscmplex(member, bound)).
+int compareLex(std::string_view member, const LexBound& b) {
+    if (b.kind != LexBound::Kind::Member)
+        return b.kind == LexBound::Kind::Highest ? -1 : 1;
+    return member.compare(b.member);
+}
 
 class SortedSetCommand : CollectionCommand {
 public:
@@ -349,11 +355,11 @@ private:
         if (bounds > 0 || (bounds == 0 && (min->open || max->open)))
             return Ordered {};
         auto aboveMin = [&](const std::string& m) {
-            const int c = compareLex({ LexBound::Kind::Member, m, false }, *min);
+            const int c = compareLex(std::string_view(m), *min);
             return min->open ? c > 0 : c >= 0;
         };
         auto belowMax = [&](const std::string& m) {
-            const int c = compareLex({ LexBound::Kind::Member, m, false }, *max);
+            const int c = compareLex(std::string_view(m), *max);
             return max->open ? c < 0 : c <= 0;
         };
         Ordered all = members();
