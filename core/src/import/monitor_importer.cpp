@@ -235,7 +235,8 @@ private:
     void setBit();
     // The bytes from `offset` written with `piece` (t_string.c setrangeCommand, bitops.c setbitCommand): the
     // value made RAW and grown zero-filled to the range's end, or created so.
-    void writeRange(std::uint64_t offset, const std::string& piece);
+    // `v`: the key as lookup() found it.
+    void writeRange(monitor::KeyValue* v, std::uint64_t offset, const std::string& piece);
     void expire(const std::string& unit);
     void getex();
     void collectionCommand();
@@ -424,11 +425,12 @@ void MonitorImporter::setRange() {
     if (*offset > kMaxStringBytes - static_cast<std::int64_t>(piece.size()))
         return refuse(
             "string exceeds maximum allowed size", fmt::format("offset {} + {} bytes", *offset, piece.size()));
+    monitor::KeyValue* v = lookup(m_args[1]);
     if (piece.empty()) {
         noteSkipped("command SETRANGE of nothing (no effect)"); // the reply is the length; nothing changes
         return;
     }
-    writeRange(static_cast<std::uint64_t>(*offset), piece);
+    writeRange(v, static_cast<std::uint64_t>(*offset), piece);
 }
 
 void MonitorImporter::setBit() {
@@ -445,16 +447,16 @@ void MonitorImporter::setBit() {
         return;
     const auto byte = static_cast<std::uint64_t>(*offset >> 3);
     std::string piece(1, '\0');
-    if (monitor::KeyValue* v = lookup(m_args[1]); v && v->present())
+    monitor::KeyValue* v = lookup(m_args[1]);
+    if (v && v->present())
         if (auto text = v->knownText(); text && byte < text->size())
             piece[0] = (*text)[byte];
     const auto mask = static_cast<char>(1 << (7 - (*offset & 7)));
     piece[0] = static_cast<char>(*bit ? piece[0] | mask : piece[0] & ~mask);
-    writeRange(byte, piece);
+    writeRange(v, byte, piece);
 }
 
-void MonitorImporter::writeRange(std::uint64_t offset, const std::string& piece) {
-    monitor::KeyValue* v = lookup(m_args[1]);
+void MonitorImporter::writeRange(monitor::KeyValue* v, std::uint64_t offset, const std::string& piece) {
     const std::uint64_t end = offset + piece.size();
     if (v && v->present()) {
         if (auto text = v->knownText()) {

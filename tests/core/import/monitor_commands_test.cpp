@@ -84,6 +84,7 @@ TEST_F(MonitorCommandsTest, SetBitWritesTheByteOfItsOffset) {
     EXPECT_EQ(m_rejects.refused.at("value is not an integer or out of range"), 1u); // INCR of "q2"
     EXPECT_EQ(m_rejects.refused.at("bit offset is not an integer or out of range"), 1u);
     EXPECT_EQ(m_rejects.refused.at("bit is not an integer or out of range"), 1u);
+    EXPECT_EQ(m_rejects.unseenKeys.at("SETBIT"), 1u); // "b", once
 }
 
 TEST_F(MonitorCommandsTest, WhatTheServerRefusedIsCountedAndLeftOut) {
