@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
-#include <cstdio>
 #include <fmt/format.h>
 #include <limits>
 #include <map>
@@ -144,9 +143,10 @@ std::optional<std::string> printedInSeventeen(std::uint32_t shortest, std::uint3
         const double v = std::strtod(text.c_str(), nullptr);
         std::array<char, 40> shortestText {}, printed {};
         const auto end = std::to_chars(shortestText.data(), shortestText.data() + shortestText.size(), v).ptr;
-        const int n = std::snprintf(printed.data(), printed.size(), "%.17g", v);
+        const auto printedEnd // as "%.17g" prints it
+            = std::to_chars(printed.data(), printed.data() + printed.size(), v, std::chars_format::general, 17).ptr;
         if (std::string_view(shortestText.data(), static_cast<std::size_t>(end - shortestText.data())) == text
-            && n == static_cast<int>(seventeen)) {
+            && printedEnd - printed.data() == static_cast<std::ptrdiff_t>(seventeen)) {
             at->second = text;
             break;
         }

@@ -11,11 +11,12 @@
 //   zremrangeGenericCommand (ZREMRANGEBYSCORE, ZREMRANGEBYRANK, ZREMRANGEBYLEX): the range parsed first (an
 //     error changes nothing, whatever the key holds), then the members in it removed, lowest first
 //     (zzlDeleteRangeBy*, zslDeleteRangeBy*), the key with the last. Each removal says it is a range's
-//     (request.h kRemovedByRange): every engine's table shrinks once, at the command's end (Redis 7.x
-//     dictResize after the range; Valkey 8.0 dictPauseAutoResize; 8.1 and later hashtablePauseAutoShrink).
+//     (request.h kRemovedByRange): the table shrinks once, at the command's end (Redis 7.x dictResize after
+//     the range; Valkey 8.0 dictPauseAutoResize; 9.0 and later hashtablePauseAutoShrink, which the 8.1
+//     trees' hashtable.c does not honour: collection_rules.h).
 // A score is stored as util.c d2string writes it: an integer within +-2^62 as its digits, else the shortest
-// text that reads back to it (fpconv_dtoa; Redis 7.0 writes "%.17g", longer for most fractions: the trace
-// carries the shortest), "inf", "-inf".
+// text that reads back to it (fpconv_dtoa), "inf", "-inf"; Redis 7.0 writes what is not an integer within
+// +-2^52 with "%.17g", longer for most fractions: a request carries both lengths (request.h packScoreBytes).
 
 #include "import_formats.h"
 #include "monitor_collections.h"
@@ -248,11 +249,12 @@ private:
     }
     // The member removed, with its score's text (the listpack's entry); true when it was the last, and the
     // key is gone with it.
-    bool removeMember(std::unordered_map<std::string, double>::iterator found, std::uint32_t how) {
+    // `rangeMark`: 0, or kRemovedByRange for a range's (the removal's valueBytes).
+    bool removeMember(std::unordered_map<std::string, double>::iterator found, std::uint32_t rangeMark) {
         auto& members = *m_key->zset;
         const std::string text = zsetScoreText(found->second);
         Request r = element(ElementAction::Remove, found->first);
-        r.valueBytes = how;
+        r.valueBytes = rangeMark;
         r.ttlSeconds = packedScoreBytes(found->second, text.size());
         m_op.prior = integerClassOf(text);
         push(r);
