@@ -188,7 +188,7 @@ ElementCommandWriter::Key& ElementCommandWriter::keyOf(std::uint32_t keyId) {
 
 std::string ElementCommandWriter::newName(Key& key, std::uint32_t bytes, IntegerClass cls) {
     std::string name;
-    auto& made = key.made[std::uint64_t { bytes } << 3 | static_cast<std::uint64_t>(cls)];
+    auto& made = key.made[shapeKey(bytes, cls)];
     if (!elementText(bytes, cls, made++, name, key.firstName))
         ++m_approximated;
     return name;
@@ -323,6 +323,17 @@ Status ElementCommandWriter::write(const Request& r, const std::string& key, std
         // for that. Which element is looked up changes nothing; a list's read changes nothing at all.
         if (op.collection == CollectionKind::List)
             return Ok {};
+        if (m_removals && m_removals->keyId == r.keyId && !m_removals->byRange) {
+            // A field or member a removal command names and the key does not hold (HDEL h a x b): looked up
+            // within that command, by a name the key has not had (the next one of its shape).
+            Key& state = keyOf(r.keyId);
+            std::string absent;
+            if (!elementText(r.elementBytes, op.element, state.made[shapeKey(r.elementBytes, op.element)], absent,
+                    state.firstName))
+                ++m_approximated;
+            m_removals->names.push_back(std::move(absent));
+            return Ok {};
+        }
         flush(out);
         std::string text;
         elementText(r.elementBytes, op.element, 0, text);

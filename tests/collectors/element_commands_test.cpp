@@ -160,6 +160,19 @@ TEST(ElementCommandWriter, OneCommandsRemovalsGoTogetherAndARangeAsARange) {
     EXPECT_EQ(out[0].size(), 4u);
     EXPECT_EQ(out[0][0], "ZREM");
     out.clear();
+    // A member the command named and the key did not hold goes in the same command, by a name never made.
+    ASSERT_TRUE(writer.write(element(4, CollectionKind::SortedSet, ElementAction::Remove, 6, 0, 2, true), "z", out));
+    ASSERT_TRUE(writer.write(element(4, CollectionKind::SortedSet, ElementAction::Read, 6), "z", out));
+    ASSERT_TRUE(writer.write(element(4, CollectionKind::SortedSet, ElementAction::Add, 6, 2), "z", out));
+    ASSERT_EQ(out.size(), 2u); // the removal command, then the add's ZADD
+    ASSERT_EQ(out[0].size(), 4u);
+    EXPECT_EQ(out[0][0], "ZREM");
+    EXPECT_TRUE(members.contains(out[0][2]));
+    EXPECT_FALSE(members.contains(out[0][3]));
+    EXPECT_EQ(out[1][0], "ZADD");
+    EXPECT_EQ(out[1][3], out[0][3]); // the next name made is the one looked up, not held until now
+    members.insert(out[1][3]);
+    out.clear();
     for (const bool moreFollow : { true, false })
         ASSERT_TRUE(writer.write(
             element(4, CollectionKind::SortedSet, ElementAction::Remove, 6, kRemovedByRange, 2, moreFollow), "z", out));

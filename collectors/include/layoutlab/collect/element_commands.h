@@ -18,12 +18,12 @@
 //            take rehash steps the range did not: a table still rehashing then may finish sooner);
 //   list     LPUSH or RPUSH, LPOP or RPOP, LSET at the trace's place from the head.
 // A command's start (ElementAction::Command) holds its elements back until they have all come, and sends them
-// as one command, as the capture's did, and so does one command's removals (Valkey 9.1 shrinks a table once, at
-// the end of an HDEL, SREM or ZREM of several): the engines decide a conversion on all of a command's arguments at
-// once (t_hash.c hashTypeTryConversion, t_set.c, t_zset.c, t_list.c listTypeTryConversionAppend). A lookup is
-// sent as HEXISTS, SISMEMBER or ZSCORE, for the rehash step it takes (a list's read changes nothing, and is not
-// sent). A snapshot's loaded key (ElementAction::Load) is refused: the server loads an RDB
-// file itself (loadSnapshotFile), as it would.
+// as one command, as the capture's did, and so do one command's removals, with the names it looked up and did
+// not find between them (Valkey 9.1 shrinks a table once, at the end of an HDEL, SREM or ZREM of several): the engines
+// decide a conversion on all of a command's arguments at once (t_hash.c hashTypeTryConversion, t_set.c, t_zset.c,
+// t_list.c listTypeTryConversionAppend). A lookup is sent as HEXISTS, SISMEMBER or ZSCORE, for the rehash step it takes
+// (a list's read changes nothing, and is not sent). A snapshot's loaded key (ElementAction::Load) is refused: the
+// server loads an RDB file itself (loadSnapshotFile), as it would.
 
 #include "layoutlab/expected.h"
 #include "layoutlab/trace/request.h"
@@ -100,6 +100,10 @@ private:
     };
 
     Key& keyOf(std::uint32_t keyId);
+    // Key::made's index of a name's length and class.
+    static std::uint64_t shapeKey(std::uint32_t bytes, IntegerClass cls) {
+        return std::uint64_t { bytes } << 3 | static_cast<std::uint64_t>(cls);
+    }
     std::string newName(Key& key, std::uint32_t bytes, IntegerClass cls);
     // A held name of `shape` taken out of the key (removed or about to be re-filed); empty when none.
     std::string take(Key& key, const Shape& shape);
