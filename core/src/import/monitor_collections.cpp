@@ -49,6 +49,14 @@ CollectionCommandEffect applyCollectionCommand(
     return type ? type->apply(name, args, keys, nowMs) : CollectionCommandEffect {};
 }
 
+ScoredMembers scoredMembers(const std::unordered_map<std::string, double>& zset) {
+    ScoredMembers out;
+    out.reserve(zset.size());
+    for (const auto& [member, score] : zset)
+        out.emplace_back(score, &member);
+    return out;
+}
+
 bool CollectionCommand::lookUpKey(KeyValue::Content content) {
     m_key = m_keys.find(m_args[1], m_nowMs);
     if (m_key && m_key->present() && m_key->content != content) {

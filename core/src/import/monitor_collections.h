@@ -14,6 +14,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace layoutlab::monitor {
@@ -42,6 +44,14 @@ CollectionCommandEffect applyCollectionCommand(
 bool isMultiKeyCollectionCommand(std::string_view name);
 CollectionCommandEffect applyMultiKeyCollectionCommand(
     std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs);
+
+// A sorted set's members with their scores, to be put in the order its listpack or skiplist keeps them:
+// lowest first, by score and then by member (t_zset.c zslInsert, zzlInsert).
+using ScoredMembers = std::vector<std::pair<double, const std::string*>>;
+ScoredMembers scoredMembers(const std::unordered_map<std::string, double>& zset);
+inline bool lowerInSortedSet(const ScoredMembers::value_type& a, const ScoredMembers::value_type& b) {
+    return a.first < b.first || (a.first == b.first && *a.second < *b.second);
+}
 
 // "a hash", "a set", "a sorted set", "a string": what a key holds, for a WRONGTYPE's detail.
 std::string_view typeName(KeyValue::Content content);

@@ -227,15 +227,10 @@ private:
     // ZREM of the `count` lowest (highest) members of a sorted set, by score and then by member, as its
     // listpack or skiplist orders them.
     void popLowestOrHighest(const std::string& key, bool lowest, std::uint64_t count) {
-        const auto& members = *m_keys.find(key, m_nowMs)->zset;
-        std::vector<std::pair<double, const std::string*>> order;
-        order.reserve(members.size());
-        for (const auto& [member, score] : members)
-            order.emplace_back(score, &member);
+        ScoredMembers order = scoredMembers(*m_keys.find(key, m_nowMs)->zset);
         const std::size_t take = static_cast<std::size_t>(std::min<std::uint64_t>(count, order.size()));
         auto before = [lowest](const auto& a, const auto& b) {
-            const bool less = a.first < b.first || (a.first == b.first && *a.second < *b.second);
-            return lowest ? less : (b.first < a.first || (a.first == b.first && *b.second < *a.second));
+            return lowest ? lowerInSortedSet(a, b) : lowerInSortedSet(b, a);
         };
         std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(take), order.end(), before);
         std::vector<std::string> args { "ZREM", key };

@@ -265,18 +265,7 @@ private:
         return true;
     }
 
-    // The members, lowest first: by score, then by member (zslInsert's order, and a listpack's).
-    using Ordered = std::vector<std::pair<double, const std::string*>>;
-    static bool lower(const Ordered::value_type& a, const Ordered::value_type& b) {
-        return a.first < b.first || (a.first == b.first && *a.second < *b.second);
-    }
-    Ordered members() const {
-        Ordered out;
-        out.reserve(m_key->zset->size());
-        for (const auto& [member, score] : *m_key->zset)
-            out.emplace_back(score, &member);
-        return out;
-    }
+    using Ordered = ScoredMembers;
 
     void removeRange() {
         std::optional<Ordered> chosen;
@@ -288,14 +277,11 @@ private:
             chosen = inLexRange();
         if (!chosen)
             return; // refused
-        std::sort(chosen->begin(), chosen->end(), lower);
-        std::vector<std::string> names;
-        names.reserve(chosen->size());
-        for (const auto& [score, member] : *chosen)
-            names.push_back(*member);
+        std::sort(chosen->begin(), chosen->end(), lowerInSortedSet);
         const std::size_t first = requestsSoFar();
-        for (const std::string& name : names)
-            if (removeMember(m_key->zset->find(name), kRemovedByRange))
+        // Each member's name is its map node's, which stays until that member is removed.
+        for (const auto& [score, member] : *chosen)
+            if (removeMember(m_key->zset->find(*member), kRemovedByRange))
                 break;
         markRemovalsOfOneCommand(first);
     }
@@ -334,11 +320,11 @@ private:
         if (from > to || from >= length)
             return Ordered {};
         to = std::min(to, length - 1);
-        Ordered all = members();
+        Ordered all = scoredMembers(*m_key->zset);
         const auto first = all.begin() + from, last = all.begin() + to + 1;
-        std::nth_element(all.begin(), first, all.end(), lower);
+        std::nth_element(all.begin(), first, all.end(), lowerInSortedSet);
         if (last != all.end())
-            std::nth_element(first, last, all.end(), lower);
+            std::nth_element(first, last, all.end(), lowerInSortedSet);
         return Ordered(first, last);
     }
 
@@ -364,8 +350,8 @@ private:
             const int c = compareLex(std::string_view(m), *max);
             return max->open ? c < 0 : c <= 0;
         };
-        Ordered all = members();
-        std::sort(all.begin(), all.end(), lower);
+        Ordered all = scoredMembers(*m_key->zset);
+        std::sort(all.begin(), all.end(), lowerInSortedSet);
         Ordered out;
         if (!aboveMin(*all.back().second) || !belowMax(*all.front().second))
             return out;
