@@ -191,7 +191,8 @@ void addDriveCommand(CLI::App& app, int& status) {
     cmd->add_option("--run-seconds", r.run.seconds, "Run phase: run for this long instead of a number of GETs");
     cmd->add_option("--expire-wait", r.expireWaitSeconds,
         "After the load, wait this many seconds before measuring, for the trace's TTLs to pass on the server's "
-        "clock as they did on the trace's (the server expires its keys then; the replay already has)");
+        "clock (valkey, redis: the prediction then replays the trace on the clock the server read, the load's "
+        "and the wait's)");
     cmd->add_option("--run-set-fraction", r.run.setFraction,
            "Run phase: this share of the requests are SETs of the key's value size instead of GETs")
         ->capture_default_str()

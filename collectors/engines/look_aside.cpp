@@ -12,34 +12,29 @@ namespace layoutlab {
 
 namespace {
 
-// The server's second now: the wall clock's Unix second, its start moved by `phase`.
-std::uint64_t serverSecondNow(std::chrono::nanoseconds phase) {
+// The server's clock now, in milliseconds: the wall clock's Unix time, its seconds begun `phase` later.
+std::uint64_t serverMillisecondNow(std::chrono::nanoseconds phase) {
     const auto now = std::chrono::system_clock::now().time_since_epoch() - phase;
-    return static_cast<std::uint64_t>(std::chrono::floor<std::chrono::seconds>(now).count());
+    return static_cast<std::uint64_t>(std::chrono::floor<std::chrono::milliseconds>(now).count());
 }
 
-// The server's clock as the simulator takes it: which request each new second began at.
+// The server's clock as the simulator takes it: when each batch went out.
 class ClockRecord {
 public:
     ClockRecord(LookAsideReport& report, std::chrono::nanoseconds phase)
         : m_report(report)
         , m_phase(phase) { }
     void sendingFrom(std::uint64_t requestNumber) {
-        const std::uint64_t now = serverSecondNow(m_phase);
-        if (!m_started) {
-            m_started = true;
-            m_report.clockStartSecond = m_second = now;
-            return;
-        }
-        for (; m_second < now; ++m_second)
-            m_report.secondStarts.push_back(requestNumber);
+        const std::uint64_t now = serverMillisecondNow(m_phase);
+        if (m_report.clock.empty())
+            m_report.clockStartSecond = now / 1000;
+        if (m_report.clock.empty() || m_report.clock.back().timeMs != now)
+            m_report.clock.push_back({ requestNumber, now });
     }
 
 private:
     LookAsideReport& m_report;
     std::chrono::nanoseconds m_phase;
-    bool m_started = false;
-    std::uint64_t m_second = 0;
 };
 
 } // namespace

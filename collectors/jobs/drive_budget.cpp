@@ -154,7 +154,7 @@ Status driveMemcachedBudget(const DriveRequest& r, MemcachedClient& client, Fram
     prediction.eviction->pageMoverWindow = mover->first;
     prediction.eviction->pageMoverAgeRatio = mover->second;
     prediction.eviction->serverSecondsBefore = phase->secondsRunBefore(report.budget->sent.clockStartSecond);
-    return predictAndComplete(sentRequest, prediction, report, runs, progress, stop, &report.budget->sent);
+    return predictAndComplete(sentRequest, prediction, report, runs, progress, stop, &report.budget->sent.clock);
 }
 
 Status driveBudget(const DriveRequest& r, RespClient& client, const LayoutAndAllocator& models,
@@ -236,7 +236,7 @@ Status driveBudget(const DriveRequest& r, RespClient& client, const LayoutAndAll
     // with the seconds it was sent in), filling as it did.
     const SimulationConfig config = budgetPrediction(sentRequest, models, figures.baseBytes + clientsGrowth);
     report.budget = std::move(figures);
-    return predictAndComplete(sentRequest, config, report, runs, progress, stop, &report.budget->sent);
+    return predictAndComplete(sentRequest, config, report, runs, progress, stop, &report.budget->sent.clock);
 }
 
 } // namespace layoutlab::drive

@@ -103,7 +103,7 @@ Status countServerKeys(RespClient& client, DriveReport& report) {
 }
 
 Status predictAndComplete(const DriveRequest& r, const SimulationConfig& config, DriveReport& report,
-    MeasuredRuns& runs, ProgressSink* progress, std::stop_token stop, const LookAsideReport* sentOn) {
+    MeasuredRuns& runs, ProgressSink* progress, std::stop_token stop, const std::vector<ClockPoint>* sentOn) {
     ImportOptions options = r.importOptions;
     if (report.load.snapshotBytes) // the keys the server dropped as expired when it loaded the file
         options.snapshotLoadedAt = report.load.snapshotLoadedAt;
@@ -114,7 +114,7 @@ Status predictAndComplete(const DriveRequest& r, const SimulationConfig& config,
         progress->phase("predict");
     std::optional<RestampedTrace> restamped;
     if (sentOn)
-        restamped.emplace(**trace, sentOn->clockStartSecond, sentOn->secondStarts);
+        restamped.emplace(**trace, *sentOn);
     auto prediction
         = restamped ? simulate(config, *restamped, progress, stop) : simulate(config, **trace, progress, stop);
     if (!prediction)
@@ -140,7 +140,15 @@ Status finish(const DriveRequest& r, const LayoutAndAllocator& models, DriveRepo
     // the time its pages are read). It models strings written by commands: not collection keys, nor a
     // snapshot the server loads itself (its allocator's figures are then measured only).
     if (slabModelCovers(*models.allocator) && report.load.elements == 0 && report.load.snapshotBytes == 0)
-        predictionConfig.slabs = SlabModelOptions { true, 0, report.startBins };
+        predictionConfig.slabs = SlabModelOptions { true, 0, report.startBins, true };
+    // A drive that waits for the trace's TTLs to run out on the server replays the trace on the clock the
+    // server read (Redis, Valkey: their TTLs are in milliseconds): each batch at the time it was sent, and the
+    // end at the measurement, so that keys expire, and the expire cycles run, when they did there. memcached
+    // keeps its own seconds (the trace's clock as before).
+    if (!report.isMemcached() && r.expireWaitSeconds > 0 && !report.load.clock.empty()) {
+        predictionConfig.endClockMs = report.measuredAtMs;
+        return predictAndComplete(r, predictionConfig, report, runs, progress, stop, &report.load.clock);
+    }
     return predictAndComplete(r, predictionConfig, report, runs, progress, stop);
 }
 
@@ -161,6 +169,9 @@ Status waitForExpiry(const DriveRequest& r, ProgressSink* progress, std::stop_to
 void completePrediction(DriveReport& report) {
     const auto& point = report.prediction.points.at(0);
     if (point.arena) {
+            for (const auto& c : point.sizeClasses)
+                fprintf(stderr, "BIN %llu held %llu allocs %llu\n", (unsigned long long)c.classBytes,
+                    (unsigned long long)c.heldSlabs, (unsigned long long)c.allocations);
         report.allocator.predicted = true;
         report.allocator.predictedAllocated = point.arena->allocatedBytes;
         report.allocator.predictedActive = point.arena->activeBytes;
@@ -401,6 +412,9 @@ Status driveResp(const DriveRequest& r, drive::DriveTarget& target, DriveReport&
     if (!after->settled && r.notice)
         r.notice(fmt::format("warning: the server did not settle: {}", after->describe()));
     report.settled = *after;
+    report.measuredAtMs = static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - report.load.started)
+            .count());
     report.usedAfter = after->usedMemory;
     report.clientsAfter = after->memory.clientsNormal.value_or(0);
     report.allocator.allocatedAfter = after->memory.allocatorAllocated.value_or(0);

@@ -7,6 +7,7 @@
 #include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/sim/simulation.h"
 #include "layoutlab/store/measured_runs.h"
+#include "layoutlab/trace/restamped_trace.h"
 
 #include <memory>
 
@@ -55,11 +56,11 @@ void completePrediction(DriveReport& report);
 // (usedBefore and usedAfter read already).
 Status countServerKeys(RespClient& client, DriveReport& report);
 
-// The prediction made with `config` on the request's trace, then both runs completed. With `sentOn`, a look-aside
-// drive's wall clock, the trace is replayed restamped with the seconds it was sent in (RestampedTrace): its
-// TTLs expire, and the budget's clocks advance, as the server saw them.
+// The prediction made with `config` on the request's trace, then both runs completed. With `sentOn`, the clock
+// the drive sent the trace on, the trace is replayed restamped with it (RestampedTrace): its TTLs expire, and
+// the budget's clocks advance, as the server saw them.
 Status predictAndComplete(const DriveRequest& request, const SimulationConfig& config, DriveReport& report,
-    MeasuredRuns& runs, ProgressSink* progress, std::stop_token stop, const LookAsideReport* sentOn = nullptr);
+    MeasuredRuns& runs, ProgressSink* progress, std::stop_token stop, const std::vector<ClockPoint>* sentOn = nullptr);
 
 // The end of every drive once the server is measured: the prediction, then both runs completed.
 Status finish(const DriveRequest& request, const LayoutAndAllocator& models, DriveReport& report, MeasuredRuns& runs,

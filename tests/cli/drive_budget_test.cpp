@@ -135,7 +135,7 @@ TEST_F(DriveBudgetTest, MemcachedHitRatioForRawAndMarshalValues) {
 }
 
 // A trace of GETs, SETs, DELs and SETs with a 3-second TTL, sent in well under 3 seconds: on the server no
-// TTL runs out, and the prediction, which replays the trace on the seconds the drive sent it in, expires
+// TTL runs out, and the prediction, which replays the trace on the clock the drive sent it on, expires
 // none either. (Replayed on the trace's own clock, 4.7 seconds at gen's 100,000 requests a second, it expired
 // thousands: 4.7% fewer keys held than the server's at 16 MiB, and a point of hit ratio.) Sampled LRU: the
 // median of three.

@@ -26,7 +26,9 @@ void addSetTransients(KeyLayout& out, const KeyShape& shape, const Rules& rules,
     };
     out.addTransient(kArgvPointerBytes * (shape.hasTtl ? 5 : 3));
     argument(kCommandNameBytes);
+    out.keyArgumentAt = out.transientCount;
     argument(shape.keyBytes);
+    out.keyArgumentCount = static_cast<std::uint8_t>(out.transientCount - out.keyArgumentAt);
     switch (value) {
     case Value::Stored:
         break;

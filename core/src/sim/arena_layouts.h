@@ -32,6 +32,9 @@ struct alignas(64) ArenaLayout {
     Encoding encoding = Encoding::Raw;
     std::uint8_t unembeddedByRule = 0; // bit ruleIndex(op): the new value arrives unembedded
     std::uint8_t unmatchable = 0; // bit n: allocation n is never kept (a run of chunks)
+    // The key's name among the transients, as createStringObject makes it (KeyLayout::keyArgumentAt).
+    std::uint8_t keyArgumentAt = 0;
+    std::uint8_t keyArgumentCount = 0;
     std::array<std::uint8_t, KeyLayout::kMaxAllocations> made {};
     std::array<Purpose, KeyLayout::kMaxAllocations> purposes {};
     std::array<std::uint16_t, KeyLayout::kMaxAllocations> classes {};

@@ -22,6 +22,7 @@ KeyspaceReplay::KeyspaceReplay(IndexPolicy policy, std::uint64_t keyIdHint, std:
     , m_strings(std::move(strings)) {
     m_keys.resize(static_cast<std::size_t>(std::min(keyIdHint, kMaxKeyIds)));
     m_getRing.reserve(getSampleSize);
+    m_millisecondTtls = policy.kind != IndexKind::MemcachedAssoc;
 }
 
 std::vector<std::uint32_t> KeyspaceReplay::getSample() const {
@@ -196,38 +197,7 @@ template <bool Observed> void KeyspaceReplay::increment(KeyState& key, const Req
     write<Observed>(key, r, chars, kind); // the TTL stays
 }
 
-template <bool Observed>
-void KeyspaceReplay::setTtl(KeyState& key, std::uint32_t keyId, std::uint64_t nowSeconds, std::uint32_t ttlSeconds) {
-    if (!key.hasTtl()) {
-        flushGets(key);
-        key.set(KeyState::kHasTtl);
-        key.clear(KeyState::kStaleExpire); // the field holds the TTL again
-        if (m_hasExpiresTable)
-            m_expires.insert();
-    }
-    const std::uint64_t at = std::min<std::uint64_t>(nowSeconds + ttlSeconds, UINT32_MAX);
-    key.expireAtSeconds = static_cast<std::uint32_t>(at);
-    m_expiryHeap.emplace(key.expireAtSeconds, keyId);
-    m_nextExpiryMs = std::min(m_nextExpiryMs, std::uint64_t { key.expireAtSeconds } * 1000);
-    notifyStored<Observed>(key, Op::Expire);
-}
-
-template <bool Observed> void KeyspaceReplay::clearTtl(KeyState& key) {
-    if (!key.hasTtl())
-        return;
-    flushGets(key);
-    key.clear(KeyState::kHasTtl);
-    if (m_staleExpire && key.live()) {
-        key.set(KeyState::kStaleExpire); // db.c removeExpire: the object keeps the field, set to -1
-        key.expireAtSeconds = UINT32_MAX; // at every threshold
-    }
-    if (m_hasExpiresTable)
-        m_expires.erase();
-    if (key.live())
-        notifyStored<Observed>(key, Op::Persist);
-}
-
-template <bool Observed> void KeyspaceReplay::remove(KeyState& key) {
+template <bool Observed> void KeyspaceReplay::remove(KeyState& key, std::uint64_t expiredDueMs) {
     flushGets(key);
     if (key.kind() == ValueKind::RawString) [[unlikely]]
         m_buffers.erase(idOf(key));
@@ -240,38 +210,17 @@ template <bool Observed> void KeyspaceReplay::remove(KeyState& key) {
     key.clear(KeyState::kStaleExpire);
     m_table.erase();
     --m_summary.liveKeys;
-    if constexpr (Observed)
-        m_observer->removed(static_cast<std::uint32_t>(&key - m_keys.data()));
+    if constexpr (Observed) {
+        if (expiredDueMs != 0)
+            m_observer->expired(idOf(key), expiredDueMs);
+        else
+            m_observer->removed(idOf(key));
+    }
 }
 
 // Instantiated for keyspace_elements.cpp, whose element requests delete a collection with its last element.
-template void KeyspaceReplay::remove<true>(KeyState& key);
-template void KeyspaceReplay::remove<false>(KeyState& key);
-
-template <bool Observed> void KeyspaceReplay::expireDue(std::uint64_t nowSeconds) {
-    // Active expiry (expire.c activeExpireCycle) removes keys nobody touches again; here they go the
-    // moment their time has passed. Heap entries of keys whose TTL changed since are skipped.
-    while (!m_expiryHeap.empty() && m_expiryHeap.top().first <= nowSeconds) {
-        const auto [at, keyId] = m_expiryHeap.top();
-        m_expiryHeap.pop();
-        KeyState& key = m_keys[keyId];
-        if (key.live() && key.hasTtl() && key.expireAtSeconds == at) {
-            remove<Observed>(key);
-            ++m_summary.expiredKeys;
-        }
-    }
-    m_nextExpiryMs = m_expiryHeap.empty() ? UINT64_MAX : std::uint64_t { m_expiryHeap.top().first } * 1000;
-}
-
-void KeyspaceReplay::compactExpiryHeap() {
-    // Overwritten TTLs leave stale heap entries; rebuild from the keys so memory follows live keys.
-    std::vector<Expiry> live;
-    for (std::size_t id = 0; id < m_keys.size(); ++id)
-        if (m_keys[id].live() && m_keys[id].hasTtl())
-            live.emplace_back(m_keys[id].expireAtSeconds, static_cast<std::uint32_t>(id));
-    m_expiryHeap = decltype(m_expiryHeap)(std::greater<>(), std::move(live));
-    m_nextExpiryMs = m_expiryHeap.empty() ? UINT64_MAX : std::uint64_t { m_expiryHeap.top().first } * 1000;
-}
+template void KeyspaceReplay::remove<true>(KeyState& key, std::uint64_t);
+template void KeyspaceReplay::remove<false>(KeyState& key, std::uint64_t);
 
 template <bool Observed> void KeyspaceReplay::applyOne(KeyState& key, const Request& r) {
     if constexpr (Observed)
@@ -323,7 +272,7 @@ template <bool Observed> void KeyspaceReplay::applyOne(KeyState& key, const Requ
         if (r.ttlSeconds == kKeepTtl)
             break; // SET ... KEEPTTL
         if (r.ttlSeconds)
-            setTtl<Observed>(key, r.keyId, r.timeMs / 1000, r.ttlSeconds);
+            setTtl<Observed>(key, r.keyId, r.timeMs, r.ttlSeconds);
         else
             clearTtl<Observed>(key); // SET without KEEPTTL / memcached exptime 0
         break;
@@ -347,7 +296,7 @@ template <bool Observed> void KeyspaceReplay::applyOne(KeyState& key, const Requ
     case Op::Expire:
         m_table.lookup();
         if (key.live() && r.ttlSeconds)
-            setTtl<Observed>(key, r.keyId, r.timeMs / 1000, r.ttlSeconds);
+            setTtl<Observed>(key, r.keyId, r.timeMs, r.ttlSeconds);
         break;
     case Op::Persist:
         m_table.lookup();
@@ -454,7 +403,8 @@ Status KeyspaceReplay::applyBatch(std::span<const Request> batch, std::uint64_t 
                 m_observer->clockAt(m_observedSecond);
             }
         if (r.timeMs >= m_nextExpiryMs) [[unlikely]]
-            expireDue<Observed>(r.timeMs / 1000);
+            expireDue<Observed>(r.timeMs);
+        tellClock<Observed>(r.timeMs);
         if constexpr (Observed)
             if (m_budget) [[unlikely]]
                 m_writesRefused = !m_budget->makeRoom(*this, r.timeMs);

@@ -276,6 +276,8 @@ Expected<SimulationResult> simulate(
         = replayTrace(trace, replay, slabs.get(), thresholds, config.timelineSamples, progress, stop, done, timeline);
         !ok)
         return ok.error();
+    if (config.endClockMs)
+        replay.advanceClock(*config.endClockMs);
     replay.finish();
     if (slabs)
         slabs->settled();

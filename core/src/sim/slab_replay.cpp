@@ -97,6 +97,7 @@ struct alignas(16) SlabReplay::Event {
     static constexpr std::uint8_t kRemove = 1; // removed(): else stored()
     static constexpr std::uint8_t kHasTtl = 2;
     static constexpr std::uint8_t kDependent = 4; // `shape` is the first of Log::dependentShapes' ids for it
+    static constexpr std::uint8_t kByExpireCycle = 8; // with kRemove: an expire cycle's (SlabReplay::remove)
     std::uint32_t keyId = 0;
     std::uint32_t shape = 0; // the shape id at every threshold (stored())
     std::uint32_t indexSizes = 0; // into Log::indexSizes
@@ -150,6 +151,8 @@ SlabReplay::SlabReplay(const LayoutModel& layout, const JemallocModel& allocator
     for (std::uint32_t t : thresholds)
         m_arenas.push_back(
             std::make_unique<ThresholdArena>(t, allocator.table(), options, m_policy, replay.keys().size()));
+    if (slabOptions.expireCycle && m_policy.expiresTable)
+        m_expireCycle.emplace();
 }
 
 SlabReplay::~SlabReplay() {
@@ -219,6 +222,7 @@ void SlabReplay::Log::clear() {
 }
 
 void SlabReplay::stored(std::uint32_t keyId, const KeyState& key, Op op) {
+    removeIfExpired(keyId);
     // The key's shape is the same at every threshold unless it keeps a stale expire field below some.
     const std::uint32_t sdsBytes = key.kind() == ValueKind::RawString ? m_replay->sdsBytesOf(keyId) : 0;
     Event e { keyId, 0, indexSizesNow(), op, key.hasTtl() ? Event::kHasTtl : std::uint8_t { 0 } };
@@ -235,6 +239,33 @@ void SlabReplay::stored(std::uint32_t keyId, const KeyState& key, Op op) {
 
 void SlabReplay::removed(std::uint32_t keyId) {
     log({ keyId, 0, indexSizesNow(), Op::Delete, Event::kRemove });
+}
+
+void SlabReplay::expired(std::uint32_t keyId, std::uint64_t dueMs) {
+    if (!m_expireCycle) {
+        removed(keyId);
+        return;
+    }
+    runExpireCycles(dueMs - 1); // the cycles before its time find it not expired
+    m_expireCycle->expired(keyId);
+}
+
+std::uint64_t SlabReplay::clockAtMs(std::uint64_t nowMs) {
+    if (!m_expireCycle)
+        return UINT64_MAX;
+    runExpireCycles(nowMs);
+    return m_expireCycle->nextCycleMs();
+}
+
+void SlabReplay::runExpireCycles(std::uint64_t nowMs) {
+    m_cycleRemovals.clear();
+    m_expireCycle->runUntil(nowMs, m_replay->expiresTable()->entries(), m_cycleRemovals);
+    logCycleRemovals();
+}
+
+void SlabReplay::logCycleRemovals() {
+    for (const std::uint32_t keyId : m_cycleRemovals)
+        log({ keyId, 0, indexSizesNow(), Op::Delete, Event::kRemove | Event::kByExpireCycle });
 }
 
 namespace {
@@ -257,6 +288,11 @@ void SlabReplay::prefetch(const Request& ahead) {
 }
 
 void SlabReplay::settled() {
+    if (m_expireCycle) {
+        m_cycleRemovals.clear();
+        m_expireCycle->drain(m_cycleRemovals);
+        logCycleRemovals();
+    }
     catchUp();
     for (auto& t : m_arenas)
         syncIndexes(*t, replayIndexSizes());
@@ -332,7 +368,7 @@ void SlabReplay::play(ThresholdArena& t, std::size_t arenaIndex) const {
             prefetchFor(t, events[i + kNearEvents], shapeIdAt(events[i + kNearEvents], arenaIndex));
         const Event& e = events[i];
         if (e.flags & Event::kRemove)
-            remove(t, e.keyId, sizes[e.indexSizes]);
+            remove(t, e.keyId, sizes[e.indexSizes], e.flags & Event::kByExpireCycle);
         else
             store(t, e.keyId, e.flags & Event::kHasTtl, e.op, shapeIdAt(e, arenaIndex), sizes[e.indexSizes]);
     }
@@ -363,6 +399,8 @@ std::uint32_t SlabReplay::layoutIdFor(ThresholdArena& t, std::uint32_t shapeId) 
     a.stored = layout.stored;
     a.count = layout.allocationCount;
     a.transientCount = layout.transientCount;
+    a.keyArgumentAt = layout.keyArgumentAt;
+    a.keyArgumentCount = layout.keyArgumentCount;
     a.encoding = layout.encoding;
     for (std::uint8_t n = 0; n < layout.allocationCount; ++n) {
         const Allocation& allocation = layout.allocations[n];
@@ -451,21 +489,31 @@ void SlabReplay::store(ThresholdArena& t, std::uint32_t keyId, bool hasTtl, Op o
             t.arena.release(std::bit_cast<JemallocArenaModel::Handle>(old[j]));
 }
 
-void SlabReplay::remove(ThresholdArena& t, std::uint32_t keyId, const IndexSizes& indexSizes) const {
+void SlabReplay::remove(ThresholdArena& t, std::uint32_t keyId, const IndexSizes& indexSizes, bool byCycle) const {
     const std::uint32_t record = t.recordOf(keyId);
     if (record == 0)
         return;
+    // expire.c activeExpireCycleTryExpire: the key's name made an object (createStringObject) for the
+    // deletion and its propagation, freed after it; the client's argument of a SET, as the layout has it
+    // (an EMBSTR, or an robj and its sds: the sds made first, and freed first).
+    const ArenaLayout& layout = t.layouts[record & kLayoutMask];
+    std::uint64_t keyObject[2];
+    const std::uint8_t keyObjects = byCycle ? std::min<std::uint8_t>(layout.keyArgumentCount, 2) : 0;
+    for (std::uint8_t i = keyObjects; i-- > 0;)
+        keyObject[i] = std::bit_cast<std::uint64_t>(t.arena.allocateClass(layout.transients[layout.keyArgumentAt + i]));
     t.keys.erase(t.arena, keyId);
     if (record & kInExpires)
         t.expires.erase(t.arena, keyId);
     JemallocArenaModel::Handle* held = t.of(keyId);
-    const std::uint32_t count = t.layouts[record & kLayoutMask].count;
+    const std::uint32_t count = layout.count;
     for (std::uint32_t i = 0; i < std::min(count, t.stride); ++i)
         if (held[i] != kNoHandle) {
             t.arena.release(held[i]);
             held[i] = kNoHandle;
         }
     t.record(keyId) = 0;
+    for (std::uint8_t i = keyObjects; i-- > 0;) // decrRefCount: the sds, then the object
+        t.arena.release(std::bit_cast<JemallocArenaModel::Handle>(keyObject[i]));
     syncIndexes(t, indexSizes);
 }
 

@@ -23,8 +23,8 @@ nlohmann::json RunParameters::toJson() const {
     if (startRegions)
         j["start_regions"] = *startRegions;
     if (slabModel) {
-        j["slab_model"]
-            = { { "thread_cache", slabModel->threadCache }, { "page_mover_window", slabModel->pageMoverWindow } };
+        j["slab_model"] = { { "thread_cache", slabModel->threadCache },
+            { "page_mover_window", slabModel->pageMoverWindow }, { "expire_cycle", slabModel->expireCycle } };
         if (timelineSamples)
             j["slab_model"]["timeline_samples"] = timelineSamples;
     }
@@ -69,6 +69,8 @@ Expected<RunParameters> RunParameters::fromJson(std::string_view text) {
                 SlabModelOptions options;
                 options.threadCache = value.at("thread_cache").get<bool>();
                 options.pageMoverWindow = value.value("page_mover_window", options.pageMoverWindow);
+                // Runs stored before it: a server's model had the cycles when it had the thread cache.
+                options.expireCycle = value.value("expire_cycle", options.threadCache);
                 p.slabModel = options;
                 p.timelineSamples = value.value("timeline_samples", std::uint32_t { 0 });
             } else if (key == "start_regions")

@@ -172,6 +172,8 @@ Expected<SimulationJob> buildSimulationJob(const SimulationRequest& request) {
         if (auto covered = slabModelCovers(*job.config.allocator); covered) {
             SlabModelOptions slabs;
             slabs.threadCache = request.slabThreadCache;
+            // A server's main thread: its thread cache, and its cron's expire cycles.
+            slabs.expireCycle = request.slabThreadCache;
             slabs.pageMoverWindow = request.pageMoverWindow;
             job.config.slabs = std::move(slabs);
             job.config.timelineSamples = request.timeline;

@@ -12,18 +12,20 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <optional>
 
 using namespace layoutlab;
 
 namespace {
 
 SimulationConfig slabConfig(const char* layout, const char* alloc, std::vector<std::uint32_t> thresholds,
-    std::uint32_t moverWindow = 0, std::uint32_t timeline = 0) {
+    std::uint32_t moverWindow = 0, std::uint32_t timeline = 0, bool expireCycle = false) {
     auto l = parseLayout(layout);
     auto a = parseAllocator(alloc);
     EXPECT_TRUE(l && a);
     SimulationConfig config { *l, *a, std::move(thresholds) };
     config.slabs = SlabModelOptions { true, moverWindow };
+    config.slabs->expireCycle = expireCycle;
     config.timelineSamples = timeline;
     return config;
 }
@@ -144,14 +146,17 @@ TEST(SlabModel, ASweepsArenasEqualEachThresholdsOwnRunOverSeveralLogs) {
         writes += r.op != Op::Get;
     ASSERT_GT(writes, std::size_t { 1 } << 18) << "the trace fills more than one log";
     const std::vector<std::uint32_t> thresholds { 48, 64, 128 };
-    for (const std::uint32_t timeline : { 0u, 5u }) {
+    for (const auto [timeline, cycles] : { std::pair { 0u, false }, std::pair { 5u, false }, std::pair { 0u, true } }) {
         MemoryTrace trace(requests);
-        auto sweep = simulate(slabConfig("valkey-9.1", "jemalloc:quantum=8,page=4096", thresholds, 0, timeline), trace);
+        auto sweep = simulate(
+            slabConfig("valkey-9.1", "jemalloc:quantum=8,page=4096", thresholds, 0, timeline, cycles), trace);
         ASSERT_TRUE(sweep) << sweep.error().describe();
         for (std::size_t i = 0; i < thresholds.size(); ++i) {
-            SCOPED_TRACE(testing::Message() << "threshold " << thresholds[i] << ", timeline " << timeline);
+            SCOPED_TRACE(testing::Message()
+                << "threshold " << thresholds[i] << ", timeline " << timeline << (cycles ? ", expire cycles" : ""));
             MemoryTrace again(requests);
-            auto own = simulate(slabConfig("valkey-9.1", "jemalloc:quantum=8,page=4096", { thresholds[i] }), again);
+            auto own = simulate(
+                slabConfig("valkey-9.1", "jemalloc:quantum=8,page=4096", { thresholds[i] }, 0, 0, cycles), again);
             ASSERT_TRUE(own) << own.error().describe();
             const auto& a = *sweep->points[i].arena;
             const auto& b = *own->points[0].arena;
@@ -166,6 +171,44 @@ TEST(SlabModel, ASweepsArenasEqualEachThresholdsOwnRunOverSeveralLogs) {
         if (timeline)
             EXPECT_EQ(sweep->timeline.size(), timeline);
     }
+}
+
+TEST(SlabModel, ExpireCyclesFreeWhatTheReplayExpiredByTheEnd) {
+    // 3,000 keys with a 1-second TTL set over 300 ms; as each one's time passes, it is written again (a
+    // third of them, without a TTL) or a new key is: with the cycles the arena frees the expired keys up to
+    // a cycle later and in the table's order, each with the object of its name (activeExpireCycleTryExpire),
+    // and a rewritten one first (expireIfNeeded). Without a thread cache nothing is held back, so at the end
+    // both arenas hold exactly the replay's keys (Valkey 8.0's dicts: a hashtable's child buckets depend on
+    // which keys shared a bucket on the way); on the way, the cycles' held the expired keys longer.
+    std::vector<Request> requests;
+    auto request = [&](std::uint32_t keyId, std::uint64_t timeMs, std::uint32_t ttl, std::uint32_t value) {
+        Request r;
+        r.op = Op::Set;
+        r.keyId = keyId;
+        r.keyBytes = 12;
+        r.valueBytes = value;
+        r.timeMs = timeMs;
+        r.ttlSeconds = ttl;
+        requests.push_back(r);
+    };
+    for (std::uint32_t i = 0; i < 3000; ++i)
+        request(i, i / 10, 1, 20 + i % 150);
+    for (std::uint32_t i = 0; i < 3000; ++i) // past the key's time (1,000 + i / 10), before the next cycle
+        request(i % 3 == 0 ? i : 3000 + i, 1000 + i / 10 + 1, 0, 20 + i % 150);
+    std::optional<ArenaUsage> figures[2];
+    for (const bool cycles : { false, true }) {
+        auto config = slabConfig("valkey-8.0", "jemalloc:quantum=8,page=4096", {}, 0, 0, cycles);
+        config.slabs->threadCache = false;
+        MemoryTrace trace(requests);
+        auto result = simulate(config, trace);
+        ASSERT_TRUE(result) << result.error().describe();
+        EXPECT_EQ(result->trace.expiredKeys, 3000u);
+        EXPECT_EQ(result->trace.liveKeys, 3000u);
+        figures[cycles] = result->points.front().arena;
+    }
+    ASSERT_TRUE(figures[0] && figures[1]);
+    EXPECT_EQ(figures[1]->allocatedBytes, figures[0]->allocatedBytes);
+    EXPECT_GT(figures[1]->peakAllocatedBytes, figures[0]->peakAllocatedBytes);
 }
 
 TEST(SlabModel, TimelineOfAStreamOfUnknownLengthStaysEven) {

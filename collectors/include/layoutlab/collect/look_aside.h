@@ -9,6 +9,7 @@
 
 #include "layoutlab/collect/memcached_client.h"
 #include "layoutlab/collect/resp_client.h"
+#include "layoutlab/trace/restamped_trace.h"
 #include "layoutlab/trace/trace_reader.h"
 
 #include <chrono>
@@ -29,10 +30,9 @@ struct LookAsideReport {
     std::uint64_t refusedWrites = 0; // SETs answered OOM
     double seconds = 0;
     // The server's clock: the first request was sent in its second `clockStartSecond` (Unix time, each
-    // second begun at driveLookAside's `secondPhase`); each entry of `secondStarts` is the request number
-    // (from 1) of the first batch sent in the next second.
+    // second begun at driveLookAside's `secondPhase`), and each batch at its point's millisecond of that clock.
     std::uint64_t clockStartSecond = 0;
-    std::vector<std::uint64_t> secondStarts;
+    std::vector<ClockPoint> clock;
 };
 
 // The connection a look-aside drive sends on: a batch of requests pipelined, then what each one got.

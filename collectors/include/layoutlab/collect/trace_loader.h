@@ -6,6 +6,7 @@
 // run phase's keys, times the load and says how far it got when the server refuses a batch.
 
 #include "layoutlab/collect/trace_keys.h"
+#include "layoutlab/trace/restamped_trace.h"
 #include "layoutlab/trace/trace_reader.h"
 
 #include <chrono>
@@ -29,6 +30,10 @@ struct LoadReport {
     std::int64_t snapshotLoadedAt = 0; // ... and when (Unix seconds): keys that had expired by then are dropped
     double seconds = 0;
     std::vector<RunKey> readKeys; // the trace's reads in order, up to the loader's keepReads
+    // The load's clock: when it began, and each batch's first request with the milliseconds since then it
+    // was sent at (RestampedTrace): the server's clock as its TTLs read it.
+    std::chrono::steady_clock::time_point started;
+    std::vector<ClockPoint> clock;
 };
 
 // Reads `trace` in batches. Each request is counted and its key size checked (KeyNameCheck):
@@ -42,12 +47,13 @@ template <class Command, class Translate, class Send>
 Expected<LoadReport> loadInBatches(TraceReader& trace, std::size_t pipeline, std::size_t keepReads,
     const std::function<void(std::uint64_t)>& progress, std::stop_token stop, Translate&& translate, Send&& send) {
     constexpr std::size_t kBatchRequests = 4096;
-    const auto started = std::chrono::steady_clock::now();
     LoadReport report;
+    report.started = std::chrono::steady_clock::now();
     std::vector<Command> commands;
     commands.reserve(kBatchRequests);
     KeyNameCheck names(trace.keyIdLimit());
     auto loaded = forEachBatch(trace, kBatchRequests, stop, [&](std::span<const Request> batch) -> Status {
+        const std::uint64_t first = report.requests + 1;
         for (const Request& r : batch) {
             ++report.requests;
             names.see(r.keyBytes);
@@ -68,6 +74,10 @@ Expected<LoadReport> loadInBatches(TraceReader& trace, std::size_t pipeline, std
                 return e;
             }
         }
+        report.clock.push_back({ first,
+            static_cast<std::uint64_t>(
+                std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - report.started)
+                    .count()) });
         if (auto ok = send(commands); !ok) {
             Error e = ok.error();
             e.message += fmt::format(" (load phase: after {} of the trace's requests)", report.requests);
@@ -83,7 +93,7 @@ Expected<LoadReport> loadInBatches(TraceReader& trace, std::size_t pipeline, std
     if (!loaded)
         return loaded.error();
     report.namesRepeat = names.repeats();
-    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - report.started).count();
     return report;
 }
 

@@ -166,6 +166,9 @@ struct DriveReport {
     CollectionLimits collectionLimits;
     std::optional<Calibration> calibration;
     SettleReport settled; // valkey, redis: how the server settled after the load
+    // valkey, redis: the milliseconds from the load's start to the settled measurement (on the load's clock,
+    // LoadReport::clock): with --expire-wait, the prediction's clock runs to it.
+    std::uint64_t measuredAtMs = 0;
     std::uint64_t usedBefore = 0; // valkey, redis: used_memory before and after the load
     std::uint64_t usedAfter = 0;
     // valkey, redis: mem_clients_normal before and after the load, left out of the measured bytes per key (the

@@ -107,6 +107,11 @@ struct KeyLayout {
     // where those fall against cache lines. Requested bytes, in allocation order.
     std::array<std::uint32_t, kMaxTransients> transients {};
     std::uint8_t transientCount = 0;
+    // Which of them are the key's name as an object (object.c createStringObject: one EMBSTR, or an robj and
+    // its sds), the object an expire cycle also makes of a key it removes (expire.c
+    // activeExpireCycleTryExpire); none when the layout has no transients.
+    std::uint8_t keyArgumentAt = 0;
+    std::uint8_t keyArgumentCount = 0;
     // The order the engine makes the allocations in, where it is not the order above (a GET's): two of a
     // key's allocations in one class sit in that order, which decides the lines they share.
     std::array<std::uint8_t, kMaxAllocations> madeOrder {};

@@ -32,6 +32,9 @@ struct SlabModelOptions {
     // jemalloc: the bins a server holds before the trace (`drive` reads them from MEMORY MALLOC-STATS once it
     // has drained the server's thread cache); none: the arena starts empty.
     std::vector<JemallocArenaModel::StartBin> startBins;
+    // jemalloc: keys whose TTL runs out are freed as the server's expire cycles find them (sim/expire_cycle.h),
+    // with the key object each makes (expire.c activeExpireCycleTryExpire); else when the replay drops them.
+    bool expireCycle = false;
 };
 
 class ArenaReplay : public KeyspaceObserver {

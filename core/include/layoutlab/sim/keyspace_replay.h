@@ -2,7 +2,7 @@
 #pragma once
 
 // The replay half of simulate(): applies requests to the live keyspace and the index tables.
-// Per key id it keeps 16 bytes; expiring keys also have an 8-byte entry in a min-heap. The reference
+// Per key id it keeps 16 bytes; expiring keys also have a 16-byte entry in a min-heap. The reference
 // engine (collectors/) drives the same replay with an observer, so both apply a trace's semantics
 // (ADD/REPLACE, APPEND, INCR, TTLs, expiry) identically.
 
@@ -84,8 +84,15 @@ public:
     // The key was created, or its shape (lengths, TTL, kind) or content changed: `key` is its new state, `op`
     // what changed it (a TTL set or cleared, whatever the command: Op::Expire or Op::Persist).
     virtual void stored(std::uint32_t keyId, const KeyState& key, Op op) = 0;
-    // The key was deleted or expired.
+    // The key was deleted, or evicted.
     virtual void removed(std::uint32_t keyId) = 0;
+    // The key's TTL ran out (told in the order of the keys' times, `dueMs` the first millisecond it is expired
+    // at, before any request at or after it): the replay has dropped it. By default, as removed().
+    virtual void expired(std::uint32_t keyId, std::uint64_t /*dueMs*/) { removed(keyId); }
+    // The trace's clock reached `nowMs`, before the request at that time (after the keys expired by then):
+    // told after each expiry and whenever the clock reaches the time this last returned (UINT64_MAX: not
+    // until a key expires).
+    virtual std::uint64_t clockAtMs(std::uint64_t /*nowMs*/) { return UINT64_MAX; }
     // The trace's clock reached `nowSeconds` since its start, before the request of that second is
     // applied (told once per second the trace's requests pass through).
     virtual void clockAt(std::uint64_t /*nowSeconds*/) { }
@@ -175,6 +182,9 @@ public:
     // Applies one batch; fails on an impossible request (key id or size out of range).
     Status apply(std::span<const Request> batch, std::uint64_t firstRequestNumber);
     void finish();
+    // The clock reached `nowMs` with no request at that time: the keys expired by then go (a drive's wait
+    // after its load, before the server is measured).
+    void advanceClock(std::uint64_t nowMs);
 
     const TraceSummary& summary() const { return m_summary; }
     // Call after finish(): every pending GET count has been flushed.
@@ -243,12 +253,19 @@ private:
     template <bool Observed> void applyFills();
     template <bool Observed> void write(KeyState& key, const Request& r, std::uint32_t valueBytes, ValueKind kind);
     template <bool Observed>
-    void setTtl(KeyState& key, std::uint32_t keyId, std::uint64_t nowSeconds, std::uint32_t ttlSeconds);
+    void setTtl(KeyState& key, std::uint32_t keyId, std::uint64_t nowMs, std::uint32_t ttlSeconds);
     template <bool Observed> void clearTtl(KeyState& key);
     // Before `r` rewrites a live key without a TTL: drops a stale expire field the rewrite replaces.
     void rewriteStaleExpire(KeyState& key, const Request& r, std::uint32_t valueBytes, ValueKind kind);
-    template <bool Observed> void remove(KeyState& key);
-    template <bool Observed> void expireDue(std::uint64_t nowSeconds);
+    // `expiredDueMs`: the key's TTL ran out then (the observer is told expired()); 0: deleted or evicted.
+    template <bool Observed> void remove(KeyState& key, std::uint64_t expiredDueMs = 0);
+    template <bool Observed> void expireDue(std::uint64_t nowMs);
+    // Tells the observer the clock, when it asked to be (KeyspaceObserver::clockAtMs).
+    template <bool Observed> void tellClock(std::uint64_t nowMs) {
+        if constexpr (Observed)
+            if (nowMs >= m_observerWakeMs) [[unlikely]]
+                m_observerWakeMs = m_observer->clockAtMs(nowMs);
+    }
     void flushGets(KeyState& key);
     ShapeBound extendedShape(const KeyState& key) const;
     // APPEND/PREPEND, SETRANGE and INCR/DECR by the string rules.
@@ -261,15 +278,23 @@ private:
     template <bool Observed> void storeRaw(KeyState& key, const Request& r, std::uint64_t len, sds::Buffer buffer);
     std::uint32_t idOf(const KeyState& key) const { return static_cast<std::uint32_t>(&key - m_keys.data()); }
     void compactExpiryHeap();
+    // The second a heap entry's key expires in (KeyState::expireAtSeconds when the entry is the key's own).
+    std::uint64_t secondOfDue(std::uint64_t dueMs) const { return (m_millisecondTtls ? dueMs - 1 : dueMs) / 1000; }
     template <bool Observed> void notifyStored(const KeyState& key, Op op) {
         if constexpr (Observed)
             m_observer->stored(static_cast<std::uint32_t>(&key - m_keys.data()), key, op);
     }
 
-    using Expiry = std::pair<std::uint32_t, std::uint32_t>; // (expire-at seconds, key id)
+    // (the first millisecond the key is expired at, key id)
+    using Expiry = std::pair<std::uint64_t, std::uint32_t>;
     std::vector<KeyState> m_keys;
     std::priority_queue<Expiry, std::vector<Expiry>, std::greater<>> m_expiryHeap;
-    std::uint64_t m_nextExpiryMs = UINT64_MAX; // the heap top in milliseconds: one compare per request
+    std::uint64_t m_nextExpiryMs = UINT64_MAX; // the heap top: one compare per request
+    // Redis and Valkey keep a TTL in milliseconds and expire a key once the clock is past it (db.c
+    // keyIsExpired: `now > when`); memcached in its seconds, from the second it names on (items.c
+    // do_item_get: `exptime <= current_time`).
+    bool m_millisecondTtls = true;
+    std::uint64_t m_observerWakeMs = UINT64_MAX;
     IndexTableModel m_table;
     IndexTableModel m_expires;
     bool m_hasExpiresTable;

@@ -83,6 +83,9 @@ struct SimulationConfig {
     CollectionLimits collectionLimits;
     // One of them at several values, in the same pass (sim/limit_sweep.h): SimulationResult::limitSweep.
     std::optional<LimitSweep> limitSweep;
+    // The clock at the end, past the trace's last request (KeyspaceReplay::advanceClock): a drive measures
+    // its server after waiting for the trace's TTLs to run out. None: the last request's time.
+    std::optional<std::uint64_t> endClockMs;
 };
 
 // The most samples a timeline takes.

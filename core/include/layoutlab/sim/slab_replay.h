@@ -22,11 +22,13 @@
 #include "layoutlab/alloc/jemalloc_arena_model.h"
 #include "layoutlab/alloc/jemalloc_model.h"
 #include "layoutlab/sim/arena_replay.h"
+#include "layoutlab/sim/expire_cycle.h"
 #include "layoutlab/sim/shape_histogram.h"
 #include "layoutlab/sim/slab_index.h"
 
 #include <future>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <utility>
 
@@ -43,8 +45,12 @@ public:
 
     void stored(std::uint32_t keyId, const KeyState& key, Op op) override;
     void removed(std::uint32_t keyId) override;
+    // With options.expireCycle: held until a cycle of the server's removes it (ActiveExpireCycle).
+    void expired(std::uint32_t keyId, std::uint64_t dueMs) override;
+    std::uint64_t clockAtMs(std::uint64_t nowMs) override;
     void prefetch(const Request& ahead) override;
-    // The index tables as the engine's cron leaves them (settled).
+    // The index tables as the engine's cron leaves them (settled), the expired keys the cycles still held
+    // removed.
     void settled() override;
     void catchUp() override;
     std::optional<ArenaUsage> usageAt(std::uint32_t threshold) const override;
@@ -90,7 +96,18 @@ private:
     std::uint32_t shapeIdAt(const Event& e, std::size_t arenaIndex) const;
     void store(ThresholdArena& t, std::uint32_t keyId, bool hasTtl, Op op, std::uint32_t shapeId,
         const IndexSizes& sizes) const;
-    void remove(ThresholdArena& t, std::uint32_t keyId, const IndexSizes& sizes) const;
+    // `byCycle`: an expire cycle's removal, which makes and frees the key's name as an object around it.
+    void remove(ThresholdArena& t, std::uint32_t keyId, const IndexSizes& sizes, bool byCycle) const;
+    // Logs the removals of the expire cycles due by `nowMs`.
+    void runExpireCycles(std::uint64_t nowMs);
+    void logCycleRemovals(); // m_cycleRemovals, in order
+    // A key the cycles still hold, reached by a command: removed first, as db.c expireIfNeeded does.
+    void removeIfExpired(std::uint32_t keyId) {
+        if (m_expireCycle && m_expireCycle->holds(keyId)) [[unlikely]] {
+            m_expireCycle->take(keyId);
+            removed(keyId);
+        }
+    }
     static void syncIndexes(ThresholdArena& t, const IndexSizes& sizes);
     // The id of a shape (with a RawString key's sds buffer), the same at every threshold.
     std::uint32_t shapeIdOf(std::uint64_t packed, std::uint32_t sdsBytes);
@@ -110,6 +127,8 @@ private:
     // The players': the log they play, and every shape by id - 1 (Log::newShapes appended as they start).
     Log m_played;
     std::vector<ShapeBound> m_shapes;
+    std::optional<ActiveExpireCycle> m_expireCycle;
+    std::vector<std::uint32_t> m_cycleRemovals; // a run of cycles' removals, before they are logged
     std::future<void> m_playing; // the play of m_played; last, so that it ends first
 };
 
