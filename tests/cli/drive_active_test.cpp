@@ -96,8 +96,6 @@ TEST_F(DriveMemcachedPagesTest, PagesPerClassEqualThePredictionForEveryFraming) 
         GTEST_SKIP() << "memcached is not installed (scripts/install-deps installs it)";
     for (const auto& [name, trace] : traces())
         for (const char* framing : { "raw", "marshal-utf8" }) {
-            if (name == "expire")
-                continue; // memcached frees an expired item's chunk when its LRU crawler passes, not at the TTL
             const auto r = run({ "drive", trace, "--engine", "memcached", "--framing", framing, "--json", "--no-db",
                 "--run-requests", "0" });
             ASSERT_EQ(r.exitCode, 0) << name << ", " << framing << ": " << r.err;
@@ -106,7 +104,11 @@ TEST_F(DriveMemcachedPagesTest, PagesPerClassEqualThePredictionForEveryFraming) 
             for (const auto& c : j["classes"]) {
                 EXPECT_EQ(c["measured_pages"], c["predicted_pages"])
                     << name << ", " << framing << ", " << c["chunk_bytes"] << "-byte class";
-                EXPECT_EQ(c["measured_chunks"], c["predicted_chunks"]) << name << ", " << framing;
+                // memcached keeps an expired item's chunk until a GET or its LRU crawler finds it, where the
+                // replay drops it at its TTL: the expire trace's chunks in use differ, its pages (never given
+                // back, taken while every item was live) do not.
+                if (name != "expire")
+                    EXPECT_EQ(c["measured_chunks"], c["predicted_chunks"]) << name << ", " << framing;
                 pages += c["measured_pages"].get<std::uint64_t>();
             }
             EXPECT_EQ(j["measured_active_bytes"], j["predicted_active_bytes"]) << name << ", " << framing;
