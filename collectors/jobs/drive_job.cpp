@@ -169,9 +169,6 @@ Status waitForExpiry(const DriveRequest& r, ProgressSink* progress, std::stop_to
 void completePrediction(DriveReport& report) {
     const auto& point = report.prediction.points.at(0);
     if (point.arena) {
-            for (const auto& c : point.sizeClasses)
-                fprintf(stderr, "BIN %llu held %llu allocs %llu\n", (unsigned long long)c.classBytes,
-                    (unsigned long long)c.heldSlabs, (unsigned long long)c.allocations);
         report.allocator.predicted = true;
         report.allocator.predictedAllocated = point.arena->allocatedBytes;
         report.allocator.predictedActive = point.arena->activeBytes;
