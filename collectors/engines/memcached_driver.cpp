@@ -152,6 +152,8 @@ Expected<MemcachedLoadReport> loadTraceMemcached(MemcachedClient& client, TraceR
         case Op::Element:
             return usageError("memcached has no collections: this trace's hashes, sets, sorted sets and "
                               "lists can be driven on Valkey or Redis");
+        case Op::Rename:
+            return usageError("memcached has no RENAME: this trace's renames can be driven on Valkey or Redis");
         }
         commands.push_back(std::move(c));
         return Ok {};

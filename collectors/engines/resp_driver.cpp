@@ -306,6 +306,7 @@ Expected<LoadReport> loadTrace(RespClient& client, TraceReader& trace, std::size
     using Command = std::vector<std::string>;
     ElementCommandWriter elements;
     std::uint64_t elementRequests = 0;
+    std::optional<std::pair<std::uint32_t, std::string>> renameSource; // a RENAME's first half
     auto translate = [&](const Request& r, std::string key, std::vector<Command>& commands) -> Status {
         if (r.op == Op::Element) {
             ++elementRequests;
@@ -354,6 +355,15 @@ Expected<LoadReport> loadTrace(RespClient& client, TraceReader& trace, std::size
             break;
         case Op::Persist:
             commands.push_back({ "PERSIST", std::move(key) });
+            break;
+        case Op::Rename:
+            if (r.valueBytes == kRenameSource) {
+                renameSource.emplace(r.keyId, std::move(key));
+            } else if (renameSource) {
+                elements.renamed(renameSource->first, r.keyId);
+                commands.push_back({ "RENAME", std::move(renameSource->second), std::move(key) });
+                renameSource.reset();
+            }
             break;
         case Op::Get:
         case Op::Other: // reads: loadInBatches keeps them for the run phase

@@ -411,6 +411,9 @@ Workload movesAndRemovals(std::uint64_t keys) {
 Workload rangeRemovals(std::uint64_t keys) {
     return workload::zsetsRanges(keys);
 }
+Workload keyRenames(std::uint64_t keys) {
+    return workload::renames(keys);
+}
 
 std::vector<Workload> collectionWorkloads() {
     // LAYOUTLAB_COLLECTION_WORKLOAD=FILE runs the commands of FILE instead (one per line, arguments split at
@@ -436,7 +439,7 @@ std::vector<Workload> collectionWorkloads() {
         return { w };
     }
     return { grow(700), churn(512), counters(1000), lifecycle(1025), setsGrow(600), setsChurn(513), zsetsGrow(500),
-        zsetsChurn(511), zsetsRanges(511), listsGrow(400), listsChurn(257), moves(130) };
+        zsetsChurn(511), zsetsRanges(511), listsGrow(400), listsChurn(257), moves(130), workload::renames(257) };
 }
 
 } // namespace layoutlab::test

@@ -25,6 +25,8 @@ Workload hashesGrown(std::uint64_t keys);
 Workload movesAndRemovals(std::uint64_t keys);
 // Sorted sets emptied by ranges (ZREMRANGEBYSCORE, ...BYRANK, ...BYLEX) as windows, leaderboards and indexes.
 Workload rangeRemovals(std::uint64_t keys);
+// Keys of every type renamed (RENAME, RENAMENX), onto new names, other types' keys and themselves.
+Workload keyRenames(std::uint64_t keys);
 // Every workload, or the one LAYOUTLAB_COLLECTION_WORKLOAD names (a file of commands, one a line).
 std::vector<Workload> collectionWorkloads();
 

@@ -131,13 +131,15 @@ TEST_P(DriveCollections, ItsOwnSnapshotLoadedWithinOnePercent) {
 // MONITOR captures driven into a fresh server of the same build: elements moved between keys and removed from
 // lists' middles (LMOVE, BLPOP, SMOVE, ZPOPMIN, LREM...: collection_workloads.h), the moves as the pops and
 // pushes they are, each LREM as an LSET of a mark at the element's place and an LREM of the mark; and sorted
-// sets emptied by ranges (ZREMRANGEBY*), each range as its members moved to -inf and a ZREMRANGEBYSCORE of it.
+// sets emptied by ranges (ZREMRANGEBY*), each range as its members moved to -inf and a ZREMRANGEBYSCORE of it;
+// keys of every type renamed (RENAME, the names its elements were given moving with it).
 TEST_P(DriveCollections, CapturesOfMovesAndRemovalsWithinOnePercent) {
     const auto* s = server();
     if (!s)
         GTEST_SKIP() << "no server " << GetParam()
                      << ": Debian's redis-server and the builds of tests/engines are all there are here";
-    for (const auto& workload : { layoutlab::test::movesAndRemovals(130), layoutlab::test::rangeRemovals(255) }) {
+    for (const auto& workload : { layoutlab::test::movesAndRemovals(130), layoutlab::test::rangeRemovals(255),
+             layoutlab::test::keyRenames(257) }) {
         const std::string file = (m_dir / (workload.name + ".monitor")).string();
         {
             auto under = layoutlab::test::startRespServer(*s);

@@ -248,6 +248,45 @@ std::vector<Scenario> scenarios() {
                            c.push_back({ "SET", key(i), value(i, 8) });
                        return c;
                    } });
+    out.push_back({ "rename", [](std::uint32_t n) {
+                       // RENAME and RENAMENX of every encoding (EMBSTR, RAW with an APPEND's room, INT), with
+                       // and without a TTL, onto new names of other lengths and onto keys that exist.
+                       auto c = load(n);
+                       for (std::uint32_t i = 0; i < n; ++i) {
+                           const auto k = key(i);
+                           switch (i % 8) {
+                           case 0:
+                               c.push_back({ "RENAME", k, "renamed:" + k });
+                               break;
+                           case 1:
+                               c.push_back({ "RENAME", k, key(i + 2) }); // onto a key that exists
+                               break;
+                           case 2:
+                               c.push_back({ "RENAMENX", k, key(i + 3) }); // exists: nothing
+                               break;
+                           case 3:
+                               c.push_back({ "RENAMENX", k, "n" + std::to_string(i) });
+                               break;
+                           case 4:
+                               c.push_back({ "APPEND", k, std::string(1 + i % 60, 'x') });
+                               c.push_back({ "RENAME", k, "r" + std::to_string(i) });
+                               break;
+                           case 5:
+                               c.push_back({ "SET", "int:" + k, std::to_string(i * 7919), "EX", kFarFuture });
+                               c.push_back({ "RENAME", "int:" + k, "i:" + std::to_string(i) });
+                               break;
+                           case 6:
+                               c.push_back({ "RENAME", k, k }); // itself: nothing
+                               break;
+                           default:
+                               c.push_back({ "RENAMENX", k, k }); // itself: nothing
+                               break;
+                           }
+                       }
+                       for (std::uint32_t i = 0; i < n; i += 16) // renamed again, TTLs and all
+                           c.push_back({ "RENAME", "renamed:" + key(i), key(i) });
+                       return c;
+                   } });
     out.push_back({ "mixed", [](std::uint32_t n) {
                        // Every command at once, interleaved over the same keys.
                        std::vector<Command> c = load(n);
@@ -346,6 +385,7 @@ TEST_P(StringCommands, EveryCommandWithinOnePercentOfTheServer) {
                 // Refused commands leave nothing: they are in the capture, and must change nothing there.
                 (void)client->command({ "INCR", key(1) });
                 (void)client->command({ "SET", key(2), "v", "EX", "0" });
+                (void)client->command({ "RENAME", "absent:" + key(3), key(3) });
                 const std::string marker = "layoutlab-capture-end";
                 ASSERT_TRUE(client->command({ "ECHO", marker }));
                 monitor.waitFor(marker);

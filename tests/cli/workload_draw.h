@@ -82,5 +82,7 @@ inline std::string score(Draw& d) {
 Workload zsetsGrow(std::uint64_t keys);
 Workload zsetsChurn(std::uint64_t keys);
 Workload zsetsRanges(std::uint64_t keys);
+// Keys of every type renamed (rename_workloads.cpp).
+Workload renames(std::uint64_t keys);
 
 } // namespace layoutlab::test::workload

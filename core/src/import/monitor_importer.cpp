@@ -240,6 +240,9 @@ private:
     void expire(const std::string& unit);
     void getex();
     void collectionCommand();
+    // RENAME, RENAMENX (monitor_rename.cpp): the two requests of an Op::Rename where the server renamed; a
+    // list moved onto a key clients wait on serves them.
+    void rename(bool nx);
     // A collection command's requests emitted, each on its key; its refusal counted.
     void emitEffect(const monitor::CollectionCommandEffect& effect);
     // A string command on a collection key: the server answers WRONGTYPE and nothing changes (checkType).
@@ -315,6 +318,29 @@ void MonitorImporter::collectionCommand() {
         return;
     for (const auto& served : m_blocked.serve(monitor::keysGivenElements(effect, m_args[1]), m_keys, m_absoluteMs))
         emitEffect(served);
+}
+
+void MonitorImporter::rename(bool nx) {
+    switch (monitor::renameKey(m_keys, m_args[1], m_args[2], nx, m_absoluteMs)) {
+    case monitor::RenameOutcome::Unseen:
+        return noteCommand(m_rejects.unseenKeys, m_name);
+    case monitor::RenameOutcome::NoSuchKey:
+        return refuse("no such key", m_args[1]);
+    case monitor::RenameOutcome::Unchanged:
+        return;
+    case monitor::RenameOutcome::Renamed:
+        break;
+    }
+    Request source = base(m_args[1], Op::Rename);
+    source.valueBytes = kRenameSource;
+    emit(source);
+    Request destination = base(m_args[2], Op::Rename);
+    destination.valueBytes = kRenameDestination;
+    emit(destination);
+    const monitor::KeyValue* moved = m_keys.find(m_args[2], m_absoluteMs);
+    if (!m_blocked.empty() && moved && moved->content == monitor::KeyValue::Content::List)
+        for (const auto& served : m_blocked.serve({ m_args[2] }, m_keys, m_absoluteMs)) // dbAdd: signalKeyAsReady
+            emitEffect(served);
 }
 
 void MonitorImporter::emitEffect(const monitor::CollectionCommandEffect& effect) {
@@ -645,6 +671,9 @@ void MonitorImporter::command() {
         if (auto* v = lookup(a[1]))
             v->expireAtMs = 0;
         emit(base(a[1], Op::Persist));
+    } else if (is("RENAME") || is("RENAMENX")) {
+        if (arity(3))
+            rename(is("RENAMENX"));
     } else if (monitor::isCollectionCommand(m_name) || monitor::isMultiKeyCollectionCommand(m_name)) {
         collectionCommand();
     } else if (monitor::readsCollectionWhole(m_name)) {

@@ -73,6 +73,18 @@ struct KeyValue {
     void assign(std::string_view value);
 };
 
+// What RENAME and RENAMENX did (db.c renameGenericCommand), for the importer to say so.
+enum class RenameOutcome : std::uint8_t {
+    Renamed, // the source's value, its TTL with it, is the destination's now; the source is gone
+    NoSuchKey, // the source is absent: "ERR no such key"
+    Unchanged, // the source renamed onto itself, or RENAMENX onto a key that exists
+    Unseen, // the capture has not shown the source: the server may have held it
+};
+
+class MonitorKeyspace;
+RenameOutcome renameKey(
+    MonitorKeyspace& keys, const std::string& from, const std::string& to, bool nx, std::uint64_t nowMs);
+
 class MonitorKeyspace {
 public:
     // The key's value at `nowMs` (a passed TTL makes it absent), or nullptr when the capture has not shown

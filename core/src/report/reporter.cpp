@@ -99,6 +99,8 @@ nlohmann::json toJson(const SimulationResult& r) {
         { "distinct_shapes", r.trace.distinctShapes } });
     if (r.trace.unwrittenKeyDeletes)
         t["unwritten_key_deletes"] = r.trace.unwrittenKeyDeletes;
+    if (r.trace.unmatchedRenames)
+        t["unmatched_renames"] = r.trace.unmatchedRenames;
     if (r.trace.wrongTypeRequests)
         t["wrong_type_requests"] = r.trace.wrongTypeRequests;
     if (!r.collections.empty()) {

@@ -27,6 +27,18 @@ void KeyspaceReplay::setTtl(KeyState& key, std::uint32_t keyId, std::uint64_t no
     notifyStored<Observed>(key, Op::Expire);
 }
 
+template <bool Observed>
+void KeyspaceReplay::keepTtl(KeyState& key, std::uint32_t keyId, std::uint32_t expireAtSeconds) {
+    key.set(KeyState::kHasTtl);
+    if (m_hasExpiresTable)
+        m_expires.insert();
+    key.expireAtSeconds = expireAtSeconds;
+    const std::uint64_t dueMs = std::uint64_t { expireAtSeconds } * 1000 + (m_millisecondTtls ? 1000 : 0);
+    m_expiryHeap.emplace(dueMs, keyId);
+    m_nextExpiryMs = std::min(m_nextExpiryMs, dueMs);
+    notifyStored<Observed>(key, Op::Expire);
+}
+
 template <bool Observed> void KeyspaceReplay::clearTtl(KeyState& key) {
     if (!key.hasTtl())
         return;
@@ -91,6 +103,8 @@ void KeyspaceReplay::compactExpiryHeap() {
 
 template void KeyspaceReplay::setTtl<true>(KeyState&, std::uint32_t, std::uint64_t, std::uint32_t);
 template void KeyspaceReplay::setTtl<false>(KeyState&, std::uint32_t, std::uint64_t, std::uint32_t);
+template void KeyspaceReplay::keepTtl<true>(KeyState&, std::uint32_t, std::uint32_t);
+template void KeyspaceReplay::keepTtl<false>(KeyState&, std::uint32_t, std::uint32_t);
 template void KeyspaceReplay::clearTtl<true>(KeyState&);
 template void KeyspaceReplay::clearTtl<false>(KeyState&);
 template void KeyspaceReplay::expireDue<true>(std::uint64_t);

@@ -60,6 +60,7 @@ Expected<StoredRun> loadStoredRun(ResultsDb& db, std::int64_t runId) {
         r.trace.ttlKeys = u("ttl_keys");
         r.trace.distinctShapes = u("distinct_shapes");
         r.trace.unwrittenKeyDeletes = u("unwritten_key_deletes");
+        r.trace.unmatchedRenames = u("unmatched_renames");
         r.trace.fills = u("fills");
         r.trace.unfillableMisses = u("unfillable_misses");
         if (t.contains("requests_by_op"))

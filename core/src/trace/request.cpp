@@ -8,8 +8,8 @@ namespace layoutlab {
 
 std::string_view opName(Op op) {
     static constexpr std::array<std::string_view, kOpCount> kNames { "get", "set", "add", "replace", "append",
-        "prepend", "incr", "decr", "delete", "expire", "persist", "other", "setrange", "element", "resize" };
-    static_assert(static_cast<std::size_t>(Op::Resize) == kNames.size() - 1, "a name for every value");
+        "prepend", "incr", "decr", "delete", "expire", "persist", "other", "setrange", "element", "resize", "rename" };
+    static_assert(static_cast<std::size_t>(Op::Rename) == kNames.size() - 1, "a name for every value");
     return enumName(op, kNames);
 }
 

@@ -27,9 +27,9 @@ std::string keyName(std::uint32_t id, std::uint32_t keyBytes) {
     return name;
 }
 
-// The Twitter trace names its operations as layoutlab does; these four have no Twitter counterpart.
+// The Twitter trace names its operations as layoutlab does; these have no Twitter counterpart.
 bool twitterExpressible(Op op) {
-    return op != Op::Expire && op != Op::Persist && op != Op::Other && op != Op::Resize;
+    return op != Op::Expire && op != Op::Persist && op != Op::Other && op != Op::Resize && op != Op::Rename;
 }
 
 const char* cachelibOp(Op op) {
@@ -77,6 +77,10 @@ Status exportTrace(TraceReader& trace, std::string_view format, const std::strin
         for (std::size_t i = 0; i < *n; ++i) {
             const Request& r = batch[i];
             const std::uint64_t seconds = r.timeMs / 1000;
+            if (r.op == Op::Rename) { // no format here moves a key
+                ++unexportable;
+                continue;
+            }
             const bool write = r.op != Op::Get && r.op != Op::Delete;
             const std::uint32_t ttl = r.ttlSeconds == kKeepTtl ? 0 : r.ttlSeconds;
             if (format == "twitter") {

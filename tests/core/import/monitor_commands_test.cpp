@@ -150,6 +150,45 @@ TEST_F(MonitorCommandsTest, CommandsNotModelledAreNamed) {
     EXPECT_EQ(m_rejects.notModelled.count("STRLEN"), 0u);
 }
 
+// db.c renameGenericCommand: a rename the server made is the two requests of an Op::Rename, the source's
+// then the destination's; the importer's keyspace moves the value, so the commands after it see the key
+// under its new name; what the server refused or left alone makes nothing.
+TEST_F(MonitorCommandsTest, RenamesMoveTheValueWhateverItHolds) {
+    const auto r = import({ { "SET", "a", "12", "EX", "100" }, { "RENAME", "a", "bb" }, { "INCR", "bb" },
+        { "INCR", "a" }, { "HSET", "h", "f", "v" }, { "RENAMENX", "h", "bb" }, { "RENAMENX", "h", "hh" },
+        { "HSET", "hh", "f", "longer" }, { "RENAME", "a", "c" }, { "RENAME", "hh", "hh" },
+        { "RENAME", "never", "x" } });
+    ASSERT_EQ(r.size(), 13u);
+    EXPECT_EQ(r[1].op, Op::Rename);
+    EXPECT_EQ(r[1].valueBytes, kRenameSource);
+    EXPECT_EQ(r[2].op, Op::Rename);
+    EXPECT_EQ(r[2].valueBytes, kRenameDestination);
+    EXPECT_EQ(r[2].keyBytes, 2u);
+    EXPECT_NE(r[1].keyId, r[2].keyId);
+    EXPECT_EQ(r[3].op, Op::Incr); // INCR bb: 13, from the moved value
+    EXPECT_EQ(r[3].keyId, r[2].keyId);
+    EXPECT_EQ(r[3].valueBytes, 2u);
+    EXPECT_EQ(r[4].op, Op::Incr); // INCR a: a new key, 1
+    EXPECT_EQ(r[4].valueBytes, 1u);
+    // HSET h (its command and its field), RENAMENX onto bb, which exists: nothing; onto hh: the hash moves,
+    // and HSET there updates its field.
+    EXPECT_EQ(r[7].op, Op::Rename);
+    EXPECT_EQ(r[8].op, Op::Rename);
+    EXPECT_EQ(r[10].op, Op::Element);
+    EXPECT_EQ(r[10].keyId, r[8].keyId);
+    EXPECT_EQ(r[10].elementOp().action, ElementAction::Update);
+    EXPECT_EQ(r[10].priorBytes(), 1u); // "v"
+    // RENAME a c: a holds 1 from its INCR; hh onto itself: nothing.
+    EXPECT_EQ(r[11].op, Op::Rename);
+    EXPECT_EQ(r[12].op, Op::Rename);
+    EXPECT_EQ(m_rejects.unseenKeys.at("RENAME"), 1u); // "never": the server may have held it
+    EXPECT_EQ(m_rejects.notModelled.count("RENAME"), 0u);
+    const auto refused = import({ { "SET", "a", "1" }, { "DEL", "a" }, { "RENAME", "a", "b" }, { "RENAME", "a" } });
+    EXPECT_EQ(refused.size(), 2u);
+    EXPECT_EQ(m_rejects.refused.at("no such key"), 1u);
+    EXPECT_EQ(m_rejects.refused.at("wrong number of arguments"), 1u);
+}
+
 // Hash commands become element requests, in the order t_hash.c applies them, with the lengths of the values
 // they replace or remove, which only the importer's copy of each hash knows.
 TEST_F(MonitorCommandsTest, HashCommandsBecomeElementRequests) {
@@ -566,6 +605,19 @@ TEST_F(MonitorMovesTest, AWaitingClientIsServedByTheNextPush) {
     EXPECT_EQ(actions,
         (std::vector<ElementAction> { ElementAction::Command, ElementAction::Add, ElementAction::Remove,
             ElementAction::Command, ElementAction::Add, ElementAction::Remove }));
+    // A list renamed onto the key a client waits on serves it (db.c dbAdd -> signalKeyAsReady).
+    const std::string renamed = "OK\n"
+                                "1700000000.000000 [0 127.0.0.1:1001] \"BLPOP\" \"q\" \"0\"\n"
+                                "1700000000.100000 [0 127.0.0.1:2000] \"RPUSH\" \"l\" \"x\" \"yy\"\n"
+                                "1700000000.200000 [0 127.0.0.1:2000] \"RENAME\" \"l\" \"q\"\n";
+    auto n = importText(renamed);
+    ASSERT_TRUE(n) << n.error().describe();
+    ASSERT_EQ(n->size(), 6u); // RPUSH l (command, two adds), the rename's two halves, the BLPOP's pop of q
+    EXPECT_EQ((*n)[3].op, Op::Rename);
+    EXPECT_EQ((*n)[4].op, Op::Rename);
+    EXPECT_EQ((*n)[5].keyId, (*n)[4].keyId);
+    EXPECT_EQ((*n)[5].elementOp().action, ElementAction::Remove);
+    EXPECT_EQ((*n)[5].elementBytes, 1u);
     EXPECT_EQ(m_rejects.skipped.count("a blocking pop still waiting when the capture ends (nothing popped)"), 0u);
     // A client still waiting when the capture ends is said; one whose timeout has passed is not.
     const std::string waiting = "OK\n"

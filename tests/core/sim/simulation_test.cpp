@@ -294,3 +294,63 @@ TEST(Simulation, StaleExpireFieldsThatDependOnTheThresholdSweepExactly) {
     EXPECT_EQ(sweep->points.back().embeddedKeys, 300u);
     EXPECT_EQ(sweep->points.back().usableBytes, plain->points.back().usableBytes);
 }
+
+namespace {
+
+Request renameHalf(std::uint32_t key, std::uint32_t keyBytes, std::uint32_t half, std::uint64_t timeMs = 0) {
+    Request r = op(Op::Rename, key, timeMs);
+    r.keyBytes = keyBytes;
+    r.valueBytes = half;
+    return r;
+}
+
+// The figures of a trace's replay (valkey-9.0), its clock run to `endClockMs` when given.
+struct Replayed {
+    std::uint64_t usable = 0;
+    TraceSummary trace;
+};
+Replayed replayed(const std::vector<Request>& requests, std::optional<std::uint64_t> endClockMs = std::nullopt) {
+    auto config = configFor("valkey-9.0", "jemalloc:quantum=8,page=4096");
+    config.endClockMs = endClockMs;
+    MemoryTrace trace(requests);
+    auto result = simulate(config, trace);
+    EXPECT_TRUE(result) << result.error().describe();
+    return result ? Replayed { result->points.front().usableBytes, result->trace } : Replayed {};
+}
+
+} // namespace
+
+// A key renamed is the source's value under the destination's name (db.c renameGenericCommand): the same
+// bytes as writing it there, its TTL with it, a RAW value's sds room (an APPEND's) kept, a destination that
+// held a key replaced.
+TEST(Simulation, ARenamedKeyIsItsValueUnderTheNewName) {
+    Request appended = op(Op::Append, 1);
+    appended.keyBytes = 16;
+    appended.valueBytes = 40;
+    Request grown = appended;
+    grown.valueBytes = 30;
+    const std::vector<Request> renamed { set(2, 300), appended, grown, set(3, 12, 5), renameHalf(1, 16, kRenameSource),
+        renameHalf(2, 9, kRenameDestination), renameHalf(3, 16, kRenameSource), renameHalf(4, 16, kRenameDestination) };
+    Request appendedThere = appended;
+    appendedThere.keyId = 2;
+    appendedThere.keyBytes = 9;
+    Request grownThere = grown;
+    grownThere.keyId = 2;
+    grownThere.keyBytes = 9;
+    Request setThere = set(4, 12, 5);
+    const std::vector<Request> written { appendedThere, grownThere, setThere };
+    const auto a = replayed(renamed);
+    const auto b = replayed(written);
+    EXPECT_EQ(a.usable, b.usable);
+    EXPECT_EQ(a.trace.liveKeys, 2u);
+    EXPECT_EQ(a.trace.ttlKeys, 1u);
+    EXPECT_EQ(a.trace.unmatchedRenames, 0u);
+    // The TTL runs out in its second, at its end: the renamed key still there at 5,999 ms, gone after.
+    EXPECT_EQ(replayed(renamed, 5999).trace.liveKeys, 2u);
+    EXPECT_EQ(replayed(renamed, 6001).trace.liveKeys, 1u);
+    // A destination without its source, or a source the replay does not hold: counted, nothing changes.
+    const auto unmatched = replayed({ set(1, 10), renameHalf(2, 16, kRenameDestination),
+        renameHalf(5, 16, kRenameSource), renameHalf(6, 16, kRenameDestination) });
+    EXPECT_EQ(unmatched.trace.unmatchedRenames, 2u);
+    EXPECT_EQ(unmatched.trace.liveKeys, 1u);
+}

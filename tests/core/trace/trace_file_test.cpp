@@ -318,8 +318,9 @@ TEST_F(DamagedTraceTest, EveryFlippedByteIsAnErrorNamingItsOffset) {
     EXPECT_NE(e.find("offset 32: damaged block (its checksum"), std::string::npos) << e;
 }
 
-TEST_F(DamagedTraceTest, UnknownOpNamesItsRecordAndOffset) {
-    const auto e = damage(64 + 3, std::string(1, '\x0f')); // op 15 does not exist
+TEST_F(DamagedTraceTest, ABadOpByteNamesItsRecordAndOffset) {
+    // Every operation code 0-15 is one (15: rename), so a bad op byte is a kind or a bit that does not exist.
+    const auto e = damage(64 + 3, std::string(1, '\x31')); // value kind 3
     EXPECT_NE(e.find("offset 67"), std::string::npos) << e;
     EXPECT_NE(e.find("record 4"), std::string::npos) << e;
 }
@@ -328,7 +329,7 @@ TEST_F(DamagedTraceTest, UnknownOpNamesItsRecordAndOffset) {
 // past the first sixteen too, at the right record.
 TEST_F(DamagedTraceTest, EveryBadOpByteIsFoundWhereverItIs) {
     for (const std::size_t record : { 3u, 16u, 37u }) {
-        for (const char tag : { '\x0f', '\x31', '\x80' }) { // op 15, kind 3, the reserved bit
+        for (const char tag : { '\x3f', '\x31', '\x80' }) { // kind 3 (with op 15, and op 1), the reserved bit
             const auto e = damage(64 + record, std::string(1, tag));
             EXPECT_NE(e.find("record " + std::to_string(record + 1)), std::string::npos)
                 << "tag " << int(tag) << " at " << record << ": " << e;

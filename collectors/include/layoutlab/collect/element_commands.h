@@ -59,6 +59,15 @@ public:
     // Any other request on `keyId` is about to be sent: a command still held is sent first, and a write that
     // replaces or deletes the key (SET, SET XX, DEL) forgets its elements.
     void before(const Request& r, std::vector<Command>& out);
+    // The key `from` was renamed `to` (sent after before() of it): its elements' names go with it, `to`'s
+    // are forgotten.
+    void renamed(std::uint32_t from, std::uint32_t to) {
+        m_keys.erase(to);
+        if (auto node = m_keys.extract(from)) {
+            node.key() = to;
+            m_keys.insert(std::move(node));
+        }
+    }
     // The end of the trace: a command still held (its trace ended inside it) is sent as it stands.
     void flush(std::vector<Command>& out);
     // Elements whose text could not have the trace's length and class, or whose name had to repeat within its

@@ -44,6 +44,14 @@ public:
         for (auto& v : m_variants)
             v.keys.erase(keyId);
     }
+    // The key `from` renamed `to` (a key `to` held erased first): its state moves whole, as the engine keeps
+    // the value (db.c renameGenericCommand; objectSetKeyAndExpire reuses its pointer).
+    void rename(std::uint32_t from, std::uint32_t to) {
+        erase(to);
+        moveKey(m_grouped, from, to);
+        for (auto& v : m_variants)
+            moveKey(v.keys, from, to);
+    }
 
     // The live keys' memory by type and encoding under variant `variant`'s limits, each key's own allocations
     // (by its length and TTL in `keys`, the keyspace replay's) included.
@@ -65,6 +73,12 @@ private:
         std::int64_t smallest = 0;
         std::size_t smallestVariant = 0;
     };
+    template <class Map> static void moveKey(Map& map, std::uint32_t from, std::uint32_t to) {
+        if (auto node = map.extract(from)) {
+            node.key() = to;
+            map.insert(std::move(node));
+        }
+    }
     Expected<const CollectionKeyModel*> modelFor(Variant& variant, CollectionKind kind);
     // Variants holding one key's state alike, and the one of them with the smallest swept value, under whose
     // limits the state is changed.

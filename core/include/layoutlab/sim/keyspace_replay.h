@@ -236,7 +236,7 @@ private:
     // Whether the budget refuses a write now (`r` is one of the commands a server flags denyoom).
     static bool deniedOnOom(Op op) {
         return op != Op::Get && op != Op::Delete && op != Op::Expire && op != Op::Persist && op != Op::Other
-            && op != Op::Resize;
+            && op != Op::Resize && op != Op::Rename;
     }
     void queueFill(const KeyState& key, const Request& r);
     // An element request (collection_replay.h): creates the key with its first element, deletes it with its
@@ -255,6 +255,11 @@ private:
     template <bool Observed>
     void setTtl(KeyState& key, std::uint32_t keyId, std::uint64_t nowMs, std::uint32_t ttlSeconds);
     template <bool Observed> void clearTtl(KeyState& key);
+    // A TTL carried over to a renamed key: it runs out in second `expireAtSeconds`, at its end (the
+    // millisecond it was set to is the heap's, not the key's).
+    template <bool Observed> void keepTtl(KeyState& key, std::uint32_t keyId, std::uint32_t expireAtSeconds);
+    // Op::Rename: the source half remembered, the destination half applied.
+    template <bool Observed> void rename(KeyState& key, const Request& r);
     // Before `r` rewrites a live key without a TTL: drops a stale expire field the rewrite replaces.
     void rewriteStaleExpire(KeyState& key, const Request& r, std::uint32_t valueBytes, ValueKind kind);
     // `expiredDueMs`: the key's TTL ran out then (the observer is told expired()); 0: deleted or evicted.
@@ -295,6 +300,7 @@ private:
     // do_item_get: `exptime <= current_time`).
     bool m_millisecondTtls = true;
     std::uint64_t m_observerWakeMs = UINT64_MAX;
+    std::optional<std::uint32_t> m_renameSource; // a RENAME's source half, until its destination's
     IndexTableModel m_table;
     IndexTableModel m_expires;
     bool m_hasExpiresTable;

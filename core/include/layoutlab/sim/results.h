@@ -143,6 +143,8 @@ struct TraceSummary {
     std::uint64_t unseenKeyRewrites = 0;
     // DELETEs of key ids the trace never wrote before (a capture that began with them in the server).
     std::uint64_t unwrittenKeyDeletes = 0;
+    // Op::Rename halves that did not pair, or named a source the replay did not hold (none from the importers).
+    std::uint64_t unmatchedRenames = 0;
     // With look-aside filling: SETs made after GET misses; misses of keys never written (nothing to fill).
     std::uint64_t fills = 0;
     std::uint64_t unfillableMisses = 0;

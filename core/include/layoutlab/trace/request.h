@@ -35,8 +35,15 @@ enum class Op : std::uint8_t {
     // table for valueBytes keys, the expires table for ttlSeconds of them. Its keyId and keyBytes are those of
     // the first key after it (a key's statistics see no key that is not one).
     Resize = 14,
+    // Redis RENAME: two requests in a row, the source key's (valueBytes kRenameSource) then the
+    // destination's (kRenameDestination): the destination deleted if it exists, then the source's value,
+    // whatever its type, with its TTL, under the destination's name (db.c renameGenericCommand). Made only
+    // where the server renamed (the source existed, and not onto itself; RENAMENX onto no key).
+    Rename = 15,
 };
-inline constexpr int kOpCount = 15;
+inline constexpr int kOpCount = 16;
+inline constexpr std::uint32_t kRenameSource = 0;
+inline constexpr std::uint32_t kRenameDestination = 1;
 std::string_view opName(Op op);
 
 // What an Op::Element request does (Request::element packs it in 16 bits, the trace file stores it so):
