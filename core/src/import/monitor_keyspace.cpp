@@ -104,9 +104,10 @@ KeyValue* MonitorKeyspace::find(std::string_view key, std::uint64_t nowMs) {
     if (it == m_keys.end())
         return nullptr;
     KeyValue& v = it->second;
-    if (v.present() && v.expireAtMs != 0 && nowMs >= v.expireAtMs) {
-        v = KeyValue {}; // expired: db.c expireIfNeeded deletes it on access
-    }
+    // Expired once the clock is past its time (db.c keyIsExpired: `now > when`, as the replay takes it):
+    // db.c expireIfNeeded deletes it on access.
+    if (v.present() && v.expireAtMs != 0 && nowMs > v.expireAtMs)
+        v = KeyValue {};
     return &v;
 }
 
