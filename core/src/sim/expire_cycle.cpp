@@ -4,7 +4,6 @@
 #include "layoutlab/sim/slab_index.h"
 
 #include <algorithm>
-#include <bit>
 
 namespace layoutlab {
 

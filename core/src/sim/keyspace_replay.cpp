@@ -343,8 +343,9 @@ template <bool Observed> void KeyspaceReplay::rename(KeyState& key, const Reques
     }
     remove<Observed>(source);
     m_table.insert();
-    // The object itself moves: its value, kind and elements; Valkey 8.1 and later make it again with the new
-    // name (objectSetKeyAndExpire), leaving a stale expire field behind.
+    // The object itself moves: its value, kind and elements. Valkey 8.1 and later make it again with the new
+    // name (objectSetKeyAndExpire, the value's pointer kept), without an expire field until setExpire adds
+    // one: a stale field the old object kept is gone.
     key.keyAndFlags = (moved.keyAndFlags & (KeyState::kKindMask | KeyState::kCollection)) | KeyState::kLive
         | KeyState::kWritten | r.keyBytes;
     key.valueBytes = moved.valueBytes;
