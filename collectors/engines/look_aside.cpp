@@ -26,8 +26,6 @@ public:
         , m_phase(phase) { }
     void sendingFrom(std::uint64_t requestNumber) {
         const std::uint64_t now = serverMillisecondNow(m_phase);
-        if (m_report.clock.empty())
-            m_report.clockStartSecond = now / 1000;
         if (m_report.clock.empty() || m_report.clock.back().timeMs != now)
             m_report.clock.push_back({ requestNumber, now });
     }

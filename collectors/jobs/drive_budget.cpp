@@ -153,7 +153,7 @@ Status driveMemcachedBudget(const DriveRequest& r, MemcachedClient& client, Fram
     SimulationConfig prediction = budgetPrediction(sentRequest, models, 0);
     prediction.eviction->pageMoverWindow = mover->first;
     prediction.eviction->pageMoverAgeRatio = mover->second;
-    prediction.eviction->serverSecondsBefore = phase->secondsRunBefore(report.budget->sent.clockStartSecond);
+    prediction.eviction->serverSecondsBefore = phase->secondsRunBefore(report.budget->sent.clockStartSecond());
     return predictAndComplete(sentRequest, prediction, report, runs, progress, stop, &report.budget->sent.clock);
 }
 

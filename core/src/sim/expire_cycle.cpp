@@ -39,7 +39,7 @@ void ActiveExpireCycle::take(std::uint32_t keyId) {
 }
 
 std::uint64_t ActiveExpireCycle::nextCycleMs() const {
-    return m_byPlace.empty() ? UINT64_MAX : (m_lastCycleMs / m_rules.periodMs + 1) * m_rules.periodMs;
+    return m_byPlace.empty() ? UINT64_MAX : (m_lastCycleMs / kPeriodMs + 1) * kPeriodMs;
 }
 
 void ActiveExpireCycle::forget(
@@ -50,11 +50,10 @@ void ActiveExpireCycle::forget(
 }
 
 void ActiveExpireCycle::runUntil(std::uint64_t nowMs, std::uint64_t tableKeys, std::vector<std::uint32_t>& removed) {
-    const std::uint64_t period = m_rules.periodMs;
-    const std::uint64_t last = nowMs / period * period;
-    for (std::uint64_t at = (m_lastCycleMs / period + 1) * period; at <= last; at += period) {
+    const std::uint64_t last = nowMs / kPeriodMs * kPeriodMs;
+    for (std::uint64_t at = (m_lastCycleMs / kPeriodMs + 1) * kPeriodMs; at <= last; at += kPeriodMs) {
         if (m_byPlace.empty()) {
-            idleCycles((last - at) / period + 1, tableKeys);
+            idleCycles((last - at) / kPeriodMs + 1, tableKeys);
             break;
         }
         cycle(tableKeys, removed);
@@ -66,9 +65,9 @@ std::uint64_t ActiveExpireCycle::loopShare(std::uint64_t tableKeys) const {
     // The share of the table's order that holds a loop's sample: keysPerLoop of its keys (all of a small
     // table).
     const std::uint64_t keys = tableKeys + m_byPlace.size();
-    if (keys <= m_rules.keysPerLoop)
+    if (keys <= kKeysPerLoop)
         return kWholeTable;
-    return UINT64_MAX / keys * m_rules.keysPerLoop;
+    return UINT64_MAX / keys * kKeysPerLoop;
 }
 
 void ActiveExpireCycle::idleCycles(std::uint64_t cycles, std::uint64_t tableKeys) {
@@ -94,7 +93,7 @@ void ActiveExpireCycle::cycle(std::uint64_t tableKeys, std::vector<std::uint32_t
     // expire.c activeExpireCycle's loop over one database: sample, remove the expired, go on while the
     // sample was more than acceptably stale, stop at the table's end.
     while (tableKeys + m_byPlace.size() != 0) {
-        const std::uint64_t sampled = std::min<std::uint64_t>(tableKeys + m_byPlace.size(), m_rules.keysPerLoop);
+        const std::uint64_t sampled = std::min<std::uint64_t>(tableKeys + m_byPlace.size(), kKeysPerLoop);
         const std::uint64_t share = loopShare(tableKeys);
         const bool toTheEnd = share == kWholeTable || share > UINT64_MAX - m_cursor;
         const std::uint64_t end = toTheEnd ? 0 : m_cursor + share;
@@ -106,7 +105,7 @@ void ActiveExpireCycle::cycle(std::uint64_t tableKeys, std::vector<std::uint32_t
         m_cursor = end;
         if (toTheEnd) // the cursor is back at the table's start: db_done
             return;
-        if (expired * 100 / std::max(sampled, expired) <= m_rules.acceptableStalePercent)
+        if (expired * 100 / std::max(sampled, expired) <= kAcceptableStalePercent)
             return;
     }
 }

@@ -69,8 +69,8 @@ Expected<RunParameters> RunParameters::fromJson(std::string_view text) {
                 SlabModelOptions options;
                 options.threadCache = value.at("thread_cache").get<bool>();
                 options.pageMoverWindow = value.value("page_mover_window", options.pageMoverWindow);
-                // Runs stored before it: a server's model had the cycles when it had the thread cache.
-                options.expireCycle = value.value("expire_cycle", options.threadCache);
+                // Runs stored before the expire cycles were modelled ran without them.
+                options.expireCycle = value.value("expire_cycle", false);
                 p.slabModel = options;
                 p.timelineSamples = value.value("timeline_samples", std::uint32_t { 0 });
             } else if (key == "start_regions")

@@ -4,6 +4,7 @@
 #include "layoutlab/layout/layout_registry.h"
 #include "layoutlab/sim/expire_cycle.h"
 #include "layoutlab/sim/keyspace_replay.h"
+#include "set_request.h"
 
 #include <gtest/gtest.h>
 
@@ -104,17 +105,6 @@ struct Told final : KeyspaceObserver {
     void expired(std::uint32_t keyId, std::uint64_t dueMs) override { expiries.emplace_back(keyId, dueMs); }
 };
 
-Request setWithTtl(std::uint32_t keyId, std::uint64_t timeMs, std::uint32_t ttlSeconds) {
-    Request r;
-    r.op = Op::Set;
-    r.keyId = keyId;
-    r.keyBytes = 16;
-    r.valueBytes = 100;
-    r.timeMs = timeMs;
-    r.ttlSeconds = ttlSeconds;
-    return r;
-}
-
 TEST(KeyspaceReplayTtls, ValkeyExpiresAKeyTheMillisecondAfterItsTimeMemcachedAtItsSecond) {
     for (const char* name : { "valkey-9.0", "memcached-1.6" }) {
         auto layout = parseLayout(name);
@@ -125,7 +115,7 @@ TEST(KeyspaceReplayTtls, ValkeyExpiresAKeyTheMillisecondAfterItsTimeMemcachedAtI
         const bool valkey = std::string(name) == "valkey-9.0";
         // Set at 500 ms for 2 seconds: Valkey's key is expired past 2,500 ms (db.c keyIsExpired), memcached's
         // from 2,000 (its second 2: items.c do_item_get).
-        const std::vector<Request> requests { setWithTtl(1, 500, 2) };
+        const std::vector<Request> requests { test::set(1, 100, 2, 500) };
         ASSERT_TRUE(replay.apply(requests, 1));
         replay.advanceClock(valkey ? 2500 : 1999);
         EXPECT_TRUE(told.expiries.empty()) << name;
@@ -143,7 +133,7 @@ TEST(KeyspaceReplayTtls, ATtlSetAgainGoesByItsNewTime) {
     KeyspaceReplay replay((*layout)->indexPolicy(), 4, 0, std::nullopt, std::nullopt);
     Told told;
     replay.setObserver(&told);
-    const std::vector<Request> requests { setWithTtl(1, 0, 1), setWithTtl(1, 100, 5) };
+    const std::vector<Request> requests { test::set(1, 100, 1, 0), test::set(1, 100, 5, 100) };
     ASSERT_TRUE(replay.apply(requests, 1));
     replay.advanceClock(3000);
     EXPECT_TRUE(told.expiries.empty()); // the first TTL's heap entry is skipped

@@ -4,6 +4,7 @@
 #include "layoutlab/sim/simulation.h"
 #include "layoutlab/trace/generator.h"
 #include "layoutlab/trace/memory_trace.h"
+#include "set_request.h"
 #include "threshold_points.h"
 
 #include <gtest/gtest.h>
@@ -12,16 +13,7 @@ using namespace layoutlab;
 
 namespace {
 
-Request set(std::uint32_t key, std::uint32_t v, std::uint32_t ttl = 0, std::uint64_t timeMs = 0) {
-    Request r;
-    r.op = Op::Set;
-    r.keyId = key;
-    r.keyBytes = 16;
-    r.valueBytes = v;
-    r.ttlSeconds = ttl;
-    r.timeMs = timeMs;
-    return r;
-}
+using test::set;
 
 Request op(Op o, std::uint32_t key, std::uint64_t timeMs = 0) {
     Request r;

@@ -8,6 +8,7 @@
 #include "layoutlab/trace/memory_trace.h"
 
 #include "generated_requests.h"
+#include "set_request.h"
 
 #include <gtest/gtest.h>
 
@@ -181,20 +182,10 @@ TEST(SlabModel, ExpireCyclesFreeWhatTheReplayExpiredByTheEnd) {
     // both arenas hold exactly the replay's keys (Valkey 8.0's dicts: a hashtable's child buckets depend on
     // which keys shared a bucket on the way); on the way, the cycles' held the expired keys longer.
     std::vector<Request> requests;
-    auto request = [&](std::uint32_t keyId, std::uint64_t timeMs, std::uint32_t ttl, std::uint32_t value) {
-        Request r;
-        r.op = Op::Set;
-        r.keyId = keyId;
-        r.keyBytes = 12;
-        r.valueBytes = value;
-        r.timeMs = timeMs;
-        r.ttlSeconds = ttl;
-        requests.push_back(r);
-    };
     for (std::uint32_t i = 0; i < 3000; ++i)
-        request(i, i / 10, 1, 20 + i % 150);
+        requests.push_back(test::set(i, 20 + i % 150, 1, i / 10, 12));
     for (std::uint32_t i = 0; i < 3000; ++i) // past the key's time (1,000 + i / 10), before the next cycle
-        request(i % 3 == 0 ? i : 3000 + i, 1000 + i / 10 + 1, 0, 20 + i % 150);
+        requests.push_back(test::set(i % 3 == 0 ? i : 3000 + i, 20 + i % 150, 0, 1000 + i / 10 + 1, 12));
     std::optional<ArenaUsage> figures[2];
     for (const bool cycles : { false, true }) {
         auto config = slabConfig("valkey-8.0", "jemalloc:quantum=8,page=4096", {}, 0, 0, cycles);

@@ -36,10 +36,11 @@ TEST(RunParameters, RoundTripKeepsEveryFieldAndTheExtras) {
     EXPECT_FALSE(back->slabModel->threadCache);
     EXPECT_EQ(back->slabModel->pageMoverWindow, 3u);
     EXPECT_EQ(back->timelineSamples, 50u);
-    // A run stored before the page mover and the timeline: their defaults.
+    // A run stored before the page mover, the timeline and the expire cycles: their defaults.
     auto older = RunParameters::fromJson(R"({"slab_model": {"thread_cache": true}})");
     ASSERT_TRUE(older);
     EXPECT_EQ(older->slabModel->pageMoverWindow, SlabModelOptions {}.pageMoverWindow);
+    EXPECT_FALSE(older->slabModel->expireCycle); // nor the expire cycles
     EXPECT_EQ(older->timelineSamples, 0u);
 }
 

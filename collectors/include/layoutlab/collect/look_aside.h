@@ -29,10 +29,11 @@ struct LookAsideReport {
     std::uint64_t unfillableMisses = 0; // misses of keys the trace never gave a size
     std::uint64_t refusedWrites = 0; // SETs answered OOM
     double seconds = 0;
-    // The server's clock: the first request was sent in its second `clockStartSecond` (Unix time, each
-    // second begun at driveLookAside's `secondPhase`), and each batch at its point's millisecond of that clock.
-    std::uint64_t clockStartSecond = 0;
+    // The server's clock: each batch sent at its point's millisecond of it (Unix time, each second begun at
+    // driveLookAside's `secondPhase`).
     std::vector<ClockPoint> clock;
+    // The server's second the first request was sent in.
+    std::uint64_t clockStartSecond() const { return clock.empty() ? 0 : clock.front().timeMs / 1000; }
 };
 
 // The connection a look-aside drive sends on: a batch of requests pipelined, then what each one got.

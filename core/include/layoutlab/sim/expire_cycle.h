@@ -32,15 +32,9 @@ namespace layoutlab {
 
 class ActiveExpireCycle {
 public:
-    struct Rules {
-        std::uint64_t periodMs = 100; // 1000 / server.hz (server.h CONFIG_DEFAULT_HZ)
-        std::uint32_t keysPerLoop = 20; // server.h ACTIVE_EXPIRE_CYCLE_KEYS_PER_LOOP, at active-expire-effort 1
-        std::uint32_t acceptableStalePercent = 10; // server.h ACTIVE_EXPIRE_CYCLE_ACCEPTABLE_STALE
-    };
-
-    ActiveExpireCycle() = default;
-    explicit ActiveExpireCycle(Rules rules)
-        : m_rules(rules) { }
+    static constexpr std::uint64_t kPeriodMs = 100; // 1000 / server.hz (server.h CONFIG_DEFAULT_HZ)
+    static constexpr std::uint64_t kKeysPerLoop = 20; // server.h ACTIVE_EXPIRE_CYCLE_KEYS_PER_LOOP, at effort 1
+    static constexpr std::uint64_t kAcceptableStalePercent = 10; // server.h ACTIVE_EXPIRE_CYCLE_ACCEPTABLE_STALE
 
     // `keyId`'s TTL ran out: the replay has dropped it; the server's expires table holds it until a cycle
     // removes it. Told after the cycles before its time ran and before the first at or past it
@@ -76,7 +70,6 @@ private:
     static constexpr std::uint64_t kWholeTable = 0;
     void forget(std::map<std::uint64_t, std::uint32_t>::iterator at, std::vector<std::uint32_t>& removed);
 
-    Rules m_rules;
     std::map<std::uint64_t, std::uint32_t> m_byPlace; // the keys a cycle has still to remove, by place
     std::vector<bool> m_held; // by key id
     std::uint64_t m_cursor = 0; // the table's place the next loop starts at (expires_cursor)

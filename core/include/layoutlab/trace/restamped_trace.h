@@ -5,8 +5,8 @@
 // trace far faster than it was recorded, and the server reads its own clock: keys set with a TTL expire,
 // and the LRU and LFU clocks advance, by the time the drive took, not by the trace's. The drive records
 // when each batch of requests went out, as clock points (LookAsideReport::clock, LoadReport::clock); its
-// prediction replays the trace through this reader, so that the
-// replay's expiries and the budget's clocks read the times the server read.
+// prediction replays the trace through this reader, so that the replay's expiries and the budget's clocks
+// read the times the server read.
 
 #include "layoutlab/trace/trace_reader.h"
 
