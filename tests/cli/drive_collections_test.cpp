@@ -8,7 +8,9 @@
 //   - the server's own RDB file of the collection workloads (collection_workloads.h), loaded by the server
 //     itself (DEBUG RELOAD), as `drive dump.rdb` does for an operator's file.
 // Each must be predicted within 1% of the settled server's Δ(used_memory - mem_clients_normal) per key, with
-// the keys the replay holds, and every element given a text of its trace's length and integer class.
+// the keys the replay holds, and every element given a text of its trace's length and integer class; and the
+// slab model's active bytes within 2% of Δallocator_active on the generated traces (tens of MB), 6% on the
+// captures (a few MB), where the server writes the keys by commands.
 
 #include "cli_runner.h"
 #include "collection_workloads.h"
@@ -46,7 +48,8 @@ protected:
         return r.exitCode == 0 ? nlohmann::json::parse(r.out) : nlohmann::json();
     }
 
-    void expectWithinOnePercent(const nlohmann::json& report, const std::string& what) {
+    // `activeBound`: the allocator's active bytes' bound (of the measured), where the slab model predicts them.
+    void expectWithinOnePercent(const nlohmann::json& report, const std::string& what, double activeBound = 0.02) {
         ASSERT_TRUE(report.is_object()) << what;
         const double error = report.at("relative_error").get<double>();
         std::printf("%-14s %-10s keys %6llu  measured %9.2f B/key  predicted %9.2f  (%+.3f%%)\n",
@@ -54,6 +57,14 @@ protected:
             report.at("measured_bytes_per_key").get<double>(), report.at("predicted_bytes_per_key").get<double>(),
             100 * error);
         EXPECT_LT(std::abs(error), 0.01) << what << ": " << report.dump();
+        // The slab model's active bytes beside the server's Δallocator_active, where it predicts them (keys
+        // the server wrote by commands; a snapshot it loads itself is measured only).
+        if (const auto& active = report.at("active_relative_error"); !active.is_null()) {
+            std::printf("%-14s %-10s allocator_active: measured %12lld  predicted %12llu  (%+.3f%%)\n",
+                server()->label.c_str(), what.c_str(), report.at("measured_active_bytes").get<long long>(),
+                report.at("predicted_active_bytes").get<unsigned long long>(), 100 * active.get<double>());
+            EXPECT_LT(std::abs(active.get<double>()), activeBound) << what << ": " << report.dump();
+        }
         EXPECT_EQ(report.at("server_keys"), report.at("predicted_keys")) << what;
         EXPECT_EQ(report.at("load").at("elements_approximated"), 0) << what;
         EXPECT_EQ(report.at("load").at("elements_unmatched"), 0) << what;
@@ -96,7 +107,9 @@ TEST_P(DriveCollections, GeneratedTracesOfEveryTypeWithinOnePercent) {
     for (const auto& t : traces) {
         SCOPED_TRACE(s->label + " " + t.name);
         const std::string path = (m_dir / (t.name + ".lltrace")).string();
-        std::vector<std::string> gen { "gen", "-o", path, "--ops", "8000", "--seed", "7" };
+        // After the load, lookups, removes and adds of one element (three in ten of each).
+        std::vector<std::string> gen { "gen", "-o", path, "--ops", "8000", "--get-fraction", "0.3", "--delete-fraction",
+            "0.3", "--seed", "7" };
         gen.insert(gen.end(), t.args.begin(), t.args.end());
         const CliRun made = run(gen);
         ASSERT_EQ(made.exitCode, 0) << made.err;
@@ -152,7 +165,9 @@ TEST_P(DriveCollections, CapturesOfMovesAndRemovalsWithinOnePercent) {
             monitor.close();
             std::ofstream(file) << monitor.lines();
         }
-        expectWithinOnePercent(drive(*s, file), workload.name);
+        // A few MB of keys: what the thread cache holds (a few hundred KB on the server, which the model does
+        // not follow region by region: validation.md) is several percent of them.
+        expectWithinOnePercent(drive(*s, file), workload.name, 0.06);
     }
 }
 

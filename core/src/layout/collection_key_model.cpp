@@ -9,6 +9,7 @@
 #include "collection_key_ops.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 
 namespace layoutlab {
@@ -56,8 +57,23 @@ void addEntryParts(
         const double w = weight * part.count;
         key.entryAllocations += w;
         key.entryRequestedBytes += w * static_cast<double>(part.requestedBytes);
-        key.entryUsableBytes += w * static_cast<double>(c.allocator.usableSize(part.requestedBytes));
+        const std::uint64_t usable = c.allocator.usableSize(part.requestedBytes);
+        key.entryUsableBytes += w * static_cast<double>(usable);
+        addSized(key.entrySizes, usable, w);
     }
+}
+
+void addSized(std::vector<SizedAllocations>& sizes, std::uint64_t bytes, double count) {
+    for (auto it = sizes.begin(); it != sizes.end(); ++it)
+        if (it->bytes == bytes) {
+            it->count += count;
+            // A size's last allocation taken away: gone, so that a state's sizes are the same whatever it
+            // held before (what is left is the sum's rounding).
+            if (count < 0 && std::abs(it->count) <= 1e-9 * -count)
+                sizes.erase(it);
+            return;
+        }
+    sizes.push_back({ bytes, count });
 }
 } // namespace collection
 
@@ -205,14 +221,17 @@ CollectionFootprint sumParts(const std::vector<CollectionPart>& parts, const All
 }
 } // namespace
 
-CollectionFootprint CollectionKeyModel::tableFootprint(const CollectionKeyState& key) const {
-    std::vector<CollectionPart> parts;
+std::size_t CollectionKeyModel::tableParts(const CollectionKeyState& key, std::vector<CollectionPart>& parts) const {
     if (m_kind == CollectionKind::SortedSet)
         parts = collection::zsetSkiplistParts(*m_rules);
     const std::uint64_t structBytes
         = m_rules->tableStructBytes + (m_kind == CollectionKind::Hash ? m_rules->hashMetadataBytes : 0);
-    const std::size_t arraysFrom
-        = collection::addTableParts(parts, *key.index, *m_allocator, m_rules->tableStruct, structBytes);
+    return collection::addTableParts(parts, *key.index, *m_allocator, m_rules->tableStruct, structBytes);
+}
+
+CollectionFootprint CollectionKeyModel::tableFootprint(const CollectionKeyState& key) const {
+    std::vector<CollectionPart> parts;
+    const std::size_t arraysFrom = tableParts(key, parts);
     CollectionFootprint out = sumParts(parts, *m_allocator);
     for (std::size_t i = arraysFrom; i < parts.size(); ++i)
         out.bucketArrayBytes += static_cast<double>(m_allocator->usableSize(parts[i].requestedBytes)) * parts[i].count;
@@ -237,6 +256,37 @@ CollectionFootprint CollectionKeyModel::footprint(const CollectionKeyState& key)
     out.usableBytes += key.entryUsableBytes;
     if (m_kind == CollectionKind::Set)
         collection::addSetTableEntries({ *m_rules, m_limits, *m_allocator }, key, out);
+    return out;
+}
+
+std::vector<SizedAllocations> CollectionKeyModel::allocations(const CollectionKeyState& key) const {
+    std::vector<SizedAllocations> out;
+    auto add = [&](std::uint64_t bytes, double count) {
+        if (count > 0)
+            collection::addSized(out, bytes, count);
+    };
+    if (m_kind == CollectionKind::List) {
+        for (const ListNode& node : key.nodes)
+            add(node.bytes, 1);
+        if (key.table) {
+            add(collection::kQuicklistBytes, 1);
+            add(collection::kQuicklistNodeBytes, static_cast<double>(key.nodes.size()));
+        }
+        return out;
+    }
+    if (!key.table) {
+        add(key.intsetWidth != 0 ? collection::kIntsetHeaderBytes + key.entries * key.intsetWidth : key.listpackBytes,
+            1);
+        return out;
+    }
+    std::vector<CollectionPart> parts;
+    tableParts(key, parts);
+    for (const CollectionPart& part : parts)
+        add(part.requestedBytes, part.count);
+    for (const SizedAllocations& entry : key.entrySizes)
+        add(entry.bytes, entry.count);
+    if (m_kind == CollectionKind::Set)
+        add(collection::kDictEntryNoValueBytes, collection::setTableEntries({ *m_rules, m_limits, *m_allocator }, key));
     return out;
 }
 

@@ -30,6 +30,9 @@ std::unique_ptr<IndexTableModel> newTable(const KeyContext& c, std::uint64_t siz
 void addEntryParts(
     const KeyContext& c, CollectionKeyState& key, const std::vector<CollectionPart>& parts, double weight);
 
+// `count` allocations of `bytes` added to `sizes` (taken away when negative), each size once.
+void addSized(std::vector<SizedAllocations>& sizes, std::uint64_t bytes, double count);
+
 // The lines lookups of the key's elements read, summed over its elements (element_lookup.cpp); a table's
 // footprint whole and without its entries.
 double lookupLines(const KeyContext& c, const CollectionKeyState& key, CollectionKind kind,
@@ -55,6 +58,9 @@ void setLoad(const KeyContext& c, CollectionKeyState& key, std::uint64_t members
 void setLoadAdd(const KeyContext& c, CollectionKeyState& key, ElementValue member);
 // A set table's entries beside its members (dict.c dictEntry or dictEntryNoValue), where the line has them.
 void addSetTableEntries(const KeyContext& c, const CollectionKeyState& key, CollectionFootprint& out);
+// How many of those entries (dictEntryNoValue) the table holds: 0 where the line has none apart from its
+// members' (an expectation).
+double setTableEntries(const KeyContext& c, const CollectionKeyState& key);
 
 void zsetCommand(const KeyContext& c, CollectionKeyState& key, std::uint64_t members, std::uint32_t longest,
     std::uint32_t firstBytes);

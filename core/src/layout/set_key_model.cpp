@@ -210,10 +210,14 @@ void setRemove(const KeyContext& c, CollectionKeyState& key, ElementValue member
     addEntryParts(c, key, setMemberParts(c.rules, member.bytes), -1);
 }
 
-void addSetTableEntries(const KeyContext& c, const CollectionKeyState& key, CollectionFootprint& out) {
+double setTableEntries(const KeyContext& c, const CollectionKeyState& key) {
     if (!c.rules.dictTables() || !c.rules.setEntriesOnlyWhenShared)
-        return;
-    const double entries = membersWithEntries(*key.index, c.rules.bucketRehashOnAccess) + strandedNow(key);
+        return 0;
+    return membersWithEntries(*key.index, c.rules.bucketRehashOnAccess) + strandedNow(key);
+}
+
+void addSetTableEntries(const KeyContext& c, const CollectionKeyState& key, CollectionFootprint& out) {
+    const double entries = setTableEntries(c, key);
     out.allocations += entries;
     out.requestedBytes += entries * static_cast<double>(kDictEntryNoValueBytes);
     out.usableBytes += entries * static_cast<double>(c.allocator.usableSize(kDictEntryNoValueBytes));

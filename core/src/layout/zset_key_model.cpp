@@ -165,6 +165,7 @@ void zsetLoadAdd(const KeyContext& c, CollectionKeyState& key, ElementValue memb
     key.table = false; // zsetConvert(o, OBJ_ENCODING_LISTPACK): the skiplist and its table freed
     key.index.reset();
     key.entryAllocations = key.entryRequestedBytes = key.entryUsableBytes = 0;
+    key.entrySizes.clear();
 }
 
 } // namespace layoutlab::collection

@@ -65,6 +65,7 @@ CollectionKeyState copyOf(const CollectionKeyState& key) {
     out.entryAllocations = key.entryAllocations;
     out.entryRequestedBytes = key.entryRequestedBytes;
     out.entryUsableBytes = key.entryUsableBytes;
+    out.entrySizes = key.entrySizes;
     out.argvEntries = key.argvEntries;
     out.strandedEntries = key.strandedEntries;
     out.strandedUnmoved = key.strandedUnmoved;
@@ -90,7 +91,7 @@ bool sameState(const CollectionKeyState& a, const CollectionKeyState& b) {
     if (a.made != b.made || a.table != b.table || a.intsetWidth != b.intsetWidth || a.entries != b.entries
         || a.payloadBytes != b.payloadBytes || a.listpackBytes != b.listpackBytes
         || a.entryAllocations != b.entryAllocations || a.entryRequestedBytes != b.entryRequestedBytes
-        || a.entryUsableBytes != b.entryUsableBytes || a.argvEntries != b.argvEntries
+        || a.entryUsableBytes != b.entryUsableBytes || a.entrySizes != b.entrySizes || a.argvEntries != b.argvEntries
         || a.strandedEntries != b.strandedEntries || a.strandedUnmoved != b.strandedUnmoved
         || a.strandedTable != b.strandedTable || a.adds != b.adds || a.orderBase != b.orderBase
         || a.orderBuckets != b.orderBuckets || a.loadRemaining != b.loadRemaining || a.loadLongest != b.loadLongest
@@ -264,6 +265,30 @@ bool CollectionReplay::applyTo(
         break;
     }
     return key.entries == 0 && op.action == ElementAction::Remove;
+}
+
+std::vector<SizedAllocations> CollectionReplay::allocations(
+    std::uint32_t keyId, std::uint32_t keyBytes, bool hasTtl) const {
+    const Variant& first = m_variants.front();
+    const Variant* of = &first;
+    const CollectionKeyState* state = nullptr;
+    if (auto found = first.keys.find(keyId); found != first.keys.end())
+        state = &found->second;
+    else if (auto groups = m_grouped.find(keyId); groups != m_grouped.end())
+        for (const Group& g : groups->second)
+            if (g.variants.test(0)) {
+                state = &g.state;
+                of = &m_variants[g.smallestVariant];
+            }
+    if (!state)
+        return {};
+    const CollectionKeyModel& model = *of->models[static_cast<std::size_t>(state->kind)];
+    std::vector<SizedAllocations> out;
+    for (const CollectionPart& part : model.keyParts(keyBytes, hasTtl))
+        out.push_back({ part.requestedBytes, part.count });
+    for (const SizedAllocations& a : model.allocations(*state))
+        out.push_back(a);
+    return out;
 }
 
 std::vector<CollectionUsage> CollectionReplay::usage(const std::vector<KeyState>& keys, std::size_t variant) const {

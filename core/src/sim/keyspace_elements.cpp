@@ -8,11 +8,12 @@
 namespace layoutlab {
 
 template <bool Observed> Status KeyspaceReplay::applyElement(KeyState& key, const Request& r) {
-    // Only simulate()'s plain replay hands collections over; the observers model strings alone.
-    if (Observed || !m_collections)
-        return usageError("collection keys (hashes, sets, sorted sets, lists) are not yet modelled by the slab "
-                          "model (--slabs, --timeline), under a memory budget or by the reference engine (profile): "
-                          "run `sim` or `sweep` without those options, or `drive` for a real server's figures");
+    // simulate()'s replay hands collections over, with the slab model of jemalloc's arenas observing it or
+    // none; the other observers model strings alone.
+    if (!m_collections || (Observed && !m_observer->modelsCollections()))
+        return usageError("collection keys (hashes, sets, sorted sets, lists) are not yet modelled under a memory "
+                          "budget, by memcached's slab pages or by the reference engine (profile): run `sim` or "
+                          "`sweep` without a budget, or `drive` for a real server's figures");
     const ElementOp op = r.elementOp();
     const std::uint32_t id = idOf(key);
     if (key.live() && !(key.collection() && m_collections->holds(id, op.collection))) {
@@ -44,6 +45,8 @@ template <bool Observed> Status KeyspaceReplay::applyElement(KeyState& key, cons
         return emptied.error();
     if (*emptied) // the engines delete a collection with its last element
         remove<Observed>(key);
+    else if constexpr (Observed)
+        m_observer->elementStored(id, key, r);
     return Ok {};
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/sim/slab_replay.h"
 
-#include "arena_layouts.h"
+#include "slab_threshold_arena.h"
 
 #include <algorithm>
 #include <atomic>
@@ -18,92 +18,7 @@
 
 namespace layoutlab {
 
-namespace {
-constexpr JemallocArenaModel::Handle kNoHandle { UINT32_MAX, UINT32_MAX };
-constexpr std::uint32_t kInExpires = 1u << 31; // record flag: the key is in the expires index
-constexpr std::uint32_t kLayoutMask = kInExpires - 1; // record: the id of the key's layout (0: none)
-constexpr std::uint32_t kUnmade = UINT32_MAX; // ThresholdArena::layoutOfShape of a shape not met yet
-// A class index in an ArenaLayout: 16 bits, as in SizeClassTable's own lookup (jemalloc has about 230).
-std::uint16_t narrowClass(std::uint32_t classIndex) {
-    assert(classIndex <= UINT16_MAX);
-    return static_cast<std::uint16_t>(classIndex);
-}
-} // namespace
-
-struct SlabReplay::ThresholdArena {
-    std::uint32_t threshold = 0;
-    JemallocArenaModel arena;
-    SlabIndex keys;
-    SlabIndex expires;
-    // Per key id, side by side so that a write touches one place: its record (the id of its layout |
-    // kInExpires, in the first slot's classIndex) and `stride` handles, in its layout's order.
-    std::uint32_t stride = 2;
-    std::vector<JemallocArenaModel::Handle> slots;
-    std::size_t keyIds = 0;
-    // The key ids the trace says it has (its keyIdLimit, as the replay's key array holds them): the slots'
-    // first growth takes them all, so that they are not doubled and copied (twice the memory at once, in
-    // every player) as keys arrive.
-    std::size_t keyIdHint = 0;
-    // The distinct layouts keys have at this threshold, as the arena needs them (0: none), and each
-    // shape's among them by the replay's shape id (SlabReplay::shapeIdOf; kUnmade: not made yet). Many
-    // shapes share a layout (the same classes), so the few layouts a write reads stay in the host's
-    // caches, and the shapes' ids are four bytes each: with a layout per shape, a trace's hundred
-    // thousand shapes made two more misses a write.
-    DistinctLayouts layouts;
-    std::vector<std::uint32_t> layoutOfShape { 0 };
-    // store()'s room for the old and the new layout's identities, kept from write to write.
-    std::array<LayoutModel::AllocationIdentity, KeyLayout::kMaxAllocations> wasIdentities {};
-    std::array<LayoutModel::AllocationIdentity, KeyLayout::kMaxAllocations> willIdentities {};
-
-    ThresholdArena(std::uint32_t t, const SizeClassTable& table, JemallocArenaModel::Options options,
-        const IndexPolicy& policy, std::size_t hint)
-        : threshold(t)
-        , arena(table, options)
-        , keys(policy.kind, policy.params)
-        , expires(policy.kind, policy.params)
-        , keyIdHint(hint) { }
-
-    void reserve(std::uint32_t keyId, std::uint32_t needed) {
-        if (needed > stride) {
-            // Rare: a layout with more allocations than seen so far; every key's slots move once.
-            std::vector<JemallocArenaModel::Handle> wider(keyIds * (needed + 1), kNoHandle);
-            for (std::size_t k = 0; k < keyIds; ++k)
-                std::copy_n(slots.begin() + static_cast<std::ptrdiff_t>(k * (stride + 1)), stride + 1,
-                    wider.begin() + static_cast<std::ptrdiff_t>(k * (needed + 1)));
-            slots = std::move(wider);
-            stride = needed;
-        }
-        if (keyId >= keyIds) {
-            const std::size_t size = std::max({ std::size_t { keyId } + 1, keyIds * 2, keyIdHint });
-            slots.resize(size * (stride + 1), kNoHandle);
-            for (std::size_t k = keyIds; k < size; ++k)
-                slots[k * (stride + 1)].classIndex = 0;
-            keyIds = size;
-        }
-    }
-    std::uint32_t& record(std::uint32_t keyId) { return slots[std::size_t { keyId } * (stride + 1)].classIndex; }
-    std::uint32_t recordOf(std::uint32_t keyId) const {
-        return keyId < keyIds ? slots[std::size_t { keyId } * (stride + 1)].classIndex : 0;
-    }
-    JemallocArenaModel::Handle* of(std::uint32_t keyId) { return &slots[std::size_t { keyId } * (stride + 1) + 1]; }
-    void prefetch(std::uint32_t keyId) const {
-        if (keyId < keyIds)
-            __builtin_prefetch(&slots[std::size_t { keyId } * (stride + 1)], 1);
-    }
-};
-
-// One call of the replay's, as the arenas play it.
-struct alignas(16) SlabReplay::Event {
-    static constexpr std::uint8_t kRemove = 1; // removed(): else stored()
-    static constexpr std::uint8_t kHasTtl = 2;
-    static constexpr std::uint8_t kDependent = 4; // `shape` is the first of Log::dependentShapes' ids for it
-    static constexpr std::uint8_t kByExpireCycle = 8; // with kRemove: an expire cycle's (SlabReplay::remove)
-    std::uint32_t keyId = 0;
-    std::uint32_t shape = 0; // the shape id at every threshold (stored())
-    std::uint32_t indexSizes = 0; // into Log::indexSizes
-    Op op = Op::Set;
-    std::uint8_t flags = 0;
-};
+using namespace slab_arena;
 
 namespace {
 // Events logged before the arenas play them: 4 MiB of log, a few milliseconds of each arena's work between
@@ -219,10 +134,16 @@ void SlabReplay::Log::clear() {
     dependentShapes.clear();
     newShapes.clear();
     indexSizes.clear();
+    census.clear();
 }
 
 void SlabReplay::stored(std::uint32_t keyId, const KeyState& key, Op op) {
     removeIfExpired(keyId);
+    if (key.collection()) [[unlikely]] {
+        logCollection(keyId, key, nullptr);
+        return;
+    }
+    m_openCommandKey.reset();
     // The key's shape is the same at every threshold unless it keeps a stale expire field below some.
     const std::uint32_t sdsBytes = key.kind() == ValueKind::RawString ? m_replay->sdsBytesOf(keyId) : 0;
     Event e { keyId, 0, indexSizesNow(), op, key.hasTtl() ? Event::kHasTtl : std::uint8_t { 0 } };
@@ -238,6 +159,7 @@ void SlabReplay::stored(std::uint32_t keyId, const KeyState& key, Op op) {
 }
 
 void SlabReplay::removed(std::uint32_t keyId) {
+    m_openCommandKey.reset();
     log({ keyId, 0, indexSizesNow(), Op::Delete, Event::kRemove });
 }
 
@@ -264,6 +186,8 @@ void SlabReplay::runExpireCycles(std::uint64_t nowMs) {
 }
 
 void SlabReplay::logCycleRemovals() {
+    if (!m_cycleRemovals.empty())
+        m_openCommandKey.reset(); // the cycle runs between commands
     for (const std::uint32_t keyId : m_cycleRemovals)
         log({ keyId, 0, indexSizesNow(), Op::Delete, Event::kRemove | Event::kByExpireCycle });
 }
@@ -294,8 +218,10 @@ void SlabReplay::settled() {
         logCycleRemovals();
     }
     catchUp();
-    for (auto& t : m_arenas)
+    for (auto& t : m_arenas) {
+        releaseArguments(*t); // the last command has ended
         syncIndexes(*t, replayIndexSizes());
+    }
 }
 
 void SlabReplay::catchUp() {
@@ -367,8 +293,14 @@ void SlabReplay::play(ThresholdArena& t, std::size_t arenaIndex) const {
         if (i + kNearEvents < n)
             prefetchFor(t, events[i + kNearEvents], shapeIdAt(events[i + kNearEvents], arenaIndex));
         const Event& e = events[i];
+        if (!t.arguments.empty() && !(e.flags & Event::kCollection)) [[unlikely]]
+            releaseArguments(t); // a collection command's: another command has started
         if (e.flags & Event::kRemove)
             remove(t, e.keyId, sizes[e.indexSizes], e.flags & Event::kByExpireCycle);
+        else if (e.flags & Event::kRename) [[unlikely]]
+            moveCollection(t, e.keyId, e.shape);
+        else if (e.flags & Event::kCollection) [[unlikely]]
+            storeCollection(t, e.keyId, e.flags, &m_played.census[e.shape], sizes[e.indexSizes]);
         else
             store(t, e.keyId, e.flags & Event::kHasTtl, e.op, shapeIdAt(e, arenaIndex), sizes[e.indexSizes]);
     }
@@ -433,6 +365,11 @@ void SlabReplay::store(ThresholdArena& t, std::uint32_t keyId, bool hasTtl, Op o
     if (!layout.stored)
         return; // the engine refuses the write: what the key held stays
     t.reserve(keyId, layout.count);
+    // A collection key overwritten by a string (SET of any key): its regions freed with the old value's.
+    std::optional<CollectionRegions> collection;
+    if (!t.collections.empty()) [[unlikely]]
+        if (auto node = t.collections.extract(keyId))
+            collection = std::move(node.mapped());
     const std::uint32_t record = t.record(keyId);
     const std::uint32_t oldId = record & kLayoutMask;
     const ArenaLayout& before = t.layouts[oldId];
@@ -475,9 +412,9 @@ void SlabReplay::store(ThresholdArena& t, std::uint32_t keyId, bool hasTtl, Op o
     for (std::uint8_t i = 1; i <= layout.transientCount; ++i)
         t.arena.release(std::bit_cast<JemallocArenaModel::Handle>(transients[i % layout.transientCount]));
 
-    const bool hadExpire = record & kInExpires;
+    const bool hadExpire = (record & kInExpires) || (collection && collection->inExpires);
     const bool hasExpire = hasTtl && m_policy.expiresTable;
-    if (oldId == 0)
+    if (oldId == 0 && !collection)
         t.keys.insert(t.arena, keyId);
     if (hasExpire && !hadExpire)
         t.expires.insert(t.arena, keyId);
@@ -487,12 +424,18 @@ void SlabReplay::store(ThresholdArena& t, std::uint32_t keyId, bool hasTtl, Op o
     for (std::uint32_t j = 0; j < oldHeld; ++j)
         if (old[j] != std::bit_cast<std::uint64_t>(kNoHandle) && !(keptOld & (1u << j)))
             t.arena.release(std::bit_cast<JemallocArenaModel::Handle>(old[j]));
+    if (collection) [[unlikely]]
+        for (const JemallocArenaModel::Handle h : collection->held)
+            t.arena.release(h);
 }
 
 void SlabReplay::remove(ThresholdArena& t, std::uint32_t keyId, const IndexSizes& indexSizes, bool byCycle) const {
     const std::uint32_t record = t.recordOf(keyId);
-    if (record == 0)
+    if (record == 0) {
+        if (!t.collections.empty() && removeCollection(t, keyId))
+            syncIndexes(t, indexSizes);
         return;
+    }
     // expire.c activeExpireCycleTryExpire: the key's name made an object (createStringObject) for the
     // deletion and its propagation, freed after it; the client's argument of a SET, as the layout has it
     // (an EMBSTR, or an robj and its sds: the sds made first, and freed first).

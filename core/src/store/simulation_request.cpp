@@ -87,8 +87,9 @@ Status addCollectionLimits(const SimulationRequest& request, SimulationJob& job)
     if (request.limitSweep.empty())
         return Ok {};
     if (job.config.eviction || job.config.slabs)
-        return usageError("a limit sweep replays collection keys, which the slab model and a memory budget do not "
-                          "take yet: sweep it without --slabs, --timeline or a budget",
+        return usageError("a limit sweep replays collection keys under every value at once, which the slab model "
+                          "(its arenas follow the run's own limits) and a memory budget do not take yet: sweep it "
+                          "without --slabs, --timeline or a budget",
             field::kLimitSweep);
     auto sweep = parseLimitSweep(request.limitSweep);
     if (!sweep)

@@ -255,3 +255,48 @@ TEST(CollectionKeyModel, AListElementReplacedChangesItsNode) {
         EXPECT_EQ(key.nodes[0].count, 3u);
     }
 }
+
+// The slab model takes a key's memory allocation by allocation (CollectionKeyModel::allocations): by size, they
+// must be its footprint, through growth, conversion, removals and a table's rehashes and shrinks, on every line
+// and type.
+TEST(CollectionKeyModel, AKeysAllocationsBySizeAreItsFootprint) {
+    for (const char* spec : kLayouts) {
+        const auto l = layout(spec);
+        for (const auto kind :
+            { CollectionKind::Hash, CollectionKind::Set, CollectionKind::SortedSet, CollectionKind::List }) {
+            auto model = CollectionKeyModel::create(*l, jemalloc(), {}, kind);
+            ASSERT_TRUE(model) << model.error().describe();
+            CollectionKeyState key = model->created();
+            auto expectSame = [&](const char* when) {
+                const CollectionFootprint f = model->footprint(key);
+                double usable = 0, count = 0;
+                for (const SizedAllocations& a : model->allocations(key)) {
+                    usable += static_cast<double>(jemalloc().usableSize(a.bytes)) * a.count;
+                    count += a.count;
+                }
+                EXPECT_NEAR(usable, f.usableBytes, 1e-6 * std::max(1.0, f.usableBytes))
+                    << spec << " " << collectionKindName(kind) << " " << when;
+                EXPECT_NEAR(count, f.allocations, 1e-6 * std::max(1.0, f.allocations))
+                    << spec << " " << collectionKindName(kind) << " " << when;
+            };
+            const bool valued = kind == CollectionKind::Hash || kind == CollectionKind::SortedSet;
+            // Elements of 1 to 90 bytes: past every length limit at times, so the key converts.
+            for (std::uint32_t e = 0; e < 1500; ++e) {
+                const ElementValue element { 1 + (e * 37) % 90 };
+                model->command(key, 1, element.bytes, IntegerClass::None, element.bytes);
+                model->add(key, element, valued ? ElementValue { 5 } : ElementValue {});
+                if (e % 250 == 0)
+                    expectSame("while growing");
+            }
+            expectSame("grown");
+            for (std::uint32_t e = 0; e < 1400; ++e) {
+                const ElementValue element { 1 + (e * 37) % 90 };
+                model->remove(
+                    key, element, valued ? ElementValue { 5 } : ElementValue {}, {}, kind == CollectionKind::List);
+                if (e % 350 == 0)
+                    expectSame("while shrinking");
+            }
+            expectSame("shrunk");
+        }
+    }
+}

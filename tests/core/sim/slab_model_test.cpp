@@ -3,6 +3,7 @@
 #include "layoutlab/alloc/allocator_registry.h"
 #include "layoutlab/alloc/memcached_slabs.h"
 #include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/sim/eviction.h"
 #include "layoutlab/sim/simulation.h"
 #include "layoutlab/trace/generator.h"
 #include "layoutlab/trace/memory_trace.h"
@@ -10,6 +11,7 @@
 #include "generated_requests.h"
 #include "set_request.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <map>
@@ -272,17 +274,70 @@ TEST(SlabModel, MemcachedPageMoverRunsOnTheTracesClock) {
 
 } // namespace
 
-// Collection keys are replayed by the plain replay only: the slab model refuses a trace that holds them, in
-// one line that names what does take them, rather than leave their memory out.
-TEST(SlabModel, ATraceOfCollectionKeysIsRefusedNamingWhatTakesThem) {
+namespace {
+// A trace of `kind` keys (1 to 300 elements of 1 to 40 bytes, half of the sets integers), then lookups,
+// removals and adds of one element, three in ten each, and deletes of whole keys.
+std::vector<Request> collectionChurn(CollectionKind kind, std::uint64_t seed) {
+    auto config = makeGeneratorConfig(700, 6000, "16", "uniform:1:12", 0, 0.5, 0.3, 0.3, "uniform", seed);
+    EXPECT_TRUE(config);
+    EXPECT_TRUE(setCollectionElements(*config, kind, "uniform:1:300", "uniform:1:40"));
+    auto requests = generated(config);
+    const std::uint64_t end = requests.back().timeMs;
+    for (std::uint32_t key = 0; key < 700; key += 3) // a third of the keys deleted whole
+        requests.push_back({ .timeMs = end, .keyId = key, .keyBytes = 16, .op = Op::Delete });
+    return requests;
+}
+} // namespace
+
+// Collection keys in the slab model: the regions each key holds are its allocations as the collection model
+// counts them (CollectionKeyModel::allocations, a rehash's old array and a skiplist's levels drawn per key), so
+// that the arena's allocated bytes are the replay's usable bytes to within those draws, on every engine line
+// and type; and a key's last element, or a DEL, returns every region.
+TEST(SlabModel, CollectionKeysHoldWhatTheReplayCountsAndReturnItAll) {
+    for (const char* layout : { "redis-7.0", "redis-7.2", "valkey-8.0", "valkey-8.1", "valkey-9.1" })
+        for (const auto kind :
+            { CollectionKind::Hash, CollectionKind::Set, CollectionKind::SortedSet, CollectionKind::List }) {
+            SCOPED_TRACE(fmt::format("{} {}", layout, collectionKindName(kind)));
+            const auto requests = collectionChurn(kind, 11);
+            MemoryTrace trace(requests);
+            // Without a thread cache (the reference engine's arena), whose regions jemalloc counts as allocated.
+            auto config = slabConfig(layout, "jemalloc:quantum=16,page=4096", {});
+            config.slabs->threadCache = false;
+            auto result = simulate(config, trace);
+            ASSERT_TRUE(result) << result.error().describe();
+            const ThresholdPoint& p = result->points.at(0);
+            ASSERT_TRUE(p.arena);
+            ASSERT_GT(p.usableBytes, 0u);
+            EXPECT_NEAR(static_cast<double>(p.arena->allocatedBytes), static_cast<double>(p.usableBytes),
+                0.005 * static_cast<double>(p.usableBytes));
+            EXPECT_GE(p.arena->activeBytes, p.arena->allocatedBytes);
+
+            // Every key deleted: nothing left but the keyspace's buckets.
+            auto emptied = requests;
+            for (std::uint32_t key = 0; key < 700; ++key)
+                emptied.push_back({ .timeMs = requests.back().timeMs, .keyId = key, .keyBytes = 16, .op = Op::Delete });
+            MemoryTrace emptiedTrace(emptied);
+            auto none = simulate(config, emptiedTrace);
+            ASSERT_TRUE(none) << none.error().describe();
+            EXPECT_EQ(none->trace.liveKeys, 0u);
+            EXPECT_LE(none->points.at(0).arena->allocatedBytes, none->points.at(0).indexBytes);
+        }
+}
+
+// What does not model collection keys refuses a trace that holds them, in one line that names what does take
+// them, rather than leave their memory out: a memory budget, memcached's pages.
+TEST(SlabModel, ABudgetRefusesATraceOfCollectionKeysNamingWhatTakesThem) {
     auto config = makeGeneratorConfig(50, 100, "16", "8", 0, 0, 0.5, 0.1, "uniform", 3);
     ASSERT_TRUE(config);
     ASSERT_TRUE(setCollectionElements(*config, CollectionKind::Hash, "uniform:1:20", "8"));
     const auto requests = generated(config);
     MemoryTrace trace(requests);
-    const auto refused = simulate(slabConfig("valkey-9.1", "jemalloc", { 128 }), trace);
+    auto budget = slabConfig("valkey-9.1", "jemalloc", { 128 });
+    budget.slabs.reset();
+    budget.eviction = *makeEvictionOptions("1mb", "allkeys-lru", 5, 10, 1);
+    const auto refused = simulate(budget, trace);
     ASSERT_FALSE(refused);
     EXPECT_NE(refused.error().describe().find("collection keys"), std::string::npos) << refused.error().describe();
-    EXPECT_NE(refused.error().describe().find("profile"), std::string::npos) << refused.error().describe();
+    EXPECT_NE(refused.error().describe().find("budget"), std::string::npos) << refused.error().describe();
     EXPECT_NE(refused.error().describe().find("`sim` or `sweep`"), std::string::npos) << refused.error().describe();
 }

@@ -56,6 +56,14 @@ struct ListNode {
     std::uint64_t bytes = 0;
 };
 
+// Allocations of one size: `bytes` requested, `count` of them (an expectation where the engine's layout is
+// drawn at random: a rehash's old array by the chance it is still held, a skiplist node's levels).
+struct SizedAllocations {
+    std::uint64_t bytes = 0;
+    double count = 0;
+    bool operator==(const SizedAllocations&) const = default;
+};
+
 struct CollectionKeyState {
     CollectionKind kind = CollectionKind::Hash;
     // Whether the engine has made the value: a set is made by its first SADD, for its first member and its
@@ -78,6 +86,8 @@ struct CollectionKeyState {
     double entryAllocations = 0;
     double entryRequestedBytes = 0;
     double entryUsableBytes = 0;
+    // The same allocations by their usable size, for the slab model (CollectionKeyModel::allocations).
+    std::vector<SizedAllocations> entrySizes;
     double argvEntries = 0; // entries whose field came from a command's argument, not a conversion (expected)
     // A set's no_value dict (Redis 7.2, Valkey 8.0): entries left in buckets whose member held by the bucket
     // itself was removed (expected), in the old table's buckets not yet rehashed (its unmoved fraction then,
@@ -153,6 +163,10 @@ public:
     // OBJECT ENCODING's word for the key.
     std::string_view encoding(const CollectionKeyState& key) const;
     CollectionFootprint footprint(const CollectionKeyState& key) const;
+    // The same memory allocation by allocation, by size (usable or requested: the same class), each size
+    // once: what a model of the allocator's slabs holds for the key (sim/slab_replay.h). Its usable bytes
+    // sum to footprint()'s.
+    std::vector<SizedAllocations> allocations(const CollectionKeyState& key) const;
     // The longest element or value a compact key holds (0 for a table or a list): what a conversion that
     // weighs the elements already held against a length limit reads (t_set.c's maxelelen of an intset).
     std::uint32_t longestCompactElement(const CollectionKeyState& key) const;
@@ -167,6 +181,8 @@ private:
     CollectionKeyModel() = default;
     // A table's own parts (its struct, buckets; a sorted set's skiplist), its entries aside.
     CollectionFootprint tableFootprint(const CollectionKeyState& key) const;
+    // The same as parts; returns the index of the first bucket array among them (addTableParts).
+    std::size_t tableParts(const CollectionKeyState& key, std::vector<CollectionPart>& parts) const;
 
     CollectionKind m_kind = CollectionKind::Hash;
     const LayoutModel* m_layout = nullptr;

@@ -56,6 +56,9 @@ public:
     // The live keys' memory by type and encoding under variant `variant`'s limits, each key's own allocations
     // (by its length and TTL in `keys`, the keyspace replay's) included.
     std::vector<CollectionUsage> usage(const std::vector<KeyState>& keys, std::size_t variant = 0) const;
+    // The allocations of live collection key `keyId` under the first variant's limits, its own (by its length
+    // and TTL) first, each size once (CollectionKeyModel::allocations); none when it holds no collection.
+    std::vector<SizedAllocations> allocations(std::uint32_t keyId, std::uint32_t keyBytes, bool hasTtl) const;
     std::size_t liveKeys() const { return m_grouped.size() + m_variants.front().keys.size(); }
     std::size_t variants() const { return m_variants.size(); }
 

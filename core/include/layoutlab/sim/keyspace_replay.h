@@ -96,6 +96,16 @@ public:
     // The trace's clock reached `nowSeconds` since its start, before the request of that second is
     // applied (told once per second the trace's requests pass through).
     virtual void clockAt(std::uint64_t /*nowSeconds*/) { }
+    // Whether it follows collection keys: told elementStored() after each element request that leaves one
+    // with elements, stored() when its TTL changes or it is renamed. Observers that do not are refused a
+    // trace that holds them.
+    virtual bool modelsCollections() const { return false; }
+    virtual void elementStored(std::uint32_t keyId, const KeyState& key, const Request& /*r*/) {
+        stored(keyId, key, Op::Element);
+    }
+    // A collection key's value moves from `from` to `to` (RENAME): told before removed(from) and stored(to),
+    // which then need not free and make it again.
+    virtual void renamed(std::uint32_t /*from*/, std::uint32_t /*to*/) { }
     // A write a few requests ahead: fetch what it will read (a hint; the default: none).
     virtual void prefetch(const Request& /*ahead*/) { }
 };
@@ -215,6 +225,7 @@ public:
     // Replays element requests (Op::Element) into `collections` from now on: without, a trace that holds one
     // is refused. Not with an observer or a budget, which model strings only (their request is refused).
     void setCollections(CollectionReplay* collections) { m_collections = collections; }
+    const CollectionReplay* collections() const { return m_collections; }
     // Look-aside filling: a GET that misses is followed by a SET of the key, as a cache's client does
     // (the GET's value size when the trace gives one, else the key's last). With `batch` above 1 the
     // misses of each `batch` requests are filled after them, as a client that pipelines its GETs does.

@@ -44,6 +44,13 @@ public:
     SlabReplay& operator=(const SlabReplay&) = delete;
 
     void stored(std::uint32_t keyId, const KeyState& key, Op op) override;
+    // Collection keys too: each change gives the key the regions its allocations take now
+    // (CollectionReplay::allocations; slab_collections.cpp).
+    bool modelsCollections() const override { return true; }
+    // With the command's arguments, as the client's argv holds them until the command ends.
+    void elementStored(std::uint32_t keyId, const KeyState& key, const Request& r) override;
+    // The value's regions move to the new name (db.c renameGenericCommand keeps the object).
+    void renamed(std::uint32_t from, std::uint32_t to) override;
     void removed(std::uint32_t keyId) override;
     // With options.expireCycle: held until a cycle of the server's removes it (ActiveExpireCycle).
     void expired(std::uint32_t keyId, std::uint64_t dueMs) override;
@@ -79,6 +86,9 @@ private:
         std::vector<std::uint32_t> dependentShapes;
         std::vector<IndexSizes> indexSizes; // each the sizes from one event on
         std::vector<ShapeBound> newShapes; // the shapes given ids while it filled, in id order
+        // A collection key's regions by class (Event::kCollection): how many classes, then each class index
+        // and its count.
+        std::vector<std::uint32_t> census;
         void clear();
     };
     const ThresholdArena* arenaOf(std::uint32_t threshold) const;
@@ -96,6 +106,26 @@ private:
     std::uint32_t shapeIdAt(const Event& e, std::size_t arenaIndex) const;
     void store(ThresholdArena& t, std::uint32_t keyId, bool hasTtl, Op op, std::uint32_t shapeId,
         const IndexSizes& sizes) const;
+    // A collection key's change: its allocations now, as counts by class, logged (stored() of a collection
+    // key), and played: the regions it gains allocated, then those it lost freed.
+    // `r`: the element request that changed it, whose arguments the client's argv holds (none: a TTL's
+    // change or a rename, a command of its own).
+    void logCollection(std::uint32_t keyId, const KeyState& key, const Request* r);
+    // The classes of the argument objects `r` adds to the command's argv (its array and name and key first
+    // when it starts the command), appended to `out`.
+    void logArguments(const Request& r, const KeyState& key, bool startsCommand, std::vector<std::uint32_t>& out);
+    // The classes of an argument of `bytes` as createStringObject makes it (an EMBSTR, or an robj and its
+    // sds), as the layout's SET makes its key argument.
+    const std::vector<std::uint32_t>& argumentClasses(std::uint32_t bytes);
+    void storeCollection(ThresholdArena& t, std::uint32_t keyId, std::uint8_t flags, const std::uint32_t* census,
+        const IndexSizes& sizes) const;
+    // freeClientArgv of the collection command the arena holds the arguments of: the arguments in order,
+    // then the argv array.
+    static void releaseArguments(ThresholdArena& t);
+    // A collection key's regions given to `to`, its index entries moved there (its TTL's with the next change).
+    static void moveCollection(ThresholdArena& t, std::uint32_t from, std::uint32_t to);
+    // A collection key's regions freed, and its index entries removed (false: it holds none).
+    static bool removeCollection(ThresholdArena& t, std::uint32_t keyId);
     // `byCycle`: an expire cycle's removal, which makes and frees the key's name as an object around it.
     void remove(ThresholdArena& t, std::uint32_t keyId, const IndexSizes& sizes, bool byCycle) const;
     // Logs the removals of the expire cycles due by `nowMs`.
@@ -129,6 +159,10 @@ private:
     std::vector<ShapeBound> m_shapes;
     std::optional<ActiveExpireCycle> m_expireCycle;
     std::vector<std::uint32_t> m_cycleRemovals; // a run of cycles' removals, before they are logged
+    // The collection key whose command's arguments the arenas hold (none: no command open), and the
+    // classes of arguments by length.
+    std::optional<std::uint32_t> m_openCommandKey;
+    std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> m_argumentClasses;
     std::future<void> m_playing; // the play of m_played; last, so that it ends first
 };
 
