@@ -55,21 +55,28 @@ std::vector<std::uint64_t> parseJemallocBins(const std::string& mallocStats) {
 
 std::vector<JemallocArenaModel::StartBin> parseJemallocStartBins(const std::string& mallocStats) {
     std::vector<JemallocArenaModel::StartBin> out;
-    std::size_t regs = 0, slabs = 0; // the curregs and curslabs columns
+    // The curregs, curslabs, nfills and nflushes columns (the thread caches' counters: 0 where a build
+    // prints none).
+    std::size_t regs = 0, slabs = 0, fills = 0, flushes = 0;
     auto header = [&](const std::vector<std::string>& columns) {
         for (std::size_t i = 0; i < columns.size(); ++i) {
             if (columns[i] == "curregs")
                 regs = i;
             if (columns[i] == "curslabs")
                 slabs = i;
+            if (columns[i] == "nfills")
+                fills = i;
+            if (columns[i] == "nflushes")
+                flushes = i;
         }
         return regs != 0 && slabs != 0; // else not the table this build prints
     };
     forEachBinRow(mallocStats, header, [&](const std::vector<std::string>& words) {
-        if (words.size() <= std::max(regs, slabs))
+        if (words.size() <= std::max({ regs, slabs, fills, flushes }))
             return;
+        auto counter = [&](std::size_t column) { return column != 0 ? std::stoull(words[column]) : 0ull; };
         const JemallocArenaModel::StartBin bin { std::stoull(words.front()), std::stoull(words[regs]),
-            std::stoull(words[slabs]) };
+            std::stoull(words[slabs]), counter(fills), counter(flushes) };
         if (bin.slabs > 0)
             out.push_back(bin);
     });

@@ -137,9 +137,9 @@ Status finish(const DriveRequest& r, const LayoutAndAllocator& models, DriveRepo
     predictionConfig.collectionLimits = report.collectionLimits;
     // The slab model as the server allocates: a thread cache in front of jemalloc's arena; memcached's page
     // mover off, since the load runs far faster than the trace's clock (the server's mover has not run by
-    // the time its pages are read). It models keys written by commands, collections too: not a snapshot the
-    // server loads itself (its allocator's figures are then measured only).
-    if (slabModelCovers(*models.allocator) && report.load.snapshotBytes == 0)
+    // the time its pages are read). Strings and collections alike, written by commands or loaded from a
+    // snapshot by the server itself (rdb.c loads key by key, as the trace's Load requests replay it).
+    if (slabModelCovers(*models.allocator))
         predictionConfig.slabs = SlabModelOptions { true, 0, report.startBins, true };
     // A drive that waits for the trace's TTLs to run out on the server replays the trace on the clock the
     // server read (Redis, Valkey: their TTLs are in milliseconds): each batch at the time it was sent, and the

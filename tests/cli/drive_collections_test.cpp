@@ -9,8 +9,8 @@
 //     itself (DEBUG RELOAD), as `drive dump.rdb` does for an operator's file.
 // Each must be predicted within 1% of the settled server's Δ(used_memory - mem_clients_normal) per key, with
 // the keys the replay holds, and every element given a text of its trace's length and integer class; and the
-// slab model's active bytes within 2% of Δallocator_active on the generated traces (tens of MB), 6% on the
-// captures (a few MB), where the server writes the keys by commands.
+// slab model's active bytes within 2% of Δallocator_active on the generated traces and the snapshot (tens of
+// MB), 6% on the captures (a few MB).
 
 #include "cli_runner.h"
 #include "collection_workloads.h"
@@ -57,8 +57,8 @@ protected:
             report.at("measured_bytes_per_key").get<double>(), report.at("predicted_bytes_per_key").get<double>(),
             100 * error);
         EXPECT_LT(std::abs(error), 0.01) << what << ": " << report.dump();
-        // The slab model's active bytes beside the server's Δallocator_active, where it predicts them (keys
-        // the server wrote by commands; a snapshot it loads itself is measured only).
+        // The slab model's active bytes beside the server's Δallocator_active (keys the server wrote by
+        // commands, or loaded from its own snapshot).
         if (const auto& active = report.at("active_relative_error"); !active.is_null()) {
             std::printf("%-14s %-10s allocator_active: measured %12lld  predicted %12llu  (%+.3f%%)\n",
                 server()->label.c_str(), what.c_str(), report.at("measured_active_bytes").get<long long>(),

@@ -83,6 +83,15 @@ TEST(RespDriver, JemallocStartBinsAreTheirCurregsAndCurslabs) {
     EXPECT_EQ(parseJemallocStartBins(stats),
         (std::vector<JemallocArenaModel::StartBin> { { 8, 700, 2 }, { 16, 11900, 47 } }));
     EXPECT_TRUE(parseJemallocStartBins("bins: size ind\n 8 0\n").empty()) << "a table without curregs";
+    // With the thread caches' counters, as Valkey 9.1.0 prints them after drainThreadCache.
+    const std::string counted
+        = "bins:           size ind    allocated      nmalloc (#/sec)      ndalloc (#/sec)    nrequests   (#/sec)  "
+          "nshards      curregs     curslabs  nonfull_slabs regs pgs   util       nfills (#/sec)     nflushes (#/sec)\n"
+          "                  96   9          576            8       8            2       2           19        19 "
+          "       1            6            1              0  128   3  0.046            1       1            4       "
+          "4\n"
+          "large:          size ind    allocated\n";
+    EXPECT_EQ(parseJemallocStartBins(counted), (std::vector<JemallocArenaModel::StartBin> { { 96, 6, 1, 1, 4 } }));
 }
 
 TEST(RespDriver, LayoutFollowsEngineAndVersion) {

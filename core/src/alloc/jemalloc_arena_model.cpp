@@ -71,6 +71,17 @@ void JemallocArenaModel::seed(const StartBin& start) {
         ++index;
     if (index == m_bins.size() || start.slabs == 0)
         return;
+    // The fill size the thread cache's GC has left the bin at, from its counters: each GC flush halves it
+    // (tcache.c tcache_gc_small: lg_fill_div + 1), and a GC visit after a refill doubles it again
+    // (tcache_gc_event_handler, where bin_refilled), which the first fill, made at the default, cannot. On a
+    // server whose cache a drive has drained (drainThreadCache), most bins were flushed a few times and
+    // filled once: a fill of an eighth or a sixteenth of the bin's slots, where a fresh thread's is half.
+    if (CacheBin& cache = m_cache[index]; cache.capacity != 0) {
+        const std::uint64_t doublings = start.fills > 0 ? start.fills - 1 : 0;
+        for (std::uint64_t halvings = start.flushes > doublings ? start.flushes - doublings : 0;
+             halvings > 0 && (cache.capacity >> (cache.lgFillDiv + 1)) >= 1; --halvings)
+            ++cache.lgFillDiv;
+    }
     Bin& bin = m_bins[index];
     // Its slabs made, the regions spread evenly over them (a slab holds one at least: an empty one would have
     // left the bin); the last one is slabcur, the others non-full where they have room. Where the free

@@ -259,6 +259,15 @@ CollectionFootprint CollectionKeyModel::footprint(const CollectionKeyState& key)
     return out;
 }
 
+bool CollectionKeyModel::holds(const CollectionKeyState& key, ElementValue element, ElementValue value) const {
+    if (key.entries == 0)
+        return false;
+    if (key.table || m_kind == CollectionKind::List)
+        return true;
+    return std::find(key.compactEntries.begin(), key.compactEntries.end(), collection::packEntry(element, value))
+        != key.compactEntries.end();
+}
+
 std::vector<SizedAllocations> CollectionKeyModel::allocations(const CollectionKeyState& key) const {
     std::vector<SizedAllocations> out;
     auto add = [&](std::uint64_t bytes, double count) {

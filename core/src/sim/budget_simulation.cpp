@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "budget_simulation.h"
 
+#include "layoutlab/sim/collection_replay.h"
+
 #include "layoutlab/resources.h"
 #include "layoutlab/sim/key_sample.h"
 #include "layoutlab/sim/memcached_eviction.h"
@@ -109,6 +111,8 @@ private:
     std::vector<BudgetCell> m_cells; // by sample, then threshold, then budget
     std::size_t m_perSample;
     std::vector<std::unique_ptr<KeyspaceReplay>> m_replays;
+    // Each replay's collection keys (m_replays' first, then m_unbounded's).
+    std::vector<std::unique_ptr<CollectionReplay>> m_collections;
     std::vector<std::unique_ptr<KeyspaceBudget>> m_evictors;
     std::map<std::pair<bool, std::uint32_t>, ShapeHistogram> m_shapeBytes;
     std::vector<SpatialKeySample> m_keySamples;
@@ -138,8 +142,15 @@ BudgetReplays::BudgetReplays(const SimulationConfig& config, const std::vector<s
     const std::uint32_t fillBatch = config.fillOnMiss == 0
         ? 0
         : std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::llround(double(config.fillOnMiss) * m_each)));
+    auto withCollections = [&](std::unique_ptr<KeyspaceReplay> replay) {
+        m_collections.push_back(
+            std::make_unique<CollectionReplay>(*config.layout, *config.allocator, config.collectionLimits));
+        m_collections.back()->setElementsMayBeGone(true);
+        replay->setCollections(m_collections.back().get());
+        return replay;
+    };
     for (const BudgetCell& cell : m_cells) {
-        m_replays.push_back(budgetReplayAt(config, cell.threshold, keysSeen));
+        m_replays.push_back(withCollections(budgetReplayAt(config, cell.threshold, keysSeen)));
         EvictionOptions options = budget;
         // A sample of the keys under the same share of the budget (SHARDS), the server's own memory included.
         options.maxmemoryBytes = static_cast<std::uint64_t>(std::llround(double(cell.budget) * m_each));
@@ -153,7 +164,7 @@ BudgetReplays::BudgetReplays(const SimulationConfig& config, const std::vector<s
     }
     for (std::size_t s = 0; s < m_samples && m_samples > 1; ++s) {
         m_keySamples.emplace_back(m_each, kSampleSalts[s]);
-        m_unbounded.push_back(budgetReplayAt(config, thresholds.front(), keysSeen));
+        m_unbounded.push_back(withCollections(budgetReplayAt(config, thresholds.front(), keysSeen)));
         m_unbounded.back()->setFillOnMiss(fillBatch);
     }
     m_sampled.resize(m_samples);
@@ -259,6 +270,11 @@ Expected<SimulationResult> BudgetReplays::results(const TraceReader& trace, std:
         auto points = evaluateReplay(m_config, { m_cells[i].threshold }, *m_replays[i], described, stop);
         if (!points)
             return points.error();
+        // The collection keys the budget left, at the point as in a run without one (the first sample's).
+        const std::vector<CollectionUsage> collections = m_collections[i]->usage(m_replays[i]->keys());
+        addCollections(*points, collections);
+        if (i == 0)
+            result.collections = collections;
         ThresholdPoint& point = points->front();
         point.budget = pooled;
         if (m_samples == 1)

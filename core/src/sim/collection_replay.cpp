@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/sim/collection_replay.h"
 
+#include <cmath>
+
 #include "layoutlab/sim/limit_sweep.h"
 
 #include <algorithm>
@@ -231,8 +233,20 @@ Expected<bool> CollectionReplay::apply(std::uint32_t keyId, const Request& r, bo
 }
 
 bool CollectionReplay::applyTo(
-    const CollectionKeyModel& m, CollectionKeyState& key, const Request& r, const ElementOp& op) {
+    const CollectionKeyModel& m, CollectionKeyState& key, const Request& r, const ElementOp& op) const {
     const ElementValue element { r.elementBytes, op.element };
+    if (m_elementsMayBeGone && (op.action == ElementAction::Update || op.action == ElementAction::Remove)) {
+        const bool list = op.collection == CollectionKind::List;
+        const ElementValue held
+            = op.collection == CollectionKind::Set ? ElementValue {} : ElementValue { r.priorBytes(), op.prior };
+        // A list's element by its place (request.h): LSET's from the head, LREM's one after it, a pop's any.
+        const std::uint64_t place = op.action == ElementAction::Update ? r.valueBytes + 1 : r.valueBytes;
+        if (list ? key.entries == 0 || place > key.entries : !m.holds(key, element, held)) {
+            if (op.action == ElementAction::Update && !list)
+                m.add(key, element, { r.valueBytes, op.value });
+            return key.entries == 0 && op.action == ElementAction::Remove;
+        }
+    }
     switch (op.action) {
     case ElementAction::Add:
         m.add(key, element, { r.valueBytes, op.value }, op.atHead);
@@ -289,6 +303,13 @@ std::vector<SizedAllocations> CollectionReplay::allocations(
     for (const SizedAllocations& a : model.allocations(*state))
         out.push_back(a);
     return out;
+}
+
+std::uint64_t CollectionReplay::usableBytes(std::uint32_t keyId, std::uint32_t keyBytes, bool hasTtl) const {
+    double bytes = 0;
+    for (const SizedAllocations& a : allocations(keyId, keyBytes, hasTtl))
+        bytes += static_cast<double>(m_allocator->usableSize(a.bytes)) * a.count;
+    return static_cast<std::uint64_t>(std::llround(bytes));
 }
 
 std::vector<CollectionUsage> CollectionReplay::usage(const std::vector<KeyState>& keys, std::size_t variant) const {

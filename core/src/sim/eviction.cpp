@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/sim/eviction.h"
 
+#include "layoutlab/sim/collection_replay.h"
+
 #include "layoutlab/sim/simulation.h"
 #include "layoutlab/spec.h"
 
@@ -202,6 +204,9 @@ void ServerEviction::pushNewest(std::uint32_t keyId) {
 std::uint32_t ServerEviction::bytesOf(std::uint32_t keyId, const KeyState& key) {
     if (m_options.rawSizes) // libCacheSim's obj_size: the key and the value
         return key.keyBytes() + key.valueBytes;
+    if (key.collection()) [[unlikely]]
+        return static_cast<std::uint32_t>(std::min<std::uint64_t>(
+            m_replay->collections()->usableBytes(keyId, key.keyBytes(), key.hasTtl()), UINT32_MAX - 1));
     auto measure = [&](const KeyShape& shape) -> std::uint32_t {
         const ShapeCost cost = costOf(*m_layout, *m_allocator, shape, m_threshold);
         return cost.layout.stored

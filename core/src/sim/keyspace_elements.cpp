@@ -8,14 +8,20 @@
 namespace layoutlab {
 
 template <bool Observed> Status KeyspaceReplay::applyElement(KeyState& key, const Request& r) {
-    // simulate()'s replay hands collections over, with the slab model of jemalloc's arenas observing it or
-    // none; the other observers model strings alone.
+    // simulate()'s replay hands collections over, with the slab model of jemalloc's arenas or a server's
+    // budget observing it, or none; memcached's models have no collections.
     if (!m_collections || (Observed && !m_observer->modelsCollections()))
-        return usageError("collection keys (hashes, sets, sorted sets, lists) are not yet modelled under a memory "
-                          "budget, by memcached's slab pages or by the reference engine (profile): run `sim` or "
-                          "`sweep` without a budget, or `drive` for a real server's figures");
+        return usageError("collection keys (hashes, sets, sorted sets, lists) are not modelled here: memcached has "
+                          "none, a budget of raw sizes (--raw-sizes) counts a key and its value only, and the "
+                          "reference engine (profile) does not take them yet: run `sim` or `sweep` with a Valkey or "
+                          "Redis layout, or `drive` for a real server's figures");
     const ElementOp op = r.elementOp();
     const std::uint32_t id = idOf(key);
+    if (Observed && m_writesRefused && deniedOnOom(op)) [[unlikely]] {
+        m_table.lookup(); // OOM: the command is refused before it runs
+        ++m_summary.refusedWrites;
+        return Ok {};
+    }
     if (key.live() && !(key.collection() && m_collections->holds(id, op.collection))) {
         m_table.lookup(); // WRONGTYPE
         ++m_summary.wrongTypeRequests;
@@ -23,9 +29,12 @@ template <bool Observed> Status KeyspaceReplay::applyElement(KeyState& key, cons
     }
     const bool created = !key.live();
     if (created) {
-        // Only a write makes the key (HDEL or HGET of a missing key changes nothing).
-        if (op.action != ElementAction::Add && op.action != ElementAction::Command
-            && op.action != ElementAction::Load) {
+        // Only a write makes the key (HDEL or HGET of a missing key changes nothing); an update too where the
+        // trace may name a key evicted since (an HSET or ZADD of its field makes it again; LSET does not).
+        const bool updateMakes = op.action == ElementAction::Update && op.collection != CollectionKind::List
+            && m_collections->elementsMayBeGone();
+        if (op.action != ElementAction::Add && op.action != ElementAction::Command && op.action != ElementAction::Load
+            && !updateMakes) {
             m_table.lookup();
             return Ok {};
         }
@@ -46,7 +55,7 @@ template <bool Observed> Status KeyspaceReplay::applyElement(KeyState& key, cons
     if (*emptied) // the engines delete a collection with its last element
         remove<Observed>(key);
     else if constexpr (Observed)
-        m_observer->elementStored(id, key, r);
+        m_observer->elementStored(id, key, r, m_elementStartsCommand);
     return Ok {};
 }
 

@@ -450,8 +450,13 @@ Status KeyspaceReplay::applyBatch(std::span<const Request> batch, std::uint64_t 
         if (r.timeMs >= m_nextExpiryMs) [[unlikely]]
             expireDue<Observed>(r.timeMs);
         tellClock<Observed>(r.timeMs);
+        if (r.op == Op::Element) [[unlikely]]
+            m_elementStartsCommand = startsElementCommand(r);
+        else
+            m_elementCommandKey.reset();
+        // The budget is asked before each command (an element command's first request).
         if constexpr (Observed)
-            if (m_budget) [[unlikely]]
+            if (m_budget && (r.op != Op::Element || m_elementStartsCommand)) [[unlikely]]
                 m_writesRefused = !m_budget->makeRoom(*this, r.timeMs);
         ++m_summary.requestsByOp[static_cast<std::size_t>(r.op)];
         if (r.op == Op::Element) [[unlikely]] {

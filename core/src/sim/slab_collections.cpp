@@ -37,12 +37,12 @@ std::uint32_t drawnCount(double expected, std::uint32_t keyId, std::uint32_t cla
 }
 } // namespace
 
-void SlabReplay::elementStored(std::uint32_t keyId, const KeyState& key, const Request& r) {
+void SlabReplay::elementStored(std::uint32_t keyId, const KeyState& key, const Request& r, bool startsCommand) {
     removeIfExpired(keyId);
-    logCollection(keyId, key, &r);
+    logCollection(keyId, key, &r, startsCommand);
 }
 
-void SlabReplay::logCollection(std::uint32_t keyId, const KeyState& key, const Request* r) {
+void SlabReplay::logCollection(std::uint32_t keyId, const KeyState& key, const Request* r, bool startsCommand) {
     const CollectionReplay* collections = m_replay->collections();
     std::vector<std::pair<std::uint32_t, double>> byClass;
     if (collections)
@@ -67,15 +67,13 @@ void SlabReplay::logCollection(std::uint32_t keyId, const KeyState& key, const R
             census.push_back(count);
             ++census[at];
         }
-    // A command starts with a collection command's first request (its Command request, or a request of another
-    // key than the open command's), and with a TTL's change or a rename.
-    const bool startsCommand = !r || r->elementOp().action == ElementAction::Command || m_openCommandKey != keyId;
+    // A TTL's change or a rename (no request) is a command of its own.
+    startsCommand = startsCommand || !r;
     const auto argumentsAt = census.size();
     census.push_back(0);
     if (r)
         logArguments(*r, key, startsCommand, census);
     census[argumentsAt] = static_cast<std::uint32_t>(census.size() - argumentsAt - 1);
-    m_openCommandKey = r ? std::optional(keyId) : std::nullopt;
     std::uint8_t flags = Event::kCollection | (key.hasTtl() ? Event::kHasTtl : 0);
     if (startsCommand)
         flags |= Event::kNewCommand;
@@ -84,8 +82,10 @@ void SlabReplay::logCollection(std::uint32_t keyId, const KeyState& key, const R
 
 namespace {
 // The arguments one element request stands for in its command: a hash's field and value (HGET, HDEL: the field),
-// a sorted set's score and member (ZREM, ZSCORE: the member), a set's member, a list's pushed element (a pop
-// none; LINDEX its index, LSET the index and the element).
+// a sorted set's score and member (ZREM, ZSCORE: the member), a set's member, a list's pushed element (LINDEX
+// its index, LSET the index and the element). A list's pop has none, but makes an object of the element it
+// pops for the reply or the push that moves it (t_list.c listTypePop: createStringObject), freed with the
+// command's arguments: taken as one.
 std::uint32_t argumentsOf(const ElementOp& op) {
     switch (op.action) {
     case ElementAction::Add:
@@ -95,7 +95,7 @@ std::uint32_t argumentsOf(const ElementOp& op) {
             ? 1
             : 2;
     case ElementAction::Remove:
-        return op.collection == CollectionKind::List ? 0 : 1;
+        return 1;
     case ElementAction::Read:
         return 1;
     case ElementAction::Command:
@@ -125,7 +125,9 @@ void SlabReplay::logArguments(
         ElementOp added = op;
         added.action = ElementAction::Add;
         const std::uint64_t elements = op.action == ElementAction::Command ? r.valueBytes : 1;
-        const std::uint64_t argc = 2 + elements * argumentsOf(op.action == ElementAction::Command ? added : op);
+        const bool pops = op.collection == CollectionKind::List && op.action == ElementAction::Remove;
+        const std::uint64_t argc
+            = 2 + (pops ? 0 : elements * argumentsOf(op.action == ElementAction::Command ? added : op));
         out.push_back(static_cast<std::uint32_t>(m_allocator->table().classIndex(kArgvPointerBytes * argc)));
         argument(kCommandNameBytes);
         argument(key.keyBytes());
@@ -212,7 +214,6 @@ void SlabReplay::storeCollection(ThresholdArena& t, std::uint32_t keyId, std::ui
 }
 
 void SlabReplay::renamed(std::uint32_t from, std::uint32_t to) {
-    m_openCommandKey.reset();
     log({ from, to, indexSizesNow(), Op::Rename, Event::kRename });
 }
 

@@ -143,7 +143,6 @@ void SlabReplay::stored(std::uint32_t keyId, const KeyState& key, Op op) {
         logCollection(keyId, key, nullptr);
         return;
     }
-    m_openCommandKey.reset();
     // The key's shape is the same at every threshold unless it keeps a stale expire field below some.
     const std::uint32_t sdsBytes = key.kind() == ValueKind::RawString ? m_replay->sdsBytesOf(keyId) : 0;
     Event e { keyId, 0, indexSizesNow(), op, key.hasTtl() ? Event::kHasTtl : std::uint8_t { 0 } };
@@ -159,7 +158,6 @@ void SlabReplay::stored(std::uint32_t keyId, const KeyState& key, Op op) {
 }
 
 void SlabReplay::removed(std::uint32_t keyId) {
-    m_openCommandKey.reset();
     log({ keyId, 0, indexSizesNow(), Op::Delete, Event::kRemove });
 }
 
@@ -186,8 +184,6 @@ void SlabReplay::runExpireCycles(std::uint64_t nowMs) {
 }
 
 void SlabReplay::logCycleRemovals() {
-    if (!m_cycleRemovals.empty())
-        m_openCommandKey.reset(); // the cycle runs between commands
     for (const std::uint32_t keyId : m_cycleRemovals)
         log({ keyId, 0, indexSizesNow(), Op::Delete, Event::kRemove | Event::kByExpireCycle });
 }

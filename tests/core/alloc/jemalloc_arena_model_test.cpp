@@ -39,3 +39,27 @@ TEST(JemallocArenaModel, AStartBinsFreeRegionsTakeTheFirstAllocations) {
 }
 
 } // namespace
+
+// A drained server's bins fill its thread cache with fewer regions than a fresh thread's: each GC flush a bin
+// has seen halved its fill (tcache.c tcache_gc_small), each refill after the first doubled it back at the
+// next GC visit. The start bins' counters set it: allocated bytes count the regions a fill takes.
+TEST(JemallocArenaModel, AStartBinsFlushesAndFillsSetItsThreadCachesFill) {
+    const JemallocModel model(SizeClassParams { 3, 12 });
+    const SizeClassTable& table = model.table();
+    std::uint32_t bin96 = 0;
+    while (table.classes()[bin96].size != 96)
+        ++bin96;
+    const std::uint64_t slots = std::min<std::uint64_t>(2 * table.classes()[bin96].regionsPerSlab, 200);
+    auto firstFill = [&](std::uint64_t fills, std::uint64_t flushes) {
+        JemallocArenaModel::Options options;
+        options.threadCache = true;
+        options.startBins = { { 96, 10, 1, fills, flushes } };
+        JemallocArenaModel arena(table, options);
+        arena.allocate(96);
+        return arena.allocatedBytes() / 96; // the regions the fill took from the bin
+    };
+    EXPECT_EQ(firstFill(0, 0), slots >> 1) << "a fresh thread's: half its slots";
+    EXPECT_EQ(firstFill(1, 3), slots >> 4) << "three GC flushes since its one fill";
+    EXPECT_EQ(firstFill(3, 3), slots >> 2) << "two refills undid two of them";
+    EXPECT_EQ(firstFill(1, 40), 1u) << "never less than one region";
+}

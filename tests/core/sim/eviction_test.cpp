@@ -463,3 +463,43 @@ TEST(Eviction, ASampledCurveFollowsTheFullReplayWithinItsStatedError) {
 }
 
 } // namespace
+
+// Collection keys under a budget: each counts as the collection model's allocations, a command's check
+// comes before its first element (processCommand -> performEvictions), and the trace goes on naming keys the
+// budget evicted: an HDEL of one of their fields changes nothing, an HSET of one makes the key again, as the
+// server does. A budget of a third of the keyspace holds a third or so of its bytes, and the keys it keeps
+// are what the points count.
+TEST(Eviction, CollectionKeysAreEvictedWholeAndMadeAgainByTheirWrites) {
+    auto generated = makeGeneratorConfig(600, 6000, "16", "uniform:1:60", 0, 0, 0.3, 0.3, "uniform", 5);
+    ASSERT_TRUE(generated);
+    ASSERT_TRUE(setCollectionElements(*generated, CollectionKind::Hash, "uniform:1:200", "uniform:1:20"));
+    SimulationConfig config { *parseLayout("valkey-9.1"), *parseAllocator("jemalloc:quantum=8,page=4096"), {} };
+    SyntheticTrace unbounded(*generated);
+    auto all = simulate(config, unbounded);
+    ASSERT_TRUE(all) << all.error().describe();
+    const std::uint64_t everything = all->points.at(0).usableBytes;
+    const std::uint64_t budget = everything / 3;
+    config.eviction = *makeEvictionOptions(std::to_string(budget), "allkeys-random", 5, 10, 1);
+    SyntheticTrace trace(*generated);
+    auto result = simulate(config, trace);
+    ASSERT_TRUE(result) << result.error().describe();
+    const ThresholdPoint& p = result->points.at(0);
+    ASSERT_TRUE(p.budget);
+    EXPECT_GT(p.budget->evictedKeys, 300u);
+    EXPECT_EQ(p.budget->refusedWrites, 0u);
+    // Over the budget by at most the last command's growth (an HSET of up to 200 fields).
+    EXPECT_LE(p.budget->usedBytes, budget + 64 * 1024);
+    EXPECT_GT(p.budget->usedBytes, budget / 2);
+    // The point's keys and bytes are the ones the budget kept: the collection rows and the index.
+    std::uint64_t rows = 0, keys = 0;
+    for (const CollectionUsage& c : result->collections) {
+        rows += static_cast<std::uint64_t>(std::llround(c.usableBytes));
+        keys += c.keys;
+    }
+    EXPECT_EQ(p.keys, keys);
+    EXPECT_EQ(p.keys, result->trace.liveKeys);
+    EXPECT_NEAR(static_cast<double>(p.usableBytes), static_cast<double>(rows + p.indexBytes), 16.0);
+    EXPECT_NEAR(static_cast<double>(p.budget->usedBytes), static_cast<double>(p.usableBytes), 64.0);
+    // Keys evicted then written again: more keys made than the trace's 600.
+    EXPECT_GT(p.budget->evictedKeys + p.keys, 600u);
+}

@@ -325,8 +325,8 @@ TEST(SlabModel, CollectionKeysHoldWhatTheReplayCountsAndReturnItAll) {
 }
 
 // What does not model collection keys refuses a trace that holds them, in one line that names what does take
-// them, rather than leave their memory out: a memory budget, memcached's pages.
-TEST(SlabModel, ABudgetRefusesATraceOfCollectionKeysNamingWhatTakesThem) {
+// them, rather than leave their memory out: a budget of raw sizes, which counts a key and its value only.
+TEST(SlabModel, ARawSizesBudgetRefusesATraceOfCollectionKeysNamingWhatTakesThem) {
     auto config = makeGeneratorConfig(50, 100, "16", "8", 0, 0, 0.5, 0.1, "uniform", 3);
     ASSERT_TRUE(config);
     ASSERT_TRUE(setCollectionElements(*config, CollectionKind::Hash, "uniform:1:20", "8"));
@@ -335,9 +335,10 @@ TEST(SlabModel, ABudgetRefusesATraceOfCollectionKeysNamingWhatTakesThem) {
     auto budget = slabConfig("valkey-9.1", "jemalloc", { 128 });
     budget.slabs.reset();
     budget.eviction = *makeEvictionOptions("1mb", "allkeys-lru", 5, 10, 1);
+    budget.eviction->rawSizes = true;
     const auto refused = simulate(budget, trace);
     ASSERT_FALSE(refused);
     EXPECT_NE(refused.error().describe().find("collection keys"), std::string::npos) << refused.error().describe();
-    EXPECT_NE(refused.error().describe().find("budget"), std::string::npos) << refused.error().describe();
+    EXPECT_NE(refused.error().describe().find("--raw-sizes"), std::string::npos) << refused.error().describe();
     EXPECT_NE(refused.error().describe().find("`sim` or `sweep`"), std::string::npos) << refused.error().describe();
 }

@@ -67,6 +67,10 @@ public:
         std::uint64_t regionBytes = 0;
         std::uint64_t regions = 0;
         std::uint64_t slabs = 0;
+        // The thread caches' fills from the bin and flushes into it so far (nfills, nflushes): what the
+        // bin's fill size has become (seed()).
+        std::uint64_t fills = 0;
+        std::uint64_t flushes = 0;
         bool operator==(const StartBin&) const = default;
     };
     struct Options {

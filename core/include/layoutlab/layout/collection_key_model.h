@@ -159,6 +159,9 @@ public:
     void remove(CollectionKeyState& key, ElementValue element, ElementValue value = {}, MemberOrder order = {},
         bool atHead = false, bool byRange = false) const;
     void read(CollectionKeyState& key) const;
+    // Whether the key may hold `element` with `value`: a compact key's entries are known by their lengths
+    // and classes, a table's and a list's only by their count.
+    bool holds(const CollectionKeyState& key, ElementValue element, ElementValue value = {}) const;
 
     // OBJECT ENCODING's word for the key.
     std::string_view encoding(const CollectionKeyState& key) const;

@@ -34,6 +34,11 @@ public:
     CollectionReplay(
         const LayoutModel& layout, const AllocatorModel& allocator, std::vector<CollectionLimits> variants);
 
+    // Under a memory budget, evictions take keys whose elements the trace goes on naming: a removal or an update
+    // of an element the key does not hold is then taken as the server takes it (HDEL, SREM, ZREM, LPOP of
+    // nothing change nothing; an HSET or ZADD of it adds it). Elsewhere the trace's elements are the keys'.
+    void setElementsMayBeGone(bool mayBeGone) { m_elementsMayBeGone = mayBeGone; }
+    bool elementsMayBeGone() const { return m_elementsMayBeGone; }
     // Whether `keyId` holds a collection of `kind` (false: none, or another kind).
     bool holds(std::uint32_t keyId, CollectionKind kind) const;
     // Applies an element request to its key, made empty first when `created`; returns whether the key is
@@ -59,6 +64,8 @@ public:
     // The allocations of live collection key `keyId` under the first variant's limits, its own (by its length
     // and TTL) first, each size once (CollectionKeyModel::allocations); none when it holds no collection.
     std::vector<SizedAllocations> allocations(std::uint32_t keyId, std::uint32_t keyBytes, bool hasTtl) const;
+    // The same allocations' usable bytes (0: no collection).
+    std::uint64_t usableBytes(std::uint32_t keyId, std::uint32_t keyBytes, bool hasTtl) const;
     std::size_t liveKeys() const { return m_grouped.size() + m_variants.front().keys.size(); }
     std::size_t variants() const { return m_variants.size(); }
 
@@ -99,8 +106,7 @@ private:
         const ElementOp& op, std::vector<Group>& out);
     std::int64_t sweptValue(std::size_t variant) const;
     // Whether the key is left without elements.
-    static bool applyTo(
-        const CollectionKeyModel& model, CollectionKeyState& key, const Request& r, const ElementOp& op);
+    bool applyTo(const CollectionKeyModel& model, CollectionKeyState& key, const Request& r, const ElementOp& op) const;
 
     const LayoutModel* m_layout;
     const AllocatorModel* m_allocator;
@@ -108,6 +114,7 @@ private:
     std::optional<Swept> m_swept;
     std::string m_sweptName;
     std::unordered_map<std::uint32_t, std::vector<Group>> m_grouped; // with a limit swept: every key's groups
+    bool m_elementsMayBeGone = false;
 };
 
 } // namespace layoutlab

@@ -95,6 +95,9 @@ public:
     void stored(std::uint32_t keyId, const KeyState& key, Op op) override;
     void removed(std::uint32_t keyId) override;
     void read(std::uint32_t keyId) override;
+    // Collection keys count as the collection model's allocations (CollectionReplay::usableBytes), each
+    // command touching its key once; not under raw sizes, which count a key and its value only.
+    bool modelsCollections() const override { return !m_options.rawSizes; }
     bool makeRoom(KeyspaceReplay& replay, std::uint64_t timeMs) override;
     bool allowsAllocation(std::uint64_t moreBytes) override;
 

@@ -100,7 +100,8 @@ public:
     // with elements, stored() when its TTL changes or it is renamed. Observers that do not are refused a
     // trace that holds them.
     virtual bool modelsCollections() const { return false; }
-    virtual void elementStored(std::uint32_t keyId, const KeyState& key, const Request& /*r*/) {
+    // `startsCommand`: the request is its command's first (KeyspaceReplay::startsElementCommand).
+    virtual void elementStored(std::uint32_t keyId, const KeyState& key, const Request& /*r*/, bool /*startsCommand*/) {
         stored(keyId, key, Op::Element);
     }
     // A collection key's value moves from `from` to `to` (RENAME): told before removed(from) and stored(to),
@@ -245,6 +246,22 @@ private:
     // One request, after the clock and the budget have been seen to.
     template <bool Observed> void applyOne(KeyState& key, const Request& r);
     // Whether the budget refuses a write now (`r` is one of the commands a server flags denyoom).
+    // Whether element request `r` starts a command: a write's Command request, or the first request of
+    // another key than the open command's (a command's element requests name its key; HDEL, SREM, LPOP...
+    // have no Command request, and two such commands on one key in a row are taken as one). Any other
+    // request closes the open command.
+    bool startsElementCommand(const Request& r) {
+        const bool starts
+            = r.elementOp().action == ElementAction::Command || !m_elementCommandKey || *m_elementCommandKey != r.keyId;
+        m_elementCommandKey = r.keyId;
+        return starts;
+    }
+    // The element requests a server refuses when out of memory: its write commands' (HSET, SADD, ZADD, RPUSH,
+    // LSET: flagged denyoom), not HDEL, SREM, LPOP or the lookups.
+    static bool deniedOnOom(const ElementOp& op) {
+        return op.action == ElementAction::Add || op.action == ElementAction::Update
+            || op.action == ElementAction::Command;
+    }
     static bool deniedOnOom(Op op) {
         return op != Op::Get && op != Op::Delete && op != Op::Expire && op != Op::Persist && op != Op::Other
             && op != Op::Resize && op != Op::Rename;
@@ -325,7 +342,9 @@ private:
     TraceSummary m_summary;
     KeyspaceObserver* m_observer = nullptr;
     KeyspaceBudget* m_budget = nullptr;
-    bool m_writesRefused = false; // the budget's answer before the current request
+    bool m_writesRefused = false; // the budget's answer before the current request (an element command's first)
+    std::optional<std::uint32_t> m_elementCommandKey; // the key of the element command open, if any
+    bool m_elementStartsCommand = false; // the current element request's
     std::uint32_t m_fillBatch = 0;
     std::vector<Request> m_pendingFills;
     std::uint64_t m_observedSecond = 0; // the last second the observer was told of

@@ -48,7 +48,7 @@ public:
     // (CollectionReplay::allocations; slab_collections.cpp).
     bool modelsCollections() const override { return true; }
     // With the command's arguments, as the client's argv holds them until the command ends.
-    void elementStored(std::uint32_t keyId, const KeyState& key, const Request& r) override;
+    void elementStored(std::uint32_t keyId, const KeyState& key, const Request& r, bool startsCommand) override;
     // The value's regions move to the new name (db.c renameGenericCommand keeps the object).
     void renamed(std::uint32_t from, std::uint32_t to) override;
     void removed(std::uint32_t keyId) override;
@@ -110,7 +110,7 @@ private:
     // key), and played: the regions it gains allocated, then those it lost freed.
     // `r`: the element request that changed it, whose arguments the client's argv holds (none: a TTL's
     // change or a rename, a command of its own).
-    void logCollection(std::uint32_t keyId, const KeyState& key, const Request* r);
+    void logCollection(std::uint32_t keyId, const KeyState& key, const Request* r, bool startsCommand = true);
     // The classes of the argument objects `r` adds to the command's argv (its array and name and key first
     // when it starts the command), appended to `out`.
     void logArguments(const Request& r, const KeyState& key, bool startsCommand, std::vector<std::uint32_t>& out);
@@ -159,9 +159,7 @@ private:
     std::vector<ShapeBound> m_shapes;
     std::optional<ActiveExpireCycle> m_expireCycle;
     std::vector<std::uint32_t> m_cycleRemovals; // a run of cycles' removals, before they are logged
-    // The collection key whose command's arguments the arenas hold (none: no command open), and the
-    // classes of arguments by length.
-    std::optional<std::uint32_t> m_openCommandKey;
+    // The classes of arguments by length.
     std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> m_argumentClasses;
     std::future<void> m_playing; // the play of m_played; last, so that it ends first
 };
