@@ -226,8 +226,11 @@ Expected<bool> CollectionReplay::apply(std::uint32_t keyId, const Request& r, bo
             return model.error();
         CollectionKeyState& key = created ? (variant.keys[keyId] = (*model)->created()) : variant.keys.at(keyId);
         const bool left = applyTo(**model, key, r, op);
-        if (i == 0)
+        if (i == 0) {
             emptied = left;
+            m_appliedKey = keyId;
+            m_applied = &key;
+        }
     }
     return emptied;
 }
@@ -286,7 +289,9 @@ std::vector<SizedAllocations> CollectionReplay::allocations(
     const Variant& first = m_variants.front();
     const Variant* of = &first;
     const CollectionKeyState* state = nullptr;
-    if (auto found = first.keys.find(keyId); found != first.keys.end())
+    if (m_applied && m_appliedKey == keyId)
+        state = m_applied;
+    else if (auto found = first.keys.find(keyId); found != first.keys.end())
         state = &found->second;
     else if (auto groups = m_grouped.find(keyId); groups != m_grouped.end())
         for (const Group& g : groups->second)
@@ -297,9 +302,11 @@ std::vector<SizedAllocations> CollectionReplay::allocations(
     if (!state)
         return {};
     const CollectionKeyModel& model = *of->models[static_cast<std::size_t>(state->kind)];
-    std::vector<SizedAllocations> out;
-    for (const CollectionPart& part : model.keyParts(keyBytes, hasTtl))
-        out.push_back({ part.requestedBytes, part.count });
+    auto [own, isNew] = m_keyParts.try_emplace(std::uint64_t { keyBytes } << 1 | (hasTtl ? 1 : 0));
+    if (isNew)
+        for (const CollectionPart& part : model.keyParts(keyBytes, hasTtl))
+            own->second.push_back({ part.requestedBytes, part.count });
+    std::vector<SizedAllocations> out = own->second;
     for (const SizedAllocations& a : model.allocations(*state))
         out.push_back(a);
     return out;

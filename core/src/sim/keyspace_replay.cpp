@@ -319,48 +319,6 @@ template <bool Observed> void KeyspaceReplay::applyOne(KeyState& key, const Requ
     }
 }
 
-template <bool Observed> void KeyspaceReplay::rename(KeyState& key, const Request& r) {
-    // db.c renameGenericCommand: the source looked up, the destination deleted if it exists, the source
-    // deleted, its object added under the new name, then its TTL set there (setExpire).
-    m_table.lookup();
-    if (r.valueBytes == kRenameSource) {
-        m_renameSource = r.keyId;
-        return;
-    }
-    const auto from = std::exchange(m_renameSource, std::nullopt);
-    if (!from || *from == r.keyId || !m_keys[*from].live()) {
-        ++m_summary.unmatchedRenames; // the importer makes pairs only where the server renamed
-        return;
-    }
-    KeyState& source = m_keys[*from];
-    if (key.live())
-        remove<Observed>(key);
-    const KeyState moved = source;
-    const sds::Buffer buffer = moved.kind() == ValueKind::RawString ? m_buffers[*from] : sds::Buffer {};
-    if (moved.collection()) {
-        if constexpr (Observed)
-            m_observer->renamed(*from, r.keyId);
-        m_collections->rename(*from, r.keyId);
-        source.clear(KeyState::kCollection); // its elements are the destination's now
-    }
-    remove<Observed>(source);
-    m_table.insert();
-    // The object itself moves: its value, kind and elements. Valkey 8.1 and later make it again with the new
-    // name (objectSetKeyAndExpire, the value's pointer kept), without an expire field until setExpire adds
-    // one: a stale field the old object kept is gone.
-    key.keyAndFlags = (moved.keyAndFlags & (KeyState::kKindMask | KeyState::kCollection)) | KeyState::kLive
-        | KeyState::kWritten | r.keyBytes;
-    key.valueBytes = moved.valueBytes;
-    key.expireAtSeconds = 0;
-    if (moved.kind() == ValueKind::RawString)
-        m_buffers[r.keyId] = buffer;
-    if (++m_summary.liveKeys > m_summary.maxLiveKeys)
-        m_summary.maxLiveKeys = m_summary.liveKeys;
-    notifyStored<Observed>(key, Op::Set);
-    if (moved.hasTtl())
-        keepTtl<Observed>(key, r.keyId, moved.expireAtSeconds);
-}
-
 void KeyspaceReplay::queueFill(const KeyState& key, const Request& r) {
     Request fill = r;
     fill.op = Op::Set;

@@ -174,7 +174,8 @@ void SlabReplay::storeCollection(ThresholdArena& t, std::uint32_t keyId, std::ui
     auto [it, isNew] = t.collections.try_emplace(keyId);
     CollectionRegions& key = it->second;
     std::vector<JemallocArenaModel::Handle>& held = key.held;
-    std::vector<JemallocArenaModel::Handle> next;
+    std::vector<JemallocArenaModel::Handle>& next = t.nextHeld;
+    next.clear();
     t.freeing.clear();
     std::size_t h = 0;
     for (std::uint32_t i = 0; i < classes; ++i) {
@@ -198,7 +199,7 @@ void SlabReplay::storeCollection(ThresholdArena& t, std::uint32_t keyId, std::ui
             next.push_back(t.arena.allocateClass(classIndex));
     }
     t.freeing.insert(t.freeing.end(), held.begin() + static_cast<std::ptrdiff_t>(h), held.end());
-    held = std::move(next);
+    std::swap(held, next); // the old list's room kept for the next change
     // The key joins the keyspace once its value is made (db.c dbAdd), its TTL's entry with it; then what
     // the change freed (the old listpack after zrealloc, a rehashed table's old array, removed elements).
     if (isNew)

@@ -61,6 +61,7 @@ struct SlabReplay::ThresholdArena {
     // The collection keys (a string key's record is 0 then), and a change's room for the regions it frees.
     std::unordered_map<std::uint32_t, CollectionRegions> collections;
     std::vector<JemallocArenaModel::Handle> freeing;
+    std::vector<JemallocArenaModel::Handle> nextHeld; // a change's room for the key's regions after it
     // The open collection command's argv array and argument objects, in the order they were made.
     std::vector<JemallocArenaModel::Handle> arguments;
 

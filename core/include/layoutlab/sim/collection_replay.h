@@ -45,6 +45,7 @@ public:
     // left without elements (the engine then deletes it). An error when the layout has no model for the kind.
     Expected<bool> apply(std::uint32_t keyId, const Request& r, bool created);
     void erase(std::uint32_t keyId) {
+        m_applied = nullptr;
         m_grouped.erase(keyId);
         for (auto& v : m_variants)
             v.keys.erase(keyId);
@@ -52,6 +53,7 @@ public:
     // The key `from` renamed `to` (a key `to` held erased first): its state moves whole, as the engine keeps
     // the value (db.c renameGenericCommand; objectSetKeyAndExpire reuses its pointer).
     void rename(std::uint32_t from, std::uint32_t to) {
+        m_applied = nullptr;
         erase(to);
         moveKey(m_grouped, from, to);
         for (auto& v : m_variants)
@@ -115,6 +117,12 @@ private:
     std::string m_sweptName;
     std::unordered_map<std::uint32_t, std::vector<Group>> m_grouped; // with a limit swept: every key's groups
     bool m_elementsMayBeGone = false;
+    // The state apply() changed last under the first variant's limits (none with a limit swept), which the
+    // observers' allocations() of the same key read next; and the key's own allocations by its length and
+    // TTL (keyLength << 1 | TTL), described once each.
+    std::uint32_t m_appliedKey = 0;
+    const CollectionKeyState* m_applied = nullptr;
+    mutable std::unordered_map<std::uint64_t, std::vector<SizedAllocations>> m_keyParts;
 };
 
 } // namespace layoutlab
