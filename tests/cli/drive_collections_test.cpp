@@ -171,6 +171,53 @@ TEST_P(DriveCollections, CapturesOfMovesAndRemovalsWithinOnePercent) {
     }
 }
 
+// Collection keys under a memory budget: a load of 30,000 hashes of 1 to 20 fields (some 40 MB) into a server
+// started with maxmemory 10mb and allkeys-random, beside `sim --maxmemory` with the server's used_memory before
+// the load as its base: the keys it evicted and the keys it kept within 3% (random evictions move both by about
+// a percent from run to run; docs/validation.md, "Collection keys under a budget").
+TEST_P(DriveCollections, AHashLoadUnderABudgetEvictsAsTheServerDoes) {
+    const auto* s = server();
+    if (!s)
+        GTEST_SKIP() << "no server " << GetParam()
+                     << ": Debian's redis-server and the builds of tests/engines are all there are here";
+    const std::string trace = (m_dir / "hashes.lltrace").string();
+    const CliRun made = run({ "gen", "-o", trace, "--keys", "30000", "--hash-fields", "uniform:1:20", "--field-size",
+        "uniform:1:24", "--value-size", "uniform:1:90", "--seed", "3" });
+    ASSERT_EQ(made.exitCode, 0) << made.err;
+    auto under
+        = layoutlab::test::startRespServer(*s, { "--maxmemory", "10mb", "--maxmemory-policy", "allkeys-random" });
+    ASSERT_TRUE(under);
+    std::vector<std::string> args { "drive", trace, "--engine", s->engine, "--connect",
+        fmt::format("127.0.0.1:{}", under->running->port), "--run-requests", "0", "--json", "--no-db" };
+    if (!s->layout.empty())
+        args.insert(args.end(), { "--layout", s->layout });
+    const CliRun driven = run(args);
+    ASSERT_EQ(driven.exitCode, 0) << driven.err;
+    const auto report = nlohmann::json::parse(driven.out);
+    auto stats = under->client->info("stats");
+    ASSERT_TRUE(stats) << stats.error().describe();
+    const double evicted = std::stod(stats->at("evicted_keys"));
+    auto held = layoutlab::keyCount(*under->client);
+    ASSERT_TRUE(held) << held.error().describe();
+    ASSERT_GT(evicted, 10000) << "the budget took most of the keys";
+
+    const CliRun sim = run({ "sim", trace, "--layout", report.at("layout").get<std::string>(), "--alloc",
+        report.at("allocator").get<std::string>(), "--maxmemory", "10mb", "--base-memory",
+        std::to_string(report.at("used_memory_before").get<std::uint64_t>()), "--policy", "allkeys-random", "--no-db",
+        "--json" });
+    ASSERT_EQ(sim.exitCode, 0) << sim.err;
+    const auto point = nlohmann::json::parse(sim.out).at("points").at(0);
+    const double predictedEvicted = point.at("evicted_keys").get<double>();
+    const double predictedHeld = point.at("keys").get<double>();
+    std::printf("%-14s budget     evicted: measured %8.0f  predicted %8.0f  (%+.2f%%); keys held %6llu / %6.0f "
+                "(%+.2f%%)\n",
+        s->label.c_str(), evicted, predictedEvicted, 100 * (predictedEvicted - evicted) / evicted,
+        static_cast<unsigned long long>(*held), predictedHeld,
+        100 * (predictedHeld - static_cast<double>(*held)) / static_cast<double>(*held));
+    EXPECT_NEAR(predictedEvicted, evicted, 0.03 * evicted);
+    EXPECT_NEAR(predictedHeld, static_cast<double>(*held), 0.03 * static_cast<double>(*held));
+}
+
 INSTANTIATE_TEST_SUITE_P(Servers, DriveCollections, ::testing::Range<std::size_t>(0, 12),
     [](const auto& info) { return "server" + std::to_string(info.param); });
 
