@@ -128,7 +128,9 @@ void SlabReplay::logArguments(
         const bool pops = op.collection == CollectionKind::List && op.action == ElementAction::Remove;
         const std::uint64_t argc
             = 2 + (pops ? 0 : elements * argumentsOf(op.action == ElementAction::Command ? added : op));
-        out.push_back(static_cast<std::uint32_t>(m_allocator->table().classIndex(kArgvPointerBytes * argc)));
+        const auto array = static_cast<std::uint32_t>(m_allocator->table().classIndex(kArgvPointerBytes * argc));
+        if (array < m_allocator->table().classes().size()) // else beyond every class: none the arena can make
+            out.push_back(array);
         argument(kCommandNameBytes);
         argument(key.keyBytes());
     }
@@ -155,8 +157,9 @@ const std::vector<std::uint32_t>& SlabReplay::argumentClasses(std::uint32_t byte
         shape.valueBytes = 1;
         const KeyLayout layout = m_layout->describe(shape, m_arenas.front()->threshold, *m_allocator);
         for (std::uint8_t i = 0; i < layout.keyArgumentCount; ++i)
-            found->second.push_back(static_cast<std::uint32_t>(
-                m_allocator->table().classIndex(layout.transients[layout.keyArgumentAt + i])));
+            if (const std::size_t c = m_allocator->table().classIndex(layout.transients[layout.keyArgumentAt + i]);
+                c < m_allocator->table().classes().size())
+                found->second.push_back(static_cast<std::uint32_t>(c));
     }
     return found->second;
 }
