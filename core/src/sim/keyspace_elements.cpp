@@ -7,7 +7,7 @@
 
 namespace layoutlab {
 
-template <bool Observed> Status KeyspaceReplay::applyElement(KeyState& key, const Request& r) {
+template <bool Observed> Status KeyspaceReplay::applyElement(KeyState& key, const Request& r, bool startsCommand) {
     // simulate()'s replay hands collections over, with the slab model of jemalloc's arenas or a server's
     // budget observing it, or none; memcached's models have no collections.
     if (!m_collections || (Observed && !m_observer->modelsCollections()))
@@ -55,11 +55,11 @@ template <bool Observed> Status KeyspaceReplay::applyElement(KeyState& key, cons
     if (*emptied) // the engines delete a collection with its last element
         remove<Observed>(key);
     else if constexpr (Observed)
-        m_observer->elementStored(id, key, r, m_elementStartsCommand);
+        m_observer->elementStored(id, key, r, startsCommand);
     return Ok {};
 }
 
-template Status KeyspaceReplay::applyElement<true>(KeyState& key, const Request& r);
-template Status KeyspaceReplay::applyElement<false>(KeyState& key, const Request& r);
+template Status KeyspaceReplay::applyElement<true>(KeyState& key, const Request& r, bool startsCommand);
+template Status KeyspaceReplay::applyElement<false>(KeyState& key, const Request& r, bool startsCommand);
 
 } // namespace layoutlab

@@ -408,17 +408,18 @@ Status KeyspaceReplay::applyBatch(std::span<const Request> batch, std::uint64_t 
         if (r.timeMs >= m_nextExpiryMs) [[unlikely]]
             expireDue<Observed>(r.timeMs);
         tellClock<Observed>(r.timeMs);
+        bool startsCommand = true;
         if (r.op == Op::Element) [[unlikely]]
-            m_elementStartsCommand = startsElementCommand(r);
+            startsCommand = startsElementCommand(r);
         else
             m_elementCommandKey.reset();
         // The budget is asked before each command (an element command's first request).
         if constexpr (Observed)
-            if (m_budget && (r.op != Op::Element || m_elementStartsCommand)) [[unlikely]]
+            if (m_budget && startsCommand) [[unlikely]]
                 m_writesRefused = !m_budget->makeRoom(*this, r.timeMs);
         ++m_summary.requestsByOp[static_cast<std::size_t>(r.op)];
         if (r.op == Op::Element) [[unlikely]] {
-            if (auto ok = applyElement<Observed>(keys[r.keyId], r); !ok) {
+            if (auto ok = applyElement<Observed>(keys[r.keyId], r, startsCommand); !ok) {
                 Error e = ok.error();
                 e.message = fmt::format("request {}: {}", number, e.message);
                 return e;

@@ -11,6 +11,7 @@
 // does not move keeps its regions.
 
 #include "layoutlab/sim/collection_replay.h"
+#include "layoutlab/trace/random.h"
 #include "slab_threshold_arena.h"
 
 #include <algorithm>
@@ -23,10 +24,7 @@ using namespace slab_arena;
 
 namespace {
 std::uint64_t mix(std::uint64_t x) {
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
+    return Random::splitmix64(x);
 }
 
 // A whole count for an expected one: its integer part, and one more with the chance of its fraction, drawn
@@ -67,8 +65,6 @@ void SlabReplay::logCollection(std::uint32_t keyId, const KeyState& key, const R
             census.push_back(count);
             ++census[at];
         }
-    // A TTL's change or a rename (no request) is a command of its own.
-    startsCommand = startsCommand || !r;
     const auto argumentsAt = census.size();
     census.push_back(0);
     if (r)

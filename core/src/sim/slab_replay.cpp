@@ -140,7 +140,7 @@ void SlabReplay::Log::clear() {
 void SlabReplay::stored(std::uint32_t keyId, const KeyState& key, Op op) {
     removeIfExpired(keyId);
     if (key.collection()) [[unlikely]] {
-        logCollection(keyId, key, nullptr);
+        logCollection(keyId, key, nullptr, true); // a TTL's change or a rename: a command of its own
         return;
     }
     // The key's shape is the same at every threshold unless it keeps a stale expire field below some.

@@ -269,7 +269,8 @@ private:
     void queueFill(const KeyState& key, const Request& r);
     // An element request (collection_replay.h): creates the key with its first element, deletes it with its
     // last; a string key's element is refused as the server refuses it (WRONGTYPE).
-    template <bool Observed> Status applyElement(KeyState& key, const Request& r);
+    // `startsCommand`: the request is its command's first (startsElementCommand).
+    template <bool Observed> Status applyElement(KeyState& key, const Request& r, bool startsCommand);
     // A string command on a collection key: WRONGTYPE, nothing changes.
     bool wrongType(const KeyState& key) {
         if (!key.collection()) [[likely]]
@@ -344,7 +345,6 @@ private:
     KeyspaceBudget* m_budget = nullptr;
     bool m_writesRefused = false; // the budget's answer before the current request (an element command's first)
     std::optional<std::uint32_t> m_elementCommandKey; // the key of the element command open, if any
-    bool m_elementStartsCommand = false; // the current element request's
     std::uint32_t m_fillBatch = 0;
     std::vector<Request> m_pendingFills;
     std::uint64_t m_observedSecond = 0; // the last second the observer was told of

@@ -110,7 +110,7 @@ private:
     // key), and played: the regions it gains allocated, then those it lost freed.
     // `r`: the element request that changed it, whose arguments the client's argv holds (none: a TTL's
     // change or a rename, a command of its own).
-    void logCollection(std::uint32_t keyId, const KeyState& key, const Request* r, bool startsCommand = true);
+    void logCollection(std::uint32_t keyId, const KeyState& key, const Request* r, bool startsCommand);
     // The classes of the argument objects `r` adds to the command's argv (its array and name and key first
     // when it starts the command), appended to `out`.
     void logArguments(const Request& r, const KeyState& key, bool startsCommand, std::vector<std::uint32_t>& out);
