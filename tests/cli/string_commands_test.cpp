@@ -138,6 +138,20 @@ std::vector<Scenario> scenarios() {
                            c.push_back({ "SETBIT", "bits:" + key(i % 64), std::to_string(i * 13), i % 5 ? "1" : "0" });
                        return c;
                    } });
+    out.push_back({ "bitop", [](std::uint32_t n) {
+                       auto c = load(n);
+                       for (std::uint32_t i = 0; i + 2 < n; i += 3) {
+                           static const char* const ops[] = { "AND", "OR", "XOR" };
+                           // Into a key of its own (results of 1 to 300 bytes: embedded lengths made RAW)...
+                           c.push_back({ "BITOP", ops[i % 3], "dest:" + key(i), key(i), key(i + 1), key(i + 2) });
+                           // ...over a loaded key (its TTL removed), and from absent keys (deleted, or nothing)
+                           if (i % 2 == 0)
+                               c.push_back({ "BITOP", "NOT", key(i + 1), key(i + 2) });
+                           else
+                               c.push_back({ "BITOP", "OR", key(i + 1), "absent:" + key(i), "absent2:" + key(i) });
+                       }
+                       return c;
+                   } });
     out.push_back({ "set-options", [](std::uint32_t n) {
                        std::vector<Command> c;
                        const std::string at = std::to_string(std::time(nullptr) + 100000);
@@ -386,6 +400,7 @@ TEST_P(StringCommands, EveryCommandWithinOnePercentOfTheServer) {
                 (void)client->command({ "INCR", key(1) });
                 (void)client->command({ "SET", key(2), "v", "EX", "0" });
                 (void)client->command({ "RENAME", "absent:" + key(3), key(3) });
+                (void)client->command({ "BITOP", "NOT", key(4), key(5), key(6) });
                 const std::string marker = "layoutlab-capture-end";
                 ASSERT_TRUE(client->command({ "ECHO", marker }));
                 monitor.waitFor(marker);

@@ -233,6 +233,9 @@ void MonitorImporter::command() {
     } else if (is("SETBIT")) {
         if (arity(4))
             setBit();
+    } else if (is("BITOP")) {
+        if (arity(4, true))
+            bitop();
     } else if (is("INCR") || is("DECR")) {
         if (arity(2))
             increment(is("INCR") ? 1 : -1, false);

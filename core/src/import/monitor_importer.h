@@ -155,6 +155,8 @@ private:
     void append();
     void setRange();
     void setBit();
+    // BITOP (bitops.c bitopCommand): the destination replaced by a RAW string as long as the longest source.
+    void bitop();
     // The bytes from `offset` written with `piece` (t_string.c setrangeCommand, bitops.c setbitCommand): the
     // value made RAW and grown zero-filled to the range's end, or created so.
     // `v`: the key as lookup() found it.

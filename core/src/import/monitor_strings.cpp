@@ -5,6 +5,7 @@
 
 #include "monitor_importer.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace layoutlab::monitor {
@@ -132,6 +133,68 @@ void MonitorImporter::setBit() {
     const auto mask = static_cast<char>(1 << (7 - (*offset & 7)));
     piece[0] = static_cast<char>(*bit ? piece[0] | mask : piece[0] & ~mask);
     writeRange(v, byte, piece);
+}
+
+void MonitorImporter::bitop() {
+    // bitops.c bitopCommand: the operation's name (AND, OR, XOR, NOT: a syntax error else), NOT of one source
+    // only, then each source looked up for reading (a key of another type: WRONGTYPE, nothing changed; an
+    // absent one: empty) and decoded (an integer's digits). The result, `maxlen` bytes (the longest source's,
+    // shorter ones read as zero-filled), is an sdsnewlen made an object with createObject (RAW whatever its
+    // length, never embedded) and set on the destination whatever it held, its TTL removed (setKey); with
+    // every source empty the destination is deleted (dbDelete).
+    const auto& a = m_args;
+    std::string op = a[1];
+    for (auto& c : op)
+        c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (op != "AND" && op != "OR" && op != "XOR" && op != "NOT")
+        return refuse("syntax error", "operation '" + a[1].substr(0, 40) + "'");
+    if (op == "NOT" && a.size() != 4)
+        return refuse("BITOP NOT must be called with a single source key.", fmt::format("{} sources", a.size() - 3));
+    for (std::size_t i = 3; i < a.size(); ++i)
+        if (holdsCollection(a[i]))
+            return;
+    std::uint64_t longest = 0;
+    std::vector<std::optional<std::string>> texts; // each source's text where it is known
+    for (std::size_t i = 3; i < a.size(); ++i) {
+        const monitor::KeyValue* v = lookup(a[i]);
+        const bool present = v && v->present();
+        longest = std::max<std::uint64_t>(longest, present ? v->length : 0);
+        texts.push_back(present ? v->knownText() : std::optional<std::string>(std::string()));
+    }
+    monitor::KeyValue* destination = m_keys.find(a[2], m_absoluteMs);
+    const bool held = destination && destination->present();
+    if (held) // setKey replaces it (the replay frees what it held first), or dbDelete removes it
+        emit(base(a[2], Op::Delete));
+    if (longest == 0) {
+        if (destination)
+            *destination = monitor::KeyValue {};
+        return;
+    }
+    monitor::KeyValue& result = entry(destination, a[2]);
+    result = monitor::KeyValue {};
+    if (std::all_of(texts.begin(), texts.end(), [](const auto& t) { return t.has_value(); })) {
+        std::string bytes(longest, op == "AND" ? '\xff' : '\0');
+        for (std::size_t j = 0; j < texts.size(); ++j) {
+            std::string source = *texts[j];
+            source.resize(longest, '\0');
+            for (std::size_t k = 0; k < longest; ++k) {
+                const auto s = static_cast<unsigned char>(source[k]);
+                auto& d = reinterpret_cast<unsigned char&>(bytes[k]);
+                d = op == "AND"   ? (d & s)
+                    : op == "OR"  ? (d | s)
+                    : op == "XOR" ? (d ^ s)
+                                  : static_cast<unsigned char>(~s);
+            }
+        }
+        result.assign(bytes); // an INCR of it reads it as the server does
+    } else {
+        result.content = monitor::KeyValue::Content::Other;
+        result.length = longest;
+    }
+    // SETRANGE of an absent key makes the same object: an sds of exactly that length (setrangeCommand).
+    Request r = base(a[2], Op::SetRange);
+    r.valueBytes = static_cast<std::uint32_t>(longest);
+    emit(r);
 }
 
 void MonitorImporter::writeRange(monitor::KeyValue* v, std::uint64_t offset, const std::string& piece) {

@@ -87,6 +87,33 @@ TEST_F(MonitorCommandsTest, SetBitWritesTheByteOfItsOffset) {
     EXPECT_EQ(m_rejects.unseenKeys.at("SETBIT"), 1u); // "b", once
 }
 
+// BITOP replaces its destination with a RAW string as long as its longest source (bitops.c bitopCommand):
+// the destination's old value deleted, then made as SETRANGE makes a key; the result's text followed where
+// the sources' are known ("1" AND "3" is "1", which INCR takes); every source empty deletes it.
+TEST_F(MonitorCommandsTest, BitopReplacesItsDestinationWithTheLongestSourcesLength) {
+    const auto r = import({ { "SET", "a", "1" }, { "SET", "b", "3" }, { "SET", "long", std::string(70, 'x') },
+        { "BITOP", "and", "d", "a", "b" }, { "INCR", "d" }, { "BITOP", "OR", "d", "a", "long", "gone" },
+        { "BITOP", "XOR", "d", "gone" }, { "BITOP", "NOT", "d", "a", "b" }, { "BITOP", "NAND", "d", "a" },
+        { "HSET", "h", "f", "v" }, { "BITOP", "OR", "d", "a", "h" }, { "BITOP", "NOT", "h", "a" } });
+    ASSERT_EQ(r.size(), 12u);
+    EXPECT_EQ(r[3].op, Op::SetRange); // d made: 1 byte, "1"
+    EXPECT_EQ(r[3].valueBytes, 1u);
+    EXPECT_EQ(r[4].op, Op::Incr); // "1" + 1
+    EXPECT_EQ(r[4].valueBytes, 1u);
+    EXPECT_EQ(r[5].op, Op::Delete); // d replaced...
+    EXPECT_EQ(r[6].op, Op::SetRange); // ...by 70 bytes, "gone" read as empty
+    EXPECT_EQ(r[6].valueBytes, 70u);
+    EXPECT_EQ(r[7].op, Op::Delete); // every source empty: d deleted, nothing made
+    EXPECT_EQ(r[8].op, Op::Element); // HSET h: its command's start and its field
+    EXPECT_EQ(r[10].op, Op::Delete); // a hash destination replaced (setKey takes any type)
+    EXPECT_EQ(r[11].op, Op::SetRange);
+    EXPECT_EQ(r[11].valueBytes, 1u);
+    EXPECT_EQ(m_rejects.refused.at("BITOP NOT must be called with a single source key."), 1u);
+    EXPECT_EQ(m_rejects.refused.at("syntax error"), 1u);
+    EXPECT_EQ(m_rejects.refused.at("WRONGTYPE Operation against a key holding the wrong kind of value"), 1u);
+    EXPECT_EQ(m_rejects.unseenKeys.at("BITOP"), 2u); // "gone", twice
+}
+
 TEST_F(MonitorCommandsTest, WhatTheServerRefusedIsCountedAndLeftOut) {
     const auto r = import(
         { { "SET", "s", "text" }, { "INCR", "s" }, { "INCRBY", "n", "x" }, { "SET", "big", "9223372036854775807" },
@@ -196,7 +223,7 @@ TEST_F(MonitorCommandsTest, HashCommandsBecomeElementRequests) {
         { { "HSET", "h", "name", "alice", "n", "100" }, { "HSET", "h", "name", "bob" }, { "HINCRBY", "h", "n", "-200" },
             { "HDEL", "h", "name", "missing" }, { "HGET", "h", "n" }, { "HDEL", "h", "n" } });
     auto op = [&](std::size_t i) { return r.at(i).elementOp(); };
-    ASSERT_EQ(r.size(), 11u);
+    ASSERT_EQ(r.size(), 12u);
     for (const Request& q : r) {
         EXPECT_EQ(q.op, Op::Element);
         EXPECT_EQ(q.keyBytes, 1u);
