@@ -223,7 +223,7 @@ TEST_F(MonitorCommandsTest, HashCommandsBecomeElementRequests) {
         { { "HSET", "h", "name", "alice", "n", "100" }, { "HSET", "h", "name", "bob" }, { "HINCRBY", "h", "n", "-200" },
             { "HDEL", "h", "name", "missing" }, { "HGET", "h", "n" }, { "HDEL", "h", "n" } });
     auto op = [&](std::size_t i) { return r.at(i).elementOp(); };
-    ASSERT_EQ(r.size(), 12u);
+    ASSERT_EQ(r.size(), 11u);
     for (const Request& q : r) {
         EXPECT_EQ(q.op, Op::Element);
         EXPECT_EQ(q.keyBytes, 1u);
