@@ -275,10 +275,15 @@ std::string renderTable(const SimulationResult& r, bool withClasses) {
                        "misses{}\n",
         r.trace.requests, r.trace.liveKeys, r.trace.ttlKeys, r.trace.distinctShapes, r.trace.getHits, r.trace.getMisses,
         r.getWeightsFromTrace ? "" : " (no GETs: per-GET figures read every key once)");
-    if (!r.cacheGeometry.empty())
+    if (!r.cacheGeometry.empty()) {
         out += fmt::format("cache      {} (LRU, 64-byte lines), {} per threshold\n", r.cacheGeometry,
             r.getWeightsFromTrace ? fmt::format("the trace's last {} GET hits replayed", r.cacheSampledGets)
                                   : fmt::format("{} live keys read once (the trace has no GETs)", r.cacheSampledGets));
+        if (!r.collections.empty())
+            out += r.cacheSampledGets == 0
+                ? "           no string key to read: the cache model places string keys only (no miss figures)\n"
+                : "           string keys only: collection keys' allocations and lookups are not placed\n";
+    }
     if (!r.cacheStartRegions.empty())
         out += fmt::format(
             "           size classes start after the server's own regions: {} (size:regions)\n", r.cacheStartRegions);

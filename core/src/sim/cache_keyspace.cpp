@@ -6,6 +6,15 @@
 
 namespace layoutlab::cache_detail {
 
+namespace {
+// The keys the cache model places: live string keys. A collection key's allocations are not described by a
+// shape (CollectionReplay follows them), so its regions, index entry and lookups are left out of the
+// model's address space; a GET sample of element reads is left out with them.
+bool placed(const KeyState& key) {
+    return key.live() && !key.collection();
+}
+} // namespace
+
 SampleIndex indexSample(
     const SimulationConfig& config, const KeyspaceReplay& replay, const std::vector<ShapeHistogram::Entry>& keyspace) {
     const auto& keys = replay.keys();
@@ -14,7 +23,7 @@ SampleIndex indexSample(
     x.sample = replay.getSample();
     if (x.sample.empty())
         for (std::uint32_t id = 0; id < keys.size() && x.sample.size() < config.cacheSampleGets; ++id)
-            if (keys[id].live())
+            if (placed(keys[id]))
                 x.sample.push_back(id);
     x.shapeByRank.resize(keyspace.size());
     for (std::uint32_t s = 0; s < x.shapeByRank.size(); ++s)
@@ -26,7 +35,7 @@ SampleIndex indexSample(
         rankOfShape[x.shapeByRank[r]] = r;
     x.shapeOf.assign(keys.size(), UINT32_MAX);
     for (std::size_t id = 0; id < keys.size(); ++id) {
-        if (!keys[id].live())
+        if (!placed(keys[id]))
             continue;
         // A key whose stale expire field depends on the threshold is placed with the field at every
         // threshold: the cache model's one simplification of such (rare) keys.
@@ -37,7 +46,7 @@ SampleIndex indexSample(
     }
     x.sampledSlot.assign(keys.size(), UINT32_MAX);
     for (const auto id : x.sample)
-        if (id < keys.size() && keys[id].live() && x.sampledSlot[id] == UINT32_MAX) {
+        if (id < keys.size() && placed(keys[id]) && x.sampledSlot[id] == UINT32_MAX) {
             x.sampledSlot[id] = static_cast<std::uint32_t>(x.sampledIds.size());
             x.sampledIds.push_back(id);
         }

@@ -327,6 +327,9 @@ Expected<SimulationResult> simulate(
         result.cacheGeometry = config.cache->describe();
         result.cacheStartRegions = startRegionsText(config.startRegions);
         result.cacheSampledGets = *counted;
+        if (*counted == 0) // no string key to read (a keyspace of collections only): no miss figures, not zeros
+            for (ThresholdPoint& p : result.points)
+                p.missesPerGet.clear();
     }
     if (progress)
         progress->progress(1.0, done);

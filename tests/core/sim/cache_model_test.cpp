@@ -3,7 +3,10 @@
 #include "layoutlab/sim/cache_model.h"
 #include "layoutlab/sim/simulation.h"
 #include "layoutlab/trace/generator.h"
+#include "layoutlab/trace/memory_trace.h"
 #include "layoutlab/trace/random.h"
+
+#include "generated_requests.h"
 
 #include <algorithm>
 #include <map>
@@ -320,6 +323,43 @@ TEST(CacheModel, ThresholdsWhereNothingSwitchesGetTheirNeighboursMissesAndMatchA
     // Nothing switches above 160 here, so those points are equal.
     EXPECT_EQ(all->points[5].missesPerGet, all->points[7].missesPerGet);
     EXPECT_NE(all->points[0].missesPerGet, all->points[7].missesPerGet);
+}
+
+} // namespace
+
+namespace {
+
+// The cache model places string keys only: a trace holding collection keys beside strings gets misses per
+// GET of its strings (it crashed here once, looking for a collection key's shape among the strings'), and a
+// trace of collections only gets no miss figure at all rather than zeros.
+TEST(CacheModel, CollectionKeysAreLeftOutOfThePlacement) {
+    auto hashes = makeGeneratorConfig(400, 3000, "16", "uniform:1:60", 0, 0.3, 0.2, 0.1, "uniform", 4);
+    ASSERT_TRUE(hashes);
+    ASSERT_TRUE(setCollectionElements(*hashes, CollectionKind::Hash, "uniform:1:300", "uniform:1:20"));
+    const std::vector<Request> collectionRequests = test::generatedRequests(hashes);
+    auto strings = makeGeneratorConfig(2000, 20000, "16", "96", 0, 0, 0.8, 0, "uniform", 4);
+    ASSERT_TRUE(strings);
+    std::vector<Request> mixed = collectionRequests;
+    for (Request r : test::generatedRequests(strings)) {
+        r.keyId += 400; // keys of their own, after the hashes'
+        mixed.push_back(r);
+    }
+    const auto config = cacheConfig("valkey-9.1", "32K:8,1M:16", { 64, 128 });
+    MemoryTrace both(mixed);
+    auto withStrings = simulate(config, both);
+    ASSERT_TRUE(withStrings) << withStrings.error().describe();
+    EXPECT_GT(withStrings->cacheSampledGets, 0u);
+    EXPECT_FALSE(withStrings->collections.empty());
+    for (const ThresholdPoint& p : withStrings->points) {
+        ASSERT_EQ(p.missesPerGet.size(), 2u);
+        EXPECT_GT(p.missesPerGet[0], 0.0);
+    }
+    MemoryTrace only(collectionRequests);
+    auto collectionsOnly = simulate(config, only);
+    ASSERT_TRUE(collectionsOnly) << collectionsOnly.error().describe();
+    EXPECT_EQ(collectionsOnly->cacheSampledGets, 0u);
+    for (const ThresholdPoint& p : collectionsOnly->points)
+        EXPECT_TRUE(p.missesPerGet.empty());
 }
 
 } // namespace
