@@ -72,6 +72,13 @@ Expected<LookAsideReport> driveLookAside(LookAsideConnection& client, TraceReade
         for (std::size_t i = 0; i < n; ++i) {
             const Request& r = chunk[i];
             const std::uint64_t number = report.requests + i + 1;
+            if (r.op == Op::Element)
+                return dataError(fmt::format(
+                    "request {}: a look-aside drive sends GETs, SETs and DELs; this trace holds collection keys "
+                    "(hashes, sets, sorted sets, lists): start the server with --maxmemory yourself and drive the "
+                    "trace into it with --connect, beside `sim --maxmemory` (docs/validation.md, \"Collection keys "
+                    "under a budget\")",
+                    number));
             if (r.op != Op::Get && r.op != Op::Set && r.op != Op::Delete)
                 return dataError(fmt::format(
                     "request {}: a look-aside drive sends GETs, SETs and DELs, not {}", number, opName(r.op)));

@@ -273,6 +273,11 @@ TEST_F(DriveBudgetTest, RefusesWhatItCannotDrive) {
         // Nothing stored: the runs begin once the budget is known to leave room for keys.
         const auto listed = run({ "db", "list", "--db", db });
         EXPECT_EQ(listed.out.find("drive"), std::string::npos) << listed.out;
+        // A look-aside client sends GETs and SETs: a trace of hashes is sent into a budgeted server attached to.
+        const auto hashes = gen("hashes.lltrace", { "--keys", "100", "--hash-fields", "uniform:1:5" });
+        const auto collections = run({ "drive", hashes, "--engine", "redis", "--no-db", "--maxmemory", "64mb" });
+        EXPECT_EQ(collections.exitCode, 1) << collections.err;
+        EXPECT_NE(collections.err.find("--connect"), std::string::npos) << collections.err;
     }
     const auto unknown
         = run({ "drive", trace, "--engine", "redis", "--no-db", "--maxmemory", "64mb", "--policy", "lru" });
