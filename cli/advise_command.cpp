@@ -16,8 +16,10 @@
 #include "layoutlab/report/limit_advice.h"
 #include "layoutlab/report/reporter.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <map>
 #include <nlohmann/json.hpp>
 
 namespace layoutlab::cli {
@@ -132,6 +134,32 @@ nlohmann::json distanceJson(const Advice& a, std::uint32_t threshold) {
         { "misses_per_get_more", p->missesPerGet - c.missesPerGet }, { "cost_more", p->cost - c.cost } };
 }
 
+// Collection keys are the same at every threshold: what the advice weighs of them, and which limit does move
+// them (the largest type's), as a note; empty without collections.
+std::string collectionNote(const SimulationResult& r) {
+    std::map<std::string, std::uint64_t> keysByType;
+    std::uint64_t collectionKeys = 0;
+    for (const CollectionUsage& c : r.collections) {
+        keysByType[c.type] += c.keys;
+        collectionKeys += c.keys;
+    }
+    if (collectionKeys == 0)
+        return {};
+    const auto largest = std::max_element(
+        keysByType.begin(), keysByType.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
+    const std::string limit = largest->first == "list" ? "list-max-listpack-size=-5,-2,-1,16,128"
+        : largest->first == "zset"                     ? "zset-max-listpack-entries=16:1024:16"
+                                                       : largest->first + "-max-listpack-entries=16:1024:16";
+    const std::uint64_t keys = r.points.empty() ? collectionKeys : r.points.front().keys;
+    if (collectionKeys >= keys)
+        return fmt::format("  note: every key of this trace is a collection, which the embed threshold does not "
+                           "change: the thresholds tie; its collections' limits do (advise --param {})\n",
+            limit);
+    return fmt::format("  note: {} of the {} keys are collections, the same at every threshold; their limits are "
+                       "advised on by advise --param {}\n",
+        collectionKeys, keys, limit);
+}
+
 std::string renderAdvice(const Advice& a, const SimulationResult& r, const AdviceWeights& w) {
     std::string out = fmt::format("advice for {}\n  layout {} under {}; weights: memory {} ({}), misses {} ({})\n\n",
         r.traceName, r.layoutSpec, r.allocatorSpec, w.memory, a.memoryMetric, w.misses, a.accessMetric);
@@ -155,6 +183,7 @@ std::string renderAdvice(const Advice& a, const SimulationResult& r, const Advic
         out += fmt::format("  ties: {} differ from the advice by less than the model's uncertainty ({}): it cannot "
                            "tell them apart\n",
             fmt::join(tiedThresholds(a), ", "), uncertaintyText(a));
+    out += collectionNote(r);
     for (const std::uint32_t t : { 64u, 128u }) {
         const AdvicePoint* p = at(a, t);
         if (!p)

@@ -149,6 +149,11 @@ TEST_F(CliTest, AdviseWeighsACollectionLimitsValues) {
     const auto memcached = run({ "advise", path("hashes.lltrace"), "--layout", "memcached", "--param",
         "hash-max-listpack-entries=64,512", "--no-db" });
     EXPECT_EQ(memcached.exitCode, 2) << memcached.out;
+    // The embed threshold's advice on a trace of hashes says why its thresholds tie, and which limit moves them.
+    const auto byThreshold = run({ "advise", path("hashes.lltrace"), "--layout", "valkey-9.1", "--no-db" });
+    ASSERT_EQ(byThreshold.exitCode, 0) << byThreshold.err;
+    EXPECT_NE(byThreshold.out.find("every key of this trace is a collection"), std::string::npos) << byThreshold.out;
+    EXPECT_NE(byThreshold.out.find("advise --param hash-max-listpack-entries="), std::string::npos) << byThreshold.out;
 }
 
 } // namespace
