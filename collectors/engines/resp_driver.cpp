@@ -372,9 +372,14 @@ Expected<LoadReport> loadTrace(RespClient& client, TraceReader& trace, std::size
                 renameSource.reset();
             }
             break;
+        case Op::Resize:
+            // A flush's tables, after its deletes: FLUSHDB frees them as FLUSHALL did (db.c emptyData). A
+            // snapshot's tables are left for the server to size as keys arrive.
+            if (r.valueBytes == kEmptiedTables)
+                commands.push_back({ "FLUSHDB" });
+            break;
         case Op::Get:
         case Op::Other: // reads: loadInBatches keeps them for the run phase
-        case Op::Resize: // a snapshot's tables: the server sizes its own as keys arrive
         case Op::Element: // above
             break;
         }

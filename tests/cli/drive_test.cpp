@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 #include <csignal>
 #include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
 #include <map>
 #include <netinet/in.h>
@@ -116,6 +117,30 @@ TEST_F(DriveTest, MeasuredBytesPerKeyWithinOnePercentOfThePrediction) {
         std::printf("drive redis %-9s measured %7.2f predicted %7.2f B/key (%+.3f%%)\n", shape.name,
             j["measured_bytes_per_key"].get<double>(), j["predicted_bytes_per_key"].get<double>(), 100 * error);
     }
+}
+
+// A capture with FLUSHALL: its keys deleted and the tables freed whole (db.c emptyData), which the drive sends
+// as the deletes and a FLUSHDB; the keys written after it grow new tables, as the prediction has them.
+TEST_F(DriveTest, AFlushInACaptureFreesTheTablesOnTheServerAndInThePrediction) {
+    const std::string capture = path("flush.monitor");
+    {
+        std::ofstream out(capture);
+        std::uint64_t second = 1700000000;
+        auto line = [&](const std::string& args) { out << second++ << ".000000 [0 127.0.0.1:5555] " << args << "\n"; };
+        for (int i = 0; i < 20000; ++i)
+            line(fmt::format("\"SET\" \"key:{}\" \"{}\"", i, std::string(10 + i % 60, 'v')));
+        line("\"FLUSHALL\"");
+        for (int i = 0; i < 4500; ++i) // above a tenth of the old table: no cron shrinks it (htNeedsResize)
+            line(fmt::format("\"SET\" \"after:{}\" \"{}\" \"EX\" \"100000\"", i, std::string(5 + i % 90, 'w')));
+    }
+    const auto r = run({ "drive", capture, "--engine", "redis", "--json", "--no-db" });
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["server_keys"], 4500);
+    EXPECT_EQ(j["server_keys"], j["predicted_keys"]);
+    // The table sized for the 20,000 keys before the flush (32,768 buckets) would be a third of the whole.
+    EXPECT_LT(std::abs(j["relative_error"].get<double>()), 0.01)
+        << "measured " << j["measured_bytes_per_key"] << ", predicted " << j["predicted_bytes_per_key"];
 }
 
 TEST_F(DriveTest, StoresThePredictionAndTheMeasuredRun) {

@@ -152,6 +152,18 @@ std::vector<Scenario> scenarios() {
                        }
                        return c;
                    } });
+    out.push_back({ "flushall", [](std::uint32_t n) {
+                       // Every key deleted at once, then keys loaded again: a half of the names with other values
+                       // and TTLs; FLUSHDB ASYNC over them; then a quarter again.
+                       auto c = load(n);
+                       c.push_back({ "FLUSHALL" });
+                       for (std::uint32_t i = 0; i < n / 2; ++i)
+                           c.push_back({ "SET", key(i), value(i, 5), "EX", kFarFuture });
+                       c.push_back({ "FLUSHDB", "ASYNC" });
+                       for (std::uint32_t i = 0; i < n / 4; ++i)
+                           c.push_back({ "SET", "again:" + key(i), value(i, 6) });
+                       return c;
+                   } });
     out.push_back({ "set-options", [](std::uint32_t n) {
                        std::vector<Command> c;
                        const std::string at = std::to_string(std::time(nullptr) + 100000);

@@ -136,6 +136,12 @@ protected:
         m_parsing->requests.push_back(r);
         m_parsing->pending.push_back({});
     }
+    // Queues a request whose keyId is the id of the key whose name hashes to `keyHash` (KeyInterner::hashKey):
+    // a key the importer knows by its hash alone.
+    void pushHashed(const Request& r, std::uint64_t keyHash) {
+        m_parsing->requests.push_back(r);
+        m_parsing->pending.push_back({ keyHash, 0, kNeedsKey });
+    }
     // Queues a request whose keyId is the id of `key`, and whose valueBytes (when `resolveValue`) is
     // `reportedValue`, except for a read reporting 0 (a miss), which takes the key's last known size;
     // both are resolved when its batch is.

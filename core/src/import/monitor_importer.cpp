@@ -133,6 +133,32 @@ void MonitorImporter::set() {
     write(a[1], a[2], op, ttl, at);
 }
 
+void MonitorImporter::flushAll() {
+    // db.c emptyData: every database's keys and expires freed, the tables released (dictEmpty; with ASYNC by a
+    // background thread, emptyDbAsync, done by the time memory settles). A delete of each key the capture has
+    // shown the server holding, TTL passed or not (the replay may hold it still): what they held is freed as
+    // the flush frees it; the tables end as the replay's deletes leave them (a few buckets, where the server
+    // frees them: tens of bytes).
+    std::optional<std::pair<std::uint64_t, std::uint32_t>> last; // the last key deleted: the marker's
+    m_keys.forEachHeld([&](std::uint64_t hash, std::uint32_t keyBytes, monitor::KeyValue& v) {
+        v = monitor::KeyValue {};
+        Request r;
+        r.timeMs = m_now;
+        r.keyBytes = keyBytes;
+        r.op = Op::Delete;
+        pushHashed(r, hash);
+        last.emplace(hash, keyBytes);
+    });
+    if (!last)
+        return; // nothing the capture showed held: the tables are the server's own business
+    Request tables;
+    tables.timeMs = m_now;
+    tables.keyBytes = last->second;
+    tables.op = Op::Resize;
+    tables.valueBytes = kEmptiedTables;
+    pushHashed(tables, last->first);
+}
+
 void MonitorImporter::collectionCommand() {
     auto effect = monitor::isMultiKeyCollectionCommand(m_name)
         ? monitor::applyMultiKeyCollectionCommand(m_name, m_args, m_keys, m_absoluteMs)
@@ -272,6 +298,11 @@ void MonitorImporter::command() {
         if (auto* v = lookup(a[1]))
             v->expireAtMs = 0;
         emit(base(a[1], Op::Persist));
+    } else if (is("FLUSHALL") || is("FLUSHDB")) {
+        // server.c flushallCommand, db.c flushdbCommand: an optional ASYNC or SYNC (getFlushCommandFlags).
+        if (a.size() > 2 || (a.size() == 2 && !equalsIgnoreCase(a[1], "ASYNC") && !equalsIgnoreCase(a[1], "SYNC")))
+            return refuse("syntax error", fmt::format("{} arguments", a.size() - 1));
+        flushAll();
     } else if (is("RENAME") || is("RENAMENX")) {
         if (arity(3))
             rename(is("RENAMENX"));

@@ -157,6 +157,8 @@ private:
     void setBit();
     // BITOP (bitops.c bitopCommand): the destination replaced by a RAW string as long as the longest source.
     void bitop();
+    // FLUSHALL, FLUSHDB: every key deleted (the importer takes a capture's databases as one keyspace).
+    void flushAll();
     // The bytes from `offset` written with `piece` (t_string.c setrangeCommand, bitops.c setbitCommand): the
     // value made RAW and grown zero-filled to the range's end, or created so.
     // `v`: the key as lookup() found it.

@@ -103,7 +103,7 @@ KeyValue* MonitorKeyspace::find(std::string_view key, std::uint64_t nowMs) {
     const auto it = m_keys.find(KeyInterner::hashKey(key));
     if (it == m_keys.end())
         return nullptr;
-    KeyValue& v = it->second;
+    KeyValue& v = it->second.value;
     // Expired once the clock is past its time (db.c keyIsExpired: `now > when`, as the replay takes it):
     // db.c expireIfNeeded deletes it on access.
     if (v.present() && v.expireAtMs != 0 && nowMs > v.expireAtMs)
@@ -114,7 +114,9 @@ KeyValue* MonitorKeyspace::find(std::string_view key, std::uint64_t nowMs) {
 KeyValue& MonitorKeyspace::at(std::string_view key, std::uint64_t nowMs) {
     if (KeyValue* v = find(key, nowMs))
         return *v;
-    return m_keys[KeyInterner::hashKey(key)];
+    Entry& made = m_keys[KeyInterner::hashKey(key)];
+    made.keyBytes = static_cast<std::uint32_t>(key.size());
+    return made.value;
 }
 
 } // namespace layoutlab::monitor

@@ -92,9 +92,20 @@ public:
     KeyValue* find(std::string_view key, std::uint64_t nowMs);
     // The key's entry, created absent when the capture has not shown it.
     KeyValue& at(std::string_view key, std::uint64_t nowMs);
+    // Every key that holds a value (its TTL passed or not: the replay may hold it still), with the hash of its
+    // name and its name's length: f(hash, keyBytes, value).
+    template <class F> void forEachHeld(F&& f) {
+        for (auto& [hash, entry] : m_keys)
+            if (entry.value.present())
+                f(hash, entry.keyBytes, entry.value);
+    }
 
 private:
-    std::unordered_map<std::uint64_t, KeyValue> m_keys;
+    struct Entry {
+        KeyValue value;
+        std::uint32_t keyBytes = 0; // the name's length, for the requests a FLUSHALL makes of it
+    };
+    std::unordered_map<std::uint64_t, Entry> m_keys;
 };
 
 } // namespace layoutlab::monitor

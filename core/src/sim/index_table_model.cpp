@@ -377,6 +377,17 @@ void IndexTableModel::erase(bool mayShrink) {
         shrinkIfNeeded();
 }
 
+void IndexTableModel::empty() {
+    if (m_used != 0)
+        return;
+    // A fresh table of the same geometry, with the settings the replay gave this one.
+    IndexTableModel fresh(m_kind, m_params);
+    fresh.m_bucketRehashOnAccess = m_bucketRehashOnAccess;
+    fresh.m_followsRehashSpread = m_followsRehashSpread;
+    fresh.m_gate = m_gate;
+    *this = fresh;
+}
+
 void IndexTableModel::settle() {
     auto cronExpand = [this] {
         // Valkey 8.0 server.c databasesCron -> kvstore.c kvstoreTryResizeDicts: where dictShrinkIfNeeded

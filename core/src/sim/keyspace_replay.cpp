@@ -304,6 +304,12 @@ template <bool Observed> void KeyspaceReplay::applyOne(KeyState& key, const Requ
             clearTtl<Observed>(key);
         break;
     case Op::Resize:
+        if (r.valueBytes == kEmptiedTables) { // a flush, after its deletes (db.c emptyData)
+            m_table.empty();
+            if (m_hasExpiresTable)
+                m_expires.empty();
+            break;
+        }
         // rdb.c RESIZEDB: the loading server expands its tables for the file's keys before reading them
         // (dbExpand), which a Valkey hashtable past its growth point holds at twice the buckets inserts grow.
         m_table.expand(r.valueBytes);

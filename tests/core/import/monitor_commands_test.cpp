@@ -114,6 +114,34 @@ TEST_F(MonitorCommandsTest, BitopReplacesItsDestinationWithTheLongestSourcesLeng
     EXPECT_EQ(m_rejects.unseenKeys.at("BITOP"), 2u); // "gone", twice
 }
 
+// FLUSHALL and FLUSHDB delete every key the capture showed the server holding (db.c emptyData), whatever its
+// type: the importer's copy is empty after them, so an INCR starts a counter again.
+TEST_F(MonitorCommandsTest, FlushDeletesEveryKeyHeld) {
+    const auto r
+        = import({ { "SET", "a", "41" }, { "SET", "b", "v", "EX", "100" }, { "HSET", "h", "f", "v" }, { "DEL", "b" },
+            { "FLUSHALL" }, { "INCR", "a" }, { "FLUSHDB", "ASYNC" }, { "FLUSHALL", "LAZY" }, { "FLUSHDB" } });
+    // SET a, SET b, HSET's two, DEL b; the flush's deletes of a and h and its tables; INCR a; FLUSHDB's delete
+    // of a and its tables; the last FLUSHDB finds nothing.
+    ASSERT_EQ(r.size(), 11u);
+    std::vector<std::uint32_t> flushed;
+    for (std::size_t i = 5; i < 7; ++i) {
+        EXPECT_EQ(r[i].op, Op::Delete);
+        flushed.push_back(r[i].keyBytes);
+    }
+    EXPECT_EQ(r[5].keyId == r[0].keyId || r[6].keyId == r[0].keyId, true); // a
+    EXPECT_EQ(r[5].keyId == r[2].keyId || r[6].keyId == r[2].keyId, true); // h
+    EXPECT_EQ(flushed, (std::vector<std::uint32_t> { 1, 1 }));
+    EXPECT_EQ(r[7].op, Op::Resize); // the tables freed whole
+    EXPECT_EQ(r[7].valueBytes, kEmptiedTables);
+    EXPECT_EQ(r[8].op, Op::Incr);
+    EXPECT_EQ(r[8].valueBytes, 1u); // a counter again: 1, not 42
+    EXPECT_EQ(r[9].op, Op::Delete);
+    EXPECT_EQ(r[9].keyId, r[0].keyId);
+    EXPECT_EQ(r[10].op, Op::Resize);
+    EXPECT_EQ(m_rejects.refused.at("syntax error"), 1u); // FLUSHALL LAZY
+    EXPECT_EQ(m_rejects.notModelled.count("FLUSHALL"), 0u);
+}
+
 TEST_F(MonitorCommandsTest, WhatTheServerRefusedIsCountedAndLeftOut) {
     const auto r = import(
         { { "SET", "s", "text" }, { "INCR", "s" }, { "INCRBY", "n", "x" }, { "SET", "big", "9223372036854775807" },

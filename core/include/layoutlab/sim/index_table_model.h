@@ -86,6 +86,9 @@ public:
     // What the engine's cron does once the load goes quiet (Valkey/Redis databasesCron: finish incremental
     // rehashing, resize tables whose fill crossed a limit): the state in which used_memory is read.
     void settle();
+    // db.c emptyData (dictEmpty; Valkey's kvstoreEmpty): the table's arrays freed whole, as a flush frees
+    // them, its entries removed before (erase). A table holding entries is left as it is.
+    void empty();
     // Resizes the table to fit its entries when its fill is below the engine's limit (and it is not
     // rehashing): what the engines do after a delete from a collection's table (Redis 7.x htNeedsResize ->
     // dictResize), and Valkey's on every delete. True when it resized.

@@ -33,7 +33,8 @@ enum class Op : std::uint8_t {
     Element = 13,
     // A snapshot's keyspace tables expanded at once before its keys (rdb.c RESIZEDB -> dbExpand): the keys'
     // table for valueBytes keys, the expires table for ttlSeconds of them. Its keyId and keyBytes are those of
-    // the first key after it (a key's statistics see no key that is not one).
+    // the first key after it (a key's statistics see no key that is not one). With valueBytes kEmptiedTables:
+    // a flush's tables freed (its keyId and keyBytes: the last key it deleted).
     Resize = 14,
     // Redis RENAME: two requests in a row, the source key's (valueBytes kRenameSource) then the
     // destination's (kRenameDestination): the destination deleted if it exists, then the source's value,
@@ -42,6 +43,9 @@ enum class Op : std::uint8_t {
     Rename = 15,
 };
 inline constexpr int kOpCount = 16;
+// Op::Resize's valueBytes for a flush (FLUSHALL, FLUSHDB: db.c emptyData), after a delete of every key the
+// trace had made: the tables are freed whole, not shrunk as deletes leave them.
+inline constexpr std::uint32_t kEmptiedTables = UINT32_MAX;
 inline constexpr std::uint32_t kRenameSource = 0;
 inline constexpr std::uint32_t kRenameDestination = 1;
 std::string_view opName(Op op);
