@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <fmt/format.h>
+#include <utility>
 
 namespace layoutlab {
 
@@ -254,8 +255,12 @@ void ServerEviction::stored(std::uint32_t keyId, const KeyState& key, Op) {
             sampledTable().insert(keyId);
         if (exact)
             pushNewest(keyId);
-        // object.c createObject -> lrulfu_init: LRU now, or LFU_INIT_VAL at this minute.
-        e.lru = m_lfu ? static_cast<std::uint32_t>(((m_clockMs / 60000) & 0xFFFF) << 8) | kLfuInitValue : lruNow();
+        // object.c createObject -> lrulfu_init: LRU now, or LFU_INIT_VAL at this minute; a renamed key's
+        // object keeps its own.
+        if (keyId == std::exchange(m_renamedTo, kAbsent))
+            e.lru = m_renamedLru;
+        else
+            e.lru = m_lfu ? static_cast<std::uint32_t>(((m_clockMs / 60000) & 0xFFFF) << 8) | kLfuInitValue : lruNow();
         m_touchedKey = keyId;
         m_touchedCommand = m_command;
     } else if (m_touchedKey != keyId || m_touchedCommand != m_command) {
@@ -295,6 +300,14 @@ void ServerEviction::removed(std::uint32_t keyId) {
     }
     if (e.volatilePos != kAbsent)
         displace(m_volatile, e.volatilePos, &KeyEntry::volatilePos);
+}
+
+void ServerEviction::renamed(std::uint32_t from, std::uint32_t to) {
+    if (from >= m_keys.size() || m_keys[from].livePos == kAbsent)
+        return;
+    read(from); // lookupKeyWrite of the source
+    m_renamedTo = to;
+    m_renamedLru = m_keys[from].lru;
 }
 
 void ServerEviction::read(std::uint32_t keyId) {

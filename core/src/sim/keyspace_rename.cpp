@@ -25,9 +25,9 @@ template <bool Observed> void KeyspaceReplay::rename(KeyState& key, const Reques
         remove<Observed>(key);
     const KeyState moved = source;
     const sds::Buffer buffer = moved.kind() == ValueKind::RawString ? m_buffers[*from] : sds::Buffer {};
+    if constexpr (Observed)
+        m_observer->renamed(*from, r.keyId);
     if (moved.collection()) {
-        if constexpr (Observed)
-            m_observer->renamed(*from, r.keyId);
         m_collections->rename(*from, r.keyId);
         source.clear(KeyState::kCollection); // its elements are the destination's now
     }

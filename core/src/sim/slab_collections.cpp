@@ -214,6 +214,8 @@ void SlabReplay::storeCollection(ThresholdArena& t, std::uint32_t keyId, std::ui
 }
 
 void SlabReplay::renamed(std::uint32_t from, std::uint32_t to) {
+    if (!m_replay->keys()[from].collection())
+        return; // a string's object is freed and made again (removed(), stored())
     log({ from, to, indexSizesNow(), Op::Rename, Event::kRename });
 }
 

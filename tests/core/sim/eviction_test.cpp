@@ -177,6 +177,49 @@ TEST(Eviction, LfuKeepsTheKeysReadOften) {
         EXPECT_TRUE(r.live(k)) << k;
 }
 
+// RENAME moves the object, its LFU counter with it (db.c renameGenericCommand adds the source's object under
+// the new name): keys read often and then renamed keep the counts that hold them under the budget, where a new
+// object's LFU_INIT_VAL would make them the first evicted.
+TEST(Eviction, ARenamedKeyKeepsItsObjectsLfuCounter) {
+    auto rename = [](std::uint32_t from, std::uint32_t to, std::uint64_t second) {
+        Request source = set(from, second);
+        source.op = Op::Rename;
+        source.valueBytes = kRenameSource;
+        Request destination = set(to, second);
+        destination.op = Op::Rename;
+        destination.valueBytes = kRenameDestination;
+        return std::vector<Request> { source, destination };
+    };
+    std::vector<Request> twenty;
+    for (std::uint32_t k = 0; k < 20; ++k)
+        twenty.push_back(set(k, 0));
+    auto overflow = twenty;
+    for (std::uint32_t k = 20; k < 25; ++k)
+        overflow.push_back(set(k, 1));
+    auto requests = twenty;
+    for (int round = 0; round < 50; ++round)
+        for (std::uint32_t k = 0; k < 10; ++k)
+            requests.push_back(get(k, 0));
+    for (int round = 0; round < 2; ++round) // the others read twice: above a new object's LFU_INIT_VAL
+        for (std::uint32_t k = 10; k < 20; ++k)
+            requests.push_back(get(k, 0));
+    for (std::uint32_t k = 0; k < 10; ++k) // the keys read often renamed: 100 to 109
+        for (const Request& r : rename(k, 100 + k, 1))
+            requests.push_back(r);
+    for (std::uint32_t k = 20; k < 25; ++k) {
+        requests.push_back(set(k, 1));
+        requests.push_back(get(k, 1));
+    }
+    requests.push_back(get(100, 1));
+    auto options = between(twenty, overflow, EvictionPolicy::AllKeysLfu);
+    options.lfuLogFactor = 0;
+    BudgetedReplay r(options);
+    r.apply(requests);
+    EXPECT_GT(r.replay.summary().evictedKeys, 0u);
+    for (std::uint32_t k = 100; k < 110; ++k)
+        EXPECT_TRUE(r.live(k)) << k;
+}
+
 TEST(Eviction, NoevictionAndVolatileWithoutTtlsRefuseWrites) {
     std::vector<Request> ten;
     for (std::uint32_t k = 0; k < 10; ++k)

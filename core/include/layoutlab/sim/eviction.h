@@ -94,6 +94,10 @@ public:
 
     void stored(std::uint32_t keyId, const KeyState& key, Op op) override;
     void removed(std::uint32_t keyId) override;
+    // db.c renameGenericCommand looks the source up (touching its field) and adds its object under the new
+    // name: the destination keeps the field (Valkey 8.1 and later make the object again with the new key,
+    // object.c objectSetKeyAndExpire copying its lru), where a new object starts afresh (lrulfu_init).
+    void renamed(std::uint32_t from, std::uint32_t to) override;
     void read(std::uint32_t keyId) override;
     // Collection keys count as the collection model's allocations (CollectionReplay::usableBytes), each
     // command touching its key once; not under raw sizes, which count a key and its value only.
@@ -178,6 +182,9 @@ private:
     std::uint64_t m_command = 0;
     std::uint32_t m_touchedKey = kAbsent;
     std::uint64_t m_touchedCommand = 0;
+    // The destination of the rename under way and the field its object carries (stored() takes it).
+    std::uint32_t m_renamedTo = kAbsent;
+    std::uint32_t m_renamedLru = 0;
     Random m_random;
 };
 

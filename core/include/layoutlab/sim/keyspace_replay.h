@@ -104,8 +104,9 @@ public:
     virtual void elementStored(std::uint32_t keyId, const KeyState& key, const Request& /*r*/, bool /*startsCommand*/) {
         stored(keyId, key, Op::Element);
     }
-    // A collection key's value moves from `from` to `to` (RENAME): told before removed(from) and stored(to),
-    // which then need not free and make it again.
+    // A key's value moves from `from` to `to` (RENAME), whatever its type: told before removed(from) and
+    // stored(to), which then need not free and make a collection's again, and may keep what the object
+    // carries (its LRU/LFU field).
     virtual void renamed(std::uint32_t /*from*/, std::uint32_t /*to*/) { }
     // A write a few requests ahead: fetch what it will read (a hint; the default: none).
     virtual void prefetch(const Request& /*ahead*/) { }
