@@ -323,6 +323,12 @@ Status ElementCommandWriter::write(const Request& r, const std::string& key, std
         // for that. Which element is looked up changes nothing; a list's read changes nothing at all.
         if (op.collection == CollectionKind::List)
             return Ok {};
+        if (op.collection == CollectionKind::Set && r.valueBytes == kRandomDraw) {
+            // A member drawn at random (SPOP's): SRANDMEMBER draws one as the server does, with its steps.
+            flush(out);
+            out.push_back({ "SRANDMEMBER", key });
+            return Ok {};
+        }
         if (m_removals && m_removals->keyId == r.keyId && !m_removals->byRange) {
             // A field or member a removal command names and the key does not hold (HDEL h a x b): looked up
             // within that command, by a name the key has not had (the next one of its shape).

@@ -206,6 +206,57 @@ Workload setsChurn(std::uint64_t keys) {
     return w;
 }
 
+// Sets emptied by SPOP, whose members the server draws at random (the capture does not say which): the members
+// of a key alike in length (strings of 16 to 40 bytes; intsets of one width), so that whichever go, the same
+// bytes go. SPOP of one, counts under a sixth of the set (one member at a time), the whole set and more (the key
+// deleted); on listpacks and intsets, counts that leave under a fifth (the rest moved into a new set of the
+// same encoding). Not on tables: Redis 7.2 and later rebuild such a rest as a listpack, which the importer does
+// not follow (import-formats.md).
+Workload setsPops(std::uint64_t keys) {
+    Workload w { fmt::format("sets-pops-{}", keys), {}, {} };
+    Draw d(keys * 89);
+    for (std::uint64_t k = 0; k < keys; ++k) {
+        static const std::uint64_t kSizes[] = { 6, 40, 120, 300, 600 };
+        const std::uint64_t size = kSizes[d.between(0, 4)];
+        const bool integers = size <= 512 && d.chance(0.4);
+        const bool table = !integers && size > 128;
+        const std::uint64_t width = d.between(0, 2), length = d.between(16, 40);
+        auto member
+            = [&](std::uint64_t i) { return integers ? integerMember(k, i, width) : stringMember(k, i, length); };
+        for (std::uint64_t i = 0; i < size;) {
+            Command c { "SADD", setKey(k) };
+            for (std::uint64_t n = d.between(1, 50); n > 0 && i < size; --n, ++i)
+                c.push_back(member(i));
+            w.commands.push_back(std::move(c));
+        }
+        w.collectionKeys.push_back(setKey(k));
+        std::uint64_t left = size;
+        while (left > 0) {
+            const std::uint64_t r = d.between(0, 99);
+            if (r < 35) {
+                w.commands.push_back({ "SPOP", setKey(k) });
+                --left;
+            } else if (r < 70 && left >= 12) {
+                const std::uint64_t n = d.between(2, left / 6);
+                w.commands.push_back({ "SPOP", setKey(k), std::to_string(n) });
+                left -= n;
+            } else if (r < 80 && !table && left >= 12) {
+                const std::uint64_t n = left - d.between(1, left / 6); // the rest under a fifth of the count
+                w.commands.push_back({ "SPOP", setKey(k), std::to_string(n) });
+                left -= n;
+            } else if (r < 83) {
+                w.commands.push_back({ "SPOP", setKey(k), std::to_string(left + d.between(0, 3)) });
+                left = 0;
+            } else if (r < 88) {
+                w.commands.push_back({ "SISMEMBER", setKey(k), member(d.between(0, size - 1)) });
+            } else {
+                break; // what is left stays
+            }
+        }
+    }
+    return w;
+}
+
 std::string listKey(std::uint64_t k) {
     return fmt::format("list:{:07}", k);
 }
@@ -414,6 +465,9 @@ Workload rangeRemovals(std::uint64_t keys) {
 Workload keyRenames(std::uint64_t keys) {
     return workload::renames(keys);
 }
+Workload setPops(std::uint64_t keys) {
+    return setsPops(keys);
+}
 
 std::vector<Workload> collectionWorkloads() {
     // LAYOUTLAB_COLLECTION_WORKLOAD=FILE runs the commands of FILE instead (one per line, arguments split at
@@ -438,8 +492,9 @@ std::vector<Workload> collectionWorkloads() {
         w.collectionKeys.assign(keys.begin(), keys.end());
         return { w };
     }
-    return { grow(700), churn(512), counters(1000), lifecycle(1025), setsGrow(600), setsChurn(513), zsetsGrow(500),
-        zsetsChurn(511), zsetsRanges(511), listsGrow(400), listsChurn(257), moves(130), workload::renames(257) };
+    return { grow(700), churn(512), counters(1000), lifecycle(1025), setsGrow(600), setsChurn(513), setsPops(300),
+        zsetsGrow(500), zsetsChurn(511), zsetsRanges(511), listsGrow(400), listsChurn(257), moves(130),
+        workload::renames(257) };
 }
 
 } // namespace layoutlab::test

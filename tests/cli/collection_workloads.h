@@ -27,6 +27,8 @@ Workload movesAndRemovals(std::uint64_t keys);
 Workload rangeRemovals(std::uint64_t keys);
 // Keys of every type renamed (RENAME, RENAMENX), onto new names, other types' keys and themselves.
 Workload keyRenames(std::uint64_t keys);
+// Sets emptied by SPOP (members the server draws at random), each set's members alike in length.
+Workload setPops(std::uint64_t keys);
 // Every workload, or the one LAYOUTLAB_COLLECTION_WORKLOAD names (a file of commands, one a line).
 std::vector<Workload> collectionWorkloads();
 

@@ -152,11 +152,12 @@ TEST_P(DriveCollections, ItsOwnSnapshotLoadedWithinOnePercent) {
 // lists' middles (LMOVE, BLPOP, SMOVE, ZPOPMIN, LREM...: collection_workloads.h), the moves as the pops and
 // pushes they are, each LREM as an LSET of a mark at the element's place and an LREM of the mark; and sorted
 // sets emptied by ranges (ZREMRANGEBY*), each range as its members moved to -inf and a ZREMRANGEBYSCORE of it;
-// keys of every type renamed (RENAME, the names its elements were given moving with it).
+// keys of every type renamed (RENAME, the names its elements were given moving with it); sets emptied by SPOP,
+// each draw an SRANDMEMBER (the same rehash steps) and its member's SREM.
 TEST_P(DriveCollections, CapturesOfMovesAndRemovalsWithinOnePercent) {
     const auto* s = server(); // SetUp skipped the test where there is none
     for (const auto& workload : { layoutlab::test::movesAndRemovals(130), layoutlab::test::rangeRemovals(255),
-             layoutlab::test::keyRenames(257) }) {
+             layoutlab::test::keyRenames(257), layoutlab::test::setPops(300) }) {
         const std::string file = (m_dir / (workload.name + ".monitor")).string();
         {
             auto under = layoutlab::test::startRespServer(*s);

@@ -35,6 +35,9 @@ using HashFields = std::unordered_map<std::string, FieldValue>;
 // removal frees (CollectionKeyModel), and so does how many members added after it are still there.
 struct SetMembers {
     std::unordered_map<std::string, std::uint32_t> added;
+    // Each held place's member (a key of `added`): SPOP's draw takes a place, then its member.
+    std::unordered_map<std::uint32_t, const std::string*> byPlace;
+    std::uint64_t draws = 0; // SPOP's draws so far, the next one's seed
     __gnu_pbds::tree<std::uint32_t, __gnu_pbds::null_type, std::less<>, __gnu_pbds::rb_tree_tag,
         __gnu_pbds::tree_order_statistics_node_update>
         places;

@@ -12,7 +12,7 @@
 //     from the source (a lookup where it is not there) and added to the destination, made for it if absent.
 //   t_zset.c genericZpopCommand (ZPOPMIN, ZPOPMAX, BZPOPMIN, BZPOPMAX, ZMPOP, BZMPOP): the first key holding a
 //     sorted set loses its COUNT lowest (highest) members, by score and then by member (ZREM of them).
-// SPOP and SRANDMEMBER's count pick members at random: not modelled (which members go is not in the capture).
+// SRANDMEMBER's count picks members at random and changes nothing; SPOP's draws are monitor_sets.cpp's.
 
 #include "monitor_collections.h"
 

@@ -6,9 +6,20 @@
 //   sremCommand: setTypeRemove for each member, a lookup for one that is not there (a table's delete takes a
 //     rehash step first); the key goes with its last member, and the members after it are not looked at.
 //   sismemberCommand, smismemberCommand: a lookup per member.
+//   spopCommand, spopWithCountCommand: members drawn at random (setTypePopRandom; a listpack's lpNextRandom)
+//     removed; which ones is the server's draw, not in the capture (MONITOR shows SPOP, not the SREM it
+//     propagates), so the importer draws its own from the set it knows, each equally likely: their lengths are
+//     the server's in distribution, and exactly where a set's members are alike. A count of the whole set or
+//     more deletes the key; where what remains is under a fifth of the count (SPOP_MOVE_STRATEGY_MUL), the
+//     server moves the rest into a new set and frees the old one, which the importer takes as the removals
+//     too: the same members in the same encoding, except that Redis 7.2 and later rebuild a hashtable's
+//     remainder as a listpack (and Redis 7.0 a remainder of integers as an intset), which the replay does not.
 // A key of another type answers WRONGTYPE (checkType) and nothing changes.
 
 #include "monitor_collections.h"
+
+#include "layoutlab/import/importer.h"
+#include "layoutlab/trace/random.h"
 
 #include <algorithm>
 #include <array>
@@ -17,7 +28,8 @@
 namespace layoutlab::monitor {
 
 namespace {
-constexpr std::array<std::string_view, 4> kElementCommands { "SADD", "SREM", "SISMEMBER", "SMISMEMBER" };
+constexpr std::array<std::string_view, 5> kElementCommands { "SADD", "SREM", "SISMEMBER", "SMISMEMBER", "SPOP" };
+constexpr std::uint64_t kPopSalt = 0x5909; // SPOP's draws: the same members every import
 constexpr std::array<std::string_view, 4> kWholeReads { "SMEMBERS", "SCARD", "SSCAN", "SRANDMEMBER" };
 
 class SetCommand : CollectionCommand {
@@ -26,6 +38,10 @@ public:
         : CollectionCommand(CollectionKind::Set, name, args, keys, nowMs) { }
 
     CollectionCommandEffect run() {
+        if (m_name == "SPOP") {
+            pop();
+            return std::move(m_effect);
+        }
         // SISMEMBER takes one member; the others one or more.
         if (m_args.size() < 3 || (m_name == "SISMEMBER" && m_args.size() != 3)) {
             refuse("wrong number of arguments", fmt::format("{} arguments", m_args.size() - 1));
@@ -48,7 +64,8 @@ private:
         SetMembers& members = *keyMade(KeyValue::Content::Set).set;
         command(m_args.size() - 2, 2, integerClassOf(m_args[2]));
         for (std::size_t i = 2; i < m_args.size(); ++i) {
-            if (members.added.emplace(m_args[i], members.next).second) {
+            if (const auto [it, isNew] = members.added.emplace(m_args[i], members.next); isNew) {
+                members.byPlace.emplace(members.next, &it->first);
                 members.places.insert(members.next++);
                 push(element(ElementAction::Add, m_args[i]));
             } else {
@@ -67,21 +84,65 @@ private:
                 lookup(m_args[i]);
                 continue;
             }
-            // Its place in the order of adds (from 1; 0: not known), and the members added after it still
-            // there (in the prior value's field, which a set's member has no use for).
-            Request r = element(ElementAction::Remove, m_args[i]);
-            r.valueBytes = found->second + 1;
-            r.ttlSeconds
-                = static_cast<std::uint32_t>(members.places.size() - 1 - members.places.order_of_key(found->second));
-            push(r);
-            members.places.erase(found->second);
-            members.added.erase(found);
-            if (members.added.empty()) {
-                *m_key = KeyValue {}; // the server deletes an empty set
+            if (!removeMember(members, found))
                 break;
-            }
         }
         markRemovalsOfOneCommand(first);
+    }
+    // The member's removal; false when it was the last (the key is gone).
+    bool removeMember(SetMembers& members, std::unordered_map<std::string, std::uint32_t>::iterator found) {
+        // Its place in the order of adds (from 1; 0: not known), and the members added after it still there
+        // (in the prior value's field, which a set's member has no use for).
+        Request r = element(ElementAction::Remove, found->first);
+        r.valueBytes = found->second + 1;
+        r.ttlSeconds
+            = static_cast<std::uint32_t>(members.places.size() - 1 - members.places.order_of_key(found->second));
+        push(r);
+        members.byPlace.erase(found->second);
+        members.places.erase(found->second);
+        members.added.erase(found);
+        if (!members.added.empty())
+            return true;
+        *m_key = KeyValue {}; // the server deletes an empty set
+        return false;
+    }
+    void pop() {
+        // t_set.c spopCommand: a count only as its third argument; spopWithCountCommand: a count of 0 or more
+        // (getPositiveLongFromObjectOrReply), the key looked up after it.
+        if (m_args.size() < 2 || m_args.size() > 3) {
+            refuse(m_args.size() < 2 ? "wrong number of arguments" : "syntax error",
+                fmt::format("{} arguments", m_args.size() - 1));
+            return;
+        }
+        std::uint64_t count = 1;
+        if (m_args.size() == 3) {
+            const auto n = parseLongLong(m_args[2]);
+            if (!n) {
+                refuse("value is not an integer or out of range", "'" + m_args[2].substr(0, 40) + "'");
+                return;
+            }
+            if (*n < 0) {
+                refuse("value is out of range, must be positive", m_args[2]);
+                return;
+            }
+            count = static_cast<std::uint64_t>(*n);
+        }
+        if (!lookUpKey(KeyValue::Content::Set) || !present() || count == 0)
+            return;
+        // Each member drawn (setTypeRandomElement: a table's draw advances its rehash), then removed, the table
+        // free to shrink after each (only SREM pauses it, on Valkey 9.1).
+        SetMembers& members = *m_key->set;
+        const std::uint64_t seed = KeyInterner::hashKey(m_args[1]) ^ kPopSalt;
+        for (std::uint64_t i = 0; i < count; ++i) {
+            std::uint64_t state = seed ^ members.draws++;
+            const std::uint64_t k = Random::splitmix64(state) % members.places.size();
+            const std::string* member = members.byPlace.at(*members.places.find_by_order(k));
+            Request draw = element(ElementAction::Read, *member);
+            draw.valueBytes = kRandomDraw;
+            push(draw);
+            if (!removeMember(members, members.added.find(*member)))
+                break; // every member popped: the key is deleted (count >= size)
+        }
     }
 };
 } // namespace

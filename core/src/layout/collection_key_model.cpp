@@ -196,8 +196,16 @@ void CollectionKeyModel::remove(CollectionKeyState& key, ElementValue element, E
         collection::hashRemove(c, key, element, value, atHead);
 }
 
-void CollectionKeyModel::read(CollectionKeyState& key) const {
-    if (key.table && key.index) // a table's find takes a rehash step (dictFind, hashtableFind); a compact one has none
+void CollectionKeyModel::read(CollectionKeyState& key, bool randomDraw) const {
+    if (!key.table || !key.index)
+        return; // a compact encoding has no table to rehash
+    // A table's find takes a rehash step (dictFind, hashtableFind). A random draw: dict.c dictGetFairRandomKey
+    // asks dictGetSomeKeys for GETFAIR_NUM_ENTRIES (15) entries, at most the table's size, which takes a rehash
+    // step for each while the table is rehashing; hashtable.c hashtableFairRandomEntry samples its buckets
+    // after one (sampleRandomBuckets -> rehashStepOnReadIfNeeded).
+    constexpr std::uint64_t kFairRandomEntries = 15;
+    const std::uint64_t steps = randomDraw && m_rules->dictTables() ? std::min(kFairRandomEntries, key.entries) : 1;
+    for (std::uint64_t i = 0; i < steps; ++i)
         key.index->lookup();
 }
 

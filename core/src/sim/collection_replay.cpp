@@ -272,7 +272,7 @@ bool CollectionReplay::applyTo(
                 op.collection == CollectionKind::SortedSet && r.valueBytes == kRemovedByRange);
         break;
     case ElementAction::Read:
-        m.read(key);
+        m.read(key, r.valueBytes == kRandomDraw);
         break;
     case ElementAction::Command:
         m.command(key, r.valueBytes, r.elementBytes, op.element, r.priorBytes()); // request.h

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <set>
 
 using namespace layoutlab;
 
@@ -339,6 +340,41 @@ TEST_F(MonitorCommandsTest, SetCommandsBecomeElementRequests) {
     EXPECT_EQ(op(7).action, ElementAction::Read);
     EXPECT_EQ(op(8).action, ElementAction::Read);
     EXPECT_EQ(op(9).action, ElementAction::Remove); // the last member: "later" is not looked at, the key is gone
+}
+
+// SPOP removes members drawn at random (the server's draw is not in the capture): one, or as many as its count,
+// the key with its last; the same draws on every import, and a member once popped is not there for SREM.
+TEST_F(MonitorCommandsTest, SpopRemovesMembersItDraws) {
+    const std::vector<std::vector<std::string>> commands { { "SADD", "s", "a1", "b22", "c333", "d4444", "e55555" },
+        { "SPOP", "s" }, { "SPOP", "s", "2" }, { "SPOP", "s", "0" }, { "SPOP", "absent", "3" }, { "SPOP", "s", "-1" },
+        { "SPOP", "s", "x" }, { "SPOP", "s", "1", "2" }, { "SET", "str", "v" }, { "SPOP", "str" },
+        { "SPOP", "s", "10" }, { "SREM", "s", "a1" } };
+    const auto r = import(commands);
+    // SADD's command and five adds; one, two; SET str; the two left (the key deleted with its last); SREM finds
+    // nothing (the key is gone: nothing at all). Each pop is its member's random draw, then its removal.
+    ASSERT_EQ(r.size(), 17u);
+    EXPECT_EQ(r[12].op, Op::Set);
+    std::set<std::uint32_t> popped;
+    for (const std::size_t i : { 6, 8, 10, 13, 15 }) {
+        ASSERT_EQ(r[i].elementOp().action, ElementAction::Read) << i;
+        EXPECT_EQ(r[i].valueBytes, kRandomDraw) << i;
+        ASSERT_EQ(r[i + 1].elementOp().action, ElementAction::Remove) << i;
+        EXPECT_EQ(r[i + 1].elementBytes, r[i].elementBytes) << i;
+        EXPECT_FALSE(r[i + 1].elementOp().atHead) << "SPOP's table may shrink after each removal";
+        popped.insert(r[i + 1].elementBytes);
+    }
+    EXPECT_EQ(popped, (std::set<std::uint32_t> { 2, 3, 4, 5, 6 })); // every member once
+    EXPECT_EQ(m_rejects.refused.at("value is out of range, must be positive"), 1u);
+    EXPECT_EQ(m_rejects.refused.at("value is not an integer or out of range"), 1u);
+    EXPECT_EQ(m_rejects.refused.at("syntax error"), 1u);
+    EXPECT_EQ(m_rejects.refused.at("WRONGTYPE Operation against a key holding the wrong kind of value"), 1u);
+    EXPECT_EQ(m_rejects.notModelled.count("SPOP"), 0u);
+    // The same members drawn again.
+    m_rejects = {};
+    const auto again = import(commands);
+    ASSERT_EQ(again.size(), r.size());
+    for (std::size_t i = 0; i < r.size(); ++i)
+        EXPECT_EQ(again[i].elementBytes, r[i].elementBytes) << i;
 }
 
 TEST_F(MonitorCommandsTest, SetAndHashCommandsOnTheOtherTypeAreRefused) {

@@ -158,7 +158,8 @@ public:
     // member removed by a range command (request.h kRemovedByRange).
     void remove(CollectionKeyState& key, ElementValue element, ElementValue value = {}, MemberOrder order = {},
         bool atHead = false, bool byRange = false) const;
-    void read(CollectionKeyState& key) const;
+    // A lookup; `randomDraw`: a member drawn at random instead (request.h kRandomDraw).
+    void read(CollectionKeyState& key, bool randomDraw = false) const;
     // Whether the key may hold `element` with `value`: a compact key's entries are known by their lengths
     // and classes, a table's and a list's only by their count.
     bool holds(const CollectionKeyState& key, ElementValue element, ElementValue value = {}) const;

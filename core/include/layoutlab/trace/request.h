@@ -58,7 +58,8 @@ std::string_view opName(Op op);
 //            place in the order the set's members were added in valueBytes (from 1; 0 when not known), and
 //            in priorBytes the members added after it that the set still holds; a sorted set's member
 //            kRemovedByRange in valueBytes when a range command removes it (ZREMRANGEBY*)
-//   Read     an element looked up (HGET, HEXISTS, ...): a table's lookup, which may advance its rehashing
+//   Read     an element looked up (HGET, HEXISTS, ...): a table's lookup, which may advance its rehashing;
+//            valueBytes kRandomDraw: a set's member drawn at random (SPOP), as the engine draws one
 //   Command  a command's start, for the engines' decisions on all its arguments at once (t_hash.c
 //            hashTypeTryConversion): valueBytes its elements, elementBytes its longest argument; a set's
 //            its first member's integer class as the element's (t_set.c setTypeCreate); a sorted set's its
@@ -96,6 +97,9 @@ inline constexpr std::uint32_t seventeenDigitScoreBytes(std::uint32_t packed) {
     return packed >> 16;
 }
 enum class ElementAction : std::uint8_t { Add = 0, Update = 1, Remove = 2, Read = 3, Command = 4, Load = 5 };
+// A Read's valueBytes when the element is drawn at random (t_set.c setTypeRandomElement), which advances a
+// rehashing table by the engine's draw's steps rather than a lookup's one.
+inline constexpr std::uint32_t kRandomDraw = 1;
 inline constexpr unsigned kElementActionCount = 6;
 std::string_view collectionKindName(CollectionKind kind); // "hash", "set", "zset", "list"
 std::string_view elementActionName(ElementAction action);
