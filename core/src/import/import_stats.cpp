@@ -338,6 +338,7 @@ nlohmann::json toJson(const TraceStats& s) {
     j["refused_examples"] = s.rejects.refusedExamples;
     j["truncated_records"] = s.rejects.truncatedRecords;
     j["not_modelled"] = s.rejects.notModelled;
+    j["drawn_by_importer"] = s.rejects.drawnByImporter;
     j["unseen_keys"] = s.rejects.unseenKeys;
     j["key_size"] = histogram(s.keySize);
     j["value_size"] = histogram(s.valueSize);
@@ -353,6 +354,12 @@ std::string renderCaptureNotes(const RejectReport& r) {
     if (!r.notModelled.empty()) {
         out += "not modelled (their effect on memory is missing from every figure):\n";
         for (const auto& [name, n] : r.notModelled)
+            out += fmt::format("  {:<28} {}\n", name, n);
+    }
+    if (!r.drawnByImporter.empty()) {
+        out += "drawn by the importer (the server's draw is not in the capture: figures right in distribution, "
+               "exactly where a set's members are alike):\n";
+        for (const auto& [name, n] : r.drawnByImporter)
             out += fmt::format("  {:<28} {}\n", name, n);
     }
     if (r.refusedTotal) {

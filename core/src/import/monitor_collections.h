@@ -33,6 +33,7 @@ struct CollectionCommandEffect {
     std::vector<std::string> keys;
     std::string refusal; // the server's error, empty when applied
     std::string detail;
+    bool drawn = false; // its elements are the importer's draw, not the server's (SPOP)
 };
 
 CollectionCommandEffect applyCollectionCommand(

@@ -201,6 +201,8 @@ void MonitorImporter::rename(bool nx) {
 }
 
 void MonitorImporter::emitEffect(const monitor::CollectionCommandEffect& effect) {
+    if (effect.drawn)
+        noteCommand(m_rejects.drawnByImporter, m_name);
     for (std::size_t i = 0; i < effect.requests.size(); ++i) {
         const Request& element = effect.requests[i];
         Request r = base(effect.keys.empty() ? m_args[1] : effect.keys[i], Op::Element);

@@ -132,6 +132,7 @@ private:
         // Each member drawn (setTypeRandomElement: a table's draw advances its rehash), then removed, the table
         // free to shrink after each (only SREM pauses it, on Valkey 9.1).
         SetMembers& members = *m_key->set;
+        m_effect.drawn = true;
         const std::uint64_t seed = KeyInterner::hashKey(m_args[1]) ^ kPopSalt;
         for (std::uint64_t i = 0; i < count; ++i) {
             std::uint64_t state = seed ^ members.draws++;

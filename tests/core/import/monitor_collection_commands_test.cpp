@@ -136,6 +136,7 @@ TEST_F(MonitorCommandsTest, SpopRemovesMembersItDraws) {
     EXPECT_EQ(m_rejects.refused.at("syntax error"), 1u);
     EXPECT_EQ(m_rejects.refused.at("WRONGTYPE Operation against a key holding the wrong kind of value"), 1u);
     EXPECT_EQ(m_rejects.notModelled.count("SPOP"), 0u);
+    EXPECT_EQ(m_rejects.drawnByImporter.at("SPOP"), 3u); // the three that popped members
     // The same members drawn again.
     m_rejects = {};
     const auto again = import(commands);
