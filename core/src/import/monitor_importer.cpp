@@ -136,9 +136,8 @@ void MonitorImporter::set() {
 void MonitorImporter::flushAll() {
     // db.c emptyData: every database's keys and expires freed, the tables released (dictEmpty; with ASYNC by a
     // background thread, emptyDbAsync, done by the time memory settles). A delete of each key the capture has
-    // shown the server holding, TTL passed or not (the replay may hold it still): what they held is freed as
-    // the flush frees it; the tables end as the replay's deletes leave them (a few buckets, where the server
-    // frees them: tens of bytes).
+    // shown the server holding, TTL passed or not (the replay may hold it still), then a resize of
+    // kEmptiedTables: the tables freed whole, not left as the deletes leave them.
     std::optional<std::pair<std::uint64_t, std::uint32_t>> last; // the last key deleted: the marker's
     m_keys.forEachHeld([&](std::uint64_t hash, std::uint32_t keyBytes, monitor::KeyValue& v) {
         v = monitor::KeyValue {};
