@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "budget_simulation.h"
 
-#include "layoutlab/sim/collection_replay.h"
-
 #include "layoutlab/resources.h"
+#include "layoutlab/sim/collection_replay.h"
 #include "layoutlab/sim/key_sample.h"
 #include "layoutlab/sim/memcached_eviction.h"
 #include "stack_distance_curve.h"

@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/sim/collection_replay.h"
 
-#include <cmath>
-
 #include "layoutlab/sim/limit_sweep.h"
 
 #include <algorithm>
-
+#include <cmath>
 #include <map>
 #include <tuple>
 
@@ -302,14 +300,20 @@ std::vector<SizedAllocations> CollectionReplay::allocations(
     if (!state)
         return {};
     const CollectionKeyModel& model = *of->models[static_cast<std::size_t>(state->kind)];
-    auto [own, isNew] = m_keyParts.try_emplace(std::uint64_t { keyBytes } << 1 | (hasTtl ? 1 : 0));
-    if (isNew)
-        for (const CollectionPart& part : model.keyParts(keyBytes, hasTtl))
-            own->second.push_back({ part.requestedBytes, part.count });
-    std::vector<SizedAllocations> out = own->second;
+    std::vector<SizedAllocations> out;
+    for (const CollectionPart& part : keyParts(model, keyBytes, hasTtl))
+        out.push_back({ part.requestedBytes, part.count });
     for (const SizedAllocations& a : model.allocations(*state))
         out.push_back(a);
     return out;
+}
+
+const std::vector<CollectionPart>& CollectionReplay::keyParts(
+    const CollectionKeyModel& model, std::uint32_t keyBytes, bool hasTtl) const {
+    auto [own, isNew] = m_keyParts.try_emplace(std::uint64_t { keyBytes } << 1 | (hasTtl ? 1 : 0));
+    if (isNew)
+        own->second = model.keyParts(keyBytes, hasTtl);
+    return own->second;
 }
 
 std::uint64_t CollectionReplay::usableBytes(std::uint32_t keyId, std::uint32_t keyBytes, bool hasTtl) const {
@@ -321,23 +325,20 @@ std::uint64_t CollectionReplay::usableBytes(std::uint32_t keyId, std::uint32_t k
 
 std::vector<CollectionUsage> CollectionReplay::usage(const std::vector<KeyState>& keys, std::size_t variant) const {
     const Variant& v = m_variants.at(variant);
-    // The key's own parts depend only on its length and TTL: described once per pair.
-    std::map<std::pair<std::uint32_t, bool>, CollectionFootprint> keyOwn;
+    // The key's own parts' sums, by its length and TTL (keyParts' key), each pair's once.
+    std::map<std::uint64_t, CollectionFootprint> keyOwn;
     std::map<std::pair<CollectionKind, std::string_view>, CollectionUsage> rows;
     auto add = [&](const Variant& of, std::uint32_t id, const CollectionKeyState& state) {
         const CollectionKeyModel& model = *of.models[static_cast<std::size_t>(state.kind)];
         const KeyState& k = keys[id];
-        const auto own = std::make_pair(k.keyBytes(), k.hasTtl());
-        auto found = keyOwn.find(own);
-        if (found == keyOwn.end()) {
-            CollectionFootprint f;
-            for (const CollectionPart& part : model.keyParts(own.first, own.second)) {
+        auto [found, isNew] = keyOwn.try_emplace(std::uint64_t { k.keyBytes() } << 1 | (k.hasTtl() ? 1 : 0));
+        if (isNew)
+            for (const CollectionPart& part : keyParts(model, k.keyBytes(), k.hasTtl())) {
+                CollectionFootprint& f = found->second;
                 f.allocations += part.count;
                 f.requestedBytes += static_cast<double>(part.requestedBytes) * part.count;
                 f.usableBytes += static_cast<double>(m_allocator->usableSize(part.requestedBytes)) * part.count;
             }
-            found = keyOwn.emplace(own, f).first;
-        }
         const std::string_view encoding = model.encoding(state);
         CollectionUsage& row = rows[{ state.kind, encoding }];
         row.type = collectionKindName(state.kind);

@@ -2,7 +2,6 @@
 #include "layoutlab/sim/eviction.h"
 
 #include "layoutlab/sim/collection_replay.h"
-
 #include "layoutlab/sim/simulation.h"
 #include "layoutlab/spec.h"
 

@@ -150,26 +150,40 @@ TEST(Eviction, LruTakesTheKeyLeastRecentlyUsed) {
     EXPECT_LE(r.budget.usedBytes(), between(twenty, overflow, EvictionPolicy::AllKeysLru).maxmemoryBytes);
 }
 
-TEST(Eviction, LfuKeepsTheKeysReadOften) {
-    // Keys 0-9 read 50 times each, keys 10-19 never: with lfu-log-factor 0 every read counts, so the
-    // evicted keys are all among the unread.
+// The LFU tests' start: twenty keys written, keys 0-9 read 50 times each, under an allkeys-lfu budget that holds
+// the twenty but not five more, every read counting (lfu-log-factor 0).
+struct LfuStart {
+    std::vector<Request> requests;
+    EvictionOptions options;
+};
+LfuStart lfuStart() {
     std::vector<Request> twenty;
     for (std::uint32_t k = 0; k < 20; ++k)
         twenty.push_back(set(k, 0));
     auto overflow = twenty;
     for (std::uint32_t k = 20; k < 25; ++k)
         overflow.push_back(set(k, 1));
-    auto requests = twenty;
+    LfuStart start { twenty, between(twenty, overflow, EvictionPolicy::AllKeysLfu) };
+    start.options.lfuLogFactor = 0;
     for (int round = 0; round < 50; ++round)
         for (std::uint32_t k = 0; k < 10; ++k)
-            requests.push_back(get(k, 0));
+            start.requests.push_back(get(k, 0));
+    return start;
+}
+// The five keys past the budget (20-24), each read once after its write: more than the unread keys have.
+void addFiveReadOnce(std::vector<Request>& requests) {
     for (std::uint32_t k = 20; k < 25; ++k) {
         requests.push_back(set(k, 1));
-        requests.push_back(get(k, 1)); // read once: more than the unread keys have
+        requests.push_back(get(k, 1));
     }
+}
+
+TEST(Eviction, LfuKeepsTheKeysReadOften) {
+    // Keys 0-9 read 50 times each, keys 10-19 never: with lfu-log-factor 0 every read counts, so the
+    // evicted keys are all among the unread.
+    auto [requests, options] = lfuStart();
+    addFiveReadOnce(requests);
     requests.push_back(get(0, 1));
-    auto options = between(twenty, overflow, EvictionPolicy::AllKeysLfu);
-    options.lfuLogFactor = 0;
     BudgetedReplay r(options);
     r.apply(requests);
     EXPECT_GT(r.replay.summary().evictedKeys, 0u);
@@ -190,29 +204,15 @@ TEST(Eviction, ARenamedKeyKeepsItsObjectsLfuCounter) {
         destination.valueBytes = kRenameDestination;
         return std::vector<Request> { source, destination };
     };
-    std::vector<Request> twenty;
-    for (std::uint32_t k = 0; k < 20; ++k)
-        twenty.push_back(set(k, 0));
-    auto overflow = twenty;
-    for (std::uint32_t k = 20; k < 25; ++k)
-        overflow.push_back(set(k, 1));
-    auto requests = twenty;
-    for (int round = 0; round < 50; ++round)
-        for (std::uint32_t k = 0; k < 10; ++k)
-            requests.push_back(get(k, 0));
+    auto [requests, options] = lfuStart();
     for (int round = 0; round < 2; ++round) // the others read twice: above a new object's LFU_INIT_VAL
         for (std::uint32_t k = 10; k < 20; ++k)
             requests.push_back(get(k, 0));
     for (std::uint32_t k = 0; k < 10; ++k) // the keys read often renamed: 100 to 109
         for (const Request& r : rename(k, 100 + k, 1))
             requests.push_back(r);
-    for (std::uint32_t k = 20; k < 25; ++k) {
-        requests.push_back(set(k, 1));
-        requests.push_back(get(k, 1));
-    }
+    addFiveReadOnce(requests);
     requests.push_back(get(100, 1));
-    auto options = between(twenty, overflow, EvictionPolicy::AllKeysLfu);
-    options.lfuLogFactor = 0;
     BudgetedReplay r(options);
     r.apply(requests);
     EXPECT_GT(r.replay.summary().evictedKeys, 0u);

@@ -118,11 +118,14 @@ private:
     std::unordered_map<std::uint32_t, std::vector<Group>> m_grouped; // with a limit swept: every key's groups
     bool m_elementsMayBeGone = false;
     // The state apply() changed last under the first variant's limits (none with a limit swept), which the
-    // observers' allocations() of the same key read next; and the key's own allocations by its length and
-    // TTL (keyLength << 1 | TTL), described once each.
+    // observers' allocations() of the same key read next.
     std::uint32_t m_appliedKey = 0;
     const CollectionKeyState* m_applied = nullptr;
-    mutable std::unordered_map<std::uint64_t, std::vector<SizedAllocations>> m_keyParts;
+    // A key's own parts (CollectionKeyModel::keyParts): they depend on its length and TTL alone, not on its
+    // type or the limits, so they are described once per pair (keyLength << 1 | TTL).
+    const std::vector<CollectionPart>& keyParts(
+        const CollectionKeyModel& model, std::uint32_t keyBytes, bool hasTtl) const;
+    mutable std::unordered_map<std::uint64_t, std::vector<CollectionPart>> m_keyParts;
 };
 
 } // namespace layoutlab

@@ -246,7 +246,6 @@ private:
     template <bool Observed> Status applyBatch(std::span<const Request> batch, std::uint64_t firstRequestNumber);
     // One request, after the clock and the budget have been seen to.
     template <bool Observed> void applyOne(KeyState& key, const Request& r);
-    // Whether the budget refuses a write now (`r` is one of the commands a server flags denyoom).
     // Whether element request `r` starts a command: a write's Command request, or the first request of
     // another key than the open command's (a command's element requests name its key; HDEL, SREM, LPOP...
     // have no Command request, and two such commands on one key in a row are taken as one). Any other
@@ -263,6 +262,7 @@ private:
         return op.action == ElementAction::Add || op.action == ElementAction::Update
             || op.action == ElementAction::Command;
     }
+    // The requests a server refuses when out of memory (the commands it flags denyoom).
     static bool deniedOnOom(Op op) {
         return op != Op::Get && op != Op::Delete && op != Op::Expire && op != Op::Persist && op != Op::Other
             && op != Op::Resize && op != Op::Rename;
