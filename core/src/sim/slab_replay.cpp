@@ -65,7 +65,7 @@ SlabReplay::SlabReplay(const LayoutModel& layout, const JemallocModel& allocator
     m_played.events.resize(kLogEvents);
     for (std::uint32_t t : thresholds)
         m_arenas.push_back(
-            std::make_unique<ThresholdArena>(t, allocator.table(), options, m_policy, replay.keys().size()));
+            std::make_unique<ThresholdArena>(t, layout, allocator, options, m_policy, replay.keys().size()));
     if (slabOptions.expireCycle && m_policy.expiresTable)
         m_expireCycle.emplace();
 }

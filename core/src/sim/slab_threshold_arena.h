@@ -6,6 +6,7 @@
 // its collection keys (slab_collections.cpp).
 
 #include "arena_layouts.h"
+#include "layoutlab/sim/collection_census.h"
 #include "layoutlab/sim/slab_index.h"
 #include "layoutlab/sim/slab_replay.h"
 
@@ -26,13 +27,8 @@ inline std::uint16_t narrowClass(std::uint32_t classIndex) {
 }
 } // namespace slab_arena
 
-// A collection key's regions: as many of each class as its allocations (CollectionKeyModel::allocations),
-// held in class order.
-struct CollectionRegions {
-    std::vector<JemallocArenaModel::Handle> held;
-    bool inExpires = false;
-    std::uint64_t draws = 0; // which region a removal frees: a draw of the key's own sequence
-};
+// A collection key's regions (layoutlab/sim/collection_census.h).
+using CollectionRegions = HeldRegions<JemallocArenaModel::Handle>;
 
 struct SlabReplay::ThresholdArena {
     std::uint32_t threshold = 0;
@@ -62,16 +58,19 @@ struct SlabReplay::ThresholdArena {
     std::unordered_map<std::uint32_t, CollectionRegions> collections;
     std::vector<JemallocArenaModel::Handle> freeing;
     std::vector<JemallocArenaModel::Handle> nextHeld; // a change's room for the key's regions after it
-    // The open collection command's argv array and argument objects, in the order they were made.
+    // The open collection command's argv array and argument objects, in the order they were made; the
+    // arguments' classes at this threshold.
     std::vector<JemallocArenaModel::Handle> arguments;
+    CollectionArguments argumentClasses;
 
-    ThresholdArena(std::uint32_t t, const SizeClassTable& table, JemallocArenaModel::Options options,
-        const IndexPolicy& policy, std::size_t hint)
+    ThresholdArena(std::uint32_t t, const LayoutModel& layout, const JemallocModel& allocator,
+        JemallocArenaModel::Options options, const IndexPolicy& policy, std::size_t hint)
         : threshold(t)
-        , arena(table, options)
+        , arena(allocator.table(), options)
         , keys(policy.kind, policy.params)
         , expires(policy.kind, policy.params)
-        , keyIdHint(hint) { }
+        , keyIdHint(hint)
+        , argumentClasses(layout, allocator, t) { }
 
     void reserve(std::uint32_t keyId, std::uint32_t needed) {
         if (needed > stride) {

@@ -86,8 +86,7 @@ private:
         std::vector<std::uint32_t> dependentShapes;
         std::vector<IndexSizes> indexSizes; // each the sizes from one event on
         std::vector<ShapeBound> newShapes; // the shapes given ids while it filled, in id order
-        // A collection key's regions by class (Event::kCollection): how many classes, then each class index
-        // and its count.
+        // A collection key's changes (Event::kCollection), each a census (sim/collection_census.h).
         std::vector<std::uint32_t> census;
         void clear();
     };
@@ -111,13 +110,7 @@ private:
     // `r`: the element request that changed it, whose arguments the client's argv holds (none: a TTL's
     // change or a rename, a command of its own).
     void logCollection(std::uint32_t keyId, const KeyState& key, const Request* r, bool startsCommand);
-    // The classes of the argument objects `r` adds to the command's argv (its array and name and key first
-    // when it starts the command), appended to `out`.
-    void logArguments(const Request& r, const KeyState& key, bool startsCommand, std::vector<std::uint32_t>& out);
-    // The classes of an argument of `bytes` as createStringObject makes it (an EMBSTR, or an robj and its
-    // sds), as the layout's SET makes its key argument.
-    const std::vector<std::uint32_t>& argumentClasses(std::uint32_t bytes);
-    void storeCollection(ThresholdArena& t, std::uint32_t keyId, std::uint8_t flags, const std::uint32_t* census,
+    void storeCollection(ThresholdArena& t, std::uint32_t keyId, std::uint8_t flags, const std::uint32_t* words,
         const IndexSizes& sizes) const;
     // freeClientArgv of the collection command the arena holds the arguments of: the arguments in order,
     // then the argv array.
@@ -159,8 +152,6 @@ private:
     std::vector<ShapeBound> m_shapes;
     std::optional<ActiveExpireCycle> m_expireCycle;
     std::vector<std::uint32_t> m_cycleRemovals; // a run of cycles' removals, before they are logged
-    // The classes of arguments by length.
-    std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> m_argumentClasses;
     std::future<void> m_playing; // the play of m_played; last, so that it ends first
 };
 
