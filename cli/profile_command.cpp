@@ -28,6 +28,7 @@ struct ProfileOptions {
     std::string counters = "auto";
     std::string cacheGeometry;
     std::uint32_t sampleGets = 100000;
+    CollectionLimits limits;
     bool json = false;
     std::string output;
     TraceSourceOptions source;
@@ -51,6 +52,7 @@ int runProfileCommand(const ProfileOptions& o) {
     request.counters = o.counters;
     request.cacheGeometry = o.cacheGeometry;
     request.sampleGets = o.sampleGets;
+    request.collectionLimits = o.limits;
     request.replayProgram = selfExecutable();
     request.toolVersion = LAYOUTLAB_VERSION;
     return runMeasuredJob(request, o, "profile", runProfileJob, renderProfileTable);
@@ -69,7 +71,7 @@ int runProfileReplay(const ProfileOptions& o) {
     if (!trace)
         return reportError(trace.error());
     auto report = runReplayUnderSimulation(
-        { models->layout, models->allocator, o.threshold, o.sampleGets }, **trace, o.warmKeys);
+        { models->layout, models->allocator, o.threshold, o.sampleGets, o.limits }, **trace, o.warmKeys);
     if (!report)
         return reportError(report.error());
     fmt::print("{}\n",
@@ -100,6 +102,7 @@ void addProfileCommands(CLI::App& app, int& status) {
     cmd->add_option(
            "--gets", o->sampleGets, "How many of the trace's last GET hits to replay (the first tenth warms up)")
         ->capture_default_str();
+    addCollectionLimitOptions(*cmd, o->limits);
     o->source.addTo(*cmd);
     o->db.addTo(*cmd);
     addJsonAndOutput(*cmd, o->json, o->output, "One JSON object with a `points` array");
@@ -114,6 +117,7 @@ void addProfileCommands(CLI::App& app, int& status) {
     replay->add_option("--threshold", r->threshold);
     replay->add_option("--gets", r->sampleGets);
     replay->add_option("--warm-keys", r->warmKeys);
+    addCollectionLimitOptions(*replay, r->limits);
     r->source.addTo(*replay);
     replay->callback([r, &status] { status = runProfileReplay(*r); });
 }

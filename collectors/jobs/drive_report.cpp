@@ -129,9 +129,8 @@ namespace {
 // The collection limits that differ from config.c's defaults, as "hash-max-listpack-entries 64, ...".
 std::string changedLimits(const CollectionLimits& limits) {
     std::string out;
-    for (std::string_view name : allCollectionLimitNames())
-        if (const auto v = collectionLimit(limits, name); v != collectionLimit({}, name))
-            out += fmt::format("{}{} {}", out.empty() ? "" : ", ", name, v);
+    for (const auto& [name, value] : changedCollectionLimits(limits))
+        out += fmt::format("{}{} {}", out.empty() ? "" : ", ", name, value);
     return out;
 }
 } // namespace

@@ -44,9 +44,8 @@ Status checkDriveRequest(const DriveRequest& r) {
             field::kConnect);
     if (limitsGiven && r.budget)
         return usageError("a cache drive sends strings: collection limits change nothing in it", field::kMaxmemory);
-    for (std::string_view name : allCollectionLimitNames())
-        if (auto ok = checkCollectionLimit(name, collectionLimit(r.collectionLimits, name)); !ok)
-            return ok;
+    if (auto ok = checkCollectionLimits(r.collectionLimits); !ok)
+        return ok;
     if (r.budget && !r.connect.empty() && r.engine != Engine::Memcached) // memcached's -m is checked instead
         return usageError(
             "a cache drive sets maxmemory on a server it starts, not on one attached to", field::kMaxmemory);

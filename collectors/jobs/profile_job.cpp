@@ -3,6 +3,7 @@
 
 #include "layoutlab/layout/layout_file.h"
 #include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/sim/limit_sweep.h"
 #include "layoutlab/sim/point_metrics.h"
 #include "layoutlab/sim/simulation.h"
 #include "layoutlab/store/measured_runs.h"
@@ -67,6 +68,8 @@ Expected<ProfileConfig> profileConfig(const ProfileRequest& r) {
     auto models = parseLayoutAndAllocator(r.layout, r.allocator);
     if (!models)
         return models.error();
+    if (auto ok = checkCollectionLimits(r.collectionLimits); !ok)
+        return ok.error();
     auto counters = parseCounterSource(r.counters);
     if (!counters)
         return counters.error();
@@ -75,6 +78,7 @@ Expected<ProfileConfig> profileConfig(const ProfileRequest& r) {
     config.allocator = models->allocator;
     config.counters = *counters;
     config.sampleGets = r.sampleGets;
+    config.collectionLimits = r.collectionLimits;
     config.thresholds = r.thresholds;
     if (config.thresholds.empty() && !r.thresholdsText.empty()) {
         const auto param = config.layout->threshold();
@@ -102,6 +106,8 @@ Expected<ProfileConfig> profileConfig(const ProfileRequest& r) {
         "--layout", replayLayoutSpec(*config.layout), "--format", source.format.empty() ? "auto" : source.format,
         "--on-error", source.onError == OnError::Skip ? "skip" : "fail", "--key-size",
         std::to_string(source.oracleKeyBytes) };
+    for (const auto& [name, value] : changedCollectionLimits(r.collectionLimits))
+        config.replayCommand.insert(config.replayCommand.end(), { fmt::format("--{}", name), std::to_string(value) });
     return config;
 }
 
@@ -116,6 +122,8 @@ Expected<ProfileReport> runProfileJob(
     RunParameters parameters
         = runParametersFor(r.tracePath, r.importOptions, *config->layout, *config->allocator, config->thresholds);
     parameters.extra = { { "counters", r.counters }, { "sample_gets", r.sampleGets } };
+    for (const auto& [name, value] : changedCollectionLimits(r.collectionLimits))
+        parameters.extra["collection_limits"][std::string(name)] = value;
     if (!r.cacheGeometry.empty())
         parameters.cacheGeometry = r.cacheGeometry;
     if (auto ok = runs.begin(r.tracePath, r.importOptions, "profile", "reference", parameters, r.toolVersion); !ok)

@@ -214,6 +214,7 @@ Expected<ProfileResult> runProfile(const ProfileConfig& config, ProgressSink* pr
     simConfig.thresholds = config.thresholds;
     simConfig.cache = geometry;
     simConfig.cacheSampleGets = config.sampleGets;
+    simConfig.collectionLimits = config.collectionLimits;
     // The slab model as the reference engine allocates: from its own arena, without a thread cache.
     if (slabModelCovers(*config.allocator)) {
         SlabModelOptions slabs;
@@ -243,7 +244,7 @@ Expected<ProfileResult> runProfile(const ProfileConfig& config, ProgressSink* pr
         point.predictedMissesPerGet = predicted.missesPerGet;
 
         const ReferenceEngineConfig engineConfig { config.layout, config.allocator, predicted.threshold,
-            config.sampleGets };
+            config.sampleGets, config.collectionLimits };
         auto engine = ReferenceEngine::create(engineConfig);
         if (!engine)
             return engine.error();

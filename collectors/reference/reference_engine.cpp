@@ -5,9 +5,11 @@
 
 #include "jemalloc_arena.h"
 #include "layoutlab/alloc/jemalloc_model.h"
+#include "layoutlab/sim/collection_replay.h"
 #include "layoutlab/sim/keyspace_replay.h"
 #include "layoutlab/sim/simulation.h"
 #include "layoutlab/sim/slab_index.h"
+#include "reference_collections.h"
 #include "reference_index.h"
 
 #include <algorithm>
@@ -84,6 +86,8 @@ struct ReferenceEngine::Impl final : KeyspaceObserver {
     std::unique_ptr<JemallocArena> arena;
     std::unique_ptr<ReferenceIndex> keys;
     std::unique_ptr<ReferenceIndex> expires;
+    std::unique_ptr<ReferenceCollections> collections; // the collection keys (their records are empty)
+    std::vector<std::uint32_t> census; // a collection change's, as appendCollectionCensus writes it
     std::vector<KeyRecord> records;
     std::unordered_map<std::uint64_t, KeyLayout> layouts; // by packed shape
     std::uint32_t entryReadBytes = 0;
@@ -118,9 +122,37 @@ struct ReferenceEngine::Impl final : KeyspaceObserver {
             expires->resize(model->heldBuckets());
     }
 
+    // Collection keys as the slab model plays them (reference_collections.h).
+    bool modelsCollections() const override { return true; }
+    void elementStored(std::uint32_t keyId, const KeyState& key, const Request& r, bool startsCommand) override {
+        storeCollection(keyId, key, &r, startsCommand);
+    }
+    // `r`: the element request that changed it (none: a TTL's change or a rename, a command of its own).
+    void storeCollection(std::uint32_t keyId, const KeyState& key, const Request* r, bool startsCommand) {
+        if (failure)
+            return;
+        syncIndexSizes();
+        census.clear();
+        appendCollectionCensus(replay->collections(), jemalloc().table(), keyId, key, r, startsCommand, census);
+        if (collections->store(keyId, census.data(), key.hasTtl(), startsCommand))
+            ++liveKeys;
+    }
+    void renamed(std::uint32_t from, std::uint32_t to) override {
+        if (!replay->keys()[from].collection())
+            return; // a string's allocations are freed and made again (removed(), stored())
+        collections->releaseArguments(); // another command has started
+        collections->move(from, to);
+    }
+    const JemallocModel& jemalloc() const { return static_cast<const JemallocModel&>(*config.allocator); }
+
     void stored(std::uint32_t keyId, const KeyState& state, Op op) override {
         if (failure)
             return;
+        if (state.collection()) [[unlikely]] {
+            storeCollection(keyId, state, nullptr, true);
+            return;
+        }
+        collections->releaseArguments(); // a collection command's: another command has started
         if (keyId >= records.size())
             records.resize(std::max<std::size_t>(std::size_t { keyId } + 1, records.size() * 2));
         syncIndexSizes();
@@ -153,21 +185,29 @@ struct ReferenceEngine::Impl final : KeyspaceObserver {
         const KeyRecord& record = records[keyId] = *built;
         const std::uint64_t hash = hashKey(keyId);
         auto at = [](const KeyRecord& r, std::uint8_t i) { return r.allocation[i]; };
-        if (old.count != 0)
-            keys->replace(hash, at(old, old.head), at(record, record.head));
+        // A collection key overwritten (SET of any key): the string takes its entries' places, its regions
+        // are freed with the old value's.
+        const auto collection = old.count == 0 ? collections->entriesOf(keyId) : std::nullopt;
+        void* oldEntry = collection ? collection->key : old.count != 0 ? at(old, old.head) : nullptr;
+        void* oldExpire = collection   ? collection->expire
+            : old.expiresHead != kNone ? at(old, old.expiresHead)
+                                       : nullptr;
+        if (oldEntry)
+            keys->replace(hash, oldEntry, at(record, record.head));
         else
             keys->insert(hash, at(record, record.head));
-        const bool hadExpire = old.expiresHead != kNone;
         const bool hasExpire = record.expiresHead != kNone;
-        if (hadExpire && hasExpire)
-            expires->replace(hash, at(old, old.expiresHead), at(record, record.expiresHead));
-        else if (hadExpire)
-            expires->erase(hash, at(old, old.expiresHead));
+        if (oldExpire && hasExpire)
+            expires->replace(hash, oldExpire, at(record, record.expiresHead));
+        else if (oldExpire)
+            expires->erase(hash, oldExpire);
         else if (hasExpire)
             expires->insert(hash, at(record, record.expiresHead));
-        if (old.count == 0)
+        if (!oldEntry)
             ++liveKeys;
         freeAllocations(old, record);
+        if (collection) [[unlikely]]
+            collections->drop(keyId);
     }
 
     // Allocates and fills a key's allocations as the layout describes them for its current shape.
@@ -269,8 +309,14 @@ struct ReferenceEngine::Impl final : KeyspaceObserver {
     }
 
     void removed(std::uint32_t keyId) override {
-        if (!failure && keyId < records.size() && records[keyId].count != 0) {
+        if (failure)
+            return;
+        collections->releaseArguments(); // a collection command's: another command has started
+        if (keyId < records.size() && records[keyId].count != 0) {
             release(keyId);
+            syncIndexSizes();
+        } else if (collections->remove(keyId)) {
+            --liveKeys;
             syncIndexSizes();
         }
     }
@@ -328,6 +374,7 @@ struct ReferenceEngine::Impl final : KeyspaceObserver {
         for (std::uint32_t id = 0; id < records.size(); ++id)
             if (records[id].count != 0)
                 release(id);
+        collections.reset();
         keys.reset();
         expires.reset();
     }
@@ -390,6 +437,14 @@ Expected<std::unique_ptr<ReferenceEngine>> ReferenceEngine::create(const Referen
     const auto hashOfExpires = impl->dictIndex() ? &hashOfEntry : &hashOfObject;
     impl->keys = std::make_unique<ReferenceIndex>(impl->policy.kind, *impl->arena, hashOfKeys);
     impl->expires = std::make_unique<ReferenceIndex>(impl->policy.kind, *impl->arena, hashOfExpires);
+    ReferenceCollections::Setup collections;
+    collections.layout = config.layout.get();
+    collections.allocator = jemalloc;
+    collections.threshold = impl->threshold;
+    collections.expiresTable = impl->policy.expiresTable;
+    collections.keysHoldTag = hashOfKeys == &hashOfObject;
+    collections.expiresHoldTag = hashOfExpires == &hashOfObject;
+    impl->collections = std::make_unique<ReferenceCollections>(*impl->arena, *impl->keys, *impl->expires, collections);
     auto before = impl->arena->stats();
     if (!before)
         return before.error();
@@ -411,6 +466,8 @@ Expected<ReferenceLoadReport> ReferenceEngine::load(TraceReader& trace, Progress
     KeyspaceReplay replay(s.policy, trace.keyIdLimit(), s.config.getSampleSize,
         staleExpireRule(*s.config.layout, *s.config.allocator, { s.threshold }),
         StringRewriteRule(*s.config.layout, *s.config.allocator, s.threshold));
+    CollectionReplay collections(*s.config.layout, *s.config.allocator, s.config.collectionLimits);
+    replay.setCollections(&collections);
     replay.setObserver(&s);
     s.replay = &replay;
     s.records.resize(static_cast<std::size_t>(std::min<std::uint64_t>(trace.keyIdLimit(), UINT32_MAX)));
@@ -443,9 +500,13 @@ Expected<ReferenceLoadReport> ReferenceEngine::load(TraceReader& trace, Progress
             progress->progress(total ? static_cast<double>(done) / static_cast<double>(total) : -1.0, done);
     }
     replay.finish();
+    s.collections->releaseArguments(); // the last command has ended
     s.syncIndexSizes(); // the engine's cron finished rehashing and resizing (IndexTableModel::settle)
     s.replay = nullptr;
+    // The GETs of string keys (the cache model's sample: a key the trace has made a collection since is left
+    // out, as its GET would be WRONGTYPE).
     s.sample = replay.getSample();
+    std::erase_if(s.sample, [&s](std::uint32_t id) { return s.collections->holds(id); });
     if (s.sample.empty())
         for (std::uint32_t id = 0; id < s.records.size() && s.sample.size() < s.config.getSampleSize; ++id)
             if (s.records[id].count != 0)
@@ -458,7 +519,7 @@ Expected<ReferenceLoadReport> ReferenceEngine::load(TraceReader& trace, Progress
     report.after = *after;
     report.allocatedBytes = after->allocatedBytes - s.before.allocatedBytes;
     report.activeBytes = after->activeBytes - s.before.activeBytes;
-    report.keyBytes = s.keyBytes;
+    report.keyBytes = s.keyBytes + s.collections->usableBytes();
     report.indexBytes = s.keys->usableBytes() + s.expires->usableBytes();
     report.indexChildBuckets = s.keys->childBuckets() + s.expires->childBuckets();
     report.liveKeys = s.liveKeys;
@@ -495,7 +556,7 @@ GetReplayReport ReferenceEngine::replayGets(std::span<const std::uint32_t> keyId
 std::uint64_t ReferenceEngine::deleteEveryOtherKey() {
     std::uint64_t live = 0, deleted = 0;
     for (std::uint32_t id = 0; id < m_impl->records.size(); ++id)
-        if (m_impl->records[id].count != 0 && (live++ % 2) == 1) {
+        if (m_impl->records[id].count != 0 && (live++ % 2) == 1) { // string keys: collections stay
             m_impl->release(id);
             ++deleted;
         }

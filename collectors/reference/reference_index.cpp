@@ -66,6 +66,12 @@ void ReferenceIndex::resize(std::uint64_t buckets) {
     releaseTable(m_table, m_buckets);
     m_table = table;
     m_buckets = buckets;
+    if (buckets == 0) {
+        // The replay emptied its table before the change that leaves this one's last entry (a PERSIST of the
+        // last key with a TTL, the delete of a collection): the entry goes with the table, as in SlabIndex.
+        m_entries = 0;
+        return;
+    }
     for (void* e : moved)
         insertInto(m_table, m_buckets, m_hashOf(e), e);
 }
@@ -109,6 +115,8 @@ void ReferenceIndex::insertInto(void* table, std::uint64_t buckets, std::uint64_
 }
 
 void ReferenceIndex::insert(std::uint64_t hash, void* entry) {
+    if (m_buckets == 0)
+        return; // none to put it in, as in SlabIndex: the replay holds its tables at their sizes
     insertInto(m_table, m_buckets, hash, entry);
     ++m_entries;
 }

@@ -12,9 +12,8 @@ template <bool Observed> Status KeyspaceReplay::applyElement(KeyState& key, cons
     // budget observing it, or none; memcached's models have no collections.
     if (!m_collections || (Observed && !m_observer->modelsCollections()))
         return usageError("collection keys (hashes, sets, sorted sets, lists) are not modelled here: memcached has "
-                          "none, a budget of raw sizes (--raw-sizes) counts a key and its value only, and the "
-                          "reference engine (profile) does not take them yet: run `sim` or `sweep` with a Valkey or "
-                          "Redis layout, or `drive` for a real server's figures");
+                          "none, and a budget of raw sizes (--raw-sizes) counts a key and its value only: run `sim` "
+                          "or `sweep` with a Valkey or Redis layout, or `drive` for a real server's figures");
     const ElementOp op = r.elementOp();
     const std::uint32_t id = idOf(key);
     if (Observed && m_writesRefused && deniedOnOom(op)) [[unlikely]] {

@@ -83,6 +83,21 @@ std::vector<std::string_view> allCollectionLimitNames() {
     return out;
 }
 
+std::vector<std::pair<std::string_view, std::int64_t>> changedCollectionLimits(const CollectionLimits& limits) {
+    std::vector<std::pair<std::string_view, std::int64_t>> out;
+    for (std::string_view name : allCollectionLimitNames())
+        if (const auto v = collectionLimit(limits, name); v != collectionLimit({}, name))
+            out.emplace_back(name, v);
+    return out;
+}
+
+Status checkCollectionLimits(const CollectionLimits& limits) {
+    for (std::string_view name : allCollectionLimitNames())
+        if (auto ok = checkCollectionLimit(name, collectionLimit(limits, name)); !ok)
+            return ok;
+    return Ok {};
+}
+
 Status checkCollectionLimit(std::string_view name, std::int64_t value) {
     CollectionLimits probe;
     if (!setCollectionLimit(probe, name, 0))

@@ -224,9 +224,8 @@ Expected<SimulationJobOutcome> runSimulationJob(
         if (config.fillOnMiss)
             parameters.extra["fill_batch"] = config.fillOnMiss;
         // The collections' limits a run changed from the engines' defaults, and the one it swept.
-        for (std::string_view name : allCollectionLimitNames())
-            if (const auto v = collectionLimit(config.collectionLimits, name); v != collectionLimit({}, name))
-                parameters.extra["collection_limits"][std::string(name)] = v;
+        for (const auto& [name, value] : changedCollectionLimits(config.collectionLimits))
+            parameters.extra["collection_limits"][std::string(name)] = value;
         if (config.limitSweep)
             parameters.extra["limit_sweep"]
                 = { { "name", config.limitSweep->name }, { "values", config.limitSweep->values } };

@@ -80,9 +80,8 @@ Status addBudget(const SimulationRequest& request, SimulationJob& job) {
 
 // The collections' limits as given, each checked as the engines take it, and the one swept.
 Status addCollectionLimits(const SimulationRequest& request, SimulationJob& job) {
-    for (std::string_view name : allCollectionLimitNames())
-        if (auto ok = checkCollectionLimit(name, collectionLimit(request.collectionLimits, name)); !ok)
-            return ok;
+    if (auto ok = checkCollectionLimits(request.collectionLimits); !ok)
+        return ok;
     job.config.collectionLimits = request.collectionLimits;
     if (request.limitSweep.empty())
         return Ok {};

@@ -30,6 +30,7 @@ struct ProfileConfig {
     std::optional<CacheGeometry> geometry; // default: this machine's (sysfs)
     CounterSource counters = CounterSource::Auto;
     std::uint32_t sampleGets = 100000;
+    CollectionLimits collectionLimits;
     // Opens the trace afresh (the simulator and every reference-engine load read it from the start).
     std::function<Expected<std::unique_ptr<TraceReader>>()> openTrace;
     // For cachegrind: the command that replays this trace in a reference engine of its own

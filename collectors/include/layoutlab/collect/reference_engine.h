@@ -13,9 +13,15 @@
 // written in full; a GET follows pointers stored inside the allocations (dictEntry key/value/next,
 // robj ptr), compares a 4-byte key tag at the start of the key's allocation, and reads each allocation
 // for as many bytes as the layout's GET path says, from lengths stored in the allocations themselves.
+//
+// Collection keys (hashes, sets, sorted sets, lists) are built as the slab model plays them: each change's
+// allocations by class (CollectionReplay::allocations) and its command's argument objects, made and freed in
+// the engine's order, so that the arena's stats.active checks the slab model's on collection traces too. Their
+// bytes are allocated, not written, and GETs read string keys only.
 
 #include "layoutlab/alloc/allocator_model.h"
 #include "layoutlab/expected.h"
+#include "layoutlab/layout/collection_layout.h"
 #include "layoutlab/layout/layout_model.h"
 #include "layoutlab/sim/results.h"
 #include "layoutlab/sim/simulation.h"
@@ -50,6 +56,7 @@ struct ReferenceEngineConfig {
     AllocatorPtr allocator; // must be the linked jemalloc ("jemalloc")
     std::uint32_t threshold = 0; // the layout's embed threshold (0: its configured one)
     std::uint32_t getSampleSize = 100000; // the trace's most recent GET hits kept for replayGets()
+    CollectionLimits collectionLimits; // the compact encodings' limits (config.c's defaults)
 };
 
 struct ReferenceLoadReport {

@@ -28,6 +28,7 @@ struct ProfileRequest {
     std::string counters = "auto"; // auto, perf, cachegrind, none
     std::string cacheGeometry; // empty: this machine's
     std::uint32_t sampleGets = 100000;
+    CollectionLimits collectionLimits; // the compact encodings' limits of the prediction and the reference engine
     // The program whose `profile-replay` command cachegrind runs (the layoutlab executable).
     std::string replayProgram;
     std::string toolVersion;

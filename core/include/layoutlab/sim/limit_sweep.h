@@ -33,6 +33,10 @@ Expected<LimitSweep> parseLimitSweep(std::string_view text);
 Status checkCollectionLimit(std::string_view name, std::int64_t value);
 // Every limit's name, in config.c's order by type.
 std::vector<std::string_view> allCollectionLimitNames();
+// The limits that differ from config.c's defaults, by name in the same order.
+std::vector<std::pair<std::string_view, std::int64_t>> changedCollectionLimits(const CollectionLimits& limits);
+// Each limit checked (checkCollectionLimit): the first error.
+Status checkCollectionLimits(const CollectionLimits& limits);
 
 // The limits of each swept value: `base` with the swept limit set to it.
 std::vector<CollectionLimits> limitVariants(const CollectionLimits& base, const LimitSweep& sweep);
