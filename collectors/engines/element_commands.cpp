@@ -130,7 +130,7 @@ namespace {
 std::optional<std::string> printedInSeventeen(std::uint32_t shortest, std::uint32_t seventeen) {
     thread_local std::map<std::pair<std::uint32_t, std::uint32_t>, std::optional<std::string>> found;
     const auto [at, made] = found.try_emplace({ shortest, seventeen });
-    if (!made || shortest < 3 || shortest > 17)
+    if (!made || shortest < 3 || shortest > 18)
         return at->second;
     std::uint64_t state = std::uint64_t { shortest } << 32 | seventeen;
     auto digit = [&state](char from) { return static_cast<char>(from + Random::splitmix64(state) % ('9' - from + 1)); };
@@ -153,28 +153,44 @@ std::optional<std::string> printedInSeventeen(std::uint32_t shortest, std::uint3
     }
     return at->second;
 }
+// "1." and the digits of 2^-k, k = length - 2 (2^-k = 5^k / 10^k): a text of `length` characters, 3 to 18.
+std::string onePlusPowerOfHalf(std::uint32_t length) {
+    const std::uint32_t k = length - 2;
+    std::uint64_t fivePower = 1;
+    for (std::uint32_t i = 0; i < k; ++i)
+        fivePower *= 5;
+    return fmt::format("1.{:0>{}}", fivePower, k);
+}
 } // namespace
 
 bool scoreText(std::uint32_t packed, IntegerClass cls, std::string& out) {
     const std::uint32_t bytes = shortestScoreBytes(packed), seventeen = seventeenDigitScoreBytes(packed);
     if (cls != IntegerClass::None)
         return elementText(bytes, cls, 0, out);
-    if (seventeen != 0) {
-        if (auto text = printedInSeventeen(bytes, seventeen)) {
-            out = std::move(*text);
-            return true;
-        }
+    if (bytes == 2) {
+        out = "-0"; // the one score of two characters that is not an integer: d2string's negative zero
+        return true;
     }
     // 1 + 2^-k prints in full in k fraction digits (2^-k = 5^k / 10^k), within the 17 significant digits
     // d2string keeps: from "1.5" (3 characters) to 16 fraction digits (18).
     constexpr std::uint32_t kShortest = 3, kLongest = 18;
-    const std::uint32_t length = std::clamp(bytes, kShortest, kLongest);
-    const std::uint32_t k = length - 2;
-    std::uint64_t fivePower = 1;
-    for (std::uint32_t i = 0; i < k; ++i)
-        fivePower *= 5;
-    out = fmt::format("1.{:0>{}}", fivePower, k);
-    return length == bytes && seventeen == 0;
+    if (seventeen == 0 && bytes >= kShortest && bytes <= kLongest) {
+        out = onePlusPowerOfHalf(bytes);
+        return true;
+    }
+    const std::uint32_t printed = seventeen != 0 ? seventeen : bytes;
+    if (auto text = printedInSeventeen(bytes, printed)) {
+        out = std::move(*text);
+        return true;
+    }
+    // A negative number's texts are a sign longer (a weighted sum's, a score given below 0).
+    if (bytes > kShortest && printed > kShortest)
+        if (auto text = printedInSeventeen(bytes - 1, printed - 1)) {
+            out = "-" + *text;
+            return true;
+        }
+    out = onePlusPowerOfHalf(std::clamp(bytes, kShortest, kLongest)); // the nearest length there is
+    return false;
 }
 
 ElementCommandWriter::Key& ElementCommandWriter::keyOf(std::uint32_t keyId) {

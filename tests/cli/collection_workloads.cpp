@@ -468,6 +468,12 @@ Workload keyRenames(std::uint64_t keys) {
 Workload setPops(std::uint64_t keys) {
     return setsPops(keys);
 }
+Workload setStores(std::uint64_t groups) {
+    return workload::setStores(groups);
+}
+Workload zsetStores(std::uint64_t groups) {
+    return workload::zsetStores(groups);
+}
 
 std::vector<Workload> collectionWorkloads() {
     // LAYOUTLAB_COLLECTION_WORKLOAD=FILE runs the commands of FILE instead (one per line, arguments split at
@@ -494,7 +500,7 @@ std::vector<Workload> collectionWorkloads() {
     }
     return { grow(700), churn(512), counters(1000), lifecycle(1025), setsGrow(600), setsChurn(513), setsPops(300),
         zsetsGrow(500), zsetsChurn(511), zsetsRanges(511), listsGrow(400), listsChurn(257), moves(130),
-        workload::renames(257) };
+        workload::renames(257), workload::setStores(40), workload::zsetStores(40) };
 }
 
 } // namespace layoutlab::test

@@ -29,6 +29,10 @@ Workload rangeRemovals(std::uint64_t keys);
 Workload keyRenames(std::uint64_t keys);
 // Sets emptied by SPOP (members the server draws at random), each set's members alike in length.
 Workload setPops(std::uint64_t keys);
+// Groups of sets, and of sorted sets, whose intersections, unions and differences are stored (SINTERSTORE,
+// ZUNIONSTORE, ...).
+Workload setStores(std::uint64_t groups);
+Workload zsetStores(std::uint64_t groups);
 // Every workload, or the one LAYOUTLAB_COLLECTION_WORKLOAD names (a file of commands, one a line).
 std::vector<Workload> collectionWorkloads();
 

@@ -84,5 +84,9 @@ Workload zsetsChurn(std::uint64_t keys);
 Workload zsetsRanges(std::uint64_t keys);
 // Keys of every type renamed (rename_workloads.cpp).
 Workload renames(std::uint64_t keys);
+// Groups of sets, and of sorted sets, whose intersections, unions and differences are stored
+// (store_workloads.cpp).
+Workload setStores(std::uint64_t groups);
+Workload zsetStores(std::uint64_t groups);
 
 } // namespace layoutlab::test::workload

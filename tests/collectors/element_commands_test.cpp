@@ -88,7 +88,9 @@ TEST(ScoreText, NonIntegerScoresPrintInTheirLength) {
         EXPECT_EQ(std::string(printed), text);
     }
     std::string text;
-    EXPECT_FALSE(scoreText(2, IntegerClass::None, text));
+    EXPECT_TRUE(scoreText(2, IntegerClass::None, text)); // d2string's negative zero, a weighted sum's
+    EXPECT_EQ(text, "-0");
+    EXPECT_FALSE(scoreText(1, IntegerClass::None, text));
     EXPECT_TRUE(scoreText(5, IntegerClass::Int24, text));
     EXPECT_EQ(integerClassOf(text), IntegerClass::Int24);
 }
@@ -96,8 +98,9 @@ TEST(ScoreText, NonIntegerScoresPrintInTheirLength) {
 // Where Redis 7.0's 17 digits are longer than the shortest text (request.h packScoreBytes), the score made up
 // has both lengths.
 TEST(ScoreText, AScoreLongerInSeventeenDigitsIsMadeSo) {
+    // The last two a sign longer than any positive score's (a weighted sum's: -1234567.8901234567).
     for (const auto [shortest, seventeen] :
-        { std::pair { 3u, 19u }, { 4u, 18u }, { 13u, 18u }, { 15u, 17u }, { 8u, 19u } }) {
+        { std::pair { 3u, 19u }, { 4u, 18u }, { 13u, 18u }, { 15u, 17u }, { 8u, 19u }, { 19u, 19u }, { 18u, 20u } }) {
         std::string text;
         EXPECT_TRUE(scoreText(packScoreBytes(shortest, seventeen), IntegerClass::None, text)) << shortest;
         const double v = std::strtod(text.c_str(), nullptr);

@@ -42,8 +42,16 @@ CollectionCommandEffect applyCollectionCommand(
 // Commands that pop from the first non-empty of several keys or move an element between two (BLPOP, LMPOP,
 // LMOVE, RPOPLPUSH, SMOVE, ZPOPMIN, BZPOPMAX, ZMPOP and their blocking forms: monitor_moves.cpp), applied as
 // the single-key commands whose effect they have; each request names its key.
+// The algebra's STORE commands among them: SINTERSTORE, SUNIONSTORE, SDIFFSTORE (monitor_set_store.cpp) and
+// ZUNIONSTORE, ZINTERSTORE, ZDIFFSTORE (monitor_zset_store.cpp).
 bool isMultiKeyCollectionCommand(std::string_view name);
 CollectionCommandEffect applyMultiKeyCollectionCommand(
+    std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs);
+bool isSetStoreCommand(std::string_view name);
+CollectionCommandEffect applySetStoreCommand(
+    std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs);
+bool isSortedSetStoreCommand(std::string_view name);
+CollectionCommandEffect applySortedSetStoreCommand(
     std::string_view name, const std::vector<std::string>& args, MonitorKeyspace& keys, std::uint64_t nowMs);
 
 // A sorted set's members with their scores, to be put in the order its listpack or skiplist keeps them:

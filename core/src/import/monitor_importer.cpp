@@ -204,7 +204,12 @@ void MonitorImporter::emitEffect(const monitor::CollectionCommandEffect& effect)
         noteCommand(m_rejects.drawnByImporter, m_name);
     for (std::size_t i = 0; i < effect.requests.size(); ++i) {
         const Request& element = effect.requests[i];
-        Request r = base(effect.keys.empty() ? m_args[1] : effect.keys[i], Op::Element);
+        const std::string& key = effect.keys.empty() ? m_args[1] : effect.keys[i];
+        if (element.op == Op::Delete) { // a STORE's destination, its value replaced
+            emit(base(key, Op::Delete));
+            continue;
+        }
+        Request r = base(key, Op::Element);
         r.element = element.element;
         r.elementBytes = element.elementBytes;
         r.valueBytes = element.valueBytes;

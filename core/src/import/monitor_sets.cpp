@@ -30,7 +30,8 @@ namespace layoutlab::monitor {
 namespace {
 constexpr std::array<std::string_view, 5> kElementCommands { "SADD", "SREM", "SISMEMBER", "SMISMEMBER", "SPOP" };
 constexpr std::uint64_t kPopSalt = 0x5909; // SPOP's draws: the same members every import
-constexpr std::array<std::string_view, 4> kWholeReads { "SMEMBERS", "SCARD", "SSCAN", "SRANDMEMBER" };
+constexpr std::array<std::string_view, 8> kWholeReads { "SMEMBERS", "SCARD", "SSCAN", "SRANDMEMBER", "SINTER", "SUNION",
+    "SDIFF", "SINTERCARD" };
 
 class SetCommand : CollectionCommand {
 public:

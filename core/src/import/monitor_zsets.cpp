@@ -33,8 +33,9 @@ namespace layoutlab::monitor {
 namespace {
 constexpr std::array<std::string_view, 10> kElementCommands { "ZADD", "ZINCRBY", "ZREM", "ZSCORE", "ZMSCORE", "ZRANK",
     "ZREVRANK", "ZREMRANGEBYSCORE", "ZREMRANGEBYRANK", "ZREMRANGEBYLEX" };
-constexpr std::array<std::string_view, 11> kWholeReads { "ZRANGE", "ZREVRANGE", "ZRANGEBYSCORE", "ZREVRANGEBYSCORE",
-    "ZRANGEBYLEX", "ZREVRANGEBYLEX", "ZCARD", "ZCOUNT", "ZLEXCOUNT", "ZSCAN", "ZRANDMEMBER" };
+constexpr std::array<std::string_view, 15> kWholeReads { "ZRANGE", "ZREVRANGE", "ZRANGEBYSCORE", "ZREVRANGEBYSCORE",
+    "ZRANGEBYLEX", "ZREVRANGEBYLEX", "ZCARD", "ZCOUNT", "ZLEXCOUNT", "ZSCAN", "ZRANDMEMBER", "ZUNION", "ZINTER",
+    "ZDIFF", "ZINTERCARD" };
 
 // util.c string2d: strtod of the whole string, no leading space, not NaN ("inf" and "-inf" are scores).
 std::optional<double> parseScore(const std::string& text) {

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+// The MONITOR importer's STORE commands of the set and sorted-set algebra (monitor_set_store.cpp,
+// monitor_zset_store.cpp): the sources' lookups first, then the destination's delete, then the result's adds
+// (and SDIFFSTORE's second algorithm's removals), each request on its key.
+
+#include "monitor_capture_import.h"
+
+#include <fmt/ranges.h>
+
+namespace layoutlab::test {
+
+namespace {
+
+// Each request as "key action", keys told apart by their lengths: "2 add", "1 read", "3 delete".
+std::vector<std::string> summary(const std::vector<Request>& requests) {
+    std::vector<std::string> out;
+    for (const Request& r : requests) {
+        if (r.op != Op::Element) {
+            out.push_back(fmt::format("{} {}", r.keyBytes, opName(r.op)));
+            continue;
+        }
+        out.push_back(fmt::format("{} {}", r.keyBytes, elementActionName(r.elementOp().action)));
+    }
+    return out;
+}
+
+using Lines = std::vector<std::string>;
+
+} // namespace
+
+TEST_F(MonitorCommandsTest, SetStoresLookUpTheSourcesThenReplaceTheDestination) {
+    // Keys by length: a (1) {1 2 3 x}, bb (2) {2 3 4}, ddd (3) a string, then each STORE.
+    const auto r = import({ { "SADD", "a", "1", "2", "3", "x" }, { "SADD", "bb", "2", "3", "4" },
+        { "SET", "ddd", "text" }, { "SINTERSTORE", "ddd", "a", "bb" }, { "SUNIONSTORE", "uuuu", "a", "bb" },
+        { "SDIFFSTORE", "fffff", "a", "bb", "missing" }, { "SINTERSTORE", "gggggg", "a", "ddd", "zzz" } });
+    const Lines all = summary(r);
+    ASSERT_EQ(all.size(), 40u) << fmt::format("{}", fmt::join(all, ", "));
+    // SINTERSTORE ddd a bb: bb is the smaller, its members looked up in a (2, 3 held; 4 not); the string
+    // deleted; 2 and 3 added, each as an SADD of one.
+    EXPECT_EQ(Lines(all.begin() + 10, all.begin() + 18),
+        (Lines { "1 read", "1 read", "1 read", "3 delete", "3 command", "3 add", "3 command", "3 add" }));
+    // SUNIONSTORE uuuu a bb: nothing looked up in the sources; every member added in turn, the second 2 and 3
+    // looked up in the result (setTypeAddAux finds them there).
+    EXPECT_EQ(Lines(all.begin() + 18, all.begin() + 32),
+        (Lines { "4 command", "4 add", "4 command", "4 add", "4 command", "4 add", "4 command", "4 add", "4 command",
+            "4 read", "4 command", "4 read", "4 command", "4 add" }));
+    // SDIFFSTORE fffff a bb missing: the first algorithm (a's 4 x 2 sources / 2 <= 7); each of a's members looked
+    // up in bb until held: 1 (not), 2, 3, x (not); 1 and x added.
+    EXPECT_EQ(Lines(all.begin() + 32, all.end()),
+        (Lines { "2 read", "2 read", "2 read", "2 read", "5 command", "5 add", "5 command", "5 add" }));
+    // SINTERSTORE gggggg a ddd zzz: a missing key is an empty set, so nothing at all (ddd is a set by now).
+    EXPECT_EQ(m_rejects.notModelled.count("SINTERSTORE"), 0u);
+}
+
+TEST_F(MonitorCommandsTest, SdiffstoresSecondAlgorithmAddsTheFirstSetThenRemoves) {
+    std::vector<std::string> big { "SADD", "a" };
+    for (int i = 0; i < 10; ++i)
+        big.push_back("m" + std::to_string(i));
+    // Four sources, the first of 10 and three of one: 4 x 10 / 2 = 20 > 13, the second algorithm. cc holds m3
+    // and a member a does not; ddd holds m4.
+    const auto r = import({ big, { "SADD", "bb", "m1" }, { "SADD", "cc", "m3", "zz" }, { "SADD", "ddd", "m4" },
+        { "SDIFFSTORE", "eeeee", "a", "bb", "cc", "ddd" }, { "SDIFFSTORE", "a", "a", "bb", "a" } });
+    const Lines all = summary(r);
+    // 11 + 2 + 3 + 2 requests of the SADDs; then ten SADDs of one (20), and SREM m1, m3, zz (not held: a lookup)
+    // and m4; then SDIFFSTORE a a bb a: a from itself, empty: a deleted.
+    ASSERT_EQ(all.size(), 18u + 20 + 4 + 1);
+    EXPECT_EQ(Lines(all.begin() + 38, all.end()), (Lines { "5 remove", "5 remove", "5 read", "5 remove", "1 delete" }));
+    for (std::size_t i = 18; i < 38; i += 2)
+        EXPECT_EQ(all[i + 1], "5 add") << i;
+}
+
+TEST_F(MonitorCommandsTest, SortedSetStoresAggregateScoresAndCheckTheirArguments) {
+    const auto r = import({ { "ZADD", "a", "1", "x", "2", "yy", "3", "zzz" }, { "ZADD", "bb", "10", "yy", "20", "zzz" },
+        { "SADD", "ccc", "yy", "w" },
+        { "ZUNIONSTORE", "uuuu", "3", "a", "bb", "ccc", "WEIGHTS", "1", "2", "0.5", "AGGREGATE", "max" },
+        { "ZINTERSTORE", "iiiii", "2", "a", "bb" }, { "ZDIFFSTORE", "dddddd", "2", "a", "ccc" },
+        { "ZUNIONSTORE", "uuuu", "0", "a" }, { "ZUNIONSTORE", "uuuu", "3", "a" },
+        { "ZUNIONSTORE", "uuuu", "1", "a", "WEIGHTS", "x" }, { "ZINTERSTORE", "uuuu", "1", "a", "AGGREGATE", "avg" },
+        { "ZDIFFSTORE", "uuuu", "1", "a", "WEIGHTS", "1" } });
+    const Lines all = summary(r);
+    // The sources' 4 + 3 + 3 requests; ZUNIONSTORE: one ZADD of the union's four members (x, yy, zzz, w).
+    ASSERT_GE(all.size(), 15u);
+    EXPECT_EQ(Lines(all.begin() + 10, all.begin() + 15), (Lines { "4 command", "4 add", "4 add", "4 add", "4 add" }));
+    EXPECT_EQ(r[10].valueBytes, 4u); // the command's member count, which sizes the table
+    // ZINTERSTORE: bb the smaller; yy and zzz looked up in a, both held, then each added.
+    EXPECT_EQ(Lines(all.begin() + 15, all.begin() + 21),
+        (Lines { "1 read", "1 read", "5 command", "5 add", "5 command", "5 add" }));
+    // ZDIFFSTORE dddddd a ccc: a's members looked up in the set ccc until held: x (not), yy (held), zzz (not).
+    EXPECT_EQ(Lines(all.begin() + 21, all.end()),
+        (Lines { "3 read", "3 read", "3 read", "6 command", "6 add", "6 command", "6 add" }));
+    EXPECT_EQ(m_rejects.refused.at("at least 1 input key is needed for 'zunionstore' command"), 1u);
+    EXPECT_EQ(m_rejects.refused.at("syntax error"), 3u); // numkeys past the keys, AGGREGATE avg, ZDIFFSTORE WEIGHTS
+    EXPECT_EQ(m_rejects.refused.at("weight value is not a float"), 1u);
+}
+
+} // namespace layoutlab::test
