@@ -9,9 +9,10 @@
 //   second algorithm. Not drawn: SINTERSTORE whose smallest source is a table of integers, whose result the
 //   server builds as a listpack and leaves a table past set-max-listpack-entries where the importer has an
 //   intset (import-formats.md).
-//   Sorted sets (ZUNIONSTORE, ZINTERSTORE, ZDIFFSTORE: t_zset.c zunionInterDiffGenericCommand): 5 to 600
-//   members of 4 to 80 bytes with drawn scores, a plain set among the sources at times (its members score 1),
-//   WEIGHTS and AGGREGATE SUM, MIN and MAX.
+//   Sorted sets (ZUNIONSTORE, ZINTERSTORE, ZDIFFSTORE: t_zset.c zunionInterDiffGenericCommand; ZRANGESTORE:
+//   zrangeGenericCommand): 5 to 600 members of 4 to 80 bytes with drawn scores (a fifth of the groups all
+//   scored 0), a plain set among the sources at times (its members score 1), WEIGHTS and AGGREGATE SUM, MIN
+//   and MAX; ranges by rank, by score and (in the groups scored alike) by member, with REV and LIMIT.
 
 #include "workload_draw.h"
 
@@ -127,12 +128,52 @@ Workload setStores(std::uint64_t groups) {
     return s.finish();
 }
 
+namespace {
+// ZRANGESTORE dst src ...: a rank range (from either end, past the end at times); a score range (open, closed and
+// infinite ends) with REV and LIMIT at times; on a group scored alike, a member range ("[a", "(b", "-", "+").
+Command rangeStore(Draw& d, const std::string& dst, const std::string& src, bool byMember, const std::string& low,
+    const std::string& high) {
+    Command c { "ZRANGESTORE", dst, src };
+    const bool reverse = d.chance(0.3);
+    const std::uint64_t kind = byMember ? 2 : d.between(0, 1);
+    if (kind == 0) {
+        const std::int64_t start = d.chance(0.3) ? -static_cast<std::int64_t>(d.between(1, 300)) : d.between(0, 150);
+        c.push_back(std::to_string(start));
+        c.push_back(d.chance(0.3) ? "-1" : std::to_string(start < 0 ? -1 : start + d.between(0, 700)));
+    } else {
+        std::string min, max;
+        if (kind == 1) {
+            min = d.chance(0.2) ? "-inf" : (d.chance(0.3) ? "(" : "") + std::to_string(d.between(0, 150));
+            max = d.chance(0.3) ? "+inf" : (d.chance(0.3) ? "(" : "") + std::to_string(d.between(150, 300));
+        } else {
+            min = d.chance(0.2) ? "-" : (d.chance(0.5) ? "[" : "(") + std::min(low, high);
+            max = d.chance(0.2) ? "+" : (d.chance(0.5) ? "[" : "(") + std::max(low, high);
+        }
+        c.push_back(reverse ? max : min);
+        c.push_back(reverse ? min : max);
+        c.push_back(kind == 1 ? "BYSCORE" : "BYLEX");
+        if (d.chance(0.3)) {
+            c.push_back("LIMIT");
+            c.push_back(std::to_string(d.between(0, 20)));
+            c.push_back(d.chance(0.3) ? "-1" : std::to_string(d.between(0, 300)));
+        }
+    }
+    if (reverse)
+        c.push_back("REV");
+    return c;
+}
+} // namespace
+
 Workload zsetStores(std::uint64_t groups) {
     Stores s(fmt::format("zset-stores-{}", groups), groups * 101);
     Draw& d = s.d;
     for (std::uint64_t g = 0; g < groups; ++g) {
         const std::uint64_t poolSize = 1000;
         auto pooled = [&](std::uint64_t i) { return stringMember(g, i, 4 + (g * 13 + i * 5) % 77); };
+        // A group of members all scored 0 (an index walked by member), where ZRANGESTORE ... BYLEX takes ranges:
+        // elsewhere a skiplist's walk by member starts where its random levels say.
+        const bool byMember = d.chance(0.2);
+        auto scored = [&] { return byMember ? std::string("0") : score(d); };
         std::vector<std::string> keys;
         for (std::uint64_t n = d.between(2, 4); n > 0; --n) {
             static const std::uint64_t kSizes[] = { 5, 60, 120, 200, 600 };
@@ -144,7 +185,7 @@ Workload zsetStores(std::uint64_t groups) {
                 Command c { plainSet ? "SADD" : "ZADD", key };
                 for (std::uint64_t k = d.between(1, 100); k > 0 && i < size; --k, ++i) {
                     if (!plainSet)
-                        c.push_back(score(d));
+                        c.push_back(scored());
                     c.push_back(pooled((start + i * (1 + g % 2)) % poolSize));
                 }
                 s.w.commands.push_back(std::move(c));
@@ -153,8 +194,15 @@ Workload zsetStores(std::uint64_t groups) {
             s.collections.insert(key);
         }
         for (std::uint64_t n = d.between(1, 4); n > 0; --n) {
-            const std::string name = std::array { "ZINTERSTORE", "ZUNIONSTORE", "ZDIFFSTORE" }[d.between(0, 2)];
+            const std::string name
+                = std::array { "ZINTERSTORE", "ZUNIONSTORE", "ZDIFFSTORE", "ZRANGESTORE" }[d.between(0, 3)];
             const std::string dst = s.destination(keys.front(), zsetKey);
+            if (name == "ZRANGESTORE") {
+                s.w.commands.push_back(rangeStore(d, dst, keys[d.between(0, keys.size() - 1)], byMember,
+                    pooled(d.between(0, poolSize - 1)), pooled(d.between(0, poolSize - 1))));
+                s.stored(dst);
+                continue;
+            }
             const std::vector<std::string> from = s.sources(keys);
             Command c { name, dst, std::to_string(from.size()) };
             c.insert(c.end(), from.begin(), from.end());
@@ -172,7 +220,7 @@ Workload zsetStores(std::uint64_t groups) {
             for (std::uint64_t k = d.between(0, 3); k > 0; --k) { // the result changed as any sorted set is
                 const std::string member = pooled(d.between(0, poolSize - 1));
                 s.w.commands.push_back(
-                    d.chance(0.5) ? Command { "ZADD", dst, score(d), member } : Command { "ZREM", dst, member });
+                    d.chance(0.5) ? Command { "ZADD", dst, scored(), member } : Command { "ZREM", dst, member });
             }
         }
     }

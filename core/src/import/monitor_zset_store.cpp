@@ -12,12 +12,14 @@
 // lacks the member, ZDIFFSTORE's first algorithm's in the others until one holds it; each a rehash step of a
 // table), then a delete of dst (when the capture showed it held) and a ZADD of each member of the result with
 // its score (ZUNIONSTORE's in one ZADD, whose count sizes the table as the union's expand does): the encoding
-// comes out as the conversion leaves it (a listpack exactly when the result fits one). Not followed: Valkey 8.1
-// and later expand a union's table to its largest source only and grow it from there. Not followed: ZDIFFSTORE's second
-// algorithm adds the whole first source and removes the others' members with the table's shrink paused, so a skiplist
-// result keeps a table sized for the first source where it has not shrunk. ZRANGESTORE is not modelled.
+// comes out as the conversion leaves it (a listpack exactly when the result fits one). ZRANGESTORE
+// (zrangeGenericCommand) stores a range's members with their scores the same way (rangeStore, below).
+// Not followed: Valkey 8.1 and later expand a union's table to its largest source only and grow it from there;
+// ZDIFFSTORE's second algorithm adds the whole first source and removes the others' members with the table's
+// shrink paused, so a skiplist result keeps a table sized for the first source where it has not shrunk.
 
 #include "monitor_multi_key.h"
+#include "monitor_zset_ranges.h"
 
 #include <algorithm>
 #include <array>
@@ -28,7 +30,7 @@ namespace layoutlab::monitor {
 
 namespace {
 
-constexpr std::array<std::string_view, 3> kCommands { "ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE" };
+constexpr std::array<std::string_view, 4> kCommands { "ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE", "ZRANGESTORE" };
 
 enum class Aggregate : std::uint8_t { Sum, Min, Max };
 
@@ -52,6 +54,10 @@ public:
     using MultiKeyCommand::MultiKeyCommand;
 
     CollectionCommandEffect run() {
+        if (m_name == "ZRANGESTORE") {
+            rangeStore();
+            return std::move(m_effect);
+        }
         if (!arity(4))
             return std::move(m_effect);
         const auto numkeys = parseLongLong(m_args[2]);
@@ -84,12 +90,7 @@ public:
             // The result's table sized for it before its members go in (Redis 7.x and Valkey 8.0 dictExpand the
             // destination to the union's size; Valkey 8.1 and later expand it to the largest source first): one
             // ZADD of every member, whose count zsetTypeCreate sizes the table by.
-            std::vector<std::string> args { "ZADD", m_args[1] };
-            for (const auto& [member, score] : result) {
-                args.push_back(fmt::format("{:.17g}", score));
-                args.push_back(member);
-            }
-            apply(std::move(args));
+            addAtOnce(result);
         } else {
             // ZINTERSTORE and ZDIFFSTORE add each member in turn (zslInsert, then the table's add: it grows as
             // it fills).
@@ -100,6 +101,77 @@ public:
     }
 
 private:
+    // t_zset.c zrangeGenericCommand with a destination: ZRANGESTORE dst src min max [BYSCORE|BYLEX] [REV]
+    // [LIMIT offset count], the options and the range checked first; a missing src stores nothing (dst
+    // deleted), another type is refused. The result (zrangeResultBeginStore: zsetTypeCreate of a rank range's
+    // length, else of none) gets each member with zsetAdd: a rank range's as one ZADD, whose count sizes it so,
+    // the others' one member at a time.
+    void rangeStore() {
+        if (!arity(5))
+            return;
+        std::optional<ZsetRange::Kind> kind;
+        bool reverse = false;
+        std::int64_t offset = 0, limit = -1;
+        for (std::size_t j = 5; j < m_args.size(); ++j) {
+            const std::string& word = m_args[j];
+            if (equalsIgnoringCase(word, "LIMIT") && m_args.size() - j - 1 >= 2) {
+                const auto from = parseLongLong(m_args[j + 1]), count = parseLongLong(m_args[j + 2]);
+                if (!from || !count)
+                    return refuse("value is not an integer or out of range", "LIMIT " + m_args[j + 1].substr(0, 40));
+                offset = *from;
+                limit = *count;
+                j += 2;
+            } else if (!reverse && equalsIgnoringCase(word, "REV")) {
+                reverse = true;
+            } else if (!kind && (equalsIgnoringCase(word, "BYSCORE") || equalsIgnoringCase(word, "BYLEX"))) {
+                kind = equalsIgnoringCase(word, "BYSCORE") ? ZsetRange::Kind::Score : ZsetRange::Kind::Lex;
+            } else {
+                return refuse("syntax error", "'" + word.substr(0, 40) + "'");
+            }
+        }
+        const ZsetRange::Kind by = kind.value_or(ZsetRange::Kind::Rank);
+        if (limit != -1 && by == ZsetRange::Kind::Rank)
+            return refuse(
+                "syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX", "a rank range");
+        // A reversed score or member range is given as max, then min.
+        const bool swapped = reverse && by != ZsetRange::Kind::Rank;
+        std::string refusal;
+        const auto range = ZsetRange::parse(by, m_args[swapped ? 4 : 3], m_args[swapped ? 3 : 4], refusal);
+        if (!range)
+            return refuse(std::move(refusal), "'" + m_args[3].substr(0, 40) + "' '" + m_args[4].substr(0, 40) + "'");
+        const auto source = typed(m_args[2], KeyValue::Content::SortedSet);
+        if (!source)
+            return; // WRONGTYPE
+        std::vector<std::pair<std::string, double>> result;
+        if (*source) {
+            ScoredMembers chosen = range->select(*(*source)->zset, reverse);
+            if (by != ZsetRange::Kind::Rank) {
+                // The members in range from the walk's start: `offset` skipped (below 0: none left), then at most
+                // `limit` of them (below 0: every one).
+                const auto skip = static_cast<std::size_t>(
+                    offset < 0 ? chosen.size() : std::min<std::uint64_t>(offset, chosen.size()));
+                chosen.erase(chosen.begin(), chosen.begin() + static_cast<std::ptrdiff_t>(skip));
+                if (limit >= 0 && static_cast<std::uint64_t>(limit) < chosen.size())
+                    chosen.resize(static_cast<std::size_t>(limit));
+            }
+            for (const auto& [score, member] : chosen) // copied: dst may be src, emptied below
+                result.emplace_back(*member, score);
+        }
+        emptyDestination(m_args[1]);
+        if (by == ZsetRange::Kind::Rank && !result.empty())
+            return addAtOnce(result);
+        for (const auto& [member, score] : result)
+            apply({ "ZADD", m_args[1], fmt::format("{:.17g}", score), member });
+    }
+    // One ZADD of every member of the result, whose count sizes its table.
+    void addAtOnce(const std::vector<std::pair<std::string, double>>& result) {
+        std::vector<std::string> args { "ZADD", m_args[1] };
+        for (const auto& [member, score] : result) {
+            args.push_back(fmt::format("{:.17g}", score));
+            args.push_back(member);
+        }
+        apply(std::move(args));
+    }
     static std::string lower(std::string_view text) {
         std::string out(text);
         for (char& c : out)

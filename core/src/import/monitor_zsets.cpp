@@ -20,6 +20,7 @@
 
 #include "import_formats.h"
 #include "monitor_collections.h"
+#include "monitor_zset_ranges.h"
 
 #include <algorithm>
 #include <array>
@@ -46,52 +47,6 @@ std::optional<double> parseScore(const std::string& text) {
     if (end != text.c_str() + text.size() || std::isnan(v))
         return std::nullopt;
     return v;
-}
-
-// t_zset.c zslParseRange: a score, "(" before it for an open end; strtod of the rest whole, not NaN.
-struct ScoreRange {
-    double min = 0, max = 0;
-    bool minOpen = false, maxOpen = false;
-    bool holds(double v) const { return (minOpen ? v > min : v >= min) && (maxOpen ? v < max : v <= max); }
-};
-std::optional<double> parseRangeScore(const std::string& text, bool& open) {
-    open = !text.empty() && text[0] == '(';
-    const char* begin = text.c_str() + (open ? 1 : 0);
-    char* end = nullptr;
-    const double v = std::strtod(begin, &end);
-    if (end != text.c_str() + text.size() || std::isnan(v))
-        return std::nullopt;
-    return v;
-}
-
-// t_zset.c zslParseLexRangeItem: "-" and "+" (below and above every member), "(" or "[" before a member for an
-// open or a closed end; and sdscmplex, which compares with them.
-struct LexBound {
-    enum class Kind : std::uint8_t { Lowest, Highest, Member } kind = Kind::Member;
-    std::string member;
-    bool open = false;
-};
-std::optional<LexBound> parseLexBound(const std::string& text) {
-    if (text == "-" || text == "+")
-        return LexBound { text == "-" ? LexBound::Kind::Lowest : LexBound::Kind::Highest, {}, true };
-    if (text.empty() || (text[0] != '(' && text[0] != '['))
-        return std::nullopt;
-    return LexBound { LexBound::Kind::Member, text.substr(1), text[0] == '(' };
-}
-int compareLex(const LexBound& a, const LexBound& b) {
-    if (a.kind == b.kind && a.kind != LexBound::Kind::Member)
-        return 0; // the same shared string
-    if (a.kind == LexBound::Kind::Lowest || b.kind == LexBound::Kind::Highest)
-        return -1;
-    if (a.kind == LexBound::Kind::Highest || b.kind == LexBound::Kind::Lowest)
-        return 1;
-    return a.member.compare(b.member); // sdscmp: memcmp, then the shorter first
-}
-// A member against a bound (sdscmplex(member, bound)).
-int compareLex(std::string_view member, const LexBound& b) {
-    if (b.kind != LexBound::Kind::Member)
-        return b.kind == LexBound::Kind::Highest ? -1 : 1;
-    return member.compare(b.member);
 }
 
 class SortedSetCommand : CollectionCommand {
@@ -266,100 +221,26 @@ private:
         return true;
     }
 
-    using Ordered = ScoredMembers;
 
     void removeRange() {
-        std::optional<Ordered> chosen;
-        if (m_name == "ZREMRANGEBYSCORE")
-            chosen = inScoreRange();
-        else if (m_name == "ZREMRANGEBYRANK")
-            chosen = inRankRange();
-        else
-            chosen = inLexRange();
-        if (!chosen)
-            return; // refused
-        std::sort(chosen->begin(), chosen->end(), lowerInSortedSet);
+        const auto kind = m_name == "ZREMRANGEBYSCORE" ? ZsetRange::Kind::Score
+            : m_name == "ZREMRANGEBYRANK"              ? ZsetRange::Kind::Rank
+                                                       : ZsetRange::Kind::Lex;
+        std::string refusal;
+        const auto range = ZsetRange::parse(kind, m_args[2], m_args[3], refusal);
+        if (!range) {
+            refused(std::move(refusal), "'" + m_args[2].substr(0, 40) + "' '" + m_args[3].substr(0, 40) + "'");
+            return;
+        }
+        // An absent or empty key: nothing (the reply is 0); another type, refused.
+        if (!lookUpKey(KeyValue::Content::SortedSet) || !present())
+            return;
         const std::size_t first = requestsSoFar();
         // Each member's name is its map node's, which stays until that member is removed.
-        for (const auto& [score, member] : *chosen)
+        for (const auto& [score, member] : range->select(*m_key->zset))
             if (removeMember(m_key->zset->find(*member), kRemovedByRange))
                 break;
         markRemovalsOfOneCommand(first);
-    }
-    // Whether the key is a sorted set to remove from: absent or empty, nothing (the reply is 0); another
-    // type, refused.
-    bool holdsMembers() { return lookUpKey(KeyValue::Content::SortedSet) && present(); }
-
-    std::optional<Ordered> inScoreRange() {
-        ScoreRange range;
-        const auto min = parseRangeScore(m_args[2], range.minOpen), max = parseRangeScore(m_args[3], range.maxOpen);
-        if (!min || !max)
-            return refused(
-                "min or max is not a float", "'" + m_args[2].substr(0, 40) + "' '" + m_args[3].substr(0, 40) + "'");
-        range.min = *min;
-        range.max = *max;
-        Ordered out;
-        if (!holdsMembers())
-            return out;
-        for (const auto& [member, score] : *m_key->zset)
-            if (range.holds(score))
-                out.emplace_back(score, &member);
-        return out;
-    }
-
-    // Ranks from 0, lowest first; below 0 counted from the highest; the range clipped to the members.
-    std::optional<Ordered> inRankRange() {
-        auto start = parseLongLong(m_args[2]), end = parseLongLong(m_args[3]);
-        if (!start || !end)
-            return refused("value is not an integer or out of range",
-                "'" + m_args[2].substr(0, 40) + "' '" + m_args[3].substr(0, 40) + "'");
-        if (!holdsMembers())
-            return Ordered {};
-        const auto length = static_cast<std::int64_t>(m_key->zset->size());
-        std::int64_t from = *start < 0 ? length + *start : *start, to = *end < 0 ? length + *end : *end;
-        from = std::max<std::int64_t>(from, 0);
-        if (from > to || from >= length)
-            return Ordered {};
-        to = std::min(to, length - 1);
-        Ordered all = scoredMembers(*m_key->zset);
-        const auto first = all.begin() + from, last = all.begin() + to + 1;
-        std::nth_element(all.begin(), first, all.end(), lowerInSortedSet);
-        if (last != all.end())
-            std::nth_element(first, last, all.end(), lowerInSortedSet);
-        return Ordered(first, last);
-    }
-
-    // zzlDeleteRangeByLex: nothing when the range is empty, the highest member is below it or the lowest above
-    // it (zzlIsInLexRange); else, walking from the lowest, the first member not below the range and those after
-    // it while not above it. Where every score is equal, as the command asks, that is every member in the range;
-    // where they are not, the server's skiplist may start elsewhere (its levels are drawn at random).
-    std::optional<Ordered> inLexRange() {
-        const auto min = parseLexBound(m_args[2]), max = parseLexBound(m_args[3]);
-        if (!min || !max)
-            return refused("min or max not valid string range item",
-                "'" + m_args[2].substr(0, 40) + "' '" + m_args[3].substr(0, 40) + "'");
-        if (!holdsMembers())
-            return Ordered {};
-        const int bounds = compareLex(*min, *max);
-        if (bounds > 0 || (bounds == 0 && (min->open || max->open)))
-            return Ordered {};
-        auto aboveMin = [&](const std::string& m) {
-            const int c = compareLex(std::string_view(m), *min);
-            return min->open ? c > 0 : c >= 0;
-        };
-        auto belowMax = [&](const std::string& m) {
-            const int c = compareLex(std::string_view(m), *max);
-            return max->open ? c < 0 : c <= 0;
-        };
-        Ordered all = scoredMembers(*m_key->zset);
-        std::sort(all.begin(), all.end(), lowerInSortedSet);
-        Ordered out;
-        if (!aboveMin(*all.back().second) || !belowMax(*all.front().second))
-            return out;
-        auto at = std::find_if(all.begin(), all.end(), [&](const auto& e) { return aboveMin(*e.second); });
-        for (; at != all.end() && belowMax(*at->second); ++at)
-            out.push_back(*at);
-        return out;
     }
 };
 } // namespace

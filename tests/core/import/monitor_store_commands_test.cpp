@@ -93,4 +93,27 @@ TEST_F(MonitorCommandsTest, SortedSetStoresAggregateScoresAndCheckTheirArguments
     EXPECT_EQ(m_rejects.refused.at("weight value is not a float"), 1u);
 }
 
+// ZRANGESTORE: a rank range's members as one ZADD (its count sizes the table), a score or member range's one at
+// a time, after LIMIT's offset and count; REV walks from the highest (a score range given as max, min).
+TEST_F(MonitorCommandsTest, RangeStoresTakeTheRangeFromEitherEnd) {
+    const auto r = import(
+        { { "ZADD", "z", "1", "a", "2", "b", "3", "c", "4", "d", "5", "e" }, { "ZRANGESTORE", "rr", "z", "0", "-2" },
+            { "ZRANGESTORE", "sss", "z", "(4", "2", "BYSCORE", "REV", "LIMIT", "1", "5" },
+            { "ZRANGESTORE", "llll", "z", "[b", "+", "BYLEX", "LIMIT", "0", "2" },
+            { "ZRANGESTORE", "rr", "z", "0", "1", "LIMIT", "0", "1" }, { "ZRANGESTORE", "z", "z", "1", "2", "REV" },
+            { "ZRANGESTORE", "nnnnn", "missing", "0", "1" }, { "ZRANGESTORE", "rr", "z", "x", "1" },
+            { "ZRANGESTORE", "rr", "z", "0", "1", "BYSCORE", "BYLEX" } });
+    const Lines all = summary(r);
+    // ZADD z: a command and five adds. rr: a, b, c, d in one ZADD. sss: c (3), b (2) from the highest, the first
+    // skipped: b. llll: b and c, each a ZADD. z onto itself from the highest: d and c, after z's delete.
+    EXPECT_EQ(Lines(all.begin() + 6, all.end()),
+        (Lines { "2 command", "2 add", "2 add", "2 add", "2 add", "3 command", "3 add", "4 command", "4 add",
+            "4 command", "4 add", "1 delete", "1 command", "1 add", "1 add" }));
+    EXPECT_EQ(r[6].valueBytes, 4u);
+    EXPECT_EQ(
+        m_rejects.refused.at("syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX"), 1u);
+    EXPECT_EQ(m_rejects.refused.at("value is not an integer or out of range"), 1u);
+    EXPECT_EQ(m_rejects.refused.at("syntax error"), 1u); // BYSCORE and BYLEX
+}
+
 } // namespace layoutlab::test
