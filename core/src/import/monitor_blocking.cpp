@@ -27,10 +27,12 @@ void BlockedClients::block(const std::string& client, const std::vector<std::str
     drop(client);
     auto [keys, timeout] = waitsOn(args);
     const auto seconds = parseLongDouble(timeout);
+    for (std::string& key : keys)
+        key = waitedOn(databaseOf(client), key);
     Waiting w { args, keys, 0 };
     if (seconds && *seconds > 0)
         w.deadlineMs = nowMs + static_cast<std::uint64_t>(std::llround(*seconds * 1000));
-    for (const std::string& key : keys)
+    for (const std::string& key : w.keys)
         m_byKey[key].push_back(client);
     m_clients.emplace(client, std::move(w));
 }
@@ -54,10 +56,10 @@ void BlockedClients::drop(const std::string& client) {
 }
 
 std::vector<CollectionCommandEffect> BlockedClients::serve(
-    std::vector<std::string> ready, MonitorKeyspace& keys, std::uint64_t nowMs) {
+    std::vector<std::string> ready, MonitorKeyspace& keys, std::uint64_t nowMs, std::uint32_t db) {
     std::vector<CollectionCommandEffect> out;
     for (std::size_t next = 0; next < ready.size() && !m_clients.empty(); ++next) {
-        const std::string key = ready[next];
+        const std::string key = waitedOn(db, ready[next]);
         while (true) {
             const auto queue = m_byKey.find(key);
             if (queue == m_byKey.end() || queue->second.empty())

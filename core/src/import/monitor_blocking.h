@@ -25,10 +25,11 @@ public:
     void block(const std::string& client, const std::vector<std::string>& args, std::uint64_t nowMs);
     // `client` sent a command: it waits no more.
     void sent(const std::string& client);
-    // The keys `ready` got elements at `nowMs`: the clients waiting on them served, in order, each a command's
-    // effect (its requests naming their keys); a served client's push (BLMOVE) makes its destination ready.
+    // The keys `ready` of database `db` got elements at `nowMs`: the clients of that database waiting on them
+    // served, in order, each a command's effect (its requests naming their keys); a served client's push
+    // (BLMOVE) makes its destination ready.
     std::vector<CollectionCommandEffect> serve(
-        std::vector<std::string> ready, MonitorKeyspace& keys, std::uint64_t nowMs);
+        std::vector<std::string> ready, MonitorKeyspace& keys, std::uint64_t nowMs, std::uint32_t db);
     bool empty() const { return m_clients.empty(); }
     // Clients still waiting at `nowMs` (their timeout not passed).
     std::size_t waiting(std::uint64_t nowMs) const;
@@ -36,10 +37,12 @@ public:
 private:
     struct Waiting {
         std::vector<std::string> args;
-        std::vector<std::string> keys;
+        std::vector<std::string> keys; // as waitedOn lists them
         std::uint64_t deadlineMs = 0; // 0: no timeout
     };
     void drop(const std::string& client);
+    // A key as the clients waiting on it are listed: its database's number, then its name.
+    static std::string waitedOn(std::uint32_t db, const std::string& key) { return std::to_string(db) + ' ' + key; }
 
     std::map<std::string, Waiting> m_clients;
     std::map<std::string, std::deque<std::string>> m_byKey; // each key's waiting clients, first blocked first

@@ -133,13 +133,16 @@ void MonitorImporter::set() {
     write(a[1], a[2], op, ttl, at);
 }
 
-void MonitorImporter::flushAll() {
-    // db.c emptyData: every database's keys and expires freed, the tables released (dictEmpty; with ASYNC by a
-    // background thread, emptyDbAsync, done by the time memory settles). A delete of each key the capture has
-    // shown the server holding, TTL passed or not (the replay may hold it still), then a resize of
-    // kEmptiedTables: the tables freed whole, not left as the deletes leave them.
+void MonitorImporter::flushAll(bool everyDatabase) {
+    // db.c emptyData: every database's keys and expires freed (FLUSHDB: the command's database's), the tables
+    // released (dictEmpty; with ASYNC by a background thread, emptyDbAsync, done by the time memory settles). A
+    // delete of each key the capture has shown the server holding, TTL passed or not (the replay may hold it
+    // still), then a resize of kEmptiedTables: the tables freed whole, not left as the deletes leave them. The
+    // replay keeps every database's keys in one table: a FLUSHDB that leaves keys in another leaves it to the
+    // deletes.
     std::optional<std::pair<std::uint64_t, std::uint32_t>> last; // the last key deleted: the marker's
-    m_keys.forEachHeld([&](std::uint64_t hash, std::uint32_t keyBytes, monitor::KeyValue& v) {
+    const auto flushed = everyDatabase ? std::nullopt : std::optional<std::uint32_t>(m_db);
+    m_keys.forEachHeld(flushed, [&](std::uint64_t hash, std::uint32_t keyBytes, monitor::KeyValue& v) {
         v = monitor::KeyValue {};
         Request r;
         r.timeMs = m_now;
@@ -150,6 +153,11 @@ void MonitorImporter::flushAll() {
     });
     if (!last)
         return; // nothing the capture showed held: the tables are the server's own business
+    bool othersHeld = false;
+    m_keys.forEachHeld(
+        std::nullopt, [&](std::uint64_t, std::uint32_t, const monitor::KeyValue&) { othersHeld = true; });
+    if (othersHeld)
+        return;
     Request tables;
     tables.timeMs = m_now;
     tables.keyBytes = last->second;
@@ -172,7 +180,8 @@ void MonitorImporter::collectionCommand() {
     emitEffect(effect);
     if (m_blocked.empty())
         return;
-    for (const auto& served : m_blocked.serve(monitor::keysGivenElements(effect, m_args[1]), m_keys, m_absoluteMs))
+    for (const auto& served :
+        m_blocked.serve(monitor::keysGivenElements(effect, m_args[1]), m_keys, m_absoluteMs, m_db))
         emitEffect(served);
 }
 
@@ -195,7 +204,7 @@ void MonitorImporter::rename(bool nx) {
     emit(destination);
     const monitor::KeyValue* moved = m_keys.find(m_args[2], m_absoluteMs);
     if (!m_blocked.empty() && moved && moved->content == monitor::KeyValue::Content::List)
-        for (const auto& served : m_blocked.serve({ m_args[2] }, m_keys, m_absoluteMs)) // dbAdd: signalKeyAsReady
+        for (const auto& served : m_blocked.serve({ m_args[2] }, m_keys, m_absoluteMs, m_db)) // signalKeyAsReady
             emitEffect(served);
 }
 
@@ -308,7 +317,7 @@ void MonitorImporter::command() {
         // server.c flushallCommand, db.c flushdbCommand: an optional ASYNC or SYNC (getFlushCommandFlags).
         if (a.size() > 2 || (a.size() == 2 && !equalsIgnoreCase(a[1], "ASYNC") && !equalsIgnoreCase(a[1], "SYNC")))
             return refuse("syntax error", fmt::format("{} arguments", a.size() - 1));
-        flushAll();
+        flushAll(is("FLUSHALL"));
     } else if (is("RENAME") || is("RENAMENX")) {
         if (arity(3))
             rename(is("RENAMENX"));

@@ -61,6 +61,8 @@ protected:
         m_absoluteMs = seconds * 1000 + micros / 1000;
         m_now = relativeMs(m_absoluteMs);
         m_client.assign(line.substr(open + 1, close - open - 1));
+        m_db = monitor::databaseOf(m_client);
+        m_keys.setDatabase(m_db);
         m_blocked.sent(m_client); // a client that sends a command waits no more
         m_name = m_args[0].substr(0, 32);
         for (auto& c : m_name)
@@ -87,7 +89,14 @@ private:
         m_baseKey = key;
         return r;
     }
-    void emit(const Request& r) { pushKeyed(r, m_baseKey, 0, false, false); }
+    // Database 0's keys by their names, the others' by the hash of the name and the database (keyHashIn).
+    void emit(const Request& r) {
+        if (m_db == 0) [[likely]]
+            pushKeyed(r, m_baseKey, 0, false, false);
+        else
+            pushHashed(r, monitor::keyHashIn(m_baseKey, m_db));
+    }
+
     // A write of `value` (SET and its variants); the importer's own keyspace follows it.
     void write(const std::string& key, const std::string& value, Op op, std::uint32_t ttl, std::uint64_t expireAtMs) {
         monitor::KeyValue& v = m_keys.at(key, m_absoluteMs);
@@ -157,8 +166,8 @@ private:
     void setBit();
     // BITOP (bitops.c bitopCommand): the destination replaced by a RAW string as long as the longest source.
     void bitop();
-    // FLUSHALL, FLUSHDB: every key deleted (the importer takes a capture's databases as one keyspace).
-    void flushAll();
+    // FLUSHALL (`everyDatabase`), FLUSHDB: every key of every database, or of the command's, deleted.
+    void flushAll(bool everyDatabase);
     // The bytes from `offset` written with `piece` (t_string.c setrangeCommand, bitops.c setbitCommand): the
     // value made RAW and grown zero-filled to the range's end, or created so.
     // `v`: the key as lookup() found it.
@@ -183,6 +192,7 @@ private:
 
     std::vector<std::string> m_args;
     std::string m_client; // "<db> <peer>": who sent the command
+    std::uint32_t m_db = 0; // the database it names keys in
     monitor::BlockedClients m_blocked;
     std::string m_name; // the command, upper case
     std::string_view m_baseKey; // the key of the request base() made last

@@ -2,6 +2,7 @@
 #include "monitor_keyspace.h"
 
 #include "layoutlab/import/importer.h"
+#include "layoutlab/trace/random.h"
 
 #include <cerrno>
 #include <cmath>
@@ -99,8 +100,26 @@ void KeyValue::assign(std::string_view value) {
     }
 }
 
+std::uint32_t databaseOf(std::string_view client) {
+    std::uint32_t db = 0;
+    for (const char c : client.substr(0, client.find(' '))) {
+        if (c < '0' || c > '9' || db > 1000000)
+            return 0;
+        db = db * 10 + static_cast<std::uint32_t>(c - '0');
+    }
+    return db;
+}
+
+std::uint64_t keyHashIn(std::string_view key, std::uint32_t db) {
+    std::uint64_t hash = KeyInterner::hashKey(key);
+    if (db == 0)
+        return hash;
+    std::uint64_t state = hash ^ (std::uint64_t { db } << 40);
+    return Random::splitmix64(state);
+}
+
 KeyValue* MonitorKeyspace::find(std::string_view key, std::uint64_t nowMs) {
-    const auto it = m_keys.find(KeyInterner::hashKey(key));
+    const auto it = m_keys.find(keyHashIn(key, m_db));
     if (it == m_keys.end())
         return nullptr;
     KeyValue& v = it->second.value;
@@ -114,8 +133,9 @@ KeyValue* MonitorKeyspace::find(std::string_view key, std::uint64_t nowMs) {
 KeyValue& MonitorKeyspace::at(std::string_view key, std::uint64_t nowMs) {
     if (KeyValue* v = find(key, nowMs))
         return *v;
-    Entry& made = m_keys[KeyInterner::hashKey(key)];
+    Entry& made = m_keys[keyHashIn(key, m_db)];
     made.keyBytes = static_cast<std::uint32_t>(key.size());
+    made.db = m_db;
     return made.value;
 }
 

@@ -3,7 +3,8 @@
 
 // What the MONITOR importer knows of each key from the commands it has seen, for the commands whose
 // effect depends on the value or the TTL the key holds: INCR and INCRBYFLOAT (the result is not in the
-// capture), MSETNX (all or nothing), EXPIRE's NX/XX/GT/LT. A key is known by a 64-bit hash of its name.
+// capture), MSETNX (all or nothing), EXPIRE's NX/XX/GT/LT. A key is known by a 64-bit hash of its name and
+// its database (keyHashIn): a name in two databases is two keys.
 
 #include <cstdint>
 #include <deque>
@@ -84,22 +85,31 @@ enum class RenameOutcome : std::uint8_t {
     Unseen, // the capture has not shown the source: the server may have held it
 };
 
+// The database of a capture's "<db> <client>" (a Lua script's "<db> lua" too); 0 where it has no number.
+std::uint32_t databaseOf(std::string_view client);
+// The hash a key of database `db` is known by: its name's (KeyInterner::hashKey) in database 0, mixed with the
+// database's number in the others.
+std::uint64_t keyHashIn(std::string_view key, std::uint32_t db);
+
 class MonitorKeyspace;
 RenameOutcome renameKey(
     MonitorKeyspace& keys, const std::string& from, const std::string& to, bool nx, std::uint64_t nowMs);
 
 class MonitorKeyspace {
 public:
+    // The database the commands that follow name keys in (the capture's "[<db> <client>]").
+    void setDatabase(std::uint32_t db) { m_db = db; }
+    std::uint32_t database() const { return m_db; }
     // The key's value at `nowMs` (a passed TTL makes it absent), or nullptr when the capture has not shown
     // the key before: it may have been in the server when the capture began.
     KeyValue* find(std::string_view key, std::uint64_t nowMs);
     // The key's entry, created absent when the capture has not shown it.
     KeyValue& at(std::string_view key, std::uint64_t nowMs);
-    // Every key that holds a value (its TTL passed or not: the replay may hold it still), with the hash of its
-    // name and its name's length: f(hash, keyBytes, value).
-    template <class F> void forEachHeld(F&& f) {
+    // Every key that holds a value (its TTL passed or not: the replay may hold it still), with the hash it is
+    // known by and its name's length: f(hash, keyBytes, value); in one database, or every one (nullopt).
+    template <class F> void forEachHeld(std::optional<std::uint32_t> db, F&& f) {
         for (auto& [hash, entry] : m_keys)
-            if (entry.value.present())
+            if (entry.value.present() && (!db || entry.db == *db))
                 f(hash, entry.keyBytes, entry.value);
     }
 
@@ -107,8 +117,10 @@ private:
     struct Entry {
         KeyValue value;
         std::uint32_t keyBytes = 0; // the name's length, for the requests a FLUSHALL makes of it
+        std::uint32_t db = 0;
     };
     std::unordered_map<std::uint64_t, Entry> m_keys;
+    std::uint32_t m_db = 0;
 };
 
 } // namespace layoutlab::monitor

@@ -221,7 +221,6 @@ private:
         return true;
     }
 
-
     void removeRange() {
         const auto kind = m_name == "ZREMRANGEBYSCORE" ? ZsetRange::Kind::Score
             : m_name == "ZREMRANGEBYRANK"              ? ZsetRange::Kind::Rank
