@@ -3,8 +3,8 @@
 // change's allocations in its private jemalloc arena, and the arena's stats.allocated and stats.active must
 // equal the slab model's prediction (the target: within 0.1%) on every collection workload the real-server
 // tests run (every type's commands across its limits, renames, SPOP, moves between keys, the algebra's STOREs),
-// each on one engine line at the layout's own threshold and another, with limits changed, and on generated churn of
-// each type.
+// each on one engine line (Valkey 9.1's at two thresholds), with limits changed, and on generated churn of each
+// type.
 
 #include "cli_runner.h"
 #include "collection_workloads.h"
@@ -49,10 +49,10 @@ protected:
     }
 };
 
-// Each line's layout and a threshold beside its own (a Valkey 8.1+ threshold; Redis's and Valkey 8.0's EMBSTR
-// limit), so that the argument objects' classes change with it.
-const std::vector<std::pair<const char*, const char*>> kLayouts { { "valkey-9.1", "32,128" },
-    { "valkey-8.1", "64,200" }, { "valkey-8.0", "20,44" }, { "redis-7.0", "44,100" }, { "redis-7.2", "44,16" } };
+// Each line's layout at its own threshold, and Valkey 9.1's at another too: its client EMBSTR limit follows the
+// threshold, so the argument objects' classes change with it (CollectionArguments).
+const std::vector<std::pair<const char*, const char*>> kLayouts { { "valkey-9.1", "32,128" }, { "valkey-8.1", "64" },
+    { "valkey-8.0", "44" }, { "redis-7.0", "44" }, { "redis-7.2", "44" } };
 
 TEST_F(ProfileCollectionsTest, EveryCollectionWorkloadsArenaEqualsTheSlabModel) {
     // Each workload on one engine line in turn: every line meets three or four of the sixteen.
