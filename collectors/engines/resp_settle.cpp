@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 namespace layoutlab {
 
@@ -30,8 +31,9 @@ std::optional<std::uint64_t> statsField(const std::string& stats, std::string_vi
 enum class Rehash { No, Yes, Unknown };
 
 // MEMORY STATS db.dict.rehashing.count (Valkey 8.0 and later counts the keyspace and expires tables
-// that rehash); Redis 7.0 has no such field, but DEBUG HTSTATS names a table "rehashing target" while
-// it rehashes (dict.c dictGetStatsMsg, hashtable.c hashtableGetStatsMsg). DEBUG may be disabled
+// that rehash, in every database); Redis 7.x has no such field, but DEBUG HTSTATS names a table
+// "rehashing target" while it rehashes (dict.c dictGetStatsMsg, hashtable.c hashtableGetStatsMsg), asked of
+// each database INFO keyspace lists (server.c databasesCron rehashes each in turn). DEBUG may be disabled
 // (enable-debug-command): then the server cannot tell.
 Rehash rehashState(RespClient& client, bool& debugRefused) {
     if (auto stats = client.command({ "MEMORY", "STATS" }); stats)
@@ -39,12 +41,21 @@ Rehash rehashState(RespClient& client, bool& debugRefused) {
             return *count == 0 ? Rehash::No : Rehash::Yes;
     if (debugRefused)
         return Rehash::Unknown;
-    auto htstats = client.command({ "DEBUG", "HTSTATS", "0" });
-    if (!htstats) {
-        debugRefused = true;
-        return Rehash::Unknown;
+    std::vector<std::string> databases { "0" };
+    if (auto keyspace = client.info("keyspace"); keyspace)
+        for (const auto& [name, value] : *keyspace) // db0:keys=3,expires=0,avg_ttl=0
+            if (name.rfind("db", 0) == 0 && name != "db0")
+                databases.push_back(name.substr(2));
+    for (const std::string& db : databases) {
+        auto htstats = client.command({ "DEBUG", "HTSTATS", db });
+        if (!htstats) {
+            debugRefused = true;
+            return Rehash::Unknown;
+        }
+        if (htstats->find("rehashing target") != std::string::npos)
+            return Rehash::Yes;
     }
-    return htstats->find("rehashing target") != std::string::npos ? Rehash::Yes : Rehash::No;
+    return Rehash::No;
 }
 
 } // namespace
