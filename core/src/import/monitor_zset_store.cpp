@@ -18,6 +18,7 @@
 // ZDIFFSTORE's second algorithm adds the whole first source and removes the others' members with the table's
 // shrink paused, so a skiplist result keeps a table sized for the first source where it has not shrunk.
 
+#include "line_importer.h"
 #include "monitor_multi_key.h"
 #include "monitor_zset_ranges.h"
 
@@ -42,12 +43,6 @@ struct Source {
     std::unordered_map<std::string_view, double> scores;
     double weight = 1;
 };
-
-bool equalsIgnoringCase(std::string_view a, std::string_view b) {
-    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-        return std::toupper(static_cast<unsigned char>(x)) == std::toupper(static_cast<unsigned char>(y));
-    });
-}
 
 class SortedSetStoreCommand : MultiKeyCommand {
 public:
@@ -114,17 +109,17 @@ private:
         std::int64_t offset = 0, limit = -1;
         for (std::size_t j = 5; j < m_args.size(); ++j) {
             const std::string& word = m_args[j];
-            if (equalsIgnoringCase(word, "LIMIT") && m_args.size() - j - 1 >= 2) {
+            if (equalsIgnoreCase(word, "LIMIT") && m_args.size() - j - 1 >= 2) {
                 const auto from = parseLongLong(m_args[j + 1]), count = parseLongLong(m_args[j + 2]);
                 if (!from || !count)
                     return refuse("value is not an integer or out of range", "LIMIT " + m_args[j + 1].substr(0, 40));
                 offset = *from;
                 limit = *count;
                 j += 2;
-            } else if (!reverse && equalsIgnoringCase(word, "REV")) {
+            } else if (!reverse && equalsIgnoreCase(word, "REV")) {
                 reverse = true;
-            } else if (!kind && (equalsIgnoringCase(word, "BYSCORE") || equalsIgnoringCase(word, "BYLEX"))) {
-                kind = equalsIgnoringCase(word, "BYSCORE") ? ZsetRange::Kind::Score : ZsetRange::Kind::Lex;
+            } else if (!kind && (equalsIgnoreCase(word, "BYSCORE") || equalsIgnoreCase(word, "BYLEX"))) {
+                kind = equalsIgnoreCase(word, "BYSCORE") ? ZsetRange::Kind::Score : ZsetRange::Kind::Lex;
             } else {
                 return refuse("syntax error", "'" + word.substr(0, 40) + "'");
             }
@@ -184,7 +179,7 @@ private:
         const bool takesOptions = m_name != "ZDIFFSTORE";
         while (at < m_args.size()) {
             const std::size_t left = m_args.size() - at - 1;
-            if (takesOptions && equalsIgnoringCase(m_args[at], "WEIGHTS") && left >= sources.size()) {
+            if (takesOptions && equalsIgnoreCase(m_args[at], "WEIGHTS") && left >= sources.size()) {
                 for (std::size_t i = 0; i < sources.size(); ++i) {
                     const auto w = parseLongDouble(m_args[at + 1 + i]);
                     if (!w) {
@@ -194,13 +189,13 @@ private:
                     sources[i].weight = static_cast<double>(*w);
                 }
                 at += 1 + sources.size();
-            } else if (takesOptions && equalsIgnoringCase(m_args[at], "AGGREGATE") && left >= 1) {
+            } else if (takesOptions && equalsIgnoreCase(m_args[at], "AGGREGATE") && left >= 1) {
                 const std::string& how = m_args[at + 1];
-                if (equalsIgnoringCase(how, "SUM"))
+                if (equalsIgnoreCase(how, "SUM"))
                     aggregate = Aggregate::Sum;
-                else if (equalsIgnoringCase(how, "MIN"))
+                else if (equalsIgnoreCase(how, "MIN"))
                     aggregate = Aggregate::Min;
-                else if (equalsIgnoringCase(how, "MAX"))
+                else if (equalsIgnoreCase(how, "MAX"))
                     aggregate = Aggregate::Max;
                 else {
                     refuse("syntax error", "AGGREGATE " + how.substr(0, 40));
