@@ -166,7 +166,8 @@ std::vector<Scenario> scenarios() {
                    } });
     out.push_back({ "databases", [](std::uint32_t n) {
                        // The same names in database 1 (other values, half with TTLs) are other keys; a fifth of
-                       // them deleted there, then database 0's written again (SELECT: the capture's "[1 ...]").
+                       // them deleted there, then database 0's written again (SELECT: the capture's "[1 ...]"),
+                       // then keys moved between them.
                        auto c = load(n);
                        c.push_back({ "SELECT", "1" });
                        for (std::uint32_t i = 0; i < n; ++i)
@@ -177,6 +178,19 @@ std::vector<Scenario> scenarios() {
                        c.push_back({ "SELECT", "0" });
                        for (std::uint32_t i = 0; i < n; i += 3)
                            c.push_back({ "APPEND", key(i), "tail" });
+                       // MOVE of half the names database 1 deleted (moved there), and of names it holds
+                       // (nothing moved); SWAPDB, then APPENDs to what each database holds now.
+                       for (std::uint32_t i = 0; i < n; i += 10)
+                           c.push_back({ "MOVE", key(i), "1" });
+                       for (std::uint32_t i = 1; i < n; i += 97)
+                           c.push_back({ "MOVE", key(i), "1" });
+                       c.push_back({ "SWAPDB", "0", "1" });
+                       for (std::uint32_t i = 0; i < n; i += 7)
+                           c.push_back({ "APPEND", key(i), "more" });
+                       c.push_back({ "SELECT", "1" });
+                       for (std::uint32_t i = 0; i < n; i += 11)
+                           c.push_back({ "APPEND", key(i), "after" });
+                       c.push_back({ "SELECT", "0" });
                        return c;
                    } });
     out.push_back({ "set-options", [](std::uint32_t n) {

@@ -83,6 +83,14 @@ std::vector<CollectionCommandEffect> BlockedClients::serve(
     return out;
 }
 
+std::vector<std::string> BlockedClients::keysWaitedIn(std::uint32_t db) const {
+    const std::string prefix = waitedOn(db, "");
+    std::vector<std::string> out;
+    for (auto it = m_byKey.lower_bound(prefix); it != m_byKey.end() && it->first.starts_with(prefix); ++it)
+        out.push_back(it->first.substr(prefix.size()));
+    return out;
+}
+
 std::size_t BlockedClients::waiting(std::uint64_t nowMs) const {
     return static_cast<std::size_t>(std::count_if(m_clients.begin(), m_clients.end(),
         [nowMs](const auto& c) { return c.second.deadlineMs == 0 || c.second.deadlineMs >= nowMs; }));

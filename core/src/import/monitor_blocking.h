@@ -31,6 +31,9 @@ public:
     std::vector<CollectionCommandEffect> serve(
         std::vector<std::string> ready, MonitorKeyspace& keys, std::uint64_t nowMs, std::uint32_t db);
     bool empty() const { return m_clients.empty(); }
+    // The keys of database `db` clients wait on (a SWAPDB makes each of them ready: db.c swapdbCommand,
+    // scanDatabaseForReadyKeys).
+    std::vector<std::string> keysWaitedIn(std::uint32_t db) const;
     // Clients still waiting at `nowMs` (their timeout not passed).
     std::size_t waiting(std::uint64_t nowMs) const;
 

@@ -141,7 +141,7 @@ void MonitorImporter::flushAll(bool everyDatabase) {
     // replay keeps every database's keys in one table: a FLUSHDB that leaves keys in another leaves it to the
     // deletes.
     std::optional<std::pair<std::uint64_t, std::uint32_t>> last; // the last key deleted: the marker's
-    const auto flushed = everyDatabase ? std::nullopt : std::optional<std::uint32_t>(m_db);
+    const auto flushed = everyDatabase ? std::nullopt : std::optional<std::uint32_t>(m_keys.database());
     m_keys.forEachHeld(flushed, [&](std::uint64_t hash, std::uint32_t keyBytes, monitor::KeyValue& v) {
         v = monitor::KeyValue {};
         Request r;
@@ -202,10 +202,73 @@ void MonitorImporter::rename(bool nx) {
     Request destination = base(m_args[2], Op::Rename);
     destination.valueBytes = kRenameDestination;
     emit(destination);
-    const monitor::KeyValue* moved = m_keys.find(m_args[2], m_absoluteMs);
-    if (!m_blocked.empty() && moved && moved->content == monitor::KeyValue::Content::List)
-        for (const auto& served : m_blocked.serve({ m_args[2] }, m_keys, m_absoluteMs, m_db)) // signalKeyAsReady
+    serveMoved(m_args[2], m_db);
+}
+
+void MonitorImporter::serveMoved(const std::string& key, std::uint32_t db) {
+    if (m_blocked.empty())
+        return;
+    m_keys.setDatabase(db);
+    const monitor::KeyValue* moved = m_keys.find(key, m_absoluteMs);
+    if (moved && moved->content == monitor::KeyValue::Content::List)
+        for (const auto& served : m_blocked.serve({ key }, m_keys, m_absoluteMs, db)) // signalKeyAsReady
             emitEffect(served);
+    m_keys.setDatabase(m_db);
+}
+
+std::optional<std::uint32_t> MonitorImporter::databaseArgument(const std::string& text, const char* invalid) {
+    const auto n = monitor::parseLongLong(text);
+    if (!n || *n < INT32_MIN || *n > INT32_MAX) {
+        refuse(invalid, "'" + text.substr(0, 40) + "'");
+        return std::nullopt;
+    }
+    if (*n < 0 || *n >= m_databases) {
+        refuse("DB index is out of range", fmt::format("{}", *n));
+        return std::nullopt;
+    }
+    return static_cast<std::uint32_t>(*n);
+}
+
+void MonitorImporter::move() {
+    const auto to = databaseArgument(m_args[2], "value is not an integer or out of range");
+    if (!to)
+        return;
+    if (*to == m_db)
+        return refuse("source and destination objects are the same", m_args[2]);
+    const std::uint32_t toHolder = m_keys.holderOf(*to);
+    switch (monitor::moveKey(m_keys, m_args[1], toHolder, m_absoluteMs)) {
+    case monitor::RenameOutcome::Unseen:
+        return noteCommand(m_rejects.unseenKeys, m_name);
+    case monitor::RenameOutcome::NoSuchKey:
+    case monitor::RenameOutcome::Unchanged:
+        return; // the reply 0: nothing moved
+    case monitor::RenameOutcome::Renamed:
+        break;
+    }
+    Request source = base(m_args[1], Op::Rename);
+    source.valueBytes = kRenameSource;
+    emit(source);
+    Request destination = base(m_args[1], Op::Rename);
+    destination.valueBytes = kRenameDestination;
+    emitIn(destination, toHolder);
+    serveMoved(m_args[1], *to);
+}
+
+void MonitorImporter::swapDatabases() {
+    const auto first = databaseArgument(m_args[1], "invalid first DB index");
+    const auto second = first ? databaseArgument(m_args[2], "invalid second DB index") : std::nullopt;
+    if (!second)
+        return;
+    m_keys.swapDatabases(*first, *second);
+    // Nothing in memory changes (the server exchanges the two databases' tables); clients waiting in either
+    // find the keys the other held.
+    for (const std::uint32_t db : { *first, *second })
+        if (!m_blocked.empty()) {
+            m_keys.setDatabase(db);
+            for (const auto& served : m_blocked.serve(m_blocked.keysWaitedIn(db), m_keys, m_absoluteMs, db))
+                emitEffect(served);
+        }
+    m_keys.setDatabase(m_db);
 }
 
 void MonitorImporter::emitEffect(const monitor::CollectionCommandEffect& effect) {
@@ -321,6 +384,12 @@ void MonitorImporter::command() {
     } else if (is("RENAME") || is("RENAMENX")) {
         if (arity(3))
             rename(is("RENAMENX"));
+    } else if (is("MOVE")) {
+        if (arity(3))
+            move();
+    } else if (is("SWAPDB")) {
+        if (arity(3))
+            swapDatabases();
     } else if (monitor::isCollectionCommand(m_name) || monitor::isMultiKeyCollectionCommand(m_name)) {
         collectionCommand();
     } else if (monitor::readsCollectionWhole(m_name)) {

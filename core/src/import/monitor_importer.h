@@ -63,6 +63,7 @@ protected:
         m_client.assign(line.substr(open + 1, close - open - 1));
         m_db = monitor::databaseOf(m_client);
         m_keys.setDatabase(m_db);
+        m_databases = std::max(m_databases, m_db + 1);
         m_blocked.sent(m_client); // a client that sends a command waits no more
         m_name = m_args[0].substr(0, 32);
         for (auto& c : m_name)
@@ -89,12 +90,14 @@ private:
         m_baseKey = key;
         return r;
     }
-    // Database 0's keys by their names, the others' by the hash of the name and the database (keyHashIn).
-    void emit(const Request& r) {
-        if (m_db == 0) [[likely]]
+    // Database 0's keys by their names, the others' by the hash of the name and the database (keyHashIn) that
+    // holds them (MonitorKeyspace::holderOf: a SWAPDB changes the holder, not the keys).
+    void emit(const Request& r) { emitIn(r, m_keys.database()); }
+    void emitIn(const Request& r, std::uint32_t holder) {
+        if (holder == 0) [[likely]]
             pushKeyed(r, m_baseKey, 0, false, false);
         else
-            pushHashed(r, monitor::keyHashIn(m_baseKey, m_db));
+            pushHashed(r, monitor::keyHashIn(m_baseKey, holder));
     }
 
     // A write of `value` (SET and its variants); the importer's own keyspace follows it.
@@ -178,6 +181,15 @@ private:
     // RENAME, RENAMENX (monitor_rename.cpp): the two requests of an Op::Rename where the server renamed; a
     // list moved onto a key clients wait on serves them.
     void rename(bool nx);
+    // MOVE (db.c moveCommand): the two requests of an Op::Rename, the destination's in the other database.
+    void move();
+    // SWAPDB (db.c swapdbCommand): the two databases' keys exchanged; clients waiting in either served.
+    void swapDatabases();
+    // A database's number as MOVE and SWAPDB take it (getIntFromObjectOrReply, then selectDb), or nullopt
+    // where the server refuses it.
+    std::optional<std::uint32_t> databaseArgument(const std::string& text, const char* invalid);
+    // Clients waiting on `key` of database `db` served (signalKeyAsReady: a list moved or renamed onto it).
+    void serveMoved(const std::string& key, std::uint32_t db);
     // A collection command's requests emitted, each on its key; its refusal counted.
     void emitEffect(const monitor::CollectionCommandEffect& effect);
     // A string command on a collection key: the server answers WRONGTYPE and nothing changes (checkType).
@@ -193,6 +205,8 @@ private:
     std::vector<std::string> m_args;
     std::string m_client; // "<db> <peer>": who sent the command
     std::uint32_t m_db = 0; // the database it names keys in
+    // The databases the server has (server.h CONFIG_DEFAULT_DBNUM 16), or as many as the capture shows used.
+    std::uint32_t m_databases = 16;
     monitor::BlockedClients m_blocked;
     std::string m_name; // the command, upper case
     std::string_view m_baseKey; // the key of the request base() made last

@@ -118,8 +118,19 @@ std::uint64_t keyHashIn(std::string_view key, std::uint32_t db) {
     return Random::splitmix64(state);
 }
 
-KeyValue* MonitorKeyspace::find(std::string_view key, std::uint64_t nowMs) {
-    const auto it = m_keys.find(keyHashIn(key, m_db));
+std::uint32_t MonitorKeyspace::holderOf(std::uint32_t db) const {
+    const auto it = m_holders.find(db);
+    return it == m_holders.end() ? db : it->second;
+}
+
+void MonitorKeyspace::swapDatabases(std::uint32_t a, std::uint32_t b) {
+    const std::uint32_t holderOfA = holderOf(a);
+    m_holders[a] = holderOf(b);
+    m_holders[b] = holderOfA;
+}
+
+KeyValue* MonitorKeyspace::findIn(std::string_view key, std::uint32_t holder, std::uint64_t nowMs) {
+    const auto it = m_keys.find(keyHashIn(key, holder));
     if (it == m_keys.end())
         return nullptr;
     KeyValue& v = it->second.value;
@@ -130,12 +141,12 @@ KeyValue* MonitorKeyspace::find(std::string_view key, std::uint64_t nowMs) {
     return &v;
 }
 
-KeyValue& MonitorKeyspace::at(std::string_view key, std::uint64_t nowMs) {
-    if (KeyValue* v = find(key, nowMs))
+KeyValue& MonitorKeyspace::atIn(std::string_view key, std::uint32_t holder, std::uint64_t nowMs) {
+    if (KeyValue* v = findIn(key, holder, nowMs))
         return *v;
-    Entry& made = m_keys[keyHashIn(key, m_db)];
+    Entry& made = m_keys[keyHashIn(key, holder)];
     made.keyBytes = static_cast<std::uint32_t>(key.size());
-    made.db = m_db;
+    made.db = holder;
     return made.value;
 }
 

@@ -94,17 +94,30 @@ std::uint64_t keyHashIn(std::string_view key, std::uint32_t db);
 class MonitorKeyspace;
 RenameOutcome renameKey(
     MonitorKeyspace& keys, const std::string& from, const std::string& to, bool nx, std::uint64_t nowMs);
+// MOVE of `key` from the keyspace's database to the one whose keys `toHolder` holds (monitor_rename.cpp):
+// NoSuchKey where the source is absent (the server's reply 0, no error), Unchanged where the destination
+// exists.
+RenameOutcome moveKey(MonitorKeyspace& keys, const std::string& key, std::uint32_t toHolder, std::uint64_t nowMs);
 
 class MonitorKeyspace {
 public:
-    // The database the commands that follow name keys in (the capture's "[<db> <client>]").
-    void setDatabase(std::uint32_t db) { m_db = db; }
+    // The database the commands that follow name keys in (the capture's "[<db> <client>]"). Its keys are
+    // known by the database that held them when they were written (holderOf): a SWAPDB moves no key.
+    void setDatabase(std::uint32_t db) { m_db = holderOf(db); }
+    // The holder of the database the commands name keys in.
     std::uint32_t database() const { return m_db; }
+    // Which database's keys database `db` holds now: itself unless a SWAPDB exchanged it.
+    std::uint32_t holderOf(std::uint32_t db) const;
+    // db.c swapdbCommand: the two databases' keys exchanged (their numbers in the capture, not holders).
+    void swapDatabases(std::uint32_t a, std::uint32_t b);
     // The key's value at `nowMs` (a passed TTL makes it absent), or nullptr when the capture has not shown
     // the key before: it may have been in the server when the capture began.
-    KeyValue* find(std::string_view key, std::uint64_t nowMs);
+    KeyValue* find(std::string_view key, std::uint64_t nowMs) { return findIn(key, m_db, nowMs); }
     // The key's entry, created absent when the capture has not shown it.
-    KeyValue& at(std::string_view key, std::uint64_t nowMs);
+    KeyValue& at(std::string_view key, std::uint64_t nowMs) { return atIn(key, m_db, nowMs); }
+    // As find() and at(), in the database whose keys `holder` holds (MOVE's destination).
+    KeyValue* findIn(std::string_view key, std::uint32_t holder, std::uint64_t nowMs);
+    KeyValue& atIn(std::string_view key, std::uint32_t holder, std::uint64_t nowMs);
     // Every key that holds a value (its TTL passed or not: the replay may hold it still), with the hash it is
     // known by and its name's length: f(hash, keyBytes, value); in one database, or every one (nullopt).
     template <class F> void forEachHeld(std::optional<std::uint32_t> db, F&& f) {
@@ -121,6 +134,7 @@ private:
     };
     std::unordered_map<std::uint64_t, Entry> m_keys;
     std::uint32_t m_db = 0;
+    std::unordered_map<std::uint32_t, std::uint32_t> m_holders; // by database, where SWAPDB made it another's
 };
 
 } // namespace layoutlab::monitor

@@ -191,12 +191,67 @@ TEST_F(MonitorCommandsTest, AppendAndSetrangeCarryWhatTheReplayNeeds) {
     EXPECT_EQ(r[3].valueBytes, 13u); // offset + length
 }
 
+// db.c moveCommand: MOVE is a rename onto the same name in the other database (the two requests of an
+// Op::Rename, the destination's key that database's), nothing where the destination exists; swapdbCommand:
+// the databases' keys exchanged, so a name in database 0 is the key database 1 held, and a client waiting in
+// one of them is served by what the other held.
+TEST_F(MonitorCommandsTest, MoveAndSwapdbFollowTheKeysBetweenDatabases) {
+    const auto r = importText("OK\n"
+                              "1700000000.000001 [0 127.0.0.1:5] \"SET\" \"k\" \"41\" \"EX\" \"100\"\n"
+                              "1700000000.000002 [0 127.0.0.1:5] \"MOVE\" \"k\" \"1\"\n"
+                              "1700000000.000003 [1 127.0.0.1:6] \"INCR\" \"k\"\n"
+                              "1700000000.000004 [0 127.0.0.1:5] \"GET\" \"k\"\n"
+                              "1700000000.000005 [0 127.0.0.1:5] \"SET\" \"k\" \"v\"\n"
+                              "1700000000.000006 [0 127.0.0.1:5] \"MOVE\" \"k\" \"1\"\n"
+                              "1700000000.000007 [0 127.0.0.1:5] \"MOVE\" \"k\" \"0\"\n"
+                              "1700000000.000008 [0 127.0.0.1:5] \"MOVE\" \"k\" \"16\"\n"
+                              "1700000000.000009 [0 127.0.0.1:5] \"MOVE\" \"k\" \"x\"\n"
+                              "1700000000.000010 [0 127.0.0.1:5] \"MOVE\" \"gone\" \"1\"\n"
+                              "1700000000.000011 [0 127.0.0.1:5] \"SWAPDB\" \"0\" \"1\"\n"
+                              "1700000000.000012 [0 127.0.0.1:5] \"INCR\" \"k\"\n"
+                              "1700000000.000013 [1 127.0.0.1:6] \"GET\" \"k\"\n"
+                              "1700000000.000014 [2 127.0.0.1:7] \"BLPOP\" \"q\" \"0\"\n"
+                              "1700000000.000015 [3 127.0.0.1:8] \"RPUSH\" \"q\" \"x\"\n"
+                              "1700000000.000016 [3 127.0.0.1:8] \"SWAPDB\" \"2\" \"3\"\n"
+                              "1700000000.000017 [0 127.0.0.1:5] \"SWAPDB\" \"0\" \"99\"\n");
+    ASSERT_TRUE(r) << r.error().describe();
+    const auto& q = *r;
+    ASSERT_EQ(q.size(), 11u);
+    EXPECT_EQ(q[1].op, Op::Rename); // the source, in database 0
+    EXPECT_EQ(q[1].keyId, q[0].keyId);
+    EXPECT_EQ(q[1].valueBytes, kRenameSource);
+    EXPECT_EQ(q[2].op, Op::Rename); // the destination, database 1's k
+    EXPECT_EQ(q[2].valueBytes, kRenameDestination);
+    EXPECT_NE(q[2].keyId, q[0].keyId);
+    EXPECT_EQ(q[3].op, Op::Incr); // database 1's k holds the 41 moved
+    EXPECT_EQ(q[3].keyId, q[2].keyId);
+    EXPECT_EQ(q[3].valueBytes, 2u);
+    EXPECT_EQ(q[4].op, Op::Get);
+    EXPECT_EQ(q[4].keyId, q[0].keyId);
+    EXPECT_EQ(q[5].op, Op::Set); // then MOVE onto database 1's k: nothing
+    // After SWAPDB 0 1: database 0's k is the one database 1 held (42, now 43), database 1's is the "v".
+    EXPECT_EQ(q[6].op, Op::Incr);
+    EXPECT_EQ(q[6].keyId, q[2].keyId);
+    EXPECT_EQ(q[6].valueBytes, 2u);
+    EXPECT_EQ(q[7].op, Op::Get);
+    EXPECT_EQ(q[7].keyId, q[0].keyId);
+    // RPUSH q in database 3 (a command and an add); SWAPDB 2 3 gives it to the client waiting in database 2.
+    EXPECT_EQ(q[8].elementOp().action, ElementAction::Command);
+    EXPECT_EQ(q[9].elementOp().action, ElementAction::Add);
+    EXPECT_EQ(q[10].elementOp().action, ElementAction::Remove);
+    EXPECT_EQ(q[10].keyId, q[9].keyId);
+    EXPECT_EQ(m_rejects.refused.at("source and destination objects are the same"), 1u);
+    EXPECT_EQ(m_rejects.refused.at("DB index is out of range"), 2u); // MOVE to 16, SWAPDB 0 99
+    EXPECT_EQ(m_rejects.refused.at("value is not an integer or out of range"), 1u);
+    EXPECT_EQ(m_rejects.unseenKeys.at("MOVE"), 1u);
+}
+
 TEST_F(MonitorCommandsTest, CommandsNotModelledAreNamed) {
-    const std::vector<std::vector<std::string>> commands { { "MOVE", "d", "1" }, { "LINSERT", "l", "BEFORE", "a", "x" },
-        { "MOVE", "d", "2" }, { "PING" }, { "STRLEN", "a" }, { "HGETALL", "h" }, { "SMEMBERS", "s" },
-        { "ZRANGE", "z", "0", "-1" } };
+    const std::vector<std::vector<std::string>> commands { { "PFADD", "d", "1" },
+        { "LINSERT", "l", "BEFORE", "a", "x" }, { "PFADD", "d", "2" }, { "PING" }, { "STRLEN", "a" },
+        { "HGETALL", "h" }, { "SMEMBERS", "s" }, { "ZRANGE", "z", "0", "-1" } };
     import(commands);
-    EXPECT_EQ(m_rejects.notModelled.at("MOVE"), 2u);
+    EXPECT_EQ(m_rejects.notModelled.at("PFADD"), 2u);
     EXPECT_EQ(m_rejects.notModelled.at("LINSERT"), 1u);
     EXPECT_EQ(m_rejects.skipped.at("command PING"), 1u);
     EXPECT_EQ(m_rejects.skipped.at("command HGETALL (reads the collection whole)"), 1u);
