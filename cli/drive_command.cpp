@@ -25,6 +25,7 @@ struct SweepOptions {
     std::string builds;
     std::string slabSettings;
     bool unoptimized = false;
+    bool quickBuild = false;
 
     bool asked() const { return !thresholds.empty() || !builds.empty() || !slabSettings.empty() || !source.empty(); }
 };
@@ -49,7 +50,9 @@ int runEngineSweep(DriveOptions& o) {
     sweep.layout = std::exchange(sweep.drive.layout, {});
     sweep.source = o.sweep.source;
     sweep.thresholds = o.sweep.thresholds;
-    sweep.unoptimized = o.sweep.unoptimized;
+    sweep.buildSpeed = o.sweep.quickBuild ? EngineBuildSpeed::Quick
+        : o.sweep.unoptimized             ? EngineBuildSpeed::Unoptimized
+                                          : EngineBuildSpeed::Release;
     if (!o.sweep.builds.empty()) {
         auto builds = parseEngineBuilds(o.sweep.builds);
         if (!builds)
@@ -209,8 +212,13 @@ void addDriveCommand(CLI::App& app, int& status) {
         "scripts/build-engine); --layout names the layout it builds (default valkey-8.1)");
     sweep->add_option("--at-thresholds", o->sweep.thresholds, "valkey: thresholds to build --source at, e.g. 32,64,128")
         ->delimiter(',');
-    sweep->add_flag("--unoptimized", o->sweep.unoptimized,
-        "valkey: build with -O0 (the same memory layout, in about half the time)");
+    auto* quick = sweep->add_flag("--quick-build", o->sweep.quickBuild,
+        "valkey: build at -O1 without link-time optimisation (the same memory layout, in about half the time, "
+        "serving about twice as fast as -O0)");
+    sweep
+        ->add_flag("--unoptimized", o->sweep.unoptimized,
+            "valkey: build with -O0 (the same memory layout, in about half the time)")
+        ->excludes(quick);
     sweep->add_flag("--latency", o->latency,
         "valkey: measure this host's load latencies and put each build's predicted GET throughput against the first "
         "(from the cache model's misses) beside the measured");

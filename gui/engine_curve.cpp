@@ -116,7 +116,7 @@ QGroupBox* EnginePage::makeCurveControls() {
     m_curveLayout->setToolTip(
         tr("The layout the builds have, without its threshold (e.g. valkey-8.1:embstr-limit=108 to build that "
            "limit into each)"));
-    m_quickBuild = new QCheckBox(tr("&Quick build (-O0: same memory layout, half the build time)"), box);
+    m_quickBuild = new QCheckBox(tr("&Quick build (-O1: same memory layout, half the build time)"), box);
     m_quickBuild->setChecked(true);
     m_builds = new QLineEdit(box);
     m_builds->setPlaceholderText(tr("or builds already made: THRESHOLD=BINARY,…"));
@@ -187,7 +187,7 @@ Expected<EngineSweepRequest> EnginePage::engineSweepRequest() const {
         if (!thresholds)
             return thresholds.error();
         r.thresholds = std::move(*thresholds);
-        r.unoptimized = m_quickBuild->isChecked();
+        r.buildSpeed = m_quickBuild->isChecked() ? EngineBuildSpeed::Quick : EngineBuildSpeed::Release;
     }
     return r;
 }

@@ -86,7 +86,9 @@ Expected<std::string> buildEngine(
         argv.push_back("--set");
         argv.push_back(s);
     }
-    if (r.unoptimized)
+    if (r.speed == EngineBuildSpeed::Quick)
+        argv.push_back("--quick");
+    else if (r.speed == EngineBuildSpeed::Unoptimized)
         argv.push_back("--unoptimized");
     auto dir = makeTempDir("layoutlab-build-");
     if (!dir)

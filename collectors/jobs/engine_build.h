@@ -6,6 +6,7 @@
 // the files compiled; a stop stops the script and every compiler it started.
 
 #include "layoutlab/expected.h"
+#include "layoutlab/jobs/engine_build_speed.h"
 
 #include <functional>
 #include <stop_token>
@@ -18,7 +19,7 @@ struct EngineBuildRequest {
     std::string script; // empty: $LAYOUTLAB_BUILD_ENGINE, else the project's scripts/build-engine
     std::string archive;
     std::vector<std::string> settings; // --set values, e.g. "embed-threshold=96"
-    bool unoptimized = false;
+    EngineBuildSpeed speed = EngineBuildSpeed::Release;
 };
 
 // The script a request runs.

@@ -230,7 +230,7 @@ Expected<EngineSweepPoint> measureSetting(const EngineSweepRequest& r, const Set
     if (!s.buildSettings.empty()) {
         progress.phase("build");
         auto built = buildEngine(
-            { r.buildScript, r.source, s.buildSettings, r.unoptimized },
+            { r.buildScript, r.source, s.buildSettings, r.buildSpeed },
             [&progress](double f) { progress.progress(f, 0); }, stop);
         if (!built)
             return built.error();

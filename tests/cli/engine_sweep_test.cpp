@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `layoutlab drive` at several settings (the engine sweep) against real servers: memcached at several slab
 // settings (Debian's memcached), and Valkey built from the 8.1-layout source archive at chosen
-// thresholds (scripts/build-engine, unoptimized, cached outside the clone). Every setting's measured
+// thresholds (scripts/build-engine --quick, cached outside the clone). Every setting's measured
 // bytes per key must be within 1% of the prediction for that setting, on traces with keys and values
 // across every limit; and the settings must really differ (a server started without them would measure
 // the same at each). A stop during a build stops the build script and every compiler it started.
@@ -145,7 +145,7 @@ TEST_F(EngineSweepTest, ValkeyBuiltAtEachThresholdWithinOnePercent) {
         "17");
     for (const auto& trace : { sizes, churn }) {
         const auto report = sweep({ trace, "--engine", "valkey", "--source", source.archive, "--at-thresholds",
-            "16,48,64,100,128", "--unoptimized" });
+            "16,48,64,100,128", "--quick-build" });
         if (report.is_null())
             continue;
         expectEachWithinOnePercent(trace, report, 5);
@@ -187,7 +187,7 @@ TEST_F(EngineSweepTest, BuildsPickedBesideBuildsMadeHere) {
     if (source.archive.empty())
         GTEST_SKIP() << "no source archive of the 8.1 layout among the engines.build builds (../shared/engines)";
     const auto report = sweep({ LAYOUTLAB_DATASETS_DIR "/traces/mixed-sizes.lltrace", "--engine", "valkey", "--source",
-        source.archive, "--at-thresholds", "128", "--unoptimized", "--builds", "64=" + source.binary });
+        source.archive, "--at-thresholds", "128", "--quick-build", "--builds", "64=" + source.binary });
     if (report.is_null())
         return;
     expectEachWithinOnePercent("mixed-sizes", report, 2);
@@ -234,7 +234,7 @@ TEST_F(EngineSweepTest, AStopDuringABuildStopsTheScriptAndItsCompilers) {
     const auto entry = plainEntry.string() + "-embed-threshold-250";
     std::filesystem::remove_all(entry);
     const pid_t cli = layoutlab::test::spawnCli({ "drive", LAYOUTLAB_DATASETS_DIR "/traces/mixed-sizes.lltrace",
-        "--engine", "valkey", "--source", source.archive, "--at-thresholds", "250,251", "--unoptimized" });
+        "--engine", "valkey", "--source", source.archive, "--at-thresholds", "250,251", "--quick-build" });
     ASSERT_GT(cli, 0);
     // The build script leads a process group of its own: wait until it is compiling.
     pid_t script = 0;

@@ -13,6 +13,7 @@
 // for Valkey a "sweep" run beside it holds the predicted points at the thresholds measured.
 
 #include "layoutlab/jobs/drive_job.h"
+#include "layoutlab/jobs/engine_build_speed.h"
 #include "layoutlab/report/get_time.h"
 #include "layoutlab/store/engine_sweep_points.h"
 
@@ -42,7 +43,7 @@ struct EngineSweepRequest {
     // Valkey, built on demand: the source archive and the thresholds to build it at.
     std::string source;
     std::vector<std::uint32_t> thresholds;
-    bool unoptimized = false; // build with -O0 (the same memory layout, in half the time)
+    EngineBuildSpeed buildSpeed = EngineBuildSpeed::Release;
     // Valkey, picked: binaries and their thresholds (instead of a source).
     std::vector<EngineBuild> builds;
     // memcached: one server argument string per setting, e.g. "-f 1.25 -n 48".
