@@ -196,13 +196,17 @@ void MonitorImporter::rename(bool nx) {
     case monitor::RenameOutcome::Renamed:
         break;
     }
-    Request source = base(m_args[1], Op::Rename);
+    emitRename(m_args[1], m_args[2], m_keys.database());
+    serveMoved(m_args[2], m_db);
+}
+
+void MonitorImporter::emitRename(const std::string& from, const std::string& to, std::uint32_t toHolder) {
+    Request source = base(from, Op::Rename);
     source.valueBytes = kRenameSource;
     emit(source);
-    Request destination = base(m_args[2], Op::Rename);
+    Request destination = base(to, Op::Rename);
     destination.valueBytes = kRenameDestination;
-    emit(destination);
-    serveMoved(m_args[2], m_db);
+    emitIn(destination, toHolder);
 }
 
 void MonitorImporter::serveMoved(const std::string& key, std::uint32_t db) {
@@ -245,12 +249,7 @@ void MonitorImporter::move() {
     case monitor::RenameOutcome::Renamed:
         break;
     }
-    Request source = base(m_args[1], Op::Rename);
-    source.valueBytes = kRenameSource;
-    emit(source);
-    Request destination = base(m_args[1], Op::Rename);
-    destination.valueBytes = kRenameDestination;
-    emitIn(destination, toHolder);
+    emitRename(m_args[1], m_args[1], toHolder);
     serveMoved(m_args[1], *to);
 }
 

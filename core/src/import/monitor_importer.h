@@ -181,6 +181,9 @@ private:
     // RENAME, RENAMENX (monitor_rename.cpp): the two requests of an Op::Rename where the server renamed; a
     // list moved onto a key clients wait on serves them.
     void rename(bool nx);
+    // The two requests of an Op::Rename (request.h): `from`'s in the command's database, then `to`'s in the
+    // database whose keys `toHolder` holds.
+    void emitRename(const std::string& from, const std::string& to, std::uint32_t toHolder);
     // MOVE (db.c moveCommand): the two requests of an Op::Rename, the destination's in the other database.
     void move();
     // SWAPDB (db.c swapdbCommand): the two databases' keys exchanged; clients waiting in either served.
