@@ -342,6 +342,47 @@ std::vector<Scenario> scenarios() {
                            c.push_back({ "RENAME", "renamed:" + key(i), key(i) });
                        return c;
                    } });
+    out.push_back({ "copy", [](std::uint32_t n) {
+                       // COPY of every encoding (EMBSTR, RAW after an APPEND or a SETRANGE, INT and shared
+                       // integers, with and without TTLs) onto new names, onto keys that exist (nothing, or
+                       // REPLACE), with DB 0 named; onto itself, refused, with the other refusals below. (A copy
+                       // into another database is a MOVE's case: the databases scenario.)
+                       auto c = load(n);
+                       for (std::uint32_t i = 0; i < n; ++i) {
+                           const auto k = key(i);
+                           switch (i % 8) {
+                           case 0:
+                               c.push_back({ "COPY", k, "copy:" + k });
+                               break;
+                           case 1:
+                               c.push_back({ "COPY", k, key(i + 2) }); // exists: nothing
+                               break;
+                           case 2:
+                               c.push_back({ "COPY", k, key(i + 3), "REPLACE" });
+                               break;
+                           case 3:
+                               c.push_back({ "APPEND", k, std::string(1 + i % 60, 'x') });
+                               c.push_back({ "COPY", k, "c" + std::to_string(i) });
+                               break;
+                           case 4:
+                               c.push_back({ "SET", "int:" + k, std::to_string(i % 3 ? i * 7919 : i % 9000) });
+                               c.push_back({ "COPY", "int:" + k, "i:" + std::to_string(i) });
+                               break;
+                           case 5:
+                               c.push_back({ "SETRANGE", "range:" + k, std::to_string(i % 30), "abc" });
+                               c.push_back({ "EXPIRE", "range:" + k, kFarFuture });
+                               c.push_back({ "COPY", "range:" + k, "r" + std::to_string(i) });
+                               break;
+                           case 6:
+                               c.push_back({ "COPY", k, "copy:" + k, "DB", "0" });
+                               break;
+                           default:
+                               c.push_back({ "COPY", k, "new:" + k, "REPLACE" });
+                               break;
+                           }
+                       }
+                       return c;
+                   } });
     out.push_back({ "mixed", [](std::uint32_t n) {
                        // Every command at once, interleaved over the same keys.
                        std::vector<Command> c = load(n);
@@ -442,6 +483,7 @@ TEST_P(StringCommands, EveryCommandWithinOnePercentOfTheServer) {
                 (void)client->command({ "SET", key(2), "v", "EX", "0" });
                 (void)client->command({ "RENAME", "absent:" + key(3), key(3) });
                 (void)client->command({ "BITOP", "NOT", key(4), key(5), key(6) });
+                (void)client->command({ "COPY", key(7), key(7) });
                 const std::string marker = "layoutlab-capture-end";
                 ASSERT_TRUE(client->command({ "ECHO", marker }));
                 monitor.waitFor(marker);

@@ -253,6 +253,64 @@ void MonitorImporter::move() {
     serveMoved(m_args[1], *to);
 }
 
+void MonitorImporter::copy() {
+    const auto& a = m_args;
+    std::uint32_t to = m_db;
+    bool replace = false;
+    for (std::size_t i = 3; i < a.size(); ++i) {
+        if (equalsIgnoreCase(a[i], "REPLACE")) {
+            replace = true;
+        } else if (equalsIgnoreCase(a[i], "DB") && i + 1 < a.size()) {
+            const auto db = databaseArgument(a[++i], "value is not an integer or out of range");
+            if (!db)
+                return;
+            to = *db;
+        } else {
+            return refuse("syntax error", "option '" + a[i].substr(0, 40) + "'");
+        }
+    }
+    if (to == m_db && a[1] == a[2])
+        return refuse("source and destination objects are the same", a[1]);
+    const monitor::KeyValue* source = lookup(a[1]);
+    if (!source || !source->present())
+        return; // the reply 0
+    if (source->isCollection())
+        return noteCommand(m_rejects.notModelled, m_name + " of " + std::string(monitor::typeName(source->content)));
+    const std::uint32_t toHolder = m_keys.holderOf(to);
+    monitor::KeyValue& destination = m_keys.atIn(a[2], toHolder, m_absoluteMs);
+    if (&destination == source || (destination.present() && !replace))
+        return;
+    if (destination.present())
+        emitIn(base(a[2], Op::Delete), toHolder);
+    monitor::KeyValue copied;
+    copied.content = source->content;
+    copied.integer = source->integer;
+    copied.number = source->number;
+    copied.expireAtMs = source->expireAtMs;
+    copied.length = source->length;
+    copied.text = source->text;
+    copied.raw = source->raw;
+    destination = std::move(copied);
+    const std::uint32_t ttl = destination.expireAtMs != 0 ? secondsUntil(destination.expireAtMs) : 0;
+    if (destination.raw) { // an sds of exactly its length, as SETRANGE makes one (setrangeCommand), then its TTL
+        Request r = base(a[2], Op::SetRange);
+        r.valueBytes = static_cast<std::uint32_t>(destination.length);
+        emitIn(r, toHolder);
+        if (ttl != 0) {
+            Request e = base(a[2], Op::Expire);
+            e.ttlSeconds = ttl;
+            emitIn(e, toHolder);
+        }
+        return;
+    }
+    Request r = base(a[2], Op::Set);
+    r.valueBytes = static_cast<std::uint32_t>(destination.length);
+    // An integer's copy is an object of its own, never a shared one.
+    r.kind = destination.content == monitor::KeyValue::Content::Integer ? ValueKind::Integer : ValueKind::String;
+    r.ttlSeconds = ttl;
+    emitIn(r, toHolder);
+}
+
 void MonitorImporter::swapDatabases() {
     const auto first = databaseArgument(m_args[1], "invalid first DB index");
     const auto second = first ? databaseArgument(m_args[2], "invalid second DB index") : std::nullopt;
@@ -386,6 +444,9 @@ void MonitorImporter::command() {
     } else if (is("MOVE")) {
         if (arity(3))
             move();
+    } else if (is("COPY")) {
+        if (arity(3, true))
+            copy();
     } else if (is("SWAPDB")) {
         if (arity(3))
             swapDatabases();

@@ -186,6 +186,10 @@ private:
     void emitRename(const std::string& from, const std::string& to, std::uint32_t toHolder);
     // MOVE (db.c moveCommand): the two requests of an Op::Rename, the destination's in the other database.
     void move();
+    // COPY (db.c copyCommand) of a string: the destination (REPLACE: deleted first) made a duplicate of the
+    // source's value (object.c dupStringObject: an integer an object of its own, a RAW value RAW at its length,
+    // an embedded one as SET makes it), with its TTL; of a collection: not modelled.
+    void copy();
     // SWAPDB (db.c swapdbCommand): the two databases' keys exchanged; clients waiting in either served.
     void swapDatabases();
     // A database's number as MOVE and SWAPDB take it (getIntFromObjectOrReply, then selectDb), or nullopt

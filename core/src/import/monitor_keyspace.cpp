@@ -85,6 +85,7 @@ std::string formatLongDouble(long double value) {
 
 void KeyValue::assign(std::string_view value) {
     length = value.size();
+    raw = false;
     text.clear();
     hash.reset();
     if (const auto i = parseLongLong(value)) {

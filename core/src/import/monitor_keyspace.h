@@ -53,6 +53,9 @@ struct KeyValue {
     std::uint64_t expireAtMs = 0; // 0: no TTL
     std::uint64_t length = 0; // the string's length (Integer: its digits)
     std::string text; // Float: the value as stored, for an APPEND or SETRANGE to it
+    // A RAW sds whatever its length: a value APPEND grew, SETRANGE or SETBIT wrote, BITOP made (db.c
+    // dbUnshareStringValue, bitops.c), which COPY duplicates as it is (object.c dupStringObject).
+    bool raw = false;
     std::unique_ptr<HashFields> hash; // Content::Hash: its fields
     std::unique_ptr<SetMembers> set; // Content::Set: its members
     std::unique_ptr<std::unordered_map<std::string, double>> zset; // Content::SortedSet: members and scores
@@ -73,7 +76,7 @@ struct KeyValue {
         return content == Content::Hash || content == Content::Set || content == Content::SortedSet
             || content == Content::List;
     }
-    // The content of a string value, set as the server stores it.
+    // The content of a string value, set as the server stores it (not RAW).
     void assign(std::string_view value);
 };
 

@@ -80,6 +80,7 @@ void MonitorImporter::append() {
             v->assign(*text + tail);
         else
             v->length += tail.size();
+        v->raw = true;
     } else {
         monitor::KeyValue& created = entry(v, m_args[1]);
         created.assign(tail);
@@ -191,6 +192,7 @@ void MonitorImporter::bitop() {
         result.content = monitor::KeyValue::Content::Other;
         result.length = longest;
     }
+    result.raw = true;
     // SETRANGE of an absent key makes the same object: an sds of exactly that length (setrangeCommand).
     Request r = base(a[2], Op::SetRange);
     r.valueBytes = static_cast<std::uint32_t>(longest);
@@ -208,11 +210,13 @@ void MonitorImporter::writeRange(monitor::KeyValue* v, std::uint64_t offset, con
         } else {
             v->length = std::max(v->length, end);
         }
+        v->raw = true;
     } else {
         monitor::KeyValue& created = entry(v, m_args[1]);
         created.content = monitor::KeyValue::Content::Other; // zero bytes, then the piece
         created.length = end;
         created.expireAtMs = 0;
+        created.raw = true;
     }
     Request r = base(m_args[1], Op::SetRange);
     r.valueBytes = static_cast<std::uint32_t>(end);

@@ -246,6 +246,38 @@ TEST_F(MonitorCommandsTest, MoveAndSwapdbFollowTheKeysBetweenDatabases) {
     EXPECT_EQ(m_rejects.unseenKeys.at("MOVE"), 1u);
 }
 
+// db.c copyCommand with object.c dupStringObject: a string's copy is a Set of its length (an integer an object of
+// its own, never a shared one), with the source's TTL; a RAW value (grown by APPEND) is copied RAW at its length,
+// as SETRANGE makes a key, then its TTL; nothing onto a key that exists unless REPLACE (a delete first); another
+// database's key with DB; a collection's copy is not modelled.
+TEST_F(MonitorCommandsTest, CopyDuplicatesAStringAsTheServerDoes) {
+    const auto r = import({ { "SET", "a", "7", "EX", "100" }, { "COPY", "a", "b" }, { "SET", "s", "text" },
+        { "APPEND", "s", "more" }, { "EXPIRE", "s", "50" }, { "COPY", "s", "b" }, { "COPY", "s", "b", "REPLACE" },
+        { "COPY", "a", "c", "DB", "1" }, { "COPY", "a", "a" }, { "COPY", "a", "d", "DB", "16" },
+        { "COPY", "a", "d", "LAZY" }, { "COPY", "gone", "d" }, { "HSET", "h", "f", "v" }, { "COPY", "h", "h2" } });
+    ASSERT_EQ(r.size(), 11u);
+    EXPECT_EQ(r[1].op, Op::Set); // b: "7", an INT object of its own, with a's TTL
+    EXPECT_NE(r[1].keyId, r[0].keyId);
+    EXPECT_EQ(r[1].valueBytes, 1u);
+    EXPECT_EQ(r[1].kind, ValueKind::Integer);
+    EXPECT_EQ(r[1].ttlSeconds, 99u); // the seconds a's TTL has left (the helper's lines are a second apart)
+    // SET s, APPEND s, EXPIRE s; COPY s b: b exists, nothing; with REPLACE: b deleted, then s's RAW copy.
+    EXPECT_EQ(r[5].op, Op::Delete);
+    EXPECT_EQ(r[5].keyId, r[1].keyId);
+    EXPECT_EQ(r[6].op, Op::SetRange);
+    EXPECT_EQ(r[6].valueBytes, 8u); // "textmore"
+    EXPECT_EQ(r[7].op, Op::Expire);
+    EXPECT_EQ(r[7].ttlSeconds, 48u);
+    EXPECT_EQ(r[8].op, Op::Set); // c in database 1: a key of its own
+    EXPECT_NE(r[8].keyId, r[1].keyId);
+    EXPECT_EQ(r[8].kind, ValueKind::Integer);
+    EXPECT_EQ(m_rejects.refused.at("source and destination objects are the same"), 1u);
+    EXPECT_EQ(m_rejects.refused.at("DB index is out of range"), 1u);
+    EXPECT_EQ(m_rejects.refused.at("syntax error"), 1u);
+    EXPECT_EQ(m_rejects.unseenKeys.at("COPY"), 1u);
+    EXPECT_EQ(m_rejects.notModelled.at("COPY of a hash"), 1u);
+}
+
 TEST_F(MonitorCommandsTest, CommandsNotModelledAreNamed) {
     const std::vector<std::vector<std::string>> commands { { "PFADD", "d", "1" },
         { "LINSERT", "l", "BEFORE", "a", "x" }, { "PFADD", "d", "2" }, { "PING" }, { "STRLEN", "a" },
