@@ -212,11 +212,15 @@ void MonitorImporter::emitRename(const std::string& from, const std::string& to,
 void MonitorImporter::serveMoved(const std::string& key, std::uint32_t db) {
     if (m_blocked.empty())
         return;
-    m_keys.setDatabase(db);
-    const monitor::KeyValue* moved = m_keys.find(key, m_absoluteMs);
+    const monitor::KeyValue* moved = m_keys.findIn(key, m_keys.holderOf(db), m_absoluteMs);
     if (moved && moved->content == monitor::KeyValue::Content::List)
-        for (const auto& served : m_blocked.serve({ key }, m_keys, m_absoluteMs, db)) // signalKeyAsReady
-            emitEffect(served);
+        serveWaitingIn(db, { key }); // signalKeyAsReady
+}
+
+void MonitorImporter::serveWaitingIn(std::uint32_t db, std::vector<std::string> ready) {
+    m_keys.setDatabase(db); // the served commands name keys of the clients' database
+    for (const auto& served : m_blocked.serve(std::move(ready), m_keys, m_absoluteMs, db))
+        emitEffect(served);
     m_keys.setDatabase(m_db);
 }
 
@@ -282,15 +286,7 @@ void MonitorImporter::copy() {
         return;
     if (destination.present())
         emitIn(base(a[2], Op::Delete), toHolder);
-    monitor::KeyValue copied;
-    copied.content = source->content;
-    copied.integer = source->integer;
-    copied.number = source->number;
-    copied.expireAtMs = source->expireAtMs;
-    copied.length = source->length;
-    copied.text = source->text;
-    copied.raw = source->raw;
-    destination = std::move(copied);
+    destination = source->stringCopy();
     const std::uint32_t ttl = destination.expireAtMs != 0 ? secondsUntil(destination.expireAtMs) : 0;
     if (destination.raw) { // an sds of exactly its length, as SETRANGE makes one (setrangeCommand), then its TTL
         Request r = base(a[2], Op::SetRange);
@@ -320,12 +316,8 @@ void MonitorImporter::swapDatabases() {
     // Nothing in memory changes (the server exchanges the two databases' tables); clients waiting in either
     // find the keys the other held.
     for (const std::uint32_t db : { *first, *second })
-        if (!m_blocked.empty()) {
-            m_keys.setDatabase(db);
-            for (const auto& served : m_blocked.serve(m_blocked.keysWaitedIn(db), m_keys, m_absoluteMs, db))
-                emitEffect(served);
-        }
-    m_keys.setDatabase(m_db);
+        if (!m_blocked.empty())
+            serveWaitingIn(db, m_blocked.keysWaitedIn(db));
 }
 
 void MonitorImporter::emitEffect(const monitor::CollectionCommandEffect& effect) {

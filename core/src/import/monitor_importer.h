@@ -197,6 +197,8 @@ private:
     std::optional<std::uint32_t> databaseArgument(const std::string& text, const char* invalid);
     // Clients waiting on `key` of database `db` served (signalKeyAsReady: a list moved or renamed onto it).
     void serveMoved(const std::string& key, std::uint32_t db);
+    // Clients of database `db` waiting on the keys `ready` served, their effects emitted.
+    void serveWaitingIn(std::uint32_t db, std::vector<std::string> ready);
     // A collection command's requests emitted, each on its key; its refusal counted.
     void emitEffect(const monitor::CollectionCommandEffect& effect);
     // A string command on a collection key: the server answers WRONGTYPE and nothing changes (checkType).

@@ -120,6 +120,8 @@ std::uint64_t keyHashIn(std::string_view key, std::uint32_t db) {
 }
 
 std::uint32_t MonitorKeyspace::holderOf(std::uint32_t db) const {
+    if (m_holders.empty()) [[likely]] // asked on every line: most captures never SWAPDB
+        return db;
     const auto it = m_holders.find(db);
     return it == m_holders.end() ? db : it->second;
 }
