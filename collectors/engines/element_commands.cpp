@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "layoutlab/collect/element_commands.h"
 
+#include "layoutlab/layout/collection_layout.h"
+
 #include "layoutlab/trace/random.h"
 
 #include <algorithm>
@@ -295,6 +297,22 @@ void ElementCommandWriter::before(const Request& r, std::vector<Command>& out) {
         m_keys.erase(r.keyId);
 }
 
+void ElementCommandWriter::insertBesidePlace(
+    const Request& r, const std::string& key, std::string element, std::vector<Command>& out) {
+    // The pivot's text is made up, so it is marked first: LSET puts there a string of '~' whose listpack entry
+    // is as long as the pivot's (listpack.c: a string of up to 63 bytes takes its length and two), in place;
+    // LINSERT finds it from the head, the only one; LSET then gives the place a made-up text of the pivot's
+    // length and class, the same entry again.
+    const ElementOp op = r.elementOp();
+    const std::uint64_t entry = listpack::entryBytes(r.valueBytes, op.value);
+    const std::string mark = op.value == IntegerClass::None ? std::string(r.valueBytes, '~')
+                                                            : std::string(entry - 2, '~'); // an integer's: 2 to 10
+    const std::uint64_t pivot = r.priorBytes() - 1;
+    out.push_back({ "LSET", key, std::to_string(pivot), mark });
+    out.push_back({ "LINSERT", key, op.atHead ? "BEFORE" : "AFTER", mark, std::move(element) });
+    out.push_back({ "LSET", key, std::to_string(op.atHead ? pivot + 1 : pivot), value(r.valueBytes, op.value) });
+}
+
 Status ElementCommandWriter::listCommand(const Request& r, const std::string& key, std::vector<Command>& out) {
     const ElementOp op = r.elementOp();
     Key& state = keyOf(r.keyId);
@@ -302,6 +320,11 @@ Status ElementCommandWriter::listCommand(const Request& r, const std::string& ke
     case ElementAction::Add: {
         std::string text = value(r.elementBytes, op.element);
         ++state.elements;
+        if (r.priorBytes() > 0) { // LINSERT beside the pivot priorBytes - 1 places from the head (request.h)
+            m_pending.reset();
+            insertBesidePlace(r, key, std::move(text), out);
+            break;
+        }
         add(r.keyId, { text }, { op.atHead ? "LPUSH" : "RPUSH", key, text }, out);
         break;
     }
@@ -330,6 +353,8 @@ Status ElementCommandWriter::listCommand(const Request& r, const std::string& ke
 
 Status ElementCommandWriter::write(const Request& r, const std::string& key, std::vector<Command>& out) {
     const ElementOp op = r.elementOp();
+    if (op.action == ElementAction::Size)
+        return Ok {}; // what the replay knows of an element (request.h): nothing for the server to do
     if (op.action == ElementAction::Load)
         return usageError("the trace holds keys loaded from a snapshot: drive the RDB file itself, which the server "
                           "loads as it would its own");
@@ -367,6 +392,12 @@ Status ElementCommandWriter::write(const Request& r, const std::string& key, std
     }
     if (op.action == ElementAction::Command) {
         flush(out);
+        if (op.collection == CollectionKind::List && r.priorBytes() == kNoPivot) {
+            // A LINSERT that found no pivot: its conversion for the element, nothing inserted. No element of
+            // the server's is the pivot sent (made-up texts start with a letter or are integers).
+            out.push_back({ "LINSERT", key, "AFTER", "~no pivot~", value(r.elementBytes, IntegerClass::None) });
+            return Ok {};
+        }
         if (r.valueBytes > 0)
             m_pending = Pending { r.keyId, r.valueBytes, {} };
         return Ok {};

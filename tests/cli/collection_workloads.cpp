@@ -474,6 +474,9 @@ Workload setStores(std::uint64_t groups) {
 Workload zsetStores(std::uint64_t groups) {
     return workload::zsetStores(groups);
 }
+Workload listInserts(std::uint64_t keys) {
+    return workload::listInserts(keys);
+}
 
 std::vector<Workload> collectionWorkloads() {
     // LAYOUTLAB_COLLECTION_WORKLOAD=FILE runs the commands of FILE instead (one per line, arguments split at
@@ -500,7 +503,7 @@ std::vector<Workload> collectionWorkloads() {
     }
     return { grow(700), churn(512), counters(1000), lifecycle(1025), setsGrow(600), setsChurn(513), setsPops(300),
         zsetsGrow(500), zsetsChurn(511), zsetsRanges(511), listsGrow(400), listsChurn(257), moves(130),
-        workload::renames(257), workload::setStores(40), workload::zsetStores(40) };
+        workload::renames(257), workload::setStores(40), workload::zsetStores(40), workload::listInserts(160) };
 }
 
 } // namespace layoutlab::test

@@ -33,6 +33,8 @@ Workload setPops(std::uint64_t keys);
 // ZUNIONSTORE, ...).
 Workload setStores(std::uint64_t groups);
 Workload zsetStores(std::uint64_t groups);
+// Lists written in their middle (LINSERT), thinned by LREM and pops.
+Workload listInserts(std::uint64_t keys);
 // Every workload, or the one LAYOUTLAB_COLLECTION_WORKLOAD names (a file of commands, one a line).
 std::vector<Workload> collectionWorkloads();
 

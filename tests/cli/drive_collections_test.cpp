@@ -154,12 +154,13 @@ TEST_P(DriveCollections, ItsOwnSnapshotLoadedWithinOnePercent) {
 // sets emptied by ranges (ZREMRANGEBY*), each range as its members moved to -inf and a ZREMRANGEBYSCORE of it;
 // keys of every type renamed (RENAME, the names its elements were given moving with it); sets emptied by SPOP,
 // each draw an SRANDMEMBER (the same rehash steps) and its member's SREM; the algebra's STOREs, as the lookups,
-// the DEL and the SADDs, SREMs and ZADDs they amount to.
+// the DEL and the SADDs, SREMs and ZADDs they amount to; lists written in their middle, each LINSERT as an LSET
+// of a mark at the pivot's place, the LINSERT beside the mark and an LSET giving the place back.
 TEST_P(DriveCollections, CapturesOfMovesAndRemovalsWithinOnePercent) {
     const auto* s = server(); // SetUp skipped the test where there is none
-    for (const auto& workload :
-        { layoutlab::test::movesAndRemovals(130), layoutlab::test::rangeRemovals(255), layoutlab::test::keyRenames(257),
-            layoutlab::test::setPops(300), layoutlab::test::setStores(40), layoutlab::test::zsetStores(40) }) {
+    for (const auto& workload : { layoutlab::test::movesAndRemovals(130), layoutlab::test::rangeRemovals(255),
+             layoutlab::test::keyRenames(257), layoutlab::test::setPops(300), layoutlab::test::setStores(40),
+             layoutlab::test::zsetStores(40), layoutlab::test::listInserts(400) }) {
         const std::string file = (m_dir / (workload.name + ".monitor")).string();
         {
             auto under = layoutlab::test::startRespServer(*s);

@@ -214,6 +214,43 @@ TEST(ElementCommandWriter, ListsPushPopAndSetInPlace) {
     EXPECT_EQ(out[1], (Command { "LREM", "l", "1", "~" }));
 }
 
+// LINSERT beside a place (request.h: an Add with the pivot's place plus one in priorBytes, its length and class in
+// valueBytes and the value's class): the pivot marked by a string of the same listpack entry, the element
+// inserted beside the mark, the place given back a text of the pivot's shape; a LINSERT that found no pivot
+// (a Command with kNoPivot) as one whose pivot no element is.
+TEST(ElementCommandWriter, ListInsertsMarkThePivotAndGiveItBack) {
+    ElementCommandWriter writer;
+    std::vector<Command> out;
+    Request start = element(2, CollectionKind::List, ElementAction::Command, 3);
+    start.valueBytes = 1;
+    ASSERT_TRUE(writer.write(start, "l", out));
+    ASSERT_TRUE(writer.write(element(2, CollectionKind::List, ElementAction::Add, 3, 5, 3, true), "l", out));
+    ASSERT_EQ(out.size(), 3u);
+    EXPECT_EQ(out[0], (Command { "LSET", "l", "2", "~~~~~" }));
+    EXPECT_EQ(out[1][0], "LINSERT");
+    EXPECT_EQ((Command { out[1][2], out[1][3] }), (Command { "BEFORE", "~~~~~" }));
+    EXPECT_EQ(out[1][4].size(), 3u);
+    EXPECT_EQ((Command { out[2][0], out[2][2] }), (Command { "LSET", "3" })); // the pivot one place on
+    EXPECT_EQ(out[2][3].size(), 5u);
+    // After a pivot that is an integer of 24 bits ("1234567", a listpack entry of 5 bytes): a mark of 3.
+    out.clear();
+    Request after = element(2, CollectionKind::List, ElementAction::Add, 3, 7, 1, false);
+    ElementOp op = after.elementOp();
+    op.value = IntegerClass::Int24;
+    after.element = op.packed();
+    ASSERT_TRUE(writer.write(after, "l", out));
+    ASSERT_EQ(out.size(), 3u);
+    EXPECT_EQ(out[0], (Command { "LSET", "l", "0", "~~~" }));
+    EXPECT_EQ((Command { out[1][2], out[1][3] }), (Command { "AFTER", "~~~" }));
+    EXPECT_EQ((Command { out[2][0], out[2][2] }), (Command { "LSET", "0" }));
+    EXPECT_EQ(integerClassOf(out[2][3]), IntegerClass::Int24);
+    out.clear();
+    ASSERT_TRUE(writer.write(element(2, CollectionKind::List, ElementAction::Command, 40, 1, kNoPivot), "l", out));
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ((Command { out[0][0], out[0][2], out[0][3] }), (Command { "LINSERT", "AFTER", "~no pivot~" }));
+    EXPECT_EQ(out[0][4].size(), 40u);
+}
+
 TEST(ElementCommandWriter, AStringWriteForgetsTheKeyAndASnapshotIsRefused) {
     ElementCommandWriter writer;
     std::vector<Command> out;

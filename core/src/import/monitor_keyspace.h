@@ -56,6 +56,9 @@ struct KeyValue {
     // A RAW sds whatever its length: a value APPEND grew, SETRANGE or SETBIT wrote, BITOP made (db.c
     // dbUnshareStringValue, bitops.c), which COPY duplicates as it is (object.c dupStringObject).
     bool raw = false;
+    // Content::List: its elements' sizes given to the replay, before its first LINSERT (request.h
+    // ElementAction::Size).
+    bool listSizesGiven = false;
     std::unique_ptr<HashFields> hash; // Content::Hash: its fields
     std::unique_ptr<SetMembers> set; // Content::Set: its members
     std::unique_ptr<std::unordered_map<std::string, double>> zset; // Content::SortedSet: members and scores

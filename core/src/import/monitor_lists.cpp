@@ -12,9 +12,13 @@
 // The importer keeps each list's elements in order. Commands that move elements
 // between lists or pop from the first of several (LMOVE, BLPOP, LMPOP, ...) are rewritten into these
 // (monitor_moves.cpp). lremCommand: each element equal to the argument removed where it is, from the head or
-// the tail as the count says. LINSERT is not modelled, and counted so: after one, the copy and the figures no
-// longer follow the server.
+// the tail as the count says.
+//   linsertCommand: BEFORE or AFTER checked first (a syntax error), then the key; the list's conversion for the
+//     element (listTypeTryConversionAppend, as a push of it: made whether or not the pivot is found), then the
+//     element inserted beside the first element from the head equal to the pivot (listTypeEqual: the same
+//     text), the pivot's place from the head in the request; nothing where no element is the pivot.
 
+#include "line_importer.h"
 #include "monitor_collections.h"
 
 #include <algorithm>
@@ -25,8 +29,8 @@
 namespace layoutlab::monitor {
 
 namespace {
-constexpr std::array<std::string_view, 9> kElementCommands { "LPUSH", "RPUSH", "LPUSHX", "RPUSHX", "LPOP", "RPOP",
-    "LTRIM", "LSET", "LREM" };
+constexpr std::array<std::string_view, 10> kElementCommands { "LPUSH", "RPUSH", "LPUSHX", "RPUSHX", "LPOP", "RPOP",
+    "LTRIM", "LSET", "LREM", "LINSERT" };
 constexpr std::array<std::string_view, 4> kWholeReads { "LRANGE", "LLEN", "LINDEX", "LPOS" };
 
 class ListCommand : CollectionCommand {
@@ -39,9 +43,15 @@ public:
         const bool push = m_name.find("PUSH") != std::string_view::npos;
         const bool ok = push                                            ? n >= 3
             : m_name == "LTRIM" || m_name == "LSET" || m_name == "LREM" ? n == 4
+            : m_name == "LINSERT"                                       ? n == 5
                                                                         : n == 2 || n == 3;
         if (!ok) {
             refuse("wrong number of arguments", fmt::format("{} arguments", n - 1));
+            return std::move(m_effect);
+        }
+        const bool before = equalsIgnoreCase(m_args[2], "BEFORE");
+        if (m_name == "LINSERT" && !before && !equalsIgnoreCase(m_args[2], "AFTER")) {
+            refuse("syntax error", "'" + m_args[2].substr(0, 40) + "'");
             return std::move(m_effect);
         }
         if (!lookUpKey(KeyValue::Content::List))
@@ -54,6 +64,8 @@ public:
             set();
         else if (m_name == "LREM")
             removeEqual();
+        else if (m_name == "LINSERT")
+            insert(before);
         else
             pop(m_name[0] == 'L');
         return std::move(m_effect);
@@ -153,6 +165,32 @@ private:
         }
         if (list.empty())
             *m_key = KeyValue {}; // the server deletes an empty list
+    }
+    void insert(bool before) {
+        if (!present())
+            return;
+        command(1, 4, IntegerClass::None); // listTypeTryConversionAppend(argv 4..4): the element's length
+        auto& list = *m_key->list;
+        const auto pivot = std::find(list.begin(), list.end(), m_args[3]);
+        if (pivot == list.end()) {
+            m_effect.requests.back().ttlSeconds = kNoPivot; // request.h: the conversion all it did
+            return;
+        }
+        const auto at = static_cast<std::uint64_t>(pivot - list.begin());
+        if (!m_key->listSizesGiven) // request.h: the sizes a node's split needs, once for the list
+            for (std::size_t i = 0; i < list.size(); ++i) {
+                Request size = element(ElementAction::Size, list[i]);
+                size.valueBytes = static_cast<std::uint32_t>(std::min<std::size_t>(i, UINT32_MAX));
+                push(size);
+            }
+        m_key->listSizesGiven = true;
+        Request r = element(ElementAction::Add, m_args[4]);
+        r.ttlSeconds = static_cast<std::uint32_t>(std::min<std::uint64_t>(at + 1, UINT32_MAX)); // request.h
+        r.valueBytes = static_cast<std::uint32_t>(std::min<std::size_t>(m_args[3].size(), UINT32_MAX));
+        m_op.value = integerClassOf(m_args[3]);
+        m_op.atHead = before;
+        push(r);
+        list.insert(before ? pivot : pivot + 1, m_args[4]);
     }
     void trim() {
         const auto start = parseLongLong(m_args[2]), stop = parseLongLong(m_args[3]);

@@ -175,6 +175,17 @@ void CollectionKeyModel::replaceAt(
         collection::listReplace({ *m_rules, m_limits, *m_allocator }, key, index, before, after);
 }
 
+void CollectionKeyModel::insertAt(
+    CollectionKeyState& key, std::uint64_t pivot, bool before, ElementValue element) const {
+    if (m_kind == CollectionKind::List && pivot < key.entries)
+        collection::listInsert({ *m_rules, m_limits, *m_allocator }, key, pivot, before, element);
+}
+
+void CollectionKeyModel::knownSize(CollectionKeyState& key, std::uint64_t index, ElementValue element) const {
+    if (m_kind == CollectionKind::List && index < key.entries)
+        collection::listKnownSize(key, index, element);
+}
+
 void CollectionKeyModel::removeAt(CollectionKeyState& key, std::uint64_t index, ElementValue element) const {
     if (m_kind == CollectionKind::List && index < key.entries)
         collection::listRemoveAt({ *m_rules, m_limits, *m_allocator }, key, index, element);

@@ -78,6 +78,8 @@ void listPush(const KeyContext& c, CollectionKeyState& key, ElementValue element
 void listPop(const KeyContext& c, CollectionKeyState& key, ElementValue element, bool atHead);
 // The element `index` places from the head removed from its node (LREM).
 void listRemoveAt(const KeyContext& c, CollectionKeyState& key, std::uint64_t index, ElementValue element);
+void listKnownSize(CollectionKeyState& key, std::uint64_t index, ElementValue element);
+void listInsert(const KeyContext& c, CollectionKeyState& key, std::uint64_t pivot, bool before, ElementValue element);
 void listReplace(
     const KeyContext& c, CollectionKeyState& key, std::uint64_t index, ElementValue before, ElementValue after);
 void listLoad(const KeyContext& c, CollectionKeyState& key); // a quicklist node's Load

@@ -37,6 +37,7 @@ std::uint32_t argumentsOf(const ElementOp& op) {
         return 1;
     case ElementAction::Command:
     case ElementAction::Load:
+    case ElementAction::Size:
         return 0;
     }
     return 0;

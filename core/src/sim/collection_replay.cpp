@@ -74,6 +74,7 @@ CollectionKeyState copyOf(const CollectionKeyState& key) {
     out.orderBase = key.orderBase;
     out.orderBuckets = key.orderBuckets;
     out.nodes = key.nodes;
+    out.listSizesKept = key.listSizesKept;
     out.loadRemaining = key.loadRemaining;
     out.loadForm = key.loadForm;
     out.loadLongest = key.loadLongest;
@@ -102,7 +103,8 @@ bool sameState(const CollectionKeyState& a, const CollectionKeyState& b) {
 } // namespace
 
 bool CollectionReplay::mightConvert(const Group& group, const Request& r, const ElementOp& op) const {
-    if (op.collection != m_swept->kind || op.action == ElementAction::Remove || op.action == ElementAction::Read)
+    if (op.collection != m_swept->kind || op.action == ElementAction::Remove || op.action == ElementAction::Read
+        || op.action == ElementAction::Size)
         return false; // another type's keys, and removals and lookups, convert alike under every value
     const CollectionKeyState& key = group.state;
     if (key.table)
@@ -250,6 +252,10 @@ bool CollectionReplay::applyTo(
     }
     switch (op.action) {
     case ElementAction::Add:
+        if (op.collection == CollectionKind::List && r.priorBytes() > 0) { // LINSERT beside a pivot (request.h)
+            m.insertAt(key, r.priorBytes() - 1, op.atHead, element);
+            return key.entries == 0; // a pivot the budget's replay no longer holds: nothing made
+        }
         m.add(key, element, { r.valueBytes, op.value }, op.atHead);
         break;
     case ElementAction::Update:
@@ -277,6 +283,9 @@ bool CollectionReplay::applyTo(
         break;
     case ElementAction::Load:
         m.load(key, r.valueBytes, { op.atHead, op.element, r.priorBytes() });
+        break;
+    case ElementAction::Size:
+        m.knownSize(key, r.valueBytes, element);
         break;
     }
     return key.entries == 0 && op.action == ElementAction::Remove;

@@ -16,6 +16,12 @@ template <bool Observed> Status KeyspaceReplay::applyElement(KeyState& key, cons
                           "or `sweep` with a Valkey or Redis layout, or `drive` for a real server's figures");
     const ElementOp op = r.elementOp();
     const std::uint32_t id = idOf(key);
+    if (op.action == ElementAction::Size) { // what the replay knows of an element: no lookup, nothing changes
+        if (key.live() && key.collection() && m_collections->holds(id, op.collection))
+            if (auto known = m_collections->apply(id, r, false); !known)
+                return known.error();
+        return Ok {};
+    }
     if (Observed && m_writesRefused && deniedOnOom(op)) [[unlikely]] {
         m_table.lookup(); // OOM: the command is refused before it runs
         ++m_summary.refusedWrites;

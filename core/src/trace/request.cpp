@@ -21,8 +21,8 @@ std::string_view collectionKindName(CollectionKind kind) {
 
 std::string_view elementActionName(ElementAction action) {
     static constexpr std::array<std::string_view, kElementActionCount> kNames { "add", "update", "remove", "read",
-        "command", "load" };
-    static_assert(static_cast<std::size_t>(ElementAction::Load) == kNames.size() - 1, "a name for every value");
+        "command", "load", "size" };
+    static_assert(static_cast<std::size_t>(ElementAction::Size) == kNames.size() - 1, "a name for every value");
     return enumName(action, kNames);
 }
 

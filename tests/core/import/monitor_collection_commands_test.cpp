@@ -477,4 +477,48 @@ TEST_F(MonitorMovesTest, LremRemovesEqualElementsWhereTheyAre) {
     EXPECT_EQ(m_rejects.notModelled.count("LREM"), 0u);
 }
 
+// LINSERT: BEFORE or AFTER checked before the key; the conversion's Command for the element whether or not the
+// pivot is found; the element beside the first element from the head equal to the pivot, the pivot's place plus
+// one in priorBytes and its length and class in valueBytes and the value's class (request.h).
+TEST_F(MonitorMovesTest, LinsertPutsTheElementBesideTheFirstPivotFromTheHead) {
+    const auto r = import({ { "RPUSH", "l", "a", "77", "a" }, { "LINSERT", "l", "AFTER", "a", "xyz" },
+        { "LINSERT", "l", "before", "77", "q" }, { "LINSERT", "l", "AFTER", "nothing", "w" },
+        { "LINSERT", "l", "BESIDE", "a", "v" }, { "LINSERT", "absent", "AFTER", "a", "v" }, { "SET", "s", "1" },
+        { "LINSERT", "s", "AFTER", "a", "v" }, { "LINSERT", "l", "AFTER", "77" }, { "RPOP", "l", "9" } });
+    std::vector<Request> lists, sizes;
+    for (const Request& q : r)
+        if (q.op == Op::Element && q.elementOp().action == ElementAction::Size)
+            sizes.push_back(q);
+        else if (q.op == Op::Element && q.elementOp().action != ElementAction::Command)
+            lists.push_back(q);
+    // Before the list's first LINSERT, the sizes of what it holds (a 77 a), once (request.h).
+    ASSERT_EQ(sizes.size(), 3u);
+    for (std::uint32_t i = 0; i < 3; ++i) {
+        EXPECT_EQ(sizes[i].valueBytes, i);
+        EXPECT_EQ(sizes[i].elementBytes, i == 1 ? 2u : 1u);
+    }
+    // a 77 a -> a xyz 77 a -> a xyz q 77 a; RPOP of 9 takes them all from the tail.
+    ASSERT_EQ(lists.size(), 3u + 2u + 5u);
+    EXPECT_EQ(lists[3].elementBytes, 3u);
+    EXPECT_EQ(lists[3].priorBytes(), 1u); // after the pivot at place 0
+    EXPECT_EQ(lists[3].valueBytes, 1u);
+    EXPECT_FALSE(lists[3].elementOp().atHead);
+    EXPECT_EQ(lists[4].elementBytes, 1u);
+    EXPECT_EQ(lists[4].priorBytes(), 3u); // before "77", now at place 2
+    EXPECT_EQ(lists[4].valueBytes, 2u);
+    EXPECT_EQ(lists[4].elementOp().value, IntegerClass::Uint7);
+    EXPECT_TRUE(lists[4].elementOp().atHead);
+    const std::uint32_t popped[] = { 1, 2, 1, 3, 1 }; // a 77 q xyz a, from the tail
+    for (std::size_t i = 0; i < 5; ++i)
+        EXPECT_EQ(lists[5 + i].elementBytes, popped[i]) << i;
+    std::size_t commands = 0;
+    for (const Request& q : r)
+        commands += q.op == Op::Element && q.elementOp().action == ElementAction::Command;
+    EXPECT_EQ(commands, 1u + 3u); // the RPUSH's, and the three LINSERTs on the list (the missing pivot's too)
+    EXPECT_EQ(m_rejects.refused.at("syntax error"), 1u);
+    EXPECT_EQ(m_rejects.refused.at("WRONGTYPE Operation against a key holding the wrong kind of value"), 1u);
+    EXPECT_EQ(m_rejects.refused.at("wrong number of arguments"), 1u);
+    EXPECT_EQ(m_rejects.notModelled.count("LINSERT"), 0u);
+}
+
 } // namespace

@@ -256,6 +256,87 @@ TEST(CollectionKeyModel, AListElementReplacedChangesItsNode) {
     }
 }
 
+namespace {
+std::vector<std::uint32_t> nodeCounts(const CollectionKeyState& key) {
+    std::vector<std::uint32_t> counts;
+    for (const ListNode& node : key.nodes) {
+        counts.push_back(node.count);
+        EXPECT_EQ(node.bytes, 7u + 12u * node.count); // a listpack's header and end, an entry of 12 per element
+        if (key.listSizesKept) // from the list's first LINSERT on
+            EXPECT_EQ(node.entries.size(), node.count);
+    }
+    return counts;
+}
+} // namespace
+
+// LINSERT (insertAt) into a quicklist of nodes of at most four elements (list-max-listpack-size 4), as
+// quicklist.c _quicklistInsert does it: into the pivot's node while it has room; beside a pivot at its node's
+// end into the neighbour while it has room, else a node of its own; else the node split at the pivot and the
+// nodes around merged where they fit (_quicklistMergeNodes).
+TEST(CollectionKeyModel, AListElementInsertedSplitsAndMergesNodesAsQuicklistDoes) {
+    using Counts = std::vector<std::uint32_t>;
+    CollectionLimits limits;
+    limits.listMaxListpackSize = 4;
+    for (const char* spec : kLayouts) {
+        SCOPED_TRACE(spec);
+        const auto l = layout(spec);
+        auto made = CollectionKeyModel::create(*l, jemalloc(), limits, CollectionKind::List);
+        ASSERT_TRUE(made);
+        const CollectionKeyModel& model = *made;
+        CollectionKeyState key = model.created();
+        model.command(key, 12, 120);
+        for (int i = 0; i < 12; ++i)
+            model.add(key, { 10 });
+        EXPECT_EQ(nodeCounts(key), (Counts { 4, 4, 4 }));
+        model.insertAt(key, 5, false, { 10 }); // after the second of the full middle node: split, nothing merges
+        EXPECT_EQ(nodeCounts(key), (Counts { 4, 2, 3, 4 }));
+        model.insertAt(key, 4, true, { 10 }); // before the head of a node with room: into it
+        EXPECT_EQ(nodeCounts(key), (Counts { 4, 3, 3, 4 }));
+        model.insertAt(key, 0, true, { 10 }); // before the list's head, its node full: a node of its own
+        EXPECT_EQ(nodeCounts(key), (Counts { 1, 4, 3, 3, 4 }));
+        model.insertAt(key, 4, false, { 10 }); // after a full node's tail, the next with room: its head
+        EXPECT_EQ(nodeCounts(key), (Counts { 1, 4, 4, 3, 4 }));
+        model.insertAt(key, 15, false, { 10 }); // after the list's tail, its node full: a node of its own
+        EXPECT_EQ(nodeCounts(key), (Counts { 1, 4, 4, 3, 4, 1 }));
+        EXPECT_EQ(key.entries, 17u);
+        model.insertAt(key, 17, false, { 10 }); // no such pivot
+        EXPECT_EQ(key.entries, 17u);
+        // Split, then merged: {1} {4} {1} with the middle split after its second, {1} {2} {3} {1}: the two
+        // after the centre join ({1} {2} {4}), then the centre and the one before it ({3} {4}).
+        CollectionKeyState small = model.created();
+        model.command(small, 12, 120);
+        for (int i = 0; i < 12; ++i)
+            model.add(small, { 10 });
+        for (const std::uint64_t place : { 0, 0, 0, 5, 5, 5 })
+            model.removeAt(small, place, { 10 });
+        EXPECT_EQ(nodeCounts(small), (Counts { 1, 4, 1 }));
+        model.insertAt(small, 2, false, { 10 });
+        EXPECT_EQ(nodeCounts(small), (Counts { 3, 4 }));
+        // Before a middle element: the node keeps the pivot and what follows, the element joins the part before.
+        model.insertAt(small, 5, true, { 10 });
+        EXPECT_EQ(nodeCounts(small), (Counts { 3, 3, 2 }));
+        EXPECT_EQ(small.entries, 8u);
+
+        // The sizes of what a list held before its first LINSERT are its node's mean until the trace gives
+        // them (ElementAction::Size, mean 34.75: 35, 35, 35 and 34): elements of 10, 10, 10 and 100 bytes (entries of
+        // 12, 12, 12 and 103: a 12-bit length), split after the second, leave 7 + 24 bytes where they are, not 7 + 70.
+        for (const bool given : { false, true }) {
+            CollectionKeyState mixed = model.created();
+            model.command(mixed, 4, 130);
+            for (const std::uint32_t bytes : { 10, 10, 10, 100 })
+                model.add(mixed, { bytes });
+            model.command(mixed, 1, 10); // the LINSERT's conversion: a quicklist of one node, on every line
+            if (given)
+                for (std::uint64_t place = 0; place < 4; ++place)
+                    model.knownSize(mixed, place, { place == 3 ? 100u : 10u });
+            model.insertAt(mixed, 1, false, { 10 });
+            ASSERT_EQ(mixed.nodes.size(), 2u);
+            EXPECT_EQ(mixed.nodes[0].bytes, given ? 7u + 24u : 7u + 35u + 35u);
+            EXPECT_EQ(mixed.nodes[1].bytes, given ? 7u + 12u + 12u + 103u : 7u + 12u + 35u + 34u);
+        }
+    }
+}
+
 // The slab model takes a key's memory allocation by allocation (CollectionKeyModel::allocations): by size, they
 // must be its footprint, through growth, conversion, removals and a table's rehashes and shrinks, on every line
 // and type.

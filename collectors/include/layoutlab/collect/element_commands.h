@@ -123,6 +123,8 @@ private:
     void removed(std::uint32_t keyId, Key& key);
     void sendRemovals(std::vector<Command>& out);
     Status listCommand(const Request& r, const std::string& key, std::vector<Command>& out);
+    // A LINSERT beside the pivot a list's Add names by its place (request.h), as three commands.
+    void insertBesidePlace(const Request& r, const std::string& key, std::string element, std::vector<Command>& out);
 
     std::unordered_map<std::uint32_t, Key> m_keys;
     std::optional<Pending> m_pending; // the command whose elements are coming

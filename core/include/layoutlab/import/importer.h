@@ -68,8 +68,8 @@ struct RejectReport {
     // stopped with Ctrl-C, or killed, mid-write). Left out and said once, whatever --on-error says.
     std::uint64_t truncatedRecords = 0;
     std::string truncatedExample; // file:line: detail
-    // Commands that change the keyspace in a way the simulator does not model (LINSERT, the set algebra's
-    // *STORE, PFADD...), by name: every figure misses their effect.
+    // Commands that change the keyspace in a way the simulator does not model (PFADD, COPY of a collection
+    // ...), by name: every figure misses their effect.
     std::map<std::string, std::uint64_t> notModelled;
     // Commands whose effect is a draw the server made and the capture does not show (SPOP's members), by
     // name: the importer made its own draw, so the figures are the server's in distribution.

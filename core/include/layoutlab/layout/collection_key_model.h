@@ -50,10 +50,66 @@ struct SnapshotForm {
     std::uint64_t nodesAfter = 0;
 };
 
-// A list's listpack (its only one, or a quicklist node's): its elements and bytes.
+// A list node's entries' sizes from its head. Pops at the head only move where the first one is (a queue's
+// LPOP is as cheap as its RPOP); the room they leave is taken back by pushes at the head, or dropped once it is
+// half the array.
+class EntrySizes {
+public:
+    std::size_t size() const { return m_sizes.size() - m_first; }
+    std::uint32_t operator[](std::size_t i) const { return m_sizes[m_first + i]; }
+    void set(std::size_t i, std::uint32_t bytes) { m_sizes[m_first + i] = bytes; }
+    void insert(std::size_t i, std::uint32_t bytes) {
+        if (i == 0 && m_first > 0)
+            m_sizes[--m_first] = bytes;
+        else
+            m_sizes.insert(m_sizes.begin() + static_cast<std::ptrdiff_t>(m_first + i), bytes);
+    }
+    void erase(std::size_t i) {
+        if (i == 0)
+            return popFront();
+        m_sizes.erase(m_sizes.begin() + static_cast<std::ptrdiff_t>(m_first + i));
+    }
+    void popFront() {
+        if (++m_first == m_sizes.size()) {
+            m_sizes.clear();
+            m_first = 0;
+        } else if (m_first >= 64 && 2 * m_first >= m_sizes.size()) {
+            m_sizes.erase(m_sizes.begin(), m_sizes.begin() + static_cast<std::ptrdiff_t>(m_first));
+            m_first = 0;
+        }
+    }
+    void popBack() { m_sizes.pop_back(); }
+    // The sizes [first, last) as a list of their own.
+    EntrySizes slice(std::size_t first, std::size_t last) const {
+        EntrySizes out;
+        out.m_sizes.assign(m_sizes.begin() + static_cast<std::ptrdiff_t>(m_first + first),
+            m_sizes.begin() + static_cast<std::ptrdiff_t>(m_first + last));
+        return out;
+    }
+    // `other`'s sizes after these.
+    void append(const EntrySizes& other) {
+        m_sizes.insert(
+            m_sizes.end(), other.m_sizes.begin() + static_cast<std::ptrdiff_t>(other.m_first), other.m_sizes.end());
+    }
+    std::uint64_t sum() const {
+        std::uint64_t total = 0;
+        for (std::size_t i = m_first; i < m_sizes.size(); ++i)
+            total += m_sizes[i];
+        return total;
+    }
+
+private:
+    std::vector<std::uint32_t> m_sizes;
+    std::size_t m_first = 0;
+};
+
+// A list's listpack (its only one, or a quicklist node's): its elements and bytes, and once the list has met a
+// LINSERT, each element's entry bytes from its head (listpack.c: encoding, data and back length), which a
+// node's split needs.
 struct ListNode {
     std::uint32_t count = 0;
     std::uint64_t bytes = 0;
+    EntrySizes entries;
 };
 
 // Allocations of one size: `bytes` requested, `count` of them (an expectation where the engine's layout is
@@ -104,6 +160,8 @@ struct CollectionKeyState {
     // A list's listpacks from head to tail: one, when it is a listpack (table false), else its quicklist's
     // nodes (table true: the full encoding).
     std::vector<ListNode> nodes;
+    // Whether the nodes' entry sizes are followed: from a list's first LINSERT on (list_key_model.cpp).
+    bool listSizesKept = false;
     // A key being loaded from a snapshot (CollectionKeyModel::load): its elements still to come (a list's, of
     // its node), its form in the file, the longest element so far.
     std::uint64_t loadRemaining = 0;
@@ -153,6 +211,11 @@ public:
     void removeAt(CollectionKeyState& key, std::uint64_t index, ElementValue element) const;
     // A list's element `index` places from its head replaced (LSET).
     void replaceAt(CollectionKeyState& key, std::uint64_t index, ElementValue before, ElementValue after) const;
+    // A list's element inserted beside the pivot `pivot` places from its head: before it, or after it (LINSERT).
+    void insertAt(CollectionKeyState& key, std::uint64_t pivot, bool before, ElementValue element) const;
+    // A list's element `index` places from its head is `element` (a trace's Size: nothing changes but what
+    // the model knows of it).
+    void knownSize(CollectionKeyState& key, std::uint64_t index, ElementValue element) const;
     // An element removed: a hash's field with its value; a set's member with its place in the order of adds.
     // `atHead`: a list's end; another's, that more removals of its command follow. `byRange`: a sorted set's
     // member removed by a range command (request.h kRemovedByRange).

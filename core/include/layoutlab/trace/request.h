@@ -65,16 +65,23 @@ std::string_view opName(Op op);
 //            its first member's integer class as the element's (t_set.c setTypeCreate); a sorted set's its
 //            longest member in elementBytes and its first member's length in priorBytes (zsetTypeCreate,
 //            Redis 7.0's zaddGenericCommand); a list's push its elements' lengths summed in elementBytes
-//            (t_list.c listTypeTryConvertListpack)
+//            (t_list.c listTypeTryConvertListpack), a LINSERT's its element's (priorBytes kNoPivot when it
+//            found no pivot)
 //   Load     a key read whole from a snapshot (rdb.c rdbLoadObject), before its elements, which follow as
 //            Adds: valueBytes its elements; atHead set when the file holds it compact (a listpack or an
 //            intset, which the server keeps as it is), and then a set's intset its width as the integer class
 //            of its element (Int16, Int32 or Int64). A list has a Load before each quicklist node as the file
 //            holds it: valueBytes the node's elements, priorBytes the nodes after it.
+//   Size     a list's element as the importer knows it, changing nothing: elementBytes long, valueBytes places
+//            from the head. A list's first LINSERT is preceded by one for each of its elements (after its
+//            Command), since a quicklist node's split needs their sizes, which the replay does not follow
+//            for lists that never meet a LINSERT.
 // A list's Add is a push and its Remove a pop, at its head when the op's atHead is set, else at its tail; a
 // Remove with valueBytes k > 0 removes the element k - 1 places from its head instead (LREM); its Update
 // replaces the element valueBytes places from its head (LSET) by one of elementBytes, the one replaced
-// priorBytes long.
+// priorBytes long. An Add with priorBytes k > 0 inserts the element beside the pivot k - 1 places from the
+// head (LINSERT): before it when atHead is set, else after it; its valueBytes and value class the pivot's
+// length and integer class.
 // An element or value that is a canonical integer carries its integer class (IntegerClass), which a
 // listpack or an intset stores it by.
 enum class CollectionKind : std::uint8_t { Hash = 0, Set = 1, SortedSet = 2, List = 3 };
@@ -96,11 +103,14 @@ inline constexpr std::uint32_t shortestScoreBytes(std::uint32_t packed) {
 inline constexpr std::uint32_t seventeenDigitScoreBytes(std::uint32_t packed) {
     return packed >> 16;
 }
-enum class ElementAction : std::uint8_t { Add = 0, Update = 1, Remove = 2, Read = 3, Command = 4, Load = 5 };
+enum class ElementAction : std::uint8_t { Add = 0, Update = 1, Remove = 2, Read = 3, Command = 4, Load = 5, Size = 6 };
 // A Read's valueBytes when the element is drawn at random (t_set.c setTypeRandomElement), which advances a
 // rehashing table by the engine's draw's steps rather than a lookup's one.
 inline constexpr std::uint32_t kRandomDraw = 1;
-inline constexpr unsigned kElementActionCount = 6;
+// A list's Command's priorBytes when it is a LINSERT's that found no pivot: the conversion for the element is
+// all the command did (t_list.c linsertCommand converts before it looks).
+inline constexpr std::uint32_t kNoPivot = 1;
+inline constexpr unsigned kElementActionCount = 7;
 std::string_view collectionKindName(CollectionKind kind); // "hash", "set", "zset", "list"
 std::string_view elementActionName(ElementAction action);
 
