@@ -219,6 +219,63 @@ TEST_P(CollectionTrace, EveryCollectionWorkloadWithinOnePercentOfTheServer) {
     removeTree(*dir);
 }
 
+// LINSERT under node limits of other kinds: list-max-listpack-size 16 (a count: nodes of at most 16 elements,
+// so that nearly every insert meets a full node, splits it or lands in a neighbour, and splits merge) and -1
+// (nodes of 4 KiB), the lists-inserts workload captured on a server set so and replayed with the same limit.
+TEST_P(CollectionTrace, ListInsertsUnderOtherNodeLimitsWithinOnePercent) {
+    const auto all = test::respServers(LAYOUTLAB_ENGINE_MANIFEST);
+    if (GetParam() >= all.size())
+        GTEST_SKIP() << "no server " << GetParam()
+                     << ": Debian's redis-server and the builds of tests/engines are all there are here";
+    const test::EngineBuild& server = all[GetParam()];
+    auto under = test::startRespServer(server, { "--enable-debug-command", "yes" });
+    ASSERT_TRUE(under);
+    auto& client = under->client;
+    ASSERT_TRUE(warmUpCommands(*client));
+    std::uint64_t refused = 0;
+    ASSERT_TRUE(client->pipeline(test::hashesGrown(300).commands, 512, &refused));
+    ASSERT_TRUE(client->command({ "DEBUG", "RELOAD" }));
+    auto dir = makeTempDir("layoutlab-list-limits-");
+    ASSERT_TRUE(dir);
+    const Workload workload = test::listInserts(160);
+    for (const std::int64_t limit : { 16, -1 }) {
+        SCOPED_TRACE(fmt::format("{} list-max-listpack-size {}", server.label, limit));
+        ASSERT_TRUE(client->command({ "CONFIG", "SET", "list-max-listpack-size", std::to_string(limit) }));
+        ASSERT_TRUE(client->command({ "FLUSHALL", "SYNC" }));
+        ASSERT_TRUE(waitUntilSettled(*client));
+        const std::uint64_t before = test::keyspaceMemory(*client);
+        test::MonitorCapture monitor(under->running->port);
+        ASSERT_TRUE(client->pipeline(workload.commands, 512, &refused));
+        ASSERT_TRUE(client->command({ "ECHO", "layoutlab-capture-end" }));
+        monitor.waitFor("layoutlab-capture-end");
+        monitor.close();
+        ASSERT_TRUE(test::waitForOneClient(*client));
+        ASSERT_TRUE(waitUntilSettled(*client));
+        const double measured = static_cast<double>(test::keyspaceMemory(*client)) - static_cast<double>(before);
+        const std::string path = fmt::format("{}/inserts{}.monitor", *dir, limit);
+        std::ofstream(path) << monitor.lines();
+        auto trace = openTrace(path, { "monitor", OnError::Fail, 16 });
+        ASSERT_TRUE(trace) << trace.error().describe();
+        SimulationConfig config { under->models.layout, under->models.allocator, {} };
+        config.collectionLimits.listMaxListpackSize = limit;
+        auto result = simulate(config, **trace);
+        ASSERT_TRUE(result) << result.error().describe();
+        const double predicted = static_cast<double>(result->points.at(0).usableBytes);
+        const double error = (predicted - measured) / measured;
+        const auto keys = keyCount(*client);
+        ASSERT_TRUE(keys);
+        EXPECT_EQ(result->points.at(0).keys, *keys) << "live keys";
+        std::map<std::string, std::uint64_t> simulated;
+        for (const CollectionUsage& row : result->collections)
+            simulated[row.type + " " + row.encoding] += row.keys;
+        EXPECT_EQ(simulated, encodings(*client, workload.collectionKeys)) << "lists by encoding";
+        EXPECT_LT(std::abs(error), 0.01) << "predicted " << predicted << " B, measured " << measured << " B";
+        std::printf("%-14s list-max-listpack-size %3lld  predicted %10.0f  measured %10.0f  (%+.3f%%)\n",
+            server.label.c_str(), static_cast<long long>(limit), predicted, measured, 100 * error);
+    }
+    removeTree(*dir);
+}
+
 INSTANTIATE_TEST_SUITE_P(Servers, CollectionTrace, ::testing::Range<std::size_t>(0, 12),
     [](const auto& info) { return "server" + std::to_string(info.param); });
 

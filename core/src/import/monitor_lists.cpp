@@ -49,7 +49,7 @@ public:
             refuse("wrong number of arguments", fmt::format("{} arguments", n - 1));
             return std::move(m_effect);
         }
-        const bool before = equalsIgnoreCase(m_args[2], "BEFORE");
+        const bool before = m_name == "LINSERT" && equalsIgnoreCase(m_args[2], "BEFORE");
         if (m_name == "LINSERT" && !before && !equalsIgnoreCase(m_args[2], "AFTER")) {
             refuse("syntax error", "'" + m_args[2].substr(0, 40) + "'");
             return std::move(m_effect);
