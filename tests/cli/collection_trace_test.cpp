@@ -107,6 +107,43 @@ Compared compareReloaded(test::RespServerUnderTest& under, const Workload& workl
     return out;
 }
 
+// What a server allocates once, on its first keys and on its first reload (32 KiB on Valkey 9.1.0), is not the
+// keyspace's: made before any workload is measured.
+bool warmedUp(RespClient& client) {
+    std::uint64_t refused = 0;
+    return warmUpCommands(client) && client.pipeline(test::hashesGrown(300).commands, 512, &refused)
+        && client.command({ "DEBUG", "RELOAD" });
+}
+
+// A workload run on the flushed server while a MONITOR connection captures it: what the capture holds, and the
+// settled server's Δ(used_memory - mem_clients_normal) from `before`, its keyspace's memory when flushed.
+struct Captured {
+    std::string lines;
+    std::uint64_t before = 0;
+    double measured = 0;
+};
+std::optional<Captured> capturedRun(test::RespServerUnderTest& under, const Workload& workload) {
+    RespClient& client = *under.client;
+    Captured out;
+    if (!client.command({ "FLUSHALL", "SYNC" }) || !waitUntilSettled(client))
+        return std::nullopt;
+    out.before = test::keyspaceMemory(client);
+    {
+        test::MonitorCapture monitor(under.running->port);
+        std::uint64_t refused = 0; // the workloads' refused commands are in the capture, and change nothing
+        const std::string marker = "layoutlab-capture-end";
+        if (!client.pipeline(workload.commands, 512, &refused) || !client.command({ "ECHO", marker }))
+            return std::nullopt;
+        monitor.waitFor(marker);
+        monitor.close();
+        out.lines = monitor.lines();
+    }
+    if (!test::waitForOneClient(client) || !waitUntilSettled(client))
+        return std::nullopt;
+    out.measured = static_cast<double>(test::keyspaceMemory(client)) - static_cast<double>(out.before);
+    return out;
+}
+
 class CollectionTrace : public ::testing::TestWithParam<std::size_t> { };
 
 TEST_P(CollectionTrace, EveryCollectionWorkloadWithinOnePercentOfTheServer) {
@@ -117,38 +154,20 @@ TEST_P(CollectionTrace, EveryCollectionWorkloadWithinOnePercentOfTheServer) {
     const test::EngineBuild& server = all[GetParam()];
     auto under = test::startRespServer(server, { "--enable-debug-command", "yes" });
     ASSERT_TRUE(under);
-    auto& running = under->running;
     auto& client = under->client;
     const std::string& layoutName = under->layoutName;
     const LayoutAndAllocator* models = &under->models;
-    ASSERT_TRUE(warmUpCommands(*client));
-    // What a server allocates once, on its first keys and on its first reload (32 KiB on Valkey 9.1.0), is not
-    // the keyspace's.
-    std::uint64_t refused = 0;
-    ASSERT_TRUE(client->pipeline(test::hashesGrown(300).commands, 512, &refused));
-    ASSERT_TRUE(client->command({ "DEBUG", "RELOAD" }));
+    ASSERT_TRUE(warmedUp(*client));
     auto dir = makeTempDir("layoutlab-hash-trace-");
     ASSERT_TRUE(dir);
 
     for (const Workload& workload : test::collectionWorkloads()) {
         SCOPED_TRACE(server.label + " " + workload.name);
-        ASSERT_TRUE(client->command({ "FLUSHALL", "SYNC" }));
-        ASSERT_TRUE(waitUntilSettled(*client));
-        const std::uint64_t before = test::keyspaceMemory(*client);
-        std::string capture;
-        {
-            test::MonitorCapture monitor(running->port);
-            std::uint64_t refused = 0; // the workloads' refused commands are in the capture, and change nothing
-            ASSERT_TRUE(client->pipeline(workload.commands, 512, &refused));
-            const std::string marker = "layoutlab-capture-end";
-            ASSERT_TRUE(client->command({ "ECHO", marker }));
-            monitor.waitFor(marker);
-            monitor.close();
-            capture = monitor.lines();
-        }
-        ASSERT_TRUE(test::waitForOneClient(*client));
-        ASSERT_TRUE(waitUntilSettled(*client));
-        const double measured = static_cast<double>(test::keyspaceMemory(*client)) - static_cast<double>(before);
+        const auto run = capturedRun(*under, workload);
+        ASSERT_TRUE(run);
+        const std::string& capture = run->lines;
+        const std::uint64_t before = run->before;
+        const double measured = run->measured;
 
         const std::string path = fmt::format("{}/{}.monitor", *dir, workload.name);
         std::ofstream(path) << capture;
@@ -231,29 +250,18 @@ TEST_P(CollectionTrace, ListInsertsUnderOtherNodeLimitsWithinOnePercent) {
     auto under = test::startRespServer(server, { "--enable-debug-command", "yes" });
     ASSERT_TRUE(under);
     auto& client = under->client;
-    ASSERT_TRUE(warmUpCommands(*client));
-    std::uint64_t refused = 0;
-    ASSERT_TRUE(client->pipeline(test::hashesGrown(300).commands, 512, &refused));
-    ASSERT_TRUE(client->command({ "DEBUG", "RELOAD" }));
+    ASSERT_TRUE(warmedUp(*client));
     auto dir = makeTempDir("layoutlab-list-limits-");
     ASSERT_TRUE(dir);
     const Workload workload = test::listInserts(160);
     for (const std::int64_t limit : { 16, -1 }) {
         SCOPED_TRACE(fmt::format("{} list-max-listpack-size {}", server.label, limit));
         ASSERT_TRUE(client->command({ "CONFIG", "SET", "list-max-listpack-size", std::to_string(limit) }));
-        ASSERT_TRUE(client->command({ "FLUSHALL", "SYNC" }));
-        ASSERT_TRUE(waitUntilSettled(*client));
-        const std::uint64_t before = test::keyspaceMemory(*client);
-        test::MonitorCapture monitor(under->running->port);
-        ASSERT_TRUE(client->pipeline(workload.commands, 512, &refused));
-        ASSERT_TRUE(client->command({ "ECHO", "layoutlab-capture-end" }));
-        monitor.waitFor("layoutlab-capture-end");
-        monitor.close();
-        ASSERT_TRUE(test::waitForOneClient(*client));
-        ASSERT_TRUE(waitUntilSettled(*client));
-        const double measured = static_cast<double>(test::keyspaceMemory(*client)) - static_cast<double>(before);
+        const auto run = capturedRun(*under, workload);
+        ASSERT_TRUE(run);
+        const double measured = run->measured;
         const std::string path = fmt::format("{}/inserts{}.monitor", *dir, limit);
-        std::ofstream(path) << monitor.lines();
+        std::ofstream(path) << run->lines;
         auto trace = openTrace(path, { "monitor", OnError::Fail, 16 });
         ASSERT_TRUE(trace) << trace.error().describe();
         SimulationConfig config { under->models.layout, under->models.allocator, {} };
