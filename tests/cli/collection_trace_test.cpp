@@ -208,18 +208,25 @@ TEST_P(CollectionTrace, EveryCollectionWorkloadWithinOnePercentOfTheServer) {
             << "(" << layoutName << ") predicted " << predicted << " B, measured " << measured << " B";
         // How many bucket arrays a server holds is its hash seed's draw (where the entries fall, how a rehash's
         // steps meet empty buckets), which the model counts in expectation: on the 9.1 line, whose servers tell
-        // their own (DEBUG HTSTATS-KEY), all but them must agree closely, whatever the seed. Printed for 8.1
-        // and 9.0 too, not held: their reports do not follow the memory held (docs/validation.md).
+        // their own (DEBUG HTSTATS-KEY), all but them must agree closely, whatever the seed: to 0.2%, and four
+        // standard deviations of the other draw, the sorted sets' skiplist levels (the server's random()), which
+        // the model gives (usableBytesVariance). Printed for 8.1 and 9.0 too, not held: their reports do not
+        // follow the memory held (docs/validation.md).
         std::string arrays;
         if (const auto serverArrays = serverBucketArrayBytes(*client, workload.collectionKeys)) {
             double modelArrays = 0;
-            for (const CollectionUsage& row : result->collections)
+            double levelsVariance = 0;
+            for (const CollectionUsage& row : result->collections) {
                 modelArrays += row.bucketArrayBytes;
+                levelsVariance += row.usableBytesVariance;
+            }
+            const double levelsSd = std::sqrt(levelsVariance) / measured;
             const double rest = ((predicted - modelArrays) - (measured - *serverArrays)) / measured;
-            arrays = fmt::format(
-                " arrays: server {:.0f}, model {:.0f}; the rest {:+.3f}%", *serverArrays, modelArrays, 100 * rest);
+            arrays = fmt::format(" arrays: server {:.0f}, model {:.0f}; the rest {:+.3f}% (levels' sd {:.3f}%)",
+                *serverArrays, modelArrays, 100 * rest, 100 * levelsSd);
             if (layoutName.starts_with("valkey-9.1"))
-                EXPECT_LT(std::abs(rest), 0.002) << "(" << layoutName << ") all but the bucket arrays:" << arrays;
+                EXPECT_LT(std::abs(rest), 0.002 + 4 * levelsSd)
+                    << "(" << layoutName << ") all but the bucket arrays:" << arrays;
         }
         std::string byEncoding;
         for (const auto& [encoding, count] : served)

@@ -273,6 +273,8 @@ CollectionFootprint CollectionKeyModel::footprint(const CollectionKeyState& key)
     out.allocations += key.entryAllocations;
     out.requestedBytes += key.entryRequestedBytes;
     out.usableBytes += key.entryUsableBytes;
+    // The sum's rounding may leave a trace below zero where every drawn entry has been removed.
+    out.usableBytesVariance = std::max(0.0, key.entryUsableVariance);
     if (m_kind == CollectionKind::Set)
         collection::addSetTableEntries({ *m_rules, m_limits, *m_allocator }, key, out);
     return out;

@@ -140,6 +140,8 @@ std::vector<CollectionPart> setMemberParts(const Rules& rules, std::uint32_t mem
 // chance zslRandomLevel gives it), the member's sds where the node does not embed it, and a dictEntry on the
 // dict lines (zset_layout.cpp).
 std::vector<CollectionPart> zsetMemberParts(const Rules& rules, std::uint32_t memberBytes);
+// The name of a member's parts that are its skiplist node at each level, with the level's chance.
+inline constexpr const char* kSkiplistNodePart = "skiplist node";
 // A skiplist's own parts: struct zset, and the skiplist with its header node (the table's are the table's).
 std::vector<CollectionPart> zsetSkiplistParts(const Rules& rules);
 

@@ -39,11 +39,27 @@ std::uint64_t pairBytes(ElementValue member, ElementValue score) {
     return listpack::entryBytes(member.bytes, member.integer) + listpack::entryBytes(score.bytes, score.integer);
 }
 
+// A member's parts, and the variance of its node's usable bytes over the level zslRandomLevel draws for it
+// (the parts of each level, with its chance), added to the key's with `weight` (1 added, -1 removed).
+void addMemberParts(const KeyContext& c, CollectionKeyState& key, std::uint32_t memberBytes, double weight) {
+    const std::vector<CollectionPart> parts = zsetMemberParts(c.rules, memberBytes);
+    addEntryParts(c, key, parts, weight);
+    double mean = 0;
+    double square = 0;
+    for (const CollectionPart& part : parts)
+        if (part.what == kSkiplistNodePart) {
+            const auto usable = static_cast<double>(c.allocator.usableSize(part.requestedBytes));
+            mean += part.count * usable;
+            square += part.count * usable * usable;
+        }
+    key.entryUsableVariance += weight * (square - mean * mean);
+}
+
 void addMember(const KeyContext& c, CollectionKeyState& key, ElementValue member, std::uint32_t lookups) {
     for (std::uint32_t l = 1; l < lookups; ++l)
         key.index->lookup();
     key.index->insert();
-    addEntryParts(c, key, zsetMemberParts(c.rules, member.bytes), 1);
+    addMemberParts(c, key, member.bytes, 1);
 }
 
 // zsetConvertAndExpand: a table expanded for `sizedFor` (0: not expanded), the listpack's members inserted
@@ -128,7 +144,7 @@ void zsetRemove(const KeyContext& c, CollectionKeyState& key, ElementValue membe
     key.index->erase(!shrinkWaits);
     if (c.rules.tableKind == IndexKind::RedisDict && !shrinkWaits) // Redis 7.x: htNeedsResize -> dictResize
         key.index->shrinkIfNeeded();
-    addEntryParts(c, key, zsetMemberParts(c.rules, member.bytes), -1);
+    addMemberParts(c, key, member.bytes, -1);
 }
 
 } // namespace layoutlab::collection
@@ -164,7 +180,7 @@ void zsetLoadAdd(const KeyContext& c, CollectionKeyState& key, ElementValue memb
         return;
     key.table = false; // zsetConvert(o, OBJ_ENCODING_LISTPACK): the skiplist and its table freed
     key.index.reset();
-    key.entryAllocations = key.entryRequestedBytes = key.entryUsableBytes = 0;
+    key.entryAllocations = key.entryRequestedBytes = key.entryUsableBytes = key.entryUsableVariance = 0;
     key.entrySizes.clear();
 }
 

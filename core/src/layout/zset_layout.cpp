@@ -123,7 +123,7 @@ std::vector<CollectionPart> zsetMemberParts(const Rules& rules, std::uint32_t me
         parts.push_back({ "entries", kDictEntryBytes, 1 });
     const std::uint64_t embedded = kMemberHeaderSizeByte + sds::reqSize(memberBytes, sds::valkeyReqType(memberBytes));
     for (int level = 1; level <= kMaxLevel; ++level)
-        parts.push_back({ "skiplist node",
+        parts.push_back({ kSkiplistNodePart,
             rules.zsetNodesEmbedMembers ? kEmbeddingNodeBytes + (level - 1) * kLevelBytes + embedded
                                         : kNodeBytes + level * kLevelBytes,
             levelProbability(level) });

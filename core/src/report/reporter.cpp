@@ -111,7 +111,8 @@ nlohmann::json toJson(const SimulationResult& r) {
                     { "payload_bytes", c.payloadBytes }, { "allocations", rounded(c.allocations) },
                     { "requested_bytes", rounded(c.requestedBytes) }, { "usable_bytes", rounded(c.usableBytes) },
                     { "lookup_lines_per_element", rounded(c.lookupLinesPerElement()) },
-                    { "bucket_array_bytes", rounded(c.bucketArrayBytes) } });
+                    { "bucket_array_bytes", rounded(c.bucketArrayBytes) },
+                    { "usable_bytes_sd", rounded(std::sqrt(c.usableBytesVariance)) } });
     }
     if (r.limitSweep) {
         auto& sweep = j["limit_sweep"];

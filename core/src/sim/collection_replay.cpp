@@ -360,6 +360,7 @@ std::vector<CollectionUsage> CollectionReplay::usage(const std::vector<KeyState>
         row.requestedBytes += found->second.requestedBytes + collection.requestedBytes;
         row.usableBytes += found->second.usableBytes + collection.usableBytes;
         row.bucketArrayBytes += collection.bucketArrayBytes;
+        row.usableBytesVariance += collection.usableBytesVariance;
         row.lookupLines += model.lookupLines(state);
     };
     // In key order, so that the sums are the same bits whichever keys a variant shares (a run of one value

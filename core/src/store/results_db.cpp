@@ -415,7 +415,8 @@ Status ResultsDb::completeRun(std::int64_t runId, const SimulationResult& result
             "active_bytes) VALUES (?,?,?,?,?,?,?,?)");
         Statement collection(m_db,
             "INSERT INTO collections (run_id, type, encoding, keys, entries, payload_bytes, allocations, "
-            "requested_bytes, usable_bytes, lookup_lines, bucket_array_bytes) VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+            "requested_bytes, usable_bytes, lookup_lines, bucket_array_bytes, usable_bytes_variance) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
         if (!point.ok() || !cls.ok() || !sample.ok() || !collection.ok())
             return rollbackWith("cannot prepare the result statements");
         for (const CollectionUsage& c : result.collections) {
@@ -423,7 +424,7 @@ Status ResultsDb::completeRun(std::int64_t runId, const SimulationResult& result
             collection.bind(1, runId).bind(2, c.type).bind(3, c.encoding).bind(4, toInt(c.keys));
             collection.bind(5, toInt(c.entries)).bind(6, toInt(c.payloadBytes)).bind(7, c.allocations);
             collection.bind(8, c.requestedBytes).bind(9, c.usableBytes).bind(10, c.lookupLines);
-            collection.bind(11, c.bucketArrayBytes);
+            collection.bind(11, c.bucketArrayBytes).bind(12, c.usableBytesVariance);
             if (collection.step() != SQLITE_DONE)
                 return rollbackWith("cannot store a collection row");
         }
@@ -513,8 +514,8 @@ Status ResultsDb::storeLimitSweep(std::int64_t runId, const LimitSweepResult& sw
         "usable_bytes_per_key) VALUES (?,?,?,?,?,?,?)");
     Statement row(m_db,
         "INSERT INTO limit_collections (run_id, value_index, type, encoding, keys, entries, payload_bytes, "
-        "allocations, requested_bytes, usable_bytes, lookup_lines, bucket_array_bytes) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
+        "allocations, requested_bytes, usable_bytes, lookup_lines, bucket_array_bytes, usable_bytes_variance) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
     if (!value.ok() || !row.ok())
         return dbError(m_db, m_path, "cannot prepare the swept limit's statements");
     for (std::size_t i = 0; i < sweep.points.size(); ++i) {
@@ -529,7 +530,7 @@ Status ResultsDb::storeLimitSweep(std::int64_t runId, const LimitSweepResult& sw
             row.bind(1, runId).bind(2, static_cast<std::int64_t>(i)).bind(3, c.type).bind(4, c.encoding);
             row.bind(5, toInt(c.keys)).bind(6, toInt(c.entries)).bind(7, toInt(c.payloadBytes));
             row.bind(8, c.allocations).bind(9, c.requestedBytes).bind(10, c.usableBytes).bind(11, c.lookupLines);
-            row.bind(12, c.bucketArrayBytes);
+            row.bind(12, c.bucketArrayBytes).bind(13, c.usableBytesVariance);
             if (row.step() != SQLITE_DONE)
                 return dbError(m_db, m_path, "cannot store a swept limit's collection row");
         }

@@ -163,7 +163,7 @@ Expected<std::vector<TimelineSample>> ResultsDb::timeline(std::int64_t runId) {
 namespace {
 constexpr const char* kCollectionColumns
     = "type, encoding, keys, entries, payload_bytes, allocations, requested_bytes, usable_bytes, lookup_lines, "
-      "bucket_array_bytes";
+      "bucket_array_bytes, usable_bytes_variance";
 CollectionUsage collectionFrom(const Statement& s) {
     CollectionUsage c;
     c.type = s.text(0);
@@ -176,6 +176,7 @@ CollectionUsage collectionFrom(const Statement& s) {
     c.usableBytes = s.real(7);
     c.lookupLines = s.real(8);
     c.bucketArrayBytes = s.real(9);
+    c.usableBytesVariance = s.real(10);
     return c;
 }
 } // namespace

@@ -223,6 +223,12 @@ ALTER TABLE size_classes ADD COLUMN evictions INTEGER;
 ALTER TABLE collections ADD COLUMN bucket_array_bytes REAL NOT NULL DEFAULT 0;
 ALTER TABLE limit_collections ADD COLUMN bucket_array_bytes REAL NOT NULL DEFAULT 0;
 )SQL",
+    // 11 -> 12: of a collection row's usable bytes, their variance over the engine's random draws (a sorted
+    // set's skiplist levels; 0 in older runs).
+    R"SQL(
+ALTER TABLE collections ADD COLUMN usable_bytes_variance REAL NOT NULL DEFAULT 0;
+ALTER TABLE limit_collections ADD COLUMN usable_bytes_variance REAL NOT NULL DEFAULT 0;
+)SQL",
 };
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kMigrationCount == kResultsSchemaVersion, "one migration per schema version");

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <random>
 
 using namespace layoutlab;
 
@@ -83,6 +84,64 @@ TEST(ZsetKeyModel, AScoreChangeRewritesTheListpackAndRemovalsGiveBackWhatAddsToo
     model.add(big, { 12 }, { 4 });
     model.remove(big, { 12 }, { 4 });
     EXPECT_NEAR(model.footprint(big).usableBytes, full, 1e-6);
+}
+
+// A skiplist node's level is the server's random draw (t_zset.c zslRandomLevel: one more level while
+// random() & 0xFFFF falls under ZSKIPLIST_P of 0xFFFF, at most ZSKIPLIST_MAXLEVEL), so its bytes are an
+// expectation and the model gives their variance: drawn here as the server draws, over the nodes the one-key
+// model lists by level, the sample variance of a key's node bytes must agree with it.
+TEST(ZsetKeyModel, TheVarianceOfTheNodesBytesIsTheLevelDraws) {
+    constexpr int kMembers = 300;
+    for (const char* spec : { "redis-7.0", "valkey-8.1", "valkey-9.1" }) {
+        const auto l = layout(spec);
+        const CollectionKeyModel model = zsetModel(*l);
+        CollectionKeyState key = model.created();
+        model.command(key, kMembers, 20, IntegerClass::None, 20);
+        EXPECT_EQ(model.footprint(key).usableBytesVariance, 0) << spec << ": no member yet";
+        for (int i = 0; i < kMembers; ++i)
+            model.add(key, { 20 }, { 4 });
+        ASSERT_EQ(model.encoding(key), "skiplist") << spec;
+        const double variance = model.footprint(key).usableBytesVariance;
+
+        CollectionShape shape;
+        shape.type = CollectionType::SortedSet;
+        // The levels past the seventh, which 300 members reach with a chance of 2%, are folded into it there
+        // (zset_layout.cpp addSkiplistNodes): the draws below stop at the last level listed, as it counts them.
+        shape.entries = 1'000'000;
+        shape.elementBytes = 20;
+        shape.valueBytes = 4;
+        const auto described = describeCollection(*l, shape, jemalloc());
+        ASSERT_TRUE(described);
+        std::vector<double> usableByLevel;
+        for (const CollectionPart& part : described->parts)
+            if (part.what.starts_with("skiplist nodes (level "))
+                usableByLevel.push_back(static_cast<double>(jemalloc().usableSize(part.requestedBytes)));
+        ASSERT_GE(usableByLevel.size(), 6u) << spec;
+        std::mt19937 random(7);
+        constexpr int kKeys = 4000;
+        double sum = 0;
+        double squares = 0;
+        for (int k = 0; k < kKeys; ++k) {
+            double bytes = 0;
+            for (int m = 0; m < kMembers; ++m) {
+                std::size_t level = 1;
+                while ((random() & 0xFFFF) < 0.25 * 0xFFFF && level < usableByLevel.size())
+                    ++level;
+                bytes += usableByLevel[level - 1];
+            }
+            sum += bytes;
+            squares += bytes * bytes;
+        }
+        const double mean = sum / kKeys;
+        const double sampled = (squares - kKeys * mean * mean) / (kKeys - 1);
+        // The sample variance of 4,000 keys is within 10% of the true one (its relative error is about
+        // sqrt(2 / 4000) times the kurtosis' share: a few percent).
+        EXPECT_NEAR(variance, sampled, 0.1 * sampled) << spec;
+        EXPECT_GT(variance, 0) << spec;
+        for (int i = 0; i < kMembers; ++i)
+            model.remove(key, { 20 }, { 4 });
+        EXPECT_NEAR(model.footprint(key).usableBytesVariance, 0, 1e-6 * variance) << spec << ": every member removed";
+    }
 }
 
 // Redis 7.0 writes a listpack's score in 17 digits ("%.17g") where that is longer than the shortest text

@@ -11,6 +11,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -195,6 +196,25 @@ TEST_F(ResultsDbTest, CollectionRowsReadBackAndMerge) {
     EXPECT_EQ(*(*merged)->collections(otherId), result->collections);
     ASSERT_TRUE((*db)->deleteRuns({ runId }));
     EXPECT_TRUE((*db)->collections(runId)->empty());
+}
+
+// A sorted set's skiplist rows keep the variance of their node levels' draws.
+TEST_F(ResultsDbTest, SkiplistRowsKeepTheirLevelsVariance) {
+    auto cfg = makeGeneratorConfig(300, 1500, "16", "24", 0, 0.5, 0.8, 0.05, "uniform", 4);
+    ASSERT_TRUE(setCollectionElements(*cfg, CollectionKind::SortedSet, "uniform:1:400", "uniform:2:12"));
+    SyntheticTrace trace(*cfg);
+    auto models = parseLayoutAndAllocator("valkey-9.1", "");
+    auto result = simulate({ models->layout, models->allocator, { 64 } }, trace);
+    ASSERT_TRUE(result) << result.error().describe();
+    const auto skiplists = std::find_if(result->collections.begin(), result->collections.end(),
+        [](const CollectionUsage& c) { return c.encoding == "skiplist"; });
+    ASSERT_NE(skiplists, result->collections.end());
+    EXPECT_GT(skiplists->usableBytesVariance, 0);
+    auto db = ResultsDb::open(path());
+    ASSERT_TRUE(db);
+    auto rows = (*db)->collections(store(*result));
+    ASSERT_TRUE(rows) << rows.error().describe();
+    EXPECT_EQ(*rows, result->collections);
 }
 
 // A collection limit swept in the run's pass reads back as the run made it: each value's point (the run's with

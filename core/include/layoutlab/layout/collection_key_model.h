@@ -142,6 +142,9 @@ struct CollectionKeyState {
     double entryAllocations = 0;
     double entryRequestedBytes = 0;
     double entryUsableBytes = 0;
+    // Of entryUsableBytes: the variance of what the engine draws at random for each entry (a sorted set's
+    // skiplist node level: t_zset.c zslRandomLevel), the entries' draws being independent.
+    double entryUsableVariance = 0;
     // The same allocations by their usable size, for the slab model (CollectionKeyModel::allocations).
     std::vector<SizedAllocations> entrySizes;
     double argvEntries = 0; // entries whose field came from a command's argument, not a conversion (expected)
@@ -179,6 +182,10 @@ struct CollectionFootprint {
     // how a rehash's steps meet empty buckets), so a run measures one draw of it; the rest of a key's bytes
     // do not depend on the seed.
     double bucketArrayBytes = 0;
+    // The variance of usableBytes over the engine's random draws of its entries' layout (a skiplist node's
+    // level); 0 where the layout is not drawn. What a run measures is one draw: the expectation give or take
+    // a few standard deviations.
+    double usableBytesVariance = 0;
 };
 
 class CollectionKeyModel {

@@ -122,6 +122,9 @@ struct CollectionUsage {
     // Of usableBytes: the tables' bucket arrays and child buckets, in expectation, which a real server's
     // hash seed draws (CollectionFootprint::bucketArrayBytes).
     double bucketArrayBytes = 0;
+    // The variance of usableBytes over the engine's random draws (a sorted set's skiplist node levels:
+    // CollectionFootprint::usableBytesVariance); 0 where nothing is drawn.
+    double usableBytesVariance = 0;
 
     double lookupLinesPerElement() const { return entries ? lookupLines / static_cast<double>(entries) : 0.0; }
     bool operator==(const CollectionUsage&) const = default;

@@ -31,7 +31,7 @@ struct sqlite3;
 
 namespace layoutlab {
 
-inline constexpr int kResultsSchemaVersion = 11;
+inline constexpr int kResultsSchemaVersion = 12;
 
 struct TraceRecord {
     std::int64_t id = 0;
