@@ -366,6 +366,10 @@ Expected<LoadReport> loadTrace(RespClient& client, TraceReader& trace, std::size
         case Op::Rename:
             if (r.valueBytes == kRenameSource) {
                 renameSource.emplace(r.keyId, std::move(key));
+            } else if (renameSource && r.valueBytes == kCopyDestination) {
+                elements.copied(renameSource->first, r.keyId);
+                commands.push_back({ "COPY", std::move(renameSource->second), std::move(key), "REPLACE" });
+                renameSource.reset();
             } else if (renameSource) {
                 elements.renamed(renameSource->first, r.keyId);
                 commands.push_back({ "RENAME", std::move(renameSource->second), std::move(key) });

@@ -84,6 +84,7 @@ Workload zsetsChurn(std::uint64_t keys);
 Workload zsetsRanges(std::uint64_t keys);
 // Keys of every type renamed (rename_workloads.cpp).
 Workload renames(std::uint64_t keys);
+Workload copies(std::uint64_t keys);
 // Lists written in their middle by LINSERT (list_workloads.cpp).
 Workload listInserts(std::uint64_t keys);
 // Groups of sets, and of sorted sets, whose intersections, unions and differences are stored

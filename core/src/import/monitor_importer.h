@@ -188,7 +188,8 @@ private:
     void move();
     // COPY (db.c copyCommand) of a string: the destination (REPLACE: deleted first) made a duplicate of the
     // source's value (object.c dupStringObject: an integer an object of its own, a RAW value RAW at its length,
-    // an embedded one as SET makes it), with its TTL; of a collection: not modelled.
+    // an embedded one as SET makes it), with its TTL; of a collection: the two requests of an Op::Rename, the
+    // destination's marked kCopyDestination (the replay makes the type's dup), clients waiting on it served.
     void copy();
     // SWAPDB (db.c swapdbCommand): the two databases' keys exchanged; clients waiting in either served.
     void swapDatabases();

@@ -83,6 +83,34 @@ std::string formatLongDouble(long double value) {
     return std::string(buffer, static_cast<std::size_t>(length));
 }
 
+KeyValue KeyValue::copy() const {
+    KeyValue out;
+    out.content = content;
+    out.integer = integer;
+    out.number = number;
+    out.expireAtMs = expireAtMs;
+    out.length = length;
+    out.text = text;
+    out.raw = raw;
+    out.listSizesGiven = listSizesGiven;
+    if (hash)
+        out.hash = std::make_unique<HashFields>(*hash);
+    if (zset)
+        out.zset = std::make_unique<std::unordered_map<std::string, double>>(*zset);
+    if (list)
+        out.list = std::make_unique<std::deque<std::string>>(*list);
+    if (set) { // its places point into its own map: made again
+        out.set = std::make_unique<SetMembers>();
+        SetMembers& members = *out.set;
+        for (const std::uint32_t place : set->places) {
+            const auto [it, isNew] = members.added.emplace(*set->byPlace.at(place), members.next);
+            members.byPlace.emplace(members.next, &it->first);
+            members.places.insert(members.next++);
+        }
+    }
+    return out;
+}
+
 void KeyValue::assign(std::string_view value) {
     length = value.size();
     raw = false;

@@ -81,19 +81,9 @@ struct KeyValue {
     }
     // The content of a string value, set as the server stores it (not RAW).
     void assign(std::string_view value);
-    // A string value's duplicate (COPY: object.c dupStringObject), its TTL with it; a collection's fields are
-    // not copied.
-    KeyValue stringCopy() const {
-        KeyValue out;
-        out.content = content;
-        out.integer = integer;
-        out.number = number;
-        out.expireAtMs = expireAtMs;
-        out.length = length;
-        out.text = text;
-        out.raw = raw;
-        return out;
-    }
+    // The value's duplicate (COPY: object.c dupStringObject, the types' dup), its TTL with it: a collection's
+    // elements too, a set's members added in the order the source holds them.
+    KeyValue copy() const;
 };
 
 // What RENAME and RENAMENX did (db.c renameGenericCommand), for the importer to say so.

@@ -145,15 +145,22 @@ void MonitorImporter::copy() {
     const monitor::KeyValue* source = lookup(a[1]);
     if (!source || !source->present())
         return; // the reply 0
-    if (source->isCollection())
-        return noteCommand(m_rejects.notModelled, m_name + " of " + std::string(monitor::typeName(source->content)));
     const std::uint32_t toHolder = m_keys.holderOf(to);
     monitor::KeyValue& destination = m_keys.atIn(a[2], toHolder, m_absoluteMs);
     if (&destination == source || (destination.present() && !replace))
         return;
+    if (source->isCollection()) { // the pair of an Op::Rename, its destination's a copy (request.h)
+        destination = source->copy();
+        emit(base(a[1], Op::Rename)); // valueBytes kRenameSource
+        Request r = base(a[2], Op::Rename);
+        r.valueBytes = kCopyDestination;
+        emitIn(r, toHolder);
+        serveMoved(a[2], to);
+        return;
+    }
     if (destination.present())
         emitIn(base(a[2], Op::Delete), toHolder);
-    destination = source->stringCopy();
+    destination = source->copy();
     const std::uint32_t ttl = destination.expireAtMs != 0 ? secondsUntil(destination.expireAtMs) : 0;
     if (destination.raw) { // an sds of exactly its length, as SETRANGE makes one (setrangeCommand), then its TTL
         Request r = base(a[2], Op::SetRange);

@@ -214,6 +214,28 @@ Expected<const CollectionKeyModel*> CollectionReplay::modelFor(Variant& variant,
     return &*model;
 }
 
+void CollectionReplay::copy(std::uint32_t from, std::uint32_t to) {
+    m_applied = nullptr;
+    erase(to);
+    // A state is held only where its kind's model was made (apply), so each copy has its model at hand.
+    const auto modelOf = [](const Variant& v, CollectionKind kind) -> const CollectionKeyModel& {
+        return *v.models[static_cast<std::size_t>(kind)];
+    };
+    // A copy does not convert, so a group's variants hold it alike: each group's copy is made under the
+    // model of its smallest value.
+    if (const auto groups = m_grouped.find(from); groups != m_grouped.end()) {
+        std::vector<Group> copies;
+        copies.reserve(groups->second.size());
+        for (const Group& g : groups->second)
+            copies.push_back({ modelOf(m_variants[g.smallestVariant], g.state.kind).duplicated(g.state), g.variants,
+                g.smallest, g.smallestVariant });
+        m_grouped.emplace(to, std::move(copies));
+    }
+    for (Variant& variant : m_variants)
+        if (const auto source = variant.keys.find(from); source != variant.keys.end())
+            variant.keys.emplace(to, modelOf(variant, source->second.kind).duplicated(source->second));
+}
+
 Expected<bool> CollectionReplay::apply(std::uint32_t keyId, const Request& r, bool created) {
     const ElementOp op = r.elementOp();
     if (m_swept)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The keyspace replay's RENAME and RENAMENX (Op::Rename): a source request, then its destination's, the key's
-// object moved whole, its collection and TTL with it.
+// object moved whole, its collection and TTL with it; and a collection's COPY (the same pair, the destination's
+// marked kCopyDestination).
 
 #include "layoutlab/sim/collection_replay.h"
 #include "layoutlab/sim/keyspace_replay.h"
@@ -21,6 +22,8 @@ template <bool Observed> void KeyspaceReplay::rename(KeyState& key, const Reques
         return;
     }
     KeyState& source = m_keys[*from];
+    if (r.valueBytes == kCopyDestination)
+        return copy<Observed>(key, source, r);
     if (key.live())
         remove<Observed>(key);
     const KeyState moved = source;
@@ -49,7 +52,31 @@ template <bool Observed> void KeyspaceReplay::rename(KeyState& key, const Reques
         keepTtl<Observed>(key, r.keyId, moved.expireAtSeconds);
 }
 
+template <bool Observed> void KeyspaceReplay::copy(KeyState& key, const KeyState& source, const Request& r) {
+    // db.c copyCommand: the source's value duplicated (a collection's: CollectionKeyModel::duplicated), the
+    // destination deleted if it exists, the copy added under its name, then the source's TTL set there.
+    if (!source.collection() || !m_collections) {
+        ++m_summary.unmatchedRenames; // the importer writes a string's copy as the write that makes it
+        return;
+    }
+    const std::uint32_t from = idOf(source);
+    if (key.live())
+        remove<Observed>(key);
+    m_collections->copy(from, r.keyId);
+    m_table.insert();
+    key.keyAndFlags = KeyState::kCollection | KeyState::kLive | KeyState::kWritten | r.keyBytes;
+    key.valueBytes = 0;
+    key.expireAtSeconds = 0;
+    if (++m_summary.liveKeys > m_summary.maxLiveKeys)
+        m_summary.maxLiveKeys = m_summary.liveKeys;
+    notifyStored<Observed>(key, Op::Set);
+    if (source.hasTtl())
+        keepTtl<Observed>(key, r.keyId, source.expireAtSeconds);
+}
+
 template void KeyspaceReplay::rename<true>(KeyState& key, const Request& r);
 template void KeyspaceReplay::rename<false>(KeyState& key, const Request& r);
+template void KeyspaceReplay::copy<true>(KeyState& key, const KeyState& source, const Request& r);
+template void KeyspaceReplay::copy<false>(KeyState& key, const KeyState& source, const Request& r);
 
 } // namespace layoutlab

@@ -6,6 +6,9 @@
 #include "monitor_capture_import.h"
 
 #include "layoutlab/import/import_stats.h"
+#include "layoutlab/layout/layout_registry.h"
+#include "layoutlab/sim/simulation.h"
+#include "layoutlab/trace/memory_trace.h"
 
 #include <fstream>
 #include <gtest/gtest.h>
@@ -254,8 +257,8 @@ TEST_F(MonitorCommandsTest, CopyDuplicatesAStringAsTheServerDoes) {
     const auto r = import({ { "SET", "a", "7", "EX", "100" }, { "COPY", "a", "b" }, { "SET", "s", "text" },
         { "APPEND", "s", "more" }, { "EXPIRE", "s", "50" }, { "COPY", "s", "b" }, { "COPY", "s", "b", "REPLACE" },
         { "COPY", "a", "c", "DB", "1" }, { "COPY", "a", "a" }, { "COPY", "a", "d", "DB", "16" },
-        { "COPY", "a", "d", "LAZY" }, { "COPY", "gone", "d" }, { "HSET", "h", "f", "v" }, { "COPY", "h", "h2" } });
-    ASSERT_EQ(r.size(), 11u);
+        { "COPY", "a", "d", "LAZY" }, { "COPY", "gone", "d" } });
+    ASSERT_EQ(r.size(), 9u);
     EXPECT_EQ(r[1].op, Op::Set); // b: "7", an INT object of its own, with a's TTL
     EXPECT_NE(r[1].keyId, r[0].keyId);
     EXPECT_EQ(r[1].valueBytes, 1u);
@@ -275,7 +278,89 @@ TEST_F(MonitorCommandsTest, CopyDuplicatesAStringAsTheServerDoes) {
     EXPECT_EQ(m_rejects.refused.at("DB index is out of range"), 1u);
     EXPECT_EQ(m_rejects.refused.at("syntax error"), 1u);
     EXPECT_EQ(m_rejects.unseenKeys.at("COPY"), 1u);
-    EXPECT_EQ(m_rejects.notModelled.at("COPY of a hash"), 1u);
+}
+
+// A collection's COPY is the two requests of an Op::Rename, the destination's marked kCopyDestination (the
+// replay makes the type's dup); the importer's keyspace holds the copy's elements, apart from the source's,
+// so the commands after it see each key's own.
+TEST_F(MonitorCommandsTest, CopyOfACollectionHoldsTheSourcesElements) {
+    const auto r = import({ { "HSET", "h", "f", "v", "g", "long value" }, { "EXPIRE", "h", "100" },
+        { "COPY", "h", "h2" }, { "HDEL", "h2", "g" }, { "HDEL", "h2", "g" }, { "HDEL", "h", "g" }, { "SET", "s", "x" },
+        { "COPY", "h", "s" }, { "COPY", "h", "s", "REPLACE" }, { "HSET", "s", "f", "w" }, { "RPUSH", "l", "a", "bb" },
+        { "COPY", "l", "l2" }, { "LREM", "l2", "1", "bb" } });
+    auto at = [&](std::size_t i) -> const Request& { return r.at(i); };
+    // HSET h: its command and two fields; EXPIRE; COPY h h2: the pair.
+    ASSERT_GE(r.size(), 6u);
+    EXPECT_EQ(at(4).op, Op::Rename);
+    EXPECT_EQ(at(4).valueBytes, kRenameSource);
+    EXPECT_EQ(at(4).keyId, at(0).keyId);
+    EXPECT_EQ(at(5).op, Op::Rename);
+    EXPECT_EQ(at(5).valueBytes, kCopyDestination);
+    EXPECT_EQ(at(5).keyBytes, 2u);
+    // HDEL h2 g: the copy's field, with its value's length; again: a lookup of it; HDEL h g: the source's own.
+    EXPECT_EQ(at(6).keyId, at(5).keyId);
+    EXPECT_EQ(at(6).elementOp().action, ElementAction::Remove);
+    EXPECT_EQ(at(6).priorBytes(), 10u); // "long value"
+    EXPECT_EQ(at(7).elementOp().action, ElementAction::Read);
+    EXPECT_EQ(at(8).keyId, at(0).keyId);
+    EXPECT_EQ(at(8).elementOp().action, ElementAction::Remove);
+    // SET s; COPY h s: s exists, nothing; with REPLACE: the pair; HSET s f (its command, then an update of the
+    // copy's field).
+    EXPECT_EQ(at(9).op, Op::Set);
+    EXPECT_EQ(at(10).op, Op::Rename);
+    EXPECT_EQ(at(11).op, Op::Rename);
+    EXPECT_EQ(at(11).valueBytes, kCopyDestination);
+    EXPECT_EQ(at(11).keyId, at(9).keyId);
+    EXPECT_EQ(at(13).elementOp().action, ElementAction::Update);
+    EXPECT_EQ(at(13).keyId, at(9).keyId);
+    // RPUSH l (its command, two elements), COPY l l2, LREM l2: the copy's "bb" found and removed.
+    ASSERT_EQ(r.size(), 20u);
+    const std::size_t lrem = 19;
+    EXPECT_EQ(r[lrem].elementOp().action, ElementAction::Remove);
+    EXPECT_EQ(r[lrem].keyId, r[lrem - 1].keyId);
+    EXPECT_EQ(r[lrem - 1].valueBytes, kCopyDestination);
+    EXPECT_EQ(m_rejects.notModelled.count("COPY of a hash"), 0u);
+    EXPECT_TRUE(m_rejects.refused.empty());
+}
+
+// A collection's COPY replayed: the copy is the type's dup (collection_copy.cpp), a table expanded for its
+// count whatever the source's grew to, so a hash that once held 2,000 fields, 1,400 of them removed, copies
+// into what one HSET of its 600 fields makes (a table expanded for them at once: hashTypeTryConversion); a
+// listpack into its bytes again. The source's TTL goes with it.
+TEST_F(MonitorCommandsTest, ACopyIsReplayedAsTheTypesDupMakesIt) {
+    std::vector<std::string> big { "HSET", "h" }, copied { "HSET", "h2" }, hdel { "HDEL", "h" };
+    for (int i = 0; i < 2000; ++i) {
+        const std::string field = fmt::format("field:{:04}", i);
+        big.insert(big.end(), { field, "value" });
+        (i < 600 ? copied : hdel).push_back(field);
+        if (i < 600)
+            copied.push_back("value");
+    }
+    const std::vector<std::string> small { "HSET", "s", "f", "v", "g", "w" },
+        smallTwin { "HSET", "s2", "f", "v", "g", "w" };
+    for (const char* spec : { "redis-7.0", "valkey-8.0", "valkey-9.1" }) {
+        auto models = parseLayoutAndAllocator(spec, "");
+        ASSERT_TRUE(models) << models.error().describe();
+        const auto usage = [&](const std::vector<std::vector<std::string>>& commands) {
+            MemoryTrace trace(import(commands));
+            auto result = simulate({ models->layout, models->allocator, {} }, trace);
+            EXPECT_TRUE(result) << result.error().describe();
+            return result ? std::pair { result->points.at(0).usableBytes, result->trace }
+                          : std::pair<std::uint64_t, TraceSummary> {};
+        };
+        const auto [copy, copyTrace]
+            = usage({ big, hdel, small, { "EXPIRE", "s", "100" }, { "COPY", "h", "h2" }, { "COPY", "s", "s2" } });
+        const auto [made, madeTrace]
+            = usage({ big, hdel, small, { "EXPIRE", "s", "100" }, copied, smallTwin, { "EXPIRE", "s2", "100" } });
+        EXPECT_EQ(copy, made) << spec;
+        EXPECT_EQ(copyTrace.liveKeys, 4u) << spec;
+        EXPECT_EQ(copyTrace.ttlKeys, 2u) << spec;
+        EXPECT_EQ(copyTrace.unmatchedRenames, 0u) << spec;
+        // Not the source's table: one that grew to 300 and kept its size is larger.
+        const auto [grown, grownTrace] = usage({ big, hdel, small, { "EXPIRE", "s", "100" }, big, hdel,
+            { "RENAME", "h", "h2" }, big, hdel, smallTwin, { "EXPIRE", "s2", "100" } });
+        EXPECT_GT(grown, copy) << spec;
+    }
 }
 
 TEST_F(MonitorCommandsTest, CommandsNotModelledAreNamed) {

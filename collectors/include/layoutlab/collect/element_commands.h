@@ -68,6 +68,14 @@ public:
             m_keys.insert(std::move(node));
         }
     }
+    // The key `from` was copied to `to` (COPY): `to` holds the same elements, under the same names.
+    void copied(std::uint32_t from, std::uint32_t to) {
+        m_keys.erase(to);
+        if (const auto source = m_keys.find(from); source != m_keys.end()) {
+            Key copy = source->second;
+            m_keys.emplace(to, std::move(copy));
+        }
+    }
     // The end of the trace: a command still held (its trace ended inside it) is sent as it stands.
     void flush(std::vector<Command>& out);
     // Elements whose text could not have the trace's length and class, or whose name had to repeat within its

@@ -201,6 +201,9 @@ public:
     CollectionKind kind() const { return m_kind; }
     // A new key, before its first command (a hash is made empty and compact: t_hash.c createHashObject).
     CollectionKeyState created() const;
+    // A copy of `source` as COPY makes it (the type's dup: collection_copy.cpp): the same encoding and bytes, a
+    // table expanded for its count.
+    CollectionKeyState duplicated(const CollectionKeyState& source) const;
     // A command's start: `elements` elements (a hash's field-value pairs, a SADD's or ZADD's members), its
     // longest argument `longest` bytes long (t_hash.c hashTypeTryConversion; a ZADD's longest member,
     // zsetTypeCreate), its first element of integer class `first` (t_set.c setTypeCreate) and `firstBytes`

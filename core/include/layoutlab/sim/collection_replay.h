@@ -60,6 +60,10 @@ public:
             moveKey(v.keys, from, to);
     }
 
+    // The key `from` copied to `to` (a key `to` held erased first): the copy each variant's model makes
+    // (db.c copyCommand, CollectionKeyModel::duplicated).
+    void copy(std::uint32_t from, std::uint32_t to);
+
     // The live keys' memory by type and encoding under variant `variant`'s limits, each key's own allocations
     // (by its length and TTL in `keys`, the keyspace replay's) included.
     std::vector<CollectionUsage> usage(const std::vector<KeyState>& keys, std::size_t variant = 0) const;

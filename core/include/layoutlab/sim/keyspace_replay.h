@@ -290,6 +290,8 @@ private:
     template <bool Observed> void keepTtl(KeyState& key, std::uint32_t keyId, std::uint32_t expireAtSeconds);
     // Op::Rename: the source half remembered, the destination half applied.
     template <bool Observed> void rename(KeyState& key, const Request& r);
+    // Its COPY destination half: `source` (a collection) copied onto `key`.
+    template <bool Observed> void copy(KeyState& key, const KeyState& source, const Request& r);
     // Before `r` rewrites a live key without a TTL: drops a stale expire field the rewrite replaces.
     void rewriteStaleExpire(KeyState& key, const Request& r, std::uint32_t valueBytes, ValueKind kind);
     // `expiredDueMs`: the key's TTL ran out then (the observer is told expired()); 0: deleted or evicted.

@@ -40,6 +40,9 @@ enum class Op : std::uint8_t {
     // destination's (kRenameDestination): the destination deleted if it exists, then the source's value,
     // whatever its type, with its TTL, under the destination's name (db.c renameGenericCommand). Made only
     // where the server renamed (the source existed, and not onto itself; RENAMENX onto no key).
+    // With kCopyDestination in the second: COPY of a collection key (db.c copyCommand): the source kept, the
+    // destination deleted if it exists, then a copy of the source's value as its type's dup makes it, with
+    // the source's TTL (a string's COPY is written as the SET or SETRANGE that makes the same object).
     Rename = 15,
 };
 inline constexpr int kOpCount = 16;
@@ -48,6 +51,7 @@ inline constexpr int kOpCount = 16;
 inline constexpr std::uint32_t kEmptiedTables = UINT32_MAX;
 inline constexpr std::uint32_t kRenameSource = 0;
 inline constexpr std::uint32_t kRenameDestination = 1;
+inline constexpr std::uint32_t kCopyDestination = 2;
 std::string_view opName(Op op);
 
 // What an Op::Element request does (Request::element packs it in 16 bits, the trace file stores it so):
