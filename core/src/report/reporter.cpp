@@ -213,10 +213,14 @@ std::string collectionLines(const SimulationResult& r) {
     for (std::size_t i = 0; i < r.collections.size(); ++i) {
         const CollectionUsage& c = r.collections[i];
         const auto keys = static_cast<double>(c.keys);
+        // A skiplist's node levels are drawn at random: its bytes are an expectation, give or take this.
+        const std::string drawn = c.usableBytesVariance > 0
+            ? fmt::format(" (± {} over the node levels' draw)", bytesText(std::sqrt(c.usableBytesVariance)))
+            : std::string();
         out += fmt::format("{} {} {} keys as {}: {:.1f} entries and {} usable per key (its own allocations "
-                           "included), {} in all; {:.2f} lines per {}\n",
+                           "included), {} in all{}; {:.2f} lines per {}\n",
             i == 0 ? "collection" : "          ", c.keys, c.type, c.encoding, static_cast<double>(c.entries) / keys,
-            bytesText(c.usableBytes / keys), bytesText(c.usableBytes), c.lookupLinesPerElement(),
+            bytesText(c.usableBytes / keys), bytesText(c.usableBytes), drawn, c.lookupLinesPerElement(),
             lookupCommand(c.type));
     }
     if (!r.collections.empty())
