@@ -144,20 +144,29 @@ std::optional<Captured> capturedRun(test::RespServerUnderTest& under, const Work
     return out;
 }
 
-class CollectionTrace : public ::testing::TestWithParam<std::size_t> { };
+// Each test on server GetParam(), started with DEBUG enabled and warmed up (skipped where there is none).
+class CollectionTrace : public ::testing::TestWithParam<std::size_t> {
+protected:
+    void SetUp() override {
+        const auto all = test::respServers(LAYOUTLAB_ENGINE_MANIFEST);
+        if (GetParam() >= all.size())
+            GTEST_SKIP() << "no server " << GetParam()
+                         << ": Debian's redis-server and the builds of tests/engines are all there are here";
+        m_server = all[GetParam()];
+        m_under = test::startRespServer(m_server, { "--enable-debug-command", "yes" });
+        ASSERT_TRUE(m_under);
+        ASSERT_TRUE(warmedUp(*m_under->client));
+    }
+    test::EngineBuild m_server;
+    std::unique_ptr<test::RespServerUnderTest> m_under;
+};
 
 TEST_P(CollectionTrace, EveryCollectionWorkloadWithinOnePercentOfTheServer) {
-    const auto all = test::respServers(LAYOUTLAB_ENGINE_MANIFEST);
-    if (GetParam() >= all.size())
-        GTEST_SKIP() << "no server " << GetParam()
-                     << ": Debian's redis-server and the builds of tests/engines are all there are here";
-    const test::EngineBuild& server = all[GetParam()];
-    auto under = test::startRespServer(server, { "--enable-debug-command", "yes" });
-    ASSERT_TRUE(under);
+    const test::EngineBuild& server = m_server;
+    auto& under = m_under;
     auto& client = under->client;
     const std::string& layoutName = under->layoutName;
     const LayoutAndAllocator* models = &under->models;
-    ASSERT_TRUE(warmedUp(*client));
     auto dir = makeTempDir("layoutlab-hash-trace-");
     ASSERT_TRUE(dir);
 
@@ -249,15 +258,9 @@ TEST_P(CollectionTrace, EveryCollectionWorkloadWithinOnePercentOfTheServer) {
 // so that nearly every insert meets a full node, splits it or lands in a neighbour, and splits merge) and -1
 // (nodes of 4 KiB), the lists-inserts workload captured on a server set so and replayed with the same limit.
 TEST_P(CollectionTrace, ListInsertsUnderOtherNodeLimitsWithinOnePercent) {
-    const auto all = test::respServers(LAYOUTLAB_ENGINE_MANIFEST);
-    if (GetParam() >= all.size())
-        GTEST_SKIP() << "no server " << GetParam()
-                     << ": Debian's redis-server and the builds of tests/engines are all there are here";
-    const test::EngineBuild& server = all[GetParam()];
-    auto under = test::startRespServer(server, { "--enable-debug-command", "yes" });
-    ASSERT_TRUE(under);
+    const test::EngineBuild& server = m_server;
+    auto& under = m_under;
     auto& client = under->client;
-    ASSERT_TRUE(warmedUp(*client));
     auto dir = makeTempDir("layoutlab-list-limits-");
     ASSERT_TRUE(dir);
     const Workload workload = test::listInserts(160);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// A collection key's copy (COPY: db.c copyCommand), as each type's dup makes it, the same on every engine line
-// (t_list.c listTypeDup, t_set.c setTypeDup, t_zset.c zsetDup, t_hash.c hashTypeDup; Redis 7.x's object.c
-// dup*Object):
+// A key's state copied as it is (copyOf: a sweep's variants parting), and a collection key's copy (COPY: db.c
+// copyCommand), as each type's dup makes it, the same on every engine line (t_list.c listTypeDup, t_set.c setTypeDup,
+// t_zset.c zsetDup, t_hash.c hashTypeDup; Redis 7.x's object.c dup*Object):
 //  - a listpack or an intset: a new allocation of its bytes, copied (zmalloc(lpBytes), zmalloc(intsetBlobLen));
 //  - a list's quicklist: each node copied with its listpack at its bytes (quicklist.c quicklistDup), the
 //    nodes as they were;
@@ -19,24 +19,40 @@
 
 namespace layoutlab {
 
+CollectionKeyState copyOf(const CollectionKeyState& key) {
+    CollectionKeyState out;
+    out.kind = key.kind;
+    out.made = key.made;
+    out.table = key.table;
+    out.intsetWidth = key.intsetWidth;
+    out.entries = key.entries;
+    out.payloadBytes = key.payloadBytes;
+    out.listpackBytes = key.listpackBytes;
+    out.compactEntries = key.compactEntries;
+    if (key.index)
+        out.index = std::make_unique<IndexTableModel>(*key.index);
+    out.entryAllocations = key.entryAllocations;
+    out.entryRequestedBytes = key.entryRequestedBytes;
+    out.entryUsableBytes = key.entryUsableBytes;
+    out.entryUsableVariance = key.entryUsableVariance;
+    out.entrySizes = key.entrySizes;
+    out.argvEntries = key.argvEntries;
+    out.strandedEntries = key.strandedEntries;
+    out.strandedUnmoved = key.strandedUnmoved;
+    out.strandedTable = key.strandedTable;
+    out.adds = key.adds;
+    out.orderBase = key.orderBase;
+    out.orderBuckets = key.orderBuckets;
+    out.nodes = key.nodes;
+    out.listSizesKept = key.listSizesKept;
+    out.loadRemaining = key.loadRemaining;
+    out.loadForm = key.loadForm;
+    out.loadLongest = key.loadLongest;
+    return out;
+}
+
 CollectionKeyState CollectionKeyModel::duplicated(const CollectionKeyState& source) const {
-    CollectionKeyState copy;
-    copy.kind = source.kind;
-    copy.made = source.made;
-    copy.table = source.table;
-    copy.intsetWidth = source.intsetWidth;
-    copy.entries = source.entries;
-    copy.payloadBytes = source.payloadBytes;
-    copy.listpackBytes = source.listpackBytes;
-    copy.compactEntries = source.compactEntries;
-    copy.entryAllocations = source.entryAllocations;
-    copy.entryRequestedBytes = source.entryRequestedBytes;
-    copy.entryUsableBytes = source.entryUsableBytes;
-    copy.entryUsableVariance = source.entryUsableVariance;
-    copy.entrySizes = source.entrySizes;
-    copy.argvEntries = source.argvEntries;
-    copy.nodes = source.nodes;
-    copy.listSizesKept = source.listSizesKept;
+    CollectionKeyState copy = copyOf(source); // a live key's: no load under way
     if (!source.index)
         return copy;
     const collection::KeyContext c { *m_rules, m_limits, *m_allocator };
@@ -45,7 +61,12 @@ CollectionKeyState CollectionKeyModel::duplicated(const CollectionKeyState& sour
         copy.index->insert();
     // A set's members come in the source table's order, not the order they were added in: the new table
     // holds no stranded entry, and which member a removal takes is not known.
+    copy.strandedEntries = 0;
+    copy.strandedUnmoved = 1;
+    copy.strandedTable = 0;
     copy.adds = source.entries;
+    copy.orderBase = -1;
+    copy.orderBuckets = 0;
     return copy;
 }
 

@@ -48,39 +48,6 @@ CollectionReplay::CollectionReplay(
     m_sweptName = std::string(name);
 }
 
-namespace {
-// A key's state as it is, its table included (a split gives each variant its own).
-CollectionKeyState copyOf(const CollectionKeyState& key) {
-    CollectionKeyState out;
-    out.kind = key.kind;
-    out.made = key.made;
-    out.table = key.table;
-    out.intsetWidth = key.intsetWidth;
-    out.entries = key.entries;
-    out.payloadBytes = key.payloadBytes;
-    out.listpackBytes = key.listpackBytes;
-    out.compactEntries = key.compactEntries;
-    if (key.index)
-        out.index = std::make_unique<IndexTableModel>(*key.index);
-    out.entryAllocations = key.entryAllocations;
-    out.entryRequestedBytes = key.entryRequestedBytes;
-    out.entryUsableBytes = key.entryUsableBytes;
-    out.entrySizes = key.entrySizes;
-    out.argvEntries = key.argvEntries;
-    out.strandedEntries = key.strandedEntries;
-    out.strandedUnmoved = key.strandedUnmoved;
-    out.strandedTable = key.strandedTable;
-    out.adds = key.adds;
-    out.orderBase = key.orderBase;
-    out.orderBuckets = key.orderBuckets;
-    out.nodes = key.nodes;
-    out.listSizesKept = key.listSizesKept;
-    out.loadRemaining = key.loadRemaining;
-    out.loadForm = key.loadForm;
-    out.loadLongest = key.loadLongest;
-    return out;
-}
-} // namespace
 
 std::int64_t CollectionReplay::sweptValue(std::size_t variant) const {
     return collectionLimit(m_variants[variant].limits, m_sweptName);
@@ -92,7 +59,8 @@ bool sameState(const CollectionKeyState& a, const CollectionKeyState& b) {
     if (a.made != b.made || a.table != b.table || a.intsetWidth != b.intsetWidth || a.entries != b.entries
         || a.payloadBytes != b.payloadBytes || a.listpackBytes != b.listpackBytes
         || a.entryAllocations != b.entryAllocations || a.entryRequestedBytes != b.entryRequestedBytes
-        || a.entryUsableBytes != b.entryUsableBytes || a.entrySizes != b.entrySizes || a.argvEntries != b.argvEntries
+        || a.entryUsableBytes != b.entryUsableBytes || a.entryUsableVariance != b.entryUsableVariance
+        || a.entrySizes != b.entrySizes || a.argvEntries != b.argvEntries
         || a.strandedEntries != b.strandedEntries || a.strandedUnmoved != b.strandedUnmoved
         || a.strandedTable != b.strandedTable || a.adds != b.adds || a.orderBase != b.orderBase
         || a.orderBuckets != b.orderBuckets || a.loadRemaining != b.loadRemaining || a.loadLongest != b.loadLongest

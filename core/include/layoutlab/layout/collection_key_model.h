@@ -173,6 +173,9 @@ struct CollectionKeyState {
 };
 
 // The collection's memory, the key's own allocations aside.
+// A key's state as it is, its table's model included (a sweep's split gives each variant its own).
+CollectionKeyState copyOf(const CollectionKeyState& key);
+
 struct CollectionFootprint {
     double allocations = 0;
     double requestedBytes = 0;
