@@ -49,8 +49,10 @@ fuzz: deps
 	  corpus=datasets/fuzz/$$(echo $$t | tr _ -); \
 	  work=build-fuzz/corpus/$$t; mkdir -p $$work; cp $$corpus/* $$work/; \
 	  echo "== fuzz_$$t ($(FUZZ_SECONDS) s)"; \
-	  build-fuzz/tests/fuzz/fuzz_$$t $$work -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=4096 \
-	    -artifact_prefix=build-fuzz/crash-$$t- 2>&1 | tail -2 || exit 1; \
+	  log=build-fuzz/fuzz_$$t.log; \
+	  if build-fuzz/tests/fuzz/fuzz_$$t $$work -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=4096 \
+	    -artifact_prefix=build-fuzz/crash-$$t- >$$log 2>&1; then tail -1 $$log; \
+	  else grep -A14 -E '^==[0-9]+==ERROR|runtime error' $$log | head -40; tail -4 $$log; exit 1; fi; \
 	done
 
 fuzz-ci:

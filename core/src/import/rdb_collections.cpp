@@ -105,7 +105,7 @@ Status RdbParser::readBlob(const char* what) {
         return ok;
     const unsigned got = lzf_decompress(
         m_compressed.data(), static_cast<unsigned>(stored), m_blob.data(), static_cast<unsigned>(plain));
-    if (got != plain || plain == 0)
+    if (got != plain)
         return corrupt(fmt::format("{}: its LZF data does not decompress to the {} bytes it says", what, plain));
     return Ok {};
 }

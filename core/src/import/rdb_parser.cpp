@@ -268,8 +268,6 @@ Expected<RdbParser::StringInfo> RdbParser::string(const char* what, bool classif
         auto lzf = lzfLengths(what);
         if (!lzf)
             return lzf.error();
-        if (lzf->plain == 0)
-            return corrupt(fmt::format("an LZF string of length 0 in {}", what));
         out.bytes = lzf->plain;
         if (!hash) {
             if (auto ok = skip(lzf->compressed, what); !ok)
@@ -321,6 +319,10 @@ Expected<RdbParser::LzfLengths> RdbParser::lzfLengths(const char* what) {
     auto plain = plainLength(what);
     if (!plain)
         return plain.error();
+    // rdbSaveLzfStringObject writes LZF only for a value it shrank, so neither length is ever 0; and
+    // liblzf's lzf_decompress reads its first byte before looking at the input's length.
+    if (*compressed == 0 || *plain == 0)
+        return corrupt(fmt::format("an LZF string of {} bytes compressed to {} in {}", *plain, *compressed, what));
     return LzfLengths { *compressed, *plain };
 }
 

@@ -232,8 +232,7 @@ TEST_F(RdbImporterTest, FilesItCannotReadSaySoInOneLine) {
         std::string says;
     };
     const Case cases[] = {
-        { RdbWriter("REDIS0012").finish(), "Redis 7.4" },
-        { RdbWriter("VALKEY081").finish(), "newer" },
+        { RdbWriter("REDIS0012").finish(), "Redis 7.4" }, { RdbWriter("VALKEY081").finish(), "newer" },
         { RdbWriter("VALKEY011").finish(), "does not go with" },
         { RdbWriter().u8(7).str("k").len(0x1234567890ULL << 10 | 3).finish(), "module type" },
         { RdbWriter().u8(22).str("k").finish(), "newer Redis" },
@@ -243,7 +242,8 @@ TEST_F(RdbImporterTest, FilesItCannotReadSaySoInOneLine) {
         { RdbWriter().u8(0).str("k").u8(0xc4).finish(), "unknown string encoding 4" },
         { RdbWriter().u8(0).str("k").u8(0x82).finish(), "unknown length encoding 0x82" },
         { RdbWriter().u8(18).str("q").len(1).len(3).str("x").finish(), "container is 3" },
-        { RdbWriter().u8(0).str("k").lzf(0, 0).finish(), "LZF string of length 0" },
+        { RdbWriter().u8(0).str("k").lzf(0, 0).finish(), "LZF string of 0 bytes" },
+        { RdbWriter().u8(16).str("h").lzf(0, 40).finish(), "40 bytes compressed to 0" }, // a listpack's blob
     };
     for (const Case& c : cases) {
         SCOPED_TRACE(c.says);
