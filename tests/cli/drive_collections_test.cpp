@@ -10,7 +10,7 @@
 // Each must be predicted within 1% of the settled server's Δ(used_memory - mem_clients_normal) per key, with
 // the keys the replay holds, and every element given a text of its trace's length and integer class; and the
 // slab model's active bytes within 2% of Δallocator_active on the generated traces and the snapshot (tens of
-// MB), 6% on the captures of 4 MiB or more.
+// MB), 5% on the captures of 4 MiB or more.
 
 #include "cli_runner.h"
 #include "collection_workloads.h"
@@ -172,10 +172,13 @@ TEST_P(DriveCollections, CapturesOfMovesAndRemovalsWithinOnePercent) {
             monitor.waitFor("layoutlab-capture-end");
             monitor.close();
             std::ofstream(file) << monitor.lines();
+            if (const char* keep = std::getenv("LAYOUTLAB_KEEP_CAPTURES")) // for a look at a failing workload
+                std::ofstream(fmt::format("{}/{}-{}.monitor", keep, s->label, workload.name)) << monitor.lines();
         }
-        // A few MB of keys: what the thread cache holds (a few hundred KB on the server, which the model does
-        // not follow region by region: validation.md) is several percent of them.
-        expectWithinOnePercent(drive(*s, file), workload.name, 0.06);
+        // A few MB of keys: what the thread cache holds (a few hundred KB on the server, which its GC empties
+        // sooner than the model's, its own buffers' allocations counting toward it: validation.md) is a
+        // percent or two of them, and the server's own measure moves by about a percent from run to run.
+        expectWithinOnePercent(drive(*s, file), workload.name, 0.05);
     }
 }
 

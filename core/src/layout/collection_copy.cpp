@@ -48,11 +48,13 @@ CollectionKeyState copyOf(const CollectionKeyState& key) {
     out.loadRemaining = key.loadRemaining;
     out.loadForm = key.loadForm;
     out.loadLongest = key.loadLongest;
+    out.reallocatedBytes = key.reallocatedBytes;
     return out;
 }
 
 CollectionKeyState CollectionKeyModel::duplicated(const CollectionKeyState& source) const {
     CollectionKeyState copy = copyOf(source); // a live key's: no load under way
+    copy.reallocatedBytes = 0; // a new key's own count
     if (!source.index)
         return copy;
     const collection::KeyContext c { *m_rules, m_limits, *m_allocator };

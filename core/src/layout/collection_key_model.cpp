@@ -99,6 +99,64 @@ Expected<CollectionKeyModel> CollectionKeyModel::create(
     return model;
 }
 
+namespace {
+// A compact key's allocations before a change, to count the reallocations the change makes in place
+// (CollectionKeyState::reallocatedBytes). listpack.c reallocates a listpack on every shrink (lpInsert's realloc
+// after a deletion or a shorter replacement, lpShrinkToFit after a range's deletion) and on a growth only past
+// its usable size (lp_malloc_size), which takes it to another class; intset.c intsetResize reallocates on
+// every add and removal. A realloc within the class stays in place (jemalloc arena.c arena_ralloc_no_move); into
+// another it moves, which the key's allocations by class show already. Followed: a listpack or intset key's
+// one allocation, and a list's head and tail nodes (a pop's, a push's); not a list's middle nodes (LREM, LSET,
+// LINSERT there), nor a changed score's delete and insert when they cross a class and come back.
+class InPlaceResizes {
+public:
+    explicit InPlaceResizes(const CollectionKeyState& key)
+        : m_table(key.table)
+        , m_intsetWidth(key.intsetWidth)
+        , m_bytes(compactBytes(key))
+        , m_nodes(key.nodes.size())
+        , m_head(key.nodes.empty() ? 0 : key.nodes.front().bytes)
+        , m_tail(key.nodes.empty() ? 0 : key.nodes.back().bytes) { }
+
+    // `reallocsAlways`: the change reallocates whatever the sizes (an intset's; a sorted-set listpack's changed
+    // score, deleted and inserted again: zzlDelete, zzlInsert).
+    void count(CollectionKeyState& key, const AllocatorModel& allocator, bool reallocsAlways = false) const {
+        const auto inPlace = [&](std::uint64_t before, std::uint64_t after, bool always) {
+            const std::uint64_t usable = allocator.usableSize(before);
+            if (before != 0 && after != 0 && (always || after < before) && usable == allocator.usableSize(after))
+                key.reallocatedBytes += usable;
+        };
+        if (key.kind == CollectionKind::List) {
+            if (key.nodes.size() != m_nodes || m_nodes == 0)
+                return; // a node made or freed: an allocation, not a realloc
+            inPlace(m_head, key.nodes.front().bytes, false);
+            if (m_nodes > 1)
+                inPlace(m_tail, key.nodes.back().bytes, false);
+            return;
+        }
+        if (m_table || key.table || m_intsetWidth != key.intsetWidth)
+            return; // a conversion, or an intset widened (a new class: moved)
+        const std::uint64_t after = compactBytes(key);
+        if (after != m_bytes || reallocsAlways)
+            inPlace(m_bytes, after, reallocsAlways || m_intsetWidth != 0);
+    }
+
+private:
+    static std::uint64_t compactBytes(const CollectionKeyState& key) {
+        if (key.table || !key.made)
+            return 0;
+        return key.intsetWidth != 0 ? collection::kIntsetHeaderBytes + key.entries * key.intsetWidth
+                                    : key.listpackBytes;
+    }
+    bool m_table;
+    std::uint8_t m_intsetWidth;
+    std::uint64_t m_bytes;
+    std::size_t m_nodes;
+    std::uint64_t m_head;
+    std::uint64_t m_tail;
+};
+} // namespace
+
 CollectionKeyState CollectionKeyModel::created() const {
     CollectionKeyState key;
     key.kind = m_kind;
@@ -150,6 +208,7 @@ void CollectionKeyModel::add(CollectionKeyState& key, ElementValue element, Elem
             collection::hashLoadAdd(c, key, element, value);
         return;
     }
+    const InPlaceResizes resizes(key);
     if (m_kind == CollectionKind::List)
         collection::listPush(c, key, element, atHead);
     else if (m_kind == CollectionKind::Set)
@@ -158,21 +217,26 @@ void CollectionKeyModel::add(CollectionKeyState& key, ElementValue element, Elem
         collection::zsetAdd(c, key, element, value);
     else
         collection::hashAdd(c, key, element, value);
+    resizes.count(key, *m_allocator);
 }
 
 void CollectionKeyModel::update(
     CollectionKeyState& key, ElementValue element, ElementValue before, ElementValue after) const {
     const collection::KeyContext c { *m_rules, m_limits, *m_allocator };
+    const InPlaceResizes resizes(key);
     if (m_kind == CollectionKind::SortedSet)
         collection::zsetUpdate(c, key, element, before, after);
     else if (m_kind == CollectionKind::Hash) // a set's member has no value to replace
         collection::hashUpdate(c, key, element, before, after);
+    resizes.count(key, *m_allocator, m_kind == CollectionKind::SortedSet);
 }
 
 void CollectionKeyModel::replaceAt(
     CollectionKeyState& key, std::uint64_t index, ElementValue before, ElementValue after) const {
+    const InPlaceResizes resizes(key);
     if (m_kind == CollectionKind::List)
         collection::listReplace({ *m_rules, m_limits, *m_allocator }, key, index, before, after);
+    resizes.count(key, *m_allocator);
 }
 
 void CollectionKeyModel::insertAt(
@@ -187,16 +251,19 @@ void CollectionKeyModel::knownSize(CollectionKeyState& key, std::uint64_t index,
 }
 
 void CollectionKeyModel::removeAt(CollectionKeyState& key, std::uint64_t index, ElementValue element) const {
+    const InPlaceResizes resizes(key);
     if (m_kind == CollectionKind::List && index < key.entries)
         collection::listRemoveAt({ *m_rules, m_limits, *m_allocator }, key, index, element);
+    resizes.count(key, *m_allocator);
 }
 
 void CollectionKeyModel::remove(CollectionKeyState& key, ElementValue element, ElementValue value, MemberOrder order,
-    bool atHead, bool byRange) const {
+    bool atHead, bool byRange, bool continuesCommand) const {
     if (key.entries == 0)
         return;
     const collection::KeyContext c { *m_rules, m_limits, *m_allocator };
     // A list's atHead is the end it pops from; another's, that more removals of its command follow.
+    const InPlaceResizes resizes(key);
     if (m_kind == CollectionKind::List)
         collection::listPop(c, key, element, atHead);
     else if (m_kind == CollectionKind::Set)
@@ -205,6 +272,11 @@ void CollectionKeyModel::remove(CollectionKeyState& key, ElementValue element, E
         collection::zsetRemove(c, key, element, value, atHead, byRange);
     else
         collection::hashRemove(c, key, element, value, atHead);
+    // A range's deletion reallocates once (lpDeleteRange, zzlDeleteRangeBy*: lpShrinkToFit), taken at its
+    // last member (a sorted set's) or its first pop (a list's, the place the node is known at).
+    const bool rangeGoesOn = m_kind == CollectionKind::List ? continuesCommand : byRange && atHead;
+    if (!rangeGoesOn)
+        resizes.count(key, *m_allocator);
 }
 
 void CollectionKeyModel::read(CollectionKeyState& key, bool randomDraw) const {

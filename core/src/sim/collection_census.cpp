@@ -90,8 +90,9 @@ void appendArguments(const Request& r, const KeyState& key, bool startsCommand, 
 void appendCollectionCensus(const CollectionReplay* collections, const SizeClassTable& table, std::uint32_t keyId,
     const KeyState& key, const Request* r, bool startsCommand, std::vector<std::uint32_t>& out) {
     std::vector<std::pair<std::uint32_t, double>> byClass;
+    std::uint64_t reallocated = 0;
     if (collections)
-        for (const SizedAllocations& a : collections->allocations(keyId, key.keyBytes(), key.hasTtl())) {
+        for (const SizedAllocations& a : collections->allocations(keyId, key.keyBytes(), key.hasTtl(), &reallocated)) {
             const auto classIndex = static_cast<std::uint32_t>(table.classIndex(a.bytes));
             if (classIndex >= table.classes().size())
                 continue; // beyond every class: no allocation the arena can make
@@ -111,6 +112,8 @@ void appendCollectionCensus(const CollectionReplay* collections, const SizeClass
             out.push_back(count);
             ++out[at];
         }
+    out.push_back(static_cast<std::uint32_t>(reallocated));
+    out.push_back(static_cast<std::uint32_t>(reallocated >> 32));
     const auto argumentsAt = out.size();
     out.push_back(0);
     if (r)

@@ -48,23 +48,22 @@ CollectionReplay::CollectionReplay(
     m_sweptName = std::string(name);
 }
 
-
 std::int64_t CollectionReplay::sweptValue(std::size_t variant) const {
     return collectionLimit(m_variants[variant].limits, m_sweptName);
 }
 
 namespace {
-// Whether two states of a key are the same in every respect the models follow.
+// Whether two states of a key are the same in every respect the models follow. Not the reallocations made in
+// place so far: only the first variant's feed the slab model, and two states alike from here on are alike to it.
 bool sameState(const CollectionKeyState& a, const CollectionKeyState& b) {
     if (a.made != b.made || a.table != b.table || a.intsetWidth != b.intsetWidth || a.entries != b.entries
         || a.payloadBytes != b.payloadBytes || a.listpackBytes != b.listpackBytes
         || a.entryAllocations != b.entryAllocations || a.entryRequestedBytes != b.entryRequestedBytes
         || a.entryUsableBytes != b.entryUsableBytes || a.entryUsableVariance != b.entryUsableVariance
-        || a.entrySizes != b.entrySizes || a.argvEntries != b.argvEntries
-        || a.strandedEntries != b.strandedEntries || a.strandedUnmoved != b.strandedUnmoved
-        || a.strandedTable != b.strandedTable || a.adds != b.adds || a.orderBase != b.orderBase
-        || a.orderBuckets != b.orderBuckets || a.loadRemaining != b.loadRemaining || a.loadLongest != b.loadLongest
-        || a.compactEntries != b.compactEntries || bool(a.index) != bool(b.index))
+        || a.entrySizes != b.entrySizes || a.argvEntries != b.argvEntries || a.strandedEntries != b.strandedEntries
+        || a.strandedUnmoved != b.strandedUnmoved || a.strandedTable != b.strandedTable || a.adds != b.adds
+        || a.orderBase != b.orderBase || a.orderBuckets != b.orderBuckets || a.loadRemaining != b.loadRemaining
+        || a.loadLongest != b.loadLongest || a.compactEntries != b.compactEntries || bool(a.index) != bool(b.index))
         return false;
     return !a.index || a.index->sameAs(*b.index);
 }
@@ -127,7 +126,7 @@ Status CollectionReplay::part(const Group& group, const CollectionKeyState& befo
 }
 
 Expected<bool> CollectionReplay::applyGrouped(
-    std::uint32_t keyId, const Request& r, const ElementOp& op, bool created) {
+    std::uint32_t keyId, const Request& r, const ElementOp& op, bool created, bool startsCommand) {
     std::vector<Group>& groups = m_grouped[keyId];
     if (created) {
         groups.clear();
@@ -149,7 +148,7 @@ Expected<bool> CollectionReplay::applyGrouped(
         const bool check = mightConvert(group, r, op);
         CollectionKeyState before = check ? copyOf(group.state) : CollectionKeyState {};
         const std::string_view encoding = check && before.made ? (*model)->encoding(before) : std::string_view();
-        const bool left = applyTo(**model, group.state, r, op);
+        const bool left = applyTo(**model, group.state, r, op, startsCommand);
         if (!emptied)
             emptied = left;
         if (!check || (before.made && !left && (*model)->encoding(group.state) == encoding)) {
@@ -204,10 +203,10 @@ void CollectionReplay::copy(std::uint32_t from, std::uint32_t to) {
             variant.keys.emplace(to, modelOf(variant, source->second.kind).duplicated(source->second));
 }
 
-Expected<bool> CollectionReplay::apply(std::uint32_t keyId, const Request& r, bool created) {
+Expected<bool> CollectionReplay::apply(std::uint32_t keyId, const Request& r, bool created, bool startsCommand) {
     const ElementOp op = r.elementOp();
     if (m_swept)
-        return applyGrouped(keyId, r, op, created);
+        return applyGrouped(keyId, r, op, created, startsCommand);
     bool emptied = false;
     for (std::size_t i = 0; i < m_variants.size(); ++i) {
         Variant& variant = m_variants[i];
@@ -215,7 +214,7 @@ Expected<bool> CollectionReplay::apply(std::uint32_t keyId, const Request& r, bo
         if (!model)
             return model.error();
         CollectionKeyState& key = created ? (variant.keys[keyId] = (*model)->created()) : variant.keys.at(keyId);
-        const bool left = applyTo(**model, key, r, op);
+        const bool left = applyTo(**model, key, r, op, startsCommand);
         if (i == 0) {
             emptied = left;
             m_appliedKey = keyId;
@@ -225,8 +224,8 @@ Expected<bool> CollectionReplay::apply(std::uint32_t keyId, const Request& r, bo
     return emptied;
 }
 
-bool CollectionReplay::applyTo(
-    const CollectionKeyModel& m, CollectionKeyState& key, const Request& r, const ElementOp& op) const {
+bool CollectionReplay::applyTo(const CollectionKeyModel& m, CollectionKeyState& key, const Request& r,
+    const ElementOp& op, bool startsCommand) const {
     const ElementValue element { r.elementBytes, op.element };
     if (m_elementsMayBeGone && (op.action == ElementAction::Update || op.action == ElementAction::Remove)) {
         const bool list = op.collection == CollectionKind::List;
@@ -260,7 +259,7 @@ bool CollectionReplay::applyTo(
         else if (op.collection == CollectionKind::List && r.valueBytes > 0) // LREM: at its place (request.h)
             m.removeAt(key, r.valueBytes - 1, element);
         else if (op.collection == CollectionKind::List) // a pop, at the head or the tail
-            m.remove(key, element, {}, {}, op.atHead);
+            m.remove(key, element, {}, {}, op.atHead, false, !startsCommand);
         else // atHead: more removals of the same command follow; a sorted set's range in valueBytes (request.h)
             m.remove(key, element, { r.priorBytes(), op.prior }, {}, op.atHead,
                 op.collection == CollectionKind::SortedSet && r.valueBytes == kRemovedByRange);
@@ -282,7 +281,7 @@ bool CollectionReplay::applyTo(
 }
 
 std::vector<SizedAllocations> CollectionReplay::allocations(
-    std::uint32_t keyId, std::uint32_t keyBytes, bool hasTtl) const {
+    std::uint32_t keyId, std::uint32_t keyBytes, bool hasTtl, std::uint64_t* reallocatedBytes) const {
     const Variant& first = m_variants.front();
     const Variant* of = &first;
     const CollectionKeyState* state = nullptr;
@@ -298,6 +297,8 @@ std::vector<SizedAllocations> CollectionReplay::allocations(
             }
     if (!state)
         return {};
+    if (reallocatedBytes)
+        *reallocatedBytes = state->reallocatedBytes;
     const CollectionKeyModel& model = *of->models[static_cast<std::size_t>(state->kind)];
     std::vector<SizedAllocations> out;
     for (const CollectionPart& part : keyParts(model, keyBytes, hasTtl))

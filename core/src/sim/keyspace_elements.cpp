@@ -54,7 +54,7 @@ template <bool Observed> Status KeyspaceReplay::applyElement(KeyState& key, cons
     } else {
         m_table.lookup();
     }
-    auto emptied = m_collections->apply(id, r, created);
+    auto emptied = m_collections->apply(id, r, created, startsCommand);
     if (!emptied)
         return emptied.error();
     if (*emptied) // the engines delete a collection with its last element

@@ -63,3 +63,21 @@ TEST(JemallocArenaModel, AStartBinsFlushesAndFillsSetItsThreadCachesFill) {
     EXPECT_EQ(firstFill(3, 3), slots >> 2) << "two refills undid two of them";
     EXPECT_EQ(firstFill(1, 40), 1u) << "never less than one region";
 }
+
+// A reallocation in place moves no region, but it counts toward the thread cache's GC as much allocated as
+// freed (jemalloc.c do_rallocx): the GC's visits come sooner and flush what a bin has held since the last.
+TEST(JemallocArenaModel, ReallocationsInPlaceBringTheThreadCachesGcSooner) {
+    const JemallocModel model(SizeClassParams { 3, 12 });
+    JemallocArenaModel::Options options;
+    options.threadCache = true;
+    JemallocArenaModel quiet(model.table(), options);
+    JemallocArenaModel busy(model.table(), options);
+    for (JemallocArenaModel* arena : { &quiet, &busy })
+        arena->release(arena->allocate(8192)); // a fill of 10 regions (half of 20 slots), all cached again
+    EXPECT_EQ(quiet.allocatedBytes(), 10u * 8192);
+    for (int n = 0; n < 200; ++n) // 400 GC events: every bin visited several times
+        busy.reallocated(65536);
+    EXPECT_EQ(quiet.allocatedBytes(), 10u * 8192) << "no GC event without allocations";
+    EXPECT_EQ(busy.allocatedBytes(), 0u) << "each visit flushed 3/4 of what the bin held throughout";
+    EXPECT_EQ(busy.activeBytes(), 0u);
+}

@@ -381,3 +381,56 @@ TEST(CollectionKeyModel, AKeysAllocationsBySizeAreItsFootprint) {
         }
     }
 }
+
+// A compact allocation reallocated within its class stays where it is but counts toward the thread cache's GC
+// (CollectionKeyState::reallocatedBytes): listpack.c reallocates on a shrink, and on a growth only past the
+// usable size (a new class, which moves); intset.c on every add and removal.
+TEST(CollectionKeyModel, ReallocationsInPlaceAreCountedAsTheEnginesMakeThem) {
+    const auto l = layout("valkey-9.1");
+    const CollectionKeyModel hashes = hashModel(*l);
+    CollectionKeyState hash = hashes.created();
+    hsetFields(hashes, hash, 20); // 20 pairs of 10-byte entries (12 listpack bytes each): 6 + 20 * 24 + 1 = 487
+    EXPECT_EQ(hash.listpackBytes, 487u);
+    EXPECT_EQ(hash.reallocatedBytes, 0u) << "lpAppend reallocates only past the usable size, into another class";
+    hashes.remove(hash, { 10 }, { 10 }); // 463 bytes: still the 512 class
+    EXPECT_EQ(hash.reallocatedBytes, 512u);
+    hashes.update(hash, { 10 }, { 10 }, { 12 }); // a longer value: 465 bytes, within the usable size
+    EXPECT_EQ(hash.reallocatedBytes, 512u);
+    hashes.update(hash, { 10 }, { 12 }, { 3 }); // a shorter one: lpInsert's realloc after, in place
+    EXPECT_EQ(hash.reallocatedBytes, 1024u);
+    // 456 bytes, then a pair at a time: 432 (into the 448 class: moved), 408 (in place), 384 (into the 384
+    // class: moved).
+    EXPECT_EQ(hash.listpackBytes, 456u);
+    for (int i = 0; i < 3; ++i)
+        hashes.remove(hash, { 10 }, { 10 });
+    EXPECT_EQ(hash.reallocatedBytes, 1024u + 448);
+
+    auto sets = CollectionKeyModel::create(*l, jemalloc(), {}, CollectionKind::Set);
+    ASSERT_TRUE(sets);
+    CollectionKeyState set = sets->created();
+    sets->command(set, 1, 2, IntegerClass::Uint7);
+    sets->add(set, { 2, IntegerClass::Uint7 }); // intsetNew, then one resize: 8 + 2 bytes
+    const std::uint64_t first = set.reallocatedBytes;
+    sets->add(set, { 2, IntegerClass::Uint7 }); // 12 bytes, the 16 class as before: in place
+    EXPECT_EQ(set.reallocatedBytes, first + 16);
+    sets->remove(set, { 2, IntegerClass::Uint7 });
+    EXPECT_EQ(set.reallocatedBytes, first + 32);
+
+    // A list's pops: one realloc for a single pop, one for a whole range (LPOP with a count, LMPOP).
+    auto lists = CollectionKeyModel::create(*l, jemalloc(), {}, CollectionKind::List);
+    ASSERT_TRUE(lists);
+    CollectionKeyState list = lists->created();
+    lists->command(list, 300, 3000);
+    for (int i = 0; i < 300; ++i)
+        lists->add(list, { 10 });
+    EXPECT_EQ(list.nodes.back().bytes, 6u + 300 * 12 + 1); // 3607: the 4096 class
+    EXPECT_EQ(list.reallocatedBytes, 0u);
+    lists->remove(list, { 10 }, {}, {}, false); // 3595: in place
+    EXPECT_EQ(list.reallocatedBytes, 4096u);
+    lists->remove(list, { 10 }, {}, {}, false); // 3583: the 3584 class, moved
+    EXPECT_EQ(list.reallocatedBytes, 4096u);
+    lists->remove(list, { 10 }, {}, {}, false); // 3571: in place
+    lists->remove(list, { 10 }, {}, {}, false, false, true);
+    lists->remove(list, { 10 }, {}, {}, false, false, true);
+    EXPECT_EQ(list.reallocatedBytes, 4096u + 3584) << "a range's pops after its first";
+}

@@ -43,7 +43,8 @@
 //    ncached_max >> opt_lg_tcache_flush_{small,large}_div (1) when full, the flush taking the entries
 //    cached longest (cache_bin_init_ptr_array_for_flush);
 //  - the thread cache's GC: every opt_tcache_gc_incr_bytes (64 KiB) of the thread's allocations, and again of
-//    its deallocations (thread_event.c, the tcache_gc and tcache_gc_dalloc events), tcache_event visits the
+//    its deallocations (thread_event.c, the tcache_gc and tcache_gc_dalloc events; a realloc counts both, moved
+//    or not: reallocated()), tcache_event visits the
 //    next bin in turn (next_gc_bin, over every class up to tcache_max): with a low-water mark above 0 (the
 //    fewest regions the bin held since its last visit) it flushes 3/4 of those, the longest cached first,
 //    and halves the bin's fill (tcache_gc_small: lg_fill_div++; tcache_gc_large); a bin that was refilled
@@ -99,6 +100,13 @@ public:
         return static_cast<std::uint32_t>(m_table.classIndex(requested));
     }
     void release(Handle handle);
+    // Reallocations that stayed where they were, of `usableBytes` in all: no region moves, but the thread's
+    // allocated and deallocated bytes both grow by them (jemalloc.c do_rallocx: thread_alloc_event(usize),
+    // thread_dalloc_event(old_usize), in place or not), which brings the thread cache's GC events sooner.
+    void reallocated(std::uint64_t usableBytes) {
+        countForGc(m_allocatedSinceGc, usableBytes);
+        countForGc(m_deallocatedSinceGc, usableBytes);
+    }
 
     // stats.allocated: usable bytes handed out of the bins and large extents (regions in the thread
     // cache included, as jemalloc counts them), beyond the start bins'.

@@ -170,6 +170,11 @@ struct CollectionKeyState {
     std::uint64_t loadRemaining = 0;
     SnapshotForm loadForm;
     std::uint32_t loadLongest = 0;
+    // The usable bytes of the reallocations the key's changes made in place, since it was made: a compact
+    // allocation shrunk within its class, an intset resized within it. They move no region, but the allocator's
+    // thread cache counts each toward its GC, as much allocated as freed (jemalloc.c do_rallocx:
+    // thread_alloc_event, thread_dalloc_event), which the slab model follows (JemallocArenaModel::reallocated).
+    std::uint64_t reallocatedBytes = 0;
 };
 
 // The collection's memory, the key's own allocations aside.
@@ -231,9 +236,11 @@ public:
     void knownSize(CollectionKeyState& key, std::uint64_t index, ElementValue element) const;
     // An element removed: a hash's field with its value; a set's member with its place in the order of adds.
     // `atHead`: a list's end; another's, that more removals of its command follow. `byRange`: a sorted set's
-    // member removed by a range command (request.h kRemovedByRange).
+    // member removed by a range command (request.h kRemovedByRange). `continuesCommand`: a list's pop after
+    // another of the same command (LPOP with a count, LMPOP, LTRIM: one range deleted, its node reallocated
+    // once).
     void remove(CollectionKeyState& key, ElementValue element, ElementValue value = {}, MemberOrder order = {},
-        bool atHead = false, bool byRange = false) const;
+        bool atHead = false, bool byRange = false, bool continuesCommand = false) const;
     // A lookup; `randomDraw`: a member drawn at random instead (request.h kRandomDraw).
     void read(CollectionKeyState& key, bool randomDraw = false) const;
     // Whether the key may hold `element` with `value`: a compact key's entries are known by their lengths

@@ -4,10 +4,13 @@
 // What one change of a collection key asks of a jemalloc arena, in the one form both of layoutlab's arenas
 // play it: the slab model's (sim/slab_replay.h, slab_collections.cpp) and the reference engine's real one
 // (collectors/reference). A change is a census, appended to a flat vector of words:
-//   [classes, (class index, count) x classes, argument words, argv class, argument length...]
+//   [classes, (class index, count) x classes, reallocated (low, high), argument words, argv class,
+//    argument length...]
 // The regions the key's allocations take now, by class (CollectionReplay::allocations: a count the model
 // has in expectation, a rehash's old array held by chance or a skiplist node's levels, is drawn per key, the
-// same draw at each change, so that a key whose expectation does not move keeps its regions). Then what
+// same draw at each change, so that a key whose expectation does not move keeps its regions). Then the bytes
+// its reallocations in place have counted so far (CollectionKeyState::reallocatedBytes: a count the thread
+// cache's GC follows, no region changing). Then what
 // the client's argv gains for the request: the argv array's class when the request starts its command
 // (kNoArgvArray otherwise), and each argument object's length, whose classes depend on the layout's threshold
 // (CollectionArguments).
@@ -46,11 +49,15 @@ public:
     std::uint32_t classes() const { return m_words[0]; }
     std::uint32_t classAt(std::uint32_t i) const { return m_words[1 + 2 * i]; }
     std::uint32_t countAt(std::uint32_t i) const { return m_words[2 + 2 * i]; }
+    std::uint64_t reallocatedBytes() const {
+        const std::uint32_t* at = m_words + 1 + 2 * classes();
+        return std::uint64_t { at[1] } << 32 | at[0];
+    }
     std::uint32_t argvArrayClass() const { return arguments()[1]; }
     std::span<const std::uint32_t> argumentLengths() const { return { arguments() + 2, arguments()[0] - 1 }; }
 
 private:
-    const std::uint32_t* arguments() const { return m_words + 1 + 2 * classes(); }
+    const std::uint32_t* arguments() const { return m_words + 3 + 2 * classes(); }
     const std::uint32_t* m_words;
 };
 
@@ -83,6 +90,7 @@ private:
 // `Handle` names its class in `classIndex`.
 template <class Handle> struct HeldRegions {
     std::vector<Handle> held;
+    std::uint64_t reallocatedBytes = 0; // the census's, when last played
     bool inExpires = false;
     std::uint64_t draws = 0; // which region a removal frees: a draw of the key's own sequence
 };

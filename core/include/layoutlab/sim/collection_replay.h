@@ -43,7 +43,9 @@ public:
     bool holds(std::uint32_t keyId, CollectionKind kind) const;
     // Applies an element request to its key, made empty first when `created`; returns whether the key is
     // left without elements (the engine then deletes it). An error when the layout has no model for the kind.
-    Expected<bool> apply(std::uint32_t keyId, const Request& r, bool created);
+    // `startsCommand`: the request is its command's first (KeyspaceReplay::startsElementCommand), which a list's
+    // pops need (a range's pops reallocate its node once).
+    Expected<bool> apply(std::uint32_t keyId, const Request& r, bool created, bool startsCommand = true);
     void erase(std::uint32_t keyId) {
         m_applied = nullptr;
         m_grouped.erase(keyId);
@@ -69,7 +71,9 @@ public:
     std::vector<CollectionUsage> usage(const std::vector<KeyState>& keys, std::size_t variant = 0) const;
     // The allocations of live collection key `keyId` under the first variant's limits, its own (by its length
     // and TTL) first, each size once (CollectionKeyModel::allocations); none when it holds no collection.
-    std::vector<SizedAllocations> allocations(std::uint32_t keyId, std::uint32_t keyBytes, bool hasTtl) const;
+    // `reallocatedBytes`, when given, gets the key's CollectionKeyState::reallocatedBytes.
+    std::vector<SizedAllocations> allocations(
+        std::uint32_t keyId, std::uint32_t keyBytes, bool hasTtl, std::uint64_t* reallocatedBytes = nullptr) const;
     // The same allocations' usable bytes (0: no collection).
     std::uint64_t usableBytes(std::uint32_t keyId, std::uint32_t keyBytes, bool hasTtl) const;
     std::size_t liveKeys() const { return m_grouped.size() + m_variants.front().keys.size(); }
@@ -106,13 +110,15 @@ private:
     };
     // Whether `r` could take a group's key past its smallest value (conservative).
     bool mightConvert(const Group& group, const Request& r, const ElementOp& op) const;
-    Expected<bool> applyGrouped(std::uint32_t keyId, const Request& r, const ElementOp& op, bool created);
+    Expected<bool> applyGrouped(
+        std::uint32_t keyId, const Request& r, const ElementOp& op, bool created, bool startsCommand);
     // The group's variants each apply `r` to the state before; alike ones are grouped again, into `out`.
     Status part(const Group& group, const CollectionKeyState& before, CollectionKeyState&& applied, const Request& r,
         const ElementOp& op, std::vector<Group>& out);
     std::int64_t sweptValue(std::size_t variant) const;
     // Whether the key is left without elements.
-    bool applyTo(const CollectionKeyModel& model, CollectionKeyState& key, const Request& r, const ElementOp& op) const;
+    bool applyTo(const CollectionKeyModel& model, CollectionKeyState& key, const Request& r, const ElementOp& op,
+        bool startsCommand = true) const;
 
     const LayoutModel* m_layout;
     const AllocatorModel* m_allocator;
