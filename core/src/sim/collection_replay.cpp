@@ -2,6 +2,7 @@
 #include "layoutlab/sim/collection_replay.h"
 
 #include "layoutlab/sim/limit_sweep.h"
+#include "layoutlab/trace/random.h"
 
 #include <algorithm>
 #include <cmath>
@@ -203,8 +204,57 @@ void CollectionReplay::copy(std::uint32_t from, std::uint32_t to) {
             variant.keys.emplace(to, modelOf(variant, source->second.kind).duplicated(source->second));
 }
 
+void CollectionReplay::evicted(std::uint32_t keyId, std::uint64_t lostElements) {
+    if (m_elementsMayBeGone && lostElements > 0)
+        m_lost[keyId] = lostElements;
+}
+
+std::uint64_t CollectionReplay::namedByTrace(std::uint32_t keyId) const {
+    const auto found = m_lost.find(keyId);
+    return entries(keyId) + (found == m_lost.end() ? 0 : found->second);
+}
+
+void CollectionReplay::lostElementRemoved(std::uint32_t keyId) {
+    if (const auto found = m_lost.find(keyId); found != m_lost.end() && --found->second == 0)
+        m_lost.erase(found);
+}
+
+std::uint64_t CollectionReplay::entries(std::uint32_t keyId) const {
+    if (const auto groups = m_grouped.find(keyId); groups != m_grouped.end())
+        return groups->second.empty() ? 0 : groups->second.front().state.entries;
+    const auto& keys = m_variants.front().keys;
+    const auto it = keys.find(keyId);
+    return it == keys.end() ? 0 : it->second.entries;
+}
+
+bool CollectionReplay::namesLostElement(std::uint32_t keyId, const ElementOp& op, std::uint64_t held) {
+    if (op.collection == CollectionKind::List
+        || (op.action != ElementAction::Update && op.action != ElementAction::Remove))
+        return false;
+    const auto found = m_lost.find(keyId);
+    if (found == m_lost.end())
+        return false;
+    std::uint64_t draw = std::uint64_t { keyId } << 32 ^ m_lostDraws++;
+    if (Random::splitmix64(draw) % (found->second + held) >= found->second)
+        return false;
+    if (--found->second == 0)
+        m_lost.erase(found);
+    return true;
+}
+
 Expected<bool> CollectionReplay::apply(std::uint32_t keyId, const Request& r, bool created, bool startsCommand) {
-    const ElementOp op = r.elementOp();
+    ElementOp op = r.elementOp();
+    if (!m_lost.empty() && namesLostElement(keyId, op, created ? 0 : entries(keyId))) [[unlikely]] {
+        if (op.action == ElementAction::Remove)
+            return false; // HDEL, SREM, ZREM of what the key lost with its eviction: nothing
+        // An HSET or ZADD of it: a new element (the key made again with it when it was gone).
+        Request added = r;
+        op.action = ElementAction::Add;
+        op.prior = IntegerClass::None;
+        added.element = op.packed();
+        added.ttlSeconds = 0;
+        return apply(keyId, added, created, startsCommand);
+    }
     if (m_swept)
         return applyGrouped(keyId, r, op, created, startsCommand);
     bool emptied = false;

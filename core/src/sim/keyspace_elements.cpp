@@ -41,6 +41,8 @@ template <bool Observed> Status KeyspaceReplay::applyElement(KeyState& key, cons
         if (op.action != ElementAction::Add && op.action != ElementAction::Command && op.action != ElementAction::Load
             && !updateMakes) {
             m_table.lookup();
+            if (op.action == ElementAction::Remove && m_collections->elementsMayBeGone())
+                m_collections->lostElementRemoved(id); // one the key lost with its eviction, if it was evicted
             return Ok {};
         }
         m_table.insert();

@@ -292,6 +292,8 @@ template <bool Observed> void KeyspaceReplay::applyOne(KeyState& key, const Requ
         m_summary.unwrittenKeyDeletes += key.written() ? 0 : 1;
         if (key.live())
             remove<Observed>(key);
+        else if (m_collections) [[unlikely]]
+            m_collections->forgetLost(idOf(key)); // gone by an eviction: what the trace took it to hold
         break;
     case Op::Expire:
         m_table.lookup();
@@ -356,7 +358,10 @@ void KeyspaceReplay::evict(std::uint32_t keyId, bool counted) {
     KeyState& key = m_keys[keyId];
     if (!key.live())
         return;
+    const std::uint64_t lost = key.collection() ? m_collections->namedByTrace(keyId) : 0;
     remove<true>(key);
+    if (lost > 0)
+        m_collections->evicted(keyId, lost);
     if (counted)
         ++m_summary.evictedKeys;
 }

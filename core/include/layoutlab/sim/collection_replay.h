@@ -39,6 +39,24 @@ public:
     // nothing change nothing; an HSET or ZADD of it adds it). Elsewhere the trace's elements are the keys'.
     void setElementsMayBeGone(bool mayBeGone) { m_elementsMayBeGone = mayBeGone; }
     bool elementsMayBeGone() const { return m_elementsMayBeGone; }
+    // Key `keyId` was evicted, the trace taking it to hold `lostElements` (namedByTrace before): elements the trace
+    // goes on naming (its view of the key never lost them) that the server no longer holds, which a re-made key then
+    // holds beside the ones added since. A removal or an update the trace makes of the key's elements names one of
+    // those lost with the chance of their share (it names its elements alike), drawn per request: a lost one's removal
+    // changes nothing, its update adds it (HSET, ZADD of a field the key lacks), as on the server. Not for lists, whose
+    // pops take whatever the list holds at its end.
+    void evicted(std::uint32_t keyId, std::uint64_t lostElements);
+    // The trace removed one of `keyId`'s elements while the key is gone (evicted, not made again).
+    void lostElementRemoved(std::uint32_t keyId);
+    // The trace deleted the key while it is gone: what it lost is forgotten.
+    void forgetLost(std::uint32_t keyId) {
+        if (!m_lost.empty())
+            m_lost.erase(keyId);
+    }
+    // The elements live key `keyId` holds under the first variant's limits (0: none).
+    std::uint64_t entries(std::uint32_t keyId) const;
+    // The elements the trace takes `keyId` to hold: those it holds, and those it lost (what evicted() needs).
+    std::uint64_t namedByTrace(std::uint32_t keyId) const;
     // Whether `keyId` holds a collection of `kind` (false: none, or another kind).
     bool holds(std::uint32_t keyId, CollectionKind kind) const;
     // Applies an element request to its key, made empty first when `created`; returns whether the key is
@@ -48,6 +66,7 @@ public:
     Expected<bool> apply(std::uint32_t keyId, const Request& r, bool created, bool startsCommand = true);
     void erase(std::uint32_t keyId) {
         m_applied = nullptr;
+        forgetLost(keyId);
         m_grouped.erase(keyId);
         for (auto& v : m_variants)
             v.keys.erase(keyId);
@@ -60,6 +79,8 @@ public:
         moveKey(m_grouped, from, to);
         for (auto& v : m_variants)
             moveKey(v.keys, from, to);
+        if (!m_lost.empty())
+            moveKey(m_lost, from, to);
     }
 
     // The key `from` copied to `to` (a key `to` held erased first): the copy each variant's model makes
@@ -127,6 +148,11 @@ private:
     std::string m_sweptName;
     std::unordered_map<std::uint32_t, std::vector<Group>> m_grouped; // with a limit swept: every key's groups
     bool m_elementsMayBeGone = false;
+    // Under a budget, the keys evicted whose elements the trace may still name (evicted()): how many it lost.
+    std::unordered_map<std::uint32_t, std::uint64_t> m_lost;
+    std::uint64_t m_lostDraws = 0;
+    // Whether request `r` on `keyId` names one of its lost elements (and it is so counted).
+    bool namesLostElement(std::uint32_t keyId, const ElementOp& op, std::uint64_t entries);
     // The state apply() changed last under the first variant's limits (none with a limit swept), which the
     // observers' allocations() of the same key read next.
     std::uint32_t m_appliedKey = 0;
