@@ -182,18 +182,21 @@ TEST_P(DriveCollections, CapturesOfMovesAndRemovalsWithinOnePercent) {
     }
 }
 
-// Collection keys under a memory budget: a load of 30,000 hashes of 1 to 20 fields (some 40 MB) into a server
-// started with maxmemory 10mb and allkeys-random, beside `sim --maxmemory` with the server's used_memory before
-// the load as its base: the keys it evicted and the keys it kept within 3% (random evictions move both by about
-// a percent from run to run; docs/validation.md, "Collection keys under a budget").
-TEST_P(DriveCollections, AHashLoadUnderABudgetEvictsAsTheServerDoes) {
+// Collection keys under a memory budget: a load of 20,000 hashes of 1 to 20 fields (some 28 MB), then 60,000
+// lookups, removals and writes of a field, into a server started with maxmemory 7mb and allkeys-random, beside
+// `sim --maxmemory` with the server's used_memory before the load as its base. Most keys are evicted and many
+// made again by later writes, whose fields the trace goes on naming (CollectionReplay::evicted), and the
+// server draws its victims as its table lies (SampledKeyTable::randomKey). The keys it evicted within 3%, the
+// keys it kept within 5% (random evictions move both by a percent or two from run to run, and the server keeps
+// 1-4% fewer than the model: docs/validation.md, "Collection keys under a budget").
+TEST_P(DriveCollections, HashesUnderABudgetEvictAsTheServerDoes) {
     const auto* s = server(); // SetUp skipped the test where there is none
     const std::string trace = (m_dir / "hashes.lltrace").string();
-    const CliRun made = run({ "gen", "-o", trace, "--keys", "30000", "--hash-fields", "uniform:1:20", "--field-size",
-        "uniform:1:24", "--value-size", "uniform:1:90", "--seed", "3" });
+    const CliRun made = run({ "gen", "-o", trace, "--keys", "20000", "--ops", "60000", "--hash-fields", "uniform:1:20",
+        "--field-size", "uniform:3:24", "--value-size", "uniform:1:90", "--get-fraction", "0.3", "--delete-fraction",
+        "0.3", "--seed", "3" });
     ASSERT_EQ(made.exitCode, 0) << made.err;
-    auto under
-        = layoutlab::test::startRespServer(*s, { "--maxmemory", "10mb", "--maxmemory-policy", "allkeys-random" });
+    auto under = layoutlab::test::startRespServer(*s, { "--maxmemory", "7mb", "--maxmemory-policy", "allkeys-random" });
     ASSERT_TRUE(under);
     std::vector<std::string> args { "drive", trace, "--engine", s->engine, "--connect",
         fmt::format("127.0.0.1:{}", under->running->port), "--run-requests", "0", "--json", "--no-db" };
@@ -210,7 +213,7 @@ TEST_P(DriveCollections, AHashLoadUnderABudgetEvictsAsTheServerDoes) {
     ASSERT_GT(evicted, 10000) << "the budget took most of the keys";
 
     const CliRun sim = run({ "sim", trace, "--layout", report.at("layout").get<std::string>(), "--alloc",
-        report.at("allocator").get<std::string>(), "--maxmemory", "10mb", "--base-memory",
+        report.at("allocator").get<std::string>(), "--maxmemory", "7mb", "--base-memory",
         std::to_string(report.at("used_memory_before").get<std::uint64_t>()), "--policy", "allkeys-random", "--no-db",
         "--json" });
     ASSERT_EQ(sim.exitCode, 0) << sim.err;
@@ -223,7 +226,7 @@ TEST_P(DriveCollections, AHashLoadUnderABudgetEvictsAsTheServerDoes) {
         static_cast<unsigned long long>(*held), predictedHeld,
         100 * (predictedHeld - static_cast<double>(*held)) / static_cast<double>(*held));
     EXPECT_NEAR(predictedEvicted, evicted, 0.03 * evicted);
-    EXPECT_NEAR(predictedHeld, static_cast<double>(*held), 0.03 * static_cast<double>(*held));
+    EXPECT_NEAR(predictedHeld, static_cast<double>(*held), 0.05 * static_cast<double>(*held));
 }
 
 INSTANTIATE_TEST_SUITE_P(Servers, DriveCollections, ::testing::Range<std::size_t>(0, 12),

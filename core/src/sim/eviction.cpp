@@ -56,6 +56,10 @@ bool isRandom(EvictionPolicy p) {
 bool usesPool(EvictionPolicy p) {
     return !isRandom(p) && p != EvictionPolicy::NoEviction && p != EvictionPolicy::ExactLru;
 }
+// The policies whose choice follows the table's layout: the pool's samples, the random draw.
+bool samplesTable(EvictionPolicy p) {
+    return usesPool(p) || isRandom(p);
+}
 
 } // namespace
 
@@ -156,7 +160,7 @@ ServerEviction::ServerEviction(EvictionOptions options, const LayoutModel& layou
     , m_volatilePolicy(isVolatile(m_options.policy))
     , m_random(m_options.seed) {
     m_keys.resize(replay.keys().size());
-    if (usesPool(m_options.policy))
+    if (samplesTable(m_options.policy))
         m_sampled.emplace(layout.indexPolicy().kind, m_options.seed);
 }
 
@@ -164,7 +168,7 @@ std::uint64_t ServerEviction::stateBytesPerKey(EvictionPolicy policy) {
     const std::uint64_t entry = sizeof(KeyEntry);
     if (policy == EvictionPolicy::ExactLru)
         return entry + sizeof(RecencyLinks);
-    return usesPool(policy) ? entry + SampledKeyTable::kBytesPerKey : entry;
+    return samplesTable(policy) ? entry + SampledKeyTable::kBytesPerKey : entry;
 }
 
 SampledKeyTable& ServerEviction::sampledTable() {
@@ -402,8 +406,12 @@ std::optional<std::uint32_t> ServerEviction::bestKey() {
     const std::vector<std::uint32_t>& from = m_volatilePolicy ? m_volatile : m_live;
     if (from.empty())
         return std::nullopt; // evict.c performEvictions: no keys to evict (total_keys == 0, or no random key)
-    if (isRandom(m_options.policy)) // kvstoreHashtableRandomEntry
+    if (isRandom(m_options.policy)) { // dictGetRandomKey, kvstoreHashtableRandomEntry: by the table's layout
+        const std::uint32_t drawn = sampledTable().randomKey(m_random);
+        if (drawn != SampledKeyTable::kNone)
+            return drawn;
         return from[m_random.below(from.size())];
+    }
     if (m_options.policy == EvictionPolicy::ExactLru)
         return m_oldest;
     // evict.c performEvictions: populate the pool, then take the best entry from the right whose key

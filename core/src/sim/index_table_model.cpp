@@ -396,8 +396,10 @@ void IndexTableModel::settle() {
         if (m_kind != IndexKind::ValkeyDict || m_targetBuckets != 0 || m_buckets == 0
             || m_used * 100 < m_buckets * m_params.maxFillPercent)
             return false;
+        // Under a budget the server may refuse it (dictTypeResizeAllowed): then the cron has nothing to do.
+        const std::uint64_t before = m_buckets;
         resize(m_used + 1);
-        return true;
+        return m_buckets != before || m_targetBuckets != 0;
     };
     m_residualBuckets = 0; // the cron's rehashing ends every rehash
     do {

@@ -2,6 +2,7 @@
 #include "layoutlab/sim/sampled_key_table.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cassert>
 
@@ -89,6 +90,28 @@ std::size_t SampledKeyTable::sample(Random& random, std::span<std::uint32_t> out
     if (out.size() > m_entries)
         out = out.first(m_entries);
     return m_dict ? sampleDict(random, out) : sampleHashtable(random, out);
+}
+
+std::uint32_t SampledKeyTable::randomKey(Random& random) {
+    if (m_entries == 0)
+        return kNone;
+    if (!m_dict) {
+        constexpr std::size_t kWeakRandomSampleSize = 7; // hashtable.c WEAK_RANDOM_SAMPLE_SIZE
+        std::array<std::uint32_t, kWeakRandomSampleSize> samples {};
+        const std::size_t count = sample(random, samples);
+        return samples[random.below(count)];
+    }
+    const std::uint64_t mask = m_buckets - 1;
+    std::uint32_t head = kNone;
+    while (head == kNone)
+        head = m_heads[random.next() & mask];
+    std::uint64_t length = 0;
+    for (std::uint32_t k = head; k != kNone; k = m_next[k])
+        ++length;
+    std::uint32_t k = head;
+    for (std::uint64_t skip = random.below(length); skip > 0; --skip)
+        k = m_next[k];
+    return k;
 }
 
 std::size_t SampledKeyTable::sampleDict(Random& random, std::span<std::uint32_t> out) const {

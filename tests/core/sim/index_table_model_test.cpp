@@ -196,3 +196,24 @@ TEST(IndexTableModel, TheCronEndsWhatARehashLeftInDoubt) {
     table.settle();
     EXPECT_EQ(table.footprint(allocator).residualArrayHeld, 0);
 }
+
+// Valkey 8.0's cron doubles a table that is exactly full (kvstoreTryResizeDicts -> dictExpandIfNeeded), but
+// under a budget the server refuses the array (dictTypeResizeAllowed): the cron then does nothing, and the
+// settle that follows it ends with the table as it was.
+TEST(IndexTableModel, AFullTableTheBudgetWillNotGrowSettlesAsItIs) {
+    struct Refusing : IndexGrowthGate {
+        bool allowsAllocation(std::uint64_t) override { return false; }
+    } refusing;
+    IndexTableModel table(IndexKind::ValkeyDict);
+    for (int i = 0; i < 16; ++i)
+        table.insert();
+    while (table.targetBuckets() != 0)
+        table.lookup();
+    ASSERT_EQ(table.heldBuckets(), 16u) << "16 keys in 16 buckets: exactly full";
+    table.setGrowthGate(&refusing);
+    table.settle();
+    EXPECT_EQ(table.heldBuckets(), 16u);
+    table.setGrowthGate(nullptr);
+    table.settle();
+    EXPECT_EQ(table.heldBuckets(), 32u) << "without a budget, the cron doubles it";
+}

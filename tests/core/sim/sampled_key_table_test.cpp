@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -112,3 +114,48 @@ TEST(SampledKeyTable, ASampleNeverAsksForMoreKeysThanTheTableHolds) {
 }
 
 } // namespace
+
+// allkeys-random draws as dict.c dictGetRandomKey does: a random non-empty bucket, then a random key of its
+// chain, so a key's share is 1 / (non-empty buckets x its chain's length), not 1 / keys. The buckets are the
+// table's own placement (a key id's splitmix64 with the seed, sampled_key_table.h), worked out here again.
+TEST(SampledKeyTable, ARandomKeyIsDrawnAsTheTablesBucketsLieNotUniformly) {
+    constexpr std::uint64_t kSeed = 7;
+    constexpr std::uint64_t kBuckets = 8;
+    SampledKeyTable table(IndexKind::RedisDict, kSeed);
+    table.resize(kBuckets);
+    std::map<std::uint64_t, std::vector<std::uint32_t>> chains;
+    for (std::uint32_t k = 0; k < 20; ++k) {
+        table.insert(k);
+        std::uint64_t state = kSeed ^ (std::uint64_t { k } * 0x9E3779B97F4A7C15ull);
+        chains[Random::splitmix64(state) & (kBuckets - 1)].push_back(k);
+    }
+    std::map<std::uint32_t, int> drawn;
+    Random random(5);
+    constexpr int kDraws = 200000;
+    for (int d = 0; d < kDraws; ++d)
+        ++drawn[table.randomKey(random)];
+    double farthestFromUniform = 0;
+    for (const auto& [bucket, keys] : chains) {
+        farthestFromUniform
+            = std::max(farthestFromUniform, std::abs(1.0 / double(chains.size() * keys.size()) - 1.0 / 20));
+        for (const std::uint32_t k : keys)
+            EXPECT_NEAR(drawn[k] / double(kDraws), 1.0 / double(chains.size() * keys.size()), 0.006)
+                << "key " << k << " in a chain of " << keys.size();
+    }
+    ASSERT_GT(farthestFromUniform, 0.03) << "the test wants chains whose keys a uniform draw would not match";
+    EXPECT_EQ(drawn.count(SampledKeyTable::kNone), 0u);
+    SampledKeyTable empty(IndexKind::RedisDict, kSeed);
+    EXPECT_EQ(empty.randomKey(random), SampledKeyTable::kNone);
+
+    // hashtable.c hashtableRandomEntry: one of a sample of seven from a random cursor, always a live key.
+    SampledKeyTable buckets(IndexKind::ValkeyHashtable, kSeed);
+    buckets.resize(4);
+    for (std::uint32_t k = 0; k < 30; ++k)
+        buckets.insert(k);
+    buckets.erase(3);
+    std::set<std::uint32_t> seen;
+    for (int d = 0; d < 5000; ++d)
+        seen.insert(buckets.randomKey(random));
+    EXPECT_EQ(seen.size(), 29u);
+    EXPECT_EQ(seen.count(3), 0u);
+}

@@ -43,9 +43,17 @@ public:
     std::uint64_t size() const { return m_entries; }
     // Up to out.size() distinct keys, in the order the engine's sampling returns them.
     std::size_t sample(Random& random, std::span<std::uint32_t> out);
+    // One key as the random policies draw it (kNone when empty), no more uniform than the engine's draw:
+    //  - dict.c dictGetRandomKey: a random bucket until a non-empty one, then a random entry of its chain,
+    //    so a key in a chain of n is drawn 1/n as often as one alone in its bucket;
+    //  - hashtable.c hashtableRandomEntry: hashtableSampleEntries of WEAK_RANDOM_SAMPLE_SIZE entries
+    //    (ENTRIES_PER_BUCKET, 7) from a random cursor, and a random one of them.
+    // A key that keeps its name keeps its bucket, so the keys in crowded buckets outlive the others: under
+    // allkeys-random the keys a server keeps are the longer-lived, larger ones.
+    std::uint32_t randomKey(Random& random);
+    static constexpr std::uint32_t kNone = UINT32_MAX;
 
 private:
-    static constexpr std::uint32_t kNone = UINT32_MAX;
     struct NoExtra { };
 
     std::uint64_t bucketOf(std::uint32_t keyId) const;
