@@ -79,6 +79,8 @@ void KeyspaceReplay::write(KeyState& key, const Request& r, std::uint32_t valueB
         key.set(KeyState::kLive | KeyState::kWritten);
         if (++m_summary.liveKeys > m_summary.maxLiveKeys)
             m_summary.maxLiveKeys = m_summary.liveKeys;
+        if (m_collections)
+            m_collections->forgetLost(idOf(key)); // a string where a budget had evicted a collection
     } else {
         m_table.lookup();
     }
