@@ -204,19 +204,31 @@ void CollectionReplay::copy(std::uint32_t from, std::uint32_t to) {
             variant.keys.emplace(to, modelOf(variant, source->second.kind).duplicated(source->second));
 }
 
+void CollectionReplay::setLost(std::uint32_t keyId, std::uint64_t lost) {
+    if (keyId >= m_lost.size()) {
+        if (lost == 0)
+            return;
+        m_lost.resize(std::max<std::size_t>(std::size_t { keyId } + 1, m_lost.size() * 2));
+    }
+    std::uint32_t& held = m_lost[keyId];
+    m_keysWithLost += (lost != 0) - (held != 0);
+    held = static_cast<std::uint32_t>(std::min<std::uint64_t>(lost, UINT32_MAX));
+}
+
 void CollectionReplay::evicted(std::uint32_t keyId, std::uint64_t lostElements) {
-    if (m_elementsMayBeGone && lostElements > 0)
-        m_lost[keyId] = lostElements;
+    if (m_elementsMayBeGone)
+        setLost(keyId, lostElements);
 }
 
 std::uint64_t CollectionReplay::namedByTrace(std::uint32_t keyId) const {
-    const auto found = m_lost.find(keyId);
-    return entries(keyId) + (found == m_lost.end() ? 0 : found->second);
+    if (holds(keyId, CollectionKind::List))
+        return 0; // a list's pops take what it holds at its ends: nothing it lost is named
+    return entries(keyId) + lostOf(keyId);
 }
 
 void CollectionReplay::lostElementRemoved(std::uint32_t keyId) {
-    if (const auto found = m_lost.find(keyId); found != m_lost.end() && --found->second == 0)
-        m_lost.erase(found);
+    if (const std::uint64_t lost = lostOf(keyId))
+        setLost(keyId, lost - 1);
 }
 
 std::uint64_t CollectionReplay::entries(std::uint32_t keyId) const {
@@ -231,20 +243,19 @@ bool CollectionReplay::namesLostElement(std::uint32_t keyId, const ElementOp& op
     if (op.collection == CollectionKind::List
         || (op.action != ElementAction::Update && op.action != ElementAction::Remove))
         return false;
-    const auto found = m_lost.find(keyId);
-    if (found == m_lost.end())
+    const std::uint64_t lost = lostOf(keyId);
+    if (lost == 0)
         return false;
     std::uint64_t draw = std::uint64_t { keyId } << 32 ^ m_lostDraws++;
-    if (Random::splitmix64(draw) % (found->second + held) >= found->second)
+    if (Random::splitmix64(draw) % (lost + held) >= lost)
         return false;
-    if (--found->second == 0)
-        m_lost.erase(found);
+    setLost(keyId, lost - 1);
     return true;
 }
 
 Expected<bool> CollectionReplay::apply(std::uint32_t keyId, const Request& r, bool created, bool startsCommand) {
     ElementOp op = r.elementOp();
-    if (!m_lost.empty() && namesLostElement(keyId, op, created ? 0 : entries(keyId))) [[unlikely]] {
+    if (m_keysWithLost != 0 && namesLostElement(keyId, op, created ? 0 : entries(keyId))) [[unlikely]] {
         if (op.action == ElementAction::Remove)
             return false; // HDEL, SREM, ZREM of what the key lost with its eviction: nothing
         // An HSET or ZADD of it: a new element (the key made again with it when it was gone).

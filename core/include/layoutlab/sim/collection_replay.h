@@ -50,8 +50,8 @@ public:
     void lostElementRemoved(std::uint32_t keyId);
     // The trace deleted the key while it is gone: what it lost is forgotten.
     void forgetLost(std::uint32_t keyId) {
-        if (!m_lost.empty())
-            m_lost.erase(keyId);
+        if (m_keysWithLost != 0)
+            setLost(keyId, 0);
     }
     // The elements live key `keyId` holds under the first variant's limits (0: none).
     std::uint64_t entries(std::uint32_t keyId) const;
@@ -79,8 +79,11 @@ public:
         moveKey(m_grouped, from, to);
         for (auto& v : m_variants)
             moveKey(v.keys, from, to);
-        if (!m_lost.empty())
-            moveKey(m_lost, from, to);
+        if (m_keysWithLost != 0) {
+            const std::uint64_t lost = lostOf(from);
+            setLost(from, 0);
+            setLost(to, lost);
+        }
     }
 
     // The key `from` copied to `to` (a key `to` held erased first): the copy each variant's model makes
@@ -149,8 +152,12 @@ private:
     std::unordered_map<std::uint32_t, std::vector<Group>> m_grouped; // with a limit swept: every key's groups
     bool m_elementsMayBeGone = false;
     // Under a budget, the keys evicted whose elements the trace may still name (evicted()): how many it lost.
-    std::unordered_map<std::uint32_t, std::uint64_t> m_lost;
+    // By key id (4 bytes a key once a collection is evicted; 0: none lost), and how many keys have some.
+    std::vector<std::uint32_t> m_lost;
+    std::uint64_t m_keysWithLost = 0;
     std::uint64_t m_lostDraws = 0;
+    std::uint64_t lostOf(std::uint32_t keyId) const { return keyId < m_lost.size() ? m_lost[keyId] : 0; }
+    void setLost(std::uint32_t keyId, std::uint64_t lost);
     // Whether request `r` on `keyId` names one of its lost elements (and it is so counted).
     bool namesLostElement(std::uint32_t keyId, const ElementOp& op, std::uint64_t entries);
     // The state apply() changed last under the first variant's limits (none with a limit swept), which the
