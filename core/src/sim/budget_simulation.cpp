@@ -297,8 +297,10 @@ Expected<std::uint64_t> checkReplayMemory(
     const SimulationConfig& config, std::size_t thresholds, std::size_t budgets, const TraceReader& trace) {
     // The budget's bytes per key id (memcached's LRUs, or the server's eviction) beside the replay's.
     const bool memcached = dynamic_cast<const MemcachedSlabModel*>(config.allocator.get()) != nullptr;
-    const std::uint64_t budgetBytes
-        = memcached ? MemcachedEviction::kStateBytesPerKey : ServerEviction::stateBytesPerKey(config.eviction->policy);
+    // A server's replay takes collection keys too: what an evicted one lost, by key id (collection_replay.h).
+    const std::uint64_t budgetBytes = memcached
+        ? MemcachedEviction::kStateBytesPerKey
+        : ServerEviction::stateBytesPerKey(config.eviction->policy) + CollectionReplay::kLostBytesPerKey;
     const std::size_t samples = samplesOf(config);
     const double each = config.budgetSampleRate / double(samples);
     const std::uint64_t keyIds = std::min(trace.keyIdLimit(), KeyspaceReplay::kMaxKeyIds);

@@ -38,6 +38,8 @@ public:
     // of an element the key does not hold is then taken as the server takes it (HDEL, SREM, ZREM, LPOP of
     // nothing change nothing; an HSET or ZADD of it adds it). Elsewhere the trace's elements are the keys'.
     void setElementsMayBeGone(bool mayBeGone) { m_elementsMayBeGone = mayBeGone; }
+    // The most the lost elements' counts take, per key id (evicted()), for the memory check before a run.
+    static constexpr std::uint64_t kLostBytesPerKey = sizeof(std::uint32_t);
     bool elementsMayBeGone() const { return m_elementsMayBeGone; }
     // Key `keyId` was evicted, the trace taking it to hold `lostElements` (namedByTrace before): elements the trace
     // goes on naming (its view of the key never lost them) that the server no longer holds, which a re-made key then
