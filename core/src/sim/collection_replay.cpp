@@ -163,12 +163,22 @@ Expected<bool> CollectionReplay::applyGrouped(
     return emptied.value_or(false);
 }
 
+CollectionReplay::FirstState CollectionReplay::firstState(std::uint32_t keyId) const {
+    const Variant& first = m_variants.front();
+    if (m_applied && m_appliedKey == keyId)
+        return { m_applied, &first };
+    if (auto found = first.keys.find(keyId); found != first.keys.end())
+        return { &found->second, &first };
+    if (auto groups = m_grouped.find(keyId); groups != m_grouped.end())
+        for (const Group& g : groups->second)
+            if (g.variants.test(0))
+                return { &g.state, &m_variants[g.smallestVariant] };
+    return {};
+}
+
 bool CollectionReplay::holds(std::uint32_t keyId, CollectionKind kind) const {
-    if (const auto grouped = m_grouped.find(keyId); grouped != m_grouped.end())
-        return !grouped->second.empty() && grouped->second.front().state.kind == kind;
-    const auto& keys = m_variants.front().keys;
-    const auto it = keys.find(keyId);
-    return it != keys.end() && it->second.kind == kind;
+    const CollectionKeyState* state = firstState(keyId).state;
+    return state && state->kind == kind;
 }
 
 Expected<const CollectionKeyModel*> CollectionReplay::modelFor(Variant& variant, CollectionKind kind) {
@@ -221,9 +231,10 @@ void CollectionReplay::evicted(std::uint32_t keyId, std::uint64_t lostElements) 
 }
 
 std::uint64_t CollectionReplay::namedByTrace(std::uint32_t keyId) const {
-    if (holds(keyId, CollectionKind::List))
+    const CollectionKeyState* state = firstState(keyId).state;
+    if (state && state->kind == CollectionKind::List)
         return 0; // a list's pops take what it holds at its ends: nothing it lost is named
-    return entries(keyId) + lostOf(keyId);
+    return (state ? state->entries : 0) + lostOf(keyId);
 }
 
 void CollectionReplay::lostElementRemoved(std::uint32_t keyId) {
@@ -232,11 +243,8 @@ void CollectionReplay::lostElementRemoved(std::uint32_t keyId) {
 }
 
 std::uint64_t CollectionReplay::entries(std::uint32_t keyId) const {
-    if (const auto groups = m_grouped.find(keyId); groups != m_grouped.end())
-        return groups->second.empty() ? 0 : groups->second.front().state.entries;
-    const auto& keys = m_variants.front().keys;
-    const auto it = keys.find(keyId);
-    return it == keys.end() ? 0 : it->second.entries;
+    const CollectionKeyState* state = firstState(keyId).state;
+    return state ? state->entries : 0;
 }
 
 bool CollectionReplay::namesLostElement(std::uint32_t keyId, const ElementOp& op, std::uint64_t held) {
@@ -343,19 +351,7 @@ bool CollectionReplay::applyTo(const CollectionKeyModel& m, CollectionKeyState& 
 
 std::vector<SizedAllocations> CollectionReplay::allocations(
     std::uint32_t keyId, std::uint32_t keyBytes, bool hasTtl, std::uint64_t* reallocatedBytes) const {
-    const Variant& first = m_variants.front();
-    const Variant* of = &first;
-    const CollectionKeyState* state = nullptr;
-    if (m_applied && m_appliedKey == keyId)
-        state = m_applied;
-    else if (auto found = first.keys.find(keyId); found != first.keys.end())
-        state = &found->second;
-    else if (auto groups = m_grouped.find(keyId); groups != m_grouped.end())
-        for (const Group& g : groups->second)
-            if (g.variants.test(0)) {
-                state = &g.state;
-                of = &m_variants[g.smallestVariant];
-            }
+    const auto [state, of] = firstState(keyId);
     if (!state)
         return {};
     if (reallocatedBytes)

@@ -36,9 +36,10 @@ void SlabReplay::storeCollection(ThresholdArena& t, std::uint32_t keyId, std::ui
     t.argumentClasses.allocate(census, [&t](std::uint32_t c) { t.arguments.push_back(t.arena.allocateClass(c)); });
     auto [it, isNew] = t.collections.try_emplace(keyId);
     CollectionRegions& key = it->second;
-    if (const std::uint64_t reallocated = census.reallocatedBytes(); reallocated > key.reallocatedBytes)
+    const std::uint64_t reallocated = census.reallocatedBytes();
+    if (reallocated > key.reallocatedBytes)
         t.arena.reallocated(reallocated - key.reallocatedBytes);
-    key.reallocatedBytes = census.reallocatedBytes();
+    key.reallocatedBytes = reallocated;
     t.freeing.clear();
     changeHeldRegions(
         key, keyId, census, t.nextHeld, t.freeing, [&t](std::uint32_t c) { return t.arena.allocateClass(c); });

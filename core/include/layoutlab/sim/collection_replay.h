@@ -160,6 +160,13 @@ private:
     std::uint64_t m_lostDraws = 0;
     std::uint64_t lostOf(std::uint32_t keyId) const { return keyId < m_lost.size() ? m_lost[keyId] : 0; }
     void setLost(std::uint32_t keyId, std::uint64_t lost);
+    // Live key `keyId`'s state under the first variant's limits, and the variant whose model it follows (a
+    // group's smallest value); none when it holds no collection.
+    struct FirstState {
+        const CollectionKeyState* state = nullptr;
+        const Variant* variant = nullptr;
+    };
+    FirstState firstState(std::uint32_t keyId) const;
     // Whether request `r` on `keyId` names one of its lost elements (and it is so counted).
     bool namesLostElement(std::uint32_t keyId, const ElementOp& op, std::uint64_t entries);
     // The state apply() changed last under the first variant's limits (none with a limit swept), which the
