@@ -49,6 +49,8 @@ bool decodeListpack(std::span<const unsigned char> bytes, std::vector<RdbItem>& 
         problem = fmt::format("a listpack whose header says {} bytes in a string of {}", total, bytes.size());
         return false;
     }
+    // Its header's entry count, 65535 when it has more (listpack.c LP_HDR_NUMELE_UNKNOWN): room made once.
+    out.reserve(out.size() + rdb_detail::littleEndian(bytes.data() + 4, 2));
     std::size_t p = kListpackHeaderBytes;
     while (p < bytes.size() && bytes[p] != kListpackEnd) {
         const unsigned char b = bytes[p];

@@ -13,6 +13,7 @@
 
 #include "import_formats.h"
 #include "rdb_parser.h"
+#include "seen_key_hashes.h"
 
 #include <array>
 #include <fmt/format.h>
@@ -26,7 +27,7 @@ class RdbImporter final : public Importer {
 public:
     RdbImporter(std::unique_ptr<InputStream> input, const ImportOptions& options)
         : m_input(std::move(input))
-        , m_parser(*m_input, m_input->path(), readsOnTwoThreads(options)) {
+        , m_parser(*m_input, m_input->path()) {
         m_options = options;
         m_path = m_input->path();
         m_loadedAt = options.snapshotLoadedAt;
@@ -57,6 +58,9 @@ public:
                 continue;
             }
             if (m_collection) {
+                n += heldElementsInto(out.subspan(n));
+                if (n == out.size())
+                    break;
                 if (auto error = queueElements()) {
                     if (n == 0)
                         return *error;
@@ -78,7 +82,7 @@ public:
                     Request& r = out[n++];
                     r = Request {};
                     r.op = Op::Resize;
-                    r.keyId = static_cast<std::uint32_t>(m_keys.size()); // the first key's (request.h)
+                    r.keyId = m_nextKeyId; // the first key's (request.h)
                     r.keyBytes = static_cast<std::uint32_t>(m_batch[m_next].keyBytes);
                     r.valueBytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(keys, UINT32_MAX));
                     r.ttlSeconds = static_cast<std::uint32_t>(std::min(m_parser.expiresHint(), keys));
@@ -86,16 +90,15 @@ public:
                 }
             }
             const RdbEntry& e = m_batch[m_next++];
-            const std::uint64_t keysBefore = m_keys.size();
-            const std::uint32_t keyId = m_keys.idForHash(e.keyHash);
-            if (m_keys.size() == keysBefore) {
+            if (!m_seen.insert(e.keyHash)) {
                 // The server refuses such a file ("Duplicated key found in RDB file"); here it can also be
-                // two keys of one 64-bit hash (KeyInterner).
+                // two keys of one 64-bit hash (KeyInterner::hashKey).
                 if (auto error
                     = reject("duplicate key", e.offset, false, fmt::format("a key of database {} appears twice", e.db)))
                     return *error;
                 continue;
             }
+            const std::uint32_t keyId = m_nextKeyId++; // each key once: ids in file order
             if (e.collection) {
                 startCollection(e, keyId);
                 continue;
@@ -153,9 +156,8 @@ private:
                 }
                 continue;
             }
-            if (m_keys.size() == 0 && m_batch.empty()) {
-                m_keys.reserve(keysHinted());
-            }
+            if (m_seen.size() == 0 && m_batch.empty())
+                m_seen.reserve(keysHinted());
             if (e.collection && e.collectionKind != CollectionKind::List && e.elements == 0) {
                 noteSkipped("empty collection"); // rdbLoadObject's emptykey: the server skips it
                 continue;
@@ -168,7 +170,7 @@ private:
                 }
                 continue;
             }
-            m_keys.prefetch(e.keyHash);
+            m_seen.prefetch(e.keyHash);
             m_batch.push_back(e);
             if (e.collection) // its elements come from the parser next, before the next key
                 break;
@@ -212,11 +214,38 @@ private:
         return r;
     }
 
-    // The collection's next elements into m_queue, and after its last its TTL; an error ends the import.
+    Request addRequest(const RdbItem& element, const RdbItem& value) const {
+        ElementOp op;
+        op.action = ElementAction::Add;
+        op.element = element.integer;
+        op.value = value.integer;
+        Request r = elementRequest(op);
+        r.elementBytes = static_cast<std::uint32_t>(element.bytes);
+        r.valueBytes = static_cast<std::uint32_t>(value.bytes);
+        return r;
+    }
+
+    // The elements the parser holds decoded (RdbParser::heldItems), each an Add straight into `out`: a blob's
+    // are within 1 GiB (rdb_collections.cpp kMaxBlobBytes), so within a request's 32-bit sizes.
+    std::size_t heldElementsInto(std::span<Request> out) {
+        const std::span<const RdbItem> items = m_parser.heldItems();
+        const bool pairs = m_collectionKey.collectionKind == CollectionKind::Hash
+            || m_collectionKey.collectionKind == CollectionKind::SortedSet;
+        const std::size_t step = pairs ? 2 : 1;
+        const std::size_t count = std::min(items.size() / step, out.size());
+        for (std::size_t i = 0; i < count; ++i)
+            out[i] = addRequest(items[i * step], pairs ? items[i * step + 1] : RdbItem {});
+        m_parser.passHeldItems(count * step);
+        return count;
+    }
+
+    // The collection's next elements read from the file (a table's, one string at a time, or a list node's
+    // first) into m_queue until the parser holds the next ones decoded, and after its last its TTL; an error
+    // ends the import.
     std::optional<Error> queueElements() {
         m_queue.clear();
         m_queued = 0;
-        while (m_queue.size() < kQueuedElements) {
+        while (m_queue.size() < kQueuedElements && m_parser.heldItems().empty()) {
             auto element = m_parser.nextElement();
             if (!element)
                 return element.error();
@@ -240,14 +269,7 @@ private:
                     m_path, m_parser.offset(), true);
             if (el.nodeElements > 0)
                 m_queue.push_back(loadRequest(el.nodeElements, el.nodesAfter));
-            ElementOp op;
-            op.action = ElementAction::Add;
-            op.element = el.element.integer;
-            op.value = el.value.integer;
-            Request r = elementRequest(op);
-            r.elementBytes = static_cast<std::uint32_t>(el.element.bytes);
-            r.valueBytes = static_cast<std::uint32_t>(el.value.bytes);
-            m_queue.push_back(r);
+            m_queue.push_back(addRequest(el.element, el.value));
         }
         return std::nullopt;
     }
@@ -270,7 +292,8 @@ private:
     std::unique_ptr<InputStream> m_input;
     RdbParser m_parser;
     std::optional<std::int64_t> m_loadedAt; // ImportOptions::snapshotLoadedAt
-    KeyInterner m_keys;
+    SeenKeyHashes m_seen;
+    std::uint32_t m_nextKeyId = 0;
 };
 
 } // namespace

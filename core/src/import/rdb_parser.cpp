@@ -44,20 +44,10 @@ std::uint64_t decimalDigits(std::int64_t v) {
 
 } // namespace
 
-RdbParser::RdbParser(InputStream& input, std::string path, bool checksumAside)
+RdbParser::RdbParser(InputStream& input, std::string path)
     : m_input(input)
     , m_path(std::move(path))
-    , m_buffer(kBufferBytes)
-    , m_checksumAside(checksumAside) { }
-
-RdbParser::~RdbParser() {
-    waitForSum();
-}
-
-void RdbParser::waitForSum() {
-    if (m_sumDone.valid())
-        m_sumDone.get();
-}
+    , m_buffer(kBufferBytes) { }
 
 Error RdbParser::corrupt(const std::string& message) const {
     return dataError(message + " (rdb input)", m_path, offset(), true);
@@ -66,21 +56,9 @@ Error RdbParser::corrupt(const std::string& message) const {
 Status RdbParser::fill(std::size_t need, const char* what) {
     if (m_end - m_pos >= need)
         return Ok {};
-    // What is consumed leaves the buffer: it is summed, aside where it can be, while what is left moves to
-    // the spare buffer, which becomes the one read into. The one summed aside is not written until the
-    // next fill has waited for its sum.
-    waitForSum();
-    if (m_spare.size() != m_buffer.size())
-        m_spare.resize(m_buffer.size());
-    std::memcpy(m_spare.data(), m_buffer.data() + m_pos, m_end - m_pos);
-    const unsigned char* consumed = m_buffer.data() + m_summed;
-    const std::size_t consumedBytes = m_pos - m_summed;
-    if (m_checksumAside && consumedBytes >= kBufferBytes / 4)
-        m_sumDone = std::async(
-            std::launch::async, [this, consumed, consumedBytes] { m_crc.update(consumed, consumedBytes); });
-    else
-        m_crc.update(consumed, consumedBytes);
-    std::swap(m_buffer, m_spare);
+    // What is consumed leaves the buffer, summed; what is left moves to its start.
+    m_crc.update(m_buffer.data() + m_summed, m_pos - m_summed);
+    std::memmove(m_buffer.data(), m_buffer.data() + m_pos, m_end - m_pos);
     m_base += m_pos;
     m_end -= m_pos;
     m_pos = 0;
@@ -337,7 +315,6 @@ Status RdbParser::finish() {
     m_ended = true;
     if (m_version < 5)
         return Ok {};
-    waitForSum(); // the sum runs in order: what fill() sums aside first
     m_crc.update(m_buffer.data() + m_summed, m_pos - m_summed);
     m_summed = m_pos;
     const std::uint64_t expected = m_crc.value();

@@ -24,8 +24,8 @@
 #include "rdb_crc64.h"
 
 #include <cstdint>
-#include <future>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -127,10 +127,7 @@ bool rdbTypeIsModelled(std::uint8_t type);
 
 class RdbParser {
 public:
-    // `checksumAside`: the checksum is computed on a second thread, a MiB at a time, while this one parses
-    // (ImportOptions::decodeAhead; it is a sixth of the work).
-    RdbParser(InputStream& input, std::string path, bool checksumAside = false);
-    ~RdbParser();
+    RdbParser(InputStream& input, std::string path);
     RdbParser(const RdbParser&) = delete;
     RdbParser& operator=(const RdbParser&) = delete;
 
@@ -139,6 +136,12 @@ public:
     Expected<std::optional<RdbEntry>> next();
     // The next element of the collection next() gave last, or nullopt after its last.
     Expected<std::optional<RdbElement>> nextElement();
+    // The elements of the compact collection's blob, or of the list's node, read last that nextElement has not
+    // given yet, as they lie (a hash's and a sorted set's in pairs: element, value); passHeldItems(n) passes
+    // the first n. Taken this way, a blob's elements cost a copy each rather than a call (most of a file's
+    // elements are in blobs). Empty where the next element is still in the file.
+    std::span<const RdbItem> heldItems() const { return { m_items.data() + m_nextItem, m_items.size() - m_nextItem }; }
+    void passHeldItems(std::size_t n) { m_nextItem += n; }
 
     // What the file says it was saved at (AUX ctime, seconds), if it says.
     std::optional<std::int64_t> savedAtSeconds() const { return m_savedAtSeconds; }
@@ -162,8 +165,6 @@ private:
     Expected<const unsigned char*> take(std::size_t n, const char* what); // n <= kBufferBytes
     Status skip(std::uint64_t n, const char* what);
     Error corrupt(const std::string& message) const;
-    // Waits for what fill() is summing aside: then m_crc holds every byte before m_summed.
-    void waitForSum();
 
     // The grammar's pieces.
     Status readHeader();
@@ -210,9 +211,6 @@ private:
     std::uint64_t m_base = 0; // file offset of m_buffer[0]
     std::size_t m_summed = 0; // m_buffer[0, m_summed) is in m_crc
     RdbCrc64 m_crc;
-    bool m_checksumAside = false;
-    std::vector<unsigned char> m_spare; // fill() reads into it, while the one before is summed aside
-    std::future<void> m_sumDone;
     bool m_inputEnded = false;
 
     int m_version = 0;

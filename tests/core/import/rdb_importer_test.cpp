@@ -7,6 +7,7 @@
 #include "layoutlab/import/importer.h"
 #include "layoutlab/layout/layout_registry.h"
 #include "rdb_writer.h"
+#include "seen_key_hashes.h"
 
 #include <fmt/format.h>
 #include <fstream>
@@ -28,6 +29,43 @@ TEST(RdbCrc64, MatchesRedisCheckValue) {
     pieces.update(reinterpret_cast<const unsigned char*>(text.data()), 2);
     pieces.update(reinterpret_cast<const unsigned char*>(text.data()) + 2, 7);
     EXPECT_EQ(pieces.value(), whole.value());
+    // A buffer longer than ISA-L's folding blocks, in uneven pieces, against the bit-by-bit definition.
+    std::vector<unsigned char> bytes(100'003);
+    for (std::size_t i = 0; i < bytes.size(); ++i)
+        bytes[i] = static_cast<unsigned char>(i * 131 + (i >> 7));
+    std::uint64_t expected = 0;
+    for (const unsigned char b : bytes) {
+        expected ^= b;
+        for (int k = 0; k < 8; ++k)
+            expected = (expected & 1) ? (expected >> 1) ^ 0x95ac9329ac4bc9b5ULL : expected >> 1;
+    }
+    RdbCrc64 uneven;
+    for (std::size_t at = 0, step = 1; at < bytes.size(); at += step, step = step * 3 % 4099 + 1)
+        uneven.update(bytes.data() + at, std::min(step, bytes.size() - at));
+    EXPECT_EQ(uneven.value(), expected);
+}
+
+TEST(SeenKeyHashes, EachHashIsNewOnceWhetherTheSetWasSizedOrGrew) {
+    for (const std::uint64_t hinted : { std::uint64_t { 0 }, std::uint64_t { 50'000 } }) {
+        SCOPED_TRACE(hinted);
+        SeenKeyHashes seen;
+        seen.reserve(hinted);
+        for (std::uint64_t i = 0; i < 50'000; ++i) // growing from 1,024 slots when not sized
+            ASSERT_TRUE(seen.insert(KeyInterner::finalize(i + 1))); // finalize(0) is 0
+        EXPECT_TRUE(seen.insert(0)); // kept as 1: an empty slot is 0
+        EXPECT_FALSE(seen.insert(0));
+        for (std::uint64_t i = 0; i < 50'000; i += 7)
+            EXPECT_FALSE(seen.insert(KeyInterner::finalize(i + 1)));
+        EXPECT_EQ(seen.size(), 50'001u);
+    }
+    for (const std::uint64_t keys : { 3, 1'000'000, 1'000'001, 1'000'002 }) { // the hint is enough
+        SeenKeyHashes seen;
+        seen.reserve(keys);
+        const std::size_t slots = seen.slotCount();
+        for (std::uint64_t i = 0; i < keys; ++i)
+            seen.insert(KeyInterner::finalize(i + 1));
+        EXPECT_EQ(seen.slotCount(), slots) << keys;
+    }
 }
 
 TEST_F(RdbImporterTest, EveryStringEncodingGivesTheLengthAndKindTheServerHolds) {
