@@ -181,6 +181,10 @@ void addDriveCommand(CLI::App& app, int& status) {
     addCollectionLimitOptions(*cmd, r.collectionLimits);
     cmd->add_flag("--calibrate", r.calibrate,
         "valkey, redis: tell the server's layout from calibration keys even when its version names one");
+    cmd->add_flag("--as-captured", r.asCaptured,
+        "valkey, redis: send a MONITOR capture's commands as they were captured (each in its database), instead of "
+        "the requests its import makes; the prediction is the import's (blocking pops and the connection's own "
+        "commands are not sent)");
     cmd->add_option("--server-binary", r.serverBinary,
         "Server to start (default: the engine's binary on PATH), on 127.0.0.1, a free port, persistence off");
     cmd->add_option("--connect", r.connect, "Attach to a running, empty server at HOST:PORT instead of starting one");

@@ -308,11 +308,49 @@ Expected<LoadReport> loadSnapshotFile(
     return report;
 }
 
+Expected<LoadReport> loadCapturedCommands(RespClient& client, const std::string& capturePath, std::size_t pipeline,
+    CapturedCommandSkips& skips, std::stop_token stop) {
+    LoadReport report;
+    report.started = std::chrono::steady_clock::now();
+    constexpr std::size_t kBatchCommands = 4096;
+    std::vector<std::vector<std::string>> batch;
+    std::optional<std::uint32_t> db; // the connection's: a fresh one's is 0, an attached one's not known
+    auto sendBatch = [&]() -> Status {
+        if (auto ok = client.pipeline(batch, pipeline, &report.refusedReplies); !ok)
+            return ok;
+        report.commands += batch.size();
+        report.batches += (batch.size() + pipeline - 1) / std::max<std::size_t>(pipeline, 1);
+        batch.clear();
+        return Ok {};
+    };
+    auto sent = forEachCapturedCommand(capturePath, skips, [&](const CapturedCommand& command) -> Status {
+        if (stop.stop_requested())
+            return cancelledError();
+        ++report.requests;
+        if (db != command.db) {
+            batch.push_back({ "SELECT", std::to_string(command.db) });
+            db = command.db;
+        }
+        batch.push_back(command.args);
+        return batch.size() >= kBatchCommands ? sendBatch() : Status(Ok {});
+    });
+    if (!sent)
+        return sent.error();
+    if (auto ok = sendBatch(); !ok)
+        return ok.error();
+    if (db.value_or(0) != 0) // the measurements after the load count every database; the run phase reads db 0
+        if (auto back = client.command({ "SELECT", "0" }); !back)
+            return back.error();
+    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - report.started).count();
+    return report;
+}
+
 Expected<LoadReport> loadTrace(RespClient& client, TraceReader& trace, std::size_t pipeline, std::size_t keepReads,
     const std::function<void(std::uint64_t)>& progress, std::stop_token stop) {
     using Command = std::vector<std::string>;
     ElementCommandWriter elements;
     std::uint64_t elementRequests = 0;
+    std::uint64_t hyperLogLogStepsNotSent = 0;
     std::optional<std::pair<std::uint32_t, std::string>> renameSource; // a RENAME's first half
     auto translate = [&](const Request& r, std::string key, std::vector<Command>& commands) -> Status {
         if (r.op == Op::Element) {
@@ -351,6 +389,18 @@ Expected<LoadReport> loadTrace(RespClient& client, TraceReader& trace, std::size
             commands.push_back({ "SET", std::move(key), traceValue(r.valueBytes, r.kind, r.keyId), "KEEPTTL" });
             break;
         case Op::SetRange: // a range ending at valueBytes: the same unshare and growth as the original
+            if (r.kind == kHyperLogLogKind) {
+                // A HyperLogLog's change: its creation and its conversion to dense have commands of their own;
+                // a sparse form's growth depends on the registers its elements hashed to, which a trace does
+                // not hold (a capture sent --as-captured has them).
+                if (r.valueBytes == kHyperLogLogDenseBytes)
+                    commands.push_back({ "PFDEBUG", "TODENSE", std::move(key) });
+                else if (r.valueBytes == kHyperLogLogCreatedBytes)
+                    commands.push_back({ "PFADD", std::move(key) });
+                else
+                    ++hyperLogLogStepsNotSent;
+                break;
+            }
             commands.push_back(
                 { "SETRANGE", std::move(key), std::to_string(std::max<std::uint32_t>(r.valueBytes, 1) - 1), "s" });
             break;
@@ -401,6 +451,7 @@ Expected<LoadReport> loadTrace(RespClient& client, TraceReader& trace, std::size
     report->elements = elementRequests;
     report->elementsApproximated = elements.approximated();
     report->elementsUnmatched = elements.unmatched();
+    report->hyperLogLogStepsNotSent = hyperLogLogStepsNotSent;
     return report;
 }
 

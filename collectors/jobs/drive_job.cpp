@@ -385,6 +385,7 @@ Status driveResp(const DriveRequest& r, drive::DriveTarget& target, DriveReport&
     if (progress)
         progress->phase("load");
     auto load = snapshot ? loadSnapshotFile(*client, r.tracePath, target.server->workDir(), stop)
+        : r.asCaptured   ? loadCapturedCommands(*client, r.tracePath, r.pipeline, report.capturedSkips, stop)
                          : loadTrace(*client, trace, r.pipeline, kMaxRunKeys,
                              drive::loadProgress(progress, trace.totalRequests()), stop);
     if (!load && snapshot) { // the server says why in its log (an RDB version it does not read, a module type)
@@ -453,6 +454,8 @@ Expected<DriveReport> runDriveJob(const DriveRequest& r, ResultsDb* db, Progress
         return format.error();
     const bool snapshot = *format == "rdb";
     if (auto ok = drive::checkSnapshotDrive(r, snapshot); !ok)
+        return ok.error();
+    if (auto ok = drive::checkCapturedDrive(r, *format); !ok)
         return ok.error();
     auto target = drive::DriveTarget::open(r);
     if (!target)

@@ -146,7 +146,10 @@ nlohmann::json toJson(const DriveReport& r) {
                 { "seconds", r.load.seconds }, { "commands_per_sec", commandsPerSecond(r.load) },
                 { "key_names_repeat", r.load.namesRepeat }, { "element_requests", r.load.elements },
                 { "elements_approximated", r.load.elementsApproximated },
-                { "elements_unmatched", r.load.elementsUnmatched }, { "snapshot_bytes", r.load.snapshotBytes } } },
+                { "elements_unmatched", r.load.elementsUnmatched }, { "snapshot_bytes", r.load.snapshotBytes },
+                { "refused_replies", r.load.refusedReplies },
+                { "hyperloglog_changes_not_sent", r.load.hyperLogLogStepsNotSent },
+                { "captured_commands_not_sent", r.capturedSkips.byReason } } },
         { "run", runJson(r.run) },
         { "ops_per_sec", r.run ? nlohmann::json(r.run->requestsPerSecond) : nlohmann::json(nullptr) } };
     // The allocator's figures: null where the server does not report them or the slab model does not cover it.
@@ -311,6 +314,19 @@ std::string renderDriveTable(const DriveReport& r) {
         out += fmt::format("\nnote: {} removes or updates named an element of a shape its key did not hold (a trace "
                            "cut out of a longer one): they were not sent\n",
             r.load.elementsUnmatched);
+    if (r.load.hyperLogLogStepsNotSent)
+        out += fmt::format("\nnote: {} changes of HyperLogLogs' sparse forms were not sent: what they grow by depends "
+                           "on the registers their elements set, which the trace does not hold (drive the MONITOR "
+                           "capture with --as-captured)\n",
+            r.load.hyperLogLogStepsNotSent);
+    if (r.load.refusedReplies)
+        out += fmt::format("\nnote: the server refused {} of the capture's commands (as it may have when it was "
+                           "captured)\n",
+            r.load.refusedReplies);
+    if (r.capturedSkips.total)
+        out += fmt::format("\nnote: {} of the capture's commands were not sent (blocking pops, the connection's own, "
+                           "scripts' calls whose commands were sent: --json lists them)\n",
+            r.capturedSkips.total);
     return out;
 }
 

@@ -70,6 +70,22 @@ Status checkSnapshotDrive(const DriveRequest& r, bool snapshot) {
             field::kMaxmemory);
     return Ok {};
 }
+Status checkCapturedDrive(const DriveRequest& r, const std::string& format) {
+    if (!r.asCaptured)
+        return Ok {};
+    if (format != "monitor")
+        return usageError(
+            "--as-captured sends a MONITOR capture's commands as they were captured: this trace is " + format,
+            field::kFormat);
+    if (r.engine == Engine::Memcached)
+        return usageError(
+            "--as-captured sends Redis commands: drive a MONITOR capture into valkey or redis", field::kEngine);
+    if (r.budget)
+        return usageError("a cache drive sends a trace's GETs and SETs as a look-aside client: drive --as-captured "
+                          "without a budget",
+            field::kMaxmemory);
+    return Ok {};
+}
 } // namespace drive
 
 } // namespace layoutlab

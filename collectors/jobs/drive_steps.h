@@ -16,6 +16,8 @@ namespace layoutlab::drive {
 // An RDB file (`snapshot`) is driven by a Valkey or Redis server the job starts, with no budget
 // (drive_request.cpp).
 Status checkSnapshotDrive(const DriveRequest& request, bool snapshot);
+// DriveRequest::asCaptured: a MONITOR capture, into Valkey or Redis, without a budget.
+Status checkCapturedDrive(const DriveRequest& request, const std::string& format);
 
 // The server to measure: started for this job (and stopped with it), or attached (`server` stays null).
 struct DriveTarget {

@@ -143,6 +143,51 @@ TEST_F(DriveTest, AFlushInACaptureFreesTheTablesOnTheServerAndInThePrediction) {
         << "measured " << j["measured_bytes_per_key"] << ", predicted " << j["predicted_bytes_per_key"];
 }
 
+// A capture sent as it was captured (--as-captured): HyperLogLogs, whose growth a trace cannot carry, in two
+// databases; the connection's own commands, a blocking pop and a script's call left out and counted; the
+// server's refusal counted. The prediction is the import's.
+TEST_F(DriveTest, ACaptureSentAsCapturedGrowsHyperLogLogsAsItDid) {
+    const std::string capture = path("hll.monitor");
+    {
+        std::ofstream out(capture);
+        std::uint64_t second = 1700000000;
+        auto line = [&](int db, const std::string& args) {
+            out << second++ << ".000000 [" << db << " 127.0.0.1:5555] " << args << "\n";
+        };
+        out << "OK\n";
+        for (int i = 0; i < 3000; ++i) {
+            std::string add = fmt::format("\"PFADD\" \"hll:{}\"", i);
+            for (int e = 0; e < (i % 9) * (i % 7) * 4; ++e)
+                add += fmt::format(" \"e{}-{}\"", i % 50, e);
+            line(i % 5 == 0 ? 1 : 0, add);
+        }
+        line(0, "\"PFMERGE\" \"m\" \"hll:1\" \"hll:2\"");
+        line(0, "\"SELECT\" \"1\"");
+        line(0, "\"BLPOP\" \"queue\" \"0\"");
+        line(0, "\"EVAL\" \"return 1\" \"0\"");
+        line(0, "\"SET\" \"n\" \"12\"");
+        line(0, "\"PFADD\" \"n\" \"x\""); // refused: not a HyperLogLog
+    }
+    const auto r = run({ "drive", capture, "--engine", "redis", "--as-captured", "--json", "--no-db" });
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["server_keys"], 3002);
+    EXPECT_EQ(j["server_keys"], j["predicted_keys"]);
+    EXPECT_LT(std::abs(j["relative_error"].get<double>()), 0.01)
+        << "measured " << j["measured_bytes_per_key"] << ", predicted " << j["predicted_bytes_per_key"];
+    EXPECT_EQ(j["load"]["refused_replies"], 1);
+    EXPECT_EQ(j["load"]["captured_commands_not_sent"].size(), 3u) << j["load"].dump();
+    // The same capture's trace: its sparse forms' growth cannot be sent, and says so.
+    const auto asTrace = run({ "drive", capture, "--engine", "redis", "--json", "--no-db" });
+    ASSERT_EQ(asTrace.exitCode, 0) << asTrace.err;
+    EXPECT_GT(nlohmann::json::parse(asTrace.out)["load"]["hyperloglog_changes_not_sent"].get<long>(), 0);
+    // Only a MONITOR capture can be sent as captured.
+    const auto generated = gen("g.lltrace", { "--keys", "10", "--ops", "0" });
+    const auto refused = run({ "drive", generated, "--engine", "redis", "--as-captured", "--no-db" });
+    EXPECT_EQ(refused.exitCode, 2) << refused.err;
+    EXPECT_NE(refused.err.find("--as-captured"), std::string::npos) << refused.err;
+}
+
 TEST_F(DriveTest, StoresThePredictionAndTheMeasuredRun) {
     const auto trace = gen("small.lltrace", { "--keys", "5000", "--ops", "0", "--value-size", "100" });
     const auto r = run({ "drive", trace, "--engine", "redis" });

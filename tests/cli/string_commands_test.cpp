@@ -164,6 +164,49 @@ std::vector<Scenario> scenarios() {
                            c.push_back({ "SET", "again:" + key(i), value(i, 6) });
                        return c;
                    } });
+    out.push_back({ "hyperloglogs", [](std::uint32_t n) {
+                       // HyperLogLogs of n / 16 keys (a power of two, or one past it): their sparse forms grown
+                       // element by element, some past hll-sparse-max-bytes (dense); merged (PFMERGE of sparse
+                       // sources, and of a dense one), copied and renamed then added to,
+                       // counted; some written over by SET or APPEND (PFADD refused on a string: below).
+                       static constexpr std::uint32_t kElements[]
+                           = { 0, 1, 2, 3, 5, 8, 10, 12, 40, 70, 100, 150, 600, 900, 1200, 2500 };
+                       std::vector<Command> c;
+                       const std::uint32_t keys = n / 16 + n % 2;
+                       auto hll = [](std::uint32_t i) { return fmt::format("hll:{}:{}", std::string(i % 13, 'h'), i); };
+                       // At most 100 elements a command: a longer one grows the client's query buffer, which
+                       // the server's count of its clients' memory (mem_clients_normal) follows only later.
+                       for (std::uint32_t i = 0; i < keys; ++i) {
+                           const std::uint32_t elements = kElements[(i * 7) % std::size(kElements)];
+                           for (std::uint32_t e = 0; e == 0 || e < elements;) {
+                               Command add { "PFADD", hll(i) };
+                               for (std::uint32_t end = std::min(elements, e + 100); e < end; ++e)
+                                   add.push_back(fmt::format("e{}-{}", i % 300, e));
+                               c.push_back(std::move(add));
+                               if (elements == 0)
+                                   break;
+                           }
+                       }
+                       for (std::uint32_t i = 0; i < keys; i += 9)
+                           c.push_back({ "PFADD", hll(i), "more:" + std::to_string(i), "again:" + std::to_string(i) });
+                       for (std::uint32_t i = 0; i + 2 < keys; i += 17)
+                           c.push_back({ "PFMERGE", "merged:" + std::to_string(i), hll(i), hll(i + 1), hll(i + 2) });
+                       for (std::uint32_t i = 3; i < keys; i += 50) // a sparse destination, then a dense source
+                           c.push_back({ "PFMERGE", hll(i), hll(15) });
+                       for (std::uint32_t i = 4; i < keys; i += 31) {
+                           c.push_back({ "COPY", hll(i), "copy:" + std::to_string(i) });
+                           c.push_back({ "PFADD", "copy:" + std::to_string(i), "x", "y", "z" });
+                           c.push_back({ "RENAME", hll(i + 1), "renamed:" + std::to_string(i) });
+                           c.push_back({ "PFADD", "renamed:" + std::to_string(i), "a", "b" });
+                       }
+                       for (std::uint32_t i = 0; i < keys; i += 10)
+                           c.push_back({ "PFCOUNT", hll(i) });
+                       for (std::uint32_t i = 6; i < keys; i += 70)
+                           c.push_back({ "APPEND", hll(i), "tail" });
+                       for (std::uint32_t i = 7; i < keys; i += 80)
+                           c.push_back({ "SET", hll(i), value(i) });
+                       return c;
+                   } });
     out.push_back({ "databases", [](std::uint32_t n) {
                        // The same names in database 1 (other values, half with TTLs) are other keys; a fifth of
                        // them deleted there, then database 0's written again (SELECT: the capture's "[1 ...]"),
@@ -484,6 +527,7 @@ TEST_P(StringCommands, EveryCommandWithinOnePercentOfTheServer) {
                 (void)client->command({ "RENAME", "absent:" + key(3), key(3) });
                 (void)client->command({ "BITOP", "NOT", key(4), key(5), key(6) });
                 (void)client->command({ "COPY", key(7), key(7) });
+                (void)client->command({ "PFADD", key(8), "a" }); // not a HyperLogLog (where it holds a value)
                 const std::string marker = "layoutlab-capture-end";
                 ASSERT_TRUE(client->command({ "ECHO", marker }));
                 monitor.waitFor(marker);
@@ -498,6 +542,8 @@ TEST_P(StringCommands, EveryCommandWithinOnePercentOfTheServer) {
 
             const std::string path = fmt::format("{}/{}-{}.monitor", *dir, scenario.name, loaded);
             std::ofstream(path) << capture;
+            if (const char* keep = std::getenv("LAYOUTLAB_KEEP_CAPTURES")) // for a look at a failing scenario
+                std::ofstream(fmt::format("{}/{}-{}-{}.monitor", keep, server.label, scenario.name, loaded)) << capture;
             auto trace = openTrace(path, { "monitor", OnError::Fail, 16 });
             ASSERT_TRUE(trace) << trace.error().describe();
             auto result = simulate({ under->models.layout, under->models.allocator, {} }, **trace);

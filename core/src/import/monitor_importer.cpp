@@ -308,6 +308,16 @@ void MonitorImporter::command() {
     } else if (is("SWAPDB")) {
         if (arity(3))
             swapDatabases();
+    } else if (is("PFADD")) {
+        if (arity(2, true))
+            pfadd();
+    } else if (is("PFMERGE")) {
+        if (arity(2, true))
+            pfmerge();
+    } else if (is("PFCOUNT")) {
+        if (arity(2, true))
+            for (std::size_t i = 1; i < a.size(); ++i)
+                emit(base(a[i], Op::Get));
     } else if (monitor::isCollectionCommand(m_name) || monitor::isMultiKeyCollectionCommand(m_name)) {
         collectionCommand();
     } else if (monitor::readsCollectionWhole(m_name)) {

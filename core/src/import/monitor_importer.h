@@ -178,6 +178,17 @@ private:
     void expire(const std::string& unit);
     void getex();
     void collectionCommand();
+    // HyperLogLogs (monitor_hll.cpp): PFADD, PFMERGE (PFDEBUG, an admin command, is not in captures: MONITOR
+    // leaves admin commands out).
+    void pfadd();
+    void pfmerge();
+    // The HLL `key` holds, made where absent when `create` (its creation emitted); nullptr where the command
+    // cannot take it (refused: a collection or a number; a string the capture wrote, counted as not modelled),
+    // or where it is absent and not made.
+    monitor::KeyValue* hyperLogLogOf(const std::string& key, bool create);
+    // hllSparseSet of a register, and the request its change of length needs.
+    void setRegister(const std::string& key, monitor::KeyValue& v, std::uint32_t index, std::uint8_t count);
+    void emitHyperLogLog(const std::string& key, std::uint32_t length);
     // RENAME, RENAMENX (monitor_rename.cpp): the two requests of an Op::Rename where the server renamed; a
     // list moved onto a key clients wait on serves them.
     void rename(bool nx);

@@ -99,6 +99,8 @@ KeyValue KeyValue::copy() const {
         out.zset = std::make_unique<std::unordered_map<std::string, double>>(*zset);
     if (list)
         out.list = std::make_unique<std::deque<std::string>>(*list);
+    if (hll)
+        out.hll = std::make_unique<HyperLogLogState>(*hll);
     if (set) { // its places point into its own map: made again
         out.set = std::make_unique<SetMembers>();
         SetMembers& members = *out.set;
@@ -116,6 +118,7 @@ void KeyValue::assign(std::string_view value) {
     raw = false;
     text.clear();
     hash.reset();
+    hll.reset();
     if (const auto i = parseLongLong(value)) {
         content = Content::Integer;
         integer = *i;

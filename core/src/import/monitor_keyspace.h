@@ -6,6 +6,8 @@
 // capture), MSETNX (all or nothing), EXPIRE's NX/XX/GT/LT. A key is known by a 64-bit hash of its name and
 // its database (keyHashIn): a name in two databases is two keys.
 
+#include "hll_sparse.h"
+
 #include <cstdint>
 #include <deque>
 #include <ext/pb_ds/assoc_container.hpp>
@@ -45,8 +47,16 @@ struct SetMembers {
     std::uint32_t next = 0;
 };
 
+// A HyperLogLog the capture made (PFADD, PFMERGE): its sparse form as the server holds it, and the length at
+// which hllSparseSet last made room (the replay's model makes it again only after a change of length).
+struct HyperLogLogState {
+    hll::Sparse sparse;
+    std::uint32_t roomMadeAt = 0;
+};
+
 struct KeyValue {
-    enum class Content : std::uint8_t { Absent, Integer, Float, Other, Hash, Set, SortedSet, List };
+    // HyperLogLog: a string a PF command made (its length is the string's, `raw` set: a RAW sds).
+    enum class Content : std::uint8_t { Absent, Integer, Float, Other, Hash, Set, SortedSet, List, HyperLogLog };
     Content content = Content::Absent;
     std::int64_t integer = 0; // Content::Integer
     long double number = 0; // Integer and Float
@@ -64,6 +74,7 @@ struct KeyValue {
     std::unique_ptr<std::unordered_map<std::string, double>> zset; // Content::SortedSet: members and scores
     // Content::List: its elements, head first (LREM finds them by their text).
     std::unique_ptr<std::deque<std::string>> list;
+    std::unique_ptr<HyperLogLogState> hll; // Content::HyperLogLog
 
     // The value's text where it is known (Integer, Float), else nullopt.
     std::optional<std::string> knownText() const {
@@ -81,6 +92,13 @@ struct KeyValue {
     }
     // The content of a string value, set as the server stores it (not RAW).
     void assign(std::string_view value);
+    // A HyperLogLog's bytes changed by a string command (APPEND, SETRANGE, SETBIT): a string of its length
+    // whose registers are no longer followed.
+    void forgetHyperLogLog() {
+        if (content == Content::HyperLogLog)
+            content = Content::Other;
+        hll.reset();
+    }
     // The value's duplicate (COPY: object.c dupStringObject, the types' dup), its TTL with it: a collection's
     // elements too, a set's members added in the order the source holds them.
     KeyValue copy() const;

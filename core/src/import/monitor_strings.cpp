@@ -52,7 +52,7 @@ void MonitorImporter::incrementByFloat() {
     monitor::KeyValue* v = lookup(m_args[1]);
     long double old = 0;
     if (v && v->present()) {
-        if (v->content == monitor::KeyValue::Content::Other)
+        if (v->content == monitor::KeyValue::Content::Other || v->content == monitor::KeyValue::Content::HyperLogLog)
             return refuse("value is not a valid float", "the key holds a string");
         old = v->number;
     }
@@ -81,6 +81,7 @@ void MonitorImporter::append() {
         else
             v->length += tail.size();
         v->raw = true;
+        v->forgetHyperLogLog();
     } else {
         monitor::KeyValue& created = entry(v, m_args[1]);
         created.assign(tail);
@@ -211,6 +212,7 @@ void MonitorImporter::writeRange(monitor::KeyValue* v, std::uint64_t offset, con
             v->length = std::max(v->length, end);
         }
         v->raw = true;
+        v->forgetHyperLogLog();
     } else {
         monitor::KeyValue& created = entry(v, m_args[1]);
         created.content = monitor::KeyValue::Content::Other; // zero bytes, then the piece

@@ -74,6 +74,23 @@ Buffer makeRoomFor(
     return fromAllocation(flavor, type, allocator.usableSize(reqSize(newlen, type)), len + addlen);
 }
 
+Buffer resized(Flavor flavor, const Buffer& buffer, std::uint64_t len, std::uint64_t size, bool wouldRegrow,
+    const AllocatorModel& allocator) {
+    // "Return ASAP if the size is already good" (sdsalloc of type 5 is its length).
+    if (buffer.capacity == size)
+        return buffer;
+    Type type = reqType(flavor, size);
+    if (wouldRegrow && type == Type::Type5) // "not good for strings that are expected to grow back"
+        type = Type::Type8;
+    // "If the type is the same, or can hold the size in it with low overhead (larger than SDS_TYPE_8), we just
+    // realloc()", keeping the old header; else a new allocation with the type's.
+    const bool inPlace = buffer.type == type || (type < buffer.type && type > Type::Type8);
+    const Type kept = inPlace ? buffer.type : type;
+    if (flavor == Flavor::Redis70)
+        return { clampCapacity(size), kept }; // sdssetalloc(s, size)
+    return fromAllocation(flavor, kept, allocator.usableSize(reqSize(size, kept)), std::min(len, size));
+}
+
 Buffer trimmedIfNeeded(const Buffer& buffer, std::uint64_t len) {
     // object.c trimStringObjectIfNeeded: sdsavail(s) > sdslen(s)/10 -> sdsRemoveFreeSpace -> sdsResize(s,
     // len): the type for the length (never 5), and alloc set to the length. The allocation keeps its size

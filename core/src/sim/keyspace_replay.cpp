@@ -142,6 +142,8 @@ template <bool Observed> void KeyspaceReplay::append(KeyState& key, const Reques
 }
 
 template <bool Observed> void KeyspaceReplay::setRange(KeyState& key, const Request& r) {
+    if (r.kind == kHyperLogLogKind) [[unlikely]]
+        return hyperLogLog<Observed>(key, r);
     if (wrongType(key))
         return;
     const StringRules::Mode mode = m_strings ? m_strings->mode() : StringRules::Mode::Recreate;
@@ -171,6 +173,42 @@ template <bool Observed> void KeyspaceReplay::setRange(KeyState& key, const Requ
     if (end > key.valueBytes)
         buffer = m_strings->grown(buffer, key.valueBytes, end - key.valueBytes);
     storeRaw<Observed>(key, r, len, buffer);
+}
+
+template <bool Observed> void KeyspaceReplay::hyperLogLog(KeyState& key, const Request& r) {
+    if (wrongType(key))
+        return;
+    const StringRules::Mode mode = m_strings ? m_strings->mode() : StringRules::Mode::Recreate;
+    const std::uint32_t length = r.valueBytes;
+    if (!key.live()) {
+        if (mode != StringRules::Mode::Sds) {
+            write<Observed>(key, r, length, ValueKind::String);
+            return;
+        }
+        // hyperloglog.c createHLLObject: createObject(OBJ_STRING, sdsnewlen(NULL, sparselen)): RAW, exact.
+        m_buffers[idOf(key)] = m_strings->created(length);
+        write<Observed>(key, r, length, ValueKind::RawString);
+        return;
+    }
+    m_table.lookup(); // pfaddCommand, pfmergeCommand: lookupKeyWrite
+    flushGets(key);
+    if (mode != StringRules::Mode::Sds) {
+        storeString<Observed>(key, r, length);
+        return;
+    }
+    const sds::Buffer before
+        = key.kind() == ValueKind::RawString ? m_buffers[idOf(key)] : m_strings->unshared(unpackShape(key.shapeAt(0)));
+    sds::Buffer after = before;
+    if (length == kHyperLogLogDenseBytes) {
+        if (key.valueBytes == kHyperLogLogDenseBytes)
+            return; // dense already: hllDenseSet changes registers in place
+        after = m_strings->created(length); // hllSparseToDense: sdsnewlen(NULL, HLL_DENSE_SIZE), the sparse freed
+    } else {
+        after = m_strings->hyperLogLogRoom(before, key.valueBytes);
+    }
+    if (after == before && length == key.valueBytes && key.kind() == ValueKind::RawString)
+        return; // a register set without a change of length, in the room it had
+    storeRaw<Observed>(key, r, length, after);
 }
 
 template <bool Observed> void KeyspaceReplay::increment(KeyState& key, const Request& r) {

@@ -59,4 +59,21 @@ sds::Buffer StringRewriteRule::unshared(const KeyShape& shape) const {
     return fresh;
 }
 
+sds::Buffer StringRewriteRule::hyperLogLogRoom(const sds::Buffer& buffer, std::uint64_t len) const {
+    // hyperloglog.c hllSparseSet, before it looks for the register: room for the worst case, an XZERO split
+    // into XZERO-VAL-XZERO (three bytes more).
+    constexpr std::uint64_t kWorstChange = 3;
+    if (m_rules.hllRoom == StringRules::HllRoom::MakeRoomForThree)
+        return grown(buffer, len, kWorstChange);
+    const std::uint64_t alloc = buffer.capacity; // sdsalloc (a type-5 string's is its length)
+    const std::uint64_t avail = buffer.type == sds::Type::Type5 ? 0 : alloc - std::min<std::uint64_t>(len, alloc);
+    if (alloc >= kHyperLogLogSparseMaxBytes || avail >= kWorstChange)
+        return buffer;
+    // "Greediness: double 'newlen' if it is smaller than 300, or add 300 to it when it exceeds 300".
+    std::uint64_t size = len + kWorstChange;
+    size += std::min<std::uint64_t>(size, 300);
+    size = std::min<std::uint64_t>(size, kHyperLogLogSparseMaxBytes);
+    return sds::resized(m_rules.flavor, buffer, len, size, true, *m_allocator);
+}
+
 } // namespace layoutlab

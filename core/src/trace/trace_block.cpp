@@ -23,14 +23,19 @@ constexpr unsigned kOpMask = 0x0f;
 constexpr unsigned kKindShift = 4;
 constexpr unsigned kKindMask = 0x3;
 constexpr unsigned kMaxKind = 2;
+// Value kind 3 is a HyperLogLog's, on a setrange only (request.h kHyperLogLog).
+constexpr unsigned kHyperLogLogKind = 3;
 constexpr unsigned kHasTtlShift = 6;
 constexpr unsigned kReservedBit = 0x80;
 
 // An op byte that names no operation, no value kind, or sets the reserved bit. Bitwise, not short-circuit:
 // the check over a block's op bytes then compiles to vector instructions.
 inline unsigned badTag(unsigned tag) {
+    const unsigned kind = (tag >> kKindShift) & kKindMask;
     return static_cast<unsigned>((tag & kOpMask) >= static_cast<unsigned>(kOpCount))
-        | static_cast<unsigned>(((tag >> kKindShift) & kKindMask) > kMaxKind) | ((tag & kReservedBit) >> 7);
+        | (static_cast<unsigned>(kind == kHyperLogLogKind)
+            & static_cast<unsigned>((tag & kOpMask) != static_cast<unsigned>(Op::SetRange)))
+        | ((tag & kReservedBit) >> 7);
 }
 // The widest value each column can need: 32-bit fields, 64-bit time steps.
 constexpr std::array<std::uint8_t, kColumns> kMaxWidths { 4, 4, 4, 4, 8 };
@@ -151,7 +156,8 @@ std::uint32_t encode(std::span<const Request> requests, std::uint64_t& baseTimeM
                 store(r.element, kElementOpBytes);
     }
     out.resize(start + kHeaderBytes + payload);
-    putLe(out.data() + start + kChecksumAt, checksumOf(out.data() + start, out.data() + start + kHeaderBytes, payload), 4);
+    putLe(out.data() + start + kChecksumAt, checksumOf(out.data() + start, out.data() + start + kHeaderBytes, payload),
+        4);
     baseTimeMs = time;
     return static_cast<std::uint32_t>(maxKeyId);
 }
@@ -200,7 +206,8 @@ const char* parseHeader(const unsigned char* bytes, Header& header, std::uint32_
     header.elementCount = version >= 4 && rest != UINT64_MAX && rest % perElement == 0
         ? static_cast<std::uint32_t>(rest / perElement)
         : 0;
-    if (rest == UINT64_MAX || (version < 4 && rest != 0) || rest % perElement != 0 || header.elementCount > header.records)
+    if (rest == UINT64_MAX || (version < 4 && rest != 0) || rest % perElement != 0
+        || header.elementCount > header.records)
         return "damaged block header (payload size does not match its columns)";
     return nullptr;
 }
@@ -211,7 +218,8 @@ namespace {
 // they are looked up: the reserved bit is clear, so 128 entries cover them.
 // The element fields after them are zero: a request's last eight bytes are stored from it as one word, and an
 // element request's are filled in after (decodeElements).
-static_assert(offsetof(Request, kind) == offsetof(Request, op) + 1 && offsetof(Request, element) == offsetof(Request, op) + 2
+static_assert(offsetof(Request, kind) == offsetof(Request, op) + 1
+        && offsetof(Request, element) == offsetof(Request, op) + 2
         && offsetof(Request, elementBytes) == offsetof(Request, op) + 4 && sizeof(Request) == offsetof(Request, op) + 8,
     "op, kind and the element fields are the request's last eight bytes");
 constexpr std::array<std::array<unsigned char, 8>, 128> kOpAndKind = [] {
@@ -308,7 +316,8 @@ template <bool TimeSteps> constexpr std::array<std::array<RecordDecoder, 4>, 3> 
 }
 // The element columns' starts (version 4), after the others: element bytes, prior bytes, packed ElementOps.
 std::array<const unsigned char*, 3> elementColumnStarts(const Header& header, const unsigned char* payload) {
-    const unsigned char* p = columnStarts(header, payload)[TimeDelta] + std::size_t { header.records } * header.widths[TimeDelta];
+    const unsigned char* p
+        = columnStarts(header, payload)[TimeDelta] + std::size_t { header.records } * header.widths[TimeDelta];
     const unsigned char* prior = p + std::size_t { header.elementCount } * header.elementWidths[0];
     return { p, prior, prior + std::size_t { header.elementCount } * header.elementWidths[1] };
 }
@@ -356,17 +365,20 @@ DecodeFailure checkOpBytes(const Header& header, const unsigned char* tags) {
     std::size_t first = 0;
 #if defined(__SSE2__)
     // Sixteen op bytes at a time: each test is a byte compare, and the masks' set bits are counted.
-    static_assert(kOpCount <= 16 && kMaxKind == 2, "the vector tests below assume 4-bit ops and kinds 0..2");
+    static_assert(kOpCount <= 16 && kMaxKind == 2 && kHyperLogLogKind == 3,
+        "the vector tests below assume 4-bit ops, kinds 0..2, and kind 3 on a setrange only");
     const __m128i opMask = _mm_set1_epi8(kOpMask), lastOp = _mm_set1_epi8(kOpCount - 1);
     const __m128i kindBits = _mm_set1_epi8(static_cast<char>(kKindMask << kKindShift));
     const __m128i ttlBit = _mm_set1_epi8(static_cast<char>(1u << kHasTtlShift));
     const __m128i elementOp = _mm_set1_epi8(static_cast<char>(Op::Element)), one = _mm_set1_epi8(1);
+    const __m128i setRangeOp = _mm_set1_epi8(static_cast<char>(Op::SetRange));
     __m128i ttlSums = _mm_setzero_si128(); // two 64-bit counts
     __m128i elementSums = _mm_setzero_si128();
     for (; first + 16 <= n; first += 16) {
         const __m128i t = _mm_loadu_si128(reinterpret_cast<const __m128i*>(tags + first));
         const __m128i badOp = _mm_cmpgt_epi8(_mm_and_si128(t, opMask), lastOp);
-        const __m128i badKind = _mm_cmpeq_epi8(_mm_and_si128(t, kindBits), kindBits); // kind 3
+        const __m128i badKind = _mm_andnot_si128(_mm_cmpeq_epi8(_mm_and_si128(t, opMask), setRangeOp),
+            _mm_cmpeq_epi8(_mm_and_si128(t, kindBits), kindBits)); // kind 3 but on a setrange
         bad |= static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(badOp, badKind)) | _mm_movemask_epi8(t));
         // Each byte's TTL flag moved to its bit 0 and the bytes summed: baseline x86-64 has no POPCNT
         // instruction, and std::popcount's library call costs more.

@@ -364,10 +364,12 @@ TEST_F(MonitorCommandsTest, ACopyIsReplayedAsTheTypesDupMakesIt) {
 }
 
 TEST_F(MonitorCommandsTest, CommandsNotModelledAreNamed) {
-    const std::vector<std::vector<std::string>> commands { { "PFADD", "d", "1" }, { "PFADD", "d", "2" }, { "PING" },
-        { "STRLEN", "a" }, { "HGETALL", "h" }, { "SMEMBERS", "s" }, { "ZRANGE", "z", "0", "-1" } };
+    const std::vector<std::vector<std::string>> commands { { "XADD", "d", "*", "f", "1" }, { "GEOADD", "g", "1", "2", "m" },
+        { "XADD", "d", "*", "f", "2" }, { "PING" }, { "STRLEN", "a" }, { "HGETALL", "h" }, { "SMEMBERS", "s" },
+        { "ZRANGE", "z", "0", "-1" } };
     import(commands);
-    EXPECT_EQ(m_rejects.notModelled.at("PFADD"), 2u);
+    EXPECT_EQ(m_rejects.notModelled.at("XADD"), 2u);
+    EXPECT_EQ(m_rejects.notModelled.at("GEOADD"), 1u);
     EXPECT_EQ(m_rejects.skipped.at("command PING"), 1u);
     EXPECT_EQ(m_rejects.skipped.at("command HGETALL (reads the collection whole)"), 1u);
     EXPECT_EQ(m_rejects.skipped.at("command SMEMBERS (reads the collection whole)"), 1u);

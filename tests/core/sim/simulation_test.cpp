@@ -346,3 +346,51 @@ TEST(Simulation, ARenamedKeyIsItsValueUnderTheNewName) {
     EXPECT_EQ(unmatched.trace.unmatchedRenames, 2u);
     EXPECT_EQ(unmatched.trace.liveKeys, 1u);
 }
+
+// A HyperLogLog's sparse form grown three bytes at a time (Op::SetRange of kHyperLogLogKind) from its 18 bytes to
+// 999: where each engine line makes room (StringRewriteRule::hyperLogLogRoom), worked by hand from
+// hyperloglog.c and sds.c (jemalloc's classes: ... 768, 1024, 1280, 1536):
+// - Redis 7.0 (sdsMakeRoomFor 3, doubling, the alloc field the usable size): at 762 bytes it asks 765 * 2 and
+//   gets the 1536 class;
+// - Valkey (sdsResize to +300 past 300, the usable size): at 762, 1065 asked, the 1280 class;
+// - Redis 7.2 (the same, the alloc field the size asked): at 681, 984 asked (1024); at 984 again, 1287 (1536).
+// Then made dense: a new sds of 12,304 bytes (the 14,336 class) in every line.
+TEST(Simulation, AHyperLogLogsSparseFormGrowsAsEachEngineLineMakesRoom) {
+    struct Line {
+        const char* layout;
+        const char* allocator;
+        std::uint64_t createdBytes; // type 5: 1 + 18 + 1, in Debian's jemalloc's 16-byte quantum or the builds' 8
+        std::uint64_t sparseBytes;
+    };
+    for (const Line& line : { Line { "redis-7.0", "jemalloc:quantum=16,page=4096", 32, 1536 },
+             Line { "redis-7.2", "jemalloc:quantum=8,page=4096", 24, 1536 },
+             Line { "valkey-9.1", "jemalloc:quantum=8,page=4096", 24, 1280 } }) {
+        SCOPED_TRACE(line.layout);
+        auto config = configFor(line.layout, line.allocator);
+        const StringRewriteRule rule(*config.layout, *config.allocator, 0);
+        sds::Buffer buffer = rule.created(kHyperLogLogCreatedBytes);
+        EXPECT_EQ(config.allocator->usableSize(buffer.bytes()), line.createdBytes);
+        for (std::uint64_t len = kHyperLogLogCreatedBytes; len < 999; len += 3)
+            buffer = rule.hyperLogLogRoom(buffer, len);
+        EXPECT_EQ(config.allocator->usableSize(buffer.bytes()), line.sparseBytes);
+        // And the replay: the same steps, then dense, against a key made dense at once.
+        std::vector<Request> steps;
+        for (std::uint32_t len = kHyperLogLogCreatedBytes; len <= 999; len += 3) {
+            Request r = op(Op::SetRange, 1);
+            r.keyBytes = 4;
+            r.kind = kHyperLogLogKind;
+            r.valueBytes = len;
+            steps.push_back(r);
+        }
+        std::vector<Request> grown = steps, dense { steps.front() };
+        grown.push_back(steps.back());
+        grown.back().valueBytes = kHyperLogLogDenseBytes;
+        dense.push_back(grown.back());
+        MemoryTrace grownTrace(grown), denseTrace(dense), sparseTrace(steps);
+        const auto a = simulate(config, grownTrace), b = simulate(config, denseTrace),
+                   c = simulate(config, sparseTrace);
+        ASSERT_TRUE(a && b && c);
+        EXPECT_EQ(a->points.front().usableBytes, b->points.front().usableBytes);
+        EXPECT_EQ(a->points.front().usableBytes - c->points.front().usableBytes, 14336 - line.sparseBytes);
+    }
+}

@@ -9,6 +9,7 @@
 #include "layoutlab/collect/resp_client.h"
 #include "layoutlab/collect/trace_keys.h"
 #include "layoutlab/collect/trace_loader.h"
+#include "layoutlab/import/captured_commands.h"
 #include "layoutlab/layout/collection_layout.h"
 #include "layoutlab/trace/trace_reader.h"
 
@@ -111,6 +112,13 @@ Expected<std::uint64_t> keyCountAllDatabases(RespClient& client);
 // (a newer RDB version, a module type) fails with the server's reply.
 Expected<LoadReport> loadSnapshotFile(
     RespClient& client, const std::string& rdbPath, const std::string& serverDir, std::stop_token stop = {});
+
+// Sends a MONITOR capture's commands as they were captured (forEachCapturedCommand), each in its database (a
+// SELECT where it changes), `pipeline` per round trip; the server's error replies are counted (LoadReport::
+// refusedReplies: a capture holds the commands the server refused too), the commands left out counted in
+// `skips`.
+Expected<LoadReport> loadCapturedCommands(RespClient& client, const std::string& capturePath, std::size_t pipeline,
+    CapturedCommandSkips& skips, std::stop_token stop = {});
 
 // Applies the trace's writes in order: SET (NX for add, XX for replace, EX for a TTL, KEEPTTL where the
 // trace keeps it), APPEND, integers for INCR/DECR, DEL, EXPIRE, PERSIST, and the collection commands of its

@@ -28,6 +28,9 @@ struct LoadReport {
     std::uint64_t elementsUnmatched = 0; // ... removing or updating an element of a shape the key did not hold
     std::uint64_t snapshotBytes = 0; // an RDB file loaded by the server itself (loadSnapshotFile): its bytes
     std::int64_t snapshotLoadedAt = 0; // ... and when (Unix seconds): keys that had expired by then are dropped
+    std::uint64_t refusedReplies = 0; // a capture sent as captured (loadCapturedCommands): the error replies
+    // A HyperLogLog's sparse changes (Op::SetRange of kHyperLogLogKind) a trace's load could not send.
+    std::uint64_t hyperLogLogStepsNotSent = 0;
     double seconds = 0;
     std::vector<RunKey> readKeys; // the trace's reads in order, up to the loader's keepReads
     // The load's clock: when it began, and each batch's first request with the milliseconds since then it

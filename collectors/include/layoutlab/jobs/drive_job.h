@@ -52,6 +52,9 @@ struct DriveRequest {
     std::string framing = "raw"; // memcached: how values are framed (raw, marshal-utf8, ...)
     std::string layout; // valkey, redis: predict with this layout instead of the one detected
     bool calibrate = false; // valkey, redis: tell the layout from calibration keys even when the version could
+    // valkey, redis: a MONITOR capture's commands sent as they were captured (loadCapturedCommands), not the
+    // requests its import makes; the prediction is the import's all the same.
+    bool asCaptured = false;
     std::uint32_t pipeline = 256; // load phase: commands per round trip
     std::uint32_t sampleKeys = 5; // keys sampled for OBJECT ENCODING and MEMORY USAGE
     // After the load, wait this long before the server is measured, for the trace's TTLs to pass on the
@@ -152,6 +155,7 @@ struct DriveBudgetFigures {
 
 struct DriveReport {
     std::string trace;
+    CapturedCommandSkips capturedSkips; // DriveRequest::asCaptured: the capture's commands not sent
     std::string engine; // valkey, redis, memcached (as the server says)
     std::string version;
     std::string endpoint; // HOST:PORT

@@ -100,6 +100,15 @@ struct StringRules {
     // free space when it has more than 10%, so a first APPEND to it may allocate where an unshared
     // EMBSTR's copy would not.
     bool trimsRawValues = false;
+    // How hyperloglog.c hllSparseSet makes room for a sparse HyperLogLog's change of up to three bytes.
+    enum class HllRoom : std::uint8_t {
+        // Redis 7.0.15: sdsMakeRoomFor(o->ptr, 3), sds.c's own greedy growth.
+        MakeRoomForThree,
+        // Redis 7.2 and Valkey 8.0 on: where sdsalloc is below hll-sparse-max-bytes and sdsavail below 3,
+        // sdsResize to the length + 3, doubled below 300 bytes and 300 more above, at most hll-sparse-max-bytes.
+        Greedy,
+    };
+    HllRoom hllRoom = HllRoom::Greedy;
 };
 
 // The allocations a rewrite keeps (LayoutModel::keptOnRewrite): from[i] is the index in the old layout of

@@ -37,8 +37,11 @@ public:
     // Redis 7.0.15's and 7.2.6's sds.c (the same sdsReqType, the alloc field capped at the type's maximum);
     // object.c tryObjectEncoding's trimStringObjectIfNeeded trims every RAW value in 7.0, and in 7.2 only
     // arguments of PROTO_MBULK_BIG_ARG (32 KiB) or more, as Valkey's does.
+    // hyperloglog.c: 7.0.15 makes room for a sparse change by sdsMakeRoomFor, 7.2.6 by its own greedy sdsResize.
     StringRules stringRules() const override {
-        return { StringRules::Mode::Sds, sds::Flavor::Redis70, m_params.release == RedisRelease::V7_0 };
+        const bool v70 = m_params.release == RedisRelease::V7_0;
+        return { StringRules::Mode::Sds, sds::Flavor::Redis70, v70,
+            v70 ? StringRules::HllRoom::MakeRoomForThree : StringRules::HllRoom::Greedy };
     }
 
 private:

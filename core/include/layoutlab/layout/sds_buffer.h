@@ -39,6 +39,11 @@ Buffer newLen(Flavor flavor, std::uint64_t len, const AllocatorModel& allocator)
 // sds.c sdsMakeRoomFor(s, addlen) (greedy) on a string of `len` bytes in `buffer`.
 Buffer makeRoomFor(
     Flavor flavor, const Buffer& buffer, std::uint64_t len, std::uint64_t addlen, const AllocatorModel& allocator);
+// sds.c sdsResize(s, size, would_regrow) on a string of `len` bytes in `buffer`: the header the size needs (never
+// type 5 when it would regrow), kept where the allocation is reallocated in place; the alloc field the size
+// itself (Redis 7.x) or what the allocator gave (Valkey: s_realloc_usable / s_malloc_usable).
+Buffer resized(Flavor flavor, const Buffer& buffer, std::uint64_t len, std::uint64_t size, bool wouldRegrow,
+    const AllocatorModel& allocator);
 // Redis 7.0 object.c trimStringObjectIfNeeded -> sds.c sdsRemoveFreeSpace: a RAW value with more than
 // 10% free space keeps its allocation but records a capacity of its length.
 Buffer trimmedIfNeeded(const Buffer& buffer, std::uint64_t len);

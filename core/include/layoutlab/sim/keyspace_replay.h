@@ -170,6 +170,9 @@ public:
     }
     // sdsnewlen(NULL, len): SETRANGE on a missing key.
     sds::Buffer created(std::uint64_t len) const { return sds::newLen(m_rules.flavor, len, *m_allocator); }
+    // hyperloglog.c hllSparseSet's room for a change of up to three bytes (StringRules::HllRoom), on a sparse
+    // HyperLogLog of `len` bytes.
+    sds::Buffer hyperLogLogRoom(const sds::Buffer& buffer, std::uint64_t len) const;
 
 private:
     const LayoutModel* m_layout;
@@ -308,6 +311,8 @@ private:
     // APPEND/PREPEND, SETRANGE and INCR/DECR by the string rules.
     template <bool Observed> void append(KeyState& key, const Request& r);
     template <bool Observed> void setRange(KeyState& key, const Request& r);
+    // A HyperLogLog's change in place (Op::SetRange of kHyperLogLogKind).
+    template <bool Observed> void hyperLogLog(KeyState& key, const Request& r);
     template <bool Observed> void increment(KeyState& key, const Request& r);
     // Makes a live key's value a string of `len` bytes (a layout without sds rules: made again at that length).
     template <bool Observed> void storeString(KeyState& key, const Request& r, std::uint64_t len);

@@ -26,6 +26,10 @@ enum class Op : std::uint8_t {
     Other = 11, // counted, no effect on the keyspace
     // Redis SETRANGE: valueBytes is offset + length of the written range (never 0); the value becomes a
     // RAW string at least that long, zero-filled (created if absent).
+    // With kind kHyperLogLogKind: a HyperLogLog's string changed in place by hyperloglog.c, valueBytes its new
+    // length: where absent, created sparse (createHLLObject: sdsnewlen of valueBytes, RAW); with valueBytes
+    // kHyperLogLogDenseBytes, made dense (hllSparseToDense: a new sds, the sparse one freed; nothing once dense);
+    // else the sparse form's room made as hllSparseSet makes it (StringRules::HllRoom), then its length.
     SetRange = 12,
     // A write or read of one element of a collection key (a hash's field, a set's or sorted set's member, a
     // list's element), described by Request::element (ElementOp); the key is created by its first element
@@ -46,6 +50,14 @@ enum class Op : std::uint8_t {
     Rename = 15,
 };
 inline constexpr int kOpCount = 16;
+// Op::SetRange's kind for a HyperLogLog's change (the trace's value kind 3, only on a setrange).
+inline constexpr ValueKind kHyperLogLogKind = ValueKind::RawString;
+// hyperloglog.c HLL_DENSE_SIZE: the dense form's length (a 16-byte header and 16,384 6-bit registers).
+inline constexpr std::uint32_t kHyperLogLogDenseBytes = 16 + 16384 * 6 / 8;
+// hyperloglog.c createHLLObject: a new HLL's sparse length (the header and one XZERO opcode of every register).
+inline constexpr std::uint32_t kHyperLogLogCreatedBytes = 16 + 2;
+// config.c hll-sparse-max-bytes: its default, the same in every engine line; the longest sparse form.
+inline constexpr std::uint32_t kHyperLogLogSparseMaxBytes = 3000;
 // Op::Resize's valueBytes for a flush (FLUSHALL, FLUSHDB: db.c emptyData), after a delete of every key the
 // trace had made: the tables are freed whole, not shrunk as deletes leave them.
 inline constexpr std::uint32_t kEmptiedTables = UINT32_MAX;
