@@ -209,9 +209,8 @@ Workload setsChurn(std::uint64_t keys) {
 // Sets emptied by SPOP, whose members the server draws at random (the capture does not say which): the members
 // of a key alike in length (strings of 16 to 40 bytes; intsets of one width), so that whichever go, the same
 // bytes go. SPOP of one, counts under a sixth of the set (one member at a time), the whole set and more (the key
-// deleted); on listpacks and intsets, counts that leave under a fifth (the rest moved into a new set of the
-// same encoding). Not on tables: Redis 7.2 and later rebuild such a rest as a listpack, which the importer does
-// not follow (import-formats.md).
+// deleted), and counts that leave under a fifth (the rest moved into a new set, built member by member: a table's
+// rest a listpack or an intset again where it is small enough).
 Workload setsPops(std::uint64_t keys) {
     Workload w { fmt::format("sets-pops-{}", keys), {}, {} };
     Draw d(keys * 89);
@@ -219,7 +218,6 @@ Workload setsPops(std::uint64_t keys) {
         static const std::uint64_t kSizes[] = { 6, 40, 120, 300, 600 };
         const std::uint64_t size = kSizes[d.between(0, 4)];
         const bool integers = size <= 512 && d.chance(0.4);
-        const bool table = !integers && size > 128;
         const std::uint64_t width = d.between(0, 2), length = d.between(16, 40);
         auto member
             = [&](std::uint64_t i) { return integers ? integerMember(k, i, width) : stringMember(k, i, length); };
@@ -240,7 +238,7 @@ Workload setsPops(std::uint64_t keys) {
                 const std::uint64_t n = d.between(2, left / 6);
                 w.commands.push_back({ "SPOP", setKey(k), std::to_string(n) });
                 left -= n;
-            } else if (r < 80 && !table && left >= 12) {
+            } else if (r < 80 && left >= 12) {
                 const std::uint64_t n = left - d.between(1, left / 6); // the rest under a fifth of the count
                 w.commands.push_back({ "SPOP", setKey(k), std::to_string(n) });
                 left -= n;

@@ -165,14 +165,14 @@ std::vector<Scenario> scenarios() {
                        return c;
                    } });
     out.push_back({ "hyperloglogs", [](std::uint32_t n) {
-                       // HyperLogLogs of n / 16 keys (a power of two, or one past it): their sparse forms grown
+                       // HyperLogLogs of n / 32 keys (a power of two, or one past it): their sparse forms grown
                        // element by element, some past hll-sparse-max-bytes (dense); merged (PFMERGE of sparse
                        // sources, and of a dense one), copied and renamed then added to,
                        // counted; some written over by SET or APPEND (PFADD refused on a string: below).
                        static constexpr std::uint32_t kElements[]
                            = { 0, 1, 2, 3, 5, 8, 10, 12, 40, 70, 100, 150, 600, 900, 1200, 2500 };
                        std::vector<Command> c;
-                       const std::uint32_t keys = n / 16 + n % 2;
+                       const std::uint32_t keys = n / 32 + n % 2;
                        auto hll = [](std::uint32_t i) { return fmt::format("hll:{}:{}", std::string(i % 13, 'h'), i); };
                        // At most 100 elements a command: a longer one grows the client's query buffer, which
                        // the server's count of its clients' memory (mem_clients_normal) follows only later.

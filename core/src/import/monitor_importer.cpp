@@ -196,6 +196,12 @@ void MonitorImporter::emitEffect(const monitor::CollectionCommandEffect& effect)
             emit(base(key, Op::Delete));
             continue;
         }
+        if (element.op == Op::Expire) { // SPOP's rebuilt set: the key's TTL kept
+            Request r = base(key, Op::Expire);
+            r.ttlSeconds = element.ttlSeconds;
+            emit(r);
+            continue;
+        }
         Request r = base(key, Op::Element);
         r.element = element.element;
         r.elementBytes = element.elementBytes;

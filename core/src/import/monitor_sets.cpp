@@ -10,10 +10,11 @@
 //     removed; which ones is the server's draw, not in the capture (MONITOR shows SPOP, not the SREM it
 //     propagates), so the importer draws its own from the set it knows, each equally likely: their lengths are
 //     the server's in distribution, and exactly where a set's members are alike. A count of the whole set or
-//     more deletes the key; where what remains is under a fifth of the count (SPOP_MOVE_STRATEGY_MUL), the
-//     server moves the rest into a new set and frees the old one, which the importer takes as the removals
-//     too: the same members in the same encoding, except that Redis 7.2 and later rebuild a hashtable's
-//     remainder as a listpack (and Redis 7.0 a remainder of integers as an intset), which the replay does not.
+//     more deletes the key; where what remains is at most a fifth of the count (SPOP_MOVE_STRATEGY_MUL: "case
+//     3"), the server draws the members that stay, adds them one by one to a new set (createSetListpackObject,
+//     or createIntsetObject where the first drawn is an integer; setTypeAddAux converts it as the adds go),
+//     frees the old set with the members popped, and keeps the key and its TTL (dbReplaceValue): taken as the
+//     key deleted, made again by one-member adds, and its TTL set again.
 // A key of another type answers WRONGTYPE (checkType) and nothing changes.
 
 #include "monitor_collections.h"
@@ -30,6 +31,7 @@ namespace layoutlab::monitor {
 namespace {
 constexpr std::array<std::string_view, 5> kElementCommands { "SADD", "SREM", "SISMEMBER", "SMISMEMBER", "SPOP" };
 constexpr std::uint64_t kPopSalt = 0x5909; // SPOP's draws: the same members every import
+constexpr std::uint64_t kMoveStrategyMul = 5; // t_set.c SPOP_MOVE_STRATEGY_MUL
 constexpr std::array<std::string_view, 8> kWholeReads { "SMEMBERS", "SCARD", "SSCAN", "SRANDMEMBER", "SINTER", "SUNION",
     "SDIFF", "SINTERCARD" };
 
@@ -107,6 +109,46 @@ private:
         *m_key = KeyValue {}; // the server deletes an empty set
         return false;
     }
+    // t_set.c spopWithCountCommand's case 3: `remaining` members drawn to stay, the rest popped with the old set.
+    void rebuild(SetMembers& members, std::uint64_t remaining, std::uint64_t seed) {
+        std::vector<std::string> kept;
+        for (std::uint64_t i = 0; i < remaining; ++i) {
+            std::uint64_t state = seed ^ members.draws++;
+            const std::uint64_t k = Random::splitmix64(state) % members.places.size();
+            const std::uint32_t place = *members.places.find_by_order(k);
+            const auto found = members.added.find(*members.byPlace.at(place));
+            kept.push_back(found->first);
+            members.byPlace.erase(place);
+            members.places.erase(place);
+            members.added.erase(found);
+        }
+        const std::uint64_t expireAtMs = m_key->expireAtMs;
+        Request gone;
+        gone.op = Op::Delete;
+        m_effect.requests.push_back(gone);
+        *m_key = KeyValue {};
+        SetMembers& made = *keyMade(KeyValue::Content::Set).set;
+        for (const std::string& member : kept) {
+            // Each add a command of its own (the new set gets no size hint: setTypeAddAux one member at a time),
+            // the first's creating it by its member's class (an integer: an intset).
+            Request start = element(ElementAction::Command, member);
+            start.valueBytes = 1;
+            push(start);
+            const auto [it, isNew] = made.added.emplace(member, made.next);
+            made.byPlace.emplace(made.next, &it->first);
+            made.places.insert(made.next++);
+            push(element(ElementAction::Add, member));
+        }
+        m_key->expireAtMs = expireAtMs;
+        if (expireAtMs != 0) {
+            Request ttl;
+            ttl.op = Op::Expire;
+            ttl.ttlSeconds = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(
+                expireAtMs > m_nowMs ? (expireAtMs - m_nowMs + 999) / 1000 : 1, 1, UINT32_MAX - 1));
+            m_effect.requests.push_back(ttl);
+        }
+    }
+
     void pop() {
         // t_set.c spopCommand: a count only as its third argument; spopWithCountCommand: a count of 0 or more
         // (getPositiveLongFromObjectOrReply), the key looked up after it.
@@ -130,11 +172,14 @@ private:
         }
         if (!lookUpKey(KeyValue::Content::Set) || !present() || count == 0)
             return;
-        // Each member drawn (setTypeRandomElement: a table's draw advances its rehash), then removed, the table
-        // free to shrink after each (only SREM pauses it, on Valkey 9.1).
         SetMembers& members = *m_key->set;
         m_effect.drawn = true;
         const std::uint64_t seed = KeyInterner::hashKey(m_args[1]) ^ kPopSalt;
+        if (const std::uint64_t size = members.places.size();
+            count < size && (size - count) * kMoveStrategyMul <= count)
+            return rebuild(members, size - count, seed);
+        // Each member drawn (setTypeRandomElement: a table's draw advances its rehash), then removed, the table
+        // free to shrink after each (only SREM pauses it, on Valkey 9.1).
         for (std::uint64_t i = 0; i < count; ++i) {
             std::uint64_t state = seed ^ members.draws++;
             const std::uint64_t k = Random::splitmix64(state) % members.places.size();

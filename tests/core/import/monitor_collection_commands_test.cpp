@@ -109,6 +109,31 @@ TEST_F(MonitorCommandsTest, SetCommandsBecomeElementRequests) {
     EXPECT_EQ(op(9).action, ElementAction::Remove); // the last member: "later" is not looked at, the key is gone
 }
 
+// t_set.c spopWithCountCommand's case 3: a count that leaves at most a fifth of the set. The server draws the
+// members that stay into a new set, added one by one, frees the old one, and keeps the key and its TTL: the key
+// deleted, each member kept added by a command of its own, the TTL set again.
+TEST_F(MonitorCommandsTest, SpopLeavingAFifthOrLessRebuildsTheSet) {
+    std::vector<std::string> add { "SADD", "s" };
+    for (int i = 0; i < 12; ++i)
+        add.push_back(std::string(static_cast<std::size_t>(10 + i), 'm'));
+    const auto r = import({ add, { "EXPIRE", "s", "100" }, { "SPOP", "s", "10" }, { "SCARD", "s" } });
+    // SADD's command and twelve adds, EXPIRE; then the rebuild of the two kept.
+    ASSERT_EQ(r.size(), 1u + 12 + 1 + 1 + 2 * 2 + 1);
+    EXPECT_EQ(r[14].op, Op::Delete);
+    std::set<std::uint32_t> kept;
+    for (const std::size_t i : { 15, 17 }) {
+        ASSERT_EQ(r[i].elementOp().action, ElementAction::Command) << i;
+        EXPECT_EQ(r[i].valueBytes, 1u) << i;
+        ASSERT_EQ(r[i + 1].elementOp().action, ElementAction::Add) << i;
+        EXPECT_EQ(r[i + 1].elementBytes, r[i].elementBytes) << i;
+        kept.insert(r[i + 1].elementBytes);
+    }
+    EXPECT_EQ(kept.size(), 2u);
+    EXPECT_EQ(r[19].op, Op::Expire);
+    EXPECT_EQ(r[19].ttlSeconds, 99u); // 100 s from the EXPIRE, a second of the capture before
+    EXPECT_EQ(m_rejects.drawnByImporter.at("SPOP"), 1u);
+}
+
 // SPOP removes members drawn at random (the server's draw is not in the capture): one, or as many as its count,
 // the key with its last; the same draws on every import, and a member once popped is not there for SREM.
 TEST_F(MonitorCommandsTest, SpopRemovesMembersItDraws) {
