@@ -8,10 +8,6 @@
 
 namespace layoutlab {
 
-namespace {
-constexpr std::uint32_t kMaxIntegerChars = 20; // longest decimal long, sign included
-} // namespace
-
 KeyspaceReplay::KeyspaceReplay(IndexPolicy policy, std::uint64_t keyIdHint, std::uint32_t getSampleSize,
     std::optional<StaleExpireRule> staleExpire, std::optional<StringRewriteRule> strings)
     : m_table(policy.kind, policy.params)
@@ -92,151 +88,6 @@ void KeyspaceReplay::write(KeyState& key, const Request& r, std::uint32_t valueB
     notifyStored<Observed>(key, r.op);
 }
 
-template <bool Observed>
-void KeyspaceReplay::storeRaw(KeyState& key, const Request& r, std::uint64_t len, sds::Buffer buffer) {
-    const auto bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(len, UINT32_MAX));
-    if (key.staleExpire()) [[unlikely]]
-        rewriteStaleExpire(key, r, bytes, ValueKind::RawString);
-    key.valueBytes = bytes;
-    key.setKind(ValueKind::RawString);
-    m_buffers[idOf(key)] = buffer;
-    notifyStored<Observed>(key, r.op);
-}
-
-template <bool Observed> void KeyspaceReplay::storeString(KeyState& key, const Request& r, std::uint64_t len) {
-    const auto bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(len, UINT32_MAX));
-    if (key.staleExpire()) [[unlikely]]
-        rewriteStaleExpire(key, r, bytes, ValueKind::String);
-    key.valueBytes = bytes;
-    key.setKind(ValueKind::String);
-    notifyStored<Observed>(key, r.op);
-}
-
-template <bool Observed> void KeyspaceReplay::append(KeyState& key, const Request& r) {
-    if (wrongType(key))
-        return;
-    const StringRules::Mode mode = m_strings ? m_strings->mode() : StringRules::Mode::Recreate;
-    if (!key.live()) {
-        if (mode == StringRules::Mode::Memcached) { // do_store_item: NOT_STORED
-            m_table.lookup();
-            return;
-        }
-        if (!key.written())
-            ++m_summary.unseenKeyRewrites;
-        // t_string.c appendCommand creates it, as a SET without a TTL would.
-        write<Observed>(key, r, r.valueBytes, r.kind);
-        return;
-    }
-    m_table.lookup();
-    flushGets(key);
-    const std::uint64_t grown = std::uint64_t { key.valueBytes } + r.valueBytes;
-    if (mode != StringRules::Mode::Sds) {
-        // A new value of the joined length (memcached do_store_item: a new item for append/prepend).
-        storeString<Observed>(key, r, grown);
-        return;
-    }
-    // t_string.c appendCommand: dbUnshareStringValue, then sdscatlen -> sdsMakeRoomFor (greedy).
-    const sds::Buffer before
-        = key.kind() == ValueKind::RawString ? m_buffers[idOf(key)] : m_strings->unshared(unpackShape(key.shapeAt(0)));
-    storeRaw<Observed>(key, r, grown, m_strings->grown(before, key.valueBytes, r.valueBytes));
-}
-
-template <bool Observed> void KeyspaceReplay::setRange(KeyState& key, const Request& r) {
-    if (r.kind == kHyperLogLogKind) [[unlikely]]
-        return hyperLogLog<Observed>(key, r);
-    if (wrongType(key))
-        return;
-    const StringRules::Mode mode = m_strings ? m_strings->mode() : StringRules::Mode::Recreate;
-    const std::uint64_t end = r.valueBytes;
-    if (!key.live()) {
-        if (!key.written())
-            ++m_summary.unseenKeyRewrites;
-        if (mode != StringRules::Mode::Sds) {
-            write<Observed>(key, r, r.valueBytes, ValueKind::String);
-            return;
-        }
-        // t_string.c setrangeCommand: createObject(OBJ_STRING, sdsnewlen(NULL, offset + len)): RAW, exact.
-        m_buffers[idOf(key)] = m_strings->created(end);
-        write<Observed>(key, r, r.valueBytes, ValueKind::RawString);
-        return;
-    }
-    m_table.lookup();
-    flushGets(key);
-    const std::uint64_t len = std::max<std::uint64_t>(key.valueBytes, end);
-    if (mode != StringRules::Mode::Sds) {
-        storeString<Observed>(key, r, len);
-        return;
-    }
-    // dbUnshareStringValue, then sdsgrowzero(end) -> sdsMakeRoomFor(end - len) when it lengthens.
-    sds::Buffer buffer
-        = key.kind() == ValueKind::RawString ? m_buffers[idOf(key)] : m_strings->unshared(unpackShape(key.shapeAt(0)));
-    if (end > key.valueBytes)
-        buffer = m_strings->grown(buffer, key.valueBytes, end - key.valueBytes);
-    storeRaw<Observed>(key, r, len, buffer);
-}
-
-template <bool Observed> void KeyspaceReplay::hyperLogLog(KeyState& key, const Request& r) {
-    if (wrongType(key))
-        return;
-    const StringRules::Mode mode = m_strings ? m_strings->mode() : StringRules::Mode::Recreate;
-    const std::uint32_t length = r.valueBytes;
-    if (!key.live()) {
-        if (mode != StringRules::Mode::Sds) {
-            write<Observed>(key, r, length, ValueKind::String);
-            return;
-        }
-        // hyperloglog.c createHLLObject: createObject(OBJ_STRING, sdsnewlen(NULL, sparselen)): RAW, exact.
-        m_buffers[idOf(key)] = m_strings->created(length);
-        write<Observed>(key, r, length, ValueKind::RawString);
-        return;
-    }
-    m_table.lookup(); // pfaddCommand, pfmergeCommand: lookupKeyWrite
-    flushGets(key);
-    if (mode != StringRules::Mode::Sds) {
-        storeString<Observed>(key, r, length);
-        return;
-    }
-    const sds::Buffer before
-        = key.kind() == ValueKind::RawString ? m_buffers[idOf(key)] : m_strings->unshared(unpackShape(key.shapeAt(0)));
-    sds::Buffer after = before;
-    if (length == kHyperLogLogDenseBytes) {
-        if (key.valueBytes == kHyperLogLogDenseBytes)
-            return; // dense already: hllDenseSet changes registers in place
-        after = m_strings->created(length); // hllSparseToDense: sdsnewlen(NULL, HLL_DENSE_SIZE), the sparse freed
-    } else {
-        after = m_strings->hyperLogLogRoom(before, key.valueBytes);
-    }
-    if (after == before && length == key.valueBytes && key.kind() == ValueKind::RawString)
-        return; // a register set without a change of length, in the room it had
-    storeRaw<Observed>(key, r, length, after);
-}
-
-template <bool Observed> void KeyspaceReplay::increment(KeyState& key, const Request& r) {
-    if (wrongType(key))
-        return;
-    const StringRules::Mode mode = m_strings ? m_strings->mode() : StringRules::Mode::Recreate;
-    std::uint32_t chars = r.valueBytes ? r.valueBytes : (key.live() ? key.valueBytes : 1);
-    ValueKind kind = r.kind == ValueKind::String || chars > kMaxIntegerChars ? ValueKind::String
-        : r.kind == ValueKind::SmallInteger                                  ? ValueKind::SmallInteger
-                                                                             : ValueKind::Integer;
-    if (mode == StringRules::Mode::Memcached) {
-        // memcached.c do_add_delta: NOT_FOUND for a missing key; the result is written over the old value
-        // (padded with spaces) when it fits, else into a new item of its length.
-        if (!key.live()) {
-            m_table.lookup();
-            return;
-        }
-        chars = std::max(chars, key.valueBytes);
-        kind = ValueKind::String;
-    } else if (!key.written()) {
-        ++m_summary.unseenKeyRewrites; // INCR on a missing key starts from 0 and creates it
-    }
-    // Redis/Valkey t_string.c incrDecrCommand: an INT changes in place, otherwise the result is a new
-    // value as createStringObjectFromLongLongForValue makes it (shared for 0..9999, else INT): the same
-    // memory as a SET of the result. INCRBYFLOAT's result is a string (createStringObjectFromLongDouble).
-    write<Observed>(key, r, chars, kind); // the TTL stays
-}
-
 template <bool Observed> void KeyspaceReplay::remove(KeyState& key, std::uint64_t expiredDueMs) {
     flushGets(key);
     if (key.kind() == ValueKind::RawString) [[unlikely]]
@@ -259,6 +110,8 @@ template <bool Observed> void KeyspaceReplay::remove(KeyState& key, std::uint64_
 }
 
 // Instantiated for keyspace_elements.cpp, whose element requests delete a collection with its last element.
+template void KeyspaceReplay::write<true>(KeyState&, const Request&, std::uint32_t, ValueKind);
+template void KeyspaceReplay::write<false>(KeyState&, const Request&, std::uint32_t, ValueKind);
 template void KeyspaceReplay::remove<true>(KeyState& key, std::uint64_t);
 template void KeyspaceReplay::remove<false>(KeyState& key, std::uint64_t);
 
