@@ -154,12 +154,7 @@ private:
         const std::uint64_t ms = static_cast<std::uint64_t>(*v) * (seconds ? 1000 : 1);
         return relative ? m_absoluteMs + ms : ms;
     }
-    // Seconds from now to an absolute expiry, at least 1 (an expiry in the past still removes the key
-    // at the next check).
-    std::uint32_t secondsUntil(std::uint64_t atMs) const {
-        const std::uint64_t s = atMs > m_absoluteMs ? (atMs - m_absoluteMs + 999) / 1000 : 0;
-        return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(s, 1, kKeepTtl - 1));
-    }
+    std::uint32_t secondsUntil(std::uint64_t atMs) const { return monitor::secondsUntil(atMs, m_absoluteMs); }
 
     void set();
     void increment(std::int64_t sign, bool byArgument);

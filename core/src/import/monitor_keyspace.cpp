@@ -83,6 +83,12 @@ std::string formatLongDouble(long double value) {
     return std::string(buffer, static_cast<std::size_t>(length));
 }
 
+const std::string& SetMembers::draw(std::uint64_t seed) {
+    std::uint64_t state = seed ^ draws++;
+    const std::uint64_t k = Random::splitmix64(state) % places.size();
+    return *byPlace.at(*places.find_by_order(k));
+}
+
 KeyValue KeyValue::copy() const {
     KeyValue out;
     out.content = content;
@@ -104,11 +110,8 @@ KeyValue KeyValue::copy() const {
     if (set) { // its places point into its own map: made again
         out.set = std::make_unique<SetMembers>();
         SetMembers& members = *out.set;
-        for (const std::uint32_t place : set->places) {
-            const auto [it, isNew] = members.added.emplace(*set->byPlace.at(place), members.next);
-            members.byPlace.emplace(members.next, &it->first);
-            members.places.insert(members.next++);
-        }
+        for (const std::uint32_t place : set->places)
+            members.add(*set->byPlace.at(place));
     }
     return out;
 }

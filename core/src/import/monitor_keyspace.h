@@ -7,7 +7,9 @@
 // its database (keyHashIn): a name in two databases is two keys.
 
 #include "hll_sparse.h"
+#include "layoutlab/trace/request.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <ext/pb_ds/assoc_container.hpp>
@@ -19,6 +21,13 @@
 #include <unordered_map>
 
 namespace layoutlab::monitor {
+
+// Seconds from `nowMs` to an absolute expiry `atMs`, at least 1 (an expiry in the past still removes the key at
+// the next check), short of kKeepTtl.
+inline std::uint32_t secondsUntil(std::uint64_t atMs, std::uint64_t nowMs) {
+    const std::uint64_t s = atMs > nowMs ? (atMs - nowMs + 999) / 1000 : 0;
+    return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(s, 1, kKeepTtl - 1));
+}
 
 // util.c string2ll: optional '-', no leading zero (but "0"), no '+', at most 20 chars, fits a long long.
 std::optional<std::int64_t> parseLongLong(std::string_view text);
@@ -45,6 +54,24 @@ struct SetMembers {
         __gnu_pbds::tree_order_statistics_node_update>
         places;
     std::uint32_t next = 0;
+
+    // Adds a member at the next place; false (nothing changed) where the set holds it.
+    bool add(const std::string& member) {
+        const auto [it, isNew] = added.emplace(member, next);
+        if (isNew) {
+            byPlace.emplace(next, &it->first);
+            places.insert(next++);
+        }
+        return isNew;
+    }
+    // Removes a member the set holds.
+    void erase(std::unordered_map<std::string, std::uint32_t>::iterator found) {
+        byPlace.erase(found->second);
+        places.erase(found->second);
+        added.erase(found);
+    }
+    // SPOP's next draw (the importer's, seeded by `seed` and the draws so far): a member, each equally likely.
+    const std::string& draw(std::uint64_t seed);
 };
 
 // A HyperLogLog the capture made (PFADD, PFMERGE): its sparse form as the server holds it, and the length at

@@ -20,7 +20,6 @@
 #include "monitor_collections.h"
 
 #include "layoutlab/import/importer.h"
-#include "layoutlab/trace/random.h"
 
 #include <algorithm>
 #include <array>
@@ -67,9 +66,7 @@ private:
         SetMembers& members = *keyMade(KeyValue::Content::Set).set;
         command(m_args.size() - 2, 2, integerClassOf(m_args[2]));
         for (std::size_t i = 2; i < m_args.size(); ++i) {
-            if (const auto [it, isNew] = members.added.emplace(m_args[i], members.next); isNew) {
-                members.byPlace.emplace(members.next, &it->first);
-                members.places.insert(members.next++);
+            if (members.add(m_args[i])) {
                 push(element(ElementAction::Add, m_args[i]));
             } else {
                 lookup(m_args[i]);
@@ -101,9 +98,7 @@ private:
         r.ttlSeconds
             = static_cast<std::uint32_t>(members.places.size() - 1 - members.places.order_of_key(found->second));
         push(r);
-        members.byPlace.erase(found->second);
-        members.places.erase(found->second);
-        members.added.erase(found);
+        members.erase(found);
         if (!members.added.empty())
             return true;
         *m_key = KeyValue {}; // the server deletes an empty set
@@ -113,14 +108,9 @@ private:
     void rebuild(SetMembers& members, std::uint64_t remaining, std::uint64_t seed) {
         std::vector<std::string> kept;
         for (std::uint64_t i = 0; i < remaining; ++i) {
-            std::uint64_t state = seed ^ members.draws++;
-            const std::uint64_t k = Random::splitmix64(state) % members.places.size();
-            const std::uint32_t place = *members.places.find_by_order(k);
-            const auto found = members.added.find(*members.byPlace.at(place));
+            const auto found = members.added.find(members.draw(seed));
             kept.push_back(found->first);
-            members.byPlace.erase(place);
-            members.places.erase(place);
-            members.added.erase(found);
+            members.erase(found);
         }
         const std::uint64_t expireAtMs = m_key->expireAtMs;
         Request gone;
@@ -134,17 +124,14 @@ private:
             Request start = element(ElementAction::Command, member);
             start.valueBytes = 1;
             push(start);
-            const auto [it, isNew] = made.added.emplace(member, made.next);
-            made.byPlace.emplace(made.next, &it->first);
-            made.places.insert(made.next++);
+            made.add(member);
             push(element(ElementAction::Add, member));
         }
         m_key->expireAtMs = expireAtMs;
         if (expireAtMs != 0) {
             Request ttl;
             ttl.op = Op::Expire;
-            ttl.ttlSeconds = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(
-                expireAtMs > m_nowMs ? (expireAtMs - m_nowMs + 999) / 1000 : 1, 1, UINT32_MAX - 1));
+            ttl.ttlSeconds = secondsUntil(expireAtMs, m_nowMs);
             m_effect.requests.push_back(ttl);
         }
     }
@@ -181,13 +168,11 @@ private:
         // Each member drawn (setTypeRandomElement: a table's draw advances its rehash), then removed, the table
         // free to shrink after each (only SREM pauses it, on Valkey 9.1).
         for (std::uint64_t i = 0; i < count; ++i) {
-            std::uint64_t state = seed ^ members.draws++;
-            const std::uint64_t k = Random::splitmix64(state) % members.places.size();
-            const std::string* member = members.byPlace.at(*members.places.find_by_order(k));
-            Request draw = element(ElementAction::Read, *member);
+            const std::string& member = members.draw(seed);
+            Request draw = element(ElementAction::Read, member);
             draw.valueBytes = kRandomDraw;
             push(draw);
-            if (!removeMember(members, members.added.find(*member)))
+            if (!removeMember(members, members.added.find(member)))
                 break; // every member popped: the key is deleted (count >= size)
         }
     }

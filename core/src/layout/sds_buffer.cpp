@@ -60,9 +60,7 @@ Buffer newLen(Flavor flavor, std::uint64_t len, const AllocatorModel& allocator)
 Buffer makeRoomFor(
     Flavor flavor, const Buffer& buffer, std::uint64_t len, std::uint64_t addlen, const AllocatorModel& allocator) {
     // sds.c _sdsMakeRoomFor(s, addlen, greedy=1): nothing when the free space suffices (type 5 has none).
-    const std::uint64_t avail
-        = buffer.type == Type::Type5 ? 0 : buffer.capacity - std::min<std::uint64_t>(len, buffer.capacity);
-    if (avail >= addlen)
+    if (avail(buffer, len) >= addlen)
         return buffer;
     std::uint64_t newlen = len + addlen;
     newlen = newlen < kMaxPrealloc ? newlen * 2 : newlen + kMaxPrealloc;
@@ -95,9 +93,7 @@ Buffer trimmedIfNeeded(const Buffer& buffer, std::uint64_t len) {
     // object.c trimStringObjectIfNeeded: sdsavail(s) > sdslen(s)/10 -> sdsRemoveFreeSpace -> sdsResize(s,
     // len): the type for the length (never 5), and alloc set to the length. The allocation keeps its size
     // class (sdsResize reallocates to header + len + 1, the class sdsnewlen chose).
-    const std::uint64_t avail
-        = buffer.type == Type::Type5 ? 0 : buffer.capacity - std::min<std::uint64_t>(len, buffer.capacity);
-    if (avail <= len / 10)
+    if (avail(buffer, len) <= len / 10)
         return buffer;
     Type type = redisReqType(len);
     if (type == Type::Type5)

@@ -65,9 +65,8 @@ sds::Buffer StringRewriteRule::hyperLogLogRoom(const sds::Buffer& buffer, std::u
     constexpr std::uint64_t kWorstChange = 3;
     if (m_rules.hllRoom == StringRules::HllRoom::MakeRoomForThree)
         return grown(buffer, len, kWorstChange);
-    const std::uint64_t alloc = buffer.capacity; // sdsalloc (a type-5 string's is its length)
-    const std::uint64_t avail = buffer.type == sds::Type::Type5 ? 0 : alloc - std::min<std::uint64_t>(len, alloc);
-    if (alloc >= kHyperLogLogSparseMaxBytes || avail >= kWorstChange)
+    // sdsalloc (a type-5 string's is its length) and sdsavail.
+    if (buffer.capacity >= kHyperLogLogSparseMaxBytes || sds::avail(buffer, len) >= kWorstChange)
         return buffer;
     // "Greediness: double 'newlen' if it is smaller than 300, or add 300 to it when it exceeds 300".
     std::uint64_t size = len + kWorstChange;

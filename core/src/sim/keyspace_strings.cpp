@@ -24,6 +24,16 @@ void KeyspaceReplay::storeRaw(KeyState& key, const Request& r, std::uint64_t len
     notifyStored<Observed>(key, r.op);
 }
 
+template <bool Observed> void KeyspaceReplay::createInPlace(KeyState& key, const Request& r, std::uint32_t len) {
+    if (!m_strings || m_strings->mode() != StringRules::Mode::Sds) {
+        write<Observed>(key, r, len, ValueKind::String);
+        return;
+    }
+    // createObject(OBJ_STRING, sdsnewlen(NULL, len)): RAW, exact.
+    m_buffers[idOf(key)] = m_strings->created(len);
+    write<Observed>(key, r, len, ValueKind::RawString);
+}
+
 template <bool Observed> void KeyspaceReplay::storeString(KeyState& key, const Request& r, std::uint64_t len) {
     const auto bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(len, UINT32_MAX));
     if (key.staleExpire()) [[unlikely]]
@@ -57,8 +67,7 @@ template <bool Observed> void KeyspaceReplay::append(KeyState& key, const Reques
         return;
     }
     // t_string.c appendCommand: dbUnshareStringValue, then sdscatlen -> sdsMakeRoomFor (greedy).
-    const sds::Buffer before
-        = key.kind() == ValueKind::RawString ? m_buffers[idOf(key)] : m_strings->unshared(unpackShape(key.shapeAt(0)));
+    const sds::Buffer before = rawBuffer(key);
     storeRaw<Observed>(key, r, grown, m_strings->grown(before, key.valueBytes, r.valueBytes));
 }
 
@@ -72,13 +81,7 @@ template <bool Observed> void KeyspaceReplay::setRange(KeyState& key, const Requ
     if (!key.live()) {
         if (!key.written())
             ++m_summary.unseenKeyRewrites;
-        if (mode != StringRules::Mode::Sds) {
-            write<Observed>(key, r, r.valueBytes, ValueKind::String);
-            return;
-        }
-        // t_string.c setrangeCommand: createObject(OBJ_STRING, sdsnewlen(NULL, offset + len)): RAW, exact.
-        m_buffers[idOf(key)] = m_strings->created(end);
-        write<Observed>(key, r, r.valueBytes, ValueKind::RawString);
+        createInPlace<Observed>(key, r, r.valueBytes); // t_string.c setrangeCommand: sdsnewlen(NULL, offset + len)
         return;
     }
     m_table.lookup();
@@ -89,8 +92,7 @@ template <bool Observed> void KeyspaceReplay::setRange(KeyState& key, const Requ
         return;
     }
     // dbUnshareStringValue, then sdsgrowzero(end) -> sdsMakeRoomFor(end - len) when it lengthens.
-    sds::Buffer buffer
-        = key.kind() == ValueKind::RawString ? m_buffers[idOf(key)] : m_strings->unshared(unpackShape(key.shapeAt(0)));
+    sds::Buffer buffer = rawBuffer(key);
     if (end > key.valueBytes)
         buffer = m_strings->grown(buffer, key.valueBytes, end - key.valueBytes);
     storeRaw<Observed>(key, r, len, buffer);
@@ -102,13 +104,7 @@ template <bool Observed> void KeyspaceReplay::hyperLogLog(KeyState& key, const R
     const StringRules::Mode mode = m_strings ? m_strings->mode() : StringRules::Mode::Recreate;
     const std::uint32_t length = r.valueBytes;
     if (!key.live()) {
-        if (mode != StringRules::Mode::Sds) {
-            write<Observed>(key, r, length, ValueKind::String);
-            return;
-        }
-        // hyperloglog.c createHLLObject: createObject(OBJ_STRING, sdsnewlen(NULL, sparselen)): RAW, exact.
-        m_buffers[idOf(key)] = m_strings->created(length);
-        write<Observed>(key, r, length, ValueKind::RawString);
+        createInPlace<Observed>(key, r, length); // hyperloglog.c createHLLObject: sdsnewlen(NULL, sparselen)
         return;
     }
     m_table.lookup(); // pfaddCommand, pfmergeCommand: lookupKeyWrite
@@ -117,8 +113,7 @@ template <bool Observed> void KeyspaceReplay::hyperLogLog(KeyState& key, const R
         storeString<Observed>(key, r, length);
         return;
     }
-    const sds::Buffer before
-        = key.kind() == ValueKind::RawString ? m_buffers[idOf(key)] : m_strings->unshared(unpackShape(key.shapeAt(0)));
+    const sds::Buffer before = rawBuffer(key);
     sds::Buffer after = before;
     if (length == kHyperLogLogDenseBytes) {
         if (key.valueBytes == kHyperLogLogDenseBytes)

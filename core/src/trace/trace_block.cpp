@@ -23,8 +23,8 @@ constexpr unsigned kOpMask = 0x0f;
 constexpr unsigned kKindShift = 4;
 constexpr unsigned kKindMask = 0x3;
 constexpr unsigned kMaxKind = 2;
-// Value kind 3 is a HyperLogLog's, on a setrange only (request.h kHyperLogLog).
-constexpr unsigned kHyperLogLogKind = 3;
+// Value kind 3 is a HyperLogLog's, on a setrange only (request.h kHyperLogLogKind).
+constexpr unsigned kHyperLogLogTagKind = static_cast<unsigned>(kHyperLogLogKind);
 constexpr unsigned kHasTtlShift = 6;
 constexpr unsigned kReservedBit = 0x80;
 
@@ -33,7 +33,7 @@ constexpr unsigned kReservedBit = 0x80;
 inline unsigned badTag(unsigned tag) {
     const unsigned kind = (tag >> kKindShift) & kKindMask;
     return static_cast<unsigned>((tag & kOpMask) >= static_cast<unsigned>(kOpCount))
-        | (static_cast<unsigned>(kind == kHyperLogLogKind)
+        | (static_cast<unsigned>(kind == kHyperLogLogTagKind)
             & static_cast<unsigned>((tag & kOpMask) != static_cast<unsigned>(Op::SetRange)))
         | ((tag & kReservedBit) >> 7);
 }
@@ -365,7 +365,7 @@ DecodeFailure checkOpBytes(const Header& header, const unsigned char* tags) {
     std::size_t first = 0;
 #if defined(__SSE2__)
     // Sixteen op bytes at a time: each test is a byte compare, and the masks' set bits are counted.
-    static_assert(kOpCount <= 16 && kMaxKind == 2 && kHyperLogLogKind == 3,
+    static_assert(kOpCount <= 16 && kMaxKind == 2 && kHyperLogLogTagKind == 3,
         "the vector tests below assume 4-bit ops, kinds 0..2, and kind 3 on a setrange only");
     const __m128i opMask = _mm_set1_epi8(kOpMask), lastOp = _mm_set1_epi8(kOpCount - 1);
     const __m128i kindBits = _mm_set1_epi8(static_cast<char>(kKindMask << kKindShift));

@@ -68,15 +68,20 @@ TEST(HllSparse, ASparseFormPastTheLimitIsPromoted) {
     EXPECT_TRUE(hll.dense());
 }
 
-TEST(HllSparse, PatternsAreMurmurHash64AsLowBitsAndZeros) {
-    // MurmurHash64A of the empty string with seed 0 is 0 (h = 0 ^ 0, then the final mixes of 0).
-    EXPECT_EQ(murmurHash64A("", 0), 0u);
-    // Every count from 1 to 51 is possible; the index takes 14 bits.
-    for (std::uint32_t i = 0; i < 1000; ++i) {
-        const Pattern p = patternOf("x" + std::to_string(i));
-        EXPECT_LT(p.index, kRegisters);
-        EXPECT_GE(p.count, 1);
-        EXPECT_LE(p.count, 51);
+TEST(HllSparse, PatternsAreTheRegistersTheServerSets) {
+    // PFADD h ELEMENT into an empty key, then PFDEBUG GETREG h: the one register set and its value (Debian's Redis
+    // 7.0.15, measured once). Lengths 1 to 16 cover MurmurHash64A's tail of 0 to 7 bytes after whole words.
+    struct Measured {
+        const char* element;
+        std::uint32_t index;
+        std::uint8_t count;
+    };
+    for (const Measured& m : { Measured { "a", 12711, 2 }, Measured { "ab", 719, 1 }, Measured { "abc", 9474, 1 },
+             Measured { "abcdefg", 5634, 2 }, Measured { "abcdefgh", 1383, 1 }, Measured { "abcdefghi", 6903, 1 },
+             Measured { "hello world, 17b", 12784, 1 }, Measured { "e1", 15949, 2 }, Measured { "e2000", 7583, 2 } }) {
+        const Pattern p = patternOf(m.element);
+        EXPECT_EQ(p.index, m.index) << m.element;
+        EXPECT_EQ(p.count, m.count) << m.element;
     }
 }
 

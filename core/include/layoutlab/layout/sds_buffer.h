@@ -31,6 +31,11 @@ struct Buffer {
     bool operator==(const Buffer&) const = default;
 };
 
+// sds.c sdsavail: the free bytes past a string of `len` bytes (a type-5 string has none).
+inline std::uint64_t avail(const Buffer& buffer, std::uint64_t len) {
+    return buffer.type == Type::Type5 ? 0 : buffer.capacity - (len < buffer.capacity ? len : buffer.capacity);
+}
+
 // sds.c SDS_MAX_PREALLOC: a growth doubles the new length below 1 MiB, and adds 1 MiB above.
 inline constexpr std::uint64_t kMaxPrealloc = 1024 * 1024;
 

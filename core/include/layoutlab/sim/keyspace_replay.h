@@ -316,6 +316,14 @@ private:
     template <bool Observed> void increment(KeyState& key, const Request& r);
     // Makes a live key's value a string of `len` bytes (a layout without sds rules: made again at that length).
     template <bool Observed> void storeString(KeyState& key, const Request& r, std::uint64_t len);
+    // A missing key made a string of `len` bytes by a command that writes it in place (SETRANGE, PFADD): a RAW
+    // sds of exactly that length (sdsnewlen), or a plain string where the layout has no sds rules.
+    template <bool Observed> void createInPlace(KeyState& key, const Request& r, std::uint32_t len);
+    // The RAW sds a live string key's value is in (Mode::Sds), or the one dbUnshareStringValue makes of it.
+    sds::Buffer rawBuffer(const KeyState& key) {
+        return key.kind() == ValueKind::RawString ? m_buffers[idOf(key)]
+                                                  : m_strings->unshared(unpackShape(key.shapeAt(0)));
+    }
     // Makes a live key's value a RAW sds of `len` bytes in `buffer`.
     template <bool Observed> void storeRaw(KeyState& key, const Request& r, std::uint64_t len, sds::Buffer buffer);
     std::uint32_t idOf(const KeyState& key) const { return static_cast<std::uint32_t>(&key - m_keys.data()); }
