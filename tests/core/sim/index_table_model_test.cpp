@@ -44,6 +44,17 @@ TEST(IndexTableModel, ValkeyGrowsAt114689Keys) {
     EXPECT_EQ(done.buckets, 32768u);
 }
 
+// The cron grows a Valkey table its inserts left at exactly its limit, which no insert would grow (Valkey 9.1.0:
+// DEBUG HTSTATS 0 gave 7,168 slots after 7,168 SETs, 14,336 a cron tick later; 7,167 keys stay in 7,168 slots).
+TEST(IndexTableModel, ValkeysCronGrowsATableLeftAtItsLimit) {
+    EXPECT_EQ(afterInserts(IndexKind::ValkeyHashtable, 7168).buckets, 1024u);
+    EXPECT_EQ(afterInserts(IndexKind::ValkeyHashtable, 7168, 0, true).buckets, 2048u);
+    EXPECT_EQ(afterInserts(IndexKind::ValkeyHashtable, 7167, 0, true).buckets, 1024u);
+    // Valkey 8.0's dicts when exactly full (dictExpandIfNeeded: used >= size); Redis's cron only shrinks.
+    EXPECT_EQ(afterInserts(IndexKind::ValkeyDict, 8192, 0, true).buckets, 16384u);
+    EXPECT_EQ(afterInserts(IndexKind::RedisDict, 8192, 0, true).buckets, 8192u);
+}
+
 TEST(IndexTableModel, RedisDictAt200000Keys) {
     // §5: 262144 slots of 8 bytes: 10.49 B/key at n = 200000; growth at 131073.
     // Loading 200000 keys leaves the dict rehashing from 131072 to 262144; cron finishes it when idle.
