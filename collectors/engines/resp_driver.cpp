@@ -352,7 +352,22 @@ Expected<LoadReport> loadTrace(RespClient& client, TraceReader& trace, std::size
     std::uint64_t elementRequests = 0;
     std::uint64_t hyperLogLogStepsNotSent = 0;
     std::optional<std::pair<std::uint32_t, std::string>> renameSource; // a RENAME's first half
+    // The databases the trace places keys in (loadInBatches follows its placements), and the connection's.
+    KeyDatabases databases;
+    std::uint32_t selected = 0;
+    auto select = [&](std::uint32_t db, std::vector<Command>& commands) {
+        if (db == selected)
+            return;
+        elements.flush(commands); // a collection command still held is its key's, in the database before
+        commands.push_back({ "SELECT", std::to_string(db) });
+        selected = db;
+    };
     auto translate = [&](const Request& r, std::string key, std::vector<Command>& commands) -> Status {
+        if (r.op == Op::Resize && r.valueBytes == kKeyDatabase)
+            return Ok {}; // a key's database, which its requests are sent to
+        // A rename's second half is sent in the source's database (MOVE's too).
+        const bool renameDestination = r.op == Op::Rename && r.valueBytes != kRenameSource && renameSource;
+        select(databases.of(renameDestination ? renameSource->first : r.keyId), commands);
         if (r.op == Op::Element) {
             ++elementRequests;
             return elements.write(r, key, commands);
@@ -418,11 +433,21 @@ Expected<LoadReport> loadTrace(RespClient& client, TraceReader& trace, std::size
                 renameSource.emplace(r.keyId, std::move(key));
             } else if (renameSource && r.valueBytes == kCopyDestination) {
                 elements.copied(renameSource->first, r.keyId);
-                commands.push_back({ "COPY", std::move(renameSource->second), std::move(key), "REPLACE" });
+                commands.push_back({ "COPY", std::move(renameSource->second), std::move(key), "DB",
+                    std::to_string(databases.of(r.keyId)), "REPLACE" });
                 renameSource.reset();
             } else if (renameSource) {
                 elements.renamed(renameSource->first, r.keyId);
-                commands.push_back({ "RENAME", std::move(renameSource->second), std::move(key) });
+                if (const std::uint32_t to = databases.of(r.keyId); to != selected) {
+                    // Across databases: MOVE (db.c moveCommand), which keeps the source's name; the destination
+                    // is known by it from now on. (A RENAME to the destination's name first would add a key
+                    // to the source's table for a moment, which doubles a table just full on the lines that
+                    // add before they delete.)
+                    commands.push_back({ "MOVE", renameSource->second, std::to_string(to) });
+                    databases.movedAs(r.keyId, std::move(renameSource->second));
+                } else {
+                    commands.push_back({ "RENAME", std::move(renameSource->second), std::move(key) });
+                }
                 renameSource.reset();
             }
             break;
@@ -439,12 +464,15 @@ Expected<LoadReport> loadTrace(RespClient& client, TraceReader& trace, std::size
         }
         return Ok {};
     };
-    auto report = loadInBatches<Command>(trace, pipeline, keepReads, progress, stop, translate,
-        [&](const std::vector<Command>& commands) { return client.pipeline(commands, pipeline); });
+    auto report = loadInBatches<Command>(
+        trace, pipeline, keepReads, progress, stop, translate,
+        [&](const std::vector<Command>& commands) { return client.pipeline(commands, pipeline); }, &databases);
     if (!report)
         return report;
     std::vector<Command> last;
     elements.flush(last); // a command the trace ended inside
+    if (selected != 0) // the measurements count every database; the run phase reads database 0
+        last.push_back({ "SELECT", "0" });
     if (auto ok = client.pipeline(last, pipeline); !ok)
         return ok.error();
     report->commands += last.size();

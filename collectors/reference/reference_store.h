@@ -127,6 +127,15 @@ struct ReferenceEngine::Impl final : KeyspaceObserver {
             expires->resize(model->heldBuckets());
     }
 
+    // One keyspace table and one expires table, database 0's: a trace that keeps keys in other databases is
+    // refused rather than measured with them in one table.
+    void placed(std::uint32_t keyId, std::uint32_t database) override {
+        if (!failure)
+            failure = usageError(fmt::format("the reference engine keeps database 0 only, and the trace places key {} "
+                                             "in database {} (sim, sweep and drive model every database)",
+                keyId, database));
+    }
+
     // Collection keys as the slab model plays them (reference_collections.h).
     bool modelsCollections() const override { return true; }
     void elementStored(std::uint32_t keyId, const KeyState& key, const Request& r, bool startsCommand) override {

@@ -143,6 +143,41 @@ TEST_F(DriveTest, AFlushInACaptureFreesTheTablesOnTheServerAndInThePrediction) {
         << "measured " << j["measured_bytes_per_key"] << ", predicted " << j["predicted_bytes_per_key"];
 }
 
+// A capture of several databases, driven as its trace: each key sent to its own database (SELECT), a MOVE as
+// MOVE, a FLUSHDB of one database freeing its tables only. The server's tables are one per database, sized
+// apart, and so are the prediction's (one table of all the keys would take 32,768 buckets where the server's
+// take 16,384 + 1,024 + 4,096).
+TEST_F(DriveTest, EachDatabaseIsDrivenIntoItsOwnTables) {
+    const std::string capture = path("databases.monitor");
+    {
+        std::ofstream out(capture);
+        std::uint64_t second = 1700000000;
+        auto line = [&](int db, const std::string& args) {
+            out << second++ << ".000000 [" << db << " 127.0.0.1:5555] " << args << "\n";
+        };
+        for (int i = 0; i < 9000; ++i)
+            line(0, fmt::format("\"SET\" \"key:{}\" \"{}\"", i, std::string(10 + i % 60, 'v')));
+        for (int i = 0; i < 5000; ++i)
+            line(1,
+                fmt::format(
+                    "\"SET\" \"key:{}\" \"{}\"{}", i, std::string(5 + i % 40, 'w'), i % 2 ? " \"EX\" \"100000\"" : ""));
+        for (int i = 0; i < 3000; ++i)
+            line(3, fmt::format("\"HSET\" \"h:{}\" \"f1\" \"{}\" \"f2\" \"x\"", i, i));
+        for (int i = 0; i < 2000; i += 2)
+            line(0, fmt::format("\"MOVE\" \"key:{}\" \"3\"", i));
+        line(1, "\"FLUSHDB\"");
+        for (int i = 0; i < 700; ++i)
+            line(1, fmt::format("\"SET\" \"again:{}\" \"{}\"", i, i * 7919));
+    }
+    const auto r = run({ "drive", capture, "--engine", "redis", "--json", "--no-db" });
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["server_keys"], 8000 + 700 + 4000);
+    EXPECT_EQ(j["server_keys"], j["predicted_keys"]);
+    EXPECT_LT(std::abs(j["relative_error"].get<double>()), 0.01)
+        << "measured " << j["measured_bytes_per_key"] << ", predicted " << j["predicted_bytes_per_key"];
+}
+
 // A capture sent as it was captured (--as-captured): HyperLogLogs, whose growth a trace cannot carry, in two
 // databases; the connection's own commands, a blocking pop and a script's call left out and counted; the
 // server's refusal counted. The prediction is the import's.

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <map>
 
 namespace layoutlab {
 
@@ -138,33 +139,29 @@ void MonitorImporter::flushAll(bool everyDatabase) {
     // db.c emptyData: every database's keys and expires freed (FLUSHDB: the command's database's), the tables
     // released (dictEmpty; with ASYNC by a background thread, emptyDbAsync, done by the time memory settles). A
     // delete of each key the capture has shown the server holding, TTL passed or not (the replay may hold it
-    // still), then a resize of kEmptiedTables: the tables freed whole, not left as the deletes leave them. The
-    // replay keeps every database's keys in one table: a FLUSHDB that leaves keys in another leaves it to the
-    // deletes.
-    std::optional<std::pair<std::uint64_t, std::uint32_t>> last; // the last key deleted: the marker's
+    // still), then for each database it emptied a resize of kEmptiedTables (its last deleted key's, naming the
+    // database's tables): the tables freed whole, not left as the deletes leave them.
+    std::map<std::uint32_t, std::pair<std::uint64_t, std::uint32_t>> lastByHolder; // (hash, keyBytes)
     const auto flushed = everyDatabase ? std::nullopt : std::optional<std::uint32_t>(m_keys.database());
-    m_keys.forEachHeld(flushed, [&](std::uint64_t hash, std::uint32_t keyBytes, monitor::KeyValue& v) {
-        v = monitor::KeyValue {};
-        Request r;
-        r.timeMs = m_now;
-        r.keyBytes = keyBytes;
-        r.op = Op::Delete;
-        pushHashed(r, hash);
-        last.emplace(hash, keyBytes);
-    });
-    if (!last)
-        return; // nothing the capture showed held: the tables are the server's own business
-    bool othersHeld = false;
     m_keys.forEachHeld(
-        std::nullopt, [&](std::uint64_t, std::uint32_t, const monitor::KeyValue&) { othersHeld = true; });
-    if (othersHeld)
-        return;
-    Request tables;
-    tables.timeMs = m_now;
-    tables.keyBytes = last->second;
-    tables.op = Op::Resize;
-    tables.valueBytes = kEmptiedTables;
-    pushHashed(tables, last->first);
+        flushed, [&](std::uint64_t hash, std::uint32_t keyBytes, std::uint32_t holder, monitor::KeyValue& v) {
+            v = monitor::KeyValue {};
+            Request r;
+            r.timeMs = m_now;
+            r.keyBytes = keyBytes;
+            r.op = Op::Delete;
+            pushHashed(r, hash);
+            lastByHolder[holder] = { hash, keyBytes };
+        });
+    // A database with nothing the capture showed held: its tables are the server's own business.
+    for (const auto& [holder, last] : lastByHolder) {
+        Request tables;
+        tables.timeMs = m_now;
+        tables.keyBytes = last.second;
+        tables.op = Op::Resize;
+        tables.valueBytes = kEmptiedTables;
+        pushHashed(tables, last.first);
+    }
 }
 
 void MonitorImporter::collectionCommand() {

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace layoutlab::monitor {
@@ -93,11 +94,23 @@ private:
     // Database 0's keys by their names, the others' by the hash of the name and the database (keyHashIn) that
     // holds them (MonitorKeyspace::holderOf: a SWAPDB changes the holder, not the keys).
     void emit(const Request& r) { emitIn(r, m_keys.database()); }
+    // A key of another database is placed in its tables before its first request (Op::Resize of kKeyDatabase).
     void emitIn(const Request& r, std::uint32_t holder) {
-        if (holder == 0) [[likely]]
+        if (holder == 0) [[likely]] {
             pushKeyed(r, m_baseKey, 0, false, false);
-        else
-            pushHashed(r, monitor::keyHashIn(m_baseKey, holder));
+            return;
+        }
+        const std::uint64_t hash = monitor::keyHashIn(m_baseKey, holder);
+        if (m_placed.insert(hash).second) {
+            Request place;
+            place.timeMs = r.timeMs;
+            place.keyBytes = r.keyBytes;
+            place.op = Op::Resize;
+            place.valueBytes = kKeyDatabase;
+            place.ttlSeconds = holder;
+            pushHashed(place, hash);
+        }
+        pushHashed(r, hash);
     }
 
     // A write of `value` (SET and its variants); the importer's own keyspace follows it.
@@ -221,6 +234,7 @@ private:
     std::vector<std::string> m_args;
     std::string m_client; // "<db> <peer>": who sent the command
     std::uint32_t m_db = 0; // the database it names keys in
+    std::unordered_set<std::uint64_t> m_placed; // the keys of databases other than 0 placed there (emitIn)
     // The databases the server has (server.h CONFIG_DEFAULT_DBNUM 16), or as many as the capture shows used.
     std::uint32_t m_databases = 16;
     monitor::BlockedClients m_blocked;

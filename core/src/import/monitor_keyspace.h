@@ -173,11 +173,12 @@ public:
     KeyValue* findIn(std::string_view key, std::uint32_t holder, std::uint64_t nowMs);
     KeyValue& atIn(std::string_view key, std::uint32_t holder, std::uint64_t nowMs);
     // Every key that holds a value (its TTL passed or not: the replay may hold it still), with the hash it is
-    // known by and its name's length: f(hash, keyBytes, value); in one database, or every one (nullopt).
-    template <class F> void forEachHeld(std::optional<std::uint32_t> db, F&& f) {
+    // known by, its name's length and the database that holds it (its holder): f(hash, keyBytes, holder, value);
+    // in one holder's database, or every one (nullopt).
+    template <class F> void forEachHeld(std::optional<std::uint32_t> holder, F&& f) {
         for (auto& [hash, entry] : m_keys)
-            if (entry.value.present() && (!db || entry.db == *db))
-                f(hash, entry.keyBytes, entry.value);
+            if (entry.value.present() && (!holder || entry.db == *holder))
+                f(hash, entry.keyBytes, entry.db, entry.value);
     }
 
 private:

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-// RDB files (rdb_parser.h) read directly as a snapshot: the tables sized as the file's first RESIZEDB says
-// (Op::Resize, before the keys: rdb.c dbExpand), then every string key becomes one SET at time 0, as
-// the server that loads the file would hold it (rdb.c rdbLoadObject: tryObjectEncodingEx, so an integer
-// of at most 20 digits is an integer, whether the file encodes it so or as text). A hash, set, sorted set or
-// list becomes an element Load (its count, and whether the file holds it compact; a list's before each
-// quicklist node) followed by an Add for each element, which the collection models take as the server's
+// RDB files (rdb_parser.h) read directly as a snapshot: each database's tables sized as its RESIZEDB says
+// (Op::Resize, before its keys: rdb.c dbExpand; a key of a database other than 0 placed there first), then every string
+// key becomes one SET at time 0, as the server that loads the file would hold it (rdb.c rdbLoadObject:
+// tryObjectEncodingEx, so an integer of at most 20 digits is an integer, whether the file encodes it so or as text). A
+// hash, set, sorted set or list becomes an element Load (its count, and whether the file holds it compact; a list's
+// before each quicklist node) followed by an Add for each element, which the collection models take as the server's
 // loader does (CollectionKeyModel::load). A key with an expire keeps a TTL for the whole replay (a snapshot
 // has no clock; a collection's is set after its elements); one that had expired when the file was saved (its
 // AUX ctime) is left out, as a primary loading the file then would drop it (rdbLoadRioWithLoadingCtx). Keys
@@ -76,16 +76,30 @@ public:
                     break;
                 continue;
             }
-            if (!m_resized) { // before the first key: the tables as the file's RESIZEDB sizes them
-                m_resized = true;
-                if (const std::uint64_t keys = keysHinted(); keys > 0) {
+            const RdbEntry& upcoming = m_batch[m_next];
+            // A key of another database than 0 is placed in its tables first (the id the next key takes).
+            if (upcoming.db != 0 && m_placed != std::pair { m_nextKeyId, upcoming.db }) {
+                m_placed = { m_nextKeyId, upcoming.db };
+                Request& r = out[n++];
+                r = Request {};
+                r.op = Op::Resize;
+                r.keyId = m_nextKeyId;
+                r.keyBytes = static_cast<std::uint32_t>(upcoming.keyBytes);
+                r.valueBytes = kKeyDatabase;
+                r.ttlSeconds = upcoming.db;
+                continue;
+            }
+            if (m_tablesDb != upcoming.db) { // a database's first key: its tables as its RESIZEDB sizes them
+                m_tablesDb = upcoming.db;
+                const auto [keys, expires] = hintsOf(upcoming.db);
+                if (keys > 0) {
                     Request& r = out[n++];
                     r = Request {};
                     r.op = Op::Resize;
                     r.keyId = m_nextKeyId; // the first key's (request.h)
-                    r.keyBytes = static_cast<std::uint32_t>(m_batch[m_next].keyBytes);
-                    r.valueBytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(keys, UINT32_MAX));
-                    r.ttlSeconds = static_cast<std::uint32_t>(std::min(m_parser.expiresHint(), keys));
+                    r.keyBytes = static_cast<std::uint32_t>(upcoming.keyBytes);
+                    r.valueBytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(keys, kMaxResizeKeys));
+                    r.ttlSeconds = static_cast<std::uint32_t>(std::min(expires, keys));
                     continue;
                 }
             }
@@ -181,6 +195,11 @@ private:
     // The file's RESIZEDB, within what the file can hold (a key takes at least 3 bytes of it): a damaged hint
     // must not reserve memory for keys that are not there. A stream's size is not known: no hint taken.
     std::uint64_t keysHinted() const { return std::min(m_parser.keysHint(), m_parser.fileBytes() / 3); }
+    // Database `db`'s RESIZEDB (keys, with an expire), its keys no more than the file could hold.
+    std::pair<std::uint64_t, std::uint64_t> hintsOf(std::uint32_t db) const {
+        const auto [keys, expires] = m_parser.hintsOf(db);
+        return { std::min(keys, m_parser.fileBytes() / 3), expires };
+    }
 
     // A collection key: its Load (a list's come with its nodes), its elements to follow.
     void startCollection(const RdbEntry& e, std::uint32_t keyId) {
@@ -282,7 +301,10 @@ private:
     std::size_t m_next = 0;
     std::optional<Error> m_error;
     bool m_ended = false;
-    bool m_resized = false;
+    // The database whose tables the last Resize sized (none yet), and the key id last placed in a database
+    // other than 0 with that database.
+    std::optional<std::uint32_t> m_tablesDb;
+    std::optional<std::pair<std::uint32_t, std::uint32_t>> m_placed;
     // The collection being read, and the requests made of it not yet handed out.
     bool m_collection = false;
     RdbEntry m_collectionKey;

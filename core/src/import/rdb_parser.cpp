@@ -369,14 +369,20 @@ Expected<std::optional<RdbEntry>> RdbParser::next() {
         }
         case kOpResizeDb:
         case kOpSlotInfo: {
-            const bool first = *type == kOpResizeDb && m_keysHint == 0;
-            for (int i = 0; i < (*type == kOpResizeDb ? 2 : 3); ++i) {
-                auto n = plainLength(*type == kOpResizeDb ? "RESIZEDB" : "SLOT_INFO");
+            const bool resize = *type == kOpResizeDb;
+            const bool first = resize && m_keysHint == 0;
+            std::uint64_t hints[2] = {};
+            for (int i = 0; i < (resize ? 2 : 3); ++i) {
+                auto n = plainLength(resize ? "RESIZEDB" : "SLOT_INFO");
                 if (!n)
                     return n.error();
                 if (first)
                     (i == 0 ? m_keysHint : m_expiresHint) = *n;
+                if (resize)
+                    hints[i] = *n;
             }
+            if (resize)
+                m_hintsByDb[m_db] = { hints[0], hints[1] };
             continue;
         }
         case kOpExpireTime:

@@ -24,6 +24,7 @@
 #include "rdb_crc64.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -152,6 +153,12 @@ public:
     // yet).
     std::uint64_t keysHint() const { return m_keysHint; }
     std::uint64_t expiresHint() const { return m_expiresHint; }
+    // What database `db`'s RESIZEDB says it holds: (keys, of them with an expire); (0, 0) where none said so (yet:
+    // a database's comes after its SELECTDB, before its keys).
+    std::pair<std::uint64_t, std::uint64_t> hintsOf(std::uint32_t db) const {
+        const auto it = m_hintsByDb.find(db);
+        return it == m_hintsByDb.end() ? std::pair<std::uint64_t, std::uint64_t> {} : it->second;
+    }
 
 private:
     // Bytes.
@@ -221,6 +228,7 @@ private:
     std::optional<std::int64_t> m_savedAtSeconds;
     std::uint64_t m_keysHint = 0;
     std::uint64_t m_expiresHint = 0;
+    std::map<std::uint32_t, std::pair<std::uint64_t, std::uint64_t>> m_hintsByDb;
 
     // The collection being read: its type, the elements (a list's nodes) still to read from the file, or
     // those of its blob in m_items from m_nextItem.

@@ -17,11 +17,15 @@ struct KeyspaceShapes {
     std::vector<ThresholdShapeHistogram::Entry> thresholdGets;
 };
 
-// The points of `thresholds` from a keyspace's shapes and its index tables; notes the tables and the
-// trace's shapes in `result`. No GET hits: every live key read once.
+// The points of `thresholds` from a keyspace's shapes and its index tables' footprints; notes the tables and
+// the trace's shapes in `result`. No GET hits: every live key read once.
 Expected<std::vector<ThresholdPoint>> evaluateKeyspace(const SimulationConfig& config,
-    const std::vector<std::uint32_t>& thresholds, const KeyspaceShapes& shapes, const IndexTableModel& keyspaceTable,
-    const IndexTableModel* expiresTable, SimulationResult& result, std::stop_token stop);
+    const std::vector<std::uint32_t>& thresholds, const KeyspaceShapes& shapes,
+    const std::vector<IndexFootprint>& indexes, SimulationResult& result, std::stop_token stop);
+
+// The footprints of a replay's index tables: every database's key table, and its expires table where that
+// holds keys.
+std::vector<IndexFootprint> indexFootprints(const KeyspaceReplay& replay, const AllocatorModel& allocator);
 
 // evaluateKeyspace() of a finished replay.
 Expected<std::vector<ThresholdPoint>> evaluateReplay(const SimulationConfig& config,

@@ -432,16 +432,25 @@ std::optional<std::uint32_t> ServerEviction::bestKey() {
 std::uint64_t ServerEviction::tableBytes() {
     if (m_options.rawSizes) // object sizes only: no index
         return 0;
-    const IndexTableModel& keys = m_replay->keyspaceTable();
-    const IndexTableModel* expires = m_replay->expiresTable();
-    const std::array<std::uint64_t, 6> shape { keys.buckets(), keys.targetBuckets(),
-        keys.entries() / kTableRefreshEntries, expires ? expires->buckets() : 0, expires ? expires->targetBuckets() : 0,
-        expires ? expires->entries() / kTableRefreshEntries : 0 };
-    if (!m_tableKnown || shape != m_tableShape) {
-        m_tableBytes = keys.entries() ? keys.footprint(*m_allocator).usableBytes : 0;
-        if (expires && expires->entries())
-            m_tableBytes += expires->footprint(*m_allocator).usableBytes;
-        m_tableShape = shape;
+    // Every database's tables (evict.c counts them all in used_memory), summed: a trace of one database has one.
+    const auto& databases = m_replay->databaseTables();
+    const bool expiresKept = m_replay->hasExpiresTables();
+    m_tableShapeNow.clear();
+    for (const DatabaseTables& db : databases) {
+        const IndexTableModel& keys = db.keys;
+        const IndexTableModel& expires = db.expires;
+        m_tableShapeNow.push_back({ keys.buckets(), keys.targetBuckets(), keys.entries() / kTableRefreshEntries,
+            expiresKept ? expires.buckets() : 0, expiresKept ? expires.targetBuckets() : 0,
+            expiresKept ? expires.entries() / kTableRefreshEntries : 0 });
+    }
+    if (!m_tableKnown || m_tableShapeNow != m_tableShape) {
+        m_tableBytes = 0;
+        for (const DatabaseTables& db : databases) {
+            m_tableBytes += db.keys.entries() ? db.keys.footprint(*m_allocator).usableBytes : 0;
+            if (expiresKept && db.expires.entries())
+                m_tableBytes += db.expires.footprint(*m_allocator).usableBytes;
+        }
+        std::swap(m_tableShape, m_tableShapeNow);
         m_tableKnown = true;
     }
     return m_tableBytes;

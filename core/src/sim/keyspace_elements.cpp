@@ -23,12 +23,12 @@ template <bool Observed> Status KeyspaceReplay::applyElement(KeyState& key, cons
         return Ok {};
     }
     if (Observed && m_writesRefused && deniedOnOom(op)) [[unlikely]] {
-        m_table.lookup(); // OOM: the command is refused before it runs
+        tableOf(key).lookup(); // OOM: the command is refused before it runs
         ++m_summary.refusedWrites;
         return Ok {};
     }
     if (key.live() && !(key.collection() && m_collections->holds(id, op.collection))) {
-        m_table.lookup(); // WRONGTYPE
+        tableOf(key).lookup(); // WRONGTYPE
         ++m_summary.wrongTypeRequests;
         return Ok {};
     }
@@ -40,12 +40,12 @@ template <bool Observed> Status KeyspaceReplay::applyElement(KeyState& key, cons
             && m_collections->elementsMayBeGone();
         if (op.action != ElementAction::Add && op.action != ElementAction::Command && op.action != ElementAction::Load
             && !updateMakes) {
-            m_table.lookup();
+            tableOf(key).lookup();
             if (op.action == ElementAction::Remove && m_collections->elementsMayBeGone())
                 m_collections->lostElementRemoved(id); // one the key lost with its eviction, if it was evicted
             return Ok {};
         }
-        m_table.insert();
+        tableOf(key).insert();
         key.set(KeyState::kLive | KeyState::kWritten | KeyState::kCollection);
         key.clear(KeyState::kStaleExpire);
         key.setKeyBytes(r.keyBytes);
@@ -54,7 +54,7 @@ template <bool Observed> Status KeyspaceReplay::applyElement(KeyState& key, cons
         if (++m_summary.liveKeys > m_summary.maxLiveKeys)
             m_summary.maxLiveKeys = m_summary.liveKeys;
     } else {
-        m_table.lookup();
+        tableOf(key).lookup();
     }
     auto emptied = m_collections->apply(id, r, created, startsCommand);
     if (!emptied)

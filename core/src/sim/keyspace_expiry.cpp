@@ -14,7 +14,7 @@ void KeyspaceReplay::setTtl(KeyState& key, std::uint32_t keyId, std::uint64_t no
         key.set(KeyState::kHasTtl);
         key.clear(KeyState::kStaleExpire); // the field holds the TTL again
         if (m_hasExpiresTable)
-            m_expires.insert();
+            expiresOf(key).insert();
     }
     const std::uint64_t at = std::min<std::uint64_t>(nowMs / 1000 + ttlSeconds, UINT32_MAX);
     key.expireAtSeconds = static_cast<std::uint32_t>(at);
@@ -31,7 +31,7 @@ template <bool Observed>
 void KeyspaceReplay::keepTtl(KeyState& key, std::uint32_t keyId, std::uint32_t expireAtSeconds) {
     key.set(KeyState::kHasTtl);
     if (m_hasExpiresTable)
-        m_expires.insert();
+        expiresOf(key).insert();
     key.expireAtSeconds = expireAtSeconds;
     const std::uint64_t dueMs = std::uint64_t { expireAtSeconds } * 1000 + (m_millisecondTtls ? 1000 : 0);
     m_expiryHeap.emplace(dueMs, keyId);
@@ -49,7 +49,7 @@ template <bool Observed> void KeyspaceReplay::clearTtl(KeyState& key) {
         key.expireAtSeconds = UINT32_MAX; // at every threshold
     }
     if (m_hasExpiresTable)
-        m_expires.erase();
+        expiresOf(key).erase();
     if (key.live())
         notifyStored<Observed>(key, Op::Persist);
 }

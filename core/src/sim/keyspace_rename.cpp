@@ -11,7 +11,7 @@ namespace layoutlab {
 template <bool Observed> void KeyspaceReplay::rename(KeyState& key, const Request& r) {
     // db.c renameGenericCommand: the source looked up, the destination deleted if it exists, the source
     // deleted, its object added under the new name, then its TTL set there (setExpire).
-    m_table.lookup();
+    tableOf(key).lookup();
     if (r.valueBytes == kRenameSource) {
         m_renameSource = r.keyId;
         return;
@@ -35,7 +35,7 @@ template <bool Observed> void KeyspaceReplay::rename(KeyState& key, const Reques
         source.clear(KeyState::kCollection); // its elements are the destination's now
     }
     remove<Observed>(source);
-    m_table.insert();
+    tableOf(key).insert();
     // The object itself moves: its value, kind and elements. Valkey 8.1 and later make it again with the new
     // name (objectSetKeyAndExpire, the value's pointer kept), without an expire field until setExpire adds
     // one: a stale field the old object kept is gone.
@@ -63,7 +63,7 @@ template <bool Observed> void KeyspaceReplay::copy(KeyState& key, const KeyState
     if (key.live())
         remove<Observed>(key);
     m_collections->copy(from, r.keyId);
-    m_table.insert();
+    tableOf(key).insert();
     key.keyAndFlags = KeyState::kCollection | KeyState::kLive | KeyState::kWritten | r.keyBytes;
     key.valueBytes = 0;
     key.expireAtSeconds = 0;

@@ -10,12 +10,12 @@ namespace layoutlab {
 
 KeyspaceReplay::KeyspaceReplay(IndexPolicy policy, std::uint64_t keyIdHint, std::uint32_t getSampleSize,
     std::optional<StaleExpireRule> staleExpire, std::optional<StringRewriteRule> strings)
-    : m_table(policy.kind, policy.params)
-    , m_expires(policy.kind, policy.params)
+    : m_policy(policy)
     , m_hasExpiresTable(policy.expiresTable)
     , m_getRingSize(getSampleSize)
     , m_staleExpire(std::move(staleExpire))
     , m_strings(std::move(strings)) {
+    m_databases.push_back({ IndexTableModel(policy.kind, policy.params), IndexTableModel(policy.kind, policy.params) });
     m_keys.resize(static_cast<std::size_t>(std::min(keyIdHint, kMaxKeyIds)));
     m_getRing.reserve(getSampleSize);
     m_millisecondTtls = policy.kind != IndexKind::MemcachedAssoc;
@@ -71,14 +71,14 @@ void KeyspaceReplay::write(KeyState& key, const Request& r, std::uint32_t valueB
         key.clear(KeyState::kCollection);
     }
     if (!key.live()) {
-        m_table.insert();
+        tableOf(key).insert();
         key.set(KeyState::kLive | KeyState::kWritten);
         if (++m_summary.liveKeys > m_summary.maxLiveKeys)
             m_summary.maxLiveKeys = m_summary.liveKeys;
         if (m_collections)
             m_collections->forgetLost(idOf(key)); // a string where a budget had evicted a collection
     } else {
-        m_table.lookup();
+        tableOf(key).lookup();
     }
     if (key.kind() == ValueKind::RawString && kind != ValueKind::RawString) [[unlikely]]
         m_buffers.erase(idOf(key));
@@ -99,7 +99,7 @@ template <bool Observed> void KeyspaceReplay::remove(KeyState& key, std::uint64_
     key.clear(KeyState::kLive); // first, so clearing the TTL tells no observer of a shape change
     clearTtl<Observed>(key);
     key.clear(KeyState::kStaleExpire);
-    m_table.erase();
+    tableOf(key).erase();
     --m_summary.liveKeys;
     if constexpr (Observed) {
         if (expiredDueMs != 0)
@@ -118,7 +118,7 @@ template void KeyspaceReplay::remove<false>(KeyState& key, std::uint64_t);
 template <bool Observed> void KeyspaceReplay::applyOne(KeyState& key, const Request& r) {
     if constexpr (Observed)
         if (m_writesRefused && deniedOnOom(r.op)) [[unlikely]] {
-            m_table.lookup();
+            tableOf(key).lookup();
             ++m_summary.refusedWrites;
             if (r.op == Op::Set && !key.live()) {
                 // The client sent the value: its size fills the key's next miss, as the drive's client does.
@@ -133,7 +133,7 @@ template <bool Observed> void KeyspaceReplay::applyOne(KeyState& key, const Requ
     case Op::Get:
         if (wrongType(key))
             break;
-        m_table.lookup();
+        tableOf(key).lookup();
         if (key.live()) {
             ++m_summary.getHits;
             if (++key.pendingGets == UINT32_MAX)
@@ -158,7 +158,7 @@ template <bool Observed> void KeyspaceReplay::applyOne(KeyState& key, const Requ
     case Op::Replace:
     case Op::Set:
         if ((r.op == Op::Add && key.live()) || (r.op == Op::Replace && !key.live())) {
-            m_table.lookup();
+            tableOf(key).lookup();
             break;
         }
         write<Observed>(key, r, r.valueBytes, r.kind);
@@ -181,7 +181,7 @@ template <bool Observed> void KeyspaceReplay::applyOne(KeyState& key, const Requ
         increment<Observed>(key, r);
         break;
     case Op::Delete:
-        m_table.lookup();
+        tableOf(key).lookup();
         m_summary.unwrittenKeyDeletes += key.written() ? 0 : 1;
         if (key.live())
             remove<Observed>(key);
@@ -189,27 +189,28 @@ template <bool Observed> void KeyspaceReplay::applyOne(KeyState& key, const Requ
             m_collections->forgetLost(idOf(key)); // gone by an eviction: what the trace took it to hold
         break;
     case Op::Expire:
-        m_table.lookup();
+        tableOf(key).lookup();
         if (key.live() && r.ttlSeconds)
             setTtl<Observed>(key, r.keyId, r.timeMs, r.ttlSeconds);
         break;
     case Op::Persist:
-        m_table.lookup();
+        tableOf(key).lookup();
         if (key.live())
             clearTtl<Observed>(key);
         break;
     case Op::Resize:
+        // Of the key's database (placeKey runs a kKeyDatabase before it gets here).
         if (r.valueBytes == kEmptiedTables) { // a flush, after its deletes (db.c emptyData)
-            m_table.empty();
+            tableOf(key).empty();
             if (m_hasExpiresTable)
-                m_expires.empty();
+                expiresOf(key).empty();
             break;
         }
         // rdb.c RESIZEDB: the loading server expands its tables for the file's keys before reading them
         // (dbExpand), which a Valkey hashtable past its growth point holds at twice the buckets inserts grow.
-        m_table.expand(r.valueBytes);
+        tableOf(key).expand(r.valueBytes);
         if (m_hasExpiresTable)
-            m_expires.expand(r.ttlSeconds);
+            expiresOf(key).expand(r.ttlSeconds);
         break;
     case Op::Rename:
         rename<Observed>(key, r);
@@ -264,6 +265,31 @@ void KeyspaceReplay::dropRefusedWrite(std::uint32_t keyId) {
     if (key.live())
         remove<true>(key);
     ++m_summary.refusedWrites;
+}
+
+Status KeyspaceReplay::placeKey(const KeyState& key, std::uint32_t database) {
+    if (database > kMaxDatabase)
+        return dataError(fmt::format("a key placed in database {}: at most {} databases are modelled", database,
+            std::uint64_t { kMaxDatabase } + 1));
+    const std::uint32_t keyId = idOf(key);
+    // memcached has no databases: one table holds every key (assoc.c primary_hashtable).
+    if (databaseOf(keyId) == database || m_policy.kind == IndexKind::MemcachedAssoc)
+        return Ok {};
+    if (key.live())
+        return dataError(fmt::format(
+            "key {} placed in database {} while it is live in database {}", keyId, database, databaseOf(keyId)));
+    if (keyId >= m_keyDatabases.size())
+        m_keyDatabases.resize(std::max<std::size_t>(std::size_t { keyId } + 1, m_keys.size()));
+    m_keyDatabases[keyId] = static_cast<std::uint16_t>(database);
+    if (m_observer)
+        m_observer->placed(keyId, database);
+    while (m_databases.size() <= database) {
+        m_databases.push_back(
+            { IndexTableModel(m_policy.kind, m_policy.params), IndexTableModel(m_policy.kind, m_policy.params) });
+        m_databases.back().keys.setGrowthGate(m_budget);
+        m_databases.back().expires.setGrowthGate(m_budget);
+    }
+    return Ok {};
 }
 
 Status KeyspaceReplay::apply(std::span<const Request> batch, std::uint64_t firstRequestNumber) {
@@ -328,6 +354,12 @@ Status KeyspaceReplay::applyBatch(std::span<const Request> batch, std::uint64_t 
                 e.message = fmt::format("request {}: {}", number, e.message);
                 return e;
             }
+        } else if (r.op == Op::Resize && r.valueBytes == kKeyDatabase) [[unlikely]] {
+            if (auto ok = placeKey(keys[r.keyId], r.ttlSeconds); !ok) {
+                Error e = ok.error();
+                e.message = fmt::format("request {}: {}", number, e.message);
+                return e;
+            }
         } else {
             applyOne<Observed>(keys[r.keyId], r);
         }
@@ -347,8 +379,10 @@ void KeyspaceReplay::finish() {
         else
             applyFills<false>();
     }
-    m_table.settle();
-    m_expires.settle();
+    for (auto& db : m_databases) {
+        db.keys.settle();
+        db.expires.settle();
+    }
     std::uint64_t distinct = 0;
     std::uint64_t ttl = 0;
     std::uint64_t collections = 0;

@@ -49,7 +49,7 @@ template <bool Observed> void KeyspaceReplay::append(KeyState& key, const Reques
     const StringRules::Mode mode = m_strings ? m_strings->mode() : StringRules::Mode::Recreate;
     if (!key.live()) {
         if (mode == StringRules::Mode::Memcached) { // do_store_item: NOT_STORED
-            m_table.lookup();
+            tableOf(key).lookup();
             return;
         }
         if (!key.written())
@@ -58,7 +58,7 @@ template <bool Observed> void KeyspaceReplay::append(KeyState& key, const Reques
         write<Observed>(key, r, r.valueBytes, r.kind);
         return;
     }
-    m_table.lookup();
+    tableOf(key).lookup();
     flushGets(key);
     const std::uint64_t grown = std::uint64_t { key.valueBytes } + r.valueBytes;
     if (mode != StringRules::Mode::Sds) {
@@ -84,7 +84,7 @@ template <bool Observed> void KeyspaceReplay::setRange(KeyState& key, const Requ
         createInPlace<Observed>(key, r, r.valueBytes); // t_string.c setrangeCommand: sdsnewlen(NULL, offset + len)
         return;
     }
-    m_table.lookup();
+    tableOf(key).lookup();
     flushGets(key);
     const std::uint64_t len = std::max<std::uint64_t>(key.valueBytes, end);
     if (mode != StringRules::Mode::Sds) {
@@ -107,7 +107,7 @@ template <bool Observed> void KeyspaceReplay::hyperLogLog(KeyState& key, const R
         createInPlace<Observed>(key, r, length); // hyperloglog.c createHLLObject: sdsnewlen(NULL, sparselen)
         return;
     }
-    m_table.lookup(); // pfaddCommand, pfmergeCommand: lookupKeyWrite
+    tableOf(key).lookup(); // pfaddCommand, pfmergeCommand: lookupKeyWrite
     flushGets(key);
     if (mode != StringRules::Mode::Sds) {
         storeString<Observed>(key, r, length);
@@ -139,7 +139,7 @@ template <bool Observed> void KeyspaceReplay::increment(KeyState& key, const Req
         // memcached.c do_add_delta: NOT_FOUND for a missing key; the result is written over the old value
         // (padded with spaces) when it fits, else into a new item of its length.
         if (!key.live()) {
-            m_table.lookup();
+            tableOf(key).lookup();
             return;
         }
         chars = std::max(chars, key.valueBytes);

@@ -83,15 +83,21 @@ Status replayTrace(TraceReader& trace, KeyspaceReplay& replay, ArenaReplay* slab
 
 } // namespace
 
+std::vector<IndexFootprint> indexFootprints(const KeyspaceReplay& replay, const AllocatorModel& allocator) {
+    std::vector<IndexFootprint> indexes;
+    for (const DatabaseTables& db : replay.databaseTables()) {
+        indexes.push_back(db.keys.footprint(allocator));
+        if (replay.hasExpiresTables() && db.expires.entries() > 0)
+            indexes.push_back(db.expires.footprint(allocator));
+    }
+    return indexes;
+}
+
 Expected<std::vector<ThresholdPoint>> evaluateKeyspace(const SimulationConfig& config,
-    const std::vector<std::uint32_t>& thresholds, const KeyspaceShapes& shapes, const IndexTableModel& keyspaceTable,
-    const IndexTableModel* expiresTable, SimulationResult& result, std::stop_token stop) {
+    const std::vector<std::uint32_t>& thresholds, const KeyspaceShapes& shapes,
+    const std::vector<IndexFootprint>& indexes, SimulationResult& result, std::stop_token stop) {
     result.getWeightsFromTrace = !shapes.gets.empty() || !shapes.thresholdGets.empty();
     result.trace.distinctShapes = shapes.keyspace.size() + shapes.thresholdKeyspace.size();
-    std::vector<IndexFootprint> indexes;
-    indexes.push_back(keyspaceTable.footprint(*config.allocator));
-    if (expiresTable && expiresTable->entries() > 0)
-        indexes.push_back(expiresTable->footprint(*config.allocator));
     for (const auto& index : indexes) {
         result.indexRehashing = result.indexRehashing || index.rehashing;
         result.indexBuckets += index.buckets;
@@ -109,7 +115,7 @@ Expected<std::vector<ThresholdPoint>> evaluateReplay(const SimulationConfig& con
     std::stop_token stop) {
     const KeyspaceShapes shapes { replay.keyspaceShapes().sorted(), replay.getShapes().sorted(),
         replay.thresholdKeyspaceShapes().sorted(), replay.thresholdGetShapes().sorted() };
-    return evaluateKeyspace(config, thresholds, shapes, replay.keyspaceTable(), replay.expiresTable(), result, stop);
+    return evaluateKeyspace(config, thresholds, shapes, indexFootprints(replay, *config.allocator), result, stop);
 }
 
 // The run's description, whatever the replays.

@@ -24,7 +24,7 @@ void SlabReplay::logCollection(std::uint32_t keyId, const KeyState& key, const R
     std::uint8_t flags = Event::kCollection | (key.hasTtl() ? Event::kHasTtl : 0);
     if (startsCommand)
         flags |= Event::kNewCommand;
-    log({ keyId, at, indexSizesNow(), Op::Element, flags });
+    log({ keyId, at, indexSizesNow(keyId), Op::Element, flags });
 }
 
 void SlabReplay::storeCollection(ThresholdArena& t, std::uint32_t keyId, std::uint8_t flags, const std::uint32_t* words,
@@ -46,12 +46,12 @@ void SlabReplay::storeCollection(ThresholdArena& t, std::uint32_t keyId, std::ui
     // The key joins the keyspace once its value is made (db.c dbAdd), its TTL's entry with it; then what
     // the change freed (the old listpack after zrealloc, a rehashed table's old array, removed elements).
     if (isNew)
-        t.keys.insert(t.arena, keyId);
+        t.keysOf(keyId).insert(t.arena, keyId);
     const bool hasExpire = (flags & Event::kHasTtl) && m_policy.expiresTable;
     if (hasExpire && !key.inExpires)
-        t.expires.insert(t.arena, keyId);
+        t.expiresOf(keyId).insert(t.arena, keyId);
     else if (!hasExpire && key.inExpires)
-        t.expires.erase(t.arena, keyId);
+        t.expiresOf(keyId).erase(t.arena, keyId);
     key.inExpires = hasExpire;
     for (const JemallocArenaModel::Handle freed : t.freeing)
         t.arena.release(freed);
@@ -60,7 +60,7 @@ void SlabReplay::storeCollection(ThresholdArena& t, std::uint32_t keyId, std::ui
 void SlabReplay::renamed(std::uint32_t from, std::uint32_t to) {
     if (!m_replay->keys()[from].collection())
         return; // a string's object is freed and made again (removed(), stored())
-    log({ from, to, indexSizesNow(), Op::Rename, Event::kRename });
+    log({ from, to, indexSizesNow(to), Op::Rename, Event::kRename });
 }
 
 void SlabReplay::moveCollection(ThresholdArena& t, std::uint32_t from, std::uint32_t to) {
@@ -69,11 +69,11 @@ void SlabReplay::moveCollection(ThresholdArena& t, std::uint32_t from, std::uint
         return;
     // The source's entries go (dbDelete of the name, the value kept), the destination's come (dbAdd); its
     // TTL is set again by the change that follows (setExpire).
-    t.keys.erase(t.arena, from);
+    t.keysOf(from).erase(t.arena, from);
     if (node.mapped().inExpires)
-        t.expires.erase(t.arena, from);
+        t.expiresOf(from).erase(t.arena, from);
     node.mapped().inExpires = false;
-    t.keys.insert(t.arena, to);
+    t.keysOf(to).insert(t.arena, to);
     node.key() = to;
     t.collections.insert(std::move(node));
 }
@@ -89,9 +89,9 @@ bool SlabReplay::removeCollection(ThresholdArena& t, std::uint32_t keyId) {
     auto found = t.collections.find(keyId);
     if (found == t.collections.end())
         return false;
-    t.keys.erase(t.arena, keyId);
+    t.keysOf(keyId).erase(t.arena, keyId);
     if (found->second.inExpires)
-        t.expires.erase(t.arena, keyId);
+        t.expiresOf(keyId).erase(t.arena, keyId);
     for (const JemallocArenaModel::Handle h : found->second.held)
         t.arena.release(h);
     t.collections.erase(found);

@@ -100,13 +100,13 @@ std::vector<HeldSlabs> SlabReplay::heldSlabsAt(std::uint32_t threshold) const {
     return out;
 }
 
-SlabReplay::IndexSizes SlabReplay::replayIndexSizes() const {
-    return { m_replay->keyspaceTable().heldBuckets(),
-        m_replay->expiresTable() ? m_replay->expiresTable()->heldBuckets() : kNoTable };
+SlabReplay::IndexSizes SlabReplay::replayIndexSizes(std::uint32_t database) const {
+    const DatabaseTables& db = m_replay->databaseTables()[database];
+    return { db.keys.heldBuckets(), m_replay->hasExpiresTables() ? db.expires.heldBuckets() : kNoTable, database };
 }
 
-std::uint32_t SlabReplay::indexSizesNow() {
-    const IndexSizes now = replayIndexSizes();
+std::uint32_t SlabReplay::indexSizesNow(std::uint32_t keyId) {
+    const IndexSizes now = replayIndexSizes(m_replay->databaseOf(keyId));
     auto& sizes = m_filling.indexSizes;
     if (sizes.empty() || sizes.back() != now)
         sizes.push_back(now);
@@ -145,7 +145,7 @@ void SlabReplay::stored(std::uint32_t keyId, const KeyState& key, Op op) {
     }
     // The key's shape is the same at every threshold unless it keeps a stale expire field below some.
     const std::uint32_t sdsBytes = key.kind() == ValueKind::RawString ? m_replay->sdsBytesOf(keyId) : 0;
-    Event e { keyId, 0, indexSizesNow(), op, key.hasTtl() ? Event::kHasTtl : std::uint8_t { 0 } };
+    Event e { keyId, 0, indexSizesNow(keyId), op, key.hasTtl() ? Event::kHasTtl : std::uint8_t { 0 } };
     if (key.thresholdFree()) {
         e.shape = shapeIdOf(key.shape(), sdsBytes);
     } else {
@@ -157,8 +157,12 @@ void SlabReplay::stored(std::uint32_t keyId, const KeyState& key, Op op) {
     log(e);
 }
 
+void SlabReplay::placed(std::uint32_t keyId, std::uint32_t database) {
+    log({ keyId, database, indexSizesNow(keyId), Op::Resize, Event::kPlace });
+}
+
 void SlabReplay::removed(std::uint32_t keyId) {
-    log({ keyId, 0, indexSizesNow(), Op::Delete, Event::kRemove });
+    log({ keyId, 0, indexSizesNow(keyId), Op::Delete, Event::kRemove });
 }
 
 void SlabReplay::expired(std::uint32_t keyId, std::uint64_t dueMs) {
@@ -179,13 +183,17 @@ std::uint64_t SlabReplay::clockAtMs(std::uint64_t nowMs) {
 
 void SlabReplay::runExpireCycles(std::uint64_t nowMs) {
     m_cycleRemovals.clear();
-    m_expireCycle->runUntil(nowMs, m_replay->expiresTable()->entries(), m_cycleRemovals);
+    // expire.c activeExpireCycle visits every database in turn; the model's cycle samples their keys as one.
+    std::uint64_t volatileKeys = 0;
+    for (const DatabaseTables& db : m_replay->databaseTables())
+        volatileKeys += db.expires.entries();
+    m_expireCycle->runUntil(nowMs, volatileKeys, m_cycleRemovals);
     logCycleRemovals();
 }
 
 void SlabReplay::logCycleRemovals() {
     for (const std::uint32_t keyId : m_cycleRemovals)
-        log({ keyId, 0, indexSizesNow(), Op::Delete, Event::kRemove | Event::kByExpireCycle });
+        log({ keyId, 0, indexSizesNow(keyId), Op::Delete, Event::kRemove | Event::kByExpireCycle });
 }
 
 namespace {
@@ -216,7 +224,8 @@ void SlabReplay::settled() {
     catchUp();
     for (auto& t : m_arenas) {
         releaseArguments(*t); // the last command has ended
-        syncIndexes(*t, replayIndexSizes());
+        for (std::uint32_t db = 0; db < m_replay->databaseTables().size(); ++db)
+            syncIndexes(*t, replayIndexSizes(db));
     }
 }
 
@@ -272,11 +281,11 @@ void SlabReplay::prefetchFor(const ThresholdArena& t, const Event& e, std::uint3
         __builtin_prefetch(&t.layouts[oldId]);
     const bool removes = e.flags & Event::kRemove;
     if (oldId == 0 || removes)
-        t.keys.prefetch(e.keyId);
+        t.keysOf(e.keyId).prefetch(e.keyId);
     if (!removes && shapeId < t.layoutOfShape.size())
         __builtin_prefetch(&t.layoutOfShape[shapeId]);
     if ((record & kInExpires) || (e.flags & Event::kHasTtl)) // leaves or joins the expires index
-        t.expires.prefetch(e.keyId);
+        t.expiresOf(e.keyId).prefetch(e.keyId);
 }
 
 void SlabReplay::play(ThresholdArena& t, std::size_t arenaIndex) const {
@@ -291,7 +300,9 @@ void SlabReplay::play(ThresholdArena& t, std::size_t arenaIndex) const {
         const Event& e = events[i];
         if (!t.arguments.empty() && !(e.flags & Event::kCollection)) [[unlikely]]
             releaseArguments(t); // a collection command's: another command has started
-        if (e.flags & Event::kRemove)
+        if (e.flags & Event::kPlace) [[unlikely]]
+            t.place(e.keyId, e.shape);
+        else if (e.flags & Event::kRemove)
             remove(t, e.keyId, sizes[e.indexSizes], e.flags & Event::kByExpireCycle);
         else if (e.flags & Event::kRename) [[unlikely]]
             moveCollection(t, e.keyId, e.shape);
@@ -348,9 +359,10 @@ std::uint32_t SlabReplay::layoutIdFor(ThresholdArena& t, std::uint32_t shapeId) 
 }
 
 void SlabReplay::syncIndexes(ThresholdArena& t, const IndexSizes& sizes) {
-    t.keys.resize(t.arena, sizes.first);
-    if (sizes.second != kNoTable)
-        t.expires.resize(t.arena, sizes.second);
+    t.holdDatabase(sizes.database); // the settled sizes name every database, keys placed in it or not
+    t.keysIn(sizes.database).resize(t.arena, sizes.keys);
+    if (sizes.expires != kNoTable)
+        t.expiresIn(sizes.database).resize(t.arena, sizes.expires);
 }
 
 void SlabReplay::store(ThresholdArena& t, std::uint32_t keyId, bool hasTtl, Op op, std::uint32_t shapeId,
@@ -411,11 +423,11 @@ void SlabReplay::store(ThresholdArena& t, std::uint32_t keyId, bool hasTtl, Op o
     const bool hadExpire = (record & kInExpires) || (collection && collection->inExpires);
     const bool hasExpire = hasTtl && m_policy.expiresTable;
     if (oldId == 0 && !collection)
-        t.keys.insert(t.arena, keyId);
+        t.keysOf(keyId).insert(t.arena, keyId);
     if (hasExpire && !hadExpire)
-        t.expires.insert(t.arena, keyId);
+        t.expiresOf(keyId).insert(t.arena, keyId);
     else if (hadExpire && !hasExpire)
-        t.expires.erase(t.arena, keyId);
+        t.expiresOf(keyId).erase(t.arena, keyId);
     t.record(keyId) = id | (hasExpire ? kInExpires : 0);
     for (std::uint32_t j = 0; j < oldHeld; ++j)
         if (old[j] != std::bit_cast<std::uint64_t>(kNoHandle) && !(keptOld & (1u << j)))
@@ -440,9 +452,9 @@ void SlabReplay::remove(ThresholdArena& t, std::uint32_t keyId, const IndexSizes
     const std::uint8_t keyObjects = byCycle ? std::min<std::uint8_t>(layout.keyArgumentCount, 2) : 0;
     for (std::uint8_t i = keyObjects; i-- > 0;)
         keyObject[i] = std::bit_cast<std::uint64_t>(t.arena.allocateClass(layout.transients[layout.keyArgumentAt + i]));
-    t.keys.erase(t.arena, keyId);
+    t.keysOf(keyId).erase(t.arena, keyId);
     if (record & kInExpires)
-        t.expires.erase(t.arena, keyId);
+        t.expiresOf(keyId).erase(t.arena, keyId);
     JemallocArenaModel::Handle* held = t.of(keyId);
     const std::uint32_t count = layout.count;
     for (std::uint32_t i = 0; i < std::min(count, t.stride); ++i)

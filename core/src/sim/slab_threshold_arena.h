@@ -12,6 +12,7 @@
 
 #include <cassert>
 #include <unordered_map>
+#include <utility>
 
 namespace layoutlab {
 
@@ -33,8 +34,17 @@ using CollectionRegions = HeldRegions<JemallocArenaModel::Handle>;
 struct SlabReplay::ThresholdArena {
     std::uint32_t threshold = 0;
     JemallocArenaModel arena;
+    // Database 0's index tables; the others' (a trace that places keys in them: Op::Resize of kKeyDatabase) in
+    // `otherDatabases` by database - 1, and each key's database from the first placed elsewhere on.
     SlabIndex keys;
     SlabIndex expires;
+    struct DatabaseIndexes {
+        SlabIndex keys;
+        SlabIndex expires;
+    };
+    IndexPolicy policy;
+    std::vector<DatabaseIndexes> otherDatabases;
+    std::vector<std::uint16_t> databaseOfKey;
     // Per key id, side by side so that a write touches one place: its record (the id of its layout |
     // kInExpires, in the first slot's classIndex) and `stride` handles, in its layout's order.
     std::uint32_t stride = 2;
@@ -69,8 +79,44 @@ struct SlabReplay::ThresholdArena {
         , arena(allocator.table(), options)
         , keys(policy.kind, policy.params)
         , expires(policy.kind, policy.params)
+        , policy(policy)
         , keyIdHint(hint)
         , argumentClasses(layout, allocator, t) { }
+
+    std::uint32_t databaseOf(std::uint32_t keyId) const {
+        return keyId < databaseOfKey.size() ? databaseOfKey[keyId] : 0;
+    }
+    SlabIndex& keysIn(std::uint32_t database) { return database == 0 ? keys : otherDatabases[database - 1].keys; }
+    SlabIndex& expiresIn(std::uint32_t database) {
+        return database == 0 ? expires : otherDatabases[database - 1].expires;
+    }
+    // The index tables of the key's database.
+    SlabIndex& keysOf(std::uint32_t keyId) { return const_cast<SlabIndex&>(std::as_const(*this).keysOf(keyId)); }
+    SlabIndex& expiresOf(std::uint32_t keyId) { return const_cast<SlabIndex&>(std::as_const(*this).expiresOf(keyId)); }
+    const SlabIndex& keysOf(std::uint32_t keyId) const {
+        if (databaseOfKey.empty()) [[likely]]
+            return keys;
+        const std::uint32_t db = databaseOf(keyId);
+        return db == 0 ? keys : otherDatabases[db - 1].keys;
+    }
+    const SlabIndex& expiresOf(std::uint32_t keyId) const {
+        if (databaseOfKey.empty()) [[likely]]
+            return expires;
+        const std::uint32_t db = databaseOf(keyId);
+        return db == 0 ? expires : otherDatabases[db - 1].expires;
+    }
+    // The key kept in `database`'s tables from now on (KeyspaceObserver::placed).
+    void place(std::uint32_t keyId, std::uint32_t database) {
+        if (keyId >= databaseOfKey.size())
+            databaseOfKey.resize(std::max<std::size_t>(std::size_t { keyId } + 1, keyIds));
+        databaseOfKey[keyId] = static_cast<std::uint16_t>(database);
+        holdDatabase(database);
+    }
+    // Tables for `database` (and those below it), empty until keys come.
+    void holdDatabase(std::uint32_t database) {
+        while (otherDatabases.size() < database)
+            otherDatabases.push_back({ SlabIndex(policy.kind, policy.params), SlabIndex(policy.kind, policy.params) });
+    }
 
     void reserve(std::uint32_t keyId, std::uint32_t needed) {
         if (needed > stride) {
@@ -110,6 +156,7 @@ struct alignas(16) SlabReplay::Event {
     static constexpr std::uint8_t kCollection = 16; // a collection key's: `shape` is its place in Log::census
     static constexpr std::uint8_t kNewCommand = 32; // with kCollection: the open command's arguments freed first
     static constexpr std::uint8_t kRename = 64; // a collection key's value moved from keyId to `shape`
+    static constexpr std::uint8_t kPlace = 128; // the key kept in database `shape`'s tables (KeyspaceObserver::placed)
     std::uint32_t keyId = 0;
     std::uint32_t shape = 0; // the shape id at every threshold (stored())
     std::uint32_t indexSizes = 0; // into Log::indexSizes

@@ -348,7 +348,8 @@ Expected<std::vector<std::vector<ThresholdPoint>>> budgetPoints(const Simulation
         shapes.gets = hitsAt[j];
         SimulationResult scratch;
         SimulationResult& described = j == 0 ? result : scratch;
-        auto points = evaluateKeyspace(config, thresholds, shapes, settled, nullptr, described, stop);
+        auto points
+            = evaluateKeyspace(config, thresholds, shapes, { settled.footprint(*config.allocator) }, described, stop);
         if (!points)
             return points.error();
         for (ThresholdPoint& p : *points)

@@ -18,6 +18,20 @@ using layoutlab::test::MonitorCommandsTest;
 
 namespace {
 
+// The requests but the placements of keys in databases other than 0 (an Op::Resize of kKeyDatabase before each
+// one's first request), which go to `placements`.
+std::vector<Request> unplaced(const std::vector<Request>& all, std::vector<Request>* placements = nullptr) {
+    std::vector<Request> out;
+    for (const Request& r : all) {
+        const bool placement = r.op == Op::Resize && r.valueBytes == kKeyDatabase;
+        if (!placement)
+            out.push_back(r);
+        else if (placements)
+            placements->push_back(r);
+    }
+    return out;
+}
+
 TEST_F(MonitorCommandsTest, IncrementsCarryTheirResults) {
     const auto r = import({ { "SET", "n", "9998" }, { "INCR", "n" }, { "INCR", "n" }, { "DECRBY", "n", "20000" },
         { "INCRBYFLOAT", "n", "0.5" }, { "INCR", "fresh" }, { "INCRBYFLOAT", "f", "3.0e2" } });
@@ -107,9 +121,9 @@ TEST_F(MonitorCommandsTest, FlushDeletesEveryKeyHeld) {
     EXPECT_EQ(m_rejects.notModelled.count("FLUSHALL"), 0u);
 }
 
-// A name in two databases is two keys ("[<db> <client>]"); FLUSHDB deletes its database's keys only, and leaves
-// the tables to the deletes while another database holds keys (the replay keeps them in one); a client blocked
-// in one database is served by a push in its own only.
+// A name in two databases is two keys ("[<db> <client>]"), placed in its database's tables before its first
+// request; FLUSHDB deletes its database's keys only, then frees that database's tables; a client blocked in one
+// database is served by a push in its own only.
 TEST_F(MonitorCommandsTest, EachDatabaseHasKeysOfItsOwn) {
     const auto r = importText("OK\n"
                               "1700000000.000001 [0 127.0.0.1:5] \"SET\" \"k\" \"41\"\n"
@@ -123,10 +137,21 @@ TEST_F(MonitorCommandsTest, EachDatabaseHasKeysOfItsOwn) {
                               "1700000000.000009 [0 127.0.0.1:5] \"GET\" \"k\"\n"
                               "1700000000.000010 [12 lua] \"SET\" \"k\" \"z\"\n");
     ASSERT_TRUE(r) << r.error().describe();
-    const auto& q = *r;
+    std::vector<Request> placements;
+    const auto q = unplaced(*r, &placements);
     // SET k (db 0), SET k (db 1), INCR k in db 1 refused (not an integer), INCR k in db 0 (42); RPUSH q in db 0
     // (a command and an add) does not serve the client of db 2; RPUSH q in db 2 does: its push, then the pop.
-    ASSERT_EQ(q.size(), 11u);
+    ASSERT_EQ(q.size(), 12u);
+    // Database 1's k, database 2's q, database 12's k: each placed once, before its first request.
+    ASSERT_EQ(placements.size(), 3u);
+    EXPECT_EQ(placements[0].keyId, q[1].keyId);
+    EXPECT_EQ(placements[0].ttlSeconds, 1u);
+    EXPECT_EQ(placements[1].keyId, q[5].keyId);
+    EXPECT_EQ(placements[1].ttlSeconds, 2u);
+    EXPECT_EQ(placements[2].keyId, q[11].keyId);
+    EXPECT_EQ(placements[2].ttlSeconds, 12u);
+    EXPECT_EQ((*r)[1].op, Op::Resize); // before db 1's SET k
+    EXPECT_EQ((*r)[2].keyId, placements[0].keyId);
     EXPECT_NE(q[0].keyId, q[1].keyId);
     EXPECT_EQ(q[2].op, Op::Incr);
     EXPECT_EQ(q[2].keyId, q[0].keyId);
@@ -134,14 +159,18 @@ TEST_F(MonitorCommandsTest, EachDatabaseHasKeysOfItsOwn) {
     EXPECT_NE(q[3].keyId, q[5].keyId); // db 0's q, then db 2's
     EXPECT_EQ(q[7].elementOp().action, ElementAction::Remove); // the waiting client's pop, in db 2
     EXPECT_EQ(q[7].keyId, q[5].keyId);
-    // FLUSHDB in db 1: its k deleted, no tables freed (db 0 holds keys); GET k finds db 0's; db 12's k is new.
+    // FLUSHDB in db 1: its k deleted, then db 1's tables freed (named by that k); GET k finds db 0's; db 12's k
+    // is new.
     EXPECT_EQ(q[8].op, Op::Delete);
     EXPECT_EQ(q[8].keyId, q[1].keyId);
-    EXPECT_EQ(q[9].op, Op::Get);
-    EXPECT_EQ(q[9].keyId, q[0].keyId);
-    EXPECT_EQ(q[10].op, Op::Set);
-    EXPECT_NE(q[10].keyId, q[0].keyId);
-    EXPECT_NE(q[10].keyId, q[1].keyId);
+    EXPECT_EQ(q[9].op, Op::Resize);
+    EXPECT_EQ(q[9].valueBytes, kEmptiedTables);
+    EXPECT_EQ(q[9].keyId, q[1].keyId);
+    EXPECT_EQ(q[10].op, Op::Get);
+    EXPECT_EQ(q[10].keyId, q[0].keyId);
+    EXPECT_EQ(q[11].op, Op::Set);
+    EXPECT_NE(q[11].keyId, q[0].keyId);
+    EXPECT_NE(q[11].keyId, q[1].keyId);
     EXPECT_EQ(m_rejects.refused.at("value is not an integer or out of range"), 1u);
 }
 
@@ -218,8 +247,15 @@ TEST_F(MonitorCommandsTest, MoveAndSwapdbFollowTheKeysBetweenDatabases) {
                               "1700000000.000016 [3 127.0.0.1:8] \"SWAPDB\" \"2\" \"3\"\n"
                               "1700000000.000017 [0 127.0.0.1:5] \"SWAPDB\" \"0\" \"99\"\n");
     ASSERT_TRUE(r) << r.error().describe();
-    const auto& q = *r;
+    std::vector<Request> placements;
+    const auto q = unplaced(*r, &placements);
     ASSERT_EQ(q.size(), 11u);
+    // Database 1's k (MOVE's destination), database 3's q: a SWAPDB moves no key, nor places one again.
+    ASSERT_EQ(placements.size(), 2u);
+    EXPECT_EQ(placements[0].keyId, q[2].keyId);
+    EXPECT_EQ(placements[0].ttlSeconds, 1u);
+    EXPECT_EQ(placements[1].keyId, q[9].keyId);
+    EXPECT_EQ(placements[1].ttlSeconds, 3u);
     EXPECT_EQ(q[1].op, Op::Rename); // the source, in database 0
     EXPECT_EQ(q[1].keyId, q[0].keyId);
     EXPECT_EQ(q[1].valueBytes, kRenameSource);
@@ -254,10 +290,13 @@ TEST_F(MonitorCommandsTest, MoveAndSwapdbFollowTheKeysBetweenDatabases) {
 // as SETRANGE makes a key, then its TTL; nothing onto a key that exists unless REPLACE (a delete first); another
 // database's key with DB; a collection's copy is not modelled.
 TEST_F(MonitorCommandsTest, CopyDuplicatesAStringAsTheServerDoes) {
-    const auto r = import({ { "SET", "a", "7", "EX", "100" }, { "COPY", "a", "b" }, { "SET", "s", "text" },
+    const auto all = import({ { "SET", "a", "7", "EX", "100" }, { "COPY", "a", "b" }, { "SET", "s", "text" },
         { "APPEND", "s", "more" }, { "EXPIRE", "s", "50" }, { "COPY", "s", "b" }, { "COPY", "s", "b", "REPLACE" },
         { "COPY", "a", "c", "DB", "1" }, { "COPY", "a", "a" }, { "COPY", "a", "d", "DB", "16" },
         { "COPY", "a", "d", "LAZY" }, { "COPY", "gone", "d" } });
+    std::vector<Request> placements;
+    const auto r = unplaced(all, &placements);
+    ASSERT_EQ(placements.size(), 1u); // c, in database 1
     ASSERT_EQ(r.size(), 9u);
     EXPECT_EQ(r[1].op, Op::Set); // b: "7", an INT object of its own, with a's TTL
     EXPECT_NE(r[1].keyId, r[0].keyId);
@@ -274,6 +313,7 @@ TEST_F(MonitorCommandsTest, CopyDuplicatesAStringAsTheServerDoes) {
     EXPECT_EQ(r[8].op, Op::Set); // c in database 1: a key of its own
     EXPECT_NE(r[8].keyId, r[1].keyId);
     EXPECT_EQ(r[8].kind, ValueKind::Integer);
+    EXPECT_EQ(placements[0].keyId, r[8].keyId);
     EXPECT_EQ(m_rejects.refused.at("source and destination objects are the same"), 1u);
     EXPECT_EQ(m_rejects.refused.at("DB index is out of range"), 1u);
     EXPECT_EQ(m_rejects.refused.at("syntax error"), 1u);
@@ -364,9 +404,9 @@ TEST_F(MonitorCommandsTest, ACopyIsReplayedAsTheTypesDupMakesIt) {
 }
 
 TEST_F(MonitorCommandsTest, CommandsNotModelledAreNamed) {
-    const std::vector<std::vector<std::string>> commands { { "XADD", "d", "*", "f", "1" }, { "GEOADD", "g", "1", "2", "m" },
-        { "XADD", "d", "*", "f", "2" }, { "PING" }, { "STRLEN", "a" }, { "HGETALL", "h" }, { "SMEMBERS", "s" },
-        { "ZRANGE", "z", "0", "-1" } };
+    const std::vector<std::vector<std::string>> commands { { "XADD", "d", "*", "f", "1" },
+        { "GEOADD", "g", "1", "2", "m" }, { "XADD", "d", "*", "f", "2" }, { "PING" }, { "STRLEN", "a" },
+        { "HGETALL", "h" }, { "SMEMBERS", "s" }, { "ZRANGE", "z", "0", "-1" } };
     import(commands);
     EXPECT_EQ(m_rejects.notModelled.at("XADD"), 2u);
     EXPECT_EQ(m_rejects.notModelled.at("GEOADD"), 1u);

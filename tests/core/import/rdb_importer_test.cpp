@@ -170,13 +170,31 @@ TEST_F(RdbImporterTest, TypesNotModelledAreParsedToTheirEndAndCounted) {
     EXPECT_EQ(total, 8u);
 }
 
+// A name in two databases is two keys, each of another database than 0 placed in its tables before its SET, and
+// each database's tables sized by its own RESIZEDB (rdb.c: SELECTDB, then RESIZEDB -> dbExpand of that database).
 TEST_F(RdbImporterTest, KeysOfDifferentDatabasesAreDifferentKeys) {
     RdbWriter w("REDIS0009");
-    w.setString("k", "v").u8(254).len(2).setString("k", "vv").setString("other", "v");
+    w.u8(251).len(1).len(0).setString("k", "v");
+    w.u8(254).len(2).u8(251).len(2).len(1).setString("k", "vv").setString("other", "v");
     const auto got = import(w.finish());
     ASSERT_FALSE(got.error) << got.error->describe();
-    ASSERT_EQ(got.requests.size(), 3u);
-    EXPECT_NE(got.requests[0].keyId, got.requests[1].keyId);
+    const auto& r = got.requests;
+    ASSERT_EQ(r.size(), 7u);
+    EXPECT_EQ(r[0].op, Op::Resize); // database 0's tables: one key
+    EXPECT_EQ(r[0].valueBytes, 1u);
+    EXPECT_EQ(r[1].op, Op::Set);
+    EXPECT_EQ(r[2].op, Op::Resize); // database 2's k placed there, then its tables sized: two keys, one expire
+    EXPECT_EQ(r[2].valueBytes, kKeyDatabase);
+    EXPECT_EQ(r[2].ttlSeconds, 2u);
+    EXPECT_EQ(r[3].op, Op::Resize);
+    EXPECT_EQ(r[3].valueBytes, 2u);
+    EXPECT_EQ(r[3].ttlSeconds, 1u);
+    EXPECT_EQ(r[3].keyId, r[2].keyId);
+    EXPECT_EQ(r[4].op, Op::Set);
+    EXPECT_EQ(r[4].keyId, r[2].keyId);
+    EXPECT_NE(r[4].keyId, r[1].keyId);
+    EXPECT_EQ(r[5].valueBytes, kKeyDatabase); // other, placed in database 2 too
+    EXPECT_EQ(r[6].keyId, r[5].keyId);
 }
 
 TEST_F(RdbImporterTest, ARESIZEDBBeyondTheFileReservesNothingForIt) {

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <functional>
 #include <stop_token>
+#include <unordered_map>
 
 namespace layoutlab {
 
@@ -39,16 +40,52 @@ struct LoadReport {
     std::vector<ClockPoint> clock;
 };
 
+// Where a trace keeps its keys (Op::Resize of kKeyDatabase): database 0 unless placed in another; and the names
+// they are sent by: each key id's own (traceKeyName), but for a key moved from another database (a rename pair
+// across databases: MOVE), which keeps the name it had there.
+class KeyDatabases {
+public:
+    std::string nameOf(const Request& r) const {
+        if (!m_names.empty()) [[unlikely]]
+            if (const auto it = m_names.find(r.keyId); it != m_names.end())
+                return it->second;
+        return traceKeyName(r.keyId, r.keyBytes);
+    }
+    // `keyId` is the value MOVE took to its database under `name`.
+    void movedAs(std::uint32_t keyId, std::string name) { m_names[keyId] = std::move(name); }
+    // Notes `r` if it places its key.
+    void see(const Request& r) {
+        if (r.op == Op::Resize && r.valueBytes == kKeyDatabase) [[unlikely]] {
+            if (r.ttlSeconds == 0)
+                m_databases.erase(r.keyId);
+            else
+                m_databases[r.keyId] = r.ttlSeconds;
+        }
+    }
+    std::uint32_t of(std::uint32_t keyId) const {
+        if (m_databases.empty()) [[likely]]
+            return 0;
+        const auto it = m_databases.find(keyId);
+        return it == m_databases.end() ? 0 : it->second;
+    }
+
+private:
+    std::unordered_map<std::uint32_t, std::uint32_t> m_databases; // the keys placed elsewhere than database 0
+    std::unordered_map<std::uint32_t, std::string> m_names; // the keys a MOVE named
+};
+
 // Reads `trace` in batches. Each request is counted and its key size checked (KeyNameCheck):
 // - a GET keeps its key name for the run phase (the first `keepReads` of them) and is not sent, nor is
-//   any other read;
+//   any other read; with `databases` (an engine that has them), which follows the trace's placements, only
+//   the GETs of database 0's keys are kept (the run phase reads database 0);
 // - every other request becomes commands through `translate(request, keyName, commands)`, which may refuse it
 //   (a Status).
 // `send(commands)` sends one batch's commands, `pipeline` per round trip; an error it returns is
 // annotated with how many requests the load had read. `progress` gets the requests read so far.
 template <class Command, class Translate, class Send>
 Expected<LoadReport> loadInBatches(TraceReader& trace, std::size_t pipeline, std::size_t keepReads,
-    const std::function<void(std::uint64_t)>& progress, std::stop_token stop, Translate&& translate, Send&& send) {
+    const std::function<void(std::uint64_t)>& progress, std::stop_token stop, Translate&& translate, Send&& send,
+    KeyDatabases* databases = nullptr) {
     constexpr std::size_t kBatchRequests = 4096;
     LoadReport report;
     report.started = std::chrono::steady_clock::now();
@@ -64,9 +101,11 @@ Expected<LoadReport> loadInBatches(TraceReader& trace, std::size_t pipeline, std
                 ++report.reads;
                 continue;
             }
-            std::string key = traceKeyName(r.keyId, r.keyBytes);
+            if (databases)
+                databases->see(r);
+            std::string key = databases ? databases->nameOf(r) : traceKeyName(r.keyId, r.keyBytes);
             if (r.op == Op::Get) {
-                if (report.readKeys.size() < keepReads)
+                if (report.readKeys.size() < keepReads && (!databases || databases->of(r.keyId) == 0))
                     report.readKeys.push_back({ std::move(key), r.valueBytes });
                 ++report.reads;
                 continue;

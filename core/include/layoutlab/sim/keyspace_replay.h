@@ -110,10 +110,18 @@ public:
     virtual void renamed(std::uint32_t /*from*/, std::uint32_t /*to*/) { }
     // A write a few requests ahead: fetch what it will read (a hint; the default: none).
     virtual void prefetch(const Request& /*ahead*/) { }
+    // The key, not live, is kept in `database`'s tables from now on (Op::Resize of kKeyDatabase).
+    virtual void placed(std::uint32_t /*keyId*/, std::uint32_t /*database*/) { }
 };
 
 class KeyspaceReplay;
 class CollectionReplay;
+
+// One database's key table and expires table (server.h serverDb: keys, expires).
+struct DatabaseTables {
+    IndexTableModel keys;
+    IndexTableModel expires;
+};
 
 // A memory budget the replay keeps to (sim/eviction.h): told of every change as an observer is, of every
 // GET hit, and asked before every request to make room, as a server with maxmemory asks before every
@@ -185,6 +193,8 @@ class KeyspaceReplay {
 public:
     // Key ids are 32-bit: at most this many distinct keys.
     static constexpr std::uint64_t kMaxKeyIds = std::uint64_t { 1 } << 32;
+    // The highest database a key may be placed in (Op::Resize of kKeyDatabase).
+    static constexpr std::uint32_t kMaxDatabase = UINT16_MAX;
     // getSampleSize: how many of the most recent GET hits to remember (for the cache model; 0: none).
     // staleExpire: given, keys whose TTL is removed keep a stale expire field while the rule says so;
     // without, no key ever has one.
@@ -210,8 +220,17 @@ public:
     // field, its sds buffer, the threshold from which the field is gone).
     const ThresholdShapeHistogram& thresholdGetShapes() const { return m_thresholdGetShapes; }
     const ThresholdShapeHistogram& thresholdKeyspaceShapes() const { return m_thresholdKeyspaceShapes; }
-    const IndexTableModel& keyspaceTable() const { return m_table; }
-    const IndexTableModel* expiresTable() const { return m_hasExpiresTable ? &m_expires : nullptr; }
+    // Database 0's tables: every key's, unless the trace places keys in others (kKeyDatabase).
+    const IndexTableModel& keyspaceTable() const { return m_databases[0].keys; }
+    const IndexTableModel* expiresTable() const { return m_hasExpiresTable ? &m_databases[0].expires : nullptr; }
+    // Every database's tables, database 0's first: one each the trace placed a key in, and those below it
+    // (the engines keep a key table and an expires table per database: server.h serverDb).
+    const std::vector<DatabaseTables>& databaseTables() const { return m_databases; }
+    bool hasExpiresTables() const { return m_hasExpiresTable; }
+    // The database the trace placed a key in (0 unless placed elsewhere).
+    std::uint32_t databaseOf(std::uint32_t keyId) const {
+        return keyId < m_keyDatabases.size() ? m_keyDatabases[keyId] : 0;
+    }
     const std::vector<KeyState>& keys() const { return m_keys; }
     // The sds buffer of a ValueKind::RawString key (0: none).
     std::uint32_t sdsBytesOf(std::uint32_t keyId) const;
@@ -224,8 +243,10 @@ public:
     void setBudget(KeyspaceBudget* budget) {
         m_budget = budget;
         m_observer = budget;
-        m_table.setGrowthGate(budget);
-        m_expires.setGrowthGate(budget);
+        for (auto& db : m_databases) {
+            db.keys.setGrowthGate(budget);
+            db.expires.setGrowthGate(budget);
+        }
     }
     // Replays element requests (Op::Element) into `collections` from now on: without, a trace that holds one
     // is refused. Not with an observer or a budget, which model strings only (their request is refused).
@@ -279,7 +300,7 @@ private:
     bool wrongType(const KeyState& key) {
         if (!key.collection()) [[likely]]
             return false;
-        m_table.lookup();
+        tableOf(key).lookup();
         ++m_summary.wrongTypeRequests;
         return true;
     }
@@ -327,6 +348,19 @@ private:
     // Makes a live key's value a RAW sds of `len` bytes in `buffer`.
     template <bool Observed> void storeRaw(KeyState& key, const Request& r, std::uint64_t len, sds::Buffer buffer);
     std::uint32_t idOf(const KeyState& key) const { return static_cast<std::uint32_t>(&key - m_keys.data()); }
+    // The tables of the key's database.
+    IndexTableModel& tableOf(const KeyState& key) {
+        if (m_keyDatabases.empty()) [[likely]]
+            return m_databases[0].keys;
+        return m_databases[databaseOf(idOf(key))].keys;
+    }
+    IndexTableModel& expiresOf(const KeyState& key) {
+        if (m_keyDatabases.empty()) [[likely]]
+            return m_databases[0].expires;
+        return m_databases[databaseOf(idOf(key))].expires;
+    }
+    // Op::Resize of kKeyDatabase: the key (not live) kept in `database`'s tables from now on.
+    Status placeKey(const KeyState& key, std::uint32_t database);
     void compactExpiryHeap();
     // The second a heap entry's key expires in (KeyState::expireAtSeconds when the entry is the key's own).
     std::uint64_t secondOfDue(std::uint64_t dueMs) const { return (m_millisecondTtls ? dueMs - 1 : dueMs) / 1000; }
@@ -346,8 +380,10 @@ private:
     bool m_millisecondTtls = true;
     std::uint64_t m_observerWakeMs = UINT64_MAX;
     std::optional<std::uint32_t> m_renameSource; // a RENAME's source half, until its destination's
-    IndexTableModel m_table;
-    IndexTableModel m_expires;
+    IndexPolicy m_policy;
+    std::vector<DatabaseTables> m_databases; // [0]: database 0's, always there
+    // Each key id's database, from the first placed elsewhere on (before: none, every key in database 0).
+    std::vector<std::uint16_t> m_keyDatabases;
     bool m_hasExpiresTable;
     ShapeHistogram m_getShapes;
     ShapeHistogram m_keyspaceShapes;

@@ -51,6 +51,7 @@ public:
     void elementStored(std::uint32_t keyId, const KeyState& key, const Request& r, bool startsCommand) override;
     // The value's regions move to the new name (db.c renameGenericCommand keeps the object).
     void renamed(std::uint32_t from, std::uint32_t to) override;
+    void placed(std::uint32_t keyId, std::uint32_t database) override;
     void removed(std::uint32_t keyId) override;
     // With options.expireCycle: held until a cycle of the server's removes it (ActiveExpireCycle).
     void expired(std::uint32_t keyId, std::uint64_t dueMs) override;
@@ -73,8 +74,14 @@ public:
 private:
     struct ThresholdArena;
     struct Event;
-    // (keyspace, expires) held buckets (IndexTableModel::heldBuckets); expires kNoTable when there is none.
-    using IndexSizes = std::pair<std::uint64_t, std::uint64_t>;
+    // A database's (keyspace, expires) held buckets (IndexTableModel::heldBuckets); expires kNoTable when there
+    // is none.
+    struct IndexSizes {
+        std::uint64_t keys = 0;
+        std::uint64_t expires = 0;
+        std::uint32_t database = 0;
+        bool operator==(const IndexSizes&) const = default;
+    };
     static constexpr std::uint64_t kNoTable = UINT64_MAX;
     // Events and what they refer to, filled by the replay's thread, then played.
     struct Log {
@@ -91,9 +98,10 @@ private:
         void clear();
     };
     const ThresholdArena* arenaOf(std::uint32_t threshold) const;
-    // The index tables' sizes the replay holds now, and the same as an index into m_filling.indexSizes.
-    IndexSizes replayIndexSizes() const;
-    std::uint32_t indexSizesNow();
+    // The sizes of a database's index tables the replay holds now, and those of `keyId`'s database as an index
+    // into m_filling.indexSizes.
+    IndexSizes replayIndexSizes(std::uint32_t database) const;
+    std::uint32_t indexSizesNow(std::uint32_t keyId);
     void log(const Event& event);
     // Hands the filled log to the players (after the one they play now) and starts a new one.
     void flush();

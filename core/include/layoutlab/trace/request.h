@@ -38,7 +38,10 @@ enum class Op : std::uint8_t {
     // A snapshot's keyspace tables expanded at once before its keys (rdb.c RESIZEDB -> dbExpand): the keys'
     // table for valueBytes keys, the expires table for ttlSeconds of them. Its keyId and keyBytes are those of
     // the first key after it (a key's statistics see no key that is not one). With valueBytes kEmptiedTables:
-    // a flush's tables freed (its keyId and keyBytes: the last key it deleted).
+    // a flush's tables freed (its keyId and keyBytes: the last key it deleted; the tables of that key's database).
+    // With valueBytes kKeyDatabase: the key (keyId, keyBytes) is kept in database ttlSeconds's tables, before its
+    // first request (a key never placed is in database 0's): the engines keep one key table and one expires
+    // table per database (server.h serverDb), which grow and shrink apart.
     Resize = 14,
     // Redis RENAME: two requests in a row, the source key's (valueBytes kRenameSource) then the
     // destination's (kRenameDestination): the destination deleted if it exists, then the source's value,
@@ -61,6 +64,10 @@ inline constexpr std::uint32_t kHyperLogLogSparseMaxBytes = 3000;
 // Op::Resize's valueBytes for a flush (FLUSHALL, FLUSHDB: db.c emptyData), after a delete of every key the
 // trace had made: the tables are freed whole, not shrunk as deletes leave them.
 inline constexpr std::uint32_t kEmptiedTables = UINT32_MAX;
+// Op::Resize's valueBytes placing its key in the database its ttlSeconds names (MONITOR's "[<db> ...]", an
+// RDB file's SELECTDB). A snapshot's table sizes stay below it.
+inline constexpr std::uint32_t kKeyDatabase = UINT32_MAX - 1;
+inline constexpr std::uint32_t kMaxResizeKeys = UINT32_MAX - 2;
 inline constexpr std::uint32_t kRenameSource = 0;
 inline constexpr std::uint32_t kRenameDestination = 1;
 inline constexpr std::uint32_t kCopyDestination = 2;
