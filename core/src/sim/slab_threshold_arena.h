@@ -42,7 +42,7 @@ struct SlabReplay::ThresholdArena {
         SlabIndex keys;
         SlabIndex expires;
     };
-    IndexPolicy policy;
+    IndexPolicy indexPolicy; // the engine's, for the tables of other databases
     std::vector<DatabaseIndexes> otherDatabases;
     std::vector<std::uint16_t> databaseOfKey;
     // Per key id, side by side so that a write touches one place: its record (the id of its layout |
@@ -79,7 +79,7 @@ struct SlabReplay::ThresholdArena {
         , arena(allocator.table(), options)
         , keys(policy.kind, policy.params)
         , expires(policy.kind, policy.params)
-        , policy(policy)
+        , indexPolicy(policy)
         , keyIdHint(hint)
         , argumentClasses(layout, allocator, t) { }
 
@@ -115,7 +115,8 @@ struct SlabReplay::ThresholdArena {
     // Tables for `database` (and those below it), empty until keys come.
     void holdDatabase(std::uint32_t database) {
         while (otherDatabases.size() < database)
-            otherDatabases.push_back({ SlabIndex(policy.kind, policy.params), SlabIndex(policy.kind, policy.params) });
+            otherDatabases.push_back(
+                { SlabIndex(indexPolicy.kind, indexPolicy.params), SlabIndex(indexPolicy.kind, indexPolicy.params) });
     }
 
     void reserve(std::uint32_t keyId, std::uint32_t needed) {
