@@ -3,10 +3,10 @@
 // Debian's redis-server and the Valkey builds of tests/engines (skipped with the reason where there are
 // none). A server is filled with string keys on both sides of every limit (integers shared and not,
 // EMBSTR's 44 bytes, Valkey's 64 and 128, values LZF compresses, values past 32 KiB, integer keys, TTLs),
-// at a power of two of keys and one past it, and saves; a second server starts from that file. The file
-// imported and simulated with the server's layout must come within 1% of what the loading server holds
-// (its settled used_memory, client buffers left out, less the same after FLUSHALL), with the same key
-// count. Then every collection type is added and saved again: the strings and the collections import, and
+// at a power of two of keys and one past it, 3/8 as many in database 2, and saves; a second server starts
+// from that file. The file imported and simulated with the server's layout must come within 1% of what the
+// loading server holds (its settled used_memory, client buffers left out, less the same after FLUSHALL), with
+// the same key count. Then every collection type is added and saved again: the strings and the collections import, and
 // the stream is counted as not modelled, none lost.
 
 #include "layoutlab/alloc/allocator_registry.h"
@@ -149,6 +149,14 @@ TEST_P(RdbSnapshot, ALoadedFileWithinOnePercentOfItsPrediction) {
         auto allocator = parseAllocator(info->allocator);
         ASSERT_TRUE(allocator) << allocator.error().describe();
         ASSERT_TRUE(client->pipeline(fill(keys)));
+        // Database 2 holds the first 3/8 of the names too (other keys): its tables are its own, sized by its
+        // own RESIZEDB, as the loading server's are (one table of both would be another size).
+        const std::uint32_t keysInTwo = keys * 3 / 8;
+        std::vector<Command> second { { "SELECT", "2" } };
+        for (Command& c : fill(keysInTwo))
+            second.push_back(std::move(c));
+        second.push_back({ "SELECT", "0" });
+        ASSERT_TRUE(client->pipeline(second));
         ASSERT_TRUE(client->command({ "SAVE" }));
         const std::string file = saver->workDir + "/dump.rdb";
 
@@ -162,7 +170,7 @@ TEST_P(RdbSnapshot, ALoadedFileWithinOnePercentOfItsPrediction) {
         ASSERT_TRUE(loaded) << loaded.error().describe();
         ASSERT_TRUE(waitUntilSettled(*loaded));
         const std::uint64_t held = test::keyspaceMemory(*loaded);
-        auto heldKeys = keyCount(*loaded);
+        auto heldKeys = keyCountAllDatabases(*loaded);
         ASSERT_TRUE(heldKeys);
         ASSERT_TRUE(loaded->command({ "FLUSHALL", "SYNC" }));
         ASSERT_TRUE(waitUntilSettled(*loaded));
@@ -170,9 +178,14 @@ TEST_P(RdbSnapshot, ALoadedFileWithinOnePercentOfItsPrediction) {
 
         const Imported snapshot = importFile(file);
         ASSERT_FALSE(snapshot.requests.empty());
-        EXPECT_EQ(snapshot.requests.front().op, Op::Resize); // the file's RESIZEDB, before its keys
+        EXPECT_EQ(snapshot.requests.front().op, Op::Resize); // database 0's RESIZEDB, before its keys
         EXPECT_EQ(snapshot.requests.front().valueBytes, keys);
-        EXPECT_EQ(snapshot.requests.size(), keys + 1);
+        // Database 2's keys each placed there before its SET, its RESIZEDB before the first.
+        EXPECT_EQ(snapshot.requests.size(), keys + 1 + 2 * keysInTwo + 1);
+        std::uint64_t placed = 0;
+        for (const Request& r : snapshot.requests)
+            placed += r.op == Op::Resize && r.valueBytes == kKeyDatabase && r.ttlSeconds == 2;
+        EXPECT_EQ(placed, keysInTwo);
         EXPECT_EQ(snapshot.rejects.total, 0u);
         auto trace = openTrace(file);
         ASSERT_TRUE(trace) << trace.error().describe();

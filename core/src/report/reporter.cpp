@@ -139,7 +139,7 @@ nlohmann::json toJson(const SimulationResult& r) {
     if (r.fillBatch)
         j["fill_batch"] = r.fillBatch;
     j["index"] = { { "buckets", r.indexBuckets }, { "child_buckets", rounded(r.indexChildBuckets) },
-        { "rehashing", r.indexRehashing } };
+        { "rehashing", r.indexRehashing }, { "databases", r.indexDatabases } };
     auto& points = j["points"] = nlohmann::json::array();
     for (const auto& p : r.points) {
         nlohmann::json point;
@@ -330,8 +330,9 @@ std::string renderTable(const SimulationResult& r, bool withClasses) {
             r.fillBatch > 1 ? fmt::format(" after each {} requests", r.fillBatch) : std::string(), r.trace.fills,
             r.trace.unfillableMisses);
     out += collectionLines(r);
-    out += fmt::format("index      {} buckets{}{}\n\n", r.indexBuckets,
+    out += fmt::format("index      {} buckets{}{}{}\n\n", r.indexBuckets,
         r.indexChildBuckets > 0 ? fmt::format(" + {:.0f} child buckets", r.indexChildBuckets) : std::string(),
+        r.indexDatabases > 1 ? fmt::format(", in the tables of {} databases", r.indexDatabases) : std::string(),
         r.indexRehashing ? " (rehashing: both tables held)" : "");
     const std::string thresholdHeader = r.thresholdName.empty() ? "-" : r.thresholdName;
     const auto columns = tableColumns(r.points.empty() ? 0 : r.points.front().missesPerGet.size(),

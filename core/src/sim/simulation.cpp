@@ -115,6 +115,9 @@ Expected<std::vector<ThresholdPoint>> evaluateReplay(const SimulationConfig& con
     std::stop_token stop) {
     const KeyspaceShapes shapes { replay.keyspaceShapes().sorted(), replay.getShapes().sorted(),
         replay.thresholdKeyspaceShapes().sorted(), replay.thresholdGetShapes().sorted() };
+    result.indexDatabases = static_cast<std::uint32_t>(std::count_if(replay.databaseTables().begin(),
+        replay.databaseTables().end(), [](const DatabaseTables& db) { return db.keys.buckets() != 0; }));
+    result.indexDatabases = std::max<std::uint32_t>(result.indexDatabases, 1);
     return evaluateKeyspace(config, thresholds, shapes, indexFootprints(replay, *config.allocator), result, stop);
 }
 

@@ -72,6 +72,7 @@ Expected<StoredRun> loadStoredRun(ResultsDb& db, std::int64_t runId) {
         r.indexBuckets = index.value("buckets", std::uint64_t { 0 });
         r.indexChildBuckets = index.value("child_buckets", 0.0);
         r.indexRehashing = index.value("rehashing", false);
+        r.indexDatabases = index.value("databases", std::uint32_t { 1 });
         r.getWeightsFromTrace = replay.value("get_weights", std::string()) == "trace-gets";
         if (replay.contains("slab_model")) {
             r.slabTable = replay["slab_model"].value("size_classes", std::string());

@@ -198,6 +198,8 @@ struct SimulationResult {
     bool getWeightsFromTrace = false; // per-GET metrics weighted by the trace's GET hits (else: every key once)
     bool indexRehashing = false;
     std::uint64_t indexBuckets = 0;
+    // The databases whose key tables hold buckets (a trace that places keys in several: one pair of tables each).
+    std::uint32_t indexDatabases = 1;
     double indexChildBuckets = 0;
     TraceSummary trace;
     std::string cacheGeometry; // "48K:12,2M:16,300M:20" when the cache model ran
