@@ -149,6 +149,9 @@ Status finish(const DriveRequest& r, const LayoutAndAllocator& models, DriveRepo
         predictionConfig.endClockMs = report.measuredAtMs;
         return predictAndComplete(r, predictionConfig, report, runs, progress, stop, &report.load.clock);
     }
+    // On the trace's own clock, whose pauses the load did not make: the cron's growth only at the end, as the
+    // server's cron met the tables the load left.
+    predictionConfig.cronOnTraceClock = false;
     return predictAndComplete(r, predictionConfig, report, runs, progress, stop);
 }
 

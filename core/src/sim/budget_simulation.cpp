@@ -342,9 +342,11 @@ std::string budgetPolicyText(const SimulationConfig& config) {
 
 std::unique_ptr<KeyspaceReplay> budgetReplayAt(
     const SimulationConfig& config, std::uint32_t threshold, std::uint64_t keysSeen) {
-    return std::make_unique<KeyspaceReplay>(config.layout->indexPolicy(), keysSeen, 0,
+    auto replay = std::make_unique<KeyspaceReplay>(config.layout->indexPolicy(), keysSeen, 0,
         staleExpireRule(*config.layout, *config.allocator, { threshold }),
         StringRewriteRule(*config.layout, *config.allocator, threshold));
+    replay->setCronOnClock(config.cronOnTraceClock);
+    return replay;
 }
 
 Expected<SimulationResult> simulateWithBudget(const SimulationConfig& config,

@@ -245,30 +245,32 @@ void IndexTableModel::empty() {
     *this = fresh;
 }
 
+bool IndexTableModel::atCronLimit() const {
+    // Valkey 8.0 server.c databasesCron -> kvstore.c kvstoreTryResizeDicts: where dictShrinkIfNeeded
+    // does nothing, dictExpandIfNeeded grows a table that is full (used >= size) without waiting for
+    // an insert. Valkey 8.1 and later, kvstoreTryResizeHashtables -> hashtableRightsizeIfNeeded ->
+    // hashtableExpandIfNeeded: room for used + 1, which the inserts asked only for used, so a table at
+    // exactly its slots (7,168 keys in 1,024 buckets) grows (Valkey 9.1.0's DEBUG HTSTATS: 7,168 slots after
+    // the SETs, 14,336 a cron tick later). Redis's tryResizeHashTables only shrinks.
+    if (m_targetBuckets != 0 || m_buckets == 0)
+        return false;
+    if (m_kind == IndexKind::ValkeyDict)
+        return m_used * 100 >= m_buckets * m_params.maxFillPercent;
+    if (m_kind == IndexKind::ValkeyHashtable)
+        return (m_used + 1) * 100 > m_buckets * m_params.entriesPerBucket * m_params.maxFillPercent;
+    return false;
+}
+
+bool IndexTableModel::cronGrow() {
+    if (!atCronLimit())
+        return false;
+    // Under a budget the server may refuse it (dictTypeResizeAllowed): then the cron has nothing to do.
+    const std::uint64_t before = m_buckets;
+    resize(m_used + 1);
+    return m_buckets != before || m_targetBuckets != 0;
+}
+
 void IndexTableModel::settle() {
-    auto cronExpand = [this] {
-        // Valkey 8.0 server.c databasesCron -> kvstore.c kvstoreTryResizeDicts: where dictShrinkIfNeeded
-        // does nothing, dictExpandIfNeeded grows a table that is full (used >= size) without waiting for
-        // an insert. Valkey 8.1 and later, kvstoreTryResizeHashtables -> hashtableRightsizeIfNeeded ->
-        // hashtableExpandIfNeeded: room for used + 1, which the inserts asked only for used, so a table at
-        // exactly its slots (7,168 keys in 1,024 buckets) grows (Valkey 9.1.0's DEBUG HTSTATS: 7,168 slots after
-        // the SETs, 14,336 a cron tick later). Redis's tryResizeHashTables only shrinks.
-        if (m_targetBuckets != 0 || m_buckets == 0)
-            return false;
-        if (m_kind == IndexKind::ValkeyDict) {
-            if (m_used * 100 < m_buckets * m_params.maxFillPercent)
-                return false;
-        } else if (m_kind == IndexKind::ValkeyHashtable) {
-            if ((m_used + 1) * 100 <= m_buckets * m_params.entriesPerBucket * m_params.maxFillPercent)
-                return false;
-        } else {
-            return false;
-        }
-        // Under a budget the server may refuse it (dictTypeResizeAllowed): then the cron has nothing to do.
-        const std::uint64_t before = m_buckets;
-        resize(m_used + 1);
-        return m_buckets != before || m_targetBuckets != 0;
-    };
     m_residualBuckets = 0; // the cron's rehashing ends every rehash
     do {
         if (m_targetBuckets != 0) {
@@ -277,7 +279,7 @@ void IndexTableModel::settle() {
             m_rehashIndex = 0;
             m_oldEntries = 0;
         }
-    } while (shrinkIfNeeded() || cronExpand());
+    } while (shrinkIfNeeded() || cronGrow());
 }
 
 double IndexTableModel::expectedChildBuckets(double entries, double buckets, std::uint32_t entriesPerBucket) {

@@ -19,6 +19,9 @@ KeyspaceReplay::KeyspaceReplay(IndexPolicy policy, std::uint64_t keyIdHint, std:
     m_keys.resize(static_cast<std::size_t>(std::min(keyIdHint, kMaxKeyIds)));
     m_getRing.reserve(getSampleSize);
     m_millisecondTtls = policy.kind != IndexKind::MemcachedAssoc;
+    // Only Valkey's crons grow a table (IndexTableModel::atCronLimit).
+    if (policy.kind != IndexKind::ValkeyDict && policy.kind != IndexKind::ValkeyHashtable)
+        m_nextCronCheckMs = UINT64_MAX;
 }
 
 std::vector<std::uint32_t> KeyspaceReplay::getSample() const {
@@ -267,6 +270,28 @@ void KeyspaceReplay::dropRefusedWrite(std::uint32_t keyId) {
     ++m_summary.refusedWrites;
 }
 
+// server.c: databasesCron runs at hz 10 (CONFIG_DEFAULT_HZ), every 100 ms.
+constexpr std::uint64_t kCronPeriodMs = 100;
+
+void KeyspaceReplay::cronCheck(std::uint64_t nowMs, std::uint64_t lastRequestMs) {
+    // No request since `lastRequestMs`: a table at its limit now has been there that long.
+    const bool quietPeriod = nowMs >= lastRequestMs + kCronPeriodMs;
+    m_cronSeen.resize(m_databases.size(), { UINT64_MAX, UINT64_MAX });
+    for (std::size_t db = 0; db < m_databases.size(); ++db)
+        for (std::size_t which = 0; which < 2; ++which) {
+            IndexTableModel& table = which == 0 ? m_databases[db].keys : m_databases[db].expires;
+            std::uint64_t& seen = m_cronSeen[db][which];
+            const bool atLimit = table.atCronLimit();
+            if (atLimit && (seen == table.entries() || quietPeriod)) {
+                table.cronGrow();
+                seen = UINT64_MAX;
+            } else {
+                seen = atLimit ? table.entries() : UINT64_MAX;
+            }
+        }
+    m_nextCronCheckMs = (nowMs / kCronPeriodMs + 1) * kCronPeriodMs;
+}
+
 Status KeyspaceReplay::placeKey(const KeyState& key, std::uint32_t database) {
     if (database > kMaxDatabase)
         return dataError(fmt::format("a key placed in database {}: at most {} databases are modelled", database,
@@ -337,6 +362,8 @@ Status KeyspaceReplay::applyBatch(std::span<const Request> batch, std::uint64_t 
             }
         if (r.timeMs >= m_nextExpiryMs) [[unlikely]]
             expireDue<Observed>(r.timeMs);
+        if (r.timeMs >= m_nextCronCheckMs) [[unlikely]]
+            cronCheck(r.timeMs, i > 0 ? batch[i - 1].timeMs : m_lastRequestMs);
         tellClock<Observed>(r.timeMs);
         bool startsCommand = true;
         if (r.op == Op::Element) [[unlikely]]
@@ -367,6 +394,8 @@ Status KeyspaceReplay::applyBatch(std::span<const Request> batch, std::uint64_t 
             applyFills<Observed>();
     }
     m_summary.requests = number;
+    if (!batch.empty())
+        m_lastRequestMs = batch.back().timeMs;
     if (m_expiryHeap.size() > 2 * m_summary.liveKeys + 65536)
         compactExpiryHeap();
     return Ok {};

@@ -265,6 +265,7 @@ Expected<SimulationResult> simulate(
         staleExpireRule(*config.layout, *config.allocator, thresholds),
         StringRewriteRule(*config.layout, *config.allocator, stringThreshold));
     replay.setFillOnMiss(config.fillOnMiss);
+    replay.setCronOnClock(config.cronOnTraceClock);
     // The run's limits first, then each swept value's, all replayed in this pass.
     std::vector<CollectionLimits> limitSets { config.collectionLimits };
     if (config.limitSweep)

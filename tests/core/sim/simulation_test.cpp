@@ -394,3 +394,31 @@ TEST(Simulation, AHyperLogLogsSparseFormGrowsAsEachEngineLineMakesRoom) {
         EXPECT_EQ(a->points.front().usableBytes - c->points.front().usableBytes, 14336 - line.sparseBytes);
     }
 }
+
+namespace {
+
+// Valkey's cron grows a keyspace table its inserts left at its limit, at a tick of its own (every 100 ms): the
+// replay grows it where the trace's clock shows it stayed there that long (Valkey 8.0.1: 16,384 SETs, a second's
+// pause, then 2,000 DELs: DEBUG HTSTATS 32,768 buckets), not where it left the limit at once (the server's
+// chance of a tick then is small), and Redis's cron never grows one.
+TEST(Simulation, ACronGrowsATableTheTraceLeftAtItsLimitForACronPeriod) {
+    auto bucketsAfter = [](const char* layout, std::uint32_t keys, std::uint64_t pauseMs) {
+        std::vector<Request> requests;
+        for (std::uint32_t k = 0; k < keys; ++k)
+            requests.push_back(set(k, 1, 0, k / 1000));
+        const std::uint64_t then = keys / 1000 + pauseMs;
+        for (std::uint32_t k = 0; k < keys / 8; ++k)
+            requests.push_back(op(Op::Delete, k, then));
+        MemoryTrace trace(requests);
+        auto result = simulate(configFor(layout, "jemalloc:quantum=8,page=4096"), trace);
+        EXPECT_TRUE(result) << result.error().describe();
+        return result ? result->indexBuckets : 0;
+    };
+    EXPECT_EQ(bucketsAfter("valkey-8.0", 16384, 1000), 32768u);
+    EXPECT_EQ(bucketsAfter("valkey-8.0", 16384, 1), 16384u);
+    EXPECT_EQ(bucketsAfter("valkey-9.1", 7168, 1000), 2048u);
+    EXPECT_EQ(bucketsAfter("valkey-9.1", 7168, 1), 1024u);
+    EXPECT_EQ(bucketsAfter("redis-7.0", 16384, 1000), 16384u);
+}
+
+} // namespace

@@ -86,6 +86,10 @@ public:
     // What the engine's cron does once the load goes quiet (Valkey/Redis databasesCron: finish incremental
     // rehashing, resize tables whose fill crossed a limit): the state in which used_memory is read.
     void settle();
+    // Valkey's cron grows a table its inserts left at its limit (settle() says which): true when it did. The
+    // replay asks only of a table it saw at the limit a cron period ago and since (KeyspaceReplay::cronCheck).
+    bool cronGrow();
+    bool atCronLimit() const;
     // db.c emptyData (dictEmpty; Valkey's kvstoreEmpty): the table's arrays freed whole, as a flush frees
     // them, its entries removed before (erase). A table holding entries is left as it is.
     void empty();

@@ -12,6 +12,7 @@
 #include "layoutlab/sim/shape_histogram.h"
 #include "layoutlab/trace/trace_reader.h"
 
+#include <array>
 #include <optional>
 #include <queue>
 #include <unordered_map>
@@ -257,6 +258,12 @@ public:
     // misses of each `batch` requests are filled after them, as a client that pipelines its GETs does.
     // 0: no filling.
     void setFillOnMiss(std::uint32_t batch) { m_fillBatch = batch; }
+    // Whether the cron grows tables on the trace's clock (cronCheck; on by default, where the engine's cron
+    // grows any); off, only settle() does, at the end.
+    void setCronOnClock(bool on) {
+        if (!on)
+            m_nextCronCheckMs = UINT64_MAX;
+    }
     // Removes a live key for the budget: an eviction, counted in evictedKeys unless `counted` is false (an item
     // memcached's page mover had no chunk for).
     void evict(std::uint32_t keyId, bool counted = true);
@@ -361,6 +368,13 @@ private:
     }
     // Op::Resize of kKeyDatabase: the key (not live) kept in `database`'s tables from now on.
     Status placeKey(const KeyState& key, std::uint32_t database);
+    // Valkey's cron (server.c databasesCron, every 100 ms at hz 10) grows a keyspace table its inserts left at
+    // its limit (IndexTableModel::atCronLimit). When a tick lands is the server's, so the replay grows a table
+    // only where the trace's clock shows it at the limit, with the same entries, at two checks a period apart
+    // or more, or through a period without requests (since `lastRequestMs`): a tick met it then for certain. A
+    // shorter stay is left to settle() at the end (a table that has left the limit by then is taken as no tick
+    // having met it).
+    void cronCheck(std::uint64_t nowMs, std::uint64_t lastRequestMs);
     void compactExpiryHeap();
     // The second a heap entry's key expires in (KeyState::expireAtSeconds when the entry is the key's own).
     std::uint64_t secondOfDue(std::uint64_t dueMs) const { return (m_millisecondTtls ? dueMs - 1 : dueMs) / 1000; }
@@ -374,6 +388,11 @@ private:
     std::vector<KeyState> m_keys;
     std::priority_queue<Expiry, std::vector<Expiry>, std::greater<>> m_expiryHeap;
     std::uint64_t m_nextExpiryMs = UINT64_MAX; // the heap top: one compare per request
+    std::uint64_t m_nextCronCheckMs = 0; // cronCheck's next time on the trace's clock (UINT64_MAX: never)
+    std::uint64_t m_lastRequestMs = 0; // the time of the last request of the batches applied
+    // Per database, its key table's and expires table's entries at the last check where it was at its limit
+    // (UINT64_MAX: it was not).
+    std::vector<std::array<std::uint64_t, 2>> m_cronSeen;
     // Redis and Valkey keep a TTL in milliseconds and expire a key once the clock is past it (db.c
     // keyIsExpired: `now > when`); memcached in its seconds, from the second it names on (items.c
     // do_item_get: `exptime <= current_time`).

@@ -86,6 +86,10 @@ struct SimulationConfig {
     // The clock at the end, past the trace's last request (KeyspaceReplay::advanceClock): a drive measures
     // its server after waiting for the trace's TTLs to run out. None: the last request's time.
     std::optional<std::uint64_t> endClockMs;
+    // Whether Valkey's cron grows a table the trace's clock shows at its limit for a cron period
+    // (KeyspaceReplay::cronCheck). A drive that does not send on the trace's clock turns it off: its pauses
+    // are not the server's.
+    bool cronOnTraceClock = true;
 };
 
 // The most samples a timeline takes.
