@@ -429,30 +429,42 @@ std::optional<std::uint32_t> ServerEviction::bestKey() {
     }
 }
 
+namespace {
+
+// What a table's footprint depends on: its buckets now and after a rehash, and its entries in steps of
+// kTableRefreshEntries (the hashtable's child buckets, an estimate, follow its entries).
+std::array<std::uint64_t, 6> tableShapeOf(const DatabaseTables& db, bool expiresKept) {
+    const IndexTableModel& keys = db.keys;
+    const IndexTableModel& expires = db.expires;
+    return { keys.buckets(), keys.targetBuckets(), keys.entries() / kTableRefreshEntries,
+        expiresKept ? expires.buckets() : 0, expiresKept ? expires.targetBuckets() : 0,
+        expiresKept ? expires.entries() / kTableRefreshEntries : 0 };
+}
+
+} // namespace
+
 std::uint64_t ServerEviction::tableBytes() {
     if (m_options.rawSizes) // object sizes only: no index
         return 0;
-    // Every database's tables (evict.c counts them all in used_memory), summed: a trace of one database has one.
+    // Every database's tables (evict.c counts them all in used_memory), summed: a trace of one database has
+    // one. Asked once per command under a budget, so the shapes are compared in place, not rebuilt.
     const auto& databases = m_replay->databaseTables();
     const bool expiresKept = m_replay->hasExpiresTables();
-    m_tableShapeNow.clear();
-    for (const DatabaseTables& db : databases) {
-        const IndexTableModel& keys = db.keys;
-        const IndexTableModel& expires = db.expires;
-        m_tableShapeNow.push_back({ keys.buckets(), keys.targetBuckets(), keys.entries() / kTableRefreshEntries,
-            expiresKept ? expires.buckets() : 0, expiresKept ? expires.targetBuckets() : 0,
-            expiresKept ? expires.entries() / kTableRefreshEntries : 0 });
+    bool changed = !m_tableKnown || m_tableShape.size() != databases.size();
+    for (std::size_t i = 0; !changed && i < databases.size(); ++i)
+        changed = tableShapeOf(databases[i], expiresKept) != m_tableShape[i];
+    if (!changed)
+        return m_tableBytes;
+    m_tableShape.resize(databases.size());
+    m_tableBytes = 0;
+    for (std::size_t i = 0; i < databases.size(); ++i) {
+        const DatabaseTables& db = databases[i];
+        m_tableShape[i] = tableShapeOf(db, expiresKept);
+        m_tableBytes += db.keys.entries() ? db.keys.footprint(*m_allocator).usableBytes : 0;
+        if (expiresKept && db.expires.entries())
+            m_tableBytes += db.expires.footprint(*m_allocator).usableBytes;
     }
-    if (!m_tableKnown || m_tableShapeNow != m_tableShape) {
-        m_tableBytes = 0;
-        for (const DatabaseTables& db : databases) {
-            m_tableBytes += db.keys.entries() ? db.keys.footprint(*m_allocator).usableBytes : 0;
-            if (expiresKept && db.expires.entries())
-                m_tableBytes += db.expires.footprint(*m_allocator).usableBytes;
-        }
-        std::swap(m_tableShape, m_tableShapeNow);
-        m_tableKnown = true;
-    }
+    m_tableKnown = true;
     return m_tableBytes;
 }
 

@@ -35,7 +35,9 @@ struct SlabReplay::ThresholdArena {
     std::uint32_t threshold = 0;
     JemallocArenaModel arena;
     // Database 0's index tables; the others' (a trace that places keys in them: Op::Resize of kKeyDatabase) in
-    // `otherDatabases` by database - 1, and each key's database from the first placed elsewhere on.
+    // `otherDatabases` by database - 1, and each key's database from the first placed elsewhere on. The
+    // replay keeps the same map (KeyspaceReplay::databaseOf), but each arena's player runs on its own thread
+    // behind the replay and learns placements as events (KeyspaceObserver::placed), so it keeps its own.
     SlabIndex keys;
     SlabIndex expires;
     struct DatabaseIndexes {
@@ -86,25 +88,21 @@ struct SlabReplay::ThresholdArena {
     std::uint32_t databaseOf(std::uint32_t keyId) const {
         return keyId < databaseOfKey.size() ? databaseOfKey[keyId] : 0;
     }
-    SlabIndex& keysIn(std::uint32_t database) { return database == 0 ? keys : otherDatabases[database - 1].keys; }
-    SlabIndex& expiresIn(std::uint32_t database) {
+    // The index tables of `database`, and of the key's database (prefetchFor reads them through a const arena).
+    const SlabIndex& keysIn(std::uint32_t database) const {
+        return database == 0 ? keys : otherDatabases[database - 1].keys;
+    }
+    const SlabIndex& expiresIn(std::uint32_t database) const {
         return database == 0 ? expires : otherDatabases[database - 1].expires;
     }
-    // The index tables of the key's database.
-    SlabIndex& keysOf(std::uint32_t keyId) { return const_cast<SlabIndex&>(std::as_const(*this).keysOf(keyId)); }
-    SlabIndex& expiresOf(std::uint32_t keyId) { return const_cast<SlabIndex&>(std::as_const(*this).expiresOf(keyId)); }
-    const SlabIndex& keysOf(std::uint32_t keyId) const {
-        if (databaseOfKey.empty()) [[likely]]
-            return keys;
-        const std::uint32_t db = databaseOf(keyId);
-        return db == 0 ? keys : otherDatabases[db - 1].keys;
+    SlabIndex& keysIn(std::uint32_t database) { return const_cast<SlabIndex&>(std::as_const(*this).keysIn(database)); }
+    SlabIndex& expiresIn(std::uint32_t database) {
+        return const_cast<SlabIndex&>(std::as_const(*this).expiresIn(database));
     }
-    const SlabIndex& expiresOf(std::uint32_t keyId) const {
-        if (databaseOfKey.empty()) [[likely]]
-            return expires;
-        const std::uint32_t db = databaseOf(keyId);
-        return db == 0 ? expires : otherDatabases[db - 1].expires;
-    }
+    const SlabIndex& keysOf(std::uint32_t keyId) const { return keysIn(databaseOf(keyId)); }
+    const SlabIndex& expiresOf(std::uint32_t keyId) const { return expiresIn(databaseOf(keyId)); }
+    SlabIndex& keysOf(std::uint32_t keyId) { return keysIn(databaseOf(keyId)); }
+    SlabIndex& expiresOf(std::uint32_t keyId) { return expiresIn(databaseOf(keyId)); }
     // The key kept in `database`'s tables from now on (KeyspaceObserver::placed).
     void place(std::uint32_t keyId, std::uint32_t database) {
         if (keyId >= databaseOfKey.size())

@@ -174,9 +174,8 @@ private:
     // The index tables' bytes, kept until their geometry changes (the hashtable's child buckets, an
     // estimate, are refreshed every kTableRefreshEntries changes).
     std::uint64_t m_tableBytes = 0;
-    // Each database's tables as tableBytes() last priced them, and as they stand now (kept to spare an allocation).
+    // Each database's tables' shapes as tableBytes() last priced them.
     std::vector<std::array<std::uint64_t, 6>> m_tableShape;
-    std::vector<std::array<std::uint64_t, 6>> m_tableShapeNow;
     bool m_tableKnown = false;
     std::uint64_t m_clockMs = 0;
     // Commands seen (one makeRoom each), and the key the current one has touched: a command touches its
