@@ -261,10 +261,20 @@ void ElementCommandWriter::removed(std::uint32_t keyId, Key& key) {
 }
 
 void ElementCommandWriter::flush(std::vector<Command>& out) {
-    if (m_pending && !m_pending->command.empty())
+    if (m_pending && m_pending->intersection && !m_pending->command.empty())
+        intersectionRebuilt(std::move(m_pending->command), out);
+    else if (m_pending && !m_pending->command.empty())
         out.push_back(std::move(m_pending->command));
     m_pending.reset();
     sendRemovals(out);
+}
+
+void ElementCommandWriter::intersectionRebuilt(Command members, std::vector<Command>& out) {
+    const std::string key = members[1];
+    members.insert(members.begin() + 2, "~");
+    out.push_back(std::move(members));
+    out.push_back({ "SREM", key, "~" });
+    out.push_back({ "SINTERSTORE", key, key });
 }
 
 void ElementCommandWriter::sendRemovals(std::vector<Command>& out) {
@@ -398,8 +408,14 @@ Status ElementCommandWriter::write(const Request& r, const std::string& key, std
             out.push_back({ "LINSERT", key, "AFTER", "~no pivot~", value(r.elementBytes, IntegerClass::None) });
             return Ok {};
         }
-        if (r.valueBytes > 0)
-            m_pending = Pending { r.keyId, r.valueBytes, {} };
+        if (r.valueBytes > 0) {
+            // A SINTERSTORE's result (request.h): its smallest source an intset when it held integers only, within
+            // the server's limit; then the SADD makes what the command made.
+            const std::uint32_t source = op.collection == CollectionKind::Set ? r.priorBytes() : 0;
+            const bool fromIntset
+                = source >= kIntersectionOfIntegers && source - kIntersectionOfIntegers <= m_setMaxIntsetEntries;
+            m_pending = Pending { r.keyId, r.valueBytes, {}, source != 0 && !fromIntset };
+        }
         return Ok {};
     }
     if (op.collection == CollectionKind::List)

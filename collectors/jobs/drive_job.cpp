@@ -389,7 +389,7 @@ Status driveResp(const DriveRequest& r, drive::DriveTarget& target, DriveReport&
         progress->phase("load");
     auto load = snapshot ? loadSnapshotFile(*client, r.tracePath, target.server->workDir(), stop)
         : r.asCaptured   ? loadCapturedCommands(*client, r.tracePath, r.pipeline, report.capturedSkips, stop)
-                         : loadTrace(*client, trace, r.pipeline, kMaxRunKeys,
+                         : loadTrace(*client, trace, r.pipeline, kMaxRunKeys, report.collectionLimits,
                              drive::loadProgress(progress, trace.totalRequests()), stop);
     if (!load && snapshot) { // the server says why in its log (an RDB version it does not read, a module type)
         Error e = load.error();

@@ -6,9 +6,8 @@
 //   Sets (SINTERSTORE, SUNIONSTORE, SDIFFSTORE: t_set.c sinterGenericCommand, sunionDiffGenericCommand): pools
 //   of integers of one width, strings of 4 to 80 bytes, or both mixed; sets of 8 to 900 members, so that the
 //   results are intsets, listpacks and tables of every size; SDIFFSTORE with enough small sources to take its
-//   second algorithm. Not drawn: SINTERSTORE whose smallest source is a table of integers, whose result the
-//   server builds as a listpack and leaves a table past set-max-listpack-entries where the importer has an
-//   intset (import-formats.md).
+//   second algorithm; SINTERSTORE whose smallest source is a table of integers too (its result built as a
+//   listpack, a table past set-max-listpack-entries, an intset again at the end within set-max-intset-entries).
 //   Sorted sets (ZUNIONSTORE, ZINTERSTORE, ZDIFFSTORE: t_zset.c zunionInterDiffGenericCommand; ZRANGESTORE:
 //   zrangeGenericCommand): 5 to 600 members of 4 to 80 bytes with drawn scores (a fifth of the groups all
 //   scored 0), a plain set among the sources at times (its members score 1), WEIGHTS and AGGREGATE SUM, MIN
@@ -75,6 +74,40 @@ struct Stores {
 };
 } // namespace
 
+// SINTERSTORE of two tables (sinterGenericCommand builds the result in a listpack, a table past
+// set-max-listpack-entries, made an intset again at the end when it holds integers only within
+// set-max-intset-entries): tables of 600 to 1,000 integers of one width, or of integers and a few strings,
+// overlapping by 60 to 900, so that results of integers fall on every side of 128 and 512.
+namespace {
+void intersectionsOfTables(Stores& s, std::uint64_t groups) {
+    Draw& d = s.d;
+    for (std::uint64_t g = 0; g < groups; ++g) {
+        const std::uint64_t width = d.between(0, 2), first = d.between(600, 1000);
+        const std::uint64_t overlap = std::min(first, d.between(60, 900));
+        const bool strings = d.chance(0.3); // a string every 50 members: tables whatever their size
+        auto member = [&](std::uint64_t i) {
+            return strings && i % 50 == 49 ? stringMember(1000 + g, i, 12) : integerMember(1000 + g, i, width);
+        };
+        std::vector<std::string> keys;
+        for (const auto [start, size] : { std::pair { std::uint64_t { 0 }, first },
+                 std::pair { first - overlap, std::max(overlap, d.between(600, 1000)) } }) {
+            const std::string key = setKey(s.nextKey++);
+            Command c { "SADD", key };
+            for (std::uint64_t i = start; i < start + size; ++i)
+                c.push_back(member(i));
+            s.w.commands.push_back(std::move(c));
+            s.collections.insert(key);
+            keys.push_back(key);
+        }
+        const std::string dst = s.destination(keys.front(), setKey);
+        s.w.commands.push_back({ "SINTERSTORE", dst, keys[0], keys[1] });
+        s.stored(dst);
+        if (d.chance(0.5)) // the result changed as any set is: an intset widened, a table joined by a string
+            s.w.commands.push_back({ "SADD", dst, d.chance(0.5) ? member(5000) : stringMember(2000 + g, 0, 9) });
+    }
+}
+} // namespace
+
 Workload setStores(std::uint64_t groups) {
     Stores s(fmt::format("set-stores-{}", groups), groups * 97);
     Draw& d = s.d;
@@ -108,9 +141,7 @@ Workload setStores(std::uint64_t groups) {
         for (const auto& [key, size] : sizes)
             smallest = std::min(smallest, size);
         for (std::uint64_t n = d.between(1, 4); n > 0; --n) {
-            std::string name = std::array { "SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE" }[d.between(0, 2)];
-            if (name == "SINTERSTORE" && kind == 0 && smallest > 512)
-                name = "SUNIONSTORE"; // the smallest source a table of integers: not drawn (above)
+            const std::string name = std::array { "SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE" }[d.between(0, 2)];
             const std::string dst = s.destination(keys.front(), setKey);
             Command c { name, dst };
             std::vector<std::string> from = s.sources(keys);
@@ -125,6 +156,7 @@ Workload setStores(std::uint64_t groups) {
                     pooled(d.between(0, poolSize - 1)) });
         }
     }
+    intersectionsOfTables(s, groups / 4);
     return s.finish();
 }
 

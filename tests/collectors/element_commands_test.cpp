@@ -144,6 +144,34 @@ TEST(ElementCommandWriter, ACommandsElementsGoTogetherAndRemovesNameWhatWasAdded
     EXPECT_EQ(out.size(), 3u);
 }
 
+// A SINTERSTORE's result (request.h): from an intset, the SADD of its members; from any other set, those members
+// in a set the server then intersects with itself, so that it builds the result as SINTERSTORE did.
+TEST(ElementCommandWriter, AnIntersectionsResultIsBuiltByTheServersOwnSinterstore) {
+    auto result = [](std::uint32_t source, std::uint64_t setMaxIntsetEntries) {
+        ElementCommandWriter writer(setMaxIntsetEntries);
+        std::vector<Command> out;
+        Request start = element(1, CollectionKind::Set, ElementAction::Command, 3, 2, source);
+        EXPECT_TRUE(writer.write(start, "s", out));
+        for (int i = 0; i < 2; ++i)
+            EXPECT_TRUE(writer.write(
+                element(1, CollectionKind::Set, ElementAction::Add, 3, 0, 0, false, IntegerClass::Int13), "s", out));
+        EXPECT_TRUE(writer.write(element(1, CollectionKind::Set, ElementAction::Size, 3, 2), "s", out));
+        writer.flush(out);
+        return out;
+    };
+    const auto plain = result(kIntersectionOfIntegers + 400, 512); // an intset of 400
+    ASSERT_EQ(plain.size(), 1u);
+    EXPECT_EQ(plain[0].size(), 4u);
+    EXPECT_EQ(plain[0][0], "SADD");
+    for (const auto& out : { result(kIntersectionOfIntegers + 400, 256), result(kIntersectionOfNonIntegers, 512) }) {
+        ASSERT_EQ(out.size(), 3u);
+        ASSERT_EQ(out[0].size(), 5u);
+        EXPECT_EQ((Command(out[0].begin(), out[0].begin() + 3)), (Command { "SADD", "s", "~" }));
+        EXPECT_EQ(out[1], (Command { "SREM", "s", "~" }));
+        EXPECT_EQ(out[2], (Command { "SINTERSTORE", "s", "s" }));
+    }
+}
+
 // One command's removals go as one command (all but the last say more follow); a range's (ZREMRANGEBY*) as
 // its members moved to -inf and a ZREMRANGEBYSCORE of -inf.
 TEST(ElementCommandWriter, OneCommandsRemovalsGoTogetherAndARangeAsARange) {

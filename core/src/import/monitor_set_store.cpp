@@ -14,10 +14,11 @@
 // until one lacks the member, SDIFFSTORE's first algorithm's in the others until one holds it; each a rehash
 // step of a table, which a table left rehashing by its last write needs to finish), then a delete of dst (when
 // the capture showed it held) and the SADDs and SREMs of one member it amounts to, in the order the importer
-// knows the sources' members in (a table's order is its hash seed's). Not followed: SINTERSTORE whose smallest source
-// is a table (Redis 7.2 and later, Valkey) builds its result as a listpack, not an intset, and converts it to an intset
-// only at the end if it fits a listpack: a result of integers too many for a listpack but not for an intset stays a
-// table there, and is an intset here.
+// knows the sources' members in (a table's order is its hash seed's). SINTERSTORE's result is made as the server
+// makes it (Redis 7.2 and later, Valkey: a listpack, whatever its members, unless the smallest source is an intset;
+// Redis 7.0: an intset) and, when it holds integers only, turned into an intset at the end within the limit
+// (maybeConvertToIntset): storeIntersection. A smallest source of integers only within set-max-intset-entries is
+// taken for an intset (one that other members made a listpack or a table, removed since, is not followed).
 
 #include "monitor_multi_key.h"
 
@@ -53,8 +54,11 @@ public:
         else
             difference(sources);
         emptyDestination(m_args[1]);
-        for (const std::string& member : m_added)
-            apply({ "SADD", m_args[1], member });
+        if (m_name == "SINTERSTORE")
+            storeIntersection();
+        else
+            for (const std::string& member : m_added)
+                apply({ "SADD", m_args[1], member });
         for (const std::string& member : m_removed)
             if (const KeyValue* dst = m_keys.find(m_args[1], m_nowMs); dst && dst->present())
                 apply({ "SREM", m_args[1], member });
@@ -86,6 +90,12 @@ private:
             return; // an empty set among them: nothing looked up
         std::stable_sort(
             sources.begin(), sources.end(), [](const Source& a, const Source& b) { return a.size() < b.size(); });
+        const auto& smallest = sources.front().set->added;
+        m_smallestSource = std::all_of(smallest.begin(), smallest.end(),
+                               [](const auto& m) { return integerClassOf(m.first) != IntegerClass::None; })
+            ? static_cast<std::uint32_t>(
+                std::min<std::uint64_t>(kIntersectionOfIntegers + std::uint64_t { smallest.size() }, UINT32_MAX))
+            : kIntersectionOfNonIntegers;
         for (std::string& member : inOrder(*sources.front().set)) {
             bool everywhere = true;
             for (std::size_t j = 1; j < sources.size() && everywhere; ++j)
@@ -144,8 +154,42 @@ private:
                 }
     }
 
+    // SINTERSTORE's result as one SADD of its members whose Command names its smallest source (request.h): the
+    // model makes it as sinterGenericCommand does, its members added one at a time, not as a SADD's count
+    // would. When it holds integers only, its members follow as Sizes, which turn it into an intset within the
+    // limit (maybeConvertToIntset): the limit is the layout's, not the importer's.
+    void storeIntersection() {
+        if (m_added.empty())
+            return;
+        auto& requests = m_effect.requests;
+        const std::size_t command = requests.size();
+        std::vector<std::string> sadd { "SADD", m_args[1] };
+        sadd.insert(sadd.end(), m_added.begin(), m_added.end());
+        apply(std::move(sadd));
+        for (std::size_t i = command; i < requests.size(); ++i)
+            if (requests[i].op == Op::Element && requests[i].elementOp().action == ElementAction::Command) {
+                requests[i].ttlSeconds = m_smallestSource; // the SADD's start
+                break;
+            }
+        if (!std::all_of(m_added.begin(), m_added.end(),
+                [](const std::string& m) { return integerClassOf(m) != IntegerClass::None; }))
+            return;
+        for (const std::string& member : m_added) {
+            Request r;
+            r.op = Op::Element;
+            r.keyBytes = static_cast<std::uint32_t>(m_args[1].size());
+            r.elementBytes = static_cast<std::uint32_t>(member.size());
+            if (&member == &m_added.front())
+                r.valueBytes = static_cast<std::uint32_t>(std::min<std::size_t>(m_added.size(), UINT32_MAX));
+            r.element = ElementOp { CollectionKind::Set, ElementAction::Size, integerClassOf(member) }.packed();
+            requests.push_back(r);
+            m_effect.keys.push_back(m_args[1]);
+        }
+    }
+
     std::vector<std::string> m_added;
     std::vector<std::string> m_removed;
+    std::uint32_t m_smallestSource = kIntersectionOfNonIntegers;
 };
 
 } // namespace

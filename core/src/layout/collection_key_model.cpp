@@ -168,7 +168,9 @@ CollectionKeyState CollectionKeyModel::created() const {
 void CollectionKeyModel::command(CollectionKeyState& key, std::uint64_t elements, std::uint32_t longest,
     IntegerClass first, std::uint32_t firstBytes) const {
     const collection::KeyContext c { *m_rules, m_limits, *m_allocator };
-    if (m_kind == CollectionKind::Set)
+    if (m_kind == CollectionKind::Set && firstBytes != 0 && !key.made) // SINTERSTORE's result (request.h)
+        collection::setIntersectionCommand(c, key, first, firstBytes);
+    else if (m_kind == CollectionKind::Set)
         collection::setCommand(c, key, elements, first);
     else if (m_kind == CollectionKind::List)
         collection::listCommand(c, key, elements, longest);
@@ -248,6 +250,8 @@ void CollectionKeyModel::insertAt(
 void CollectionKeyModel::knownSize(CollectionKeyState& key, std::uint64_t index, ElementValue element) const {
     if (m_kind == CollectionKind::List && index < key.entries)
         collection::listKnownSize(key, index, element);
+    else if (m_kind == CollectionKind::Set) // SINTERSTORE's result of integers, its first with their count
+        collection::setIntegersKnown({ *m_rules, m_limits, *m_allocator }, key, index != 0, element);
 }
 
 void CollectionKeyModel::removeAt(CollectionKeyState& key, std::uint64_t index, ElementValue element) const {

@@ -52,6 +52,12 @@ void hashLoadAdd(const KeyContext& c, CollectionKeyState& key, ElementValue fiel
 
 void setCommand(const KeyContext& c, CollectionKeyState& key, std::uint64_t members, IntegerClass first);
 void setAdd(const KeyContext& c, CollectionKeyState& key, ElementValue member);
+// SINTERSTORE's result made (t_set.c sinterGenericCommand; `smallestSource` a Command's priorBytes, request.h),
+// and after its last add each of its members when they are integers only, the first with `first` set: an
+// intset of them within set-max-intset-entries (maybeConvertToIntset).
+void setIntersectionCommand(
+    const KeyContext& c, CollectionKeyState& key, IntegerClass first, std::uint32_t smallestSource);
+void setIntegersKnown(const KeyContext& c, CollectionKeyState& key, bool first, ElementValue member);
 void setRemove(
     const KeyContext& c, CollectionKeyState& key, ElementValue member, MemberOrder order, bool moreFollow = false);
 void setLoad(const KeyContext& c, CollectionKeyState& key, std::uint64_t members);

@@ -169,6 +169,49 @@ void setAdd(const KeyContext& c, CollectionKeyState& key, ElementValue member) {
     ++key.adds;
 }
 
+void setIntersectionCommand(
+    const KeyContext& c, CollectionKeyState& key, IntegerClass first, std::uint32_t smallestSource) {
+    // sinterGenericCommand: dstset is an intset when the smallest source is one (taken for one of integers only
+    // within set-max-intset-entries), else an empty listpack (lpNew, sized like the source's but shrunk to fit
+    // at the end), whatever the members; Redis 7.0 makes an intset either way, which its first add of a
+    // non-integer converts (setTypeAdd -> setTypeConvert), as setTypeCreate's unsized table.
+    const bool sourceIntset = smallestSource >= kIntersectionOfIntegers
+        && smallestSource - kIntersectionOfIntegers <= intsetMaxEntries(c.limits);
+    if (!c.rules.listpackSets || sourceIntset) {
+        setCommand(c, key, 1, sourceIntset ? IntegerClass::Uint7 : first);
+        return;
+    }
+    key.made = true; // a listpack, empty
+}
+
+void setIntegersKnown(const KeyContext& c, CollectionKeyState& key, bool first, ElementValue member) {
+    if (first) {
+        // sinterGenericCommand's end: only_integers -> maybeConvertToIntset, within set-max-intset-entries
+        // (an intset already stays one).
+        if (key.intsetWidth != 0 || key.entries > intsetMaxEntries(c.limits))
+            return;
+        if (key.table) { // freed whole (freeSetObject): its buckets and members
+            key.index.reset();
+            key.table = false;
+            key.entryAllocations = key.entryRequestedBytes = key.entryUsableBytes = key.entryUsableVariance = 0;
+            key.entrySizes.clear();
+            key.argvEntries = 0;
+            key.strandedEntries = 0;
+            key.strandedUnmoved = 1;
+            key.strandedTable = 0;
+            key.orderBase = -1;
+            key.orderBuckets = 0;
+        }
+        key.listpackBytes = 0;
+        key.compactEntries.clear();
+        key.intsetWidth = intsetWidthOf(IntegerClass::Uint7); // intsetNew: INTSET_ENC_INT16
+    } else if (key.intsetWidth == 0 || key.compactEntries.size() >= key.entries) {
+        return; // not converted (or an intset all along)
+    }
+    key.intsetWidth = std::max(key.intsetWidth, intsetWidthOf(member.integer)); // intsetAdd, as iterated
+    key.compactEntries.push_back(packEntry(member));
+}
+
 void setRemove(const KeyContext& c, CollectionKeyState& key, ElementValue member, MemberOrder order, bool moreFollow) {
     --key.entries;
     key.payloadBytes -= std::min<std::uint64_t>(key.payloadBytes, member.bytes);

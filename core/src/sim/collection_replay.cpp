@@ -71,9 +71,10 @@ bool sameState(const CollectionKeyState& a, const CollectionKeyState& b) {
 } // namespace
 
 bool CollectionReplay::mightConvert(const Group& group, const Request& r, const ElementOp& op) const {
-    if (op.collection != m_swept->kind || op.action == ElementAction::Remove || op.action == ElementAction::Read
-        || op.action == ElementAction::Size)
+    if (op.collection != m_swept->kind || op.action == ElementAction::Remove || op.action == ElementAction::Read)
         return false; // another type's keys, and removals and lookups, convert alike under every value
+    if (op.action == ElementAction::Size) // SINTERSTORE's result of integers: an intset within the limit (request.h)
+        return op.collection == CollectionKind::Set && r.valueBytes != 0;
     const CollectionKeyState& key = group.state;
     if (key.table)
         return false; // a table stays one
@@ -152,8 +153,11 @@ Expected<bool> CollectionReplay::applyGrouped(
         const bool left = applyTo(**model, group.state, r, op, startsCommand);
         if (!emptied)
             emptied = left;
-        if (!check || (before.made && !left && (*model)->encoding(group.state) == encoding)) {
-            parted.push_back(std::move(group)); // the smallest value keeps the encoding: every value does
+        // The smallest value keeps the encoding: every value does; but a larger limit may make a set compact
+        // where the smallest leaves it a table (SINTERSTORE's end: a Size), so that one is parted.
+        const bool keeps = (*model)->encoding(group.state) == encoding && op.action != ElementAction::Size;
+        if (!check || (before.made && !left && keeps)) {
+            parted.push_back(std::move(group));
             continue;
         }
         if (auto ok = part(group, before, std::move(group.state), r, op, parted); !ok)

@@ -34,22 +34,52 @@ TEST_F(MonitorCommandsTest, SetStoresLookUpTheSourcesThenReplaceTheDestination) 
         { "SET", "ddd", "text" }, { "SINTERSTORE", "ddd", "a", "bb" }, { "SUNIONSTORE", "uuuu", "a", "bb" },
         { "SDIFFSTORE", "fffff", "a", "bb", "missing" }, { "SINTERSTORE", "gggggg", "a", "ddd", "zzz" } });
     const Lines all = summary(r);
-    ASSERT_EQ(all.size(), 40u) << fmt::format("{}", fmt::join(all, ", "));
+    ASSERT_EQ(all.size(), 41u) << fmt::format("{}", fmt::join(all, ", "));
     // SINTERSTORE ddd a bb: bb is the smaller, its members looked up in a (2, 3 held; 4 not); the string
-    // deleted; 2 and 3 added, each as an SADD of one.
-    EXPECT_EQ(Lines(all.begin() + 10, all.begin() + 18),
-        (Lines { "1 read", "1 read", "1 read", "3 delete", "3 command", "3 add", "3 command", "3 add" }));
+    // deleted; 2 and 3 added by one command that names bb (integers only, 3 of them: request.h), then, the
+    // result being integers only, each again as a Size (an intset at the end within the layout's limit).
+    EXPECT_EQ(Lines(all.begin() + 10, all.begin() + 19),
+        (Lines { "1 read", "1 read", "1 read", "3 delete", "3 command", "3 add", "3 add", "3 size", "3 size" }));
+    EXPECT_EQ(r[14].priorBytes(), kIntersectionOfIntegers + 3);
+    EXPECT_EQ(r[14].valueBytes, 2u);
+    EXPECT_EQ(r[17].valueBytes, 2u); // the first Size: the members' count
+    EXPECT_EQ(r[18].valueBytes, 0u);
+    EXPECT_EQ(r[17].elementOp().element, IntegerClass::Uint7);
     // SUNIONSTORE uuuu a bb: nothing looked up in the sources; every member added in turn, the second 2 and 3
     // looked up in the result (setTypeAddAux finds them there).
-    EXPECT_EQ(Lines(all.begin() + 18, all.begin() + 32),
+    EXPECT_EQ(Lines(all.begin() + 19, all.begin() + 33),
         (Lines { "4 command", "4 add", "4 command", "4 add", "4 command", "4 add", "4 command", "4 add", "4 command",
             "4 read", "4 command", "4 read", "4 command", "4 add" }));
     // SDIFFSTORE fffff a bb missing: the first algorithm (a's 4 x 2 sources / 2 <= 7); each of a's members looked
     // up in bb until held: 1 (not), 2, 3, x (not); 1 and x added.
-    EXPECT_EQ(Lines(all.begin() + 32, all.end()),
+    EXPECT_EQ(Lines(all.begin() + 33, all.end()),
         (Lines { "2 read", "2 read", "2 read", "2 read", "5 command", "5 add", "5 command", "5 add" }));
     // SINTERSTORE gggggg a ddd zzz: a missing key is an empty set, so nothing at all (ddd is a set by now).
     EXPECT_EQ(m_rejects.notModelled.count("SINTERSTORE"), 0u);
+}
+
+// sinterGenericCommand builds its result in a listpack unless its smallest source is an intset: the result's
+// Command says which source it had, for the layout to decide by its own limits (request.h).
+TEST_F(MonitorCommandsTest, SinterstoreNamesItsSmallestSourceForTheLayout) {
+    const auto r = import({ { "SADD", "a", "1", "2", "3", "x" }, { "SADD", "bb", "1", "2", "3", "4", "5" },
+        { "SINTERSTORE", "ccc", "bb", "a" }, { "SADD", "dd", "x", "y" }, { "SINTERSTORE", "eeeee", "a", "dd" } });
+    std::vector<Request> made;
+    for (const Request& q : r)
+        if (q.op == Op::Element && q.elementOp().action == ElementAction::Command && q.keyBytes >= 3)
+            made.push_back(q);
+    ASSERT_EQ(made.size(), 2u);
+    EXPECT_EQ(made[0].priorBytes(), kIntersectionOfNonIntegers); // a, holding x, the smaller
+    EXPECT_EQ(made[0].valueBytes, 3u); // 1, 2, 3 in one command
+    EXPECT_EQ(made[1].priorBytes(), kIntersectionOfNonIntegers); // dd, of strings
+    // ccc holds integers only: its members again as Sizes; eeeee holds x: none.
+    EXPECT_EQ(std::count_if(r.begin(), r.end(),
+                  [](const Request& q) {
+                      return q.op == Op::Element && q.elementOp().action == ElementAction::Size && q.keyBytes == 3;
+                  }),
+        3);
+    EXPECT_EQ(std::count_if(r.begin(), r.end(),
+                  [](const Request& q) { return q.elementOp().action == ElementAction::Size && q.keyBytes == 5; }),
+        0);
 }
 
 TEST_F(MonitorCommandsTest, SdiffstoresSecondAlgorithmAddsTheFirstSetThenRemoves) {

@@ -127,6 +127,63 @@ TEST(SetKeyModel, AnSaddOfMoreMembersThanTheLimitConvertsAnExistingListpackFirst
     EXPECT_EQ(model.footprint(key).usableBytes, model.footprint(made).usableBytes);
 }
 
+// SINTERSTORE's result (t_set.c sinterGenericCommand): a listpack whatever its members unless the smallest source
+// is an intset, a table past set-max-listpack-entries (expanded for lpLength + 1), then, integers only, an intset
+// at the end within set-max-intset-entries (maybeConvertToIntset). Redis 7.0 starts from an intset.
+TEST(SetKeyModel, AnIntersectionOfIntegersIsBuiltAsAListpackThenMadeAnIntset) {
+    const ElementValue member { 3, IntegerClass::Int13 };
+    auto intersection = [&](const CollectionKeyModel& model, std::uint64_t members, std::uint32_t source) {
+        CollectionKeyState key = model.created();
+        model.command(key, members, 3, member.integer, source);
+        for (std::uint64_t i = 0; i < members; ++i)
+            model.add(key, member);
+        return key;
+    };
+    auto known = [&](const CollectionKeyModel& model, CollectionKeyState& key) {
+        for (std::uint64_t i = 0; i < key.entries; ++i)
+            model.knownSize(key, i == 0 ? key.entries : 0, member);
+    };
+    for (const char* spec : { "redis-7.2", "valkey-8.0", "valkey-9.1" }) {
+        const CollectionKeyModel model = setModel(*layout(spec));
+        // From a table of integers (600 members: no intset) or of strings: built in a listpack, a table at 129
+        // as SADDs of one member to a listpack make it.
+        for (const std::uint32_t source : { kIntersectionOfIntegers + 600, kIntersectionOfNonIntegers }) {
+            CollectionKeyState built = intersection(model, 300, source);
+            EXPECT_EQ(model.encoding(built), "hashtable") << spec;
+            CollectionKeyState listpackFirst = model.created();
+            model.command(listpackFirst, 1, 8, IntegerClass::None);
+            model.add(listpackFirst, { 8 }); // a string: a listpack, which the integers then join
+            for (int i = 1; i < 300; ++i)
+                model.add(listpackFirst, member);
+            ASSERT_TRUE(built.index && listpackFirst.index);
+            EXPECT_EQ(built.index->buckets(), listpackFirst.index->buckets()) << spec;
+            EXPECT_EQ(built.index->targetBuckets(), listpackFirst.index->targetBuckets()) << spec;
+            // Integers only: an intset at the end, as large as one built of the same members.
+            known(model, built);
+            EXPECT_EQ(model.encoding(built), "intset") << spec;
+            EXPECT_EQ(model.footprint(built).requestedBytes, 8 + 300 * 2) << spec;
+            EXPECT_FALSE(built.index);
+            // Past set-max-intset-entries the table stays.
+            CollectionKeyState big = intersection(model, 600, source);
+            known(model, big);
+            EXPECT_EQ(model.encoding(big), "hashtable") << spec;
+        }
+        // From an intset: an intset all along, which the Sizes leave as it is.
+        CollectionKeyState fromIntset = intersection(model, 300, kIntersectionOfIntegers + 400);
+        EXPECT_EQ(model.encoding(fromIntset), "intset") << spec;
+        const double before = model.footprint(fromIntset).usableBytes;
+        known(model, fromIntset);
+        EXPECT_EQ(model.footprint(fromIntset).usableBytes, before) << spec;
+    }
+    // Redis 7.0: an intset, converted to a table past set-max-intset-entries, which stays one.
+    const CollectionKeyModel old = setModel(*layout("redis-7.0"));
+    CollectionKeyState small = intersection(old, 300, kIntersectionOfNonIntegers);
+    EXPECT_EQ(old.encoding(small), "intset");
+    CollectionKeyState big = intersection(old, 600, kIntersectionOfNonIntegers);
+    known(old, big);
+    EXPECT_EQ(old.encoding(big), "hashtable");
+}
+
 TEST(SetKeyModel, RemovalsEmptyTheSetAndShrinkItsTable) {
     for (const char* spec : kLayouts) {
         const CollectionKeyModel model = setModel(*layout(spec));

@@ -18,7 +18,8 @@
 //            take rehash steps the range did not: a table still rehashing then may finish sooner);
 //   list     LPUSH or RPUSH, LPOP or RPOP, LSET at the trace's place from the head.
 // A command's start (ElementAction::Command) holds its elements back until they have all come, and sends them
-// as one command, as the capture's did, and so do one command's removals, with the names it looked up and did
+// as one command, as the capture's did (a SINTERSTORE's result, whose smallest source was not an intset, as
+// three: intersectionRebuilt), and so do one command's removals, with the names it looked up and did
 // not find between them (Valkey 9.1 shrinks a table once, at the end of an HDEL, SREM or ZREM of several): the engines
 // decide a conversion on all of a command's arguments at once (t_hash.c hashTypeTryConversion, t_set.c, t_zset.c,
 // t_list.c listTypeTryConversionAppend). A lookup is sent as HEXISTS, SISMEMBER or ZSCORE, for the rehash step it takes
@@ -53,6 +54,10 @@ bool scoreText(std::uint32_t packed, IntegerClass cls, std::string& out);
 class ElementCommandWriter {
 public:
     using Command = std::vector<std::string>;
+
+    // `setMaxIntsetEntries`: the server's, which tells a SINTERSTORE's smallest source of integers an intset.
+    explicit ElementCommandWriter(std::uint64_t setMaxIntsetEntries = 512)
+        : m_setMaxIntsetEntries(setMaxIntsetEntries) { }
 
     // Appends the commands of `r` (Op::Element) on key `key`: none while a command's elements are still coming.
     Status write(const Request& r, const std::string& key, std::vector<Command>& out);
@@ -106,6 +111,9 @@ private:
         std::uint32_t keyId = 0;
         std::uint64_t remaining = 0;
         Command command;
+        // A SINTERSTORE's result whose smallest source was not an intset (request.h kIntersectionOfNonIntegers):
+        // made as that command makes it (intersectionRebuilt).
+        bool intersection = false;
     };
     // One command's removals (request.h: all but its last say more follow), sent together.
     struct Removals {
@@ -134,6 +142,12 @@ private:
     // A LINSERT beside the pivot a list's Add names by its place (request.h), as three commands.
     void insertBesidePlace(const Request& r, const std::string& key, std::string element, std::vector<Command>& out);
 
+    // A SINTERSTORE result's members sent so that the server builds it as that command did: `SADD key ~
+    // members...` (a listpack or a table, not an intset), `SREM key ~`, then `SINTERSTORE key key`, whose only
+    // source is not an intset (no made-up name is "~").
+    static void intersectionRebuilt(Command members, std::vector<Command>& out);
+
+    std::uint64_t m_setMaxIntsetEntries;
     std::unordered_map<std::uint32_t, Key> m_keys;
     std::optional<Pending> m_pending; // the command whose elements are coming
     std::optional<Removals> m_removals; // the command whose removals are coming

@@ -125,8 +125,9 @@ Expected<LoadReport> loadCapturedCommands(RespClient& client, const std::string&
 // element requests (ElementCommandWriter: HSET, SADD, ZADD, LPUSH... with texts of the trace's lengths); GETs
 // are left for the run phase. Batches of `pipeline` commands; an error reply (OOM, a wrong type) stops the load with
 // what the server said and how far it got. The first `keepReads` GETs' key names are kept for the run phase. `progress`
-// gets the requests read so far.
+// gets the requests read so far; `limits` are the server's (a SINTERSTORE's result is sent by them).
 Expected<LoadReport> loadTrace(RespClient& client, TraceReader& trace, std::size_t pipeline, std::size_t keepReads,
-    const std::function<void(std::uint64_t)>& progress = {}, std::stop_token stop = {});
+    const CollectionLimits& limits = {}, const std::function<void(std::uint64_t)>& progress = {},
+    std::stop_token stop = {});
 
 } // namespace layoutlab

@@ -232,7 +232,8 @@ public:
     // A list's element inserted beside the pivot `pivot` places from its head: before it, or after it (LINSERT).
     void insertAt(CollectionKeyState& key, std::uint64_t pivot, bool before, ElementValue element) const;
     // A list's element `index` places from its head is `element` (a trace's Size: nothing changes but what
-    // the model knows of it).
+    // the model knows of it). A set's: a member of SINTERSTORE's result of integers, the first with `index` their
+    // count, after which the result becomes an intset of them within the limit (request.h).
     void knownSize(CollectionKeyState& key, std::uint64_t index, ElementValue element) const;
     // An element removed: a hash's field with its value; a set's member with its place in the order of adds.
     // `atHead`: a list's end; another's, that more removals of its command follow. `byRange`: a sorted set's

@@ -89,7 +89,8 @@ std::string_view opName(Op op);
 //            longest member in elementBytes and its first member's length in priorBytes (zsetTypeCreate,
 //            Redis 7.0's zaddGenericCommand); a list's push its elements' lengths summed in elementBytes
 //            (t_list.c listTypeTryConvertListpack), a LINSERT's its element's (priorBytes kNoPivot when it
-//            found no pivot)
+//            found no pivot); a set's SINTERSTORE result's first its smallest source in priorBytes
+//            (kIntersectionOfNonIntegers, kIntersectionOfIntegers)
 //   Load     a key read whole from a snapshot (rdb.c rdbLoadObject), before its elements, which follow as
 //            Adds: valueBytes its elements; atHead set when the file holds it compact (a listpack or an
 //            intset, which the server keeps as it is), and then a set's intset its width as the integer class
@@ -98,7 +99,9 @@ std::string_view opName(Op op);
 //   Size     a list's element as the importer knows it, changing nothing: elementBytes long, valueBytes places
 //            from the head. A list's first LINSERT is preceded by one for each of its elements (after its
 //            Command), since a quicklist node's split needs their sizes, which the replay does not follow
-//            for lists that never meet a LINSERT.
+//            for lists that never meet a LINSERT. A set's: a member of SINTERSTORE's result after its last
+//            add, when the result holds integers only (t_set.c maybeConvertToIntset: an intset, of these
+//            members, when they are within set-max-intset-entries), the first's valueBytes their count.
 // A list's Add is a push and its Remove a pop, at its head when the op's atHead is set, else at its tail; a
 // Remove with valueBytes k > 0 removes the element k - 1 places from its head instead (LREM); its Update
 // replaces the element valueBytes places from its head (LSET) by one of elementBytes, the one replaced
@@ -133,6 +136,12 @@ inline constexpr std::uint32_t kRandomDraw = 1;
 // A list's Command's priorBytes when it is a LINSERT's that found no pivot: the conversion for the element is
 // all the command did (t_list.c linsertCommand converts before it looks).
 inline constexpr std::uint32_t kNoPivot = 1;
+// A set's Command's priorBytes when it makes SINTERSTORE's result (t_set.c sinterGenericCommand: an intset when
+// the smallest source is one, else a listpack whatever the members, on the engines with listpack sets): the
+// first when that source holds a member that is not an integer, else the second plus its member count (an
+// intset when within set-max-intset-entries). 0: any other command.
+inline constexpr std::uint32_t kIntersectionOfNonIntegers = 1;
+inline constexpr std::uint32_t kIntersectionOfIntegers = 2;
 inline constexpr unsigned kElementActionCount = 7;
 std::string_view collectionKindName(CollectionKind kind); // "hash", "set", "zset", "list"
 std::string_view elementActionName(ElementAction action);
