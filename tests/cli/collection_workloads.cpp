@@ -500,9 +500,9 @@ std::vector<Workload> collectionWorkloads() {
         return { w };
     }
     return { grow(700), churn(512), counters(1000), lifecycle(1025), setsGrow(600), setsChurn(513), setsPops(300),
-        zsetsGrow(500), zsetsChurn(511), zsetsRanges(511), listsGrow(400), listsChurn(257), moves(130),
-        workload::renames(257), workload::copies(96), workload::setStores(40), workload::zsetStores(40),
-        workload::listInserts(160) };
+        zsetsGrow(500), zsetsChurn(511), zsetsRanges(511), workload::zsetsMixedLengths(300), listsGrow(400),
+        listsChurn(257), moves(130), workload::renames(257), workload::copies(96), workload::setStores(40),
+        workload::zsetStores(40), workload::listInserts(160) };
 }
 
 } // namespace layoutlab::test

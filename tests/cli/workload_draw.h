@@ -81,6 +81,7 @@ inline std::string score(Draw& d) {
 // The sorted-set workloads (zset_workloads.cpp).
 Workload zsetsGrow(std::uint64_t keys);
 Workload zsetsChurn(std::uint64_t keys);
+Workload zsetsMixedLengths(std::uint64_t keys);
 Workload zsetsRanges(std::uint64_t keys);
 // Keys of every type renamed (rename_workloads.cpp).
 Workload renames(std::uint64_t keys);

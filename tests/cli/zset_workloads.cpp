@@ -31,6 +31,30 @@ Workload zsetsGrow(std::uint64_t keys) {
     return w;
 }
 
+// Sorted sets whose members differ in length within one ZADD: 2 to 60 members of 4 to 90 bytes each, then ZADDs
+// of 1 to 6 more, so that a short first member and a long later one meet (Redis 7.2 makes the key by the first
+// member's length and converts an existing listpack by the count alone; Valkey by the longest: t_zset.c
+// zaddGenericCommand), and at times a ZREM of a name the key may not hold.
+Workload zsetsMixedLengths(std::uint64_t keys) {
+    Workload w { fmt::format("zsets-mixed-lengths-{}", keys), {}, {} };
+    Draw d(keys * 41);
+    for (std::uint64_t k = 0; k < keys; ++k) {
+        w.collectionKeys.push_back(zsetKey(k));
+        std::uint64_t next = 0;
+        for (std::uint64_t n = d.between(1, 4), size = d.between(2, 60); n > 0; --n, size = d.between(1, 6)) {
+            Command c { "ZADD", zsetKey(k) };
+            for (std::uint64_t i = 0; i < size; ++i, ++next) {
+                c.push_back(score(d));
+                c.push_back(stringMember(k, next, d.chance(0.9) ? d.between(4, 60) : d.between(65, 90)));
+            }
+            w.commands.push_back(std::move(c));
+        }
+        if (d.chance(0.3))
+            w.commands.push_back({ "ZREM", zsetKey(k), stringMember(k, 0, 4) });
+    }
+    return w;
+}
+
 // Sorted sets of one ZADD (some past the limits at once), their scores rewritten (XX, GT, NX), emptied by ZREM
 // to half or all, with ZSCORE, ZMSCORE and ZRANK between.
 Workload zsetsChurn(std::uint64_t keys) {

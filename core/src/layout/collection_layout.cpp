@@ -211,6 +211,7 @@ std::optional<Rules> rulesOf(const LayoutModel& layout, const CollectionShape& s
         rules.listpackLists = !is70;
         rules.setEntriesOnlyWhenShared = !is70;
         rules.zsetSizeHints = !is70;
+        rules.zsetLongestMemberHint = false; // t_zset.c zaddGenericCommand: sdslen of the first member
         rules.zsetScoresIn17Digits = is70;
         rules.sdsBytes = sds::redisNewLenBytes;
     } else if (dynamic_cast<const ValkeyDictLayout*>(&layout)) {

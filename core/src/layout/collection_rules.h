@@ -73,6 +73,12 @@ struct Rules {
     // Redis 7.0's are unsized: a listpack unless the first member is too long, and a converted listpack's
     // table grows from 4 buckets as its members are added (zsetConvert).
     bool zsetSizeHints = true;
+    // Valkey: ZADD decides a new sorted set's encoding, and an existing listpack's conversion, by its longest
+    // member (zaddGenericCommand's maxelelen: zsetTypeCreate, zsetTypeMaybeConvert). Redis 7.2 creates it by its
+    // first member's length and converts an existing one by the count alone, so that a longer member later in
+    // the command converts the listpack as it is added, its table expanded for the members so far (zsetAdd ->
+    // zsetConvertAndExpand, zsetLength + 1); Redis 7.0 goes by the first member too (zsetSizeHints).
+    bool zsetLongestMemberHint = true;
     // Redis 7.0 writes a listpack's score that is not an integer within +-2^52 with "%.17g" (util.c d2string);
     // the later lines the shortest text that reads back (fpconv_dtoa).
     bool zsetScoresIn17Digits = false;

@@ -3,8 +3,9 @@
 //   zaddGenericCommand (zsetCommand): a new key is made for the command's member count and longest member
 //     (zsetTypeCreate: a listpack when both fit zset-max-listpack-entries and -value, else a skiplist whose
 //     table is expanded for the count); an existing listpack either would overflow converts first, its
-//     table expanded for the count (zsetTypeMaybeConvert). Redis 7.0 makes a new key by its first member's
-//     length alone and sizes no table (Rules::zsetSizeHints).
+//     table expanded for the count (zsetTypeMaybeConvert). Redis 7.2 makes a new key by its first member's
+//     length, not its longest, and converts an existing one by the count alone (Rules::zsetLongestMemberHint);
+//     Redis 7.0 makes a new key by its first member's length alone and sizes no table (Rules::zsetSizeHints).
 //   zsetAdd (zsetAdd, zsetUpdate): a listpack takes a new member it has room for (zzlInsert: the member, then
 //     its score as d2string's text, which lpInsert stores as an integer when it is one), else converts to a
 //     skiplist whose table is expanded for its members and the new one (zsetConvertAndExpand, zsetLength + 1;
@@ -76,18 +77,19 @@ void convertToSkiplist(const KeyContext& c, CollectionKeyState& key, std::uint64
 
 void zsetCommand(const KeyContext& c, CollectionKeyState& key, std::uint64_t members, std::uint32_t longest,
     std::uint32_t firstBytes) {
-    const bool fits = members <= c.limits.zsetMaxListpackEntries && longest <= c.limits.zsetMaxListpackValue;
+    const bool fewEnough = members <= c.limits.zsetMaxListpackEntries;
+    const bool fits = fewEnough && longest <= c.limits.zsetMaxListpackValue;
     if (!key.made) {
         key.made = true;
         if (!c.rules.zsetSizeHints) { // Redis 7.0: by the first member's length, no table sized
             if (c.limits.zsetMaxListpackEntries == 0 || firstBytes > c.limits.zsetMaxListpackValue)
                 convertToSkiplist(c, key, 0);
-        } else if (!fits) {
+        } else if (c.rules.zsetLongestMemberHint ? !fits : !fewEnough || firstBytes > c.limits.zsetMaxListpackValue) {
             convertToSkiplist(c, key, members);
         }
         return;
     }
-    if (!key.table && c.rules.zsetSizeHints && !fits)
+    if (!key.table && c.rules.zsetSizeHints && !(c.rules.zsetLongestMemberHint ? fits : fewEnough))
         convertToSkiplist(c, key, members);
 }
 
