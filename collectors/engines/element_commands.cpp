@@ -412,9 +412,8 @@ Status ElementCommandWriter::write(const Request& r, const std::string& key, std
             // A SINTERSTORE's result (request.h): its smallest source an intset when it held integers only, within
             // the server's limit; then the SADD makes what the command made.
             const std::uint32_t source = op.collection == CollectionKind::Set ? r.priorBytes() : 0;
-            const bool fromIntset
-                = source >= kIntersectionOfIntegers && source - kIntersectionOfIntegers <= m_setMaxIntsetEntries;
-            m_pending = Pending { r.keyId, r.valueBytes, {}, source != 0 && !fromIntset };
+            m_pending = Pending { r.keyId, r.valueBytes, {},
+                source != 0 && !intersectionOfIntset(source, m_setMaxIntsetEntries) };
         }
         return Ok {};
     }

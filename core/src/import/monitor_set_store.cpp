@@ -91,8 +91,8 @@ private:
         std::stable_sort(
             sources.begin(), sources.end(), [](const Source& a, const Source& b) { return a.size() < b.size(); });
         const auto& smallest = sources.front().set->added;
-        m_smallestSource = std::all_of(smallest.begin(), smallest.end(),
-                               [](const auto& m) { return integerClassOf(m.first) != IntegerClass::None; })
+        m_smallestSource
+            = std::all_of(smallest.begin(), smallest.end(), [](const auto& m) { return isInteger(m.first); })
             ? static_cast<std::uint32_t>(
                 std::min<std::uint64_t>(kIntersectionOfIntegers + std::uint64_t { smallest.size() }, UINT32_MAX))
             : kIntersectionOfNonIntegers;
@@ -171,8 +171,7 @@ private:
                 requests[i].ttlSeconds = m_smallestSource; // the SADD's start
                 break;
             }
-        if (!std::all_of(m_added.begin(), m_added.end(),
-                [](const std::string& m) { return integerClassOf(m) != IntegerClass::None; }))
+        if (!std::all_of(m_added.begin(), m_added.end(), isInteger))
             return;
         for (const std::string& member : m_added) {
             Request r;
@@ -186,6 +185,9 @@ private:
             m_effect.keys.push_back(m_args[1]);
         }
     }
+
+    // A member an intset could hold (t_set.c: string2ll).
+    static bool isInteger(const std::string& member) { return integerClassOf(member) != IntegerClass::None; }
 
     std::vector<std::string> m_added;
     std::vector<std::string> m_removed;

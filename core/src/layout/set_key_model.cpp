@@ -175,8 +175,7 @@ void setIntersectionCommand(
     // within set-max-intset-entries), else an empty listpack (lpNew, sized like the source's but shrunk to fit
     // at the end), whatever the members; Redis 7.0 makes an intset either way, which its first add of a
     // non-integer converts (setTypeAdd -> setTypeConvert), as setTypeCreate's unsized table.
-    const bool sourceIntset = smallestSource >= kIntersectionOfIntegers
-        && smallestSource - kIntersectionOfIntegers <= intsetMaxEntries(c.limits);
+    const bool sourceIntset = intersectionOfIntset(smallestSource, intsetMaxEntries(c.limits));
     if (!c.rules.listpackSets || sourceIntset) {
         setCommand(c, key, 1, sourceIntset ? IntegerClass::Uint7 : first);
         return;
@@ -190,21 +189,16 @@ void setIntegersKnown(const KeyContext& c, CollectionKeyState& key, bool first, 
         // (an intset already stays one).
         if (key.intsetWidth != 0 || key.entries > intsetMaxEntries(c.limits))
             return;
-        if (key.table) { // freed whole (freeSetObject): its buckets and members
-            key.index.reset();
-            key.table = false;
-            key.entryAllocations = key.entryRequestedBytes = key.entryUsableBytes = key.entryUsableVariance = 0;
-            key.entrySizes.clear();
-            key.argvEntries = 0;
-            key.strandedEntries = 0;
-            key.strandedUnmoved = 1;
-            key.strandedTable = 0;
-            key.orderBase = -1;
-            key.orderBuckets = 0;
-        }
-        key.listpackBytes = 0;
-        key.compactEntries.clear();
-        key.intsetWidth = intsetWidthOf(IntegerClass::Uint7); // intsetNew: INTSET_ENC_INT16
+        // The listpack or table freed whole (freeSetObject): a new intset keeps only the set's own counts.
+        CollectionKeyState intset;
+        intset.kind = key.kind;
+        intset.made = true;
+        intset.entries = key.entries;
+        intset.payloadBytes = key.payloadBytes;
+        intset.adds = key.adds;
+        intset.reallocatedBytes = key.reallocatedBytes;
+        intset.intsetWidth = intsetWidthOf(IntegerClass::Uint7); // intsetNew: INTSET_ENC_INT16
+        key = std::move(intset);
     } else if (key.intsetWidth == 0 || key.compactEntries.size() >= key.entries) {
         return; // not converted (or an intset all along)
     }

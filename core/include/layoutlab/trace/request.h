@@ -142,6 +142,11 @@ inline constexpr std::uint32_t kNoPivot = 1;
 // intset when within set-max-intset-entries). 0: any other command.
 inline constexpr std::uint32_t kIntersectionOfNonIntegers = 1;
 inline constexpr std::uint32_t kIntersectionOfIntegers = 2;
+// Whether that smallest source is taken for an intset under `setMaxIntsetEntries` (the model's and a driven
+// server's rule alike).
+inline constexpr bool intersectionOfIntset(std::uint32_t smallestSource, std::uint64_t setMaxIntsetEntries) {
+    return smallestSource >= kIntersectionOfIntegers && smallestSource - kIntersectionOfIntegers <= setMaxIntsetEntries;
+}
 inline constexpr unsigned kElementActionCount = 7;
 std::string_view collectionKindName(CollectionKind kind); // "hash", "set", "zset", "list"
 std::string_view elementActionName(ElementAction action);
