@@ -261,6 +261,7 @@ void ElementCommandWriter::removed(std::uint32_t keyId, Key& key) {
 }
 
 void ElementCommandWriter::flush(std::vector<Command>& out) {
+    sendUnion(out);
     if (m_pending && m_pending->intersection && !m_pending->command.empty())
         intersectionRebuilt(std::move(m_pending->command), out);
     else if (m_pending && !m_pending->command.empty())
@@ -363,6 +364,14 @@ Status ElementCommandWriter::listCommand(const Request& r, const std::string& ke
 
 Status ElementCommandWriter::write(const Request& r, const std::string& key, std::vector<Command>& out) {
     const ElementOp op = r.elementOp();
+    if (m_union) {
+        const bool continues = r.keyId == m_union->keyId() && op.collection == CollectionKind::SortedSet
+            && (op.action == ElementAction::Size || op.action == ElementAction::Add
+                || (op.action == ElementAction::Read && r.valueBytes == kFoundForInsert));
+        if (continues)
+            return unionWrite(r, out);
+        sendUnion(out);
+    }
     if (op.action == ElementAction::Size)
         return Ok {}; // what the replay knows of an element (request.h): nothing for the server to do
     if (op.action == ElementAction::Load)
@@ -402,6 +411,12 @@ Status ElementCommandWriter::write(const Request& r, const std::string& key, std
     }
     if (op.action == ElementAction::Command) {
         flush(out);
+        if (op.collection == CollectionKind::SortedSet && op.atHead) { // a ZUNIONSTORE's result (request.h)
+            m_union.emplace(r.keyId, key);
+            m_unionScoredByPlace
+                = r.valueBytes > m_limits.zsetMaxListpackEntries || r.elementBytes > m_limits.zsetMaxListpackValue;
+            return Ok {};
+        }
         if (op.collection == CollectionKind::List && r.priorBytes() == kNoPivot) {
             // A LINSERT that found no pivot: its conversion for the element, nothing inserted. No element of
             // the server's is the pivot sent (made-up texts start with a letter or are integers).
@@ -413,7 +428,7 @@ Status ElementCommandWriter::write(const Request& r, const std::string& key, std
             // the server's limit; then the SADD makes what the command made.
             const std::uint32_t source = op.collection == CollectionKind::Set ? r.priorBytes() : 0;
             m_pending = Pending { r.keyId, r.valueBytes, {},
-                source != 0 && !intersectionOfIntset(source, m_setMaxIntsetEntries) };
+                source != 0 && !intersectionOfIntset(source, m_limits.setMaxIntsetEntries) };
         }
         return Ok {};
     }

@@ -348,7 +348,7 @@ Expected<LoadReport> loadCapturedCommands(RespClient& client, const std::string&
 Expected<LoadReport> loadTrace(RespClient& client, TraceReader& trace, std::size_t pipeline, std::size_t keepReads,
     const CollectionLimits& limits, const std::function<void(std::uint64_t)>& progress, std::stop_token stop) {
     using Command = std::vector<std::string>;
-    ElementCommandWriter elements(limits.setMaxIntsetEntries);
+    ElementCommandWriter elements(limits);
     std::uint64_t elementRequests = 0;
     std::uint64_t hyperLogLogStepsNotSent = 0;
     std::optional<std::pair<std::uint32_t, std::string>> renameSource; // a RENAME's first half

@@ -148,7 +148,9 @@ TEST(ElementCommandWriter, ACommandsElementsGoTogetherAndRemovesNameWhatWasAdded
 // in a set the server then intersects with itself, so that it builds the result as SINTERSTORE did.
 TEST(ElementCommandWriter, AnIntersectionsResultIsBuiltByTheServersOwnSinterstore) {
     auto result = [](std::uint32_t source, std::uint64_t setMaxIntsetEntries) {
-        ElementCommandWriter writer(setMaxIntsetEntries);
+        CollectionLimits limits;
+        limits.setMaxIntsetEntries = setMaxIntsetEntries;
+        ElementCommandWriter writer(limits);
         std::vector<Command> out;
         Request start = element(1, CollectionKind::Set, ElementAction::Command, 3, 2, source);
         EXPECT_TRUE(writer.write(start, "s", out));
@@ -169,6 +171,62 @@ TEST(ElementCommandWriter, AnIntersectionsResultIsBuiltByTheServersOwnSinterstor
         EXPECT_EQ((Command(out[0].begin(), out[0].begin() + 3)), (Command { "SADD", "s", "~" }));
         EXPECT_EQ(out[1], (Command { "SREM", "s", "~" }));
         EXPECT_EQ(out[2], (Command { "SINTERSTORE", "s", "s" }));
+    }
+}
+
+// A ZUNIONSTORE's result (request.h): its sources put back together, the members met again named as an earlier
+// source's of their shape, each but the last in a key of its own and the last in the destination, which the
+// server's ZUNIONSTORE of them then builds as the captured one did. A result that ends a listpack has the
+// trace's scores (a member met again +inf, which AGGREGATE MIN passes over); one that ends a skiplist scores
+// each member by its place in its source, so that the server meets them in the trace's order.
+TEST(ElementCommandWriter, AUnionsResultIsBuiltByTheServersOwnZunionstore) {
+    auto result = [](std::uint32_t members) {
+        ElementCommandWriter writer;
+        std::vector<Command> out;
+        auto write = [&](const Request& r) { EXPECT_TRUE(writer.write(r, "z", out)); };
+        auto zset = [](ElementAction action, std::uint32_t bytes, std::uint32_t value = 0, std::uint32_t prior = 0,
+                        bool atHead = false) {
+            return element(1, CollectionKind::SortedSet, action, bytes, value, prior, atHead);
+        };
+        // Sources {a2 b3}, {a2 c1}, {d1 a2 b3} met in that order: a union of four.
+        write(zset(ElementAction::Command, 3, members, 3, true));
+        write(zset(ElementAction::Size, 0, 2, 7));
+        write(zset(ElementAction::Add, 2, 3)); // scores of three characters ("1.5")
+        write(zset(ElementAction::Add, 3, 3));
+        write(zset(ElementAction::Size, 0, 2));
+        write(zset(ElementAction::Read, 2, kFoundForInsert));
+        write(zset(ElementAction::Add, 1, 3));
+        write(zset(ElementAction::Size, 0, 3));
+        write(zset(ElementAction::Add, 1, 3));
+        write(zset(ElementAction::Read, 2, kFoundForInsert));
+        EXPECT_TRUE(out.empty()); // not all of it yet
+        write(zset(ElementAction::Read, 3, kFoundForInsert));
+        EXPECT_EQ(writer.approximated(), 0u);
+        return out;
+    };
+    const std::string first = "\x7funion-source-0", second = "\x7funion-source-1";
+    for (const std::uint32_t members : { 4u, 200u }) {
+        const auto out = result(members);
+        ASSERT_EQ(out.size(), 5u) << members;
+        ASSERT_EQ(out[0].size(), 6u);
+        ASSERT_EQ(out[1].size(), 6u);
+        ASSERT_EQ(out[2].size(), 8u);
+        EXPECT_EQ(out[0][1], first);
+        EXPECT_EQ(out[1][1], second);
+        EXPECT_EQ(out[2][1], "z");
+        EXPECT_NE(out[1][5], out[2][3]); // c and d: one byte each, not the same member
+        EXPECT_EQ(out[1][3], out[0][3]); // a, met again
+        EXPECT_EQ(out[2][5], out[0][3]);
+        EXPECT_EQ(out[2][7], out[0][5]); // b
+        EXPECT_EQ(out[3], (Command { "ZUNIONSTORE", "z", "3", first, second, "z", "AGGREGATE", "MIN" }));
+        EXPECT_EQ(out[4], (Command { "DEL", first, second }));
+        if (members == 4) { // a listpack: the trace's scores, +inf where met again
+            EXPECT_EQ(out[0][2].size(), 3u);
+            EXPECT_EQ(out[1][2], "+inf");
+            EXPECT_EQ(out[2][6], "+inf");
+        } else { // a skiplist: each member by its place in its source
+            EXPECT_EQ((Command { out[2][2], out[2][4], out[2][6] }), (Command { "0", "1", "2" }));
+        }
     }
 }
 

@@ -11,12 +11,14 @@
 // The importer replays one as the lookups in the sources (zuiFind: ZINTERSTORE's in every other source until one
 // lacks the member, ZDIFFSTORE's first algorithm's in the others until one holds it; each a rehash step of a
 // table), then a delete of dst (when the capture showed it held) and a ZADD of each member of the result with
-// its score (ZUNIONSTORE's in one ZADD, whose count sizes the table as the union's expand does): the encoding
-// comes out as the conversion leaves it (a listpack exactly when the result fits one). ZRANGESTORE
-// (zrangeGenericCommand) stores a range's members with their scores the same way (rangeStore, below).
-// Not followed: Valkey 8.1 and later expand a union's table to its largest source only and grow it from there;
-// ZDIFFSTORE's second algorithm adds the whole first source and removes the others' members with the table's
-// shrink paused, so a skiplist result keeps a table sized for the first source where it has not shrunk.
+// its score (ZUNIONSTORE's in one ZADD marked as a union's, below): the encoding comes out as the conversion
+// leaves it (a listpack exactly when the result fits one). ZRANGESTORE (zrangeGenericCommand) stores a range's
+// members with their scores the same way (rangeStore, below). A union's result is marked as one (unionAsBuilt),
+// with its sources, for the engines differ in its table: Valkey expands it for the largest source and grows it
+// as the members go in, Redis 7.x for the whole union.
+// Not followed: ZDIFFSTORE's second algorithm adds the whole first source and removes the others' members with
+// the table's shrink paused, so a skiplist result keeps a table sized for the first source where it has not
+// shrunk.
 
 #include "line_importer.h"
 #include "monitor_multi_key.h"
@@ -34,6 +36,14 @@ namespace {
 constexpr std::array<std::string_view, 4> kCommands { "ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE", "ZRANGESTORE" };
 
 enum class Aggregate : std::uint8_t { Sum, Min, Max };
+
+// A source's member as a union meets it: the source's place (smallest first), the member's in the result, and
+// whether the result gained it there.
+struct UnionStep {
+    std::size_t source = 0;
+    std::size_t member = 0;
+    bool isNew = false;
+};
 
 // A source's members and scores (a set's score 1), and its weight.
 struct Source {
@@ -77,15 +87,15 @@ public:
             if (!read(m_args[3 + i], sources[i]))
                 return std::move(m_effect); // WRONGTYPE
         // The sources' lookups first (dst may be one of them), then dst emptied and the result added to it.
-        const auto result = m_name == "ZUNIONSTORE" ? unionOf(sources, aggregate)
+        std::vector<UnionStep> steps;
+        const auto result = m_name == "ZUNIONSTORE" ? unionOf(sources, aggregate, steps)
             : m_name == "ZINTERSTORE"               ? intersection(sources, aggregate)
                                                     : difference(sources);
         emptyDestination(m_args[1]);
         if (m_name == "ZUNIONSTORE" && !result.empty()) {
-            // The result's table sized for it before its members go in (Redis 7.x and Valkey 8.0 dictExpand the
-            // destination to the union's size; Valkey 8.1 and later expand it to the largest source first): one
-            // ZADD of every member, whose count zsetTypeCreate sizes the table by.
+            const std::size_t first = m_effect.requests.size();
             addAtOnce(result);
+            unionAsBuilt(first, sources, steps);
         } else {
             // ZINTERSTORE and ZDIFFSTORE add each member in turn (zslInsert, then the table's add: it grows as
             // it fills).
@@ -157,6 +167,59 @@ private:
             return addAtOnce(result);
         for (const auto& [member, score] : result)
             apply({ "ZADD", m_args[1], fmt::format("{:.17g}", score), member });
+    }
+    // ZUNIONSTORE's result, made by the ZADD of its members from request `first` on, as the command builds it
+    // (request.h): the Command marked a union's, with its largest source (Valkey expands the result's table
+    // for that source and grows it as the members go in; Redis 7.x builds the union aside and expands it for
+    // the whole), then each non-empty source behind a Size of its count, its members in the order the command
+    // meets them: the ZADD's Add of each new one, a Read (kFoundForInsert) of each the result already holds.
+    void unionAsBuilt(std::size_t first, const std::vector<Source>& sources, const std::vector<UnionStep>& steps) {
+        auto& requests = m_effect.requests;
+        std::size_t command = first;
+        while (command < requests.size()
+            && !(requests[command].op == Op::Element && requests[command].elementOp().action == ElementAction::Command))
+            ++command;
+        if (command == requests.size())
+            return;
+        std::uint64_t largest = 0;
+        for (const Source& source : sources)
+            largest = std::max<std::uint64_t>(largest, source.members.size());
+        ElementOp op = requests[command].elementOp();
+        op.atHead = true;
+        requests[command].element = op.packed();
+        requests[command].ttlSeconds = static_cast<std::uint32_t>(std::min<std::uint64_t>(largest, UINT32_MAX));
+        const std::vector<Request> adds(requests.begin() + static_cast<std::ptrdiff_t>(command) + 1, requests.end());
+        requests.resize(command + 1);
+        std::optional<std::size_t> source;
+        for (const UnionStep& step : steps) {
+            const Request& add = adds.at(step.member);
+            if (step.source != source) {
+                source = step.source;
+                Request size = add;
+                size.element = ElementOp { CollectionKind::SortedSet, ElementAction::Size }.packed();
+                size.elementBytes = 0;
+                size.valueBytes = static_cast<std::uint32_t>(
+                    std::min<std::uint64_t>(sources[step.source].members.size(), UINT32_MAX));
+                size.ttlSeconds = requests.size() == command + 1
+                    ? static_cast<std::uint32_t>(std::min<std::uint64_t>(steps.size(), UINT32_MAX))
+                    : 0;
+                requests.push_back(size);
+            }
+            if (step.isNew) {
+                requests.push_back(add);
+                continue;
+            }
+            Request found = add;
+            ElementOp read = found.elementOp();
+            read.action = ElementAction::Read;
+            read.value = IntegerClass::None;
+            found.element = read.packed();
+            found.valueBytes = kFoundForInsert;
+            found.ttlSeconds = 0;
+            requests.push_back(found);
+        }
+        m_effect.keys.resize(command + 1);
+        m_effect.keys.resize(requests.size(), m_args[1]);
     }
     // One ZADD of every member of the result, whose count sizes its table.
     void addAtOnce(const std::vector<std::pair<std::string, double>>& result) {
@@ -280,14 +343,18 @@ private:
         return out;
     }
     // Every source's members in turn, each added or aggregated into the result (no source looked up).
-    static std::vector<std::pair<std::string, double>> unionOf(std::vector<Source>& sources, Aggregate how) {
+    // `steps`: each source's members as the union meets them.
+    static std::vector<std::pair<std::string, double>> unionOf(
+        std::vector<Source>& sources, Aggregate how, std::vector<UnionStep>& steps) {
         smallestFirst(sources);
         std::vector<std::pair<std::string, double>> out;
         std::unordered_map<std::string_view, std::size_t> at;
-        for (const Source& s : sources)
-            for (const auto& [member, score] : s.members) {
-                const double value = weighted(score, s.weight);
-                if (const auto [it, isNew] = at.emplace(member, out.size()); isNew)
+        for (std::size_t i = 0; i < sources.size(); ++i)
+            for (const auto& [member, score] : sources[i].members) {
+                const double value = weighted(score, sources[i].weight);
+                const auto [it, isNew] = at.emplace(member, out.size());
+                steps.push_back({ i, it->second, isNew });
+                if (isNew)
                     out.emplace_back(member, value);
                 else
                     aggregateInto(out[it->second].second, value, how);

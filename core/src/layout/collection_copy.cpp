@@ -41,6 +41,7 @@ CollectionKeyState copyOf(const CollectionKeyState& key) {
     out.strandedUnmoved = key.strandedUnmoved;
     out.strandedTable = key.strandedTable;
     out.adds = key.adds;
+    out.unionAddsLeft = key.unionAddsLeft;
     out.orderBase = key.orderBase;
     out.orderBuckets = key.orderBuckets;
     out.nodes = key.nodes;

@@ -180,6 +180,12 @@ void CollectionKeyModel::command(CollectionKeyState& key, std::uint64_t elements
         collection::hashCommand(c, key, elements, longest);
 }
 
+void CollectionKeyModel::unionCommand(
+    CollectionKeyState& key, std::uint64_t elements, std::uint32_t longest, std::uint64_t largestSource) const {
+    if (m_kind == CollectionKind::SortedSet)
+        collection::zsetUnionCommand({ *m_rules, m_limits, *m_allocator }, key, elements, longest, largestSource);
+}
+
 void CollectionKeyModel::load(CollectionKeyState& key, std::uint64_t elements, SnapshotForm form) const {
     const collection::KeyContext c { *m_rules, m_limits, *m_allocator };
     key.made = true;
@@ -283,9 +289,14 @@ void CollectionKeyModel::remove(CollectionKeyState& key, ElementValue element, E
         resizes.count(key, *m_allocator);
 }
 
-void CollectionKeyModel::read(CollectionKeyState& key, bool randomDraw) const {
+void CollectionKeyModel::read(CollectionKeyState& key, bool randomDraw, bool foundForInsert) const {
     if (!key.table || !key.index)
         return; // a compact encoding has no table to rehash
+    // A union's member found in the result by the add that looked for its place: dict.c
+    // dictFindPositionForInsert takes a rehash step first; hashtable.c hashtableFindPositionForInsert finds it
+    // (findBucket) before any.
+    if (foundForInsert && !m_rules->dictTables())
+        return;
     // A table's find takes a rehash step (dictFind, hashtableFind). A random draw: dict.c dictGetFairRandomKey
     // asks dictGetSomeKeys for GETFAIR_NUM_ENTRIES (15) entries, at most the table's size, which takes a rehash
     // step for each while the table is rehashing; hashtable.c hashtableFairRandomEntry samples its buckets

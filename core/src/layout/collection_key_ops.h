@@ -70,6 +70,10 @@ double setTableEntries(const KeyContext& c, const CollectionKeyState& key);
 
 void zsetCommand(const KeyContext& c, CollectionKeyState& key, std::uint64_t members, std::uint32_t longest,
     std::uint32_t firstBytes);
+// ZUNIONSTORE's result (request.h): `members` members, the longest `longest` bytes, the largest source
+// `largestSource` members.
+void zsetUnionCommand(const KeyContext& c, CollectionKeyState& key, std::uint64_t members, std::uint32_t longest,
+    std::uint64_t largestSource);
 void zsetAdd(const KeyContext& c, CollectionKeyState& key, ElementValue member, ElementValue score);
 void zsetUpdate(
     const KeyContext& c, CollectionKeyState& key, ElementValue member, ElementValue before, ElementValue after);

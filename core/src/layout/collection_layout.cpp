@@ -212,6 +212,7 @@ std::optional<Rules> rulesOf(const LayoutModel& layout, const CollectionShape& s
         rules.setEntriesOnlyWhenShared = !is70;
         rules.zsetSizeHints = !is70;
         rules.zsetLongestMemberHint = false; // t_zset.c zaddGenericCommand: sdslen of the first member
+        rules.zsetUnionSizedForLargestSource = false; // t_zset.c zunionInterDiffGenericCommand: the accumulator
         rules.zsetScoresIn17Digits = is70;
         rules.sdsBytes = sds::redisNewLenBytes;
     } else if (dynamic_cast<const ValkeyDictLayout*>(&layout)) {

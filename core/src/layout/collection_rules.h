@@ -79,6 +79,11 @@ struct Rules {
     // the command converts the listpack as it is added, its table expanded for the members so far (zsetAdd ->
     // zsetConvertAndExpand, zsetLength + 1); Redis 7.0 goes by the first member too (zsetSizeHints).
     bool zsetLongestMemberHint = true;
+    // ZUNIONSTORE's result (t_zset.c zunionInterDiffGenericCommand): Valkey expands the destination's table for
+    // the largest source and adds the union's members into it one by one, growing it (dictAddRaw, hashtable.c
+    // hashtableFindPositionForInsert); Redis 7.x builds the union in a dict of its own (accumulator) and expands
+    // the destination's for all of it (dictExpand(dstzset->dict, dictSize(accumulator))).
+    bool zsetUnionSizedForLargestSource = true;
     // Redis 7.0 writes a listpack's score that is not an integer within +-2^52 with "%.17g" (util.c d2string);
     // the later lines the shortest text that reads back (fpconv_dtoa).
     bool zsetScoresIn17Digits = false;

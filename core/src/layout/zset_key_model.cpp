@@ -16,6 +16,10 @@
 //   zsetDel (zsetRemove): zzlDelete, or the table's delete and the node's (zslDelete), after which Redis 7.x
 //     resizes a table below 10% fill (htNeedsResize -> dictResize) and Valkey's shrink as their deletes do.
 //   ZSCORE, ZMSCORE, ZRANK (CollectionKeyModel::read): a table's find, one rehash step.
+//   zunionInterDiffGenericCommand's union (zsetUnionCommand): a skiplist whose table Valkey expands for the
+//     largest source, Redis 7.x for the whole union (Rules::zsetUnionSizedForLargestSource), each member then
+//     added by one find-or-insert (dictAddRaw, hashtableFindPositionForInsert: a rehash step), a member met
+//     again in a later source found by it (a step on the dict lines only); a listpack when the union fits one.
 // A node's level is drawn at random (zslRandomLevel): each member's node is counted at each level with its
 // chance (zsetMemberParts), so a removed member takes away what an added one brings.
 
@@ -93,6 +97,19 @@ void zsetCommand(const KeyContext& c, CollectionKeyState& key, std::uint64_t mem
         convertToSkiplist(c, key, members);
 }
 
+void zsetUnionCommand(const KeyContext& c, CollectionKeyState& key, std::uint64_t members, std::uint32_t longest,
+    std::uint64_t largestSource) {
+    if (key.made) // not a fresh key: the importer deletes the destination first
+        return zsetCommand(c, key, members, longest, longest);
+    key.made = true;
+    // Built as a skiplist, converted at its end when it fits a listpack (zsetConvertToListpackIfNeeded: the
+    // count and the longest member, on every line): that listpack is what the model makes.
+    if (members <= c.limits.zsetMaxListpackEntries && longest <= c.limits.zsetMaxListpackValue)
+        return;
+    convertToSkiplist(c, key, c.rules.zsetUnionSizedForLargestSource ? largestSource : members);
+    key.unionAddsLeft = members;
+}
+
 void zsetAdd(const KeyContext& c, CollectionKeyState& key, ElementValue member, ElementValue score) {
     score = stored(c, score);
     if (!key.made)
@@ -106,6 +123,10 @@ void zsetAdd(const KeyContext& c, CollectionKeyState& key, ElementValue member, 
             return;
         }
         convertToSkiplist(c, key, c.rules.zsetSizeHints ? held + 1 : 0);
+    }
+    if (key.unionAddsLeft > 0) { // a union's member: one find-or-insert (zsetUnionCommand)
+        --key.unionAddsLeft;
+        return addMember(c, key, member, 1);
     }
     addMember(c, key, member, kZaddLookups);
 }

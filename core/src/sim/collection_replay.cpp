@@ -64,7 +64,8 @@ bool sameState(const CollectionKeyState& a, const CollectionKeyState& b) {
         || a.entrySizes != b.entrySizes || a.argvEntries != b.argvEntries || a.strandedEntries != b.strandedEntries
         || a.strandedUnmoved != b.strandedUnmoved || a.strandedTable != b.strandedTable || a.adds != b.adds
         || a.orderBase != b.orderBase || a.orderBuckets != b.orderBuckets || a.loadRemaining != b.loadRemaining
-        || a.loadLongest != b.loadLongest || a.compactEntries != b.compactEntries || bool(a.index) != bool(b.index))
+        || a.loadLongest != b.loadLongest || a.unionAddsLeft != b.unionAddsLeft || a.compactEntries != b.compactEntries
+        || bool(a.index) != bool(b.index))
         return false;
     return !a.index || a.index->sameAs(*b.index);
 }
@@ -338,10 +339,14 @@ bool CollectionReplay::applyTo(const CollectionKeyModel& m, CollectionKeyState& 
                 op.collection == CollectionKind::SortedSet && r.valueBytes == kRemovedByRange);
         break;
     case ElementAction::Read:
-        m.read(key, r.valueBytes == kRandomDraw);
+        m.read(key, r.valueBytes == kRandomDraw,
+            op.collection == CollectionKind::SortedSet && r.valueBytes == kFoundForInsert);
         break;
     case ElementAction::Command:
-        m.command(key, r.valueBytes, r.elementBytes, op.element, r.priorBytes()); // request.h
+        if (op.collection == CollectionKind::SortedSet && op.atHead) // ZUNIONSTORE's result (request.h)
+            m.unionCommand(key, r.valueBytes, r.elementBytes, r.priorBytes());
+        else
+            m.command(key, r.valueBytes, r.elementBytes, op.element, r.priorBytes());
         break;
     case ElementAction::Load:
         m.load(key, r.valueBytes, { op.atHead, op.element, r.priorBytes() });

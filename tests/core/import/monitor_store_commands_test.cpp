@@ -108,15 +108,30 @@ TEST_F(MonitorCommandsTest, SortedSetStoresAggregateScoresAndCheckTheirArguments
         { "ZUNIONSTORE", "uuuu", "1", "a", "WEIGHTS", "x" }, { "ZINTERSTORE", "uuuu", "1", "a", "AGGREGATE", "avg" },
         { "ZDIFFSTORE", "uuuu", "1", "a", "WEIGHTS", "1" } });
     const Lines all = summary(r);
-    // The sources' 4 + 3 + 3 requests; ZUNIONSTORE: one ZADD of the union's four members (x, yy, zzz, w).
-    ASSERT_GE(all.size(), 15u);
-    EXPECT_EQ(Lines(all.begin() + 10, all.begin() + 15), (Lines { "4 command", "4 add", "4 add", "4 add", "4 add" }));
-    EXPECT_EQ(r[10].valueBytes, 4u); // the command's member count, which sizes the table
+    // The sources' 4 + 3 + 3 requests; ZUNIONSTORE: the union's four members as the command meets them (request.h),
+    // the sources smallest first (bb {yy zzz}, then ccc {yy w} as it was listed, then a {x yy zzz}), each behind
+    // a Size of its count: the members new to the result added (yy, zzz, w, x), the others found there.
+    ASSERT_GE(all.size(), 21u);
+    EXPECT_EQ(Lines(all.begin() + 10, all.begin() + 21),
+        (Lines { "4 command", "4 size", "4 add", "4 add", "4 size", "4 read", "4 add", "4 size", "4 add", "4 read",
+            "4 read" }));
+    EXPECT_EQ(r[10].valueBytes, 4u); // the union's member count
+    EXPECT_TRUE(r[10].elementOp().atHead); // a union's
+    EXPECT_EQ(r[10].priorBytes(), 3u); // its largest source, a
+    EXPECT_EQ(r[11].valueBytes, 2u); // bb's count
+    EXPECT_EQ(r[11].priorBytes(), 7u); // every source's members: 2 + 2 + 3
+    EXPECT_EQ(r[14].valueBytes, 2u);
+    EXPECT_EQ(r[14].priorBytes(), 0u);
+    EXPECT_EQ(r[17].valueBytes, 3u);
+    EXPECT_EQ(r[15].valueBytes, kFoundForInsert);
+    EXPECT_EQ(r[15].elementBytes, 2u); // yy
+    EXPECT_EQ(r[16].elementBytes, 1u); // w
+    EXPECT_EQ(r[18].elementBytes, 1u); // x
     // ZINTERSTORE: bb the smaller; yy and zzz looked up in a, both held, then each added.
-    EXPECT_EQ(Lines(all.begin() + 15, all.begin() + 21),
+    EXPECT_EQ(Lines(all.begin() + 21, all.begin() + 27),
         (Lines { "1 read", "1 read", "5 command", "5 add", "5 command", "5 add" }));
     // ZDIFFSTORE dddddd a ccc: a's members looked up in the set ccc until held: x (not), yy (held), zzz (not).
-    EXPECT_EQ(Lines(all.begin() + 21, all.end()),
+    EXPECT_EQ(Lines(all.begin() + 27, all.end()),
         (Lines { "3 read", "3 read", "3 read", "6 command", "6 add", "6 command", "6 add" }));
     EXPECT_EQ(m_rejects.refused.at("at least 1 input key is needed for 'zunionstore' command"), 1u);
     EXPECT_EQ(m_rejects.refused.at("syntax error"), 3u); // numkeys past the keys, AGGREGATE avg, ZDIFFSTORE WEIGHTS

@@ -196,6 +196,60 @@ TEST(ZsetKeyModel, Redis72MakesASortedSetByItsFirstMembersLength) {
     }
 }
 
+// ZUNIONSTORE's result (request.h): Valkey expands its table for the largest source and grows it as the union's
+// members go in, one find-or-insert each, a member met again in a later source found by the same (a rehash step
+// on the dict lines, none on hashtable.c's); Redis 7.x expands it for the whole union (t_zset.c
+// zunionInterDiffGenericCommand). A union that fits a listpack is one on every line.
+TEST(ZsetKeyModel, AUnionsTableIsExpandedForItsLargestSourceOnValkey) {
+    struct Line {
+        const char* spec;
+        IndexKind kind;
+    };
+    for (const Line& line : { Line { "redis-7.0", IndexKind::RedisDict }, Line { "redis-7.2", IndexKind::RedisDict },
+             Line { "valkey-8.0", IndexKind::ValkeyDict }, Line { "valkey-8.1", IndexKind::ValkeyHashtable },
+             Line { "valkey-9.0", IndexKind::ValkeyHashtable }, Line { "valkey-9.1", IndexKind::ValkeyHashtable } }) {
+        const CollectionKeyModel model = zsetModel(*layout(line.spec));
+        const bool redis = line.kind == IndexKind::RedisDict;
+        bool differsFromZadd = false;
+        for (const std::uint64_t largest : { 40u, 100u, 200u, 300u, 333u, 500u })
+            for (const std::uint64_t kMembers : { 600u, 1000u }) {
+                CollectionKeyState key = model.created(), zadd = model.created();
+                model.unionCommand(key, kMembers, 12, largest);
+                model.command(zadd, kMembers, 12, IntegerClass::None, 12);
+                IndexTableModel expected(line.kind);
+                expected.setBucketRehashOnAccess(line.kind == IndexKind::ValkeyDict);
+                expected.setFollowsRehashSpread(true);
+                expected.expand(redis ? kMembers : largest);
+                for (std::uint64_t i = 0; i < kMembers; ++i) {
+                    model.add(key, { 12 }, { 3 });
+                    model.add(zadd, { 12 }, { 3 });
+                    expected.insert();
+                    if (i % 4 == 3) { // a member of a later source the result holds already
+                        model.read(key, false, true);
+                        if (line.kind != IndexKind::ValkeyHashtable)
+                            expected.lookup();
+                    }
+                }
+                ASSERT_EQ(model.encoding(key), "skiplist") << line.spec;
+                EXPECT_TRUE(key.index->sameAs(expected)) << line.spec << ", largest source " << largest;
+                EXPECT_EQ(key.entries, kMembers);
+                EXPECT_EQ(key.unionAddsLeft, 0u);
+                if (key.index->heldBuckets() != zadd.index->heldBuckets()
+                    || key.index->targetBuckets() != zadd.index->targetBuckets())
+                    differsFromZadd = true;
+            }
+        // Against a ZADD of the union's members (zsetTypeCreate: expanded for them all), which Redis 7.0 does
+        // not size (Rules::zsetSizeHints).
+        if (std::string_view(line.spec) != "redis-7.0")
+            EXPECT_EQ(differsFromZadd, !redis) << line.spec;
+        CollectionKeyState small = model.created();
+        model.unionCommand(small, 100, 64, 90);
+        for (int i = 0; i < 100; ++i)
+            model.add(small, { i == 50 ? 64u : 12u }, { 3 });
+        EXPECT_EQ(model.encoding(small), "listpack") << line.spec;
+    }
+}
+
 // ZREMRANGEBY* removes its members with its table's shrink held back to its end (t_zset.c
 // zremrangeGenericCommand), where a ZREM of one member a command may shrink it after each; on every line but
 // 8.1, whose hashtable.c shrinks on a delete while paused all the same.

@@ -19,14 +19,17 @@
 //   list     LPUSH or RPUSH, LPOP or RPOP, LSET at the trace's place from the head.
 // A command's start (ElementAction::Command) holds its elements back until they have all come, and sends them
 // as one command, as the capture's did (a SINTERSTORE's result, whose smallest source was not an intset, as
-// three: intersectionRebuilt), and so do one command's removals, with the names it looked up and did
+// three: intersectionRebuilt; a ZUNIONSTORE's by the server's own ZUNIONSTORE of its sources: UnionRebuild),
+// and so do one command's removals, with the names it looked up and did
 // not find between them (Valkey 9.1 shrinks a table once, at the end of an HDEL, SREM or ZREM of several): the engines
 // decide a conversion on all of a command's arguments at once (t_hash.c hashTypeTryConversion, t_set.c, t_zset.c,
 // t_list.c listTypeTryConversionAppend). A lookup is sent as HEXISTS, SISMEMBER or ZSCORE, for the rehash step it takes
 // (a list's read changes nothing, and is not sent). A snapshot's loaded key (ElementAction::Load) is refused: the
 // server loads an RDB file itself (loadSnapshotFile), as it would.
 
+#include "layoutlab/collect/union_rebuild.h"
 #include "layoutlab/expected.h"
+#include "layoutlab/layout/collection_layout.h"
 #include "layoutlab/trace/request.h"
 
 #include <cstdint>
@@ -55,9 +58,10 @@ class ElementCommandWriter {
 public:
     using Command = std::vector<std::string>;
 
-    // `setMaxIntsetEntries`: the server's, which tells a SINTERSTORE's smallest source of integers an intset.
-    explicit ElementCommandWriter(std::uint64_t setMaxIntsetEntries = 512)
-        : m_setMaxIntsetEntries(setMaxIntsetEntries) { }
+    // `limits`: the server's, which tell a SINTERSTORE's smallest source of integers an intset
+    // (set-max-intset-entries) and whether a ZUNIONSTORE's result ends a listpack.
+    explicit ElementCommandWriter(const CollectionLimits& limits = {})
+        : m_limits(limits) { }
 
     // Appends the commands of `r` (Op::Element) on key `key`: none while a command's elements are still coming.
     Status write(const Request& r, const std::string& key, std::vector<Command>& out);
@@ -147,7 +151,16 @@ private:
     // source is not an intset (no made-up name is "~").
     static void intersectionRebuilt(Command members, std::vector<Command>& out);
 
-    std::uint64_t m_setMaxIntsetEntries;
+    // A ZUNIONSTORE's result whose sources are coming; when it will be a skiplist, its members are scored by
+    // their place in their source, so that the server meets them in the trace's order (a listpack's scores
+    // are what the trace says, the order of its build not showing).
+    Status unionWrite(const Request& r, std::vector<Command>& out);
+    void sendUnion(std::vector<Command>& out);
+
+    CollectionLimits m_limits;
+    std::optional<UnionRebuild> m_union;
+    bool m_unionScoredByPlace = false;
+    std::uint64_t m_unionPlace = 0;
     std::unordered_map<std::uint32_t, Key> m_keys;
     std::optional<Pending> m_pending; // the command whose elements are coming
     std::optional<Removals> m_removals; // the command whose removals are coming

@@ -175,6 +175,9 @@ struct CollectionKeyState {
     // thread cache counts each toward its GC, as much allocated as freed (jemalloc.c do_rallocx:
     // thread_alloc_event, thread_dalloc_event), which the slab model follows (JemallocArenaModel::reallocated).
     std::uint64_t reallocatedBytes = 0;
+    // A sorted set made as ZUNIONSTORE's result (CollectionKeyModel::unionCommand) into a table: its members
+    // still to come, each added by one find-or-insert (a rehash step), not ZADD's find and add.
+    std::uint64_t unionAddsLeft = 0;
 };
 
 // The collection's memory, the key's own allocations aside.
@@ -242,8 +245,13 @@ public:
     // once).
     void remove(CollectionKeyState& key, ElementValue element, ElementValue value = {}, MemberOrder order = {},
         bool atHead = false, bool byRange = false, bool continuesCommand = false) const;
-    // A lookup; `randomDraw`: a member drawn at random instead (request.h kRandomDraw).
-    void read(CollectionKeyState& key, bool randomDraw = false) const;
+    // A sorted set made as ZUNIONSTORE's result (request.h): `elements` members, the longest `longest` bytes,
+    // its largest source `largestSource` members.
+    void unionCommand(
+        CollectionKeyState& key, std::uint64_t elements, std::uint32_t longest, std::uint64_t largestSource) const;
+    // A lookup; `randomDraw`: a member drawn at random instead (request.h kRandomDraw); `foundForInsert`: a
+    // union's member the result already held (kFoundForInsert).
+    void read(CollectionKeyState& key, bool randomDraw = false, bool foundForInsert = false) const;
     // Whether the key may hold `element` with `value`: a compact key's entries are known by their lengths
     // and classes, a table's and a list's only by their count.
     bool holds(const CollectionKeyState& key, ElementValue element, ElementValue value = {}) const;

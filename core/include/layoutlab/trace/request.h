@@ -90,7 +90,9 @@ std::string_view opName(Op op);
 //            Redis 7.0's zaddGenericCommand); a list's push its elements' lengths summed in elementBytes
 //            (t_list.c listTypeTryConvertListpack), a LINSERT's its element's (priorBytes kNoPivot when it
 //            found no pivot); a set's SINTERSTORE result's first its smallest source in priorBytes
-//            (kIntersectionOfNonIntegers, kIntersectionOfIntegers)
+//            (kIntersectionOfNonIntegers, kIntersectionOfIntegers); a sorted set's with atHead set is a
+//            ZUNIONSTORE result's, its largest source's member count in priorBytes (no first member's length:
+//            no engine sizes a union by it), its sources following (Size)
 //   Load     a key read whole from a snapshot (rdb.c rdbLoadObject), before its elements, which follow as
 //            Adds: valueBytes its elements; atHead set when the file holds it compact (a listpack or an
 //            intset, which the server keeps as it is), and then a set's intset its width as the integer class
@@ -102,6 +104,10 @@ std::string_view opName(Op op);
 //            for lists that never meet a LINSERT. A set's: a member of SINTERSTORE's result after its last
 //            add, when the result holds integers only (t_set.c maybeConvertToIntset: an intset, of these
 //            members, when they are within set-max-intset-entries), the first's valueBytes their count.
+//            A sorted set's: a source of the ZUNIONSTORE result whose Command precedes it, in the order the
+//            command reads them (smallest first), before that source's members: valueBytes its member count,
+//            the first's priorBytes all the sources' counts summed; each member then an Add when it is new to
+//            the result (with its final score), else a Read with valueBytes kFoundForInsert.
 // A list's Add is a push and its Remove a pop, at its head when the op's atHead is set, else at its tail; a
 // Remove with valueBytes k > 0 removes the element k - 1 places from its head instead (LREM); its Update
 // replaces the element valueBytes places from its head (LSET) by one of elementBytes, the one replaced
@@ -133,6 +139,10 @@ enum class ElementAction : std::uint8_t { Add = 0, Update = 1, Remove = 2, Read 
 // A Read's valueBytes when the element is drawn at random (t_set.c setTypeRandomElement), which advances a
 // rehashing table by the engine's draw's steps rather than a lookup's one.
 inline constexpr std::uint32_t kRandomDraw = 1;
+// A sorted set's Read whose valueBytes is this: a ZUNIONSTORE source's member the result already holds, met by
+// the add that finds it there (t_zset.c zunionInterDiffGenericCommand: dictAddRaw, or Valkey 9's
+// hashtableFindPositionForInsert), not by a lookup of its own.
+inline constexpr std::uint32_t kFoundForInsert = 2;
 // A list's Command's priorBytes when it is a LINSERT's that found no pivot: the conversion for the element is
 // all the command did (t_list.c linsertCommand converts before it looks).
 inline constexpr std::uint32_t kNoPivot = 1;
