@@ -412,9 +412,8 @@ Status ElementCommandWriter::write(const Request& r, const std::string& key, std
     if (op.action == ElementAction::Command) {
         flush(out);
         if (op.collection == CollectionKind::SortedSet && op.atHead) { // a ZUNIONSTORE's result (request.h)
-            m_union.emplace(r.keyId, key);
-            m_unionScoredByPlace
-                = r.valueBytes > m_limits.zsetMaxListpackEntries || r.elementBytes > m_limits.zsetMaxListpackValue;
+            m_union.emplace(r.keyId, key,
+                r.valueBytes > m_limits.zsetMaxListpackEntries || r.elementBytes > m_limits.zsetMaxListpackValue);
             return Ok {};
         }
         if (op.collection == CollectionKind::List && r.priorBytes() == kNoPivot) {

@@ -44,6 +44,8 @@ void UnionRebuild::added(std::string score, std::string name, std::uint64_t shap
 
 bool UnionRebuild::found(std::string score, std::uint64_t shape) {
     met();
+    if (!m_endsSkiplist)
+        return true; // one ZADD of the new members: nothing to name
     const auto earlier = m_earlier.find(shape);
     std::size_t& reused = m_reused[shape];
     if (m_sources.empty() || earlier == m_earlier.end() || reused == earlier->second.size())
@@ -57,6 +59,14 @@ void UnionRebuild::send(std::vector<Command>& out) {
     std::erase_if(m_sources, [](const Command& pairs) { return pairs.empty(); });
     if (m_sources.empty())
         return;
+    if (!m_endsSkiplist) {
+        Command add { "ZADD", m_key };
+        for (Command& pairs : m_sources)
+            add.insert(add.end(), std::make_move_iterator(pairs.begin()), std::make_move_iterator(pairs.end()));
+        out.push_back(std::move(add));
+        m_sources.clear();
+        return;
+    }
     Command command { "ZUNIONSTORE", m_key, std::to_string(m_sources.size()) };
     Command removal { "DEL" };
     for (std::size_t i = 0; i < m_sources.size(); ++i) {
@@ -94,14 +104,14 @@ Status ElementCommandWriter::unionWrite(const Request& r, std::vector<Command>& 
     const std::string place = std::to_string(m_unionPlace++);
     const std::uint64_t shape = shapeKey(r.elementBytes, op.element);
     if (op.action == ElementAction::Read) {
-        if (!m_union->found(m_unionScoredByPlace ? place : "+inf", shape))
+        if (!m_union->found(place, shape))
             ++m_approximated;
     } else {
         Key& state = keyOf(r.keyId);
         std::string name = newName(state, r.elementBytes, op.element);
         ++state.elements;
         state.held[Shape { r.elementBytes, r.valueBytes, op.element, op.value }].push_back(name);
-        m_union->added(m_unionScoredByPlace ? place : score(r.valueBytes, op.value), std::move(name), shape);
+        m_union->added(m_union->endsSkiplist() ? place : score(r.valueBytes, op.value), std::move(name), shape);
     }
     if (m_union->complete())
         sendUnion(out);

@@ -4,14 +4,18 @@
 // A ZUNIONSTORE result rebuilt by the server's own ZUNIONSTORE (ElementCommandWriter): the trace holds the
 // result's sources in the order the command read them, each a count and its members as the union met them
 // (request.h: a new member's Add, a Read of one the result already held). The writer gives the new members
-// their made-up names and scores; this puts each source back together, the members met again named as one of
-// the earlier sources' of their shape (with AGGREGATE MIN, a score of +inf keeps the first one), and sends:
+// their made-up names, and each member a score by its place in its source (so that the server meets them in
+// the trace's order; a skiplist's scores take no byte more or less); this puts each source back together, the
+// members met again named as one of the earlier sources' of their shape, and sends:
 //   ZADD of each source but the last into a key of its own (named with a byte no trace key holds), the last
 //   into the destination itself, then ZUNIONSTORE key n sources... key AGGREGATE MIN, then DEL of the others.
 // The server then expands the result's table for its largest source and adds the members in the trace's
 // order, with the trace's lookups, as the captured command did (t_zset.c zunionInterDiffGenericCommand). The
 // other sources' keys live in the destination's database for the length of the command; the keyspace's table
 // grows for them only if they take it past its fill limit, which `send` cannot know.
+// A result that ends a listpack (the server converts it when it fits: zsetConvertToListpackIfNeeded) has no
+// table left to show how it was built: it is sent as one ZADD of its members, which makes that listpack as
+// the model does, with no other keys.
 
 #include <cstdint>
 #include <map>
@@ -24,11 +28,14 @@ class UnionRebuild {
 public:
     using Command = std::vector<std::string>;
 
-    UnionRebuild(std::uint32_t keyId, std::string key)
+    // `endsSkiplist`: the result is past the server's listpack limits.
+    UnionRebuild(std::uint32_t keyId, std::string key, bool endsSkiplist)
         : m_keyId(keyId)
-        , m_key(std::move(key)) { }
+        , m_key(std::move(key))
+        , m_endsSkiplist(endsSkiplist) { }
 
     std::uint32_t keyId() const { return m_keyId; }
+    bool endsSkiplist() const { return m_endsSkiplist; }
     // A source begins (a Size); the first one's `total` is the members of every source (request.h).
     void source(std::uint64_t total);
     // A member new to the result, of name shape `shape` (a length and class), with its score.
@@ -46,6 +53,7 @@ private:
 
     std::uint32_t m_keyId;
     std::string m_key;
+    bool m_endsSkiplist;
     bool m_started = false;
     std::uint64_t m_left = 0;
     std::vector<Command> m_sources; // each one's score and name pairs
