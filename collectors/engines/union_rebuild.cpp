@@ -25,25 +25,28 @@ void UnionRebuild::source(std::uint64_t total) {
             m_earlier[shape].push_back(std::move(name));
     m_current.clear();
     m_reused.clear();
+    m_place = 0;
     m_sources.emplace_back();
 }
 
-void UnionRebuild::met() {
+std::string UnionRebuild::met(std::string score) {
     if (m_left > 0)
         --m_left;
+    const std::uint64_t place = m_place++;
+    return m_endsSkiplist ? std::to_string(place) : std::move(score);
 }
 
 void UnionRebuild::added(std::string score, std::string name, std::uint64_t shape) {
     if (m_sources.empty())
         m_sources.emplace_back();
-    m_current[shape].push_back(name);
-    m_sources.back().push_back(std::move(score));
+    if (m_endsSkiplist) // named again by later sources (found)
+        m_current[shape].push_back(name);
+    m_sources.back().push_back(met(std::move(score)));
     m_sources.back().push_back(std::move(name));
-    met();
 }
 
-bool UnionRebuild::found(std::string score, std::uint64_t shape) {
-    met();
+bool UnionRebuild::found(std::uint64_t shape) {
+    std::string score = met({});
     if (!m_endsSkiplist)
         return true; // one ZADD of the new members: nothing to name
     const auto earlier = m_earlier.find(shape);
@@ -98,20 +101,19 @@ Status ElementCommandWriter::unionWrite(const Request& r, std::vector<Command>& 
     const ElementOp op = r.elementOp();
     if (op.action == ElementAction::Size) {
         m_union->source(r.priorBytes());
-        m_unionPlace = 0;
         return Ok {};
     }
-    const std::string place = std::to_string(m_unionPlace++);
     const std::uint64_t shape = shapeKey(r.elementBytes, op.element);
     if (op.action == ElementAction::Read) {
-        if (!m_union->found(place, shape))
+        if (!m_union->found(shape))
             ++m_approximated;
     } else {
         Key& state = keyOf(r.keyId);
         std::string name = newName(state, r.elementBytes, op.element);
         ++state.elements;
         state.held[Shape { r.elementBytes, r.valueBytes, op.element, op.value }].push_back(name);
-        m_union->added(m_union->endsSkiplist() ? place : score(r.valueBytes, op.value), std::move(name), shape);
+        m_union->added(
+            m_union->endsSkiplist() ? std::string {} : score(r.valueBytes, op.value), std::move(name), shape);
     }
     if (m_union->complete())
         sendUnion(out);

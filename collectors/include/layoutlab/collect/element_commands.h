@@ -151,15 +151,12 @@ private:
     // source is not an intset (no made-up name is "~").
     static void intersectionRebuilt(Command members, std::vector<Command>& out);
 
-    // A ZUNIONSTORE's result whose sources are coming; when it will be a skiplist, its members are scored by
-    // their place in their source, so that the server meets them in the trace's order (a listpack's scores
-    // are what the trace says: UnionRebuild sends it as one ZADD).
+    // A ZUNIONSTORE's result whose sources are coming (UnionRebuild): its members named, a listpack's scored.
     Status unionWrite(const Request& r, std::vector<Command>& out);
     void sendUnion(std::vector<Command>& out);
 
     CollectionLimits m_limits;
     std::optional<UnionRebuild> m_union;
-    std::uint64_t m_unionPlace = 0;
     std::unordered_map<std::uint32_t, Key> m_keys;
     std::optional<Pending> m_pending; // the command whose elements are coming
     std::optional<Removals> m_removals; // the command whose removals are coming
