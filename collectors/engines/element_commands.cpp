@@ -362,6 +362,27 @@ Status ElementCommandWriter::listCommand(const Request& r, const std::string& ke
     return Ok {};
 }
 
+bool ElementCommandWriter::namedAgain(const Request& r, const std::string& key, std::vector<Command>& out) {
+    const ElementOp op = r.elementOp();
+    Key& state = keyOf(r.keyId);
+    // Any held name of the member's length and class: its score, the one it was sent with, is kept, so the
+    // server finds it unchanged, as the capture's did (t_zset.c zsetAdd; t_set.c setTypeAdd returns 0).
+    for (auto at = state.held.lower_bound(Shape { r.elementBytes, 0, IntegerClass::None, IntegerClass::None });
+         at != state.held.end() && at->first.bytes == r.elementBytes; ++at) {
+        if (at->first.cls != op.element || at->second.empty())
+            continue;
+        const std::string name = at->second.back();
+        if (op.collection == CollectionKind::Set)
+            add(r.keyId, { name }, { "SADD", key, name }, out);
+        else {
+            std::string text = score(at->first.valueBytes, at->first.valueClass);
+            add(r.keyId, { text, name }, { "ZADD", key, text, name }, out);
+        }
+        return true;
+    }
+    return false;
+}
+
 Status ElementCommandWriter::write(const Request& r, const std::string& key, std::vector<Command>& out) {
     const ElementOp op = r.elementOp();
     if (m_union) {
@@ -400,13 +421,20 @@ Status ElementCommandWriter::write(const Request& r, const std::string& key, std
             m_removals->names.push_back(std::move(absent));
             return Ok {};
         }
-        flush(out);
+        const bool withinCommand = m_pending && m_pending->keyId == r.keyId;
+        if (withinCommand && op.collection != CollectionKind::Hash && namedAgain(r, key, out))
+            return Ok {};
+        if (!withinCommand)
+            flush(out);
+        // Else a member the key does not hold (ZADD XX's): its lookup goes before the command, which is not split.
         std::string text;
         elementText(r.elementBytes, op.element, 0, text);
         const char* verb = op.collection == CollectionKind::Hash ? "HEXISTS"
             : op.collection == CollectionKind::Set               ? "SISMEMBER"
                                                                  : "ZSCORE";
         out.push_back({ verb, key, std::move(text) });
+        if (withinCommand && --m_pending->remaining == 0)
+            flush(out); // its last member was this one
         return Ok {};
     }
     if (op.action == ElementAction::Command) {

@@ -144,6 +144,43 @@ TEST(ElementCommandWriter, ACommandsElementsGoTogetherAndRemovesNameWhatWasAdded
     EXPECT_EQ(out.size(), 3u);
 }
 
+// A ZADD or SADD that names a member again, or one the key holds, with its score unchanged: the import's lookup
+// goes within the command, by a held name of that shape with its score, so that the server sizes the new key's
+// table for all of the command's members (t_zset.c zsetTypeCreate) as the capture's did, not for a part of it.
+TEST(ElementCommandWriter, AMemberNamedAgainStaysWithinItsCommand) {
+    ElementCommandWriter writer;
+    std::vector<Command> out;
+    Request start = element(1, CollectionKind::SortedSet, ElementAction::Command, 6);
+    start.valueBytes = 3;
+    ASSERT_TRUE(writer.write(start, "z", out));
+    ASSERT_TRUE(writer.write(element(1, CollectionKind::SortedSet, ElementAction::Add, 6, 3), "z", out));
+    ASSERT_TRUE(writer.write(element(1, CollectionKind::SortedSet, ElementAction::Read, 6), "z", out));
+    EXPECT_TRUE(out.empty()); // still one command
+    ASSERT_TRUE(writer.write(element(1, CollectionKind::SortedSet, ElementAction::Add, 6, 4), "z", out));
+    ASSERT_EQ(out.size(), 1u);
+    ASSERT_EQ(out[0].size(), 8u);
+    EXPECT_EQ(out[0][0], "ZADD");
+    EXPECT_EQ(out[0][3], out[0][5]); // the first member again
+    EXPECT_EQ(out[0][2], out[0][4]); // with its score as sent
+    EXPECT_EQ(out[0][6].size(), 4u);
+    out.clear();
+
+    // A set's: the same; a member the key holds none of the length of (ZADD XX's absent one) is looked up
+    // before the command, which stays whole.
+    start = element(2, CollectionKind::Set, ElementAction::Command, 5);
+    start.valueBytes = 3;
+    ASSERT_TRUE(writer.write(start, "s", out));
+    ASSERT_TRUE(writer.write(element(2, CollectionKind::Set, ElementAction::Add, 5), "s", out));
+    ASSERT_TRUE(writer.write(element(2, CollectionKind::Set, ElementAction::Read, 9), "s", out));
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0][0], "SISMEMBER");
+    ASSERT_TRUE(writer.write(element(2, CollectionKind::Set, ElementAction::Read, 5), "s", out));
+    ASSERT_EQ(out.size(), 2u); // the command's last member: sent
+    EXPECT_EQ(out[1].size(), 4u);
+    EXPECT_EQ(out[1][2], out[1][3]);
+    EXPECT_EQ(writer.unmatched(), 0u);
+}
+
 // A SINTERSTORE's result (request.h): from an intset, the SADD of its members; from any other set, those members
 // in a set the server then intersects with itself, so that it builds the result as SINTERSTORE did.
 TEST(ElementCommandWriter, AnIntersectionsResultIsBuiltByTheServersOwnSinterstore) {

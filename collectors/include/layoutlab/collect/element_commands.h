@@ -24,8 +24,9 @@
 // not find between them (Valkey 9.1 shrinks a table once, at the end of an HDEL, SREM or ZREM of several): the engines
 // decide a conversion on all of a command's arguments at once (t_hash.c hashTypeTryConversion, t_set.c, t_zset.c,
 // t_list.c listTypeTryConversionAppend). A lookup is sent as HEXISTS, SISMEMBER or ZSCORE, for the rehash step it takes
-// (a list's read changes nothing, and is not sent). A snapshot's loaded key (ElementAction::Load) is refused: the
-// server loads an RDB file itself (loadSnapshotFile), as it would.
+// (a list's read changes nothing, and is not sent); one within a SADD or ZADD (a member named again, unchanged)
+// is sent within that command, by a held name of its shape. A snapshot's loaded key (ElementAction::Load) is refused:
+// the server loads an RDB file itself (loadSnapshotFile), as it would.
 
 #include "layoutlab/collect/union_rebuild.h"
 #include "layoutlab/expected.h"
@@ -142,6 +143,11 @@ private:
     void add(std::uint32_t keyId, std::vector<std::string> words, Command whole, std::vector<Command>& out);
     void removed(std::uint32_t keyId, Key& key);
     void sendRemovals(std::vector<Command>& out);
+    // A lookup within a SADD or ZADD of the key (a member it names again, or one the key holds, unchanged):
+    // appended to the command as a held name of its length and class, so that the server decides the
+    // command's encoding and sizes its table on all its members as the capture's did (t_set.c saddCommand,
+    // t_zset.c zaddGenericCommand: zsetTypeCreate). False when the key holds no such name.
+    bool namedAgain(const Request& r, const std::string& key, std::vector<Command>& out);
     Status listCommand(const Request& r, const std::string& key, std::vector<Command>& out);
     // A LINSERT beside the pivot a list's Add names by its place (request.h), as three commands.
     void insertBesidePlace(const Request& r, const std::string& key, std::string element, std::vector<Command>& out);
