@@ -475,6 +475,9 @@ Workload zsetStores(std::uint64_t groups) {
 Workload listInserts(std::uint64_t keys) {
     return workload::listInserts(keys);
 }
+Workload namedAgain(std::uint64_t keys) {
+    return workload::namedAgain(keys);
+}
 
 std::vector<Workload> collectionWorkloads() {
     // LAYOUTLAB_COLLECTION_WORKLOAD=FILE runs the commands of FILE instead (one per line, arguments split at

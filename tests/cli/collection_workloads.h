@@ -35,6 +35,8 @@ Workload setStores(std::uint64_t groups);
 Workload zsetStores(std::uint64_t groups);
 // Lists written in their middle (LINSERT), thinned by LREM and pops.
 Workload listInserts(std::uint64_t keys);
+// Sets, hashes and sorted sets grown to counts at their tables' sizes by commands that name members again.
+Workload namedAgain(std::uint64_t keys);
 // Every workload, or the one LAYOUTLAB_COLLECTION_WORKLOAD names (a file of commands, one a line).
 std::vector<Workload> collectionWorkloads();
 

@@ -92,5 +92,7 @@ Workload listInserts(std::uint64_t keys);
 // (store_workloads.cpp).
 Workload setStores(std::uint64_t groups);
 Workload zsetStores(std::uint64_t groups);
+// Sets, hashes and sorted sets grown to their tables' sizes with members named again (repeat_workloads.cpp).
+Workload namedAgain(std::uint64_t keys);
 
 } // namespace layoutlab::test::workload

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Set commands as t_set.c runs them (Redis 7.0-7.2, Valkey 8-9 alike for these):
 //   saddCommand: setTypeCreate for a new key, or setTypeMaybeConvert for the command's member count (the
-//     command's start, with its first member), then setTypeAdd for each: a member the set holds is looked
-//     up and left (a table's find position takes a rehash step), any other added.
+//     command's start, with its first member), then setTypeAdd for each: a member the set holds is found
+//     by the add that looked for its place (kFoundForInsert: dictAddRaw grows a full dict first, and takes a
+//     rehash step), any other added.
 //   sremCommand: setTypeRemove for each member, a lookup for one that is not there (a table's delete takes a
 //     rehash step first); the key goes with its last member, and the members after it are not looked at.
 //   sismemberCommand, smismemberCommand: a lookup per member.
@@ -68,8 +69,10 @@ private:
         for (std::size_t i = 2; i < m_args.size(); ++i) {
             if (members.add(m_args[i])) {
                 push(element(ElementAction::Add, m_args[i]));
-            } else {
-                lookup(m_args[i]);
+            } else { // setTypeAdd looks for its place to add it (request.h kFoundForInsert)
+                Request found = element(ElementAction::Read, m_args[i]);
+                found.valueBytes = kFoundForInsert;
+                push(found);
             }
         }
     }

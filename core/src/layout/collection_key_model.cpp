@@ -292,11 +292,15 @@ void CollectionKeyModel::remove(CollectionKeyState& key, ElementValue element, E
 void CollectionKeyModel::read(CollectionKeyState& key, bool randomDraw, bool foundForInsert) const {
     if (!key.table || !key.index)
         return; // a compact encoding has no table to rehash
-    // A union's member found in the result by the add that looked for its place: dict.c
-    // dictFindPositionForInsert takes a rehash step first; hashtable.c hashtableFindPositionForInsert finds it
-    // (findBucket) before any.
-    if (foundForInsert && !m_rules->dictTables())
+    if (foundForInsert) {
+        // A member found by the add that looked for its place (a SADD's of one the set holds, a union's the
+        // result holds). Redis 7.x builds a union in a dict of its own (zunionInterDiffGenericCommand's
+        // accumulator), which finds it: the result's table is not touched.
+        if (m_kind == CollectionKind::SortedSet && !m_rules->zsetUnionSizedForLargestSource)
+            return;
+        key.index->findForInsert();
         return;
+    }
     // A table's find takes a rehash step (dictFind, hashtableFind). A random draw: dict.c dictGetFairRandomKey
     // asks dictGetSomeKeys for GETFAIR_NUM_ENTRIES (15) entries, at most the table's size, which takes a rehash
     // step for each while the table is rehashing; hashtable.c hashtableFairRandomEntry samples its buckets

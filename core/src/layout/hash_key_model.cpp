@@ -8,8 +8,8 @@
 //     (the HINCRBY path); a listpack replaces the value in place (lpReplace) or appends the pair (lpAppend),
 //     then converts once it holds more than hash-max-listpack-entries (hashTypeConvertListpack: the table
 //     expanded for them all, each pair inserted once). A table finds the field (Redis 7.0: dictFind, then
-//     dictAdd for a new one, two rehash steps; 7.2 and Valkey: one call) and replaces the value or adds the
-//     entry.
+//     dictAdd for a new one, two rehash steps; 7.2 and Valkey: one call, dictAddRaw, which grows a full dict
+//     before it finds a field already there) and replaces the value or adds the entry.
 //   hashTypeDelete (hashRemove): lpDeleteRangeWithEntry, or the table's delete, after which Redis 7.x
 //     resizes a table below 10% fill (htNeedsResize -> dictResize) and Valkey's tables shrink as they do on
 //     any delete (the index model's erase). The last field's removal deletes the key (the replay's part).
@@ -108,7 +108,12 @@ void hashUpdate(
             *it = packEntry(field, after);
         return;
     }
-    key.index->lookup();
+    // Redis 7.0's hashTypeSet finds the field (dictFind); 7.2 and Valkey look for its place to add it
+    // (dictAddRaw with `existing`, hashtableFindPositionForInsert), which grows a full dict first.
+    if (c.rules.hsetLookups == 1)
+        key.index->findForInsert();
+    else
+        key.index->lookup();
     // The field stays as it is: only the value's part changes (or the entry around it, entry.c entryUpdate).
     addHashEntry(c, key, field, before, -1, false);
     addHashEntry(c, key, field, after, 1, false);

@@ -340,7 +340,8 @@ bool CollectionReplay::applyTo(const CollectionKeyModel& m, CollectionKeyState& 
         break;
     case ElementAction::Read:
         m.read(key, r.valueBytes == kRandomDraw,
-            op.collection == CollectionKind::SortedSet && r.valueBytes == kFoundForInsert);
+            op.collection != CollectionKind::Hash && op.collection != CollectionKind::List
+                && r.valueBytes == kFoundForInsert);
         break;
     case ElementAction::Command:
         if (op.collection == CollectionKind::SortedSet && op.atHead) // ZUNIONSTORE's result (request.h)

@@ -162,6 +162,31 @@ void IndexTableModel::access(bool existingKey) {
     rehashStep(1 - inOld); // finishes the rehash when the old table is left empty
 }
 
+void IndexTableModel::dictExpandIfNeeded() {
+    // dict.c _dictExpandIfNeeded() / dictExpandIfNeeded(): first table of 4, then grow to used + 1 when
+    // used >= size; nothing while rehashing.
+    if (m_targetBuckets != 0)
+        return;
+    if (m_buckets == 0)
+        resize(m_params.initialBuckets);
+    else if (m_used * 100 >= m_buckets * m_params.maxFillPercent)
+        resize(m_used + 1);
+}
+
+void IndexTableModel::findForInsert() {
+    if (m_kind != IndexKind::RedisDict && m_kind != IndexKind::ValkeyDict) {
+        // hashtable.c hashtableFindPositionForInsert: findBucket's read step (rehashStepOnReadIfNeeded) finds
+        // the key, and returns before hashtableExpandIfNeeded.
+        lookup();
+        return;
+    }
+    // Redis 7.0 dict.c dictAddRaw -> _dictKeyIndex, Redis 7.2 and Valkey 8.0 dictFindPositionForInsert: a
+    // rehash step (Valkey 8.0: the key's own bucket first), then the table grown if it is full, and only then
+    // the key found.
+    access(true);
+    dictExpandIfNeeded();
+}
+
 void IndexTableModel::insert() {
     switch (m_kind) {
     case IndexKind::ValkeyHashtable:
@@ -174,14 +199,7 @@ void IndexTableModel::insert() {
     case IndexKind::RedisDict:
     case IndexKind::ValkeyDict:
         access(false);
-        // dict.c _dictExpandIfNeeded() / dictExpandIfNeeded(): first table of 4, then grow to used + 1
-        // when used >= size.
-        if (m_targetBuckets == 0) {
-            if (m_buckets == 0)
-                resize(m_params.initialBuckets);
-            else if (m_used * 100 >= m_buckets * m_params.maxFillPercent)
-                resize(m_used + 1);
-        }
+        dictExpandIfNeeded();
         break;
     case IndexKind::MemcachedAssoc:
         // assoc.c assoc_insert(): expand when curr_items > hashsize * 3 / 2 (done by the maintainer thread).

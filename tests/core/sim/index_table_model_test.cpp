@@ -228,3 +228,31 @@ TEST(IndexTableModel, AFullTableTheBudgetWillNotGrowSettlesAsItIs) {
     table.settle();
     EXPECT_EQ(table.heldBuckets(), 32u) << "without a budget, the cron doubles it";
 }
+
+// An insert that finds its key there already: on the dict lines it grows a full table first (dict.c dictAddRaw,
+// dictFindPositionForInsert: _dictExpandIfNeeded before the search), as the insert of a new key would have; on
+// hashtable.c's the find returns before any growth (hashtableFindPositionForInsert), a read step and no more.
+TEST(IndexTableModel, AnInsertThatFindsItsKeyGrowsAFullDictOnly) {
+    for (const IndexKind kind : { IndexKind::RedisDict, IndexKind::ValkeyDict, IndexKind::ValkeyHashtable }) {
+        IndexTableModel table(kind);
+        const std::uint64_t full = kind == IndexKind::ValkeyHashtable ? 28 : 8; // 4 buckets of 7; 8 buckets
+        for (std::uint64_t i = 0; i < full; ++i)
+            table.insert();
+        for (int step = 0; step < 64 && table.targetBuckets() != 0; ++step)
+            table.lookup(); // the last growth's rehash finished
+        const std::uint64_t before = table.buckets();
+        ASSERT_EQ(before, kind == IndexKind::ValkeyHashtable ? 4u : 8u);
+        table.lookup();
+        EXPECT_EQ(table.buckets(), before);
+        EXPECT_EQ(table.targetBuckets(), 0u); // a lookup never grows it
+        table.findForInsert();
+        EXPECT_EQ(table.entries(), full);
+        if (kind == IndexKind::ValkeyHashtable) {
+            EXPECT_EQ(table.targetBuckets(), 0u);
+        } else {
+            EXPECT_EQ(table.targetBuckets(), 2 * before); // grown to the next power of two over used + 1
+            table.findForInsert(); // a step of the rehash under way, and no second growth
+            EXPECT_LE(table.targetBuckets(), 2 * before);
+        }
+    }
+}

@@ -75,6 +75,10 @@ public:
         else if (m_residualBuckets != 0)
             advanceResidual(1);
     }
+    // An insert that finds the key there already (SADD of a member the set holds, Redis 7.2's HSET of a field
+    // the hash holds, a union's member the result holds): the lookup's rehash step, and on the dict lines the
+    // growth an insert would have made (dict.c dictAddRaw grows a full table before it searches it).
+    void findForInsert();
     // Valkey 8.0 dict.c: an access rehashes the key's own old bucket when it has not been moved yet
     // (dictBucketRehash), else the next one. Modelled for the collections' tables; the keyspace's, which the
     // cron settles, keep the plain steps.
@@ -142,6 +146,7 @@ private:
     // An access to a key (present, or about to be added) while rehashing.
     void access(bool existingKey);
     void resize(std::uint64_t minCapacity);
+    void dictExpandIfNeeded();
     // Whether the gate lets the table move to `buckets` top-level buckets for `minCapacity` entries.
     bool gateAllows(std::uint64_t buckets, std::uint64_t minCapacity) const;
     std::uint64_t bucketsFor(std::uint64_t minCapacity) const;

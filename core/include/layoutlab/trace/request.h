@@ -139,9 +139,10 @@ enum class ElementAction : std::uint8_t { Add = 0, Update = 1, Remove = 2, Read 
 // A Read's valueBytes when the element is drawn at random (t_set.c setTypeRandomElement), which advances a
 // rehashing table by the engine's draw's steps rather than a lookup's one.
 inline constexpr std::uint32_t kRandomDraw = 1;
-// A sorted set's Read whose valueBytes is this: a ZUNIONSTORE source's member the result already holds, met by
-// the add that finds it there (t_zset.c zunionInterDiffGenericCommand: dictAddRaw, or Valkey 9's
-// hashtableFindPositionForInsert), not by a lookup of its own.
+// A set's or sorted set's Read whose valueBytes is this: a member the key already holds, met by the add that
+// finds it there (t_set.c setTypeAdd, for SADD and the set commands that add; a ZUNIONSTORE source's member the
+// result holds: t_zset.c zunionInterDiffGenericCommand): dictAddRaw or hashtableFindPositionForInsert, not a
+// lookup of its own.
 inline constexpr std::uint32_t kFoundForInsert = 2;
 // A list's Command's priorBytes when it is a LINSERT's that found no pivot: the conversion for the element is
 // all the command did (t_list.c linsertCommand converts before it looks).
