@@ -4,7 +4,8 @@
 // nothing new. An insert that finds its member or field there already grows a full dict first (dict.c
 // dictAddRaw on Redis 7.0, dictFindPositionForInsert on Redis 7.2 and Valkey 8.0: SADD's setTypeAdd, 7.2's and
 // 8.0's HSET through hashTypeSet), where a lookup does not (a ZADD's zsetAdd finds the member with dictFind); and a
-// ZADD whose repeated member keeps its score is one command the server sizes its table for whole.
+// ZADD whose repeated member keeps its score is one command the server sizes its table for whole; a ZADD XX of a
+// long member the key does not hold converts a listpack all the same.
 
 #include "workload_draw.h"
 
@@ -59,6 +60,13 @@ Workload namedAgain(std::uint64_t keys) {
         // Written again with nothing new: the dict full at a power of two grows here on the lines above.
         for (std::uint64_t again = d.between(1, 3); again > 0; --again)
             write({ d.between(0, count - 1), d.between(0, count - 1) });
+        // A ZADD XX naming a member past zset-max-listpack-value that the key does not hold: nothing added, and
+        // a listpack converted all the same (zsetTypeMaybeConvert decides on the arguments).
+        if (type == 2 && d.chance(0.3)) {
+            const std::uint64_t held = d.between(0, count - 1);
+            w.commands.push_back(
+                { "ZADD", key, "XX", "1", memberOf(k, count + 1, 0), scores[held], memberOf(k, held, shape) });
+        }
     }
     return w;
 }

@@ -179,6 +179,27 @@ TEST(ElementCommandWriter, AMemberNamedAgainStaysWithinItsCommand) {
     EXPECT_EQ(out[1].size(), 4u);
     EXPECT_EQ(out[1][2], out[1][3]);
     EXPECT_EQ(writer.unmatched(), 0u);
+    out.clear();
+
+    // A ZADD's member the key does not hold, left out: ZADD XX's. The command goes with XX, that member in it by
+    // a name the key has not had, so that the server converts a listpack for its length as the capture's did.
+    start = element(3, CollectionKind::SortedSet, ElementAction::Command, 6);
+    start.valueBytes = 1;
+    ASSERT_TRUE(writer.write(start, "y", out));
+    ASSERT_TRUE(writer.write(element(3, CollectionKind::SortedSet, ElementAction::Add, 6, 3), "y", out));
+    ASSERT_EQ(out.size(), 1u);
+    const std::string held = out[0][3];
+    start = element(3, CollectionKind::SortedSet, ElementAction::Command, 70);
+    start.valueBytes = 2;
+    ASSERT_TRUE(writer.write(start, "y", out));
+    ASSERT_TRUE(writer.write(element(3, CollectionKind::SortedSet, ElementAction::Read, 70), "y", out));
+    ASSERT_TRUE(writer.write(element(3, CollectionKind::SortedSet, ElementAction::Read, 6), "y", out));
+    ASSERT_EQ(out.size(), 2u);
+    ASSERT_EQ(out[1].size(), 7u);
+    EXPECT_EQ(out[1][2], "XX");
+    EXPECT_EQ(out[1][4].size(), 70u);
+    EXPECT_EQ(out[1][6], held);
+    EXPECT_EQ(out[1][5], out[0][2]); // its score as sent: unchanged
 }
 
 // A SINTERSTORE's result (request.h): from an intset, the SADD of its members; from any other set, those members

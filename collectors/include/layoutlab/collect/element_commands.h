@@ -25,7 +25,8 @@
 // decide a conversion on all of a command's arguments at once (t_hash.c hashTypeTryConversion, t_set.c, t_zset.c,
 // t_list.c listTypeTryConversionAppend). A lookup is sent as HEXISTS, SISMEMBER or ZSCORE, for the rehash step it takes
 // (a list's read changes nothing, and is not sent); one within a SADD or ZADD (a member named again, unchanged)
-// is sent within that command, by a held name of its shape. A snapshot's loaded key (ElementAction::Load) is refused:
+// is sent within that command, by a held name of its shape, and a ZADD's member the key does not hold (ZADD
+// XX's) by a name it has not had, the command sent with XX. A snapshot's loaded key (ElementAction::Load) is refused:
 // the server loads an RDB file itself (loadSnapshotFile), as it would.
 
 #include "layoutlab/collect/union_rebuild.h"
@@ -119,6 +120,8 @@ private:
         // A SINTERSTORE's result whose smallest source was not an intset (request.h kIntersectionOfNonIntegers):
         // made as that command makes it (intersectionRebuilt).
         bool intersection = false;
+        // A ZADD that left a member it names out (the key does not hold it): ZADD XX, sent with XX.
+        bool onlyExisting = false;
     };
     // One command's removals (request.h: all but its last say more follow), sent together.
     struct Removals {
@@ -137,6 +140,9 @@ private:
     std::string newName(Key& key, std::uint32_t bytes, IntegerClass cls);
     // A held name of `shape` taken out of the key (removed or about to be re-filed); empty when none.
     std::string take(Key& key, const Shape& shape);
+    // A name of that length and class the key has not had (the next one newName would make, not taken from it):
+    // a member a command names and the key does not hold.
+    std::string absentName(Key& key, std::uint32_t bytes, IntegerClass cls);
     std::string value(std::uint32_t bytes, IntegerClass cls);
     std::string score(std::uint32_t bytes, IntegerClass cls);
     // Appends `words` to the command held for the key, or sends `whole` when none is held.
