@@ -114,8 +114,7 @@ TEST(ScoreText, AScoreLongerInSeventeenDigitsIsMadeSo) {
 TEST(ElementCommandWriter, ACommandsElementsGoTogetherAndRemovesNameWhatWasAdded) {
     ElementCommandWriter writer;
     std::vector<Command> out;
-    Request start = element(1, CollectionKind::Hash, ElementAction::Command, 10);
-    start.valueBytes = 2;
+    Request start = element(1, CollectionKind::Hash, ElementAction::Command, 10, 2);
     ASSERT_TRUE(writer.write(start, "h", out));
     ASSERT_TRUE(writer.write(element(1, CollectionKind::Hash, ElementAction::Add, 5, 7), "h", out));
     EXPECT_TRUE(out.empty()); // held until its last element
@@ -150,8 +149,7 @@ TEST(ElementCommandWriter, ACommandsElementsGoTogetherAndRemovesNameWhatWasAdded
 TEST(ElementCommandWriter, AMemberNamedAgainStaysWithinItsCommand) {
     ElementCommandWriter writer;
     std::vector<Command> out;
-    Request start = element(1, CollectionKind::SortedSet, ElementAction::Command, 6);
-    start.valueBytes = 3;
+    Request start = element(1, CollectionKind::SortedSet, ElementAction::Command, 6, 3);
     ASSERT_TRUE(writer.write(start, "z", out));
     ASSERT_TRUE(writer.write(element(1, CollectionKind::SortedSet, ElementAction::Add, 6, 3), "z", out));
     ASSERT_TRUE(writer.write(element(1, CollectionKind::SortedSet, ElementAction::Read, 6), "z", out));
@@ -167,8 +165,7 @@ TEST(ElementCommandWriter, AMemberNamedAgainStaysWithinItsCommand) {
 
     // A set's: the same; a member the key holds none of the length of (ZADD XX's absent one) is looked up
     // before the command, which stays whole.
-    start = element(2, CollectionKind::Set, ElementAction::Command, 5);
-    start.valueBytes = 3;
+    start = element(2, CollectionKind::Set, ElementAction::Command, 5, 3);
     ASSERT_TRUE(writer.write(start, "s", out));
     ASSERT_TRUE(writer.write(element(2, CollectionKind::Set, ElementAction::Add, 5), "s", out));
     ASSERT_TRUE(writer.write(element(2, CollectionKind::Set, ElementAction::Read, 9), "s", out));
@@ -183,14 +180,12 @@ TEST(ElementCommandWriter, AMemberNamedAgainStaysWithinItsCommand) {
 
     // A ZADD's member the key does not hold, left out: ZADD XX's. The command goes with XX, that member in it by
     // a name the key has not had, so that the server converts a listpack for its length as the capture's did.
-    start = element(3, CollectionKind::SortedSet, ElementAction::Command, 6);
-    start.valueBytes = 1;
+    start = element(3, CollectionKind::SortedSet, ElementAction::Command, 6, 1);
     ASSERT_TRUE(writer.write(start, "y", out));
     ASSERT_TRUE(writer.write(element(3, CollectionKind::SortedSet, ElementAction::Add, 6, 3), "y", out));
     ASSERT_EQ(out.size(), 1u);
     const std::string held = out[0][3];
-    start = element(3, CollectionKind::SortedSet, ElementAction::Command, 70);
-    start.valueBytes = 2;
+    start = element(3, CollectionKind::SortedSet, ElementAction::Command, 70, 2);
     ASSERT_TRUE(writer.write(start, "y", out));
     ASSERT_TRUE(writer.write(element(3, CollectionKind::SortedSet, ElementAction::Read, 70), "y", out));
     ASSERT_TRUE(writer.write(element(3, CollectionKind::SortedSet, ElementAction::Read, 6), "y", out));
@@ -331,8 +326,7 @@ TEST(ElementCommandWriter, OneCommandsRemovalsGoTogetherAndARangeAsARange) {
 TEST(ElementCommandWriter, ListsPushPopAndSetInPlace) {
     ElementCommandWriter writer;
     std::vector<Command> out;
-    Request start = element(2, CollectionKind::List, ElementAction::Command, 9);
-    start.valueBytes = 2;
+    Request start = element(2, CollectionKind::List, ElementAction::Command, 9, 2);
     ASSERT_TRUE(writer.write(start, "l", out));
     ASSERT_TRUE(writer.write(element(2, CollectionKind::List, ElementAction::Add, 4, 0, 0, true), "l", out));
     ASSERT_TRUE(writer.write(
@@ -362,8 +356,7 @@ TEST(ElementCommandWriter, ListsPushPopAndSetInPlace) {
 TEST(ElementCommandWriter, ListInsertsMarkThePivotAndGiveItBack) {
     ElementCommandWriter writer;
     std::vector<Command> out;
-    Request start = element(2, CollectionKind::List, ElementAction::Command, 3);
-    start.valueBytes = 1;
+    Request start = element(2, CollectionKind::List, ElementAction::Command, 3, 1);
     ASSERT_TRUE(writer.write(start, "l", out));
     ASSERT_TRUE(writer.write(element(2, CollectionKind::List, ElementAction::Add, 3, 5, 3, true), "l", out));
     ASSERT_EQ(out.size(), 3u);
