@@ -250,7 +250,8 @@ public:
     void unionCommand(
         CollectionKeyState& key, std::uint64_t elements, std::uint32_t longest, std::uint64_t largestSource) const;
     // A lookup; `randomDraw`: a member drawn at random instead (request.h kRandomDraw); `foundForInsert`: a
-    // union's member the result already held (kFoundForInsert).
+    // member the key already held, found by the add that looked for its place (kFoundForInsert: a SADD's, a
+    // union's).
     void read(CollectionKeyState& key, bool randomDraw = false, bool foundForInsert = false) const;
     // Whether the key may hold `element` with `value`: a compact key's entries are known by their lengths
     // and classes, a table's and a list's only by their count.
